@@ -1,0 +1,171 @@
+/* artefact_reader: open, check, read (and inflate), feed. */
+#include "core/artefact_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/run_files.h"
+#include "parsers/parser_registry.h"
+
+#define READ_CHUNK (1u << 20)
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Reads fd to the end, feeding the parser; returns false after recording a warning. */
+static bool pump_plain(int fd, const artefact_parser *p, void *st, uint8_t *buf, const char *label,
+                       diag_list *diag, artefact_info *info) {
+    for (;;) {
+        ssize_t n = read(fd, buf, READ_CHUNK);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)info->bytes_parsed,
+                     strerror(errno));
+            return false;
+        }
+        if (n == 0) return true;
+        info->bytes_parsed += (uint64_t)n;
+        if (!p->feed(st, buf, (size_t)n)) return true;   /* the parser has seen enough */
+    }
+}
+
+/* gzip.decompress() semantics: one or more members, NUL padding between them allowed. */
+static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, const char *label,
+                      diag_list *diag, artefact_info *info) {
+    uint8_t *out = malloc(READ_CHUNK);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
+        free(out);
+        diag_add(diag, "%s: out of memory", label);
+        return false;
+    }
+    bool ok = true, member_open = true, parser_done = false, eof = false, pending = false;
+    uint64_t in_off = 0;
+    for (;;) {
+        if (z.avail_in == 0 && !eof && !pending) {
+            ssize_t n = read(fd, buf, READ_CHUNK);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)in_off, strerror(errno));
+                ok = false;
+                break;
+            }
+            if (n == 0) eof = true;
+            z.next_in = buf;
+            z.avail_in = (uInt)n;
+            in_off += (uint64_t)n;
+        }
+        if (!member_open) {                            /* between members: skip NUL padding */
+            while (z.avail_in && *z.next_in == 0) { z.next_in++; z.avail_in--; }
+            if (z.avail_in == 0) { if (eof) break; continue; }
+            inflateReset(&z);
+            member_open = true;
+        }
+        if (z.avail_in == 0 && eof && !pending) {
+            diag_add(diag, "%s: gzip data truncated at byte %llu", label, (unsigned long long)in_off);
+            ok = false;
+            break;
+        }
+        z.next_out = out;
+        z.avail_out = READ_CHUNK;
+        int r = inflate(&z, Z_NO_FLUSH);
+        size_t produced = READ_CHUNK - z.avail_out;
+        pending = z.avail_out == 0;                    /* inflate may hold more output */
+        if (produced && !parser_done) {
+            info->bytes_parsed += produced;
+            parser_done = !p->feed(st, out, produced);
+        }
+        if (r == Z_STREAM_END) { member_open = false; pending = false; continue; }
+        if (r == Z_OK || (r == Z_BUF_ERROR && z.avail_in == 0)) continue;
+        diag_add(diag, "%s: invalid gzip data near byte %llu: %s", label,
+                 (unsigned long long)(in_off - z.avail_in), z.msg ? z.msg : "inflate error");
+        ok = false;
+        break;
+    }
+    inflateEnd(&z);
+    free(out);
+    return ok;
+}
+
+void artefact_summary_reset(artefact_kind kind, void *summary) {
+    switch (kind) {
+    case ARTEFACT_KERNEL_TRACE: kernel_summary_free(summary); memset(summary, 0, sizeof(kernel_summary)); break;
+    case ARTEFACT_TORCH_PROFILE: torch_summary_free(summary); memset(summary, 0, sizeof(torch_summary)); break;
+    case ARTEFACT_TELEMETRY: telemetry_summary_free(summary); memset(summary, 0, sizeof(telemetry_summary)); break;
+    default: break;
+    }
+}
+
+void artefact_read(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
+                   diag_list *diag, artefact_info *info) {
+    memset(info, 0, sizeof *info);
+    const char *label = base_name(path);
+    const char *what = artefact_kind_name(kind);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) diag_add(diag, "%s not found: %s", what, label);
+        else diag_add(diag, "%s unreadable: %s: %s", what, label, strerror(errno));
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        diag_add(diag, "%s is not a regular file: %s", what, label);
+        return;
+    }
+    /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        diag_add(diag, "%s unreadable: %s: %s", what, label, strerror(errno));
+        return;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        diag_add(diag, "%s is not a regular file: %s", what, label);
+        close(fd);
+        return;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    info->present = true;
+    info->size = (uint64_t)st.st_size;
+    info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    info->inode = (uint64_t)st.st_ino;
+    uint8_t *buf = malloc(READ_CHUNK);
+    uint8_t head[64];
+    ssize_t hn = pread(fd, head, sizeof head, 0);
+    const artefact_parser *p = parser_for(kind, label, head, hn > 0 ? (size_t)hn : 0);
+    void *state = buf && p ? p->open(opt, label, summary, diag) : NULL;
+    if (!state) {
+        diag_add(diag, "%s: out of memory", label);
+        free(buf);
+        close(fd);
+        return;
+    }
+    info->format = p->name;
+    double t0 = now_ms();
+    bool gz = ends_with(label, ".gz");
+    bool ok = gz ? pump_gzip(fd, p, state, buf, label, diag, info) : pump_plain(fd, p, state, buf, label, diag, info);
+    if (ok) p->finish(state);
+    else artefact_summary_reset(kind, summary);       /* like the reference: nothing from a failed read */
+    info->parse_ms = now_ms() - t0;
+    p->close(state);
+    free(buf);
+    close(fd);
+}

@@ -1,0 +1,32 @@
+/* run_parse: one run directory -> RunMetrics (plus the per-kernel table and file facts).
+ *
+ * The three artefacts are independent, so the torch profile (usually the largest file)
+ * is parsed on a second thread while this one reads the kernel trace and telemetry. */
+#ifndef GOBLIN_RUN_PARSE_H
+#define GOBLIN_RUN_PARSE_H
+
+#include "core/artefact_reader.h"
+#include "core/run_files.h"
+#include "core/waste_budget.h"
+
+typedef struct run_options {
+    parse_options parse;
+    bool steps_given;
+    int64_t steps;
+    const char *precision;     /* NULL, "fp16", "bf16", "fp32", "fp8" */
+} run_options;
+
+typedef struct run_result {
+    run_files files;
+    artefact_info info[ARTEFACT_KIND_COUNT];
+    kernel_summary kernels;
+    torch_summary torch;
+    telemetry_summary telemetry;
+    run_metrics metrics;
+} run_result;
+
+/* false only on allocation failure; bad or missing artefacts are warnings in metrics. */
+bool run_parse(const char *run_dir, const run_options *opt, run_result *out);
+void run_result_free(run_result *r);
+
+#endif

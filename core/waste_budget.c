@@ -1,0 +1,131 @@
+/* waste_budget: RunMetrics from summaries, bucket by bucket as the reference computes them.
+ *
+ * Kernel sums are exact 128-bit integers (Python ints); floating-point expressions keep
+ * the reference's evaluation order so results match it to the last bit in practice. */
+#include "core/waste_budget.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HBM_TOTAL_GB 192.0
+#define HBM_HEALTHY_TARGET 0.70
+
+const char *const WASTE_BUCKETS[W_COUNT] = {"useful_gpu", "data_wait", "host_gap", "comm_excess",
+    "memory_headroom", "precision_path", "kernel_shape"};
+
+static int by_time(const void *a, const void *b, void *table) {
+    const kernel_table *t = table;
+    const kernel_stat *x = &t->items[*(const size_t *)a], *y = &t->items[*(const size_t *)b];
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
+}
+
+size_t *kernels_by_time(const kernel_table *t) {
+    size_t *idx = malloc((t->count ? t->count : 1) * sizeof *idx);
+    if (!idx) return NULL;
+    for (size_t i = 0; i < t->count; i++) idx[i] = i;
+    /* first_seen is unique, so the order is total: a plain sort is deterministic */
+    qsort_r(idx, t->count, sizeof *idx, by_time, (void *)t);
+    return idx;
+}
+
+typedef struct kernel_sums {
+    i128 total, collective, gemm, generic_gemm, f16, b16;
+} kernel_sums;
+
+static kernel_sums sum_kernels(const kernel_table *t, bool seed_compat) {
+    kernel_sums s = {0};
+    unsigned gemm_flag = seed_compat ? KF_GEMM_SEED : KF_GEMM_WIDE;
+    for (size_t i = 0; i < t->count; i++) {
+        const kernel_stat *k = &t->items[i];
+        s.total += k->total_ns;
+        if (k->flags & KF_COLLECTIVE) s.collective += k->total_ns;
+        if (k->flags & gemm_flag) {
+            s.gemm += k->total_ns;
+            if (k->flags & KF_GENERIC) s.generic_gemm += k->total_ns;
+        }
+        if (k->flags & KF_FP16) s.f16 += k->total_ns;
+        if (k->flags & KF_BF16) s.b16 += k->total_ns;
+    }
+    return s;
+}
+
+static const char *attention_of(const kernel_table *t) {
+    const kernel_stat *first = NULL;
+    for (size_t i = 0; i < t->count; i++)
+        if (t->items[i].attn != ATTN_NONE && (!first || t->items[i].first_seen < first->first_seen))
+            first = &t->items[i];
+    if (first) return first->attn == ATTN_FLASH_ROCM ? "flash_rocm" : first->attn == ATTN_FLASH ? "flash" : "sdpa";
+    return t->dispatches ? "eager" : "unknown";
+}
+
+static double opt_or(opt_num n, double dflt) { return n.has && n.v != 0.0 ? n.v : dflt; }
+
+void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
+    const kernel_table *kt = &in->kernels->kernels;
+    const torch_summary *tr = in->torch;
+    const telemetry_summary *sm = in->telemetry;
+    kernel_sums ks = sum_kernels(kt, in->seed_compat);
+
+    m->steps = in->steps_given ? in->steps : tr->n_steps ? tr->n_steps : tr->profiled_steps ? tr->profiled_steps : 10;
+    m->tokens_per_sec = opt_or(tr->tokens_per_sec, 0.0);
+    m->mfu_pct = opt_or(tr->mfu_pct, 0.0);
+    m->hbm_peak_gb = opt_or(sm->hbm_peak_gb, 0.0);
+    m->hbm_avg_gb = opt_or(sm->hbm_avg_gb, 0.0);
+
+    double gpu_util = 0.0;
+    if (sm->gpu_util_pct.has) gpu_util = sm->gpu_util_pct.v;
+    else if (kt->dispatches && tr->step_time_seconds.has && tr->step_time_seconds.v != 0.0) {
+        double u = (double)ks.total / (tr->step_time_seconds.v * 1e9) * 100.0;
+        gpu_util = u < 100.0 ? u : 100.0;
+    }
+    m->gpu_util_pct = gpu_util;
+
+    /* top kernels */
+    size_t *idx = kernels_by_time(kt);
+    double total = ks.total ? (double)ks.total : 1.0;
+    m->n_top = 0;
+    for (size_t i = 0; idx && i < kt->count && i < TOP_KERNELS; i++) {
+        const kernel_stat *k = &kt->items[idx[i]];
+        m->top[m->n_top++] = (top_kernel){k->name, (double)k->total_ns / total * 100.0};
+    }
+    free(idx);
+    m->attention = attention_of(kt);
+
+    /* waste budget, seconds per step */
+    memset(m->waste, 0, sizeof m->waste);
+    double step = opt_or(tr->step_time_seconds, 0.0);
+    if (step > 0) {
+        int64_t comm_steps = in->seed_compat ? 1 : tr->profiled_steps ? tr->profiled_steps : tr->n_steps ? tr->n_steps : m->steps;
+        if (comm_steps < 1) comm_steps = 1;
+        double gu = gpu_util / 100.0;
+        double hb = opt_or(tr->host_busy_fraction, 0.0);
+        double data_wait = gu < 0.30 && hb > 0.5 ? step * (1 - gu) * hb : 0.0;
+        double host_gap = step * (1 - gu) * (1 - hb);
+        double comm = (double)ks.collective / 1e9 / (double)comm_steps;
+        double gemm_ns = ks.gemm ? (double)ks.gemm : 1.0;
+        double kernel_shape = (double)ks.generic_gemm / gemm_ns * step * gu;
+        double precision_path = 0.0;
+        const char *pr = in->precision;
+        if (!pr || !strcmp(pr, "fp16") || !strcmp(pr, "fp32")) {
+            if (ks.f16 + ks.b16 > 0) precision_path = (double)ks.f16 / (double)(ks.f16 + ks.b16) * step * gu * 0.10;
+        }
+        double headroom = 0.0;
+        double peak = sm->hbm_peak_gb.has ? sm->hbm_peak_gb.v : 0.0;
+        if (peak > 0 && peak / HBM_TOTAL_GB < HBM_HEALTHY_TARGET) {
+            double slack = (HBM_HEALTHY_TARGET - peak / HBM_TOTAL_GB) / HBM_HEALTHY_TARGET;
+            headroom = slack * step * 0.05;
+        }
+        double spent = data_wait + host_gap + comm + kernel_shape + precision_path + headroom;
+        double useful = step - spent;
+        m->waste[W_USEFUL_GPU] = useful > 0.0 ? useful : 0.0;
+        m->waste[W_DATA_WAIT] = data_wait;
+        m->waste[W_HOST_GAP] = host_gap;
+        m->waste[W_COMM_EXCESS] = comm;
+        m->waste[W_MEMORY_HEADROOM] = headroom;
+        m->waste[W_PRECISION_PATH] = precision_path;
+        m->waste[W_KERNEL_SHAPE] = kernel_shape;
+    }
+    m->rocm_version = sm->rocm_version ? sm->rocm_version : "unknown";
+    m->pytorch_version = tr->pytorch_version ? tr->pytorch_version : "unknown";
+}

@@ -1,0 +1,45 @@
+/* waste_budget: the reference heuristics that turn artefact summaries into RunMetrics.
+ * Every formula is documented in docs/HEURISTICS.md. Pure: no I/O. */
+#ifndef GOBLIN_WASTE_BUDGET_H
+#define GOBLIN_WASTE_BUDGET_H
+
+#include "parsers/artefact.h"
+
+#define TOP_KERNELS 5
+
+enum { W_USEFUL_GPU, W_DATA_WAIT, W_HOST_GAP, W_COMM_EXCESS, W_MEMORY_HEADROOM, W_PRECISION_PATH,
+       W_KERNEL_SHAPE, W_COUNT };
+extern const char *const WASTE_BUCKETS[W_COUNT];
+
+typedef struct top_kernel {
+    const char *name;          /* points into the kernel table */
+    double pct_time;
+} top_kernel;
+
+typedef struct run_metrics {
+    int64_t steps;
+    double tokens_per_sec, mfu_pct, hbm_peak_gb, hbm_avg_gb, gpu_util_pct;
+    top_kernel top[TOP_KERNELS];
+    size_t n_top;
+    const char *attention;     /* flash_rocm | flash | sdpa | eager | unknown */
+    double waste[W_COUNT];     /* seconds per step */
+    diag_list warnings;
+    const char *rocm_version, *pytorch_version;   /* point into the summaries, or "unknown" */
+} run_metrics;
+
+typedef struct waste_inputs {
+    const kernel_summary *kernels;
+    const torch_summary *torch;
+    const telemetry_summary *telemetry;
+    bool seed_compat;
+    bool steps_given;
+    int64_t steps;
+    const char *precision;
+} waste_inputs;
+
+/* Fills everything but warnings. */
+void run_metrics_compute(const waste_inputs *in, run_metrics *m);
+/* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
+size_t *kernels_by_time(const kernel_table *t);
+
+#endif

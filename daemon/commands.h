@@ -1,0 +1,12 @@
+/* commands: the goblind subcommands dispatched by main.c. Each returns the exit status. */
+#ifndef GOBLIN_COMMANDS_H
+#define GOBLIN_COMMANDS_H
+
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+
+int cmd_parse(int argc, char **argv);
+void usage(FILE *out);
+
+#endif

@@ -1,0 +1,276 @@
+/* amd_smi_csv: the reference's read_smi() as a line-by-line stream.
+ *
+ * `amd-smi monitor --watch` prints a banner, then the header again before every
+ * sample, with blank lines between intervals. Like the reference we split lines the
+ * way Python's str.splitlines() does, take the first line that has a comma and a
+ * telemetry word as the header, drop blank lines and exact repeats of the header, and
+ * parse the rest as CSV. Lines are held one at a time, capped at LINE_CAP. */
+#include "parsers/amd_smi_csv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/column_pick.h"
+#include "parsers/csv_tokenizer.h"
+#include "parsers/py_number.h"
+
+#define LINE_CAP (1u << 20)
+#define FIELD_CAP 4096u
+
+static const char *const HBM_COLS[] = {"used_vram", "USED_VRAM", "VRAM_USED_MB", "vram_used_mb", "VRAM_USED",
+    "VRAM_USED_GB", "vram_used", "VRAM Used", "MEM_USED", "mem_used", NULL};
+static const char *const UTIL_COLS[] = {"usage", "USAGE", "GFX_UTIL", "gfx_util", "GFX_UTILIZATION",
+    "gfx_utilization", "GFX_ACTIVITY", "gfx_activity", "GPU_USE", "GFX %", "Util", NULL};
+static const char *const ROCM_COLS[] = {"ROCM_VERSION", "rocm_version", NULL};
+static const char *const NOT_UTIL[] = {"power", "energy", "clk", "clock", "temp", "volt", "fan", NULL};
+static const char *const HEADER_WORDS[] = {"vram", "gfx_", "timestamp,", "gpu_use", "gpu,", NULL};
+
+enum { C_HBM, C_UTIL, C_ROCM, C_COUNT };
+
+typedef struct state {
+    telemetry_summary *out;
+    diag_list *diag;
+    const char *label;
+    bool seed_compat;
+    /* line splitting */
+    strbuf line;
+    bool line_overflow, prev_cr;
+    uint8_t win[3];                 /* last bytes of an overflowing line, for U+0085/U+2028/U+2029 */
+    uint64_t line_no, header_line;
+    strbuf head;                    /* decoded header line; empty until found */
+    bool have_head;
+    strbuf scratch, fold;
+    /* CSV of the kept lines */
+    csv_tokenizer csv;
+    bool csv_header_done;
+    ssize_t col[C_COUNT];
+    int slot[C_COUNT];
+    char *hbm_col_lower;
+    double hbm_max, hbm_sum, util_sum;
+    uint64_t hbm_n, util_n, long_lines;
+} state;
+
+/* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name. */
+static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb) {
+    if (n == 0) return false;
+    const char *p = raw;
+    size_t len = n;
+    py_strip(&p, &len);
+    char *a = malloc(len + 1), *b = malloc(len + 1);
+    bool ok = false;
+    if (a && b) {
+        static const char *const strip_words[] = {"MB", "GB", ","};
+        memcpy(a, p, len);
+        for (int w = 0; w < 3; w++) {                 /* str.replace, in the reference's order */
+            size_t wl = strlen(strip_words[w]), k = 0;
+            for (size_t i = 0; i < len;) {
+                if (i + wl <= len && memcmp(a + i, strip_words[w], wl) == 0) { i += wl; continue; }
+                b[k++] = a[i++];
+            }
+            len = k;
+            memcpy(a, b, len);
+        }
+        double v;
+        if (py_number(a, len, &v)) {
+            const char *low = s->hbm_col_lower;
+            size_t ll = strlen(low);
+            bool ends_mb = ll >= 2 && strcmp(low + ll - 2, "mb") == 0;
+            bool ends_gb = ll >= 2 && strcmp(low + ll - 2, "gb") == 0;
+            if (strstr(low, "_mb") || ends_mb) *gb = v / 1024.0;
+            else if (strstr(low, "_gb") || ends_gb) *gb = v;
+            else if (strstr(low, "vram") || strstr(low, "mem")) *gb = v / 1024.0;
+            else *gb = v > 1024.0 ? v / 1024.0 : v;
+            ok = true;
+        }
+    }
+    free(a);
+    free(b);
+    return ok;
+}
+
+static const csv_field *field(const state *s, int c, const csv_record *r) {
+    if (s->slot[c] < 0) return NULL;
+    const csv_field *f = &r->captured[s->slot[c]];
+    return f->present ? f : NULL;
+}
+
+static void on_header(state *s, const csv_record *r) {
+    strbuf *names = calloc(r->n_all ? r->n_all : 1, sizeof *names);
+    if (!names) return;
+    for (size_t i = 0; i < r->n_all; i++)
+        utf8_sanitize((const uint8_t *)(r->all[i].data ? r->all[i].data : ""), r->all[i].len, &names[i]);
+    s->col[C_HBM] = column_pick(names, r->n_all, HBM_COLS, NULL);
+    s->col[C_UTIL] = column_pick(names, r->n_all, UTIL_COLS, s->seed_compat ? NULL : NOT_UTIL);
+    s->col[C_ROCM] = column_pick(names, r->n_all, ROCM_COLS, NULL);
+    if (s->col[C_HBM] >= 0) {
+        strbuf f = {0};
+        const strbuf *h = &names[s->col[C_HBM]];
+        fold_lower(h->data ? h->data : "", h->len, &f);
+        s->hbm_col_lower = f.data;              /* FOLD_OTHER bytes never match the ASCII tests */
+    }
+    for (size_t i = 0; i < r->n_all; i++) strbuf_free(&names[i]);
+    free(names);
+    size_t cols[C_COUNT], n = 0;
+    for (int c = 0; c < C_COUNT; c++) {
+        s->slot[c] = -1;
+        if (s->col[c] < 0) continue;
+        for (size_t k = 0; k < n; k++) if (cols[k] == (size_t)s->col[c]) s->slot[c] = (int)k;
+        if (s->slot[c] < 0) { s->slot[c] = (int)n; cols[n++] = (size_t)s->col[c]; }
+    }
+    csv_capture_columns(&s->csv, cols, n);
+    if (s->col[C_HBM] < 0 && s->col[C_UTIL] < 0)
+        diag_add(s->diag, "%s: line %llu: header has no VRAM or utilisation column", s->label,
+                 (unsigned long long)s->header_line);
+}
+
+static void on_record(void *user, const csv_record *r) {
+    state *s = user;
+    if (!s->csv_header_done) { s->csv_header_done = true; on_header(s, r); return; }
+    if (r->n_fields == 0) return;
+    s->out->samples++;
+    const csv_field *f;
+    if ((f = field(s, C_HBM, r)) && !f->truncated) {
+        double g;
+        if (hbm_gb(s, f->text.data, f->text.len, &g)) {
+            if (!s->hbm_n || g > s->hbm_max) s->hbm_max = g;
+            s->hbm_sum += g;
+            s->hbm_n++;
+        }
+    }
+    if ((f = field(s, C_UTIL, r)) && !f->truncated) {
+        double u;
+        if (py_number(f->text.data, f->text.len, &u)) { s->util_sum += u < 100.0 ? u : 100.0; s->util_n++; }
+    }
+    if ((f = field(s, C_ROCM, r)) && !s->out->rocm_version) {
+        strbuf v = {0};
+        utf8_sanitize((const uint8_t *)f->text.data, f->text.len, &v);
+        const char *p = v.data ? v.data : "";
+        size_t n = v.len;
+        py_strip(&p, &n);
+        if (n) s->out->rocm_version = strndup(p, n);
+        strbuf_free(&v);
+    }
+}
+
+static bool is_header_line(state *s, const strbuf *decoded) {
+    if (!memchr(decoded->data, ',', decoded->len)) return false;
+    if (!fold_lower(decoded->data, decoded->len, &s->fold)) return false;
+    for (size_t i = 0; HEADER_WORDS[i]; i++)
+        if (contains(s->fold.data, s->fold.len, HEADER_WORDS[i])) return true;
+    return false;
+}
+
+static void end_line(state *s) {
+    s->line_no++;
+    if (s->line_overflow) s->long_lines++;
+    s->scratch.len = 0;
+    utf8_sanitize((const uint8_t *)(s->line.data ? s->line.data : ""), s->line.len, &s->scratch);
+    strbuf_terminate(&s->scratch);
+    if (!s->have_head) {
+        if (!s->line_overflow && is_header_line(s, &s->scratch)) {
+            s->have_head = true;
+            s->header_line = s->line_no;
+            strbuf_append(&s->head, s->scratch.data, s->scratch.len);
+            csv_feed(&s->csv, (const uint8_t *)s->line.data, s->line.len);
+            csv_feed(&s->csv, (const uint8_t *)"\n", 1);
+        }
+    } else {
+        const char *p = s->scratch.data;
+        size_t n = s->scratch.len;
+        py_strip(&p, &n);
+        bool repeat = !s->line_overflow && s->scratch.len == s->head.len &&
+                      memcmp(s->scratch.data, s->head.data, s->head.len) == 0;
+        if (n && !repeat) {
+            csv_feed(&s->csv, (const uint8_t *)s->line.data, s->line.len);
+            csv_feed(&s->csv, (const uint8_t *)"\n", 1);
+        }
+    }
+    s->line.len = 0;
+    s->line_overflow = false;
+    memset(s->win, 0, sizeof s->win);
+}
+
+static bool sm_feed(void *st, const uint8_t *buf, size_t n) {
+    state *s = st;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = buf[i];
+        if (s->prev_cr) { s->prev_cr = false; if (c == '\n') continue; }
+        if (c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E) {
+            end_line(s);
+            s->prev_cr = c == '\r';
+            continue;
+        }
+        s->win[0] = s->win[1]; s->win[1] = s->win[2]; s->win[2] = c;
+        if (s->line.len < LINE_CAP) strbuf_putc(&s->line, (char)c);
+        else s->line_overflow = true;
+        bool nel = s->win[1] == 0xC2 && c == 0x85;
+        bool lsep = s->win[0] == 0xE2 && s->win[1] == 0x80 && (c == 0xA8 || c == 0xA9);
+        if (nel || lsep) {                          /* U+0085, U+2028, U+2029 end a line too */
+            size_t k = nel ? 2 : 3;
+            if (!s->line_overflow) s->line.len -= k;
+            end_line(s);
+        }
+    }
+    return true;
+}
+
+static void *sm_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
+    state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->out = out;
+    s->diag = diag;
+    s->label = label;
+    s->seed_compat = opt->seed_compat;
+    memset(s->out, 0, sizeof *s->out);
+    for (int c = 0; c < C_COUNT; c++) { s->col[c] = -1; s->slot[c] = -1; }
+    csv_init(&s->csv, FIELD_CAP, on_record, s);
+    return s;
+}
+
+static void sm_finish(void *st) {
+    state *s = st;
+    if (s->line.len || s->line_overflow) end_line(s);
+    csv_finish(&s->csv);
+    if (!s->have_head) {
+        diag_add(s->diag, "%s: no recognisable telemetry header in %llu lines", s->label,
+                 (unsigned long long)s->line_no);
+        return;
+    }
+    if (s->long_lines)
+        diag_add(s->diag, "%s: %llu lines longer than %u bytes were cut", s->label,
+                 (unsigned long long)s->long_lines, LINE_CAP);
+    telemetry_summary *o = s->out;
+    if (s->hbm_n) {
+        o->hbm_peak_gb = (opt_num){true, s->hbm_max};
+        o->hbm_avg_gb = (opt_num){true, s->hbm_sum / (double)s->hbm_n};
+    }
+    if (s->util_n) o->gpu_util_pct = (opt_num){true, s->util_sum / (double)s->util_n};
+}
+
+static void sm_close(void *st) {
+    state *s = st;
+    if (!s) return;
+    csv_free(&s->csv);
+    strbuf_free(&s->line);
+    strbuf_free(&s->head);
+    strbuf_free(&s->scratch);
+    strbuf_free(&s->fold);
+    free(s->hbm_col_lower);
+    free(s);
+}
+
+static bool sm_sniff(const char *name, const uint8_t *head, size_t n) {
+    (void)head; (void)n;
+    size_t l = strlen(name);
+    return l >= 4 && strcmp(name + l - 4, ".csv") == 0;
+}
+
+const artefact_parser amd_smi_csv_parser = {
+    .name = "amd-smi-csv",
+    .kind = ARTEFACT_TELEMETRY,
+    .sniff = sm_sniff,
+    .open = sm_open,
+    .feed = sm_feed,
+    .finish = sm_finish,
+    .close = sm_close,
+};

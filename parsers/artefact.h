@@ -1,0 +1,71 @@
+/* artefact: the contract every format parser implements, and the summaries they produce.
+ *
+ * A run has three kinds of artefact (kernel trace, torch profile, telemetry). Each kind
+ * has one summary struct; each file format that can supply that kind is one
+ * artefact_parser: push-style (bytes in, any chunk size), no I/O, no globals. Adding a
+ * format (rocpd SQLite, rocprofv3 JSON, nvidia-smi CSV, ...) is a new file with one
+ * artefact_parser plus one line in parser_registry.c. */
+#ifndef GOBLIN_ARTEFACT_H
+#define GOBLIN_ARTEFACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parsers/diag.h"
+#include "parsers/kernel_table.h"
+
+typedef enum {
+    ARTEFACT_KERNEL_TRACE,
+    ARTEFACT_TORCH_PROFILE,
+    ARTEFACT_TELEMETRY,
+    ARTEFACT_KIND_COUNT
+} artefact_kind;
+
+typedef struct parse_options {
+    bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */
+} parse_options;
+
+/* An optional number: the reference's None is has == false. */
+typedef struct opt_num {
+    bool has;
+    double v;
+} opt_num;
+
+typedef struct kernel_summary {
+    kernel_table kernels;
+    bool complete;           /* the whole file parsed (no truncated last record) */
+} kernel_summary;
+
+typedef struct torch_summary {
+    opt_num tokens_per_sec, mfu_pct, step_time_seconds, host_busy_fraction;
+    int64_t n_steps;         /* 0 = None */
+    int64_t profiled_steps;  /* 0 = None */
+    char *pytorch_version;   /* NULL = None */
+    bool complete;           /* the document parsed to its end */
+} torch_summary;
+
+typedef struct telemetry_summary {
+    opt_num hbm_peak_gb, hbm_avg_gb, gpu_util_pct;
+    char *rocm_version;      /* NULL = None */
+    uint64_t samples;
+} telemetry_summary;
+
+typedef struct artefact_parser {
+    const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
+    artefact_kind kind;
+    /* Does this format fit the file? name is the file's base name, head its first bytes. */
+    bool (*sniff)(const char *name, const uint8_t *head, size_t n);
+    /* out points to the summary of `kind`; label names the file in warnings. */
+    void *(*open)(const parse_options *opt, const char *label, void *out, diag_list *diag);
+    /* false: the parser needs no more input (a fatal error was recorded). */
+    bool (*feed)(void *state, const uint8_t *buf, size_t n);
+    void (*finish)(void *state);      /* end of input: completes the summary */
+    void (*close)(void *state);       /* frees the state (not the summary) */
+} artefact_parser;
+
+void kernel_summary_free(kernel_summary *s);
+void torch_summary_free(torch_summary *s);
+void telemetry_summary_free(telemetry_summary *s);
+
+#endif

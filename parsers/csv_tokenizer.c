@@ -1,0 +1,171 @@
+/* csv_tokenizer: Python-csv-compatible streaming CSV tokenizer. */
+#include "parsers/csv_tokenizer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { START_RECORD, START_FIELD, IN_FIELD, IN_QUOTED, QUOTE_IN_QUOTED };
+
+/* Bytes that end a run of ordinary field text outside quotes. */
+static const bool special[256] = {[','] = true, ['\n'] = true, ['\r'] = true};
+
+void csv_init(csv_tokenizer *t, size_t cap, csv_record_fn fn, void *user) {
+    memset(t, 0, sizeof *t);
+    t->cap = cap;
+    t->line = 1;
+    t->capture_all = true;
+    t->on_record = fn;
+    t->user = user;
+}
+
+void csv_free(csv_tokenizer *t) {
+    for (size_t i = 0; i < t->rec.n_captured; i++) strbuf_free(&t->rec.captured[i].text);
+    for (size_t i = 0; i < t->all_cap; i++) strbuf_free(&t->rec.all[i]);
+    free(t->rec.captured);
+    free(t->rec.all);
+    free(t->slot_of);
+    memset(t, 0, sizeof *t);
+}
+
+bool csv_capture_columns(csv_tokenizer *t, const size_t *cols, size_t n) {
+    size_t maxc = 0;
+    for (size_t i = 0; i < n; i++) if (cols[i] + 1 > maxc) maxc = cols[i] + 1;
+    int *slot = malloc((maxc ? maxc : 1) * sizeof *slot);
+    csv_field *f = calloc(n ? n : 1, sizeof *f);
+    if (!slot || !f) { free(slot); free(f); return false; }
+    for (size_t i = 0; i < maxc; i++) slot[i] = -1;
+    for (size_t i = 0; i < n; i++) { slot[cols[i]] = (int)i; f[i].index = cols[i]; }
+    for (size_t i = 0; i < t->rec.n_captured; i++) strbuf_free(&t->rec.captured[i].text);
+    free(t->rec.captured);
+    free(t->slot_of);
+    t->slot_of = slot;
+    t->slot_of_len = maxc;
+    t->rec.captured = f;
+    t->rec.n_captured = n;
+    t->capture_all = false;
+    return true;
+}
+
+/* Points t->cur at the buffer for field t->field, or NULL when it is not wanted. */
+static void begin_field(csv_tokenizer *t) {
+    t->cur = NULL;
+    t->cur_trunc = NULL;
+    if (t->capture_all) {
+        if (t->field >= t->all_cap) {
+            size_t nc = t->all_cap ? t->all_cap * 2 : 16;
+            if (nc > 1u << 20) return;       /* absurd column counts: stop copying */
+            strbuf *a = realloc(t->rec.all, nc * sizeof *a);
+            if (!a) return;
+            memset(a + t->all_cap, 0, (nc - t->all_cap) * sizeof *a);
+            t->rec.all = a;
+            t->all_cap = nc;
+        }
+        t->cur = &t->rec.all[t->field];
+        t->cur->len = 0;
+        t->rec.n_all = t->field + 1;
+        return;
+    }
+    if (t->field < t->slot_of_len && t->slot_of[t->field] >= 0) {
+        csv_field *f = &t->rec.captured[t->slot_of[t->field]];
+        f->present = true;
+        f->truncated = false;
+        f->text.len = 0;
+        t->cur = &f->text;
+        t->cur_trunc = &f->truncated;
+    }
+}
+
+static void add(csv_tokenizer *t, const uint8_t *p, size_t n) {
+    if (!t->cur || n == 0) return;
+    size_t room = t->cap > t->cur->len ? t->cap - t->cur->len : 0;
+    if (n > room) { n = room; if (t->cur_trunc) *t->cur_trunc = true; }
+    if (n) strbuf_append(t->cur, p, n);
+}
+
+static void start_record(csv_tokenizer *t) {
+    t->rec.line = t->line;
+    t->rec.unterminated = false;
+    t->rec.n_all = 0;
+    for (size_t i = 0; i < t->rec.n_captured; i++) t->rec.captured[i].present = false;
+    t->field = 0;
+    begin_field(t);
+}
+
+static void end_field(csv_tokenizer *t) {
+    t->field++;
+    begin_field(t);
+}
+
+static void end_record(csv_tokenizer *t) {
+    t->rec.n_fields = t->field + 1;
+    if (t->capture_all && t->rec.n_all > t->rec.n_fields) t->rec.n_all = t->rec.n_fields;
+    for (size_t i = 0; t->capture_all && i < t->rec.n_all; i++) strbuf_terminate(&t->rec.all[i]);
+    for (size_t i = 0; i < t->rec.n_captured; i++) strbuf_terminate(&t->rec.captured[i].text);
+    t->on_record(t->user, &t->rec);
+    t->state = START_RECORD;
+}
+
+void csv_feed(csv_tokenizer *t, const uint8_t *buf, size_t n) {
+    const uint8_t *p = buf, *end = buf + n;
+    while (p < end) {
+        uint8_t c = *p;
+        if (t->prev_cr) {                 /* CRLF is one line end */
+            t->prev_cr = false;
+            if (c == '\n') { p++; continue; }
+        }
+        if (c == '\r') { t->prev_cr = true; c = '\n'; }
+        if (c == '\n') t->line++;
+        switch (t->state) {
+        case START_RECORD:
+            if (c == '\n') {                        /* blank line: an empty record */
+                t->rec.line = t->line - 1;
+                t->rec.n_fields = 0;
+                t->rec.n_all = 0;
+                t->rec.unterminated = false;
+                for (size_t i = 0; i < t->rec.n_captured; i++) t->rec.captured[i].present = false;
+                t->on_record(t->user, &t->rec);
+                p++;
+                continue;
+            }
+            start_record(t);
+            t->state = START_FIELD;
+            /* fall through */
+        case START_FIELD:
+            if (c == '\n') { end_record(t); p++; continue; }
+            if (c == '"') { t->state = IN_QUOTED; p++; continue; }
+            if (c == ',') { end_field(t); p++; continue; }
+            t->state = IN_FIELD;
+            /* fall through */
+        case IN_FIELD: {
+            if (c == '\n') { end_record(t); p++; continue; }
+            if (c == ',') { end_field(t); t->state = START_FIELD; p++; continue; }
+            const uint8_t *s = p;                    /* a '"' inside an unquoted field is literal */
+            while (p < end && !special[*p]) p++;
+            add(t, s, (size_t)(p - s));
+            continue;
+        }
+        case IN_QUOTED: {
+            if (c == '\n') { add(t, (const uint8_t *)"\n", 1); p++; continue; }
+            if (c == '"') { t->state = QUOTE_IN_QUOTED; p++; continue; }
+            const uint8_t *s = p;
+            while (p < end && *p != '"' && *p != '\n' && *p != '\r') p++;
+            add(t, s, (size_t)(p - s));
+            continue;
+        }
+        case QUOTE_IN_QUOTED:
+            if (c == '"') { add(t, p, 1); t->state = IN_QUOTED; p++; continue; }
+            if (c == ',') { end_field(t); t->state = START_FIELD; p++; continue; }
+            if (c == '\n') { end_record(t); p++; continue; }
+            add(t, p, 1);                            /* strict=False: keep the character */
+            t->state = IN_FIELD;
+            p++;
+            continue;
+        }
+    }
+}
+
+void csv_finish(csv_tokenizer *t) {
+    if (t->state == START_RECORD) return;
+    t->rec.unterminated = t->state == IN_QUOTED;
+    end_record(t);
+}

@@ -1,0 +1,115 @@
+/* kernel_table: hash of kernel name -> aggregate, plus name classification. */
+#include "parsers/kernel_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/text_utf8.h"
+
+void kernel_table_init(kernel_table *t) { memset(t, 0, sizeof *t); }
+
+void kernel_table_free(kernel_table *t) {
+    for (size_t i = 0; i < t->count; i++) free(t->items[i].name);
+    free(t->items);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static uint64_t hash_name(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;            /* FNV-1a, then a final mix */
+    for (size_t i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
+    h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33;
+    return h;
+}
+
+static bool rehash(kernel_table *t) {
+    size_t ns = t->nslots ? t->nslots * 2 : 64;
+    uint32_t *s = calloc(ns, sizeof *s);
+    if (!s) return false;
+    for (size_t i = 0; i < t->count; i++) {
+        size_t j = hash_name(t->items[i].name, t->items[i].name_len) & (ns - 1);
+        while (s[j]) j = (j + 1) & (ns - 1);
+        s[j] = (uint32_t)(i + 1);
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = ns;
+    return true;
+}
+
+/* The reference's regular expressions, on the re.IGNORECASE fold of the name. */
+static const char *const COLLECTIVE_WORDS[] = {"rccl", "nccl", "allreduce", "all_reduce", "all-reduce",
+    "broadcast", "reducescatter", "reduce_scatter", "reduce-scatter", NULL};
+static const char *const GEMM_WORDS[] = {"gemm", "matmul", "hgemm", "sgemm", "hipblaslt", NULL};
+static const char *const GENERIC_WORDS[] = {"generic", "fallback", "naive", "reference", NULL};
+static const char *const FP16_WORDS[] = {"fp16", "half", "f16", NULL};
+static const char *const BF16_WORDS[] = {"bf16", "bfloat16", NULL};
+static const char *const GEMM_WIDE_SUBSTRINGS[] = {"gemm", "matmul", "nvjet", "wvsplitk", "hipblaslt", NULL};
+
+static bool any_word(const strbuf *f, const char *const *words) {
+    for (size_t i = 0; words[i]; i++)
+        if (contains_word(f->data, f->len, words[i])) return true;
+    return false;
+}
+
+unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
+    strbuf f = {0};
+    unsigned flags = 0;
+    *attn = ATTN_NONE;
+    if (!fold_regex(name, len, &f)) return 0;
+    if (any_word(&f, COLLECTIVE_WORDS)) flags |= KF_COLLECTIVE;
+    if (any_word(&f, GEMM_WORDS)) flags |= KF_GEMM_SEED;
+    if (any_word(&f, GENERIC_WORDS)) flags |= KF_GENERIC;
+    if (any_word(&f, FP16_WORDS)) flags |= KF_FP16;
+    if (any_word(&f, BF16_WORDS)) flags |= KF_BF16;
+    bool wide = f.len >= 5 && memcmp(f.data, "cijk_", 5) == 0;
+    for (size_t i = 0; !wide && GEMM_WIDE_SUBSTRINGS[i]; i++) wide = contains(f.data, f.len, GEMM_WIDE_SUBSTRINGS[i]);
+    if (wide) flags |= KF_GEMM_WIDE;
+    /* attention: plain str.lower() substring tests */
+    if (fold_lower(name, len, &f)) {
+        bool flash = contains(f.data, f.len, "flash");
+        if (contains(f.data, f.len, "flash_attn") && contains(f.data, f.len, "rocm")) *attn = ATTN_FLASH_ROCM;
+        else if (flash && contains(f.data, f.len, "attn")) *attn = ATTN_FLASH;
+        else if (contains(f.data, f.len, "scaled_dot_product_attention")) *attn = ATTN_SDPA;
+    }
+    strbuf_free(&f);
+    return flags;
+}
+
+bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
+    if (t->count * 2 >= t->nslots && !rehash(t)) return false;
+    size_t j = hash_name(name, len) & (t->nslots - 1);
+    for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+        kernel_stat *k = &t->items[t->slots[j] - 1];
+        if (k->name_len == len && memcmp(k->name, name, len) == 0) {
+            k->calls++;
+            k->total_ns += ns;
+            if (ns < k->min_ns) k->min_ns = ns;
+            if (ns > k->max_ns) k->max_ns = ns;
+            t->dispatches++;
+            return true;
+        }
+    }
+    if (t->count == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 32;
+        kernel_stat *it = realloc(t->items, nc * sizeof *it);
+        if (!it) return false;
+        t->items = it;
+        t->cap = nc;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return false;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    kernel_stat *k = &t->items[t->count];
+    memset(k, 0, sizeof *k);
+    k->name = copy;
+    k->name_len = len;
+    k->calls = 1;
+    k->total_ns = k->min_ns = k->max_ns = ns;
+    k->first_seen = t->dispatches++;
+    k->flags = kernel_classify(name, len, &k->attn);
+    t->slots[j] = (uint32_t)(++t->count);
+    t->name_bytes += len + 1;
+    return true;
+}

@@ -1,0 +1,54 @@
+/* kernel_table: per-kernel-name aggregates of a kernel trace, in first-seen order.
+ *
+ * The heuristics only ever need sums over kernels grouped by name (and the first
+ * kernel, in trace order, that looks like attention), so a trace of any length folds
+ * into one entry per distinct name: memory follows the number of distinct kernels,
+ * not the file size. Each name is classified once, when first seen. */
+#ifndef GOBLIN_KERNEL_TABLE_H
+#define GOBLIN_KERNEL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parsers/py_number.h"
+
+enum {
+    KF_COLLECTIVE = 1 << 0,   /* rccl/nccl/all-reduce/broadcast/reduce-scatter word */
+    KF_GEMM_SEED = 1 << 1,    /* the original's bounded gemm/matmul/... word */
+    KF_GEMM_WIDE = 1 << 2,    /* the wider GEMM family (Cijk_, nvjet, wvSplitK, ...) */
+    KF_GENERIC = 1 << 3,      /* generic/fallback/naive/reference word */
+    KF_FP16 = 1 << 4,
+    KF_BF16 = 1 << 5,
+};
+
+typedef enum { ATTN_NONE = 0, ATTN_FLASH_ROCM, ATTN_FLASH, ATTN_SDPA } attn_kind;
+
+typedef struct kernel_stat {
+    char *name;               /* valid UTF-8, stripped, NUL-terminated */
+    size_t name_len;
+    uint64_t calls;
+    i128 total_ns;
+    i128 min_ns, max_ns;
+    uint64_t first_seen;      /* order of first kept dispatch */
+    unsigned flags;
+    attn_kind attn;
+} kernel_stat;
+
+typedef struct kernel_table {
+    kernel_stat *items;       /* first-seen order */
+    size_t count, cap;
+    uint32_t *slots;          /* open addressing: index+1, 0 = empty */
+    size_t nslots;
+    uint64_t dispatches;      /* kept dispatches */
+    size_t name_bytes;
+} kernel_table;
+
+void kernel_table_init(kernel_table *t);
+void kernel_table_free(kernel_table *t);
+/* Adds one dispatch of duration ns (> 0). name must be valid UTF-8. false on OOM. */
+bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns);
+/* Classification of one name (exposed for tests). */
+unsigned kernel_classify(const char *name, size_t len, attn_kind *attn);
+
+#endif

@@ -1,0 +1,183 @@
+/* text_utf8: Python-compatible UTF-8 decoding, whitespace and case folds. */
+#include "parsers/text_utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void strbuf_free(strbuf *b) { free(b->data); b->data = NULL; b->len = b->cap = 0; }
+
+static bool strbuf_reserve(strbuf *b, size_t extra) {
+    if (b->len + extra + 1 <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1) {
+        if (cap > SIZE_MAX / 2) return false;
+        cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (!p) return false;
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+bool strbuf_append(strbuf *b, const void *p, size_t n) {
+    if (!strbuf_reserve(b, n)) return false;
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return true;
+}
+
+bool strbuf_putc(strbuf *b, char c) { return strbuf_append(b, &c, 1); }
+
+bool strbuf_terminate(strbuf *b) {
+    if (!strbuf_reserve(b, 0)) return false;
+    b->data[b->len] = '\0';
+    return true;
+}
+
+size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates) {
+    uint8_t c = s[0];
+    if (c < 0x80) { *cp = c; return 1; }
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xBF;
+    uint32_t v;
+    if (c >= 0xC2 && c <= 0xDF) { need = 1; v = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2; v = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED && !allow_surrogates) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3; v = c & 0x07;
+        if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+    } else { *cp = 0xFFFD; return 1; }
+    size_t i = 1;
+    for (; i <= need; i++) {
+        if (i >= n) { *cp = 0xFFFD; return i; }
+        uint8_t b = s[i];
+        if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) { *cp = 0xFFFD; return i; }
+        v = (v << 6) | (b & 0x3F);
+    }
+    *cp = v;
+    return i;
+}
+
+size_t utf8_encode(uint32_t cp, char b[4]) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+    if (cp < 0x80) { b[0] = (char)cp; return 1; }
+    if (cp < 0x800) { b[0] = (char)(0xC0 | (cp >> 6)); b[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12)); b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    b[0] = (char)(0xF0 | (cp >> 18)); b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); b[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+bool utf8_put(strbuf *out, uint32_t cp) {
+    char b[4];
+    return strbuf_append(out, b, utf8_encode(cp, b));
+}
+
+bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out) {
+    size_t i = 0, run = 0;
+    while (i < n) {
+        if (in[i] < 0x80) { i++; continue; }
+        uint32_t cp;
+        size_t k = utf8_decode(in + i, n - i, &cp, false);
+        if (cp == 0xFFFD && !(k == 3 && in[i] == 0xEF && in[i + 1] == 0xBF && in[i + 2] == 0xBD)) {
+            if (!strbuf_append(out, in + run, i - run) || !utf8_put(out, 0xFFFD)) return false;
+            run = i + k;
+        }
+        i += k;
+    }
+    return strbuf_append(out, in + run, n - run);
+}
+
+bool utf8_valid(const uint8_t *in, size_t n) {
+    for (size_t i = 0; i < n;) {
+        if (in[i] < 0x80) { i++; continue; }
+        uint32_t cp;
+        size_t k = utf8_decode(in + i, n - i, &cp, false);
+        if (cp == 0xFFFD && !(k == 3 && in[i] == 0xEF && in[i + 1] == 0xBF && in[i + 2] == 0xBD)) return false;
+        i += k;
+    }
+    return true;
+}
+
+bool py_isspace(uint32_t c) {
+    return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+           c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+void py_strip(const char **sp, size_t *np) {
+    const uint8_t *s = (const uint8_t *)*sp;
+    size_t n = *np, i = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp, false);
+        if (!py_isspace(cp)) break;
+        i += k;
+    }
+    size_t end = n;
+    while (end > i) {
+        size_t j = end - 1;
+        while (j > i && (s[j] & 0xC0) == 0x80 && end - j < 4) j--;
+        uint32_t cp;
+        size_t k = utf8_decode(s + j, end - j, &cp, false);
+        if (j + k != end || !py_isspace(cp)) break;
+        end = j;
+    }
+    *sp = (const char *)s + i;
+    *np = end - i;
+}
+
+static bool fold(const char *s, size_t n, strbuf *out, bool regex) {
+    const uint8_t *u = (const uint8_t *)s;
+    out->len = 0;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = u[i];
+        if (c < 0x80) {
+            if (!strbuf_putc(out, (char)(c >= 'A' && c <= 'Z' ? c + 32 : c))) return false;
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        i += utf8_decode(u + i, n - i, &cp, false);
+        char f = (char)FOLD_OTHER;
+        if (cp == 0x212A) f = 'k';                          /* KELVIN SIGN lowers to k */
+        else if (cp == 0x130) {                             /* I WITH DOT: lower() is "i" + U+0307 */
+            if (!strbuf_putc(out, 'i')) return false;
+            if (regex) continue;                            /* re.I folds it onto a single i */
+        } else if (regex && cp == 0x17F) f = 's';           /* LONG S ~ s under re.I */
+        else if (regex && cp == 0x131) f = 'i';             /* DOTLESS I ~ i under re.I */
+        if (!strbuf_putc(out, f)) return false;
+    }
+    return strbuf_terminate(out);
+}
+
+bool fold_lower(const char *s, size_t n, strbuf *out) { return fold(s, n, out, false); }
+bool fold_regex(const char *s, size_t n, strbuf *out) { return fold(s, n, out, true); }
+
+bool contains(const char *hay, size_t n, const char *needle) {
+    return memmem(hay, n, needle, strlen(needle)) != NULL;
+}
+
+static bool is_alnum_folded(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+bool contains_word(const char *s, size_t n, const char *word) {
+    size_t w = strlen(word);
+    const char *p = s, *end = s + n;
+    while ((p = memmem(p, (size_t)(end - p), word, w)) != NULL) {
+        bool left = p == s || !is_alnum_folded(p[-1]);
+        bool right = p + w == end || !is_alnum_folded(p[w]);
+        if (left && right) return true;
+        p++;
+    }
+    return false;
+}

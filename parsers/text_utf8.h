@@ -1,0 +1,59 @@
+/* text_utf8: UTF-8 decoding with Python's "replace" semantics, and the two case folds
+ * the reference heuristics rely on.
+ *
+ * The reference reads text with errors="replace": every maximal ill-formed subsequence
+ * becomes one U+FFFD. Kernel names are compared and reported after that decoding, so we
+ * decode the same way. Matching is done on a folded byte string: one byte per code point,
+ * ASCII letters lower-cased, code points that Python folds onto an ASCII letter mapped to
+ * it, every other non-ASCII code point mapped to FOLD_OTHER (which no ASCII needle matches). */
+#ifndef GOBLIN_TEXT_UTF8_H
+#define GOBLIN_TEXT_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FOLD_OTHER 0x80u
+
+/* Growable byte buffer. */
+typedef struct strbuf {
+    char *data;
+    size_t len, cap;
+} strbuf;
+
+void strbuf_free(strbuf *b);
+bool strbuf_append(strbuf *b, const void *p, size_t n);
+bool strbuf_putc(strbuf *b, char c);
+/* Guarantees data[len] == '\0' (data is never NULL afterwards unless allocation failed). */
+bool strbuf_terminate(strbuf *b);
+
+/* Decodes one code point at s[0..n). Returns bytes consumed (>= 1 when n >= 1).
+ * Invalid input yields U+FFFD and consumes the maximal ill-formed prefix.
+ * allow_surrogates accepts ED A0..BF (Python's "surrogatepass", used by json.loads). */
+size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates);
+/* Writes the UTF-8 encoding of cp (surrogates become U+FFFD); returns its length. */
+size_t utf8_encode(uint32_t cp, char out[4]);
+/* Appends the UTF-8 encoding of cp (surrogates become U+FFFD). */
+bool utf8_put(strbuf *out, uint32_t cp);
+/* Appends in[0..n) with invalid sequences replaced by U+FFFD. */
+bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out);
+/* True when in[0..n) is entirely valid UTF-8 (no surrogates). */
+bool utf8_valid(const uint8_t *in, size_t n);
+
+/* Python's str.isspace() for a code point (what str.strip() and float() strip). */
+bool py_isspace(uint32_t cp);
+/* Python str.strip(): trims Unicode whitespace from valid UTF-8 text, in place by pointers. */
+void py_strip(const char **s, size_t *n);
+
+/* Fold for str.lower()-then-substring tests (ASCII needles only). */
+bool fold_lower(const char *s, size_t n, strbuf *out);
+/* Fold for re.IGNORECASE matching of ASCII patterns (K->k, long s->s, dotless i->i, ...). */
+bool fold_regex(const char *s, size_t n, strbuf *out);
+
+/* memmem over folded strings. */
+bool contains(const char *hay, size_t n, const char *needle);
+/* True when the code-point-per-byte folded string has `word` at a position with no
+ * [A-Za-z0-9] (folded) before or after it: the reference's (?<![A-Za-z0-9])..(?![A-Za-z0-9]). */
+bool contains_word(const char *folded, size_t n, const char *word);
+
+#endif

@@ -1,0 +1,314 @@
+/* torch_trace_json: the reference's read_torch() as a stream consumer.
+ *
+ * Only three places in the document matter: root keys "traceEvents" and "metadata"
+ * (the last occurrence wins, as in a Python dict), each event's name/cat/ts/dur, and
+ * the metadata numbers. The tokenizer reports nothing below depth 3, so an event's
+ * args cost only validation. The summary is committed only when the whole document
+ * is valid JSON: the reference discards everything on any decode error. */
+#include "parsers/torch_trace_json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/json_tokenizer.h"
+#include "parsers/py_number.h"
+
+#define CAPTURE_CAP (64u * 1024u)
+
+enum { TOP_OTHER, TOP_EVENTS, TOP_METADATA };
+enum { EV_OTHER, EV_NAME, EV_CAT, EV_TS, EV_DUR };
+enum { M_OTHER, M_TOKENS, M_MFU, M_PYTORCH, M_TORCH, M_STEP, M_HOST, M_NSTEPS, M_COUNT };
+
+typedef struct meta_value {
+    bool seen;
+    opt_num num;             /* number(value) */
+    bool truthy;
+    bool is_str;
+    char *str;
+} meta_value;
+
+typedef struct state {
+    jt_tokenizer json;
+    torch_summary *out;
+    diag_list *diag;
+    const char *label;
+    int root;                /* 0 unknown, 1 object, 2 other */
+    int top;                 /* which root key the current value belongs to */
+    /* traceEvents (of the last "traceEvents" key) */
+    bool events_is_list;
+    uint64_t n_steps_seen;
+    double steps_sum;
+    bool have_span;
+    double lo, hi, cpu;
+    /* the event being read */
+    bool in_event;
+    int ev_key;
+    bool name_is_step, cat_cpu_op;
+    opt_num ts, dur;
+    /* metadata (of the last "metadata" key) */
+    bool meta_is_dict;
+    int meta_key;
+    meta_value meta[M_COUNT];
+    uint64_t nonfinite, first_nonfinite_off, long_numbers;
+} state;
+
+static void meta_reset(state *s) {
+    for (int i = 0; i < M_COUNT; i++) { free(s->meta[i].str); memset(&s->meta[i], 0, sizeof s->meta[i]); }
+}
+
+/* number(v) for a scalar token; non-finite input counts as missing, with a warning. */
+static opt_num token_number(state *s, const jt_token *t) {
+    opt_num r = {0};
+    double v;
+    switch (t->kind) {
+    case JT_TRUE: r.has = true; r.v = 1.0; return r;
+    case JT_FALSE: r.has = true; r.v = 0.0; return r;
+    case JT_NUMBER:
+        if (t->truncated) { s->long_numbers++; return r; }
+        v = jt_strtod(t->text, t->len);
+        break;
+    case JT_STRING:
+        if (t->truncated || !py_float(t->text, t->len, &v)) return r;
+        break;
+    case JT_NAN: case JT_INFINITY: case JT_NEG_INFINITY:
+        v = NAN;
+        break;
+    default:
+        return r;
+    }
+    if (!isfinite(v)) {
+        if (!s->nonfinite++) s->first_nonfinite_off = t->offset;
+        return r;
+    }
+    r.has = true;
+    r.v = v;
+    return r;
+}
+
+static bool token_truthy(const jt_token *t) {
+    switch (t->kind) {
+    case JT_STRING: return t->len > 0;
+    case JT_TRUE: case JT_NAN: case JT_INFINITY: case JT_NEG_INFINITY: return true;
+    case JT_NUMBER: return t->truncated || jt_strtod(t->text, t->len) != 0.0;
+    default: return false;
+    }
+}
+
+static int key_id(const char *k, size_t n, const char *const *names, const size_t *lens, int count) {
+    for (int i = 1; i < count; i++)
+        if (lens[i] == n && memcmp(names[i], k, n) == 0) return i;
+    return 0;
+}
+
+/* Event keys are compared millions of times: constant-size compares inline. */
+static int event_key(const char *k, size_t n) {
+    switch (n) {
+    case 2: return k[0] == 't' && k[1] == 's' ? EV_TS : EV_OTHER;
+    case 3:
+        if (k[0] == 'c' && k[1] == 'a' && k[2] == 't') return EV_CAT;
+        return k[0] == 'd' && k[1] == 'u' && k[2] == 'r' ? EV_DUR : EV_OTHER;
+    case 4: return k[0] == 'n' && k[1] == 'a' && k[2] == 'm' && k[3] == 'e' ? EV_NAME : EV_OTHER;
+    default: return EV_OTHER;
+    }
+}
+
+/* "cpu_op" in s.lower(): only ASCII letters can lower to c, p, u or o, so an ASCII
+ * case-insensitive search on the UTF-8 bytes is exact for this needle. */
+static bool has_cpu_op(const char *s, size_t n) {
+    static const char needle[] = "cpu_op";
+    for (size_t i = 0; i + 6 <= n; i++) {
+        size_t k = 0;
+        while (k < 6 && (s[i + k] | (s[i + k] >= 'A' && s[i + k] <= 'Z' ? 0x20 : 0)) == needle[k]) k++;
+        if (k == 6) return true;
+    }
+    return false;
+}
+
+static const char *const META_KEYS[M_COUNT] = {"", "tokens_per_sec", "mfu_pct", "pytorch_version",
+    "torch_version", "step_time_seconds", "host_busy_fraction", "n_steps"};
+static const size_t META_KEY_LENS[M_COUNT] = {0, 14, 7, 15, 13, 17, 18, 7};
+
+static void event_begin(state *s) {
+    s->in_event = true;
+    s->name_is_step = s->cat_cpu_op = false;
+    s->ts.has = s->dur.has = false;
+    s->ev_key = EV_OTHER;
+}
+
+static void event_end(state *s) {
+    s->in_event = false;
+    if (s->name_is_step && s->dur.has) { s->n_steps_seen++; s->steps_sum += s->dur.v / 1e6; }
+    if (!s->ts.has || !s->dur.has) return;
+    double end = s->ts.v + s->dur.v;
+    if (!s->have_span) { s->lo = s->ts.v; s->hi = end; s->have_span = true; }
+    else {
+        if (s->ts.v < s->lo) s->lo = s->ts.v;
+        if (end > s->hi) s->hi = end;
+    }
+    if (s->cat_cpu_op) s->cpu += s->dur.v;
+}
+
+/* A value of the current event's current key (depth 3). */
+static void event_value(state *s, const jt_token *t) {
+    bool scalar = t->kind != JT_OBJECT_BEGIN && t->kind != JT_ARRAY_BEGIN;
+    switch (s->ev_key) {
+    case EV_NAME:
+        s->name_is_step = t->kind == JT_STRING && t->len >= 12 && memcmp(t->text, "ProfilerStep", 12) == 0;
+        break;
+    case EV_CAT:
+        s->cat_cpu_op = t->kind == JT_STRING && has_cpu_op(t->text, t->len);
+        break;
+    case EV_TS: s->ts = scalar ? token_number(s, t) : (opt_num){0}; break;
+    case EV_DUR: s->dur = scalar ? token_number(s, t) : (opt_num){0}; break;
+    }
+    s->ev_key = EV_OTHER;
+}
+
+static void meta_value_set(state *s, const jt_token *t) {
+    meta_value *m = &s->meta[s->meta_key];
+    free(m->str);
+    memset(m, 0, sizeof *m);
+    m->seen = true;
+    if (t->kind == JT_OBJECT_BEGIN || t->kind == JT_ARRAY_BEGIN) return;  /* truthy if non-empty: see on_token */
+    m->num = token_number(s, t);
+    m->truthy = token_truthy(t);
+    if (t->kind == JT_STRING) {
+        m->is_str = true;
+        m->str = strndup(t->text, t->len);
+    }
+}
+
+/* Returns false for a key whose value does not matter (it is then only validated). */
+static bool on_token(void *user, const jt_token *t) {
+    state *s = user;
+    if (t->depth == 0) {
+        if (t->kind == JT_OBJECT_BEGIN) s->root = 1;
+        else if (t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END) s->root = 2;
+        return true;
+    }
+    if (s->root != 1) return false;
+    if (t->depth == 1) {
+        if (t->kind == JT_KEY) {
+            s->top = t->len == 11 && memcmp(t->text, "traceEvents", 11) == 0 ? TOP_EVENTS
+                   : t->len == 8 && memcmp(t->text, "metadata", 8) == 0 ? TOP_METADATA : TOP_OTHER;
+            return s->top != TOP_OTHER;
+        }
+        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
+        if (s->top == TOP_EVENTS) {                 /* a new traceEvents value replaces the old */
+            s->events_is_list = t->kind == JT_ARRAY_BEGIN;
+            s->n_steps_seen = 0;
+            s->steps_sum = 0.0;
+            s->have_span = false;
+            s->cpu = 0.0;
+        } else if (s->top == TOP_METADATA) {
+            meta_reset(s);
+            s->meta_is_dict = t->kind == JT_OBJECT_BEGIN;
+        }
+        return true;
+    }
+    if (s->top == TOP_EVENTS && s->events_is_list) {
+        if (t->depth == 2) {
+            if (t->kind == JT_OBJECT_BEGIN) event_begin(s);
+            else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+        } else if (t->depth == 3 && s->in_event) {
+            if (t->kind == JT_KEY) return (s->ev_key = event_key(t->text, t->len)) != EV_OTHER;
+            if (t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END) event_value(s, t);
+        }
+    } else if (s->top == TOP_METADATA && s->meta_is_dict) {
+        if (t->depth == 2) {
+            if (t->kind == JT_KEY) return (s->meta_key = key_id(t->text, t->len, META_KEYS, META_KEY_LENS, M_COUNT)) != M_OTHER;
+            if (t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END) meta_value_set(s, t);
+        } else if (t->depth == 3) {
+            s->meta[s->meta_key].truthy = true;    /* the container value has an element */
+        }
+    }
+    return true;
+}
+
+static void *tj_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
+    (void)opt;
+    state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->out = out;
+    s->diag = diag;
+    s->label = label;
+    memset(s->out, 0, sizeof *s->out);
+    if (!jt_init(&s->json, 3, CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
+    return s;
+}
+
+static bool tj_feed(void *st, const uint8_t *buf, size_t n) {
+    state *s = st;
+    return jt_feed(&s->json, buf, n);
+}
+
+static void tj_finish(void *st) {
+    state *s = st;
+    torch_summary *o = s->out;
+    if (!jt_finish(&s->json)) {
+        diag_add(s->diag, "%s: unreadable JSON at byte %llu: %s", s->label,
+                 (unsigned long long)jt_error_offset(&s->json), jt_error(&s->json));
+        return;
+    }
+    if (s->root != 1) {
+        diag_add(s->diag, "%s: the JSON document is not an object (a bare event array has no metadata; "
+                 "nothing is taken from it)", s->label);
+        return;
+    }
+    o->complete = true;
+    if (s->nonfinite)
+        diag_add(s->diag, "%s: %llu non-finite numbers (NaN, Infinity, overflow) taken as missing (first at byte %llu)",
+                 s->label, (unsigned long long)s->nonfinite, (unsigned long long)s->first_nonfinite_off);
+    if (s->long_numbers)
+        diag_add(s->diag, "%s: %llu numbers longer than %u characters taken as missing", s->label,
+                 (unsigned long long)s->long_numbers, CAPTURE_CAP);
+    if (s->meta_is_dict) {
+        o->tokens_per_sec = s->meta[M_TOKENS].num;
+        o->mfu_pct = s->meta[M_MFU].num;
+        meta_value *v = s->meta[M_PYTORCH].truthy ? &s->meta[M_PYTORCH] : &s->meta[M_TORCH];
+        if (v->truthy && v->is_str) o->pytorch_version = strdup(v->str);
+        o->step_time_seconds = s->meta[M_STEP].num;
+        o->host_busy_fraction = s->meta[M_HOST].num;
+        opt_num n = s->meta[M_NSTEPS].num;
+        if (n.has && n.v > 0) o->n_steps = n.v >= 9.2e18 ? INT64_MAX : (int64_t)n.v;
+    }
+    if (s->events_is_list) {
+        if (s->n_steps_seen) o->profiled_steps = (int64_t)s->n_steps_seen;
+        if (!o->step_time_seconds.has) {
+            if (s->n_steps_seen) o->step_time_seconds = (opt_num){true, s->steps_sum / (double)s->n_steps_seen};
+            else if (s->have_span && s->hi > s->lo) o->step_time_seconds = (opt_num){true, (s->hi - s->lo) / 1e6};
+        }
+        if (!o->host_busy_fraction.has && s->have_span && s->hi > s->lo) {
+            double f = s->cpu / (s->hi - s->lo);
+            o->host_busy_fraction = (opt_num){true, f < 1.0 ? f : 1.0};
+        }
+    }
+}
+
+static void tj_close(void *st) {
+    state *s = st;
+    if (!s) return;
+    jt_free(&s->json);
+    meta_reset(s);
+    free(s);
+}
+
+static bool tj_sniff(const char *name, const uint8_t *head, size_t n) {
+    (void)name;
+    for (size_t i = 0; i < n; i++) {
+        if (head[i] == '{' || head[i] == '[') return true;
+        if (head[i] != ' ' && head[i] != '\n' && head[i] != '\t' && head[i] != '\r' && head[i] < 0x80) return false;
+    }
+    return true;
+}
+
+const artefact_parser torch_trace_json_parser = {
+    .name = "torch-trace-json",
+    .kind = ARTEFACT_TORCH_PROFILE,
+    .sniff = tj_sniff,
+    .open = tj_open,
+    .feed = tj_feed,
+    .finish = tj_finish,
+    .close = tj_close,
+};
