@@ -1,0 +1,118 @@
+/* Tests: the streaming CSV tokenizer against Python csv (excel dialect) behaviour. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/csv_tokenizer.h"
+
+/* Collects records as "f1|f2|...\n" (blank records as "<blank>\n"). */
+typedef struct collected {
+    strbuf out;
+} collected;
+
+static void on_rec(void *u, const csv_record *r) {
+    collected *c = u;
+    if (r->n_fields == 0) { strbuf_append(&c->out, "<blank>\n", 8); return; }
+    for (size_t i = 0; i < r->n_all; i++) {
+        if (i) strbuf_putc(&c->out, '|');
+        strbuf_append(&c->out, r->all[i].data, r->all[i].len);
+    }
+    if (r->unterminated) strbuf_append(&c->out, "<EOF>", 5);
+    strbuf_putc(&c->out, '\n');
+}
+
+/* Tokenizes in capture-all mode, feeding `step` bytes at a time. */
+static char *tokenize(const char *in, size_t n, size_t step) {
+    collected c = {0};
+    csv_tokenizer t;
+    csv_init(&t, 1 << 20, on_rec, &c);
+    for (size_t i = 0; i < n; i += step) csv_feed(&t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
+    csv_finish(&t);
+    csv_free(&t);
+    strbuf_terminate(&c.out);
+    return c.out.data;
+}
+
+static void check_all_steps(const char *in, const char *expect) {
+    size_t n = strlen(in);
+    for (size_t step = 1; step <= n + 1; step++) {
+        char *got = tokenize(in, n, step);
+        ck_assert_msg(strcmp(got ? got : "", expect) == 0, "step %zu: got [%s] want [%s]", step, got, expect);
+        free(got);
+    }
+}
+
+START_TEST(quoting_rules) {
+    check_all_steps("a,\"b,\"\"c\"\"\",d\n", "a|b,\"c\"|d\n");
+    check_all_steps("x\"y,z\n", "x\"y|z\n");                 /* quote inside unquoted field is literal */
+    check_all_steps("\"ab\"cd,e\n", "abcd|e\n");             /* text after a closing quote is kept */
+    check_all_steps("\"multi\nline\",2\n", "multi\nline|2\n");
+    check_all_steps(",,\n", "||\n");
+    check_all_steps("a,\n", "a|\n");
+}
+END_TEST
+
+START_TEST(line_endings) {
+    check_all_steps("a,b\r\nc,d\r\n", "a|b\nc|d\n");
+    check_all_steps("a,b\rc,d", "a|b\nc|d\n");                /* bare CR and no final newline */
+    check_all_steps("\"q\r\nx\",1\n", "q\nx|1\n");           /* CRLF inside quotes reads as \n */
+    check_all_steps("a\n\n\nb\n", "a\n<blank>\n<blank>\nb\n");
+}
+END_TEST
+
+START_TEST(unterminated_quote_at_end) {
+    check_all_steps("h1,h2\n1,\"abc", "h1|h2\n1|abc<EOF>\n");
+    check_all_steps("1,\"", "1|<EOF>\n");
+}
+END_TEST
+
+START_TEST(nul_bytes_and_capture_cap) {
+    char *got = tokenize("a\0b,c\n", 6, 3);
+    ck_assert_mem_eq(got, "a\0b|c\n", 6);
+    free(got);
+    collected c = {0};
+    csv_tokenizer t;
+    csv_init(&t, 4, on_rec, &c);
+    csv_feed(&t, (const uint8_t *)"abcdefgh,ij\n", 12);
+    csv_finish(&t);
+    csv_free(&t);
+    strbuf_terminate(&c.out);
+    ck_assert_str_eq(c.out.data, "abcd|ij\n");
+    strbuf_free(&c.out);
+}
+END_TEST
+
+static size_t seen_lines[8];
+static int seen_n;
+static void on_line(void *u, const csv_record *r) {
+    (void)u;
+    if (seen_n < 8) seen_lines[seen_n++] = r->line;
+}
+
+START_TEST(record_line_numbers) {
+    csv_tokenizer t;
+    seen_n = 0;
+    csv_init(&t, 64, on_line, NULL);
+    const char *in = "h\n\"a\nb\"\r\nc\n";
+    csv_feed(&t, (const uint8_t *)in, strlen(in));
+    csv_finish(&t);
+    csv_free(&t);
+    ck_assert_int_eq(seen_n, 3);
+    ck_assert_uint_eq(seen_lines[0], 1);
+    ck_assert_uint_eq(seen_lines[1], 2);
+    ck_assert_uint_eq(seen_lines[2], 4);
+}
+END_TEST
+
+Suite *csv_suite(void) {
+    Suite *s = suite_create("csv");
+    TCase *tc = tcase_create("tokenizer");
+    tcase_add_test(tc, quoting_rules);
+    tcase_add_test(tc, line_endings);
+    tcase_add_test(tc, unterminated_quote_at_end);
+    tcase_add_test(tc, nul_bytes_and_capture_cap);
+    tcase_add_test(tc, record_line_numbers);
+    suite_add_tcase(s, tc);
+    return s;
+}

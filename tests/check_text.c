@@ -1,0 +1,193 @@
+/* Tests: UTF-8 replacement decoding, folds, Python number grammar, column choice. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/column_pick.h"
+#include "parsers/kernel_table.h"
+#include "parsers/py_number.h"
+#include "parsers/text_utf8.h"
+
+static char *sanitize(const char *in, size_t n, strbuf *b) {
+    b->len = 0;
+    ck_assert(utf8_sanitize((const uint8_t *)in, n, b));
+    strbuf_terminate(b);
+    return b->data;
+}
+
+START_TEST(utf8_replacement_matches_python) {
+    strbuf b = {0};
+    /* Expected strings are Python's bytes.decode("utf-8", "replace"). */
+    ck_assert_str_eq(sanitize("a\xe2\x82" "b", 4, &b), "a\xef\xbf\xbd" "b");
+    ck_assert_str_eq(sanitize("\xf0\x80\x80", 3, &b), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(sanitize("\xed\xa0\x80", 3, &b), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(sanitize("\xff", 1, &b), "\xef\xbf\xbd");
+    ck_assert_str_eq(sanitize("\xc3\xa9", 2, &b), "\xc3\xa9");
+    ck_assert_str_eq(sanitize("\xef\xbf\xbd", 3, &b), "\xef\xbf\xbd");
+    ck_assert_str_eq(sanitize("\xf4\x90\x80\x80", 4, &b), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(sanitize("x\xe2\x82", 3, &b), "x\xef\xbf\xbd");
+    ck_assert(sanitize("a\0b", 3, &b) && b.len == 3);
+    ck_assert(!utf8_valid((const uint8_t *)"\xc0\xaf", 2));
+    ck_assert(utf8_valid((const uint8_t *)"\xf0\x9f\x98\x80", 4));
+    strbuf_free(&b);
+}
+END_TEST
+
+START_TEST(strip_uses_python_whitespace) {
+    const char *s = "\xc2\xa0 \t abc \xe3\x80\x80\x1f";
+    size_t n = strlen(s);
+    py_strip(&s, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert(memcmp(s, "abc", 3) == 0);
+    const char *e = " \xc2\x85 ";
+    n = strlen(e);
+    py_strip(&e, &n);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+START_TEST(folds_follow_python_ignorecase) {
+    strbuf f = {0};
+    ck_assert(fold_regex("\xe2\x84\xaa" "ERNEL", 8, &f));     /* KELVIN SIGN */
+    ck_assert_str_eq(f.data, "kernel");
+    ck_assert(fold_regex("\xc5\xbf" "gemm", 6, &f));          /* LONG S */
+    ck_assert_str_eq(f.data, "sgemm");
+    ck_assert(fold_lower("\xc5\xbf" "gemm", 6, &f));          /* lower() keeps long s */
+    ck_assert_uint_eq((unsigned char)f.data[0], FOLD_OTHER);
+    ck_assert(fold_lower("\xc4\xb0X", 3, &f));                /* I WITH DOT -> i + U+0307 */
+    ck_assert_uint_eq(f.len, 3);
+    ck_assert(contains_word("a_gemm_b", 8, "gemm"));
+    ck_assert(!contains_word("agemm", 5, "gemm"));
+    ck_assert(!contains_word("gemm2", 5, "gemm"));
+    ck_assert(contains_word("x gemm", 6, "gemm"));
+    strbuf_free(&f);
+}
+END_TEST
+
+START_TEST(py_float_grammar) {
+    double v;
+    ck_assert(py_float("1_000.5", 7, &v) && v == 1000.5);
+    ck_assert(!py_float("_1", 2, &v));
+    ck_assert(!py_float("1__0", 4, &v));
+    ck_assert(!py_float("1_", 2, &v));
+    ck_assert(py_float(" inf ", 5, &v) && isinf(v));
+    ck_assert(py_float("-Infinity", 9, &v) && isinf(v) && v < 0);
+    ck_assert(py_float("nan", 3, &v) && isnan(v));
+    ck_assert(!py_float("0x10", 4, &v));
+    ck_assert(!py_float("nan(1)", 6, &v));
+    ck_assert(py_float("1e5", 3, &v) && v == 1e5);
+    ck_assert(!py_float("1e", 2, &v));
+    ck_assert(!py_float(".", 1, &v));
+    ck_assert(py_float("5.", 2, &v) && v == 5.0);
+    ck_assert(py_float(".5", 2, &v) && v == 0.5);
+    ck_assert(py_float("\xc2\xa0" "12\xe3\x80\x80", 7, &v) && v == 12.0);
+    ck_assert(!py_float("", 0, &v));
+    ck_assert(!py_float("N/A", 3, &v));
+    ck_assert(!py_float("[0, 0]", 6, &v));
+    ck_assert(!py_float("1\0", 2, &v));
+    ck_assert(py_float("1e400", 5, &v) && isinf(v));
+    ck_assert(!py_number("1e400", 5, &v));
+    ck_assert(py_number("-0", 2, &v) && v == 0.0 && signbit(v));
+}
+END_TEST
+
+START_TEST(py_integer_exact_and_fallback) {
+    i128 v;
+    ck_assert(py_integer("8819330200067564", 16, &v) && v == (i128)8819330200067564LL);
+    ck_assert(py_integer("9223372036854775808", 19, &v) && v == (i128)9223372036854775807LL + 1);
+    ck_assert(py_integer("8.1097E+14", 10, &v) && v == (i128)810970000000000LL);
+    ck_assert(py_integer(" 12 ", 4, &v) && v == 12);
+    ck_assert(py_integer("1_2", 3, &v) && v == 12);
+    ck_assert(py_integer("-7.9", 4, &v) && v == -7);
+    ck_assert(!py_integer("abc", 3, &v));
+    ck_assert(!py_integer("nan", 3, &v));
+    ck_assert(!py_integer(" ", 1, &v));
+    ck_assert(py_integer("999999999999999999999999999999999999999999", 42, &v) && v > 0);
+}
+END_TEST
+
+static strbuf *names(const char *const *list, size_t *n) {
+    size_t k = 0;
+    while (list[k]) k++;
+    strbuf *b = calloc(k, sizeof *b);
+    for (size_t i = 0; i < k; i++) strbuf_append(&b[i], list[i], strlen(list[i]));
+    *n = k;
+    return b;
+}
+
+static void free_names(strbuf *b, size_t n) {
+    for (size_t i = 0; i < n; i++) strbuf_free(&b[i]);
+    free(b);
+}
+
+START_TEST(column_pick_order) {
+    static const char *const START[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
+    static const char *const UTIL[] = {"usage", "GFX_UTIL", "Util", NULL};
+    static const char *const NOT_UTIL[] = {"power", NULL};
+    size_t n;
+    const char *const h1[] = {"Kind", "Start_Timestamp", "End_Timestamp", NULL};
+    strbuf *b = names(h1, &n);
+    ck_assert_int_eq(column_pick(b, n, START, NULL), 1);                /* token match */
+    free_names(b, n);
+    const char *const h2[] = {"beginns", "BeginNs", NULL};
+    b = names(h2, &n);
+    ck_assert_int_eq(column_pick(b, n, START, NULL), 1);                /* exact beats case-insensitive */
+    free_names(b, n);
+    const char *const h3[] = {"power_usage", "gfx_busy", NULL};
+    b = names(h3, &n);
+    ck_assert_int_eq(column_pick(b, n, UTIL, NULL), 0);                 /* seed: power_usage ~ usage */
+    ck_assert_int_eq(column_pick(b, n, UTIL, NOT_UTIL), -1);            /* fixed */
+    free_names(b, n);
+    const char *const h4[] = {"Name", "x", "Name", NULL};
+    b = names(h4, &n);
+    static const char *const NAME[] = {"Name", NULL};
+    ck_assert_int_eq(column_pick(b, n, NAME, NULL), 2);                 /* DictReader: last duplicate */
+    ck_assert_int_eq(column_pick(b, 0, NAME, NULL), -1);
+    free_names(b, n);
+}
+END_TEST
+
+START_TEST(kernel_classification) {
+    attn_kind a;
+    unsigned f = kernel_classify("Cijk_Alik_Bljk_BBS_BH_MT256x256x64", 34, &a);
+    ck_assert(f & KF_GEMM_WIDE);
+    ck_assert(!(f & KF_GEMM_SEED));
+    f = kernel_classify("hipblaslt_generic_gemm_fallback_f16_128x64", 42, &a);
+    ck_assert((f & KF_GEMM_SEED) && (f & KF_GEMM_WIDE) && (f & KF_GENERIC) && (f & KF_FP16));
+    f = kernel_classify("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 40, &a);
+    ck_assert((f & KF_COLLECTIVE) && (f & KF_BF16));
+    f = kernel_classify("rccl_reduce_scatter_bf16", 24, &a);
+    ck_assert(f & KF_COLLECTIVE);
+    f = kernel_classify("myallreducekernel", 17, &a);
+    ck_assert(!(f & KF_COLLECTIVE));                                   /* not a bounded word */
+    kernel_classify("flash_attn_fwd_kernel_rocm_bf16", 31, &a);
+    ck_assert_int_eq(a, ATTN_FLASH_ROCM);
+    kernel_classify("FlashAttnFwd", 12, &a);
+    ck_assert_int_eq(a, ATTN_FLASH);
+    kernel_classify("at::native::scaled_dot_product_attention_x", 42, &a);
+    ck_assert_int_eq(a, ATTN_SDPA);
+    f = kernel_classify("nvjet_tst_128x64", 16, &a);
+    ck_assert(f & KF_GEMM_WIDE);
+    f = kernel_classify("wvSplitK_hf_", 12, &a);
+    ck_assert(f & KF_GEMM_WIDE);
+    f = kernel_classify("x_\xe2\x84\xaa_gemm", 10, &a);                 /* Kelvin sign is alphanumeric under re.I */
+    ck_assert(f & KF_GEMM_SEED);
+    f = kernel_classify("\xe2\x84\xaa" "gemm", 7, &a);
+    ck_assert(!(f & KF_GEMM_SEED));
+}
+END_TEST
+
+Suite *text_suite(void) {
+    Suite *s = suite_create("text");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, utf8_replacement_matches_python);
+    tcase_add_test(tc, strip_uses_python_whitespace);
+    tcase_add_test(tc, folds_follow_python_ignorecase);
+    tcase_add_test(tc, py_float_grammar);
+    tcase_add_test(tc, py_integer_exact_and_fallback);
+    tcase_add_test(tc, column_pick_order);
+    tcase_add_test(tc, kernel_classification);
+    suite_add_tcase(s, tc);
+    return s;
+}

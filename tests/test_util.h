@@ -1,0 +1,27 @@
+/* test_util: temporary run directories and file helpers for the Check suites. */
+#ifndef GOBLIN_TEST_UTIL_H
+#define GOBLIN_TEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/run_parse.h"
+
+/* A fresh empty directory under $TMPDIR; caller frees the string (and rm -rf's via tu_rmrf). */
+char *tu_tempdir(void);
+void tu_rmrf(const char *dir);
+/* Writes n bytes to dir/name (creating subdirectories is the caller's job). */
+void tu_write(const char *dir, const char *name, const void *data, size_t n);
+void tu_write_str(const char *dir, const char *name, const char *text);
+/* Reads a whole file (tests only); *n gets its size. NULL when unreadable. */
+char *tu_read(const char *path, size_t *n);
+/* Path of a fixture under ../shared/fixtures. Static buffer. */
+const char *tu_fixture(const char *rel);
+/* Copies a fixture into dir/name. */
+void tu_copy_fixture(const char *rel, const char *dir, const char *name);
+/* Parses dir with default options (seed_compat as given). */
+void tu_parse(const char *dir, bool seed_compat, run_result *r);
+/* True when any warning contains needle. */
+bool tu_warned(const run_result *r, const char *needle);
+
+#endif
