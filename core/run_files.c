@@ -87,3 +87,15 @@ bool run_files_find(const char *run_dir, run_files *out) {
 void run_files_free(run_files *f) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) { free(f->path[k]); f->path[k] = NULL; }
 }
+
+bool run_id_valid(const char *id) {
+    size_t n = strlen(id);
+    if (n < 1 || n > 128 || !strcmp(id, ".") || !strcmp(id, "..")) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-'))
+            return false;
+    }
+    return true;
+}

@@ -17,5 +17,7 @@ typedef struct run_files {
 bool run_files_find(const char *run_dir, run_files *out);
 void run_files_free(run_files *f);
 const char *artefact_kind_name(artefact_kind k);     /* "kernel trace", ... */
+/* A run's id is its directory name: [A-Za-z0-9._-]{1,128}, and not "." or "..". */
+bool run_id_valid(const char *id);
 
 #endif

@@ -7,6 +7,7 @@
 #define EXIT_USAGE 2
 
 int cmd_parse(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 void usage(FILE *out);
 
 #endif

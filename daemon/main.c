@@ -9,11 +9,15 @@ void usage(FILE *out) {
     fprintf(out,
             "usage: goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed]\n"
             "                             [--indent N]\n"
+            "       goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT]\n"
+            "                     [--settle-ms N] [--quiet-s N] [--log-level error|warn|info|debug]\n"
             "       goblind --version | --help\n"
             "\n"
             "parse   print the RunMetrics JSON of one goblin_runner run directory\n"
             "        (exit 0 even when artefacts are missing or broken: see \"warnings\";\n"
-            "         1 when RUN_DIR is not a readable directory; 2 on a usage error)\n");
+            "         1 when RUN_DIR is not a readable directory; 2 on a usage error)\n"
+            "serve   watch the run roots, store RunMetrics in SQLite and serve them over HTTP\n"
+            "        (defaults: --root ./runs --db ./goblind.db --listen 127.0.0.1:9477; docs/API.md)\n");
 }
 
 int main(int argc, char **argv) {
@@ -22,6 +26,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { printf("goblind %s\n", GOBLIND_VERSION); return 0; }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return 0; }
     if (!strcmp(cmd, "parse")) return cmd_parse(argc - 1, argv + 1);
+    if (!strcmp(cmd, "serve")) return cmd_serve(argc - 1, argv + 1);
     fprintf(stderr, "goblind: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

@@ -1,25 +1,25 @@
-/* json_out: JSON text writer. */
-#include "core/json_out.h"
+/* json_writer: JSON text writer. */
+#include "core/json_writer.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void json_begin(json_out *j, strbuf *buf, int indent) {
+void jw_begin(jw_out *j, strbuf *buf, int indent) {
     memset(j, 0, sizeof *j);
     j->buf = buf;
     j->indent = indent;
 }
 
-static void newline(json_out *j) {
+static void newline(jw_out *j) {
     if (!j->indent) return;
     strbuf_putc(j->buf, '\n');
     for (int i = 0; i < j->depth * j->indent; i++) strbuf_putc(j->buf, ' ');
 }
 
 /* Separator and indentation before a value or key. */
-static void before(json_out *j) {
+static void before(jw_out *j) {
     if (j->after_key) { j->after_key = false; return; }
     if (j->depth > 0) {
         if (j->need_comma[j->depth]) strbuf_putc(j->buf, ',');
@@ -28,26 +28,26 @@ static void before(json_out *j) {
     }
 }
 
-static void open_c(json_out *j, char c) {
+static void open_c(jw_out *j, char c) {
     before(j);
     strbuf_putc(j->buf, c);
     if (j->depth < 63) j->depth++;
     j->need_comma[j->depth] = false;
 }
 
-static void close_c(json_out *j, char c) {
+static void close_c(jw_out *j, char c) {
     bool had = j->need_comma[j->depth];
     if (j->depth > 0) j->depth--;
     if (had) newline(j);
     strbuf_putc(j->buf, c);
 }
 
-void json_object_open(json_out *j) { open_c(j, '{'); }
-void json_object_close(json_out *j) { close_c(j, '}'); }
-void json_array_open(json_out *j) { open_c(j, '['); }
-void json_array_close(json_out *j) { close_c(j, ']'); }
+void jw_object_open(jw_out *j) { open_c(j, '{'); }
+void jw_object_close(jw_out *j) { close_c(j, '}'); }
+void jw_array_open(jw_out *j) { open_c(j, '['); }
+void jw_array_close(jw_out *j) { close_c(j, ']'); }
 
-static void write_string(json_out *j, const char *s, size_t n) {
+static void write_string(jw_out *j, const char *s, size_t n) {
     strbuf clean = {0};
     utf8_sanitize((const uint8_t *)s, n, &clean);
     strbuf_putc(j->buf, '"');
@@ -73,21 +73,21 @@ static void write_string(json_out *j, const char *s, size_t n) {
     strbuf_free(&clean);
 }
 
-void json_key(json_out *j, const char *key) {
+void jw_key(jw_out *j, const char *key) {
     before(j);
     write_string(j, key, strlen(key));
     strbuf_append(j->buf, j->indent ? ": " : ":", j->indent ? 2 : 1);
     j->after_key = true;
 }
 
-void json_string(json_out *j, const char *s) { json_string_n(j, s, strlen(s)); }
+void jw_string(jw_out *j, const char *s) { jw_string_n(j, s, strlen(s)); }
 
-void json_string_n(json_out *j, const char *s, size_t n) {
+void jw_string_n(jw_out *j, const char *s, size_t n) {
     before(j);
     write_string(j, s, n);
 }
 
-void json_format_double(double v, char out[32]) {
+void jw_format_double(double v, char out[32]) {
     if (!isfinite(v)) v = 0.0;
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(out, 32, "%.*g", prec, v);
@@ -96,31 +96,31 @@ void json_format_double(double v, char out[32]) {
     if (!strpbrk(out, ".eEn")) strcat(out, ".0");      /* keep it visibly a float, like Python */
 }
 
-void json_number(json_out *j, double v) {
+void jw_number(jw_out *j, double v) {
     char b[32];
     before(j);
-    json_format_double(v, b);
+    jw_format_double(v, b);
     strbuf_append(j->buf, b, strlen(b));
 }
 
-void json_int(json_out *j, int64_t v) {
+void jw_int(jw_out *j, int64_t v) {
     char b[24];
     before(j);
     int n = snprintf(b, sizeof b, "%lld", (long long)v);
     strbuf_append(j->buf, b, (size_t)n);
 }
 
-void json_bool(json_out *j, bool v) {
+void jw_bool(jw_out *j, bool v) {
     before(j);
     strbuf_append(j->buf, v ? "true" : "false", v ? 4 : 5);
 }
 
-void json_null(json_out *j) {
+void jw_null(jw_out *j) {
     before(j);
     strbuf_append(j->buf, "null", 4);
 }
 
-void json_raw(json_out *j, const char *text) {
+void jw_raw(jw_out *j, const char *text) {
     before(j);
     strbuf_append(j->buf, text, strlen(text));
 }

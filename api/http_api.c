@@ -1,0 +1,238 @@
+/* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
+#include "api/http_api.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/listen_addr.h"
+#include "api/routes.h"
+#include "core/run_files.h"
+
+struct api {
+    struct MHD_Daemon *d;
+    store *st;
+    atomic_bool ready;
+    pthread_mutex_t lock;       /* guards the waiter list */
+    api_request *waiters;
+    bool stopping;
+    int port;
+};
+
+int64_t api_now_ms(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+store *api_store(api *a) { return a->st; }
+bool api_ready(api *a) { return atomic_load(&a->ready); }
+void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
+bool api_stopping(api *a) { return a->stopping; }
+
+/* ---- responses ------------------------------------------------------------------ */
+
+static void common_headers(struct MHD_Response *r) {
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+}
+
+enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+                              const char *etag, int retry_after) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    common_headers(r);
+    if (etag) MHD_add_response_header(r, "ETag", etag);
+    if (retry_after > 0) {
+        char b[16];
+        snprintf(b, sizeof b, "%d", retry_after);
+        MHD_add_response_header(r, "Retry-After", b);
+    }
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {
+    char *s = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(body);
+    if (!s) return MHD_NO;
+    enum MHD_Result ret = api_send_text(c, status, s, strlen(s), etag, retry_after);
+    free(s);
+    return ret;
+}
+
+enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail) {
+    return api_send_json(c, status, json_pack("{s:s, s:s}", "error", error, "detail", detail), NULL, 0);
+}
+
+/* ---- long polls ------------------------------------------------------------------- */
+
+void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
+    pthread_mutex_lock(&a->lock);
+    snprintf(req->wait_run, sizeof req->wait_run, "%s", run_id);
+    req->conn = c;
+    req->suspended = true;
+    req->next = a->waiters;
+    req->prev = NULL;
+    if (a->waiters) a->waiters->prev = req;
+    a->waiters = req;
+    MHD_suspend_connection(c);
+    pthread_mutex_unlock(&a->lock);
+}
+
+static void unlink_waiter(api *a, api_request *w) {
+    if (w->prev) w->prev->next = w->next;
+    else a->waiters = w->next;
+    if (w->next) w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+}
+
+/* Resumes waiters on run_id (all when NULL; only those past their deadline or due for a
+ * re-check when due_only). Caller holds the lock. */
+static void resume_locked(api *a, const char *run_id, bool due_only) {
+    int64_t now = api_now_ms();
+    for (api_request *w = a->waiters, *nx; w; w = nx) {
+        nx = w->next;
+        if (run_id && strcmp(w->wait_run, run_id)) continue;
+        if (due_only && now < w->deadline_ms && now < w->recheck_ms) continue;
+        unlink_waiter(a, w);
+        w->suspended = false;
+        MHD_resume_connection(w->conn);
+    }
+}
+
+void api_notify_run(api *a, const char *run_id) {
+    if (!a) return;
+    pthread_mutex_lock(&a->lock);
+    resume_locked(a, run_id, false);
+    pthread_mutex_unlock(&a->lock);
+}
+
+void api_tick(api *a) {
+    if (!a) return;
+    pthread_mutex_lock(&a->lock);
+    resume_locked(a, NULL, true);
+    pthread_mutex_unlock(&a->lock);
+}
+
+/* ---- MHD callbacks ---------------------------------------------------------------- */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls) {
+    (void)version; (void)upload;
+    api *a = cls;
+    api_request *req = *con_cls;
+    if (!req) {
+        req = calloc(1, sizeof *req);
+        if (!req) return MHD_NO;
+        req->api = a;
+        *con_cls = req;
+    }
+    if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
+    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+        json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
+        char *s = json_dumps(body, JSON_COMPACT);
+        json_decref(body);
+        if (!s) return MHD_NO;
+        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+        common_headers(r);
+        MHD_add_response_header(r, "Allow", "GET, HEAD");
+        enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+        MHD_destroy_response(r);
+        return ret;
+    }
+    return routes_dispatch(a, req, c, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
+    (void)c; (void)toe;
+    api *a = cls;
+    api_request *req = *con_cls;
+    if (!req) return;
+    pthread_mutex_lock(&a->lock);
+    if (req->suspended) unlink_waiter(a, req);
+    pthread_mutex_unlock(&a->lock);
+    free(req);
+    *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) {
+    (void)cls;
+    char b[512];
+    vsnprintf(b, sizeof b, fmt, ap);
+    size_t n = strlen(b);
+    while (n && (b[n - 1] == '\n' || b[n - 1] == '\r')) b[--n] = '\0';
+    fprintf(stderr, "goblind http: %s\n", b);
+}
+
+api *api_start(const api_options *opt, store *st, char **err) {
+    char host[256];
+    int port;
+    char e[512];
+    if (!listen_addr_split(opt->listen, host, &port)) {
+        snprintf(e, sizeof e, "listen: expected HOST:PORT, got '%s'", opt->listen);
+        *err = strdup(e);
+        return NULL;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int gai = getaddrinfo(host, ps, &hints, &ai);
+    if (gai != 0) {
+        snprintf(e, sizeof e, "listen %s: %s", opt->listen, gai_strerror(gai));
+        *err = strdup(e);
+        return NULL;
+    }
+    api *a = calloc(1, sizeof *a);
+    a->st = st;
+    pthread_mutex_init(&a->lock, NULL);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    a->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, a,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+                            MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+                            MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!a->d) {
+        snprintf(e, sizeof e, "cannot listen on %s (address in use, or not permitted?)", opt->listen);
+        *err = strdup(e);
+        pthread_mutex_destroy(&a->lock);
+        free(a);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
+    a->port = info ? info->port : port;
+    return a;
+}
+
+int api_port(const api *a) { return a->port; }
+
+void api_stop(api *a) {
+    if (!a) return;
+    MHD_socket s = MHD_quiesce_daemon(a->d);          /* stop accepting */
+    pthread_mutex_lock(&a->lock);
+    a->stopping = true;
+    resume_locked(a, NULL, false);                    /* waiting polls answer now */
+    pthread_mutex_unlock(&a->lock);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);                             /* let them be answered */
+    MHD_stop_daemon(a->d);
+    if (s != MHD_INVALID_SOCKET) close(s);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}

@@ -1,0 +1,35 @@
+/* http_api: goblind's REST JSON API on libmicrohttpd (see docs/API.md).
+ *
+ * MHD runs its own polling thread; handlers only read SQLite through the store's
+ * reader pool, so a parse on the worker pool never delays an answer. Long polls
+ * (GET /runs/<id>/metrics?wait=N) suspend the connection and are resumed when the
+ * tracker reports a change of that run, or at their deadline. */
+#ifndef GOBLIN_HTTP_API_H
+#define GOBLIN_HTTP_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+
+typedef struct api api;
+
+typedef struct api_options {
+    const char *listen;          /* HOST:PORT; port 0 picks a free one */
+    int max_connections;
+    int connection_timeout_s;
+} api_options;
+
+/* NULL with *err set (caller frees) when the address cannot be bound. */
+api *api_start(const api_options *opt, store *st, char **err);
+int api_port(const api *a);
+/* /readyz answers 200 once this is set (after the start-up scan). Thread-safe. */
+void api_set_ready(api *a, bool ready);
+/* Thread-safe: wakes long polls waiting on this run. */
+void api_notify_run(api *a, const char *run_id);
+/* Called about every 250 ms: resumes long polls past their deadline. */
+void api_tick(api *a);
+/* Stops accepting, answers waiting long polls, joins the HTTP thread. */
+void api_stop(api *a);
+
+#endif

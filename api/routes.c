@@ -1,0 +1,279 @@
+/* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels.
+ * Every answer is JSON; errors are {"error": code, "detail": text}. */
+#include "api/routes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/run_files.h"
+#include "parsers/kernel_table.h"
+
+#define RETRY_AFTER_S 2
+#define MAX_WAIT_S 60
+#define RECHECK_MS 2000
+
+static json_t *iso_time(int64_t ms) {
+    if (ms <= 0) return json_null();
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char b[96];
+    snprintf(b, sizeof b, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    return json_string(b);
+}
+
+static json_t *num_or_null(bool has, double v) { return has ? json_real(v) : json_null(); }
+
+static const char *arg(struct MHD_Connection *c, const char *key) {
+    return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* Integer query argument in [lo, hi]; dflt when absent. false when malformed. */
+static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
+    const char *v = arg(c, key);
+    if (!v) { *out = dflt; return true; }
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) return false;
+    *out = x;
+    return true;
+}
+
+/* ---- /runs ------------------------------------------------------------------------ */
+
+static void add_list_row(void *user, const run_row *r) {
+    json_array_append_new(user, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "id", r->id, "status", run_status_name(r->status), "updated_at", iso_time(r->updated_at),
+        "tokens_per_sec", num_or_null(r->has_headline, r->tokens_per_sec),
+        "mfu_pct", num_or_null(r->has_headline, r->mfu_pct),
+        "gpu_util_pct", num_or_null(r->has_headline, r->gpu_util_pct),
+        "step_time_seconds", num_or_null(r->has_headline && r->step_seconds > 0, r->step_seconds),
+        "hbm_peak_gb", num_or_null(r->has_headline, r->hbm_peak_gb)));
+}
+
+static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
+    long limit;
+    if (!int_arg(c, "limit", 1, 1000, 100, &limit))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 1000");
+    int status = -1;
+    const char *s = arg(c, "status");
+    if (s) {
+        run_status st;
+        if (!run_status_parse(s, &st))
+            return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
+                                  "status must be pending, running, complete, failed or gone");
+        status = (int)st;
+    }
+    const char *cursor = arg(c, "cursor");
+    json_t *runs = json_array();
+    char next[300];
+    store_reader *rd = store_reader_acquire(api_store(a));
+    int n = store_list_runs(rd, status, (int)limit, cursor, add_list_row, runs, next, sizeof next);
+    store_reader_release(api_store(a), rd);
+    if (n < 0) {
+        json_decref(runs);
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
+    }
+    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:o, s:o}", "runs", runs,
+                         "next_cursor", next[0] ? json_string(next) : json_null()), NULL, 0);
+}
+
+/* ---- /runs/<id> --------------------------------------------------------------------- */
+
+typedef struct run_copy {
+    bool found;
+    run_status status;
+    int64_t ingest_count;
+    char *metrics_json;
+    json_t *detail;
+} run_copy;
+
+static void etag_of(const run_copy *r, char *out, size_t n) {
+    snprintf(out, n, "\"%lld-%s\"", (long long)r->ingest_count, run_status_name(r->status));
+}
+
+static void copy_row(void *user, const run_row *row) {
+    run_copy *rc = user;
+    rc->found = true;
+    rc->status = row->status;
+    rc->ingest_count = row->ingest_count;
+    rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
+}
+
+static void detail_row(void *user, const run_row *row) {
+    run_copy *rc = user;
+    copy_row(user, row);
+    json_t *warnings = NULL;
+    if (row->metrics_json) {
+        json_t *m = json_loads(row->metrics_json, 0, NULL);
+        if (m) warnings = json_incref(json_object_get(m, "warnings"));
+        json_decref(m);
+    }
+    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+        "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
+        "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
+        "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
+        "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
+        "error", row->error ? json_string(row->error) : json_null(),
+        "warnings", warnings ? warnings : json_array());
+}
+
+static void add_artefact(void *user, const run_artefact_row *a) {
+    json_array_append_new(user, json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o}",
+        "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
+        "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
+        "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
+        "format", a->format ? json_string(a->format) : json_null()));
+}
+
+static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {
+    run_copy rc = {0};
+    store_reader *rd = store_reader_acquire(api_store(a));
+    store_get_run(rd, id, detail_row, &rc);
+    json_t *artefacts = json_array();
+    if (rc.found) store_get_artefacts(rd, id, add_artefact, artefacts);
+    store_reader_release(api_store(a), rd);
+    free(rc.metrics_json);
+    if (!rc.found || !rc.detail) {
+        json_decref(artefacts);
+        json_decref(rc.detail);
+        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    }
+    json_object_set_new(rc.detail, "artefacts", artefacts);
+    char etag[64];
+    etag_of(&rc, etag, sizeof etag);
+    return api_send_json(c, MHD_HTTP_OK, rc.detail, etag, 0);
+}
+
+/* ---- /runs/<id>/metrics ------------------------------------------------------------- */
+
+static bool etag_matches(const char *inm, const char *etag) {
+    if (!inm) return false;
+    if (!strcmp(inm, "*")) return true;
+    const char *p = strstr(inm, etag);                 /* a list of tags, possibly weak */
+    return p != NULL;
+}
+
+static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connection *c, const char *id) {
+    long wait;
+    if (!int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
+    run_copy rc = {0};
+    store_reader *rd = store_reader_acquire(api_store(a));
+    store_get_run(rd, id, copy_row, &rc);
+    store_reader_release(api_store(a), rd);
+    if (!rc.found) {
+        free(rc.metrics_json);
+        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    }
+    char etag[64];
+    etag_of(&rc, etag, sizeof etag);
+    const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    bool final = (rc.status == RUN_COMPLETE || rc.status == RUN_FAILED || rc.status == RUN_GONE) && rc.metrics_json;
+    int64_t now = api_now_ms();
+    if (wait > 0 && !api_stopping(a)) {
+        if (!req->waiting) {                            /* first look: remember what "changed" means */
+            req->waiting = true;
+            req->deadline_ms = now + wait * 1000;
+            snprintf(req->base_etag, sizeof req->base_etag, "%s", inm ? inm : etag);
+            req->base_status = rc.status;
+        }
+        bool changed = !etag_matches(req->base_etag, etag) || rc.status != req->base_status;
+        bool nothing_to_wait_for = final && !inm;
+        if (!changed && !nothing_to_wait_for && now < req->deadline_ms) {
+            free(rc.metrics_json);
+            req->recheck_ms = now + RECHECK_MS;
+            api_wait(a, req, c, id);
+            return MHD_YES;
+        }
+    }
+    enum MHD_Result ret;
+    if (final) {
+        if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
+        else ret = api_send_text(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag, 0);
+    } else if (rc.status == RUN_GONE) {
+        ret = api_send_error(c, MHD_HTTP_GONE, "gone", "the run directory was deleted before it was parsed");
+    } else {
+        ret = api_send_json(c, MHD_HTTP_ACCEPTED,
+                            json_pack("{s:s, s:s}", "status", run_status_name(rc.status), "detail",
+                                      "the run is still being written or parsed; retry, or use ?wait=SECONDS"),
+                            etag, RETRY_AFTER_S);
+    }
+    free(rc.metrics_json);
+    return ret;
+}
+
+/* ---- /runs/<id>/kernels ------------------------------------------------------------- */
+
+static void add_kernel(void *user, const kernel_row *k) {
+    bool gemm = k->flags & KF_GEMM_WIDE;
+    json_array_append_new(user, json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:f, s:b, s:b, s:b}",
+        "name", k->name, "calls", (json_int_t)k->calls, "total_ns", (json_int_t)k->total_ns, "avg_ns", k->avg_ns,
+        "min_ns", (json_int_t)k->min_ns, "max_ns", (json_int_t)k->max_ns, "pct_time", k->pct_time,
+        "gemm", gemm, "collective", (k->flags & KF_COLLECTIVE) != 0, "generic_gemm", gemm && (k->flags & KF_GENERIC)));
+}
+
+static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char *id) {
+    static const struct { const char *name; kernel_sort sort; } SORTS[] = {
+        {"total_ns", KSORT_TOTAL}, {"calls", KSORT_CALLS}, {"avg_ns", KSORT_AVG}, {"max_ns", KSORT_MAX}, {"name", KSORT_NAME}};
+    long limit;
+    if (!int_arg(c, "limit", 1, 100000, 100, &limit))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 100000");
+    kernel_sort sort = KSORT_TOTAL;
+    const char *s = arg(c, "sort");
+    if (s) {
+        size_t i = 0;
+        for (; i < sizeof SORTS / sizeof SORTS[0] && strcmp(SORTS[i].name, s); i++) {}
+        if (i == sizeof SORTS / sizeof SORTS[0])
+            return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
+                                  "sort must be total_ns, calls, avg_ns, max_ns or name");
+        sort = SORTS[i].sort;
+    }
+    run_copy rc = {0};
+    json_t *list = json_array();
+    store_reader *rd = store_reader_acquire(api_store(a));
+    store_get_run(rd, id, copy_row, &rc);
+    if (rc.found) store_run_kernels(rd, id, sort, (int)limit, add_kernel, list);
+    store_reader_release(api_store(a), rd);
+    free(rc.metrics_json);
+    if (!rc.found) {
+        json_decref(list);
+        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    }
+    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
+}
+
+/* ---- routing ------------------------------------------------------------------------ */
+
+enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
+    if (!strcmp(url, "/healthz"))
+        return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
+    if (!strcmp(url, "/readyz")) {
+        bool ready = api_ready(a);
+        return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+                             json_pack("{s:b}", "ready", ready), NULL, 0);
+    }
+    if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
+    if (!strncmp(url, "/runs/", 6)) {
+        const char *rest = url + 6;
+        const char *slash = strchr(rest, '/');
+        size_t n = slash ? (size_t)(slash - rest) : strlen(rest);
+        char id[130];
+        if (n == 0 || n > 128) return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "invalid run id");
+        memcpy(id, rest, n);
+        id[n] = '\0';
+        if (!run_id_valid(id))
+            return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
+                                  "invalid run id: it must match [A-Za-z0-9._-]{1,128}");
+        const char *sub = slash ? slash : "";
+        if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
+        if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
+        if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
+    }
+    return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
+}

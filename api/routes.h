@@ -1,0 +1,39 @@
+/* routes: the endpoints of the API and the helpers they share with http_api.c.
+ * Internal to api/. */
+#ifndef GOBLIN_ROUTES_H
+#define GOBLIN_ROUTES_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdint.h>
+
+#include "api/http_api.h"
+
+/* Per-request state (MHD's con_cls); lives from the first call to completion. */
+typedef struct api_request {
+    api *api;
+    /* long poll */
+    bool waiting, suspended;
+    char wait_run[130];
+    char base_etag[64];
+    run_status base_status;
+    int64_t deadline_ms, recheck_ms;
+    struct MHD_Connection *conn;
+    struct api_request *prev, *next;
+} api_request;
+
+enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url);
+
+/* http_api.c */
+int64_t api_now_ms(void);
+store *api_store(api *a);
+bool api_ready(api *a);
+bool api_stopping(api *a);
+enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after);
+enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+                              const char *etag, int retry_after);
+enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
+/* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
+void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);
+
+#endif

@@ -1,0 +1,40 @@
+/* json_writer: a minimal streaming JSON writer into a strbuf (jw_ prefix).
+ *
+ * Output is always valid UTF-8 and valid JSON: invalid bytes become U+FFFD, control
+ * characters are escaped, and non-finite numbers are never written (callers decide
+ * what they mean; jw_number writes 0 for them). Numbers use the shortest text that
+ * reads back to the same double. */
+#ifndef GOBLIN_JSON_OUT_H
+#define GOBLIN_JSON_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/text_utf8.h"
+
+typedef struct jw_out {
+    strbuf *buf;
+    int indent;          /* 0: compact */
+    int depth;
+    bool need_comma[64];
+    bool after_key;
+} jw_out;
+
+void jw_begin(jw_out *j, strbuf *buf, int indent);
+void jw_object_open(jw_out *j);
+void jw_object_close(jw_out *j);
+void jw_array_open(jw_out *j);
+void jw_array_close(jw_out *j);
+void jw_key(jw_out *j, const char *key);
+void jw_string(jw_out *j, const char *s);
+void jw_string_n(jw_out *j, const char *s, size_t n);
+void jw_number(jw_out *j, double v);
+void jw_int(jw_out *j, int64_t v);
+void jw_bool(jw_out *j, bool v);
+void jw_null(jw_out *j);
+/* Appends pre-rendered JSON text as one value. */
+void jw_raw(jw_out *j, const char *text);
+/* Shortest round-trip text of a finite double (at least one digit after a '.' or an exponent). */
+void jw_format_double(double v, char out[32]);
+
+#endif

@@ -1,0 +1,134 @@
+/* config: INI parsing and validation. */
+#include "daemon/config.h"
+
+#include "api/listen_addr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void config_defaults(goblind_config *c) {
+    memset(c, 0, sizeof *c);
+    c->db = strdup("./goblind.db");
+    c->listen = strdup("127.0.0.1:9477");
+    c->settle_ms = 500;
+    c->quiet_s = 5;
+    c->scan_interval_s = 30;
+    c->fallback_scan_ms = 2000;
+    c->max_connections = 1024;
+    c->connection_timeout_s = 30;
+    c->log_level = LOG_INFO;
+}
+
+void config_free(goblind_config *c) {
+    for (size_t i = 0; i < c->n_roots; i++) free(c->roots[i]);
+    free(c->db);
+    free(c->listen);
+    memset(c, 0, sizeof *c);
+}
+
+static bool int_in(const char *v, int lo, int hi, int *out) {
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) return false;
+    *out = (int)x;
+    return true;
+}
+
+bool config_set(goblind_config *c, const char *key, const char *v, char *err, size_t errlen) {
+    int *ip = NULL, lo = 0, hi = 0;
+    if (!strcmp(key, "root")) {
+        if (!*v) { snprintf(err, errlen, "root: empty path"); return false; }
+        if (c->n_roots >= MAX_ROOTS) { snprintf(err, errlen, "root: at most %d roots", MAX_ROOTS); return false; }
+        for (size_t i = 0; i < c->n_roots; i++)
+            if (!strcmp(c->roots[i], v)) return true;
+        c->roots[c->n_roots++] = strdup(v);
+        return true;
+    }
+    if (!strcmp(key, "db")) {
+        if (!*v) { snprintf(err, errlen, "db: empty path"); return false; }
+        free(c->db);
+        c->db = strdup(v);
+        return true;
+    }
+    if (!strcmp(key, "listen")) {
+        char host[256];
+        int port;
+        if (!listen_addr_split(v, host, &port)) {
+            snprintf(err, errlen, "listen: expected HOST:PORT, got '%s'", v);
+            return false;
+        }
+        free(c->listen);
+        c->listen = strdup(v);
+        return true;
+    }
+    if (!strcmp(key, "log_level")) {
+        if (!log_level_parse(v, &c->log_level)) {
+            snprintf(err, errlen, "log_level: expected error, warn, info or debug, got '%s'", v);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(key, "settle_ms")) { ip = &c->settle_ms; lo = 10; hi = 600000; }
+    else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }
+    else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }
+    else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
+    else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }
+    else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
+    else {
+        snprintf(err, errlen, "unknown setting '%s'", key);
+        return false;
+    }
+    if (!int_in(v, lo, hi, ip)) {
+        snprintf(err, errlen, "%s: expected an integer from %d to %d, got '%s'", key, lo, hi, v);
+        return false;
+    }
+    return true;
+}
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    return s;
+}
+
+bool config_load(goblind_config *c, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return false; }
+    char line[4096];
+    int lineno = 0;
+    bool ok = true, in_section = true;
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+            ok = false;
+            break;
+        }
+        char *s = trim(line);
+        if (!*s || *s == '#' || *s == ';') continue;
+        if (*s == '[') {
+            char *e = strchr(s, ']');
+            if (!e || e[1]) { snprintf(err, errlen, "%s:%d: malformed section header", path, lineno); ok = false; break; }
+            *e = '\0';
+            in_section = !strcmp(trim(s + 1), "goblind");
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) { snprintf(err, errlen, "%s:%d: expected key = value", path, lineno); ok = false; break; }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        if (!in_section) continue;
+        char why[512];
+        if (!config_set(c, key, val, why, sizeof why)) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+            ok = false;
+        }
+    }
+    fclose(f);
+    return ok;
+}

@@ -1,0 +1,36 @@
+/* config: goblind serve settings from an INI file, then command-line flags over it.
+ * Every key is documented in config/goblind.conf. */
+#ifndef GOBLIN_CONFIG_H
+#define GOBLIN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "daemon/log.h"
+
+#define DEFAULT_PORT 9477
+#define MAX_ROOTS 64
+
+typedef struct goblind_config {
+    char *roots[MAX_ROOTS];
+    size_t n_roots;
+    char *db;
+    char *listen;               /* HOST:PORT */
+    int settle_ms;              /* debounce after the last file event before parsing */
+    int quiet_s;                /* no change for this long after a good parse = complete */
+    int scan_interval_s;        /* safety-net rescan of roots and runs */
+    int fallback_scan_ms;       /* rescan period once inotify watches run out */
+    int max_connections;
+    int connection_timeout_s;
+    log_level log_level;
+} goblind_config;
+
+void config_defaults(goblind_config *c);
+void config_free(goblind_config *c);
+/* Sets one key. false with a message in err (size errlen) when the key or value is bad.
+ * Each "root" adds a root; replace_roots first clears roots from an earlier source. */
+bool config_set(goblind_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Reads an INI file ([goblind] section or none; '#' and ';' comments). */
+bool config_load(goblind_config *c, const char *path, char *err, size_t errlen);
+
+#endif

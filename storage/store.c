@@ -1,0 +1,480 @@
+/* store: SQLite schema, migrations, ingests and queries. */
+#include "storage/store.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READERS 4
+
+static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone"};
+static const char *const KIND_KEYS[ARTEFACT_KIND_COUNT] = {"kernel_trace", "torch_profile", "telemetry"};
+
+const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
+
+bool run_status_parse(const char *s, run_status *out) {
+    for (int i = 0; i < RUN_STATUS_COUNT; i++)
+        if (!strcmp(s, STATUS_NAMES[i])) { *out = (run_status)i; return true; }
+    return false;
+}
+
+/* Each entry moves the schema from version i to i + 1. Never edit a shipped entry: add one. */
+static const char *const MIGRATIONS[] = {
+    "CREATE TABLE runs ("
+    "  id TEXT PRIMARY KEY,"
+    "  root TEXT NOT NULL,"
+    "  path TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL,"
+    "  completed_at INTEGER,"
+    "  ingest_count INTEGER NOT NULL DEFAULT 0,"
+    "  parse_ms REAL,"
+    "  error TEXT,"
+    "  metrics_json TEXT,"
+    "  tokens_per_sec REAL, mfu_pct REAL, gpu_util_pct REAL, step_seconds REAL, hbm_peak_gb REAL"
+    ") WITHOUT ROWID;"
+    "CREATE INDEX runs_by_update ON runs(updated_at DESC, id DESC);"
+    "CREATE TABLE artefacts ("
+    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  kind TEXT NOT NULL,"
+    "  path TEXT NOT NULL,"
+    "  present INTEGER NOT NULL,"
+    "  size INTEGER, mtime_ns INTEGER, inode INTEGER, bytes_parsed INTEGER,"
+    "  parse_ms REAL, format TEXT,"
+    "  PRIMARY KEY (run_id, kind)"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE kernels ("
+    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,"
+    "  flags INTEGER NOT NULL,"
+    "  PRIMARY KEY (run_id, name)"
+    ");",
+};
+#define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
+
+struct store_reader {
+    sqlite3 *db;
+    bool busy;
+};
+
+struct store {
+    sqlite3 *w;
+    pthread_mutex_t wlock;
+    store_reader readers[READERS];
+    pthread_mutex_t rlock;
+    pthread_cond_t rfree;
+    char err[256];
+};
+
+static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK && err) snprintf(err, errlen, "%s", msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc;
+}
+
+static sqlite3 *open_conn(const char *path, bool readonly, char *err, size_t errlen) {
+    sqlite3 *db = NULL;
+    int flags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    exec(db, "PRAGMA foreign_keys=ON;", NULL, 0);
+    return db;
+}
+
+static int migrate(sqlite3 *db, char *err, size_t errlen) {
+    sqlite3_stmt *st;
+    int version = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (version > SCHEMA_VERSION) {
+        snprintf(err, errlen, "database schema version %d is newer than this goblind (%d)", version, SCHEMA_VERSION);
+        return -1;
+    }
+    for (int v = version; v < SCHEMA_VERSION; v++) {
+        char sql[64];
+        if (exec(db, "BEGIN IMMEDIATE", err, errlen) != SQLITE_OK) return -1;
+        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+        if (exec(db, MIGRATIONS[v], err, errlen) != SQLITE_OK || exec(db, sql, err, errlen) != SQLITE_OK) {
+            exec(db, "ROLLBACK", NULL, 0);
+            return -1;
+        }
+        if (exec(db, "COMMIT", err, errlen) != SQLITE_OK) return -1;
+    }
+    return 0;
+}
+
+store *store_open(const char *path, char **errp) {
+    char err[256] = "";
+    store *s = calloc(1, sizeof *s);
+    if (!s) { *errp = strdup("out of memory"); return NULL; }
+    pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->rlock, NULL);
+    pthread_cond_init(&s->rfree, NULL);
+    s->w = open_conn(path, false, err, sizeof err);
+    if (!s->w) goto fail;
+    if (exec(s->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, sizeof err) != SQLITE_OK) goto fail;
+    if (migrate(s->w, err, sizeof err) != 0) goto fail;
+    for (int i = 0; i < READERS; i++) {
+        s->readers[i].db = open_conn(path, true, err, sizeof err);
+        if (!s->readers[i].db) goto fail;
+    }
+    return s;
+fail:
+    *errp = strdup(err[0] ? err : "cannot open database");
+    store_close(s);
+    return NULL;
+}
+
+void store_close(store *s) {
+    if (!s) return;
+    for (int i = 0; i < READERS; i++) sqlite3_close(s->readers[i].db);
+    if (s->w) {
+        exec(s->w, "PRAGMA optimize;", NULL, 0);
+        sqlite3_close(s->w);
+    }
+    pthread_mutex_destroy(&s->wlock);
+    pthread_mutex_destroy(&s->rlock);
+    pthread_cond_destroy(&s->rfree);
+    free(s);
+}
+
+const char *store_last_error(store *s) { return s->err; }
+
+/* ---- writes ---- */
+
+static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->w)); }
+
+static int64_t clamp64(i128 v) {
+    if (v > (i128)INT64_MAX) return INT64_MAX;
+    if (v < (i128)INT64_MIN) return INT64_MIN;
+    return (int64_t)v;
+}
+
+int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now) {
+    static const char *SQL =
+        "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+        "ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, "
+        "completed_at = CASE WHEN ?4 IN ('complete', 'failed') THEN ?5 ELSE completed_at END "
+        "WHERE status <> ?4 OR root <> ?2 OR path <> ?3";
+    pthread_mutex_lock(&s->wlock);
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->w, SQL, -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, root, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, path, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, run_status_name(st), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 5, now);
+        rc = sqlite3_step(q);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    if (rc != SQLITE_OK) set_err(s);
+    sqlite3_finalize(q);
+    pthread_mutex_unlock(&s->wlock);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int step_done(sqlite3_stmt *q) {
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int ingest_tx(store *s, const ingest_record *r) {
+    const run_result *res = r->result;
+    const run_metrics *m = &res->metrics;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    rc = sqlite3_prepare_v2(s->w,
+        "INSERT INTO runs(id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error,"
+        " metrics_json, tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?9, ?11, ?12, ?13, ?14, ?15)"
+        " ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, completed_at = ?6,"
+        " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8, metrics_json = ?9,"
+        " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15",
+        -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, r->root, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, r->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, run_status_name(r->status), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 5, r->now_ms);
+    if (r->status == RUN_COMPLETE || r->status == RUN_FAILED) sqlite3_bind_int64(q, 6, r->now_ms);
+    sqlite3_bind_double(q, 7, r->parse_ms);
+    if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
+    if (r->metrics_json) sqlite3_bind_text(q, 9, r->metrics_json, -1, SQLITE_STATIC);
+    sqlite3_bind_double(q, 11, m->tokens_per_sec);
+    sqlite3_bind_double(q, 12, m->mfu_pct);
+    sqlite3_bind_double(q, 13, m->gpu_util_pct);
+    if (res->torch.step_time_seconds.has) sqlite3_bind_double(q, 14, res->torch.step_time_seconds.v);
+    sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    rc = step_done(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) return rc;
+
+    rc = sqlite3_prepare_v2(s->w, "DELETE FROM artefacts WHERE run_id = ?1", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+    rc = step_done(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_prepare_v2(s->w,
+        "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT && rc == SQLITE_OK; k++) {
+        const artefact_info *a = &res->info[k];
+        sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, KIND_KEYS[k], -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, res->files.path[k] ? res->files.path[k] : "", -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 4, a->present);
+        sqlite3_bind_int64(q, 5, (int64_t)a->size);
+        sqlite3_bind_int64(q, 6, a->mtime_ns);
+        sqlite3_bind_int64(q, 7, (int64_t)a->inode);
+        sqlite3_bind_int64(q, 8, (int64_t)a->bytes_parsed);
+        sqlite3_bind_double(q, 9, a->parse_ms);
+        if (a->format) sqlite3_bind_text(q, 10, a->format, -1, SQLITE_STATIC);
+        else sqlite3_bind_null(q, 10);
+        rc = step_done(q);
+        sqlite3_clear_bindings(q);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) return rc;
+
+    rc = sqlite3_prepare_v2(s->w, "DELETE FROM kernels WHERE run_id = ?1", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+    rc = step_done(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_prepare_v2(s->w,
+        "INSERT INTO kernels(run_id, name, calls, total_ns, min_ns, max_ns, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    const kernel_table *kt = &res->kernels.kernels;
+    for (size_t i = 0; i < kt->count && rc == SQLITE_OK; i++) {
+        const kernel_stat *k = &kt->items[i];
+        sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, k->name, (int)k->name_len, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 3, (int64_t)k->calls);
+        sqlite3_bind_int64(q, 4, clamp64(k->total_ns));
+        sqlite3_bind_int64(q, 5, clamp64(k->min_ns));
+        sqlite3_bind_int64(q, 6, clamp64(k->max_ns));
+        sqlite3_bind_int(q, 7, (int)k->flags);
+        rc = step_done(q);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+int store_ingest(store *s, const ingest_record *r) {
+    pthread_mutex_lock(&s->wlock);
+    int rc = exec(s->w, "BEGIN IMMEDIATE", s->err, sizeof s->err);
+    if (rc == SQLITE_OK) {
+        rc = ingest_tx(s, r);
+        if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
+        else { set_err(s); exec(s->w, "ROLLBACK", NULL, 0); }
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- reads ---- */
+
+store_reader *store_reader_acquire(store *s) {
+    pthread_mutex_lock(&s->rlock);
+    for (;;) {
+        for (int i = 0; i < READERS; i++)
+            if (!s->readers[i].busy) {
+                s->readers[i].busy = true;
+                pthread_mutex_unlock(&s->rlock);
+                return &s->readers[i];
+            }
+        pthread_cond_wait(&s->rfree, &s->rlock);
+    }
+}
+
+void store_reader_release(store *s, store_reader *r) {
+    pthread_mutex_lock(&s->rlock);
+    r->busy = false;
+    pthread_cond_signal(&s->rfree);
+    pthread_mutex_unlock(&s->rlock);
+}
+
+static const char *col_text(sqlite3_stmt *q, int i) { return (const char *)sqlite3_column_text(q, i); }
+
+bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *sig, bool *has_metrics) {
+    sqlite3_stmt *q = NULL;
+    bool found = false;
+    memset(sig, 0, sizeof *sig);
+    if (sqlite3_prepare_v2(r->db, "SELECT status, metrics_json IS NOT NULL FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        found = run_status_parse(col_text(q, 0), st);
+        *has_metrics = sqlite3_column_int(q, 1) != 0;
+    }
+    sqlite3_finalize(q);
+    if (!found) return false;
+    if (sqlite3_prepare_v2(r->db, "SELECT kind, present, size, mtime_ns, inode FROM artefacts WHERE run_id = ?1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return true;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *kind = col_text(q, 0);
+        for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+            if (strcmp(kind, KIND_KEYS[k])) continue;
+            sig->a[k].present = sqlite3_column_int(q, 1) != 0;
+            sig->a[k].size = (uint64_t)sqlite3_column_int64(q, 2);
+            sig->a[k].mtime_ns = sqlite3_column_int64(q, 3);
+            sig->a[k].inode = (uint64_t)sqlite3_column_int64(q, 4);
+        }
+    }
+    sqlite3_finalize(q);
+    return true;
+}
+
+#define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
+                    " metrics_json, tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
+
+static void read_run(sqlite3_stmt *q, run_row *row) {
+    memset(row, 0, sizeof *row);
+    row->id = col_text(q, 0);
+    row->root = col_text(q, 1);
+    row->path = col_text(q, 2);
+    run_status_parse(col_text(q, 3), &row->status);
+    row->created_at = sqlite3_column_int64(q, 4);
+    row->updated_at = sqlite3_column_int64(q, 5);
+    row->completed_at = sqlite3_column_int64(q, 6);
+    row->ingest_count = sqlite3_column_int64(q, 7);
+    row->parse_ms = sqlite3_column_double(q, 8);
+    row->error = col_text(q, 9);
+    row->metrics_json = col_text(q, 10);
+    row->has_headline = sqlite3_column_type(q, 11) != SQLITE_NULL;
+    row->tokens_per_sec = sqlite3_column_double(q, 11);
+    row->mfu_pct = sqlite3_column_double(q, 12);
+    row->gpu_util_pct = sqlite3_column_double(q, 13);
+    row->step_seconds = sqlite3_column_double(q, 14);
+    row->hbm_peak_gb = sqlite3_column_double(q, 15);
+}
+
+int store_list_runs(store_reader *r, int status, int limit, const char *cursor, run_row_fn fn, void *user,
+                    char *next, size_t next_len) {
+    int64_t c_upd = INT64_MAX;
+    const char *c_id = "\xff";
+    next[0] = '\0';
+    if (cursor && *cursor) {                 /* "<updated_at>:<id>" */
+        char *end;
+        long long v = strtoll(cursor, &end, 10);
+        if (end == cursor || *end != ':' || !end[1]) return -1;
+        c_upd = v;
+        c_id = end + 1;
+    }
+    sqlite3_stmt *q = NULL;
+    const char *sql = status >= 0
+        ? "SELECT " RUN_COLUMNS " FROM runs WHERE status = ?3 AND (updated_at < ?1 OR (updated_at = ?1 AND id < ?2))"
+          " ORDER BY updated_at DESC, id DESC LIMIT ?4"
+        : "SELECT " RUN_COLUMNS " FROM runs WHERE (updated_at < ?1 OR (updated_at = ?1 AND id < ?2))"
+          " ORDER BY updated_at DESC, id DESC LIMIT ?4";
+    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_int64(q, 1, c_upd);
+    sqlite3_bind_text(q, 2, c_id, -1, SQLITE_STATIC);
+    if (status >= 0) sqlite3_bind_text(q, 3, run_status_name((run_status)status), -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 4, limit + 1);       /* one more tells whether there is a next page */
+    int n = 0, rc;
+    run_row row;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        read_run(q, &row);
+        if (n == limit) break;
+        fn(user, &row);
+        snprintf(next, next_len, "%lld:%s", (long long)row.updated_at, row.id);
+        n++;
+    }
+    if (rc != SQLITE_ROW) next[0] = '\0';    /* no row beyond this page */
+    sqlite3_finalize(q);
+    return (rc == SQLITE_ROW || rc == SQLITE_DONE) ? n : -1;
+}
+
+bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(r->db, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(q) == SQLITE_ROW;
+    if (found) {
+        run_row row;
+        read_run(q, &row);
+        fn(user, &row);
+    }
+    sqlite3_finalize(q);
+    return found;
+}
+
+void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(r->db, "SELECT kind, path, format, present, size, mtime_ns, inode, bytes_parsed, parse_ms"
+                           " FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        run_artefact_row a = {
+            .kind = col_text(q, 0), .path = col_text(q, 1), .format = col_text(q, 2),
+            .present = sqlite3_column_int(q, 3) != 0, .size = sqlite3_column_int64(q, 4),
+            .mtime_ns = sqlite3_column_int64(q, 5), .inode = sqlite3_column_int64(q, 6),
+            .bytes_parsed = sqlite3_column_int64(q, 7), .parse_ms = sqlite3_column_double(q, 8),
+        };
+        fn(user, &a);
+    }
+    sqlite3_finalize(q);
+}
+
+int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
+    static const char *const ORDER[] = {
+        "total_ns DESC, name", "calls DESC, name", "avg_ns DESC, name", "max_ns DESC, name", "name"};
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT name, calls, total_ns, min_ns, max_ns, CAST(total_ns AS REAL) / calls AS avg_ns,"
+             " total_ns * 100.0 / (SELECT MAX(1, SUM(total_ns)) FROM kernels WHERE run_id = ?1), flags"
+             " FROM kernels WHERE run_id = ?1 ORDER BY %s LIMIT ?2", ORDER[sort]);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 2, limit);
+    int n = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        kernel_row k = {
+            .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
+            .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
+            .avg_ns = sqlite3_column_double(q, 5), .pct_time = sqlite3_column_double(q, 6),
+            .flags = (unsigned)sqlite3_column_int(q, 7),
+        };
+        fn(user, &k);
+        n++;
+    }
+    sqlite3_finalize(q);
+    return n;
+}
+
+void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {
+    memset(counts, 0, sizeof(int64_t) * RUN_STATUS_COUNT);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(r->db, "SELECT status, COUNT(*) FROM runs GROUP BY status", -1, &q, NULL) != SQLITE_OK) return;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        run_status st;
+        if (run_status_parse(col_text(q, 0), &st)) counts[st] = sqlite3_column_int64(q, 1);
+    }
+    sqlite3_finalize(q);
+}

@@ -1,0 +1,115 @@
+/* store: goblind's SQLite database. Only this directory speaks SQL.
+ *
+ * One write connection, serialised by a mutex (the loop thread writes small status
+ * changes, worker threads write whole ingests), and a small pool of read connections
+ * for the HTTP threads. WAL lets readers run while an ingest commits. Every ingest is
+ * one transaction, so a crash leaves the previous state of a run, never half a run.
+ * The schema is versioned with PRAGMA user_version (see MIGRATIONS in store.c). */
+#ifndef GOBLIN_STORE_H
+#define GOBLIN_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/run_parse.h"
+
+typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_STATUS_COUNT } run_status;
+
+const char *run_status_name(run_status s);
+bool run_status_parse(const char *s, run_status *out);
+
+typedef struct store store;
+typedef struct store_reader store_reader;
+
+/* Artefact identity: a run is re-parsed only when one of these changed. */
+typedef struct artefact_sig {
+    bool present;
+    uint64_t size, inode;
+    int64_t mtime_ns;
+} artefact_sig;
+
+typedef struct run_sig {
+    artefact_sig a[ARTEFACT_KIND_COUNT];
+} run_sig;
+
+/* Opens (creating and migrating) the database. On failure returns NULL and sets *err
+ * (caller frees). */
+store *store_open(const char *path, char **err);
+void store_close(store *s);
+/* The last SQLite error of the write side, for logs. */
+const char *store_last_error(store *s);
+
+/* ---- writes (thread-safe) ---- */
+
+/* Creates the run if needed and sets its status (and root/path); complete and failed
+ * also stamp completed_at. updated_at moves only when something changed. 0 on success. */
+int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now_ms);
+
+typedef struct ingest_record {
+    const char *id, *root, *path;
+    run_status status;
+    int64_t now_ms;
+    const run_result *result;
+    const char *metrics_json;      /* rendered RunMetrics, compact */
+    const char *error;             /* NULL, or why the run is not parseable yet */
+    double parse_ms;
+} ingest_record;
+
+/* Stores one parse of a run (row, artefacts, kernels, metrics) in one transaction. */
+int store_ingest(store *s, const ingest_record *rec);
+
+/* ---- reads ---- */
+
+store_reader *store_reader_acquire(store *s);
+void store_reader_release(store *s, store_reader *r);
+
+/* Status and stored artefact signature of a run; false when unknown. */
+bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *sig, bool *has_metrics);
+
+typedef struct run_row {
+    const char *id, *root, *path;
+    run_status status;
+    int64_t created_at, updated_at, completed_at;   /* ms since the epoch; 0 = never */
+    int64_t ingest_count;
+    double parse_ms;
+    const char *error;             /* may be NULL */
+    const char *metrics_json;      /* may be NULL */
+    bool has_headline;
+    double tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb;
+} run_row;
+
+typedef struct run_artefact_row {
+    const char *kind, *path, *format;
+    bool present;
+    int64_t size, mtime_ns, inode, bytes_parsed;
+    double parse_ms;
+} run_artefact_row;
+
+typedef void (*run_row_fn)(void *user, const run_row *row);
+typedef void (*artefact_row_fn)(void *user, const run_artefact_row *row);
+
+/* Runs newest first (updated_at, then id, descending). status < 0: any. cursor: NULL
+ * or a value from a previous call. Writes the next cursor ("" when done) into next
+ * (at least 160 bytes). Returns the number of rows, or -1 on a bad cursor / error. */
+int store_list_runs(store_reader *r, int status, int limit, const char *cursor, run_row_fn fn, void *user,
+                    char *next, size_t next_len);
+/* One run; false when unknown. */
+bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user);
+void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user);
+
+typedef struct kernel_row {
+    const char *name;
+    int64_t calls, total_ns, min_ns, max_ns;
+    double avg_ns, pct_time;
+    unsigned flags;                /* KF_* of parsers/kernel_table.h */
+} kernel_row;
+
+typedef enum { KSORT_TOTAL, KSORT_CALLS, KSORT_AVG, KSORT_MAX, KSORT_NAME } kernel_sort;
+typedef void (*kernel_row_fn)(void *user, const kernel_row *row);
+/* Kernels of a run; returns the number of rows or -1 on error. */
+int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user);
+
+/* Number of runs per status (counts[RUN_STATUS_COUNT]). */
+void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]);
+
+#endif
