@@ -2,6 +2,7 @@
 #include "api/http_api.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -166,6 +167,24 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     *con_cls = NULL;
 }
 
+/* Percent-decoding that keeps "%00" as it is: a NUL would silently cut the path (and
+ * "/runs/%00" would read as "/runs/"); kept literal, it fails id validation instead. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+    (void)cls; (void)c;
+    char *w = s;
+    for (char *r = s; *r;) {
+        if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2]) && !(r[1] == '0' && r[2] == '0')) {
+            char hex[3] = {r[1], r[2], 0};
+            *w++ = (char)strtol(hex, NULL, 16);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
     (void)cls;
     char b[512];
@@ -205,6 +224,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
                             MHD_OPTION_END);
     freeaddrinfo(ai);

@@ -177,15 +177,14 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     bool final = (rc.status == RUN_COMPLETE || rc.status == RUN_FAILED || rc.status == RUN_GONE) && rc.metrics_json;
     int64_t now = api_now_ms();
     if (wait > 0 && !api_stopping(a)) {
-        if (!req->waiting) {                            /* first look: remember what "changed" means */
+        /* Without If-None-Match the poll waits for a final answer; with it, for any new
+         * version. Either way one request replaces the agent's polling loop. */
+        if (!req->waiting) {
             req->waiting = true;
             req->deadline_ms = now + wait * 1000;
-            snprintf(req->base_etag, sizeof req->base_etag, "%s", inm ? inm : etag);
-            req->base_status = rc.status;
         }
-        bool changed = !etag_matches(req->base_etag, etag) || rc.status != req->base_status;
-        bool nothing_to_wait_for = final && !inm;
-        if (!changed && !nothing_to_wait_for && now < req->deadline_ms) {
+        bool answer_now = inm ? !etag_matches(inm, etag) : final;
+        if (!answer_now && now < req->deadline_ms) {
             free(rc.metrics_json);
             req->recheck_ms = now + RECHECK_MS;
             api_wait(a, req, c, id);

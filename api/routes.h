@@ -15,8 +15,6 @@ typedef struct api_request {
     /* long poll */
     bool waiting, suspended;
     char wait_run[130];
-    char base_etag[64];
-    run_status base_status;
     int64_t deadline_ms, recheck_ms;
     struct MHD_Connection *conn;
     struct api_request *prev, *next;

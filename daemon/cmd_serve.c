@@ -73,7 +73,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
-        {"--log-level", "log_level"},
+        {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {

@@ -65,6 +65,14 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         c->listen = strdup(v);
         return true;
     }
+    if (!strcmp(key, "watch_mode")) {
+        if (strcmp(v, "events") && strcmp(v, "scan")) {
+            snprintf(err, errlen, "watch_mode: expected events or scan, got '%s'", v);
+            return false;
+        }
+        c->scan_only = !strcmp(v, "scan");
+        return true;
+    }
     if (!strcmp(key, "log_level")) {
         if (!log_level_parse(v, &c->log_level)) {
             snprintf(err, errlen, "log_level: expected error, warn, info or debug, got '%s'", v);

@@ -20,6 +20,7 @@ typedef struct goblind_config {
     int quiet_s;                /* no change for this long after a good parse = complete */
     int scan_interval_s;        /* safety-net rescan of roots and runs */
     int fallback_scan_ms;       /* rescan period once inotify watches run out */
+    bool scan_only;             /* watch_mode = scan: no inotify at all (NFS, tests) */
     int max_connections;
     int connection_timeout_s;
     log_level log_level;

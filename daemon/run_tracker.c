@@ -404,7 +404,7 @@ static run *run_new(tracker *t, const char *root_path, const char *id) {
     r->id = strdup(id);
     r->root = strdup(root_path);
     r->path = join(root_path, id);
-    r->status = RUN_PENDING;
+    r->status = RUN_STATUS_COUNT;               /* not stored yet: the first set_status writes */
     uv_fs_event_init(t->loop, &r->watch);
     uv_timer_init(t->loop, &r->settle);
     uv_timer_init(t->loop, &r->quiet);
@@ -550,7 +550,12 @@ int tracker_start(tracker *t) {
     uv_timer_init(t->loop, &t->scan);
     t->scan.data = t;
     t->open_handles++;
-    uv_timer_start(&t->scan, on_scan, (uint64_t)t->cfg->scan_interval_s * 1000, (uint64_t)t->cfg->scan_interval_s * 1000);
+    uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
+    uv_timer_start(&t->scan, on_scan, every, every);
+    if (t->cfg->scan_only) {
+        t->fallback = t->stats.fallback_scanning = true;
+        log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
+    }
     store_reader *rd = store_reader_acquire(t->st);
     for (size_t i = 0; i < t->cfg->n_roots; i++) {
         root *ro = &t->roots[t->n_roots++];

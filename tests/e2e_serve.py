@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `goblind serve`: a real daemon on an ephemeral loopback port, temporary
+roots and database, runs written by ../shared/tools/gen_run.py (also --live), checked through
+the HTTP API against `goblind parse` and the RunMetrics schema.
+
+usage: e2e_serve.py GOBLIND SHARED_DIR [TEST_NAME...]
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+GOBLIND, SHARED = sys.argv[1], Path(sys.argv[2])
+ONLY = sys.argv[3:]
+GEN = SHARED / "tools" / "gen_run.py"
+SCHEMA = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
+try:
+    import jsonschema
+except ImportError:  # CI installs python3-jsonschema; keep a clear failure if it is missing
+    jsonschema = None
+
+
+class Daemon:
+    def __init__(self, tmp, roots=None, extra=()):
+        self.tmp = Path(tmp)
+        self.roots = roots or [self.tmp / "runs"]
+        for r in self.roots:
+            r.mkdir(parents=True, exist_ok=True)
+        self.db = self.tmp / "goblind.db"
+        self.extra = list(extra)
+        self.proc = None
+
+    def start(self):
+        args = [GOBLIND, "serve", "--db", str(self.db), "--listen", "127.0.0.1:0", "--settle-ms", "150",
+                "--quiet-s", "1", "--scan-interval-s", "2", "--log-level", "debug", *self.extra]
+        for r in self.roots:
+            args += ["--root", str(r)]
+        self.log = open(self.tmp / "daemon.log", "ab")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
+        line = self.proc.stdout.readline().decode()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, f"no URL line from goblind serve: {line!r}"
+        self.base = f"http://127.0.0.1:{m.group(1)}"
+        wait_for(lambda: self.get("/readyz")[0] == 200, 10, "readyz")
+        return self
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            rc = self.proc.wait(20)
+            self.log.close()
+            return rc
+        return None
+
+    def logtext(self):
+        return (self.tmp / "daemon.log").read_text(errors="replace")
+
+    def get(self, path, headers=None, method="GET"):
+        req = urllib.request.Request(self.base + path, headers=headers or {}, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=90) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read()
+
+    def json(self, path, headers=None):
+        st, h, body = self.get(path, headers)
+        return st, h, (json.loads(body) if body else None)
+
+    def wait_status(self, run_id, want, timeout=30):
+        def ok():
+            st, _, d = self.json(f"/runs/{run_id}")
+            return st == 200 and d["status"] == want
+        wait_for(ok, timeout, f"run {run_id} to be {want}")
+
+
+def wait_for(cond, timeout, what):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def gen(out, seed=1, steps=4, kernels=60, extra=()):
+    subprocess.run([sys.executable, str(GEN), str(out), "--steps", str(steps), "--kernels-per-step", str(kernels),
+                    "--cpu-ops-per-step", "10", "--smi-samples", "40", "--seed", str(seed), *extra],
+                   check=True, capture_output=True)
+
+
+def parse(run_dir):
+    out = subprocess.run([GOBLIND, "parse", str(run_dir), "--indent", "0"], check=True, capture_output=True)
+    return json.loads(out.stdout)
+
+
+def check_metrics_body(body, run_dir):
+    doc = json.loads(body)
+    assert set(doc) <= set(SCHEMA["properties"]) and set(SCHEMA["required"]) <= set(doc), set(doc)
+    if jsonschema is not None:
+        jsonschema.validate(doc, SCHEMA)
+    want = parse(run_dir)
+    assert doc == want, f"served metrics differ from goblind parse:\n{doc}\n{want}"
+    return doc
+
+
+# ---- tests -------------------------------------------------------------------------------
+
+def test_backfill_metrics_and_listing(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "r-a", seed=1)
+    gen(d.roots[0] / "r-b", seed=2, extra=["--dialect", "rocprof", "--gzip"])
+    d.start()
+    for rid in ("r-a", "r-b"):
+        d.wait_status(rid, "complete")
+        st, h, body = d.get(f"/runs/{rid}/metrics")
+        assert st == 200, st
+        check_metrics_body(body, d.roots[0] / rid)
+        etag = h["ETag"]
+        st, h2, body2 = d.get(f"/runs/{rid}/metrics", {"If-None-Match": etag})
+        assert st == 304 and body2 == b"" and h2["ETag"] == etag, st
+    st, _, lst = d.json("/runs")
+    assert st == 200 and [r["id"] for r in lst["runs"]] == sorted([r["id"] for r in lst["runs"]],
+        key=lambda i: [x["updated_at"] for x in lst["runs"] if x["id"] == i][0], reverse=True)
+    assert {r["id"] for r in lst["runs"]} == {"r-a", "r-b"} and lst["next_cursor"] is None
+    assert all(r["tokens_per_sec"] > 0 and r["status"] == "complete" for r in lst["runs"])
+    st, _, p1 = d.json("/runs?limit=1")
+    assert len(p1["runs"]) == 1 and p1["next_cursor"]
+    st, _, p2 = d.json(f"/runs?limit=1&cursor={p1['next_cursor']}")
+    assert len(p2["runs"]) == 1 and p2["runs"][0]["id"] != p1["runs"][0]["id"] and p2["next_cursor"] is None
+    st, _, f = d.json("/runs?status=failed")
+    assert st == 200 and f["runs"] == []
+    st, _, det = d.json("/runs/r-a")
+    assert det["status"] == "complete" and det["ingest_count"] == 1 and det["completed_at"]
+    assert {a["kind"] for a in det["artefacts"]} == {"kernel_trace", "torch_profile", "telemetry"}
+    assert all(a["present"] for a in det["artefacts"]) and det["warnings"] == []
+    st, _, k = d.json("/runs/r-a/kernels?limit=3&sort=calls")
+    assert st == 200 and len(k["kernels"]) == 3
+    calls = [x["calls"] for x in k["kernels"]]
+    assert calls == sorted(calls, reverse=True)
+    st, _, k = d.json("/runs/r-a/kernels")
+    assert abs(sum(x["pct_time"] for x in k["kernels"]) - 100) < 1e-6
+    assert any(x["gemm"] for x in k["kernels"]) and any(x["collective"] for x in k["kernels"])
+    assert d.stop() == 0
+
+
+def test_live_run_never_200_before_complete(tmp):
+    d = Daemon(tmp).start()
+    run = d.roots[0] / "live-1"
+    writer = subprocess.Popen([sys.executable, str(GEN), str(run), "--steps", "20", "--kernels-per-step", "150",
+                               "--cpu-ops-per-step", "20", "--smi-samples", "150", "--live", "3", "--seed", "4"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = set()
+    while writer.poll() is None:
+        st, _, _ = d.get("/runs/live-1/metrics")
+        seen.add(st)
+        assert st != 200, "200 from /metrics while the run was still being written"
+        time.sleep(0.05)
+    assert 202 in seen, seen
+    st, _, body = d.get("/runs/live-1/metrics?wait=30")
+    assert st == 200, st
+    check_metrics_body(body, run)
+    assert d.stop() == 0
+
+
+def test_renamed_in_deleted_and_rewritten(tmp):
+    d = Daemon(tmp).start()
+    outside = Path(tmp) / "staging" / "moved-1"
+    gen(outside, seed=5)
+    os.rename(outside, d.roots[0] / "moved-1")
+    d.wait_status("moved-1", "complete")
+    st, h, body = d.get("/runs/moved-1/metrics")
+    first = check_metrics_body(body, d.roots[0] / "moved-1")
+    etag1 = h["ETag"]
+    # rewritten in place: the run is re-parsed and its ETag changes
+    other = Path(tmp) / "staging" / "other"
+    gen(other, seed=6, steps=6)
+    shutil.copy(other / "trace.csv", d.roots[0] / "moved-1" / "trace.csv.tmp")
+    os.replace(d.roots[0] / "moved-1" / "trace.csv.tmp", d.roots[0] / "moved-1" / "trace.csv")
+    def reparsed():
+        st, h, body = d.get("/runs/moved-1/metrics")
+        return st == 200 and h["ETag"] != etag1
+    wait_for(reparsed, 30, "re-parse after rewrite")
+    st, h, body = d.get("/runs/moved-1/metrics")
+    second = check_metrics_body(body, d.roots[0] / "moved-1")
+    assert second != first
+    # deleted: metrics kept, marked gone
+    shutil.rmtree(d.roots[0] / "moved-1")
+    d.wait_status("moved-1", "gone")
+    st, _, body = d.get("/runs/moved-1/metrics")
+    assert st == 200 and json.loads(body) == second
+    assert d.stop() == 0
+
+
+def test_restart_keeps_everything_without_reparsing(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "keep-1", seed=7)
+    gen(d.roots[0] / "keep-2", seed=8)
+    d.start()
+    d.wait_status("keep-1", "complete")
+    d.wait_status("keep-2", "complete")
+    before = {r: d.json(f"/runs/{r}")[2] for r in ("keep-1", "keep-2")}
+    assert d.stop() == 0
+    shutil.rmtree(d.roots[0] / "keep-2")          # deleted while the daemon was down
+    d.start()
+    after = d.json("/runs/keep-1")[2]
+    assert after["ingest_count"] == before["keep-1"]["ingest_count"] == 1, after
+    assert after["status"] == "complete" and after["updated_at"] == before["keep-1"]["updated_at"]
+    d.wait_status("keep-2", "gone")
+    assert d.get("/runs/keep-1/metrics")[0] == 200
+    assert "re-pars" not in d.logtext().split("start-up scan done")[-1]
+    assert d.stop() == 0
+
+
+def test_long_poll(tmp):
+    d = Daemon(tmp, extra=["--quiet-s", "2"]).start()
+    run = d.roots[0] / "poll-1"
+    result = {}
+    def poll():
+        t0 = time.time()
+        result["st"], _, result["body"] = d.get("/runs/poll-1/metrics?wait=20")
+        result["dt"] = time.time() - t0
+    gen(Path(tmp) / "src", seed=9)
+    run.mkdir()
+    wait_for(lambda: d.get("/runs/poll-1")[0] == 200, 10, "run discovered")
+    t = threading.Thread(target=poll)
+    t.start()
+    time.sleep(0.3)
+    for f in ("amd_smi.csv", "trace.csv", "torch_profile.json"):
+        shutil.copy(Path(tmp) / "src" / f, run / f)
+    t.join(30)
+    assert result["st"] == 200 and result["dt"] < 15, result.get("st")
+    check_metrics_body(result["body"], run)
+    _, h, _ = d.get("/runs/poll-1/metrics")
+    t0 = time.time()
+    st, _, _ = d.get("/runs/poll-1/metrics?wait=1", {"If-None-Match": h["ETag"]})
+    assert st == 304 and 0.8 < time.time() - t0 < 5, (st, time.time() - t0)
+    assert d.stop() == 0
+
+
+def test_api_errors(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "e-1", seed=1)
+    d.start()
+    d.wait_status("e-1", "complete")
+    cases = [
+        ("/runs/nope/metrics", 404), ("/runs/nope", 404), ("/runs/nope/kernels", 404), ("/nowhere", 404),
+        ("/runs/e-1/other", 404), ("/runs/..", 400), ("/runs/%2e%2e/metrics", 400), ("/runs/a%20b", 400),
+        ("/runs/" + "x" * 200, 400), ("/runs/%00", 400), ("/runs?limit=0", 400), ("/runs?limit=1001", 400),
+        ("/runs?limit=abc", 400), ("/runs?status=weird", 400), ("/runs?cursor=zzz", 400),
+        ("/runs/e-1/metrics?wait=61", 400), ("/runs/e-1/metrics?wait=-1", 400), ("/runs/e-1/kernels?sort=x", 400),
+        ("/runs/e-1/kernels?limit=0", 400),
+    ]
+    for path, want in cases:
+        st, h, body = d.get(path)
+        assert st == want, (path, st)
+        doc = json.loads(body)
+        assert set(doc) == {"error", "detail"} and doc["detail"], (path, doc)
+        assert h["Content-Type"] == "application/json"
+    for method in ("POST", "DELETE", "PUT"):
+        st, h, body = d.get("/runs", method=method)
+        assert st == 405 and "GET" in h["Allow"] and json.loads(body)["error"] == "method_not_allowed", method
+    assert d.get("/runs", method="HEAD")[0] == 200
+    assert d.stop() == 0
+
+
+def test_names_duplicates_and_scan_mode(tmp):
+    a, b = Path(tmp) / "rootA", Path(tmp) / "rootB"
+    d = Daemon(tmp, roots=[a, b], extra=["--watch-mode", "scan", "--fallback-scan-ms", "200"])
+    gen(a / "same-id", seed=1)
+    gen(b / "same-id", seed=2)
+    gen(a / "bad name!", seed=3)
+    d.start()
+    gen(b / "late-1", seed=4)                      # found by scanning, not by events
+    d.wait_status("late-1", "complete")
+    d.wait_status("same-id", "complete")
+    ids = [r["id"] for r in d.json("/runs")[2]["runs"]]
+    assert sorted(ids) == ["late-1", "same-id"], ids
+    assert d.json("/runs/same-id")[2]["root"] == str(a)
+    log = d.logtext()
+    assert "bad name!" in log and "exists in both" in log and "watch_mode = scan" in log
+    assert d.stop() == 0
+
+
+def test_kill9_mid_ingest(tmp):
+    d = Daemon(tmp)
+    big = d.roots[0] / "big-1"
+    gen(big, seed=3, steps=120, kernels=400, extra=["--cpu-ops-per-step", "60"])
+    for trial in range(3):
+        d.start()
+        st = None
+        for _ in range(400):                          # kill while the parse or its transaction is in flight
+            st = d.json("/runs/big-1")
+            if st[0] == 200 and st[2]["status"] == "running":
+                break
+            time.sleep(0.005)
+        time.sleep(0.02 * trial)
+        d.stop(signal.SIGKILL)
+    con = sqlite3.connect(d.db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    d.start()
+    d.wait_status("big-1", "complete", timeout=60)
+    st, _, body = d.get("/runs/big-1/metrics")
+    check_metrics_body(body, big)
+    assert d.stop() == 0
+    con = sqlite3.connect(d.db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert con.execute("SELECT COUNT(*) FROM runs WHERE id='big-1'").fetchone()[0] == 1
+    assert con.execute("SELECT COUNT(*), COUNT(DISTINCT name) FROM kernels WHERE run_id='big-1'").fetchone() \
+        == (10, 10)
+    con.close()
+
+
+def main():
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and (not ONLY or n in ONLY)]
+    passed = failed = 0
+    for name, fn in tests:
+        tmp = tempfile.mkdtemp(prefix="goblind-e2e-")
+        t0 = time.time()
+        try:
+            fn(tmp)
+            passed += 1
+            print(f"ok   {name} ({time.time() - t0:.1f}s)", flush=True)
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}", flush=True)
+            traceback.print_exc()
+            log = Path(tmp) / "daemon.log"
+            if log.exists():
+                print("---- daemon log (tail) ----")
+                print("\n".join(log.read_text(errors="replace").splitlines()[-40:]))
+        finally:
+            subprocess.run(["pkill", "-KILL", "-f", f"--db {tmp}/"], capture_output=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"e2e_serve: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
