@@ -32,13 +32,14 @@ except ImportError:  # CI installs python3-jsonschema; keep a clear failure if i
 
 
 class Daemon:
-    def __init__(self, tmp, roots=None, extra=()):
+    def __init__(self, tmp, roots=None, extra=(), env=None):
         self.tmp = Path(tmp)
         self.roots = roots or [self.tmp / "runs"]
         for r in self.roots:
             r.mkdir(parents=True, exist_ok=True)
         self.db = self.tmp / "goblind.db"
         self.extra = list(extra)
+        self.env = env
         self.proc = None
 
     def start(self):
@@ -47,7 +48,8 @@ class Daemon:
         for r in self.roots:
             args += ["--root", str(r)]
         self.log = open(self.tmp / "daemon.log", "ab")
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log)
+        env = dict(os.environ, **(self.env or {}))
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=env)
         line = self.proc.stdout.readline().decode()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert m, f"no URL line from goblind serve: {line!r}"
@@ -290,6 +292,24 @@ def test_names_duplicates_and_scan_mode(tmp):
     assert d.json("/runs/same-id")[2]["root"] == str(a)
     log = d.logtext()
     assert "bad name!" in log and "exists in both" in log and "watch_mode = scan" in log
+    assert d.stop() == 0
+
+
+def test_inotify_exhausted_falls_back_to_scanning(tmp):
+    shim = os.environ.get("GOBLIND_INOTIFY_SHIM")
+    if not shim:
+        print("     (skipped: GOBLIND_INOTIFY_SHIM not set)")
+        return
+    env = {"LD_PRELOAD": shim, "GOBLIND_TEST_WATCH_LIMIT": "2",
+           "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"}
+    d = Daemon(tmp, env=env, extra=["--fallback-scan-ms", "200"])
+    gen(d.roots[0] / "w-1", seed=1)
+    d.start()                                      # root + w-1 use up the two watches
+    for i in (2, 3):
+        gen(d.roots[0] / f"w-{i}", seed=i)
+    for i in (1, 2, 3):
+        d.wait_status(f"w-{i}", "complete")
+    assert "falling back to rescanning every 200 ms" in d.logtext()
     assert d.stop() == 0
 
 
