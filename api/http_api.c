@@ -225,7 +225,6 @@ api *api_start(const api_options *opt, store *st, char **err) {
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
                             MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!a->d) {

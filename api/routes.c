@@ -124,11 +124,12 @@ static void detail_row(void *user, const run_row *row) {
 }
 
 static void add_artefact(void *user, const run_artefact_row *a) {
-    json_array_append_new(user, json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o}",
+    json_array_append_new(user, json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
         "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
         "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
         "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
-        "format", a->format ? json_string(a->format) : json_null()));
+        "format", a->format ? json_string(a->format) : json_null(),
+        "error", a->error ? json_string(a->error) : json_null()));
 }
 
 static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {

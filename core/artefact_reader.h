@@ -19,6 +19,7 @@ typedef struct artefact_info {
     uint64_t bytes_parsed;   /* bytes fed to the parser (after inflation) */
     double parse_ms;
     const char *format;      /* parser name, NULL when none ran */
+    const char *error;       /* the first warning about this file (owned by the run's warnings), or NULL */
 } artefact_info;
 
 /* Parses `path` as artefact `kind` into `summary` (the kind's summary struct).

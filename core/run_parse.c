@@ -36,6 +36,10 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     if (threaded) pthread_join(th, NULL);
     else torch_thread(&job);
 
+    /* each file's first warning, kept for the store (the strings move, they are not copied) */
+    out->info[ARTEFACT_KERNEL_TRACE].error = kdiag.count ? kdiag.items[0] : NULL;
+    out->info[ARTEFACT_TORCH_PROFILE].error = job.diag.count ? job.diag.items[0] : NULL;
+    out->info[ARTEFACT_TELEMETRY].error = sdiag.count ? sdiag.items[0] : NULL;
     diag_init(&out->metrics.warnings);          /* the reference's order: kernels, torch, telemetry */
     diag_move(&out->metrics.warnings, &kdiag);
     diag_move(&out->metrics.warnings, &job.diag);

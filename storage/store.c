@@ -53,6 +53,8 @@ static const char *const MIGRATIONS[] = {
     "  flags INTEGER NOT NULL,"
     "  PRIMARY KEY (run_id, name)"
     ");",
+    /* 2: why an artefact did not parse (its first warning) */
+    "ALTER TABLE artefacts ADD COLUMN error TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -232,8 +234,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
     rc = sqlite3_prepare_v2(s->w,
-        "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", -1, &q, NULL);
+        "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format, error)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     for (int k = 0; k < ARTEFACT_KIND_COUNT && rc == SQLITE_OK; k++) {
         const artefact_info *a = &res->info[k];
@@ -248,6 +250,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
         sqlite3_bind_double(q, 9, a->parse_ms);
         if (a->format) sqlite3_bind_text(q, 10, a->format, -1, SQLITE_STATIC);
         else sqlite3_bind_null(q, 10);
+        if (a->error) sqlite3_bind_text(q, 11, a->error, -1, SQLITE_STATIC);
+        else sqlite3_bind_null(q, 11);
         rc = step_done(q);
         sqlite3_clear_bindings(q);
     }
@@ -425,8 +429,8 @@ bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
 
 void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT kind, path, format, present, size, mtime_ns, inode, bytes_parsed, parse_ms"
-                           " FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(r->db, "SELECT kind, path, format, present, size, mtime_ns, inode, bytes_parsed, parse_ms,"
+                           " error FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     while (sqlite3_step(q) == SQLITE_ROW) {
@@ -435,6 +439,7 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
             .present = sqlite3_column_int(q, 3) != 0, .size = sqlite3_column_int64(q, 4),
             .mtime_ns = sqlite3_column_int64(q, 5), .inode = sqlite3_column_int64(q, 6),
             .bytes_parsed = sqlite3_column_int64(q, 7), .parse_ms = sqlite3_column_double(q, 8),
+            .error = col_text(q, 9),
         };
         fn(user, &a);
     }

@@ -80,6 +80,7 @@ typedef struct run_row {
 
 typedef struct run_artefact_row {
     const char *kind, *path, *format;
+    const char *error;             /* first warning about the file, or NULL */
     bool present;
     int64_t size, mtime_ns, inode, bytes_parsed;
     double parse_ms;

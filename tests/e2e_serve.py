@@ -146,7 +146,7 @@ def test_backfill_metrics_and_listing(tmp):
     st, _, det = d.json("/runs/r-a")
     assert det["status"] == "complete" and det["ingest_count"] == 1 and det["completed_at"]
     assert {a["kind"] for a in det["artefacts"]} == {"kernel_trace", "torch_profile", "telemetry"}
-    assert all(a["present"] for a in det["artefacts"]) and det["warnings"] == []
+    assert all(a["present"] and a["error"] is None for a in det["artefacts"]) and det["warnings"] == []
     st, _, k = d.json("/runs/r-a/kernels?limit=3&sort=calls")
     assert st == 200 and len(k["kernels"]) == 3
     calls = [x["calls"] for x in k["kernels"]]
@@ -223,6 +223,88 @@ def test_restart_keeps_everything_without_reparsing(tmp):
     assert d.get("/runs/keep-1/metrics")[0] == 200
     assert "re-pars" not in d.logtext().split("start-up scan done")[-1]
     assert d.stop() == 0
+
+
+def test_broken_run_fails_with_reasons(tmp):
+    d = Daemon(tmp)
+    run = d.roots[0] / "broken-1"
+    gen(run, seed=2)
+    data = (run / "torch_profile.json").read_bytes()
+    (run / "torch_profile.json").write_bytes(data[: len(data) // 2])
+    d.start()
+    d.wait_status("broken-1", "failed")
+    st, _, body = d.get("/runs/broken-1/metrics")
+    assert st == 200, st                           # failed is final: the agent gets the warnings
+    doc = check_metrics_body(body, run)
+    assert any("unreadable JSON at byte" in w for w in doc["warnings"]), doc["warnings"]
+    det = d.json("/runs/broken-1")[2]
+    torch = [a for a in det["artefacts"] if a["kind"] == "torch_profile"][0]
+    assert "unreadable JSON at byte" in torch["error"] and det["error"], det
+    # repaired in place: re-parsed and complete
+    (run / "torch_profile.json").write_bytes(data)
+    d.wait_status("broken-1", "complete")
+    assert d.stop() == 0
+
+
+def test_schema_migration_from_v1(tmp):
+    d = Daemon(tmp)
+    con = sqlite3.connect(d.db)                    # a database as the first release left it
+    con.executescript("""
+        CREATE TABLE runs (id TEXT PRIMARY KEY, root TEXT NOT NULL, path TEXT NOT NULL, status TEXT NOT NULL,
+          created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, completed_at INTEGER,
+          ingest_count INTEGER NOT NULL DEFAULT 0, parse_ms REAL, error TEXT, metrics_json TEXT,
+          tokens_per_sec REAL, mfu_pct REAL, gpu_util_pct REAL, step_seconds REAL, hbm_peak_gb REAL) WITHOUT ROWID;
+        CREATE INDEX runs_by_update ON runs(updated_at DESC, id DESC);
+        CREATE TABLE artefacts (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, kind TEXT NOT NULL,
+          path TEXT NOT NULL, present INTEGER NOT NULL, size INTEGER, mtime_ns INTEGER, inode INTEGER,
+          bytes_parsed INTEGER, parse_ms REAL, format TEXT, PRIMARY KEY (run_id, kind)) WITHOUT ROWID;
+        CREATE TABLE kernels (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL,
+          calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
+          flags INTEGER NOT NULL, PRIMARY KEY (run_id, name));
+        INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES ('old-1', 'x', 'x/old-1', 'complete', 1, 1);
+        PRAGMA user_version = 1;
+    """)
+    con.close()
+    d.start()
+    assert d.json("/runs/old-1")[2]["status"] == "gone"   # kept, and its directory is not here
+    assert d.stop() == 0
+    con = sqlite3.connect(d.db)
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert "error" in [r[1] for r in con.execute("PRAGMA table_info(artefacts)")]
+    con.close()
+
+
+def test_startup_errors(tmp):
+    tmp = Path(tmp)
+    def serve(*args):
+        p = subprocess.run([GOBLIND, "serve", "--db", str(tmp / "e.db"), "--root", str(tmp), *args],
+                           capture_output=True, text=True, timeout=30)
+        return p.returncode, p.stderr
+    conf = tmp / "bad.conf"
+    conf.write_text("[goblind]\n# fine\nsettle_ms = 100\nbogus = 1\n")
+    rc, err = serve("--config", str(conf))
+    assert rc == 2 and "bad.conf:4: unknown setting 'bogus'" in err, (rc, err)
+    conf.write_text("quiet_s = soon\n")
+    rc, err = serve("--config", str(conf))
+    assert rc == 2 and "bad.conf:1: quiet_s: expected an integer" in err, (rc, err)
+    rc, err = serve("--config", str(tmp / "missing.conf"))
+    assert rc == 2 and "missing.conf" in err
+    rc, err = serve("--listen", "nonsense")
+    assert rc == 2 and "HOST:PORT" in err
+    rc, err = serve("--frobnicate", "1")
+    assert rc == 2 and "unknown argument" in err
+    d = Daemon(tmp / "a").start()                  # the port is taken
+    port = d.base.rsplit(":", 1)[1]
+    rc, err = serve("--listen", f"127.0.0.1:{port}")
+    assert rc == 1 and "cannot listen" in err, (rc, err)
+    assert d.stop() == 0
+    rc, err = serve("--db", str(tmp / "no" / "such" / "dir" / "x.db"), "--listen", "127.0.0.1:0")
+    assert rc == 1 and "database" in err, (rc, err)
+    con = sqlite3.connect(tmp / "future.db")
+    con.execute("PRAGMA user_version = 99")
+    con.close()
+    rc, err = serve("--db", str(tmp / "future.db"), "--listen", "127.0.0.1:0")
+    assert rc == 1 and "newer than this goblind" in err, (rc, err)
 
 
 def test_long_poll(tmp):
