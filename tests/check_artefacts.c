@@ -372,6 +372,87 @@ START_TEST(amd_smi_watch_output) {
 }
 END_TEST
 
+START_TEST(amd_smi_error_paths) {
+    char *d = tu_tempdir();
+    run_result r;
+    tu_write_str(d, "amd_smi.csv", "");
+    tu_parse(d, false, &r);
+    ck_assert(tu_warned(&r, "amd_smi.csv: no recognisable telemetry header in 0 lines"));
+    run_result_free(&r);
+    tu_write_str(d, "amd_smi.csv", "gpu,timestamp,gfx_util,vram_used\n");   /* header only */
+    tu_parse(d, false, &r);
+    ck_assert_double_eq(r.metrics.hbm_peak_gb, 0.0);
+    ck_assert_uint_eq(r.telemetry.samples, 0);
+    run_result_free(&r);
+    /* the fixture cut at many offsets, and with NUL bytes and garbage spliced in */
+    size_t n;
+    char *src = tu_read(tu_fixture("amd_smi/amd-smi_metric_watch_csv_InferenceX_gpu_metrics_EXCERPT.csv"), &n);
+    for (size_t cut = 0; cut < n; cut += n / 23) {
+        tu_write(d, "amd_smi.csv", src, cut);
+        tu_parse(d, false, &r);
+        run_result_free(&r);
+    }
+    for (size_t i = 0; i < n; i += 97) src[i] = (char)(i % 3 == 0 ? 0 : i % 3 == 1 ? 0xff : '"');
+    tu_write(d, "amd_smi.csv", src, n);
+    tu_parse(d, false, &r);
+    run_result_free(&r);
+    free(src);
+    /* a 3 MB line is cut at 1 MiB, with a warning; the samples around it still count */
+    size_t big = 3u << 20;
+    char *line = malloc(big + 128);
+    int h = sprintf(line, "gpu,vram_used\n0,2048\n0,");
+    memset(line + h, '7', big);
+    strcpy(line + h + big, "\n0,4096\n");
+    tu_write(d, "amd_smi.csv", line, strlen(line));
+    tu_parse(d, false, &r);
+    ck_assert(tu_warned(&r, "lines longer than"));
+    ck_assert_double_eq(r.metrics.hbm_peak_gb, 4.0);
+    run_result_free(&r);
+    free(line);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(torch_very_long_values) {
+    char *d = tu_tempdir();
+    size_t big = 5u << 20;                                          /* a 5 MB event name on one line */
+    char *doc = malloc(big + 256);
+    int h = sprintf(doc, "{\"traceEvents\": [{\"name\": \"ProfilerStep#1");
+    memset(doc + h, 'x', big);
+    strcpy(doc + h + big, "\", \"ts\": 1, \"dur\": 2000000, \"cat\": \"cpu_op\"}], \"metadata\": {\"mfu_pct\": 12}}");
+    tu_write(d, "torch_profile.json", doc, strlen(doc));
+    run_result r;
+    tu_parse(d, false, &r);
+    ck_assert(r.torch.complete);
+    ck_assert_int_eq(r.torch.profiled_steps, 1);                   /* the prefix is enough to see the step */
+    ck_assert_double_eq(r.metrics.mfu_pct, 12.0);
+    run_result_free(&r);
+    free(doc);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(stats_csv_as_kernel_trace) {
+    static const char *const F[] = {"rocprofv3/rocprofv1_batched_gemm_results.stats.csv",
+                                    "rocprofv3/sdk2024_hip_api_stats.csv", "rocprofv3/sdk_hip_domain_stats.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        char *d = tu_tempdir();
+        tu_copy_fixture(F[i], d, "trace.csv");
+        run_result r;
+        tu_parse(d, false, &r);
+        /* like the reference, TotalDurationNs matches the DurationNs candidate by token: one
+         * "dispatch" per stats row, weighted by its total time */
+        ck_assert_uint_gt(dispatches(&r), 0);
+        ck_assert(!tu_warned(&r, "trace.csv"));
+        run_result_free(&r);
+        tu_rmrf(d);
+        free(d);
+    }
+}
+END_TEST
+
 /* ---- files that are not regular files ---------------------------------------- */
 
 START_TEST(missing_and_special_files) {
@@ -421,6 +502,9 @@ Suite *artefacts_suite(void) {
     tcase_add_test(tc, torch_gzip);
     tcase_add_test(tc, amd_smi_watch_output);
     tcase_add_test(tc, missing_and_special_files);
+    tcase_add_test(tc, amd_smi_error_paths);
+    tcase_add_test(tc, torch_very_long_values);
+    tcase_add_test(tc, stats_csv_as_kernel_trace);
     suite_add_tcase(s, tc);
     return s;
 }
