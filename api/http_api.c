@@ -16,18 +16,28 @@
 #include <unistd.h>
 
 #include "api/listen_addr.h"
+#include "api/prometheus.h"
 #include "api/routes.h"
 #include "core/run_files.h"
 
 struct api {
     struct MHD_Daemon *d;
     store *st;
+    goblind_counters *counters;
+    int metrics_max_runs;
+    const char *version;
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
     bool stopping;
     int port;
 };
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 int64_t api_now_ms(void) {
     struct timeval tv;
@@ -36,6 +46,14 @@ int64_t api_now_ms(void) {
 }
 
 store *api_store(api *a) { return a->st; }
+
+void api_prometheus(api *a, bool openmetrics, strbuf *out) {
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
+    prometheus_render(&src, openmetrics, out);
+}
+
+/* The status of the response queued last on this (the HTTP) thread, for the counters. */
+static _Thread_local unsigned last_status;
 bool api_ready(api *a) { return atomic_load(&a->ready); }
 void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
 bool api_stopping(api *a) { return a->stopping; }
@@ -47,11 +65,24 @@ static void common_headers(struct MHD_Response *r) {
     MHD_add_response_header(r, "Cache-Control", "no-store");
 }
 
+enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+                              const char *content_type) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", content_type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    last_status = status;
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *etag, int retry_after) {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!r) return MHD_NO;
     common_headers(r);
+    last_status = status;
     if (etag) MHD_add_response_header(r, "ETag", etag);
     if (retry_after > 0) {
         char b[16];
@@ -137,6 +168,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         req = calloc(1, sizeof *req);
         if (!req) return MHD_NO;
         req->api = a;
+        req->t0 = now_s();
         *con_cls = req;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
@@ -148,11 +180,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
         common_headers(r);
         MHD_add_response_header(r, "Allow", "GET, HEAD");
+        req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
         enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
         MHD_destroy_response(r);
         return ret;
     }
-    return routes_dispatch(a, req, c, url);
+    last_status = 0;
+    enum MHD_Result ret = routes_dispatch(a, req, c, url);
+    if (last_status) req->status = last_status;
+    return ret;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
@@ -163,6 +199,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     pthread_mutex_lock(&a->lock);
     if (req->suspended) unlink_waiter(a, req);
     pthread_mutex_unlock(&a->lock);
+    if (req->status) {                                /* long polls are counted, not timed */
+        if (req->waiting) counters_http_count(a->counters, req->status);
+        else counters_http(a->counters, req->status, now_s() - req->t0);
+    }
     free(req);
     *con_cls = NULL;
 }
@@ -214,6 +254,9 @@ api *api_start(const api_options *opt, store *st, char **err) {
     }
     api *a = calloc(1, sizeof *a);
     a->st = st;
+    a->counters = opt->counters;
+    a->metrics_max_runs = opt->metrics_max_runs;
+    a->version = opt->version;
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;

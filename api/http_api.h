@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/counters.h"
 #include "storage/store.h"
 
 typedef struct api api;
@@ -18,6 +19,9 @@ typedef struct api_options {
     const char *listen;          /* HOST:PORT; port 0 picks a free one */
     int max_connections;
     int connection_timeout_s;
+    goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
+    int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
+    const char *version;
 } api_options;
 
 /* NULL with *err set (caller frees) when the address cannot be bound. */

@@ -248,6 +248,19 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
 }
 
+/* ---- /metrics (Prometheus) ----------------------------------------------------------- */
+
+static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    bool om = accept && strstr(accept, "application/openmetrics-text");
+    strbuf out = {0};
+    api_prometheus(a, om, &out);
+    enum MHD_Result ret = api_send_body(c, MHD_HTTP_OK, out.data ? out.data : "", out.len,
+        om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" : "text/plain; version=0.0.4; charset=utf-8");
+    strbuf_free(&out);
+    return ret;
+}
+
 /* ---- routing ------------------------------------------------------------------------ */
 
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
@@ -258,6 +271,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
                              json_pack("{s:b}", "ready", ready), NULL, 0);
     }
+    if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {
         const char *rest = url + 6;

@@ -8,10 +8,13 @@
 #include <stdint.h>
 
 #include "api/http_api.h"
+#include "parsers/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
 typedef struct api_request {
     api *api;
+    double t0;                   /* monotonic seconds at the first call */
+    unsigned status;             /* status of the response queued */
     /* long poll */
     bool waiting, suspended;
     char wait_run[130];
@@ -30,6 +33,9 @@ bool api_stopping(api *a);
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after);
 enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *etag, int retry_after);
+enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
+                              const char *content_type);
+void api_prometheus(api *a, bool openmetrics, strbuf *out);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
 void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);

@@ -20,6 +20,7 @@ typedef struct server {
     store *st;
     api *http;
     tracker *trk;
+    goblind_counters counters;
     uv_timer_t tick;
     uv_signal_t sigterm, sigint;
     bool shutting_down;
@@ -73,7 +74,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
-        {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"},
+        {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -121,8 +122,10 @@ int cmd_serve(int argc, char **argv) {
         config_free(&s.cfg);
         return 1;
     }
+    counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
-                      .connection_timeout_s = s.cfg.connection_timeout_s};
+                      .connection_timeout_s = s.cfg.connection_timeout_s, .counters = &s.counters,
+                      .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION};
     s.http = api_start(&ao, s.st, &err);
     if (!s.http) {
         log_error("%s", err);
@@ -132,7 +135,7 @@ int cmd_serve(int argc, char **argv) {
         return 1;
     }
     uv_loop_init(&s.loop);
-    s.trk = tracker_new(&s.loop, s.st, &s.cfg, on_run_changed, &s);
+    s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     uv_timer_init(&s.loop, &s.tick);
     s.tick.data = &s;
     uv_timer_start(&s.tick, on_tick, 250, 250);

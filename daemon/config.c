@@ -19,6 +19,7 @@ void config_defaults(goblind_config *c) {
     c->fallback_scan_ms = 2000;
     c->max_connections = 1024;
     c->connection_timeout_s = 30;
+    c->metrics_max_runs = 50;
     c->log_level = LOG_INFO;
 }
 
@@ -86,6 +87,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
     else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }
     else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
+    else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
     else {
         snprintf(err, errlen, "unknown setting '%s'", key);
         return false;

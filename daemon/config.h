@@ -23,6 +23,7 @@ typedef struct goblind_config {
     bool scan_only;             /* watch_mode = scan: no inotify at all (NFS, tests) */
     int max_connections;
     int connection_timeout_s;
+    int metrics_max_runs;       /* runs exported with per-run series on /metrics */
     log_level log_level;
 } goblind_config;
 

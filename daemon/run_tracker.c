@@ -53,7 +53,8 @@ struct tracker {
     size_t n_roots;
     uv_timer_t scan;
     bool fallback, ready, stopping;
-    tracker_stats stats;
+    goblind_counters *counters;
+    size_t watched;
     int inflight, open_handles;
     void (*done)(void *);
     void *done_arg;
@@ -67,6 +68,7 @@ typedef struct parse_job {
     bool ok, stored;
     run_sig sig;
     uint64_t bytes;
+    double seconds;
 } parse_job;
 
 static void run_touch(run *r);
@@ -174,7 +176,6 @@ static void set_status(run *r, run_status st) {
 static void enter_fallback(tracker *t, const char *path, int rc) {
     if (t->fallback) return;
     t->fallback = true;
-    t->stats.fallback_scanning = true;
     log_warn("cannot watch %s (%s): inotify watches exhausted? falling back to rescanning every %d ms "
              "(raise fs.inotify.max_user_watches)", path, uv_strerror(rc), t->cfg->fallback_scan_ms);
     uv_timer_set_repeat(&t->scan, (uint64_t)t->cfg->fallback_scan_ms);
@@ -183,7 +184,11 @@ static void enter_fallback(tracker *t, const char *path, int rc) {
 
 static bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
     int rc = uv_fs_event_start(h, cb, path, 0);
-    if (rc == 0) { t->stats.watched_dirs++; return true; }
+    if (rc == 0) {
+        t->watched++;
+        atomic_fetch_add(&t->counters->watched_dirs, 1);
+        return true;
+    }
     if (rc == UV_ENOSPC || rc == UV_EMFILE || rc == UV_ENFILE || rc == UV_ENOMEM) enter_fallback(t, path, rc);
     else log_warn("cannot watch %s: %s", path, uv_strerror(rc));
     return false;
@@ -192,7 +197,8 @@ static bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb
 static void unwatch(tracker *t, uv_fs_event_t *h) {
     if (uv_is_active((uv_handle_t *)h)) {
         uv_fs_event_stop(h);
-        t->stats.watched_dirs--;
+        t->watched--;
+        atomic_fetch_sub(&t->counters->watched_dirs, 1);
     }
 }
 
@@ -311,6 +317,7 @@ static void parse_work(uv_work_t *req) {
     if (!run_parse(j->path, &opt, &j->res)) return;
     gettimeofday(&t1, NULL);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
+    j->seconds = ms / 1e3;
     const artefact_info *ki = &j->res.info[ARTEFACT_KERNEL_TRACE];
     bool kernels_ok = ki->present && ki->bytes_parsed > 0 && j->res.kernels.complete;
     bool torch_ok = j->res.torch.complete;
@@ -348,14 +355,15 @@ static void parse_done(uv_work_t *req, int status) {
     t->inflight--;
     r->parsing = false;
     if (status == 0 && j->stored) {
-        t->stats.ingests_ok++;
-        t->stats.parsed_bytes += j->bytes;
+        atomic_fetch_add(&t->counters->ingests[j->ok ? INGEST_OK : INGEST_INCOMPLETE], 1);
+        atomic_fetch_add(&t->counters->parsed_bytes, j->bytes);
+        histogram_observe(&t->counters->parse_seconds, j->seconds);
         r->have_parse = true;
         r->parsed_ok = j->ok;
         r->parsed_sig = j->sig;
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {
-        t->stats.ingests_failed++;
+        atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
         r->have_parse = false;
         log_error("run %s: ingest not stored (%s); will retry", r->id,
                   status ? uv_strerror(status) : store_last_error(t->st));
@@ -518,9 +526,11 @@ static void on_scan(uv_timer_t *h) {
 
 static tracker *handle_tracker(uv_handle_t *h) { return h->loop->data; }
 
-tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, tracker_changed_fn fn, void *user) {
+tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, goblind_counters *counters,
+                     tracker_changed_fn fn, void *user) {
     tracker *t = calloc(1, sizeof *t);
     if (!t) return NULL;
+    t->counters = counters;
     t->loop = loop;
     loop->data = t;
     t->st = st;
@@ -553,7 +563,7 @@ int tracker_start(tracker *t) {
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
     uv_timer_start(&t->scan, on_scan, every, every);
     if (t->cfg->scan_only) {
-        t->fallback = t->stats.fallback_scanning = true;
+        t->fallback = true;
         log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
     }
     store_reader *rd = store_reader_acquire(t->st);
@@ -586,12 +596,11 @@ int tracker_start(tracker *t) {
     free(g.ids);
     t->ready = true;
     log_info("start-up scan done: %zu runs under %zu roots, %zu directories watched%s", t->nruns, t->n_roots,
-             t->stats.watched_dirs, t->fallback ? " (falling back to periodic scans)" : "");
+             t->watched, t->fallback ? " (falling back to periodic scans)" : "");
     return 0;
 }
 
 bool tracker_ready(const tracker *t) { return t->ready; }
-tracker_stats tracker_get_stats(const tracker *t) { return t->stats; }
 
 static void close_handle(tracker *t, uv_handle_t *h) {
     (void)t;

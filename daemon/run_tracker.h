@@ -17,25 +17,21 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "core/counters.h"
 #include "daemon/config.h"
 #include "storage/store.h"
 
 typedef struct tracker tracker;
 
-typedef struct tracker_stats {
-    uint64_t ingests_ok, ingests_failed, parsed_bytes;
-    size_t watched_dirs;
-    bool fallback_scanning;
-} tracker_stats;
-
 /* run_changed is called on the loop thread whenever a run's stored state changes. */
 typedef void (*tracker_changed_fn)(void *user, const char *run_id);
 
-tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, tracker_changed_fn fn, void *user);
+/* Ingests, parse times, parsed bytes and watched directories are counted in counters. */
+tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, goblind_counters *counters,
+                     tracker_changed_fn fn, void *user);
 /* Watches the roots and backfills what is already there; ready afterwards. 0 on success. */
 int tracker_start(tracker *t);
 bool tracker_ready(const tracker *t);
-tracker_stats tracker_get_stats(const tracker *t);
 /* Stops watching and closes every handle; in-flight parses still finish and are stored.
  * done() runs on the loop thread once nothing of the tracker is left in the loop. */
 void tracker_stop(tracker *t, void (*done)(void *), void *arg);

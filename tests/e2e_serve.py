@@ -18,6 +18,7 @@ import threading
 import time
 import traceback
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -392,6 +393,67 @@ def test_inotify_exhausted_falls_back_to_scanning(tmp):
     for i in (1, 2, 3):
         d.wait_status(f"w-{i}", "complete")
     assert "falling back to rescanning every 200 ms" in d.logtext()
+    assert d.stop() == 0
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_prometheus_exposition_and_scrape(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "prom-1", seed=1)
+    d.start()
+    d.wait_status("prom-1", "complete")
+    want = json.loads(d.get("/runs/prom-1/metrics")[2])["tokens_per_sec"]
+    st, h, body = d.get("/metrics")
+    assert st == 200 and h["Content-Type"].startswith("text/plain; version=0.0.4"), h
+    text = body.decode()
+    for name in ("goblind_build_info", "goblind_runs", "goblind_ingests_total", "goblind_parse_duration_seconds_bucket",
+                 "goblind_parsed_bytes_total", "goblind_watched_directories", "goblind_http_requests_total",
+                 "goblind_http_request_duration_seconds_bucket", "process_resident_memory_bytes", "process_open_fds",
+                 "process_cpu_seconds_total", "goblind_run_tokens_per_second", "goblind_run_mfu_ratio",
+                 "goblind_run_hbm_peak_bytes", "goblind_run_hbm_avg_bytes", "goblind_run_gpu_utilization_ratio",
+                 "goblind_run_step_seconds", "goblind_run_waste_seconds", "goblind_run_updated_timestamp_seconds"):
+        assert re.search(rf"^{name}[{{ ]", text, re.M), name
+    assert text.count('goblind_run_waste_seconds{run="prom-1"') == 7
+    chk = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    st, h, om = d.get("/metrics", {"Accept": "application/openmetrics-text; version=1.0.0"})
+    assert h["Content-Type"].startswith("application/openmetrics-text") and om.endswith(b"# EOF\n")
+    assert b"# TYPE goblind_ingests counter" in om
+    # a real Prometheus scrapes goblind and answers the same tokens/s through its query API
+    port = free_port()
+    target = d.base.split("//")[1]
+    (Path(tmp) / "prom.yml").write_text(
+        f"global: {{scrape_interval: 1s}}\nscrape_configs:\n  - job_name: goblind\n"
+        f"    static_configs: [{{targets: ['{target}']}}]\n")
+    prom = subprocess.Popen(["prometheus", f"--config.file={tmp}/prom.yml", f"--storage.tsdb.path={tmp}/tsdb",
+                             f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                            stderr=open(Path(tmp) / "prometheus.log", "wb"))
+    try:
+        got = {}
+        def scraped():
+            q = urllib.parse.quote('goblind_run_tokens_per_second{run="prom-1"}')
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/query?query={q}", timeout=5) as r:
+                    res = json.load(r)["data"]["result"]
+            except (urllib.error.URLError, ConnectionError, KeyError):
+                return False
+            if res:
+                got["v"] = float(res[0]["value"][1])
+            return bool(res)
+        wait_for(scraped, 60, "Prometheus to scrape goblind")
+        assert got["v"] == want, (got, want)
+        print(f"     Prometheus query goblind_run_tokens_per_second{{run=\"prom-1\"}} = {got['v']} (served {want})")
+    finally:
+        prom.terminate()
+        prom.wait(30)
     assert d.stop() == 0
 
 

@@ -1,0 +1,240 @@
+/* prometheus: exposition of daemon, process and per-run metrics. */
+#include "api/prometheus.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/json_writer.h"
+#include "core/waste_budget.h"
+
+#define GIB 1073741824.0   /* the reference's "GB" is MiB / 1024 */
+
+typedef struct writer {
+    strbuf *out;
+    bool om;
+} writer;
+
+static void put(writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(writer *w, const char *fmt, ...) {
+    char b[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    if (n > 0) strbuf_append(w->out, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+}
+
+/* HELP and TYPE; OpenMetrics names a counter family without its _total suffix. */
+static void family(writer *w, const char *name, const char *type, const char *help) {
+    char fam[128];
+    snprintf(fam, sizeof fam, "%s", name);
+    size_t n = strlen(fam);
+    if (w->om && !strcmp(type, "counter") && n > 6 && !strcmp(fam + n - 6, "_total")) fam[n - 6] = '\0';
+    put(w, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
+}
+
+static void value(writer *w, double v) {
+    char b[32];
+    jw_format_double(v, b);
+    strbuf_append(w->out, b, strlen(b));
+    strbuf_putc(w->out, '\n');
+}
+
+/* A label value, escaped: backslash, double quote and newline. */
+static void label_value(writer *w, const char *v) {
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') { strbuf_putc(w->out, '\\'); strbuf_putc(w->out, *v); }
+        else if (*v == '\n') strbuf_append(w->out, "\\n", 2);
+        else strbuf_putc(w->out, *v);
+    }
+}
+
+static void histogram_out(writer *w, const char *name, const char *help, histogram *h) {
+    family(w, name, "histogram", help);
+    uint64_t cum = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        cum += atomic_load(&h->buckets[i]);
+        char le[32];
+        jw_format_double(h->bounds[i], le);
+        put(w, "%s_bucket{le=\"%s\"} %llu\n", name, le, (unsigned long long)cum);
+    }
+    uint64_t count = atomic_load(&h->count);
+    put(w, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)count);
+    put(w, "%s_sum ", name);
+    value(w, (double)atomic_load(&h->sum_us) / 1e6);
+    put(w, "%s_count %llu\n", name, (unsigned long long)count);
+}
+
+static void process_metrics(writer *w) {
+    long page = sysconf(_SC_PAGESIZE), tick = sysconf(_SC_CLK_TCK);
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, rss = 0;
+    if (f) { if (fscanf(f, "%lu %lu", &size, &rss) != 2) rss = 0; fclose(f); }
+    family(w, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+    put(w, "process_resident_memory_bytes %llu\n", (unsigned long long)rss * (unsigned long long)page);
+    family(w, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+    put(w, "process_virtual_memory_bytes %llu\n", (unsigned long long)size * (unsigned long long)page);
+    int fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') fds++;
+        closedir(d);
+        fds--;                                          /* the directory handle itself */
+    }
+    family(w, "process_open_fds", "gauge", "Number of open file descriptors.");
+    put(w, "process_open_fds %d\n", fds);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        family(w, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+        put(w, "process_max_fds %llu\n", (unsigned long long)rl.rlim_cur);
+    }
+    char stat[1024] = "";
+    f = fopen("/proc/self/stat", "r");
+    if (f) { if (!fgets(stat, sizeof stat, f)) stat[0] = '\0'; fclose(f); }
+    const char *p = strrchr(stat, ')');                 /* fields after the command name */
+    unsigned long long ut = 0, st = 0, start = 0;
+    if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
+                    &ut, &st, &start) == 3) {
+        family(w, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+        put(w, "process_cpu_seconds_total ");
+        value(w, (double)(ut + st) / (double)tick);
+        double boot = 0;
+        FILE *u = fopen("/proc/stat", "r");
+        char line[256];
+        while (u && fgets(line, sizeof line, u))
+            if (!strncmp(line, "btime ", 6)) boot = atof(line + 6);
+        if (u) fclose(u);
+        family(w, "process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.");
+        put(w, "process_start_time_seconds ");
+        value(w, boot + (double)start / (double)tick);
+    }
+}
+
+/* ---- per run ---------------------------------------------------------------------- */
+
+typedef struct run_sample {
+    char *id;
+    run_status status;
+    double updated_s, tokens, mfu, peak, avg, util, step;
+    bool has;
+    double waste[W_COUNT];
+} run_sample;
+
+typedef struct run_list {
+    run_sample *items;
+    size_t n, cap;
+} run_list;
+
+static void collect(void *user, const run_row *r) {
+    run_list *l = user;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        run_sample *it = realloc(l->items, l->cap * sizeof *it);
+        if (!it) return;
+        l->items = it;
+    }
+    run_sample *s = &l->items[l->n];
+    memset(s, 0, sizeof *s);
+    s->id = strdup(r->id);
+    if (!s->id) return;
+    s->status = r->status;
+    s->updated_s = (double)r->updated_at / 1e3;
+    s->step = r->step_seconds;
+    json_t *m = r->metrics_json ? json_loads(r->metrics_json, 0, NULL) : NULL;
+    if (m) {
+        s->has = true;
+        s->tokens = json_number_value(json_object_get(m, "tokens_per_sec"));
+        s->mfu = json_number_value(json_object_get(m, "mfu_pct")) / 100.0;
+        s->peak = json_number_value(json_object_get(m, "hbm_peak_gb")) * GIB;
+        s->avg = json_number_value(json_object_get(m, "hbm_avg_gb")) * GIB;
+        s->util = json_number_value(json_object_get(m, "gpu_util_pct")) / 100.0;
+        json_t *wb = json_object_get(m, "waste_budget");
+        for (int b = 0; b < W_COUNT; b++) s->waste[b] = json_number_value(json_object_get(wb, WASTE_BUCKETS[b]));
+        json_decref(m);
+    }
+    l->n++;
+}
+
+static void run_series(writer *w, const run_list *l, const char *name, const char *type, const char *help,
+                       size_t field) {
+    family(w, name, type, help);
+    for (size_t i = 0; i < l->n; i++) {
+        const run_sample *s = &l->items[i];
+        if (!s->has && field != offsetof(run_sample, updated_s)) continue;
+        put(w, "%s{run=\"", name);
+        label_value(w, s->id);
+        put(w, "\",status=\"%s\"} ", run_status_name(s->status));
+        value(w, *(const double *)((const char *)s + field));
+    }
+}
+
+void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
+    writer w = {out, om};
+    goblind_counters *c = src->counters;
+    family(&w, "goblind_build_info", "gauge", "goblind version; always 1.");
+    put(&w, "goblind_build_info{version=\"%s\"} 1\n", src->version);
+
+    store_reader *rd = store_reader_acquire(src->st);
+    int64_t counts[RUN_STATUS_COUNT];
+    store_count_by_status(rd, counts);
+    run_list runs = {0};
+    char next[300];
+    store_list_runs(rd, -1, src->max_runs, NULL, collect, &runs, next, sizeof next);
+    store_reader_release(src->st, rd);
+
+    family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
+    for (int s = 0; s < RUN_STATUS_COUNT; s++)
+        put(&w, "goblind_runs{status=\"%s\"} %lld\n", run_status_name((run_status)s), (long long)counts[s]);
+    family(&w, "goblind_ingests_total", "counter",
+           "Run parses stored (ok: kernel trace and torch profile parse; incomplete: not yet) or not stored (error).");
+    for (int r = 0; r < INGEST_RESULTS; r++)
+        put(&w, "goblind_ingests_total{result=\"%s\"} %llu\n", INGEST_RESULT_NAMES[r],
+            (unsigned long long)atomic_load(&c->ingests[r]));
+    histogram_out(&w, "goblind_parse_duration_seconds", "Time to parse one run directory.", &c->parse_seconds);
+    family(&w, "goblind_parsed_bytes_total", "counter", "Artefact bytes parsed (after gzip inflation).");
+    put(&w, "goblind_parsed_bytes_total %llu\n", (unsigned long long)atomic_load(&c->parsed_bytes));
+    family(&w, "goblind_watched_directories", "gauge", "Directories watched with inotify (roots, runs, rocprofv3 sub-directories).");
+    put(&w, "goblind_watched_directories %lld\n", (long long)atomic_load(&c->watched_dirs));
+    family(&w, "goblind_http_requests_total", "counter", "HTTP requests answered, by status code.");
+    for (int i = 0; i < HTTP_CODES; i++) {
+        uint64_t v = atomic_load(&c->http_requests[i]);
+        if (HTTP_CODE_VALUES[i]) put(&w, "goblind_http_requests_total{code=\"%u\"} %llu\n", HTTP_CODE_VALUES[i], (unsigned long long)v);
+        else put(&w, "goblind_http_requests_total{code=\"other\"} %llu\n", (unsigned long long)v);
+    }
+    histogram_out(&w, "goblind_http_request_duration_seconds", "Time from request to response.", &c->http_seconds);
+    process_metrics(&w);
+
+    run_series(&w, &runs, "goblind_run_tokens_per_second", "gauge", "Training throughput of the run.",
+               offsetof(run_sample, tokens));
+    run_series(&w, &runs, "goblind_run_mfu_ratio", "gauge", "Model FLOPs utilisation (0..1).", offsetof(run_sample, mfu));
+    run_series(&w, &runs, "goblind_run_hbm_peak_bytes", "gauge", "Peak HBM used.", offsetof(run_sample, peak));
+    run_series(&w, &runs, "goblind_run_hbm_avg_bytes", "gauge", "Mean HBM used.", offsetof(run_sample, avg));
+    run_series(&w, &runs, "goblind_run_gpu_utilization_ratio", "gauge", "GPU utilisation (0..1).",
+               offsetof(run_sample, util));
+    run_series(&w, &runs, "goblind_run_step_seconds", "gauge", "Step time.", offsetof(run_sample, step));
+    family(&w, "goblind_run_waste_seconds", "gauge", "Waste budget: step time per bucket, seconds per step.");
+    for (size_t i = 0; i < runs.n; i++) {
+        const run_sample *s = &runs.items[i];
+        if (!s->has) continue;
+        for (int b = 0; b < W_COUNT; b++) {
+            put(&w, "goblind_run_waste_seconds{run=\"");
+            label_value(&w, s->id);
+            put(&w, "\",status=\"%s\",bucket=\"%s\"} ", run_status_name(s->status), WASTE_BUCKETS[b]);
+            value(&w, s->waste[b]);
+        }
+    }
+    run_series(&w, &runs, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.",
+               offsetof(run_sample, updated_s));
+    if (om) put(&w, "# EOF\n");
+    for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
+    free(runs.items);
+    strbuf_terminate(out);
+}

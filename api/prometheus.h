@@ -1,0 +1,23 @@
+/* prometheus: GET /metrics in the Prometheus text exposition format (0.0.4), or
+ * OpenMetrics 1.0 when the scraper asks for it. Names follow Prometheus conventions:
+ * base units, _seconds, _bytes, _ratio, _total. Per-run series exist only for the
+ * newest metrics_max_runs runs, so label cardinality stays bounded. */
+#ifndef GOBLIN_PROMETHEUS_H
+#define GOBLIN_PROMETHEUS_H
+
+#include <stdbool.h>
+
+#include "core/counters.h"
+#include "parsers/text_utf8.h"
+#include "storage/store.h"
+
+typedef struct prometheus_source {
+    store *st;
+    goblind_counters *counters;
+    int max_runs;
+    const char *version;
+} prometheus_source;
+
+void prometheus_render(const prometheus_source *src, bool openmetrics, strbuf *out);
+
+#endif
