@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/compare.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
 
@@ -248,6 +249,40 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
 }
 
+/* ---- /compare ---------------------------------------------------------------------- */
+
+static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
+    const char *ids[2] = {arg(c, "base"), arg(c, "candidate")};
+    for (int i = 0; i < 2; i++)
+        if (!ids[i] || !run_id_valid(ids[i]))
+            return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
+                                  "base and candidate must both be run ids ([A-Za-z0-9._-]{1,128})");
+    run_copy rc[2] = {{0}, {0}};
+    store_reader *rd = store_reader_acquire(api_store(a));
+    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], copy_row, &rc[i]);
+    store_reader_release(api_store(a), rd);
+    enum MHD_Result ret;
+    char detail[300];
+    json_t *m[2] = {NULL, NULL};
+    if (!rc[0].found || !rc[1].found) {
+        snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
+        ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
+    } else if (rc[0].status != RUN_COMPLETE || rc[1].status != RUN_COMPLETE) {
+        int i = rc[0].status != RUN_COMPLETE ? 0 : 1;
+        snprintf(detail, sizeof detail, "run %s is %s; only complete runs are compared", ids[i], run_status_name(rc[i].status));
+        ret = api_send_error(c, MHD_HTTP_CONFLICT, "not_complete", detail);
+    } else if (!(m[0] = json_loads(rc[0].metrics_json, 0, NULL)) || !(m[1] = json_loads(rc[1].metrics_json, 0, NULL))) {
+        ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
+    } else {
+        ret = api_send_json(c, MHD_HTTP_OK, compare_runs(ids[0], m[0], ids[1], m[1]), NULL, 0);
+    }
+    json_decref(m[0]);
+    json_decref(m[1]);
+    free(rc[0].metrics_json);
+    free(rc[1].metrics_json);
+    return ret;
+}
+
 /* ---- /metrics (Prometheus) ----------------------------------------------------------- */
 
 static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
@@ -272,6 +307,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
                              json_pack("{s:b}", "ready", ready), NULL, 0);
     }
     if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
+    if (!strcmp(url, "/compare")) return compare(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {
         const char *rest = url + 6;

@@ -457,6 +457,36 @@ def test_prometheus_exposition_and_scrape(tmp):
     assert d.stop() == 0
 
 
+def test_compare(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "before", seed=1, steps=6, kernels=80)
+    gen(d.roots[0] / "after", seed=2, steps=3, kernels=40)
+    d.start()
+    d.wait_status("before", "complete")
+    d.wait_status("after", "complete")
+    st, _, c = d.json("/compare?base=before&candidate=after")
+    assert st == 200, c
+    a, b = parse(d.roots[0] / "before"), parse(d.roots[0] / "after")
+    assert c["base"] == {"id": "before", "metrics": a} and c["candidate"] == {"id": "after", "metrics": b}
+    assert abs(c["speedup"] - b["tokens_per_sec"] / a["tokens_per_sec"]) < 1e-12
+    tps = c["headline"]["tokens_per_sec"]
+    assert tps["base"] == a["tokens_per_sec"] and abs(tps["delta"] - (b["tokens_per_sec"] - a["tokens_per_sec"])) < 1e-6
+    assert abs(tps["delta_pct"] - (b["tokens_per_sec"] / a["tokens_per_sec"] - 1) * 100) < 1e-9
+    assert set(c["waste_budget"]) == set(a["waste_budget"])
+    for k, v in c["waste_budget"].items():
+        assert v["base"] == a["waste_budget"][k] and v["candidate"] == b["waste_budget"][k]
+    want = f"tokens/s {a['tokens_per_sec']:.0f} \u2192 {b['tokens_per_sec']:.0f} ({b['tokens_per_sec'] / a['tokens_per_sec']:.2f}\u00d7)"
+    assert c["summary"] == want, (c["summary"], want)
+    assert d.get("/compare?base=before&candidate=nope")[0] == 404
+    assert d.get("/compare?base=before")[0] == 400
+    assert d.get("/compare?base=..&candidate=after")[0] == 400
+    (d.roots[0] / "pending-1").mkdir()
+    wait_for(lambda: d.get("/runs/pending-1")[0] == 200, 10, "pending run")
+    st, _, e = d.json("/compare?base=before&candidate=pending-1")
+    assert st == 409 and e["error"] == "not_complete", (st, e)
+    assert d.stop() == 0
+
+
 def test_kill9_mid_ingest(tmp):
     d = Daemon(tmp)
     big = d.roots[0] / "big-1"

@@ -1,0 +1,56 @@
+/* compare: deltas between two runs. */
+#include "api/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/waste_budget.h"
+
+static const char *const HEADLINE[] = {"tokens_per_sec", "mfu_pct", "hbm_peak_gb", "hbm_avg_gb", "gpu_util_pct", NULL};
+
+static double num(json_t *obj, const char *key) { return json_number_value(json_object_get(obj, key)); }
+
+static json_t *delta(double a, double b) {
+    double d = b - a;
+    return json_pack("{s:f, s:f, s:f, s:o}", "base", a, "candidate", b, "delta", d,
+                     "delta_pct", a != 0.0 && isfinite(d / a) ? json_real(d / a * 100.0) : json_null());
+}
+
+static void short_number(double v, char *out, size_t n) {
+    if (fabs(v) >= 100 || v == floor(v)) snprintf(out, n, "%.0f", v);
+    else snprintf(out, n, "%.3g", v);
+}
+
+void compare_summary(double a, double b, char *out, size_t n) {
+    char x[32], y[32];
+    short_number(a, x, sizeof x);
+    short_number(b, y, sizeof y);
+    if (a > 0) snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s (%.2f\xc3\x97)", x, y, b / a);
+    else snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s", x, y);
+}
+
+static double step_of(json_t *m) {
+    json_t *wb = json_object_get(m, "waste_budget");
+    double s = 0;
+    for (int i = 0; i < W_COUNT; i++) s += num(wb, WASTE_BUCKETS[i]);
+    return s;
+}
+
+json_t *compare_runs(const char *base_id, json_t *base, const char *cand_id, json_t *cand) {
+    json_t *head = json_object();
+    for (size_t i = 0; HEADLINE[i]; i++) json_object_set_new(head, HEADLINE[i], delta(num(base, HEADLINE[i]), num(cand, HEADLINE[i])));
+    json_object_set_new(head, "step_seconds", delta(step_of(base), step_of(cand)));
+    json_t *waste = json_object();
+    json_t *wa = json_object_get(base, "waste_budget"), *wb = json_object_get(cand, "waste_budget");
+    for (int i = 0; i < W_COUNT; i++)
+        json_object_set_new(waste, WASTE_BUCKETS[i], delta(num(wa, WASTE_BUCKETS[i]), num(wb, WASTE_BUCKETS[i])));
+    double ta = num(base, "tokens_per_sec"), tb = num(cand, "tokens_per_sec");
+    char summary[160];
+    compare_summary(ta, tb, summary, sizeof summary);
+    return json_pack("{s:{s:s, s:O}, s:{s:s, s:O}, s:o, s:o, s:o, s:s}",
+                     "base", "id", base_id, "metrics", base,
+                     "candidate", "id", cand_id, "metrics", cand,
+                     "headline", head, "waste_budget", waste,
+                     "speedup", ta > 0 ? json_real(tb / ta) : json_null(), "summary", summary);
+}
