@@ -8,6 +8,7 @@
 #include "core/metrics_json.h"
 #include "core/run_parse.h"
 #include "daemon/commands.h"
+#include "daemon/report.h"
 
 static bool parse_i64(const char *s, int64_t *out) {
     char *end;
@@ -22,6 +23,7 @@ int cmd_parse(int argc, char **argv) {
     run_options opt = {0};
     const char *dir = NULL;
     int64_t indent = 2;
+    bool table = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -52,6 +54,13 @@ int cmd_parse(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             i++;
+        } else if (!strcmp(a, "--format")) {
+            if (!val || (strcmp(val, "json") && strcmp(val, "table"))) {
+                fprintf(stderr, "goblind parse: --format takes json or table\n");
+                return EXIT_USAGE;
+            }
+            table = !strcmp(val, "table");
+            i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "goblind parse: unknown option '%s'\n", a);
             return EXIT_USAGE;
@@ -79,9 +88,17 @@ int cmd_parse(int argc, char **argv) {
         return 1;
     }
     strbuf out = {0};
-    metrics_json_render(&r.metrics, (int)indent, &out);
-    fwrite(out.data, 1, out.len, stdout);
-    fputc('\n', stdout);
+    metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);
+    if (table) {                           /* one rendering path: the table reads the JSON */
+        json_t *doc = json_loadb(out.data, out.len, 0, NULL);
+        char title[4200];
+        snprintf(title, sizeof title, "run directory %s", dir);
+        report_metrics(stdout, title, doc, report_use_unicode());
+        json_decref(doc);
+    } else {
+        fwrite(out.data, 1, out.len, stdout);
+        fputc('\n', stdout);
+    }
     strbuf_free(&out);
     run_result_free(&r);
     return fflush(stdout) == 0 ? 0 : 1;

@@ -8,6 +8,8 @@
 
 int cmd_parse(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 void usage(FILE *out);
 
 #endif

@@ -8,16 +8,20 @@
 void usage(FILE *out) {
     fprintf(out,
             "usage: goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed]\n"
-            "                             [--indent N]\n"
+            "                             [--indent N] [--format json|table]\n"
             "       goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT]\n"
             "                     [--settle-ms N] [--quiet-s N] [--log-level error|warn|info|debug]\n"
+            "       goblind runs [--status S] [--limit N] [--cursor C] [--url HOST:PORT] [--token-file F]\n"
+            "       goblind show RUN_ID [--url HOST:PORT] [--token-file F]\n"
             "       goblind --version | --help\n"
             "\n"
             "parse   print the RunMetrics JSON of one goblin_runner run directory\n"
             "        (exit 0 even when artefacts are missing or broken: see \"warnings\";\n"
             "         1 when RUN_DIR is not a readable directory; 2 on a usage error)\n"
             "serve   watch the run roots, store RunMetrics in SQLite and serve them over HTTP\n"
-            "        (defaults: --root ./runs --db ./goblind.db --listen 127.0.0.1:9477; docs/API.md)\n");
+            "        (defaults: --root ./runs --db ./goblind.db --listen 127.0.0.1:9477; docs/API.md)\n"
+            "runs    the runs the local daemon knows, as a table (GOBLIND_URL or --url, default 127.0.0.1:9477)\n"
+            "show    one run: headline numbers, the waste budget as bars, top kernels, warnings\n");
 }
 
 int main(int argc, char **argv) {
@@ -27,6 +31,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return 0; }
     if (!strcmp(cmd, "parse")) return cmd_parse(argc - 1, argv + 1);
     if (!strcmp(cmd, "serve")) return cmd_serve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "runs")) return cmd_runs(argc - 1, argv + 1);
+    if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
     fprintf(stderr, "goblind: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

@@ -30,6 +30,9 @@ mkdir "$tmp/locked" && chmod 000 "$tmp/locked"
 if [ "$(id -u)" != 0 ]; then expect 1 "unreadable dir" -- "$GOBLIND" parse "$tmp/locked"; fi
 mkdir "$tmp/empty"
 expect 0 "empty run dir" -- "$GOBLIND" parse "$tmp/empty"
+expect 0 "table format" -- "$GOBLIND" parse "$tmp/empty" --format table
+grep -q "waste budget" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --format table text"; }
+expect 2 "bad format" -- "$GOBLIND" parse "$tmp/empty" --format xml
 mkdir "$tmp/hostile"
 printf 'Kernel_Name,DurationNs\n"a\x01b\x7f\xff\xfe\tz\\\\\x22\x22q",5\n' > "$tmp/hostile/trace.csv"
 printf '{"metadata": {"tokens_per_sec": 1e400, "mfu_pct": NaN, "pytorch_version": "\\ud800x"}}' > "$tmp/hostile/torch_profile.json"

@@ -487,6 +487,35 @@ def test_compare(tmp):
     assert d.stop() == 0
 
 
+def test_cli_runs_and_show(tmp):
+    d = Daemon(tmp)
+    gen(d.roots[0] / "cli-1", seed=3)
+    d.start()
+    d.wait_status("cli-1", "complete")
+    url = d.base.split("//")[1]
+    env = dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8")
+    out = subprocess.run([GOBLIND, "runs", "--url", url], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and re.search(r"^cli-1\s+complete\s", out.stdout, re.M), out
+    tps = parse(d.roots[0] / "cli-1")["tokens_per_sec"]
+    assert f"{tps:.2f}" in out.stdout
+    out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "waste budget" in out.stdout and "\u2588" in out.stdout, out
+    for bucket in ("useful_gpu", "host_gap", "comm_excess", "kernel_shape"):
+        assert bucket in out.stdout
+    out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url], capture_output=True, text=True,
+                         env=dict(os.environ, LANG="C", LC_ALL="C"))
+    assert out.returncode == 0 and "#" in out.stdout and "\u2588" not in out.stdout   # ASCII bars without UTF-8
+    out = subprocess.run([GOBLIND, "show", "nope", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 404" in out.stderr, out
+    out = subprocess.run([GOBLIND, "runs", "--status", "weird", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 400" in out.stderr, out
+    assert d.stop() == 0
+    out = subprocess.run([GOBLIND, "runs", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 1 and "is goblind serve running?" in out.stderr, out
+    out = subprocess.run([GOBLIND, "show"], capture_output=True, text=True)
+    assert out.returncode == 2
+
+
 def test_kill9_mid_ingest(tmp):
     d = Daemon(tmp)
     big = d.roots[0] / "big-1"

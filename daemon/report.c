@@ -1,0 +1,76 @@
+/* report: text rendering of metrics and run lists. */
+#include "daemon/report.h"
+
+#include <langinfo.h>
+#include <locale.h>
+#include <string.h>
+
+#include "core/waste_budget.h"
+
+#define BAR_WIDTH 40
+
+bool report_use_unicode(void) {
+    setlocale(LC_CTYPE, "");
+    const char *cs = nl_langinfo(CODESET);
+    return cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+}
+
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+static const char *str(json_t *o, const char *k) {
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static void bar(FILE *out, double frac, bool unicode) {
+    if (frac < 0) frac = 0;
+    if (frac > 1) frac = 1;
+    int full = (int)(frac * BAR_WIDTH + 0.5);
+    for (int i = 0; i < BAR_WIDTH; i++) fputs(i < full ? (unicode ? "\xe2\x96\x88" : "#") : (unicode ? "\xe2\x96\x91" : "."), out);
+}
+
+void report_metrics(FILE *out, const char *title, json_t *m, bool unicode) {
+    if (title) fprintf(out, "%s\n\n", title);
+    fprintf(out, "  tokens/s     %-14.2f MFU %6.2f %%   GPU util %6.2f %%\n", num(m, "tokens_per_sec"), num(m, "mfu_pct"),
+            num(m, "gpu_util_pct"));
+    fprintf(out, "  HBM          peak %.2f GB, mean %.2f GB      steps %lld\n", num(m, "hbm_peak_gb"), num(m, "hbm_avg_gb"),
+            (long long)json_integer_value(json_object_get(m, "steps")));
+    fprintf(out, "  attention    %-14s ROCm %s   PyTorch %s\n\n", str(m, "attention_kernel_loaded"), str(m, "rocm_version"),
+            str(m, "pytorch_version"));
+    json_t *wb = json_object_get(m, "waste_budget");
+    double total = 0;
+    for (int b = 0; b < W_COUNT; b++) total += num(wb, WASTE_BUCKETS[b]);
+    fprintf(out, "  waste budget (seconds per step; total %.6g s)\n", total);
+    for (int b = 0; b < W_COUNT; b++) {
+        double v = num(wb, WASTE_BUCKETS[b]);
+        fprintf(out, "    %-16s %10.6f %6.1f%%  ", WASTE_BUCKETS[b], v, total > 0 ? v / total * 100 : 0.0);
+        bar(out, total > 0 ? v / total : 0, unicode);
+        fputc('\n', out);
+    }
+    json_t *top = json_object_get(m, "top_kernels");
+    fprintf(out, "\n  top kernels (%% of kernel time)\n");
+    if (!json_array_size(top)) fprintf(out, "    (none)\n");
+    for (size_t i = 0; i < json_array_size(top); i++) {
+        json_t *k = json_array_get(top, i);
+        const char *name = str(k, "name");
+        fprintf(out, "    %6.2f%%  %.*s%s\n", num(k, "pct_time"), 100, name, strlen(name) > 100 ? "..." : "");
+    }
+    json_t *w = json_object_get(m, "warnings");
+    fprintf(out, "\n  warnings%s\n", json_array_size(w) ? "" : ": none");
+    for (size_t i = 0; i < json_array_size(w); i++) fprintf(out, "    - %s\n", json_string_value(json_array_get(w, i)));
+}
+
+void report_runs(FILE *out, json_t *body) {
+    json_t *runs = json_object_get(body, "runs");
+    fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s\n", "RUN", "STATUS", "UPDATED", "TOKENS/S", "MFU%", "UTIL%", "STEP S");
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        json_t *r = json_array_get(runs, i);
+        char t[24] = "-", m[16] = "-", u[16] = "-", s[24] = "-";
+        if (json_is_number(json_object_get(r, "tokens_per_sec"))) snprintf(t, sizeof t, "%.2f", num(r, "tokens_per_sec"));
+        if (json_is_number(json_object_get(r, "mfu_pct"))) snprintf(m, sizeof m, "%.1f", num(r, "mfu_pct"));
+        if (json_is_number(json_object_get(r, "gpu_util_pct"))) snprintf(u, sizeof u, "%.1f", num(r, "gpu_util_pct"));
+        if (json_is_number(json_object_get(r, "step_time_seconds"))) snprintf(s, sizeof s, "%.4f", num(r, "step_time_seconds"));
+        fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s\n", str(r, "id"), str(r, "status"), str(r, "updated_at"), t, m, u, s);
+    }
+    if (!json_array_size(runs)) fprintf(out, "(no runs)\n");
+    if (json_is_string(json_object_get(body, "next_cursor"))) fprintf(out, "(more: --limit or --cursor %s)\n", str(body, "next_cursor"));
+}

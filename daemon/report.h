@@ -1,0 +1,17 @@
+/* report: RunMetrics and run lists as text tables for people on the node
+ * (`goblind show`, `goblind runs`, `goblind parse --format table`). */
+#ifndef GOBLIN_REPORT_H
+#define GOBLIN_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Unicode block bars when the terminal's charset is UTF-8, '#' otherwise. */
+bool report_use_unicode(void);
+/* metrics: a RunMetrics object; title: first line (may be NULL). */
+void report_metrics(FILE *out, const char *title, json_t *metrics, bool unicode);
+/* runs: the body of GET /runs. */
+void report_runs(FILE *out, json_t *runs);
+
+#endif
