@@ -3,7 +3,12 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= 2
 
-.PHONY: all deps build build-asan test run bench clean
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+UNITDIR    ?= /etc/systemd/system
+CONFDIR    ?= /etc/goblind
+
+.PHONY: all deps build build-asan test run bench install clean
 
 all: build
 
@@ -29,6 +34,18 @@ run: build
 
 bench: build
 	bench/parse.sh
+
+# Binary, docs, the systemd unit and (unless one exists) the example config, with its
+# root pointed at /srv/goblin/runs. Then: systemctl daemon-reload && systemctl enable --now goblind
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFDIR)
+	sed 's|/usr/local/bin/goblind|$(PREFIX)/bin/goblind|' systemd/goblind.service > $(DESTDIR)$(UNITDIR)/goblind.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/goblind.service
+	test -e $(DESTDIR)$(CONFDIR)/goblind.conf || \
+	  sed 's|^root = ./runs|root = /srv/goblin/runs|; s|^db = ./goblind.db|db = /var/lib/goblind/goblind.db|' \
+	    config/goblind.conf > $(DESTDIR)$(CONFDIR)/goblind.conf
+	@echo "installed; now: systemctl daemon-reload && systemctl enable --now goblind"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -12,6 +12,7 @@
 #include "daemon/config.h"
 #include "daemon/log.h"
 #include "daemon/run_tracker.h"
+#include "daemon/sd_notify.h"
 #include "storage/store.h"
 
 typedef struct server {
@@ -21,7 +22,7 @@ typedef struct server {
     api *http;
     tracker *trk;
     goblind_counters counters;
-    uv_timer_t tick;
+    uv_timer_t tick, watchdog;
     uv_signal_t sigterm, sigint;
     bool shutting_down;
 } server;
@@ -36,9 +37,16 @@ static void on_tick(uv_timer_t *h) {
     api_tick(s->http);
 }
 
+/* Proves to systemd that the loop still turns (WatchdogSec=). */
+static void on_watchdog(uv_timer_t *h) {
+    (void)h;
+    sd_notify_send("WATCHDOG=1");
+}
+
 static void on_tracker_stopped(void *arg) {
     server *s = arg;
     uv_close((uv_handle_t *)&s->tick, NULL);
+    uv_close((uv_handle_t *)&s->watchdog, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
 }
@@ -48,6 +56,7 @@ static void on_signal(uv_signal_t *h, int signum) {
     if (s->shutting_down) return;
     s->shutting_down = true;
     log_info("%s: shutting down (finishing in-flight ingests)", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    sd_notify_send("STOPPING=1");
     api_stop(s->http);                  /* no new requests; waiting long polls are answered */
     s->http = NULL;
     tracker_stop(s->trk, on_tracker_stopped, s);
@@ -139,6 +148,9 @@ int cmd_serve(int argc, char **argv) {
     uv_timer_init(&s.loop, &s.tick);
     s.tick.data = &s;
     uv_timer_start(&s.tick, on_tick, 250, 250);
+    uv_timer_init(&s.loop, &s.watchdog);
+    uint64_t wd = sd_watchdog_usec();
+    if (wd) uv_timer_start(&s.watchdog, on_watchdog, wd / 2000, wd / 2000);
     uv_signal_init(&s.loop, &s.sigterm);
     uv_signal_init(&s.loop, &s.sigint);
     s.sigterm.data = s.sigint.data = &s;
@@ -155,6 +167,9 @@ int cmd_serve(int argc, char **argv) {
 
     tracker_start(s.trk);
     api_set_ready(s.http, true);
+    char status[160];
+    snprintf(status, sizeof status, "READY=1\nSTATUS=serving on port %d", api_port(s.http));
+    sd_notify_send(status);
     uv_run(&s.loop, UV_RUN_DEFAULT);
 
     if (s.http) api_stop(s.http);

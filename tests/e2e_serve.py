@@ -516,6 +516,29 @@ def test_cli_runs_and_show(tmp):
     assert out.returncode == 2
 
 
+def test_systemd_notify(tmp):
+    import socket
+    sock_path = str(Path(tmp) / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(10)
+    d = Daemon(tmp, env={"NOTIFY_SOCKET": sock_path, "WATCHDOG_USEC": "400000"}).start()
+    msgs = []
+    def until(prefix):
+        while True:
+            m = sock.recv(4096).decode()
+            msgs.append(m)
+            if m.startswith(prefix):
+                return m
+    ready = until("READY=1")
+    assert "STATUS=serving on port" in ready, ready
+    until("WATCHDOG=1")
+    until("WATCHDOG=1")                            # repeated from the loop, every WATCHDOG_USEC / 2
+    assert d.stop() == 0
+    until("STOPPING=1")
+    sock.close()
+
+
 def test_kill9_mid_ingest(tmp):
     d = Daemon(tmp)
     big = d.roots[0] / "big-1"
