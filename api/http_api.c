@@ -3,6 +3,8 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
+#include <gnutls/gnutls.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -26,6 +28,9 @@ struct api {
     goblind_counters *counters;
     int metrics_max_runs;
     const char *version;
+    char *token;                /* bearer token, NULL when not required */
+    bool client_certs;          /* TLS client certificates are required */
+    char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
@@ -157,6 +162,82 @@ void api_tick(api *a) {
     pthread_mutex_unlock(&a->lock);
 }
 
+/* ---- access control ----------------------------------------------------------------- */
+
+bool api_access_ok(const char *listen, const char *token_file, const char *client_ca_file, char **err) {
+    char host[256];
+    int port;
+    if (!listen_addr_split(listen, host, &port)) {
+        *err = strdup("listen: expected HOST:PORT");
+        return false;
+    }
+    if (listen_addr_is_loopback(host) || token_file || client_ca_file) return true;
+    char e[512];
+    snprintf(e, sizeof e, "refusing to listen on %s without access control: set auth_token_file (a bearer token) "
+             "or tls_cert_file + tls_key_file + tls_client_ca_file (client certificates), or listen on loopback; "
+             "see docs/OPERATIONS.md", listen);
+    *err = strdup(e);
+    return false;
+}
+
+static char *read_file(const char *path, size_t max, char *e, size_t elen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(e, elen, "%s: %s", path, strerror(errno)); return NULL; }
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    fclose(f);
+    if (!buf || n == 0 || n == max) {
+        snprintf(e, elen, "%s: %s", path, n == max ? "too large" : "empty or unreadable");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Constant-time comparison, so the token cannot be guessed byte by byte from timings. */
+static bool same_secret(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char d = (unsigned char)(la != lb);
+    for (size_t i = 0; i < la; i++) d |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
+    return d == 0;
+}
+
+static bool client_cert_ok(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (!ci || !ci->tls_session) return false;
+    gnutls_session_t sess = (gnutls_session_t)ci->tls_session;
+    unsigned status = 0, n = 0;
+    if (!gnutls_certificate_get_peers(sess, &n) || n == 0) return false;
+    return gnutls_certificate_verify_peers2(sess, &status) == GNUTLS_E_SUCCESS && status == 0;
+}
+
+/* false when the request may proceed; true when a refusal was queued (in *ret). */
+static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_Result *ret) {
+    if (!strcmp(url, "/healthz")) return false;               /* liveness stays open */
+    if (a->client_certs && !client_cert_ok(c)) {
+        *ret = api_send_error(c, MHD_HTTP_FORBIDDEN, "forbidden", "a client certificate signed by the configured CA is required");
+        return true;
+    }
+    if (a->token) {
+        const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+        if (!h || strncmp(h, "Bearer ", 7) || !same_secret(h + 7, a->token)) {
+            json_t *body = json_pack("{s:s, s:s}", "error", "unauthorized", "detail", "Authorization: Bearer <token> is required");
+            char *s = json_dumps(body, JSON_COMPACT);
+            json_decref(body);
+            struct MHD_Response *r = s ? MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE) : NULL;
+            if (!r) { free(s); *ret = MHD_NO; return true; }
+            common_headers(r);
+            MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"goblind\"");
+            last_status = MHD_HTTP_UNAUTHORIZED;
+            *ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
+            MHD_destroy_response(r);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- MHD callbacks ---------------------------------------------------------------- */
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -186,7 +267,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return ret;
     }
     last_status = 0;
-    enum MHD_Result ret = routes_dispatch(a, req, c, url);
+    enum MHD_Result ret;
+    if (!refuse(a, c, url, &ret)) ret = routes_dispatch(a, req, c, url);
     if (last_status) req->status = last_status;
     return ret;
 }
@@ -253,6 +335,22 @@ api *api_start(const api_options *opt, store *st, char **err) {
         return NULL;
     }
     api *a = calloc(1, sizeof *a);
+    if (opt->auth_token_file) {
+        a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
+        if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
+        if (!a->token || strlen(a->token) < 16) {
+            if (a->token) snprintf(e, sizeof e, "%s: the token must be at least 16 characters", opt->auth_token_file);
+            goto fail_early;
+        }
+    }
+    if ((opt->tls_cert_file != NULL) != (opt->tls_key_file != NULL) || (opt->tls_client_ca_file && !opt->tls_cert_file)) {
+        snprintf(e, sizeof e, "TLS needs tls_cert_file and tls_key_file (and them too for tls_client_ca_file)");
+        goto fail_early;
+    }
+    const char *tls_paths[3] = {opt->tls_cert_file, opt->tls_key_file, opt->tls_client_ca_file};
+    for (int i = 0; i < 3; i++)
+        if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
+    a->client_certs = a->tls_mem[2] != NULL;
     a->st = st;
     a->counters = opt->counters;
     a->metrics_max_runs = opt->metrics_max_runs;
@@ -260,7 +358,16 @@ api *api_start(const api_options *opt, store *st, char **err) {
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    if (a->tls_mem[0]) flags |= MHD_USE_TLS;
+    struct MHD_OptionItem tls_opts[4] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL},
+                                         {MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL}};
+    if (a->tls_mem[0]) {
+        tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, a->tls_mem[0]};
+        tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_mem[1]};
+        if (a->tls_mem[2]) tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, a->tls_mem[2]};
+    }
     a->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, a,
+                            MHD_OPTION_ARRAY, tls_opts,
                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                             MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
@@ -271,15 +378,19 @@ api *api_start(const api_options *opt, store *st, char **err) {
                             MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!a->d) {
-        snprintf(e, sizeof e, "cannot listen on %s (address in use, or not permitted?)", opt->listen);
-        *err = strdup(e);
+        snprintf(e, sizeof e, "cannot listen on %s (address in use, not permitted, or bad TLS files?)", opt->listen);
         pthread_mutex_destroy(&a->lock);
-        free(a);
-        return NULL;
+        goto fail_early;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
     a->port = info ? info->port : port;
     return a;
+fail_early:
+    *err = strdup(e);
+    free(a->token);
+    for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
+    free(a);
+    return NULL;
 }
 
 int api_port(const api *a) { return a->port; }
@@ -296,5 +407,7 @@ void api_stop(api *a) {
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
     pthread_mutex_destroy(&a->lock);
+    free(a->token);
+    for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);
 }

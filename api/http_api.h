@@ -22,7 +22,13 @@ typedef struct api_options {
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
     int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
     const char *version;
+    const char *auth_token_file;     /* NULL: no token */
+    const char *tls_cert_file, *tls_key_file, *tls_client_ca_file;   /* NULL: plain HTTP / no client certs */
 } api_options;
+
+/* Loopback needs nothing; any other address needs a bearer token or client certificates.
+ * false with *err (caller frees) when the combination must not start. */
+bool api_access_ok(const char *listen, const char *token_file, const char *client_ca_file, char **err);
 
 /* NULL with *err set (caller frees) when the address cannot be bound. */
 api *api_start(const api_options *opt, store *st, char **err);

@@ -84,6 +84,8 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
+        {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
+        {"--tls-client-ca-file", "tls_client_ca_file"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -124,6 +126,12 @@ int cmd_serve(int argc, char **argv) {
     setenv("UV_THREADPOOL_SIZE", "2", 0);     /* parses are CPU-bound; the node is busy training */
 
     char *err = NULL;
+    if (!api_access_ok(s.cfg.listen, s.cfg.auth_token_file, s.cfg.tls_client_ca_file, &err)) {
+        log_error("%s", err);                   /* before anything is opened: a clear refusal */
+        free(err);
+        config_free(&s.cfg);
+        return EXIT_USAGE;
+    }
     s.st = store_open(s.cfg.db, &err);
     if (!s.st) {
         log_error("database %s: %s", s.cfg.db, err);
@@ -134,7 +142,9 @@ int cmd_serve(int argc, char **argv) {
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .counters = &s.counters,
-                      .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION};
+                      .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
+                      .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
+                      .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
     s.http = api_start(&ao, s.st, &err);
     if (!s.http) {
         log_error("%s", err);
@@ -160,7 +170,8 @@ int cmd_serve(int argc, char **argv) {
     char host[256] = "";
     const char *colon = strrchr(s.cfg.listen, ':');
     snprintf(host, sizeof host, "%.*s", (int)(colon - s.cfg.listen), s.cfg.listen);
-    printf("goblind %s listening on http://%s:%d/ (database %s, %zu root%s)\n", GOBLIND_VERSION, host,
+    printf("goblind %s listening on %s://%s:%d/ (database %s, %zu root%s)\n", GOBLIND_VERSION,
+           s.cfg.tls_cert_file ? "https" : "http", host,
            api_port(s.http), s.cfg.db, s.cfg.n_roots, s.cfg.n_roots == 1 ? "" : "s");
     fflush(stdout);
     for (size_t i = 0; i < s.cfg.n_roots; i++) log_info("watching root %s", s.cfg.roots[i]);

@@ -27,6 +27,10 @@ void config_free(goblind_config *c) {
     for (size_t i = 0; i < c->n_roots; i++) free(c->roots[i]);
     free(c->db);
     free(c->listen);
+    free(c->auth_token_file);
+    free(c->tls_cert_file);
+    free(c->tls_key_file);
+    free(c->tls_client_ca_file);
     memset(c, 0, sizeof *c);
 }
 
@@ -64,6 +68,14 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         }
         free(c->listen);
         c->listen = strdup(v);
+        return true;
+    }
+    char **path = !strcmp(key, "auth_token_file") ? &c->auth_token_file : !strcmp(key, "tls_cert_file") ? &c->tls_cert_file
+                : !strcmp(key, "tls_key_file") ? &c->tls_key_file : !strcmp(key, "tls_client_ca_file") ? &c->tls_client_ca_file
+                : NULL;
+    if (path) {
+        free(*path);
+        *path = *v ? strdup(v) : NULL;
         return true;
     }
     if (!strcmp(key, "watch_mode")) {

@@ -24,6 +24,9 @@ typedef struct goblind_config {
     int max_connections;
     int connection_timeout_s;
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
+    char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
+    char *tls_cert_file, *tls_key_file;   /* HTTPS */
+    char *tls_client_ca_file;   /* require client certificates signed by this CA */
     log_level log_level;
 } goblind_config;
 

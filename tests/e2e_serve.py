@@ -5,6 +5,7 @@ the HTTP API against `goblind parse` and the RunMetrics schema.
 
 usage: e2e_serve.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
+import http.client
 import json
 import os
 import re
@@ -33,7 +34,7 @@ except ImportError:  # CI installs python3-jsonschema; keep a clear failure if i
 
 
 class Daemon:
-    def __init__(self, tmp, roots=None, extra=(), env=None):
+    def __init__(self, tmp, roots=None, extra=(), env=None, listen="127.0.0.1:0", headers=None, ssl_ctx=None):
         self.tmp = Path(tmp)
         self.roots = roots or [self.tmp / "runs"]
         for r in self.roots:
@@ -41,10 +42,13 @@ class Daemon:
         self.db = self.tmp / "goblind.db"
         self.extra = list(extra)
         self.env = env
+        self.listen = listen
+        self.headers = headers or {}
+        self.ssl_ctx = ssl_ctx
         self.proc = None
 
     def start(self):
-        args = [GOBLIND, "serve", "--db", str(self.db), "--listen", "127.0.0.1:0", "--settle-ms", "150",
+        args = [GOBLIND, "serve", "--db", str(self.db), "--listen", self.listen, "--settle-ms", "150",
                 "--quiet-s", "1", "--scan-interval-s", "2", "--log-level", "debug", *self.extra]
         for r in self.roots:
             args += ["--root", str(r)]
@@ -52,9 +56,9 @@ class Daemon:
         env = dict(os.environ, **(self.env or {}))
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=env)
         line = self.proc.stdout.readline().decode()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"(https?)://[^:/]+:(\d+)/", line)
         assert m, f"no URL line from goblind serve: {line!r}"
-        self.base = f"http://127.0.0.1:{m.group(1)}"
+        self.base = f"{m.group(1)}://127.0.0.1:{m.group(2)}"
         wait_for(lambda: self.get("/readyz")[0] == 200, 10, "readyz")
         return self
 
@@ -70,9 +74,9 @@ class Daemon:
         return (self.tmp / "daemon.log").read_text(errors="replace")
 
     def get(self, path, headers=None, method="GET"):
-        req = urllib.request.Request(self.base + path, headers=headers or {}, method=method)
+        req = urllib.request.Request(self.base + path, headers={**self.headers, **(headers or {})}, method=method)
         try:
-            with urllib.request.urlopen(req, timeout=90) as r:
+            with urllib.request.urlopen(req, timeout=90, context=self.ssl_ctx) as r:
                 return r.status, dict(r.headers), r.read()
         except urllib.error.HTTPError as e:
             return e.code, dict(e.headers), e.read()
@@ -537,6 +541,75 @@ def test_systemd_notify(tmp):
     assert d.stop() == 0
     until("STOPPING=1")
     sock.close()
+
+
+def test_access_control_token(tmp):
+    tmp = Path(tmp)
+    p = subprocess.run([GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen", "0.0.0.0:0"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "refusing to listen on 0.0.0.0:0 without access control" in p.stderr, p
+    (tmp / "short").write_text("abc\n")
+    p = subprocess.run([GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen", "0.0.0.0:0",
+                        "--auth-token-file", str(tmp / "short")], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "at least 16 characters" in p.stderr, p
+    token = "s3cr3t-t0ken-of-goblind-0123456789"
+    (tmp / "token").write_text(token + "\n")
+    d = Daemon(tmp, listen="0.0.0.0:0", extra=["--auth-token-file", str(tmp / "token")])
+    gen(d.roots[0] / "t-1", seed=1)
+    d.headers = {"Authorization": f"Bearer {token}"}
+    d.start()
+    d.wait_status("t-1", "complete")
+    d.headers = {}
+    assert d.get("/healthz")[0] == 200                      # liveness stays open
+    for path in ("/runs", "/runs/t-1/metrics", "/metrics", "/compare?base=t-1&candidate=t-1", "/"):
+        st, h, body = d.get(path)
+        assert st == 401 and h.get("WWW-Authenticate", "").startswith("Bearer"), (path, st)
+    assert d.get("/runs", {"Authorization": "Bearer wrong-token-wrong-token"})[0] == 401
+    assert d.get("/runs", {"Authorization": f"Basic {token}"})[0] == 401
+    assert d.get("/runs", {"Authorization": f"Bearer {token}"})[0] == 200
+    assert d.get("/metrics", {"Authorization": f"Bearer {token}"})[0] == 200
+    out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1], "--token-file", str(tmp / "token")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "t-1" in out.stdout, out
+    assert d.stop() == 0
+
+
+def test_access_control_tls_client_certs(tmp):
+    import ssl
+    tmp = Path(tmp)
+    def sh(*a):
+        subprocess.run(a, check=True, capture_output=True, cwd=tmp)
+    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+       "-subj", "/CN=goblind test CA")
+    for who, ext in (("server", "subjectAltName=IP:127.0.0.1,DNS:localhost"), ("client", "extendedKeyUsage=clientAuth")):
+        sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{who}.key", "-out", f"{who}.csr",
+           "-subj", f"/CN=goblind {who}")
+        (tmp / f"{who}.ext").write_text(ext + "\n")
+        sh("openssl", "x509", "-req", "-in", f"{who}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+           "-out", f"{who}.pem", "-days", "2", "-extfile", f"{who}.ext")
+    ctx = ssl.create_default_context(cafile=str(tmp / "ca.pem"))
+    ctx.load_cert_chain(str(tmp / "client.pem"), str(tmp / "client.key"))
+    d = Daemon(tmp, listen="0.0.0.0:0", ssl_ctx=ctx,
+               extra=["--tls-cert-file", str(tmp / "server.pem"), "--tls-key-file", str(tmp / "server.key"),
+                      "--tls-client-ca-file", str(tmp / "ca.pem")])
+    gen(d.roots[0] / "tls-1", seed=2)
+    d.start()
+    assert d.base.startswith("https://")
+    d.wait_status("tls-1", "complete")
+    st, _, body = d.get("/runs/tls-1/metrics")
+    assert st == 200
+    check_metrics_body(body, d.roots[0] / "tls-1")
+    anon = ssl.create_default_context(cafile=str(tmp / "ca.pem"))   # no client certificate
+    d.ssl_ctx = anon
+    assert d.get("/healthz")[0] == 200
+    st, _, body = d.get("/runs")
+    assert st == 403 and json.loads(body)["error"] == "forbidden", st
+    try:
+        urllib.request.urlopen(d.base.replace("https", "http") + "/healthz", timeout=5)
+        raise AssertionError("plain HTTP answered on the TLS port")
+    except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
+        pass
+    assert d.stop() == 0
 
 
 def test_kill9_mid_ingest(tmp):
