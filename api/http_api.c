@@ -214,7 +214,9 @@ static bool client_cert_ok(struct MHD_Connection *c) {
 
 /* false when the request may proceed; true when a refusal was queued (in *ret). */
 static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_Result *ret) {
-    if (!strcmp(url, "/healthz")) return false;               /* liveness stays open */
+    /* liveness stays open, and so does the dashboard page: it holds no data, and asks for
+     * the token itself before it reads the API */
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html")) return false;
     if (a->client_certs && !client_cert_ok(c)) {
         *ret = api_send_error(c, MHD_HTTP_FORBIDDEN, "forbidden", "a client certificate signed by the configured CA is required");
         return true;

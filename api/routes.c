@@ -298,7 +298,12 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
 
 /* ---- routing ------------------------------------------------------------------------ */
 
+extern const char DASHBOARD_HTML[];
+extern const size_t DASHBOARD_HTML_LEN;
+
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
+    if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+        return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
     if (!strcmp(url, "/healthz"))
         return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
     if (!strcmp(url, "/readyz")) {

@@ -561,7 +561,8 @@ def test_access_control_token(tmp):
     d.wait_status("t-1", "complete")
     d.headers = {}
     assert d.get("/healthz")[0] == 200                      # liveness stays open
-    for path in ("/runs", "/runs/t-1/metrics", "/metrics", "/compare?base=t-1&candidate=t-1", "/"):
+    assert d.get("/")[0] == 200                             # the page itself holds no data
+    for path in ("/runs", "/runs/t-1/metrics", "/metrics", "/compare?base=t-1&candidate=t-1"):
         st, h, body = d.get(path)
         assert st == 401 and h.get("WWW-Authenticate", "").startswith("Bearer"), (path, st)
     assert d.get("/runs", {"Authorization": "Bearer wrong-token-wrong-token"})[0] == 401
@@ -609,6 +610,38 @@ def test_access_control_tls_client_certs(tmp):
         raise AssertionError("plain HTTP answered on the TLS port")
     except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
         pass
+    assert d.stop() == 0
+
+
+def test_dashboard_in_chromium(tmp):
+    chromium = shutil.which("chromium")
+    assert chromium, "chromium is not installed (Debian package chromium)"
+    d = Daemon(tmp)
+    gen(d.roots[0] / "baseline", seed=3, steps=6, kernels=80)
+    gen(d.roots[0] / "tuned", seed=4, steps=4, kernels=50)
+    d.start()
+    d.wait_status("baseline", "complete")
+    d.wait_status("tuned", "complete")
+    st, h, page = d.get("/")
+    assert st == 200 and h["Content-Type"].startswith("text/html")
+    assert not re.search(rb"<(script|link|img)[^>]+(src|href)=\"?(https?:)?//", page), "the page loads something external"
+    url = d.base + "/?run=baseline&base=baseline&candidate=tuned"
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+             f"--user-data-dir={tmp}/chromium", "--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0"]
+    out = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    dom, log = out.stdout, out.stderr
+    assert 'data-errors="0"' in dom and 'data-rendered="1"' in dom, re.findall(r"<body[^>]*>", dom)
+    m = re.search(r'id="waste-bar" data-segments="(\d+)"', dom)
+    assert m and int(m.group(1)) >= 3, "the waste-budget chart did not render"
+    assert dom.count('class="run') >= 2 and 'id="kernels"' in dom
+    summary = d.json("/compare?base=baseline&candidate=tuned")[2]["summary"]
+    assert f'id="summary">{summary}<' in dom, summary
+    console = [l for l in log.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    assert not console, console
+    shot = Path(tmp) / "dashboard.png"
+    subprocess.run(flags + ["--window-size=1400,1100", f"--screenshot={shot}", url], capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 20000
     assert d.stop() == 0
 
 
