@@ -327,16 +327,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
         *err = strdup(e);
         return NULL;
     }
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", port);
-    int gai = getaddrinfo(host, ps, &hints, &ai);
-    if (gai != 0) {
-        snprintf(e, sizeof e, "listen %s: %s", opt->listen, gai_strerror(gai));
-        *err = strdup(e);
-        return NULL;
-    }
     api *a = calloc(1, sizeof *a);
+    if (!a) { *err = strdup("out of memory"); return NULL; }
     if (opt->auth_token_file) {
         a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
         if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
@@ -353,6 +345,14 @@ api *api_start(const api_options *opt, store *st, char **err) {
     for (int i = 0; i < 3; i++)
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int gai = getaddrinfo(host, ps, &hints, &ai);
+    if (gai != 0) {
+        snprintf(e, sizeof e, "listen %s: %s", opt->listen, gai_strerror(gai));
+        goto fail_early;
+    }
     a->st = st;
     a->counters = opt->counters;
     a->metrics_max_runs = opt->metrics_max_runs;

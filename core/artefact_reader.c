@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "core/run_files.h"
+#include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
 
 #define READ_CHUNK (1u << 20)
@@ -48,62 +48,43 @@ static bool pump_plain(int fd, const artefact_parser *p, void *st, uint8_t *buf,
     }
 }
 
-/* gzip.decompress() semantics: one or more members, NUL padding between them allowed. */
+typedef struct gz_sink_ctx {
+    const artefact_parser *p;
+    void *state;
+} gz_sink_ctx;
+
+static bool gz_sink(void *user, const uint8_t *buf, size_t n) {
+    gz_sink_ctx *c = user;
+    return c->p->feed(c->state, buf, n);
+}
+
+/* The compressed file through gunzip (gzip.decompress() semantics) into the parser. */
 static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, const char *label,
                       diag_list *diag, artefact_info *info) {
-    uint8_t *out = malloc(READ_CHUNK);
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
-        free(out);
-        diag_add(diag, "%s: out of memory", label);
-        return false;
-    }
-    bool ok = true, member_open = true, parser_done = false, eof = false, pending = false;
+    gz_sink_ctx ctx = {p, st};
+    gunzip *g = gunzip_new(gz_sink, &ctx);
+    if (!g) { diag_add(diag, "%s: out of memory", label); return false; }
+    bool ok = true;
     uint64_t in_off = 0;
     for (;;) {
-        if (z.avail_in == 0 && !eof && !pending) {
-            ssize_t n = read(fd, buf, READ_CHUNK);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)in_off, strerror(errno));
-                ok = false;
-                break;
-            }
-            if (n == 0) eof = true;
-            z.next_in = buf;
-            z.avail_in = (uInt)n;
-            in_off += (uint64_t)n;
-        }
-        if (!member_open) {                            /* between members: skip NUL padding */
-            while (z.avail_in && *z.next_in == 0) { z.next_in++; z.avail_in--; }
-            if (z.avail_in == 0) { if (eof) break; continue; }
-            inflateReset(&z);
-            member_open = true;
-        }
-        if (z.avail_in == 0 && eof && !pending) {
-            diag_add(diag, "%s: gzip data truncated at byte %llu", label, (unsigned long long)in_off);
+        ssize_t n = read(fd, buf, READ_CHUNK);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)in_off, strerror(errno));
             ok = false;
             break;
         }
-        z.next_out = out;
-        z.avail_out = READ_CHUNK;
-        int r = inflate(&z, Z_NO_FLUSH);
-        size_t produced = READ_CHUNK - z.avail_out;
-        pending = z.avail_out == 0;                    /* inflate may hold more output */
-        if (produced && !parser_done) {
-            info->bytes_parsed += produced;
-            parser_done = !p->feed(st, out, produced);
-        }
-        if (r == Z_STREAM_END) { member_open = false; pending = false; continue; }
-        if (r == Z_OK || (r == Z_BUF_ERROR && z.avail_in == 0)) continue;
-        diag_add(diag, "%s: invalid gzip data near byte %llu: %s", label,
-                 (unsigned long long)(in_off - z.avail_in), z.msg ? z.msg : "inflate error");
-        ok = false;
-        break;
+        if (n == 0) break;
+        in_off += (uint64_t)n;
+        if (!gunzip_feed(g, buf, (size_t)n)) break;
     }
-    inflateEnd(&z);
-    free(out);
+    if (ok && !gunzip_finish(g)) {
+        diag_add(diag, "%s: invalid gzip data near byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
+                 gunzip_error(g));
+        ok = false;
+    }
+    info->bytes_parsed = gunzip_output_bytes(g);
+    gunzip_free(g);
     return ok;
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses with clang and runs each for FUZZ_SECONDS (default 1800),
+# seeded from ../shared/fixtures and the test inputs. Corpora persist in build-fuzz/corpus;
+# findings land in build-fuzz/findings and fail the run.
+# usage: fuzz/run.sh [SECONDS] [HARNESS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-${FUZZ_SECONDS:-1800}}
+shift || true
+HARNESSES=${*:-kernel_trace torch_json torch_gzip amd_smi}
+SHARED=${SHARED:-../shared}
+B=build-fuzz
+CC=clang cmake -S . -B $B -DGOBLIND_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build $B -j 2 >/dev/null
+seed() {   # seed DIR FILES...: copy each file, prefixed with a chunk-size byte
+  local dir=$1; shift
+  mkdir -p "$dir"
+  local i=0
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    i=$((i + 1))
+    { printf '\x05'; head -c 1000000 "$f"; } > "$dir/seed-$i"
+  done
+}
+FX=$SHARED/fixtures
+for h in $HARNESSES; do
+  c=$B/corpus/$h
+  if [ ! -d "$c" ]; then
+    case $h in
+      kernel_trace) seed "$c" "$FX"/rocprofv3/*.csv "$FX"/msprof/*.csv ;;
+      torch_json) seed "$c" "$FX"/torch_profiler/*.json "$FX"/aie/*.json ;;
+      torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
+      amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
+    esac
+  fi
+done
+mkdir -p $B/findings
+status=0
+for h in $HARNESSES; do
+  echo "fuzz_$h: ${SECS}s"
+  if ! $B/fuzz/fuzz_$h $B/corpus/$h -max_total_time="$SECS" -max_len=1048576 -rss_limit_mb=2048 -timeout=20 \
+       -print_final_stats=1 -artifact_prefix=$B/findings/$h- > $B/fuzz_$h.log 2>&1; then
+    echo "fuzz_$h FOUND A PROBLEM: see $B/fuzz_$h.log and $B/findings/"; tail -30 $B/fuzz_$h.log; status=1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" $B/fuzz_$h.log | tr '\n' ' '; echo
+done
+n=$(find $B/findings -type f | wc -l)
+echo "fuzz: $((status == 0 ? 1 : 0)) passed, $status failed ($n findings)"
+exit $status

@@ -1,0 +1,26 @@
+/* gunzip: gzip.decompress() semantics as a push stream: one or more gzip members, NUL
+ * padding between members, CRC and length checked, any trailing garbage an error.
+ * Compressed bytes in, decompressed chunks out to a sink; memory is two fixed buffers. */
+#ifndef GOBLIN_GUNZIP_H
+#define GOBLIN_GUNZIP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Receives decompressed bytes; returns false when it needs no more. */
+typedef bool (*gunzip_sink)(void *user, const uint8_t *buf, size_t n);
+
+typedef struct gunzip gunzip;
+
+gunzip *gunzip_new(gunzip_sink sink, void *user);
+void gunzip_free(gunzip *g);
+/* false on invalid data (see gunzip_error); the sink declining input is not an error. */
+bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n);
+/* End of input: false when the last member is incomplete. */
+bool gunzip_finish(gunzip *g);
+const char *gunzip_error(const gunzip *g);
+uint64_t gunzip_error_offset(const gunzip *g);   /* compressed byte offset */
+uint64_t gunzip_output_bytes(const gunzip *g);
+
+#endif
