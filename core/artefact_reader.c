@@ -88,6 +88,31 @@ static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, 
     return ok;
 }
 
+/* realpath(path) when it lies inside realpath(root); NULL otherwise (caller frees). */
+static char *resolve_inside(const char *path, const char *root_path) {
+    char *real = realpath(path, NULL);
+    char *root = realpath(root_path, NULL);
+    size_t rl = root ? strlen(root) : 0;
+    bool inside = real && root && !strncmp(real, root, rl) && real[rl] == '/';
+    free(root);
+    if (!inside) { free(real); return NULL; }
+    return real;
+}
+
+bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (confine_root) {
+        char *real = resolve_inside(path, confine_root);
+        if (!real) return false;
+        free(real);
+    }
+    *size = (uint64_t)st.st_size;
+    *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    *inode = (uint64_t)st.st_ino;
+    return true;
+}
+
 void artefact_summary_reset(artefact_kind kind, void *summary) {
     switch (kind) {
     case ARTEFACT_KERNEL_TRACE: kernel_summary_free(summary); memset(summary, 0, sizeof(kernel_summary)); break;
@@ -112,8 +137,16 @@ void artefact_read(const char *path, artefact_kind kind, const parse_options *op
         diag_add(diag, "%s is not a regular file: %s", what, label);
         return;
     }
-    /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    char *real = NULL;
+    if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root))) {   /* no way out of the root */
+        diag_add(diag, "%s %s resolves outside the run root; not followed", what, label);
+        return;
+    }
+    /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. O_NOFOLLOW on the
+     * resolved path: a symlink swapped in after the check is not followed either. */
+    int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+                  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    free(real);
     if (fd < 0) {
         diag_add(diag, "%s unreadable: %s: %s", what, label, strerror(errno));
         return;

@@ -27,6 +27,11 @@ typedef struct artefact_info {
 void artefact_read(const char *path, artefact_kind kind, const parse_options *opt,
                    void *summary, diag_list *diag, artefact_info *info);
 
+/* What artefact_read() would open: true for a regular file (inside confine_root, when given,
+ * after resolving symlinks), with its identity. The tracker's change detection and the
+ * reader share this one rule, so a refused file never looks "changed" forever. */
+bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode);
+
 /* Frees and zeroes a summary of `kind`. */
 void artefact_summary_reset(artefact_kind kind, void *summary);
 

@@ -33,20 +33,28 @@ typedef struct kernel_sums {
     i128 total, collective, gemm, generic_gemm, f16, b16;
 } kernel_sums;
 
+/* Adds ns to the total and to every family its flags put it in (saturating). */
+static void add_family(kernel_sums *s, unsigned flags, unsigned gemm_flag, i128 ns) {
+    s->total = i128_add(s->total, ns);
+    if (flags & KF_COLLECTIVE) s->collective = i128_add(s->collective, ns);
+    if (flags & gemm_flag) {
+        s->gemm = i128_add(s->gemm, ns);
+        if (flags & KF_GENERIC) s->generic_gemm = i128_add(s->generic_gemm, ns);
+    }
+    if (flags & KF_FP16) s->f16 = i128_add(s->f16, ns);
+    if (flags & KF_BF16) s->b16 = i128_add(s->b16, ns);
+}
+
 static kernel_sums sum_kernels(const kernel_table *t, bool seed_compat) {
     kernel_sums s = {0};
     unsigned gemm_flag = seed_compat ? KF_GEMM_SEED : KF_GEMM_WIDE;
     for (size_t i = 0; i < t->count; i++) {
         const kernel_stat *k = &t->items[i];
-        s.total += k->total_ns;
-        if (k->flags & KF_COLLECTIVE) s.collective += k->total_ns;
-        if (k->flags & gemm_flag) {
-            s.gemm += k->total_ns;
-            if (k->flags & KF_GENERIC) s.generic_gemm += k->total_ns;
-        }
-        if (k->flags & KF_FP16) s.f16 += k->total_ns;
-        if (k->flags & KF_BF16) s.b16 += k->total_ns;
+        add_family(&s, k->flags, gemm_flag, k->total_ns);
     }
+    const kernel_overflow *o = &t->overflow;         /* names beyond the table's caps */
+    for (unsigned f = 0; f < 64; f++)
+        if (o->ns_by_flags[f]) add_family(&s, f, gemm_flag, o->ns_by_flags[f]);
     return s;
 }
 
@@ -55,7 +63,9 @@ static const char *attention_of(const kernel_table *t) {
     for (size_t i = 0; i < t->count; i++)
         if (t->items[i].attn != ATTN_NONE && (!first || t->items[i].first_seen < first->first_seen))
             first = &t->items[i];
-    if (first) return first->attn == ATTN_FLASH_ROCM ? "flash_rocm" : first->attn == ATTN_FLASH ? "flash" : "sdpa";
+    attn_kind a = first ? first->attn : ATTN_NONE;
+    if (t->overflow.attn != ATTN_NONE && (!first || t->overflow.attn_seen < first->first_seen)) a = t->overflow.attn;
+    if (a != ATTN_NONE) return a == ATTN_FLASH_ROCM ? "flash_rocm" : a == ATTN_FLASH ? "flash" : "sdpa";
     return t->dispatches ? "eager" : "unknown";
 }
 
@@ -108,7 +118,8 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
         double precision_path = 0.0;
         const char *pr = in->precision;
         if (!pr || !strcmp(pr, "fp16") || !strcmp(pr, "fp32")) {
-            if (ks.f16 + ks.b16 > 0) precision_path = (double)ks.f16 / (double)(ks.f16 + ks.b16) * step * gu * 0.10;
+            i128 halves = i128_add(ks.f16, ks.b16);
+            if (halves > 0) precision_path = (double)ks.f16 / (double)halves * step * gu * 0.10;
         }
         double headroom = 0.0;
         double peak = sm->hbm_peak_gb.has ? sm->hbm_peak_gb.v : 0.0;

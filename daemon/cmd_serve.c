@@ -2,6 +2,7 @@
  * and the HTTP API (its own thread), and shuts them down in order on SIGTERM/SIGINT:
  * stop accepting, let in-flight ingests commit, close the database, exit 0. */
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
+        {"--db-max-size-mb", "db_max_size_mb"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -123,6 +125,11 @@ int cmd_serve(int argc, char **argv) {
     if (rc) { config_free(&s.cfg); return rc; }
     log_set_level(s.cfg.log_level);
     signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl;                          /* connections and watched files need descriptors */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     setenv("UV_THREADPOOL_SIZE", "2", 0);     /* parses are CPU-bound; the node is busy training */
 
     char *err = NULL;
@@ -132,7 +139,7 @@ int cmd_serve(int argc, char **argv) {
         config_free(&s.cfg);
         return EXIT_USAGE;
     }
-    s.st = store_open(s.cfg.db, &err);
+    s.st = store_open(s.cfg.db, s.cfg.db_max_size_mb, &err);
     if (!s.st) {
         log_error("database %s: %s", s.cfg.db, err);
         free(err);

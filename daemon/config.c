@@ -100,6 +100,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }
     else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
+    else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
     else {
         snprintf(err, errlen, "unknown setting '%s'", key);
         return false;

@@ -15,6 +15,7 @@ typedef struct goblind_config {
     char *roots[MAX_ROOTS];
     size_t n_roots;
     char *db;
+    int db_max_size_mb;         /* 0: unlimited; else writes fail (and are retried) beyond it */
     char *listen;               /* HOST:PORT */
     int settle_ms;              /* debounce after the last file event before parsing */
     int quiet_s;                /* no change for this long after a good parse = complete */

@@ -36,6 +36,8 @@ struct run {
     int n_sub;
     uv_timer_t settle, quiet;
     bool parsing, reparse, have_parse, parsed_ok, gone, dup_warned;
+    bool status_dirty;           /* the stored status is behind r->status */
+    bool status_writing, status_failed;
     run_sig parsed_sig, seen_sig;
     int64_t last_change_ms;
     run *next;                   /* hash chain */
@@ -51,7 +53,7 @@ struct tracker {
     size_t nbuckets, nruns;
     root roots[MAX_ROOTS];
     size_t n_roots;
-    uv_timer_t scan;
+    uv_timer_t scan, retry;
     bool fallback, ready, stopping;
     goblind_counters *counters;
     size_t watched;
@@ -93,17 +95,13 @@ static bool is_real_dir(const char *path) {
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void sig_of(const char *run_dir, run_sig *sig) {
+static void sig_of(const run *r, run_sig *sig) {
     memset(sig, 0, sizeof *sig);
     run_files f;
-    if (!run_files_find(run_dir, &f)) return;
+    if (!run_files_find(r->path, &f)) return;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        struct stat st;
-        if (stat(f.path[k], &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        sig->a[k].present = true;
-        sig->a[k].size = (uint64_t)st.st_size;
-        sig->a[k].inode = (uint64_t)st.st_ino;
-        sig->a[k].mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        artefact_sig *a = &sig->a[k];
+        a->present = artefact_identity(f.path[k], r->root, &a->size, &a->mtime_ns, &a->inode);
     }
     run_files_free(&f);
 }
@@ -163,12 +161,77 @@ static void handle_closed(uv_handle_t *h) {
     if (--t->open_handles == 0 && t->inflight == 0 && t->done) t->done(t->done_arg);
 }
 
+static void on_retry(uv_timer_t *h);
+
+/* Status writes run on the worker pool (a locked database must not stall the loop), one at a
+ * time per run so they land in order. A failed write (database full, read-only, locked) is
+ * logged once and retried every 2 s; the API keeps serving what is stored meanwhile. */
+typedef struct status_job {
+    uv_work_t req;
+    run *r;
+    char *id, *root, *path;
+    run_status status;
+    bool ok;
+} status_job;
+
+static void status_work(uv_work_t *req) {
+    status_job *j = req->data;
+    j->ok = store_set_status(j->r->t->st, j->id, j->root, j->path, j->status, now_ms()) == 0;
+}
+
+static void write_status(run *r);
+
+static void status_done(uv_work_t *req, int status) {
+    status_job *j = req->data;
+    run *r = j->r;
+    tracker *t = r->t;
+    t->inflight--;
+    r->status_writing = false;
+    bool ok = status == 0 && j->ok;
+    if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, run_status_name(j->status));
+    if (!ok && !r->status_failed)
+        log_error("run %s: cannot store status %s: %s; retrying", r->id, run_status_name(j->status), store_last_error(t->st));
+    r->status_failed = !ok;
+    if (!ok) r->status_dirty = true;
+    free(j->id);
+    free(j->root);
+    free(j->path);
+    free(j);
+    if (t->stopping) {
+        if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
+        return;
+    }
+    if (ok) t->changed(t->user, r->id);
+    if (!ok) { if (!uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
+    else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
+}
+
+static void write_status(run *r) {
+    tracker *t = r->t;
+    if (r->status_writing || t->stopping) { r->status_dirty = true; return; }
+    status_job *j = calloc(1, sizeof *j);
+    if (!j) { r->status_dirty = true; return; }
+    j->r = r;
+    j->id = strdup(r->id);
+    j->root = strdup(r->root);
+    j->path = strdup(r->path);
+    j->status = r->status;
+    j->req.data = j;
+    r->status_dirty = false;
+    r->status_writing = true;
+    t->inflight++;
+    if (uv_queue_work(t->loop, &j->req, status_work, status_done) != 0) {
+        t->inflight--;
+        r->status_writing = false;
+        r->status_dirty = true;
+        free(j->id); free(j->root); free(j->path); free(j);
+    }
+}
+
 static void set_status(run *r, run_status st) {
     if (r->status == st) return;
     r->status = st;
-    if (store_set_status(r->t->st, r->id, r->root, r->path, st, now_ms()) != 0)
-        log_error("run %s: cannot store status %s: %s", r->id, run_status_name(st), store_last_error(r->t->st));
-    r->t->changed(r->t->user, r->id);
+    write_status(r);                            /* the API is told once it is stored */
 }
 
 /* ---- watching ---------------------------------------------------------------- */
@@ -289,7 +352,7 @@ static void on_settle(uv_timer_t *h) {
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
     watch_subdirs(r);
     if (r->parsing) { r->reparse = true; return; }
-    sig_of(r->path, &r->seen_sig);
+    sig_of(r, &r->seen_sig);
     if (r->have_parse && sig_equal(&r->seen_sig, &r->parsed_sig)) {
         if (r->status == RUN_PENDING) set_status(r, RUN_RUNNING);
         arm_quiet(r);                           /* only other files changed */
@@ -303,7 +366,7 @@ static void on_quiet(uv_timer_t *h) {
     if (r->t->stopping || r->gone || r->parsing) return;
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
     run_sig cur;
-    sig_of(r->path, &cur);
+    sig_of(r, &cur);
     if (!sig_equal(&cur, &r->parsed_sig)) { run_touch(r); return; }
     set_status(r, r->parsed_ok ? RUN_COMPLETE : RUN_FAILED);
 }
@@ -311,7 +374,7 @@ static void on_quiet(uv_timer_t *h) {
 /* Worker thread: parse, render, store. Touches nothing of the loop's. */
 static void parse_work(uv_work_t *req) {
     parse_job *j = req->data;
-    run_options opt = {0};
+    run_options opt = {.parse.confine_root = j->root};
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
     if (!run_parse(j->path, &opt, &j->res)) return;
@@ -374,6 +437,9 @@ static void parse_done(uv_work_t *req, int status) {
         return;
     }
     t->changed(t->user, r->id);
+    /* The ingest stored "running"; if the run moved on meanwhile (deleted, touched), store
+     * its real status again so the database does not keep the older one. */
+    if (r->status != RUN_RUNNING) write_status(r);
     if (r->gone) return;
     if (r->reparse || !r->have_parse) {
         r->reparse = false;
@@ -447,7 +513,7 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         run_sig stored;
         bool has_metrics;
         if (rd && store_run_state(rd, id, &st, &stored, &has_metrics)) {
-            sig_of(r->path, &r->seen_sig);
+            sig_of(r, &r->seen_sig);
             if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
                 r->status = st;                 /* unchanged since it was stored: no re-parse */
                 r->have_parse = true;
@@ -514,11 +580,19 @@ static void on_scan(uv_timer_t *h) {
     FOR_EACH_RUN(t, r) {
         if (r->gone || r->parsing) continue;
         run_sig cur;
-        sig_of(r->path, &cur);
+        sig_of(r, &cur);
         if (!sig_equal(&cur, &r->seen_sig)) {
             r->seen_sig = cur;
             run_touch(r);
         }
+    }
+}
+
+static void on_retry(uv_timer_t *h) {
+    tracker *t = h->data;
+    if (t->stopping) return;
+    FOR_EACH_RUN(t, r) {
+        if (r->status_dirty && !r->status_writing) write_status(r);
     }
 }
 
@@ -558,8 +632,9 @@ static void collect_id(void *user, const run_row *row) {
 
 int tracker_start(tracker *t) {
     uv_timer_init(t->loop, &t->scan);
-    t->scan.data = t;
-    t->open_handles++;
+    uv_timer_init(t->loop, &t->retry);
+    t->scan.data = t->retry.data = t;
+    t->open_handles += 2;
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
     uv_timer_start(&t->scan, on_scan, every, every);
     if (t->cfg->scan_only) {
@@ -613,6 +688,7 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
     t->done_arg = arg;
     if (t->open_handles == 0 && t->inflight == 0) { done(arg); return; }
     close_handle(t, (uv_handle_t *)&t->scan);
+    close_handle(t, (uv_handle_t *)&t->retry);
     for (size_t i = 0; i < t->n_roots; i++) {
         close_handle(t, (uv_handle_t *)&t->roots[i].ev);
         close_handle(t, (uv_handle_t *)&t->roots[i].rescan);

@@ -24,6 +24,7 @@ typedef enum {
 
 typedef struct parse_options {
     bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */
+    const char *confine_root;/* when set (the daemon), artefacts resolving outside it are not read */
 } parse_options;
 
 /* An optional number: the reference's None is has == false. */

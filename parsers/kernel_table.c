@@ -76,19 +76,35 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
     return flags;
 }
 
+/* A dispatch whose name is not kept: only what the heuristics sum over. */
+static void add_overflow(kernel_table *t, const char *name, size_t len, i128 ns) {
+    kernel_overflow *o = &t->overflow;
+    attn_kind attn;
+    unsigned flags = kernel_classify(name, len, &attn);
+    if (attn != ATTN_NONE && o->attn == ATTN_NONE) { o->attn = attn; o->attn_seen = t->dispatches; }
+    o->dispatches++;
+    o->total_ns = i128_add(o->total_ns, ns);
+    o->ns_by_flags[flags & 63] = i128_add(o->ns_by_flags[flags & 63], ns);
+    t->dispatches++;
+}
+
 bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
-    if (t->count * 2 >= t->nslots && !rehash(t)) return false;
+    if (t->count * 2 >= t->nslots && t->count < KT_MAX_NAMES && !rehash(t)) return false;
     size_t j = hash_name(name, len) & (t->nslots - 1);
     for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
         kernel_stat *k = &t->items[t->slots[j] - 1];
         if (k->name_len == len && memcmp(k->name, name, len) == 0) {
             k->calls++;
-            k->total_ns += ns;
+            k->total_ns = i128_add(k->total_ns, ns);
             if (ns < k->min_ns) k->min_ns = ns;
             if (ns > k->max_ns) k->max_ns = ns;
             t->dispatches++;
             return true;
         }
+    }
+    if (t->count >= KT_MAX_NAMES || t->name_bytes + len + 1 > KT_MAX_NAME_BYTES) {
+        add_overflow(t, name, len, ns);
+        return true;
     }
     if (t->count == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 32;

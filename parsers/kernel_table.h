@@ -35,13 +35,27 @@ typedef struct kernel_stat {
     attn_kind attn;
 } kernel_stat;
 
+/* Beyond these, new names are still counted (totals, families, attention) but not kept by
+ * name: a hostile trace with millions of distinct names cannot grow memory without bound. */
+#define KT_MAX_NAMES 262144u
+#define KT_MAX_NAME_BYTES (64u << 20)
+
+typedef struct kernel_overflow {
+    uint64_t dispatches;
+    i128 total_ns;
+    i128 ns_by_flags[64];     /* indexed by the KF_* bits of each dispatch's name */
+    attn_kind attn;           /* attention kind of the first such dispatch that has one */
+    uint64_t attn_seen;       /* its position in trace order */
+} kernel_overflow;
+
 typedef struct kernel_table {
     kernel_stat *items;       /* first-seen order */
     size_t count, cap;
     uint32_t *slots;          /* open addressing: index+1, 0 = empty */
     size_t nslots;
-    uint64_t dispatches;      /* kept dispatches */
+    uint64_t dispatches;      /* kept dispatches, named or not */
     size_t name_bytes;
+    kernel_overflow overflow; /* dispatches of names beyond the caps */
 } kernel_table;
 
 void kernel_table_init(kernel_table *t);

@@ -92,7 +92,7 @@ static void on_row(state *s, const csv_record *r) {
             i128 b, e;
             if (!fb->truncated && !fe->truncated && py_integer(fb->text.data, fb->text.len, &b) &&
                 py_integer(fe->text.data, fe->text.len, &e)) {
-                ns = e - b;
+                ns = i128_sub(e, b);
                 timing_ok = true;
             }
         }
@@ -156,6 +156,10 @@ static void kt_finish(void *st) {
     if (s->nonpositive)
         diag_add(s->diag, "%s: %llu rows with zero or negative duration ignored (first at line %llu)",
                  s->label, (unsigned long long)s->nonpositive, (unsigned long long)s->first_nonpositive_line);
+    if (s->out->kernels.overflow.dispatches)
+        diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
+                 "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,
+                 (unsigned long long)s->out->kernels.overflow.dispatches);
     if (s->truncated_names)
         diag_add(s->diag, "%s: %llu kernel names longer than %u bytes were cut", s->label,
                  (unsigned long long)s->truncated_names, NAME_CAP);

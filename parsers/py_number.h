@@ -24,4 +24,17 @@ bool py_integer(const char *s, size_t n, i128 *out);
 /* int(x) for a finite double, saturating to the 128-bit range. */
 i128 py_trunc(double x);
 
+/* Saturating 128-bit arithmetic: durations and their sums from absurd timestamps stay
+ * defined (Python's integers are unbounded; ours stop at the 128-bit limits). */
+static inline i128 i128_add(i128 a, i128 b) {
+    i128 r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? (i128)(((unsigned __int128)1 << 127) - 1) : -(i128)(((unsigned __int128)1 << 127) - 1) - 1;
+}
+static inline i128 i128_sub(i128 a, i128 b) {
+    i128 r;
+    if (!__builtin_sub_overflow(a, b, &r)) return r;
+    return b < 0 ? (i128)(((unsigned __int128)1 << 127) - 1) : -(i128)(((unsigned __int128)1 << 127) - 1) - 1;
+}
+
 #endif

@@ -118,7 +118,7 @@ static int migrate(sqlite3 *db, char *err, size_t errlen) {
     return 0;
 }
 
-store *store_open(const char *path, char **errp) {
+store *store_open(const char *path, int max_size_mb, char **errp) {
     char err[256] = "";
     store *s = calloc(1, sizeof *s);
     if (!s) { *errp = strdup("out of memory"); return NULL; }
@@ -129,9 +129,16 @@ store *store_open(const char *path, char **errp) {
     if (!s->w) goto fail;
     if (exec(s->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, sizeof err) != SQLITE_OK) goto fail;
     if (migrate(s->w, err, sizeof err) != 0) goto fail;
+    if (max_size_mb > 0) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld;", (long long)max_size_mb * 1024 * 1024 / 4096);
+        exec(s->w, sql, NULL, 0);
+    }
+    exec(s->w, "PRAGMA cache_size = -1024;", NULL, 0);     /* 1 MiB: goblind's queries touch few pages */
     for (int i = 0; i < READERS; i++) {
         s->readers[i].db = open_conn(path, true, err, sizeof err);
         if (!s->readers[i].db) goto fail;
+        exec(s->readers[i].db, "PRAGMA cache_size = -512;", NULL, 0);
     }
     return s;
 fail:

@@ -32,9 +32,9 @@ typedef struct run_sig {
     artefact_sig a[ARTEFACT_KIND_COUNT];
 } run_sig;
 
-/* Opens (creating and migrating) the database. On failure returns NULL and sets *err
- * (caller frees). */
-store *store_open(const char *path, char **err);
+/* Opens (creating and migrating) the database; max_size_mb > 0 bounds its size
+ * (PRAGMA max_page_count). On failure returns NULL and sets *err (caller frees). */
+store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);

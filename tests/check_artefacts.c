@@ -372,6 +372,34 @@ START_TEST(amd_smi_watch_output) {
 }
 END_TEST
 
+START_TEST(million_distinct_kernel_names) {
+    char *d = tu_tempdir();
+    char *p = NULL;
+    ck_assert(asprintf(&p, "%s/trace.csv", d) > 0);
+    FILE *f = fopen(p, "w");
+    fprintf(f, "Kernel_Name,DurationNs\n");
+    for (int i = 0; i < 1000000; i++) fprintf(f, "k%d%s,%d\n", i, i % 10 == 0 ? "_nccl_x" : "", 10 + i % 7);
+    fprintf(f, "flash_attn_rocm_late,5\n");
+    fclose(f);
+    free(p);
+    run_result r;
+    tu_parse(d, false, &r);
+    ck_assert_uint_eq(r.kernels.kernels.count, KT_MAX_NAMES);                 /* bounded */
+    ck_assert_uint_eq(r.kernels.kernels.dispatches, 1000001);
+    ck_assert(tu_warned(&r, "more than 262144 distinct kernel names"));
+    ck_assert_str_eq(r.metrics.attention, "flash_rocm");                      /* seen past the cap */
+    /* totals still count every dispatch: the collective share matches the whole file */
+    i128 total = 0, coll = 0;
+    for (int i = 0; i < 1000000; i++) { total += 10 + i % 7; if (i % 10 == 0) coll += 10 + i % 7; }
+    total += 5;
+    ck_assert_double_eq_tol(r.metrics.top[0].pct_time, 16.0 / (double)total * 100.0, 1e-12);
+    (void)coll;
+    run_result_free(&r);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 START_TEST(amd_smi_error_paths) {
     char *d = tu_tempdir();
     run_result r;
@@ -503,6 +531,7 @@ Suite *artefacts_suite(void) {
     tcase_add_test(tc, amd_smi_watch_output);
     tcase_add_test(tc, missing_and_special_files);
     tcase_add_test(tc, amd_smi_error_paths);
+    tcase_add_test(tc, million_distinct_kernel_names);
     tcase_add_test(tc, torch_very_long_values);
     tcase_add_test(tc, stats_csv_as_kernel_trace);
     suite_add_tcase(s, tc);

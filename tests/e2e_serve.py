@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 
 GOBLIND, SHARED = sys.argv[1], Path(sys.argv[2])
-ONLY = sys.argv[3:]
+ONLY = sys.argv[3:] if __name__ == "__main__" else []
 GEN = SHARED / "tools" / "gen_run.py"
 SCHEMA = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
 try:
@@ -54,6 +54,7 @@ class Daemon:
             args += ["--root", str(r)]
         self.log = open(self.tmp / "daemon.log", "ab")
         env = dict(os.environ, **(self.env or {}))
+        args[args.index("--db") + 1] = str(self.db)
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=env)
         line = self.proc.stdout.readline().decode()
         m = re.search(r"(https?)://[^:/]+:(\d+)/", line)
