@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,8 @@ struct run {
     tracker *t;
     uv_fs_event_t watch;
     bool watching;
-    uv_fs_event_t sub[MAX_SUBWATCH];
-    char *sub_name[MAX_SUBWATCH];
+    uv_fs_event_t *sub;          /* rocprofv3 sub-directories, allocated when one appears */
+    char **sub_name;
     int n_sub;
     uv_timer_t settle, quiet;
     bool parsing, reparse, have_parse, parsed_ok, gone, dup_warned;
@@ -291,6 +292,11 @@ static void watch_subdirs(run *r) {
         }
         char *p = join(r->path, e->d_name);
         if (p && is_real_dir(p)) {
+            if (!r->sub) {
+                r->sub = calloc(MAX_SUBWATCH, sizeof *r->sub);
+                r->sub_name = calloc(MAX_SUBWATCH, sizeof *r->sub_name);
+                if (!r->sub || !r->sub_name) { free(r->sub); free(r->sub_name); r->sub = NULL; r->sub_name = NULL; free(p); break; }
+            }
             int i = r->n_sub++;
             r->sub_name[i] = strdup(e->d_name);
             uv_fs_event_init(t->loop, &r->sub[i]);
@@ -432,6 +438,7 @@ static void parse_done(uv_work_t *req, int status) {
                   status ? uv_strerror(status) : store_last_error(t->st));
     }
     free_job(j);
+    if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
     if (t->stopping) {
         if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
         return;
@@ -707,6 +714,8 @@ void tracker_free(tracker *t) {
         for (run *r = t->buckets[b], *nx; r; r = nx) {
             nx = r->next;
             for (int i = 0; i < r->n_sub; i++) free(r->sub_name[i]);
+            free(r->sub);
+            free(r->sub_name);
             free(r->id);
             free(r->root);
             free(r->path);

@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libgoblin_parsers.a"
+)

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for fuzz_amd_smi.
+# This may be replaced when dependencies are built.

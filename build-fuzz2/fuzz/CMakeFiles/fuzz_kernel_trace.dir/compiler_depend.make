@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for fuzz_kernel_trace.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for fuzz_torch_json.
+# This may be replaced when dependencies are built.
