@@ -31,6 +31,7 @@ struct api {
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
+    metrics_cache *cache;
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
@@ -51,6 +52,7 @@ int64_t api_now_ms(void) {
 }
 
 store *api_store(api *a) { return a->st; }
+metrics_cache *api_cache(api *a) { return a->cache; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
@@ -82,9 +84,23 @@ enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const c
     return ret;
 }
 
+static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
+                                   const char *etag, int retry_after);
+
 enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *etag, int retry_after) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    return send_buffer(c, status, MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), etag,
+                       retry_after);
+}
+
+enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) free(body);
+    return send_buffer(c, status, r, etag, 0);
+}
+
+static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
+                                   const char *etag, int retry_after) {
     if (!r) return MHD_NO;
     common_headers(r);
     last_status = status;
@@ -150,6 +166,7 @@ static void resume_locked(api *a, const char *run_id, bool due_only) {
 
 void api_notify_run(api *a, const char *run_id) {
     if (!a) return;
+    metrics_cache_drop(a->cache, run_id);          /* before waiters re-read it */
     pthread_mutex_lock(&a->lock);
     resume_locked(a, run_id, false);
     pthread_mutex_unlock(&a->lock);
@@ -253,6 +270,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         req->api = a;
         req->t0 = now_s();
         *con_cls = req;
+        /* Answer from the next call: a response queued in the first one makes
+         * libmicrohttpd close the connection, and clients lose keep-alive. */
+        return MHD_YES;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
     if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
@@ -280,9 +300,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     api *a = cls;
     api_request *req = *con_cls;
     if (!req) return;
-    pthread_mutex_lock(&a->lock);
-    if (req->suspended) unlink_waiter(a, req);
-    pthread_mutex_unlock(&a->lock);
+    if (req->waiting) {                               /* only long polls ever join the waiter list */
+        pthread_mutex_lock(&a->lock);
+        if (req->suspended) unlink_waiter(a, req);
+        pthread_mutex_unlock(&a->lock);
+    }
     if (req->status) {                                /* long polls are counted, not timed */
         if (req->waiting) counters_http_count(a->counters, req->status);
         else counters_http(a->counters, req->status, now_s() - req->t0);
@@ -345,6 +367,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     for (int i = 0; i < 3; i++)
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
+    if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -389,6 +412,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     return a;
 fail_early:
     *err = strdup(e);
+    metrics_cache_free(a->cache);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);
@@ -409,6 +433,7 @@ void api_stop(api *a) {
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
     pthread_mutex_destroy(&a->lock);
+    metrics_cache_free(a->cache);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);

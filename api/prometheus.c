@@ -187,7 +187,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     store_count_by_status(rd, counts);
     run_list runs = {0};
     char next[300];
-    store_list_runs(rd, -1, src->max_runs, NULL, collect, &runs, next, sizeof next);
+    store_list_runs(rd, -1, src->max_runs, NULL, true, collect, &runs, next, sizeof next);
     store_reader_release(src->st, rd);
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");

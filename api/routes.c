@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "core/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
 
@@ -16,18 +17,20 @@
 #define MAX_WAIT_S 60
 #define RECHECK_MS 2000
 
-static json_t *iso_time(int64_t ms) {
-    if (ms <= 0) return json_null();
+static void iso_text(int64_t ms, char *b, size_t n) {
     time_t s = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&s, &tm);
-    char b[96];
-    snprintf(b, sizeof b, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-    return json_string(b);
+    snprintf(b, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
-static json_t *num_or_null(bool has, double v) { return has ? json_real(v) : json_null(); }
+static json_t *iso_time(int64_t ms) {
+    if (ms <= 0) return json_null();
+    char b[96];
+    iso_text(ms, b, sizeof b);
+    return json_string(b);
+}
 
 static const char *arg(struct MHD_Connection *c, const char *key) {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
@@ -47,14 +50,30 @@ static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi,
 
 /* ---- /runs ------------------------------------------------------------------------ */
 
+static void opt_number(jw_out *j, const char *key, bool has, double v) {
+    jw_key(j, key);
+    if (has) jw_number(j, v);
+    else jw_null(j);
+}
+
+/* One /runs entry, written straight to JSON text: a page has up to 1000 of them. */
 static void add_list_row(void *user, const run_row *r) {
-    json_array_append_new(user, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "id", r->id, "status", run_status_name(r->status), "updated_at", iso_time(r->updated_at),
-        "tokens_per_sec", num_or_null(r->has_headline, r->tokens_per_sec),
-        "mfu_pct", num_or_null(r->has_headline, r->mfu_pct),
-        "gpu_util_pct", num_or_null(r->has_headline, r->gpu_util_pct),
-        "step_time_seconds", num_or_null(r->has_headline && r->step_seconds > 0, r->step_seconds),
-        "hbm_peak_gb", num_or_null(r->has_headline, r->hbm_peak_gb)));
+    jw_out *j = user;
+    char t[96];
+    jw_object_open(j);
+    jw_key(j, "id");
+    jw_string(j, r->id);
+    jw_key(j, "status");
+    jw_string(j, run_status_name(r->status));
+    jw_key(j, "updated_at");
+    iso_text(r->updated_at, t, sizeof t);
+    jw_string(j, t);
+    opt_number(j, "tokens_per_sec", r->has_headline, r->tokens_per_sec);
+    opt_number(j, "mfu_pct", r->has_headline, r->mfu_pct);
+    opt_number(j, "gpu_util_pct", r->has_headline, r->gpu_util_pct);
+    opt_number(j, "step_time_seconds", r->has_headline && r->step_seconds > 0, r->step_seconds);
+    opt_number(j, "hbm_peak_gb", r->has_headline, r->hbm_peak_gb);
+    jw_object_close(j);
 }
 
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
@@ -71,17 +90,27 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
         status = (int)st;
     }
     const char *cursor = arg(c, "cursor");
-    json_t *runs = json_array();
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    jw_key(&j, "runs");
+    jw_array_open(&j);
     char next[300];
     store_reader *rd = store_reader_acquire(api_store(a));
-    int n = store_list_runs(rd, status, (int)limit, cursor, add_list_row, runs, next, sizeof next);
+    int n = store_list_runs(rd, status, (int)limit, cursor, false, add_list_row, &j, next, sizeof next);
     store_reader_release(api_store(a), rd);
     if (n < 0) {
-        json_decref(runs);
+        strbuf_free(&out);
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
-    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:o, s:o}", "runs", runs,
-                         "next_cursor", next[0] ? json_string(next) : json_null()), NULL, 0);
+    jw_array_close(&j);
+    jw_key(&j, "next_cursor");
+    if (next[0]) jw_string(&j, next);
+    else jw_null(&j);
+    jw_object_close(&j);
+    if (!strbuf_terminate(&out)) return MHD_NO;
+    return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);
 }
 
 /* ---- /runs/<id> --------------------------------------------------------------------- */
@@ -166,9 +195,18 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (!int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
     run_copy rc = {0};
-    store_reader *rd = store_reader_acquire(api_store(a));
-    store_get_run(rd, id, copy_row, &rc);
-    store_reader_release(api_store(a), rd);
+    cached_run hit;
+    if (metrics_cache_get(api_cache(a), id, &hit)) {            /* the common case: no SQLite */
+        rc = (run_copy){.found = true, .status = hit.status, .ingest_count = hit.ingest_count, .metrics_json = hit.body};
+    } else {
+        store_reader *rd = store_reader_acquire(api_store(a));
+        store_get_run(rd, id, copy_row, &rc);
+        store_reader_release(api_store(a), rd);
+        if (rc.found) {
+            cached_run put = {rc.status, rc.ingest_count, rc.metrics_json, rc.metrics_json ? strlen(rc.metrics_json) : 0};
+            metrics_cache_put(api_cache(a), id, &put);
+        }
+    }
     if (!rc.found) {
         free(rc.metrics_json);
         return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
@@ -196,7 +234,10 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     enum MHD_Result ret;
     if (final) {
         if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
-        else ret = api_send_text(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag, 0);
+        else {
+            ret = api_send_owned(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag);
+            rc.metrics_json = NULL;                   /* the response owns it now */
+        }
     } else if (rc.status == RUN_GONE) {
         ret = api_send_error(c, MHD_HTTP_GONE, "gone", "the run directory was deleted before it was parsed");
     } else {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "api/http_api.h"
+#include "api/metrics_cache.h"
 #include "parsers/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
@@ -28,6 +29,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
 /* http_api.c */
 int64_t api_now_ms(void);
 store *api_store(api *a);
+metrics_cache *api_cache(api *a);
 bool api_ready(api *a);
 bool api_stopping(api *a);
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after);
@@ -36,6 +38,8 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* Sends a malloc'd body and frees it. */
+enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
 void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);

@@ -667,7 +667,7 @@ int tracker_start(tracker *t) {
     char next[256] = "", cursor[256] = "";
     do {
         snprintf(cursor, sizeof cursor, "%s", next);
-        if (store_list_runs(rd, -1, 1000, cursor[0] ? cursor : NULL, collect_id, &g, next, sizeof next) < 0) break;
+        if (store_list_runs(rd, -1, 1000, cursor[0] ? cursor : NULL, false, collect_id, &g, next, sizeof next) < 0) break;
     } while (next[0]);
     store_reader_release(t->st, rd);
     for (size_t i = 0; i < g.n; i++) {

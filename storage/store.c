@@ -55,6 +55,15 @@ static const char *const MIGRATIONS[] = {
     ");",
     /* 2: why an artefact did not parse (its first warning) */
     "ALTER TABLE artefacts ADD COLUMN error TEXT;",
+    /* 3: listing by status, newest first, from the index */
+    "CREATE INDEX runs_by_status ON runs(status, updated_at DESC, id DESC);",
+    /* 4: the RunMetrics body in its own table: run rows stay small, so listing reads no blobs */
+    "CREATE TABLE run_metrics ("
+    "  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  json TEXT NOT NULL"
+    ") WITHOUT ROWID;"
+    "INSERT INTO run_metrics(run_id, json) SELECT id, metrics_json FROM runs WHERE metrics_json IS NOT NULL;"
+    "ALTER TABLE runs DROP COLUMN metrics_json;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -209,10 +218,10 @@ static int ingest_tx(store *s, const ingest_record *r) {
     int rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO runs(id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error,"
-        " metrics_json, tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?9, ?11, ?12, ?13, ?14, ?15)"
+        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15)"
         " ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, completed_at = ?6,"
-        " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8, metrics_json = ?9,"
+        " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8,"
         " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
@@ -224,12 +233,21 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (r->status == RUN_COMPLETE || r->status == RUN_FAILED) sqlite3_bind_int64(q, 6, r->now_ms);
     sqlite3_bind_double(q, 7, r->parse_ms);
     if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
-    if (r->metrics_json) sqlite3_bind_text(q, 9, r->metrics_json, -1, SQLITE_STATIC);
     sqlite3_bind_double(q, 11, m->tokens_per_sec);
     sqlite3_bind_double(q, 12, m->mfu_pct);
     sqlite3_bind_double(q, 13, m->gpu_util_pct);
     if (res->torch.step_time_seconds.has) sqlite3_bind_double(q, 14, res->torch.step_time_seconds.v);
     sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    rc = step_done(q);
+    sqlite3_finalize(q);
+    if (rc != SQLITE_OK) return rc;
+
+    rc = sqlite3_prepare_v2(s->w, r->metrics_json
+        ? "INSERT INTO run_metrics(run_id, json) VALUES (?1, ?2) ON CONFLICT(run_id) DO UPDATE SET json = ?2"
+        : "DELETE FROM run_metrics WHERE run_id = ?1", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+    if (r->metrics_json) sqlite3_bind_text(q, 2, r->metrics_json, -1, SQLITE_STATIC);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -331,7 +349,8 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
     sqlite3_stmt *q = NULL;
     bool found = false;
     memset(sig, 0, sizeof *sig);
-    if (sqlite3_prepare_v2(r->db, "SELECT status, metrics_json IS NOT NULL FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(r->db, "SELECT status, EXISTS (SELECT 1 FROM run_metrics WHERE run_id = ?1) FROM runs WHERE id = ?1",
+                           -1, &q, NULL) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     if (sqlite3_step(q) == SQLITE_ROW) {
@@ -358,8 +377,9 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
     return true;
 }
 
+/* The run row; the last column is the RunMetrics body when the query joins it, else NULL. */
 #define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
-                    " metrics_json, tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
+                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
 
 static void read_run(sqlite3_stmt *q, run_row *row) {
     memset(row, 0, sizeof *row);
@@ -373,17 +393,17 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->ingest_count = sqlite3_column_int64(q, 7);
     row->parse_ms = sqlite3_column_double(q, 8);
     row->error = col_text(q, 9);
-    row->metrics_json = col_text(q, 10);
-    row->has_headline = sqlite3_column_type(q, 11) != SQLITE_NULL;
-    row->tokens_per_sec = sqlite3_column_double(q, 11);
-    row->mfu_pct = sqlite3_column_double(q, 12);
-    row->gpu_util_pct = sqlite3_column_double(q, 13);
-    row->step_seconds = sqlite3_column_double(q, 14);
-    row->hbm_peak_gb = sqlite3_column_double(q, 15);
+    row->has_headline = sqlite3_column_type(q, 10) != SQLITE_NULL;
+    row->tokens_per_sec = sqlite3_column_double(q, 10);
+    row->mfu_pct = sqlite3_column_double(q, 11);
+    row->gpu_util_pct = sqlite3_column_double(q, 12);
+    row->step_seconds = sqlite3_column_double(q, 13);
+    row->hbm_peak_gb = sqlite3_column_double(q, 14);
+    row->metrics_json = col_text(q, 15);
 }
 
-int store_list_runs(store_reader *r, int status, int limit, const char *cursor, run_row_fn fn, void *user,
-                    char *next, size_t next_len) {
+int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
+                    void *user, char *next, size_t next_len) {
     int64_t c_upd = INT64_MAX;
     const char *c_id = "\xff";
     next[0] = '\0';
@@ -395,11 +415,12 @@ int store_list_runs(store_reader *r, int status, int limit, const char *cursor, 
         c_id = end + 1;
     }
     sqlite3_stmt *q = NULL;
-    const char *sql = status >= 0
-        ? "SELECT " RUN_COLUMNS " FROM runs WHERE status = ?3 AND (updated_at < ?1 OR (updated_at = ?1 AND id < ?2))"
-          " ORDER BY updated_at DESC, id DESC LIMIT ?4"
-        : "SELECT " RUN_COLUMNS " FROM runs WHERE (updated_at < ?1 OR (updated_at = ?1 AND id < ?2))"
-          " ORDER BY updated_at DESC, id DESC LIMIT ?4";
+    /* row values let SQLite walk runs_by_update / runs_by_status from the cursor */
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT " RUN_COLUMNS ", %s FROM runs WHERE %s (updated_at, id) < (?1, ?2)"
+             " ORDER BY updated_at DESC, id DESC LIMIT ?4",
+             with_metrics ? "(SELECT json FROM run_metrics WHERE run_id = id)" : "NULL",
+             status >= 0 ? "status = ?3 AND" : "");
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(q, 1, c_upd);
     sqlite3_bind_text(q, 2, c_id, -1, SQLITE_STATIC);
@@ -421,7 +442,8 @@ int store_list_runs(store_reader *r, int status, int limit, const char *cursor, 
 
 bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(r->db, "SELECT " RUN_COLUMNS ", (SELECT json FROM run_metrics WHERE run_id = ?1)"
+                           " FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     bool found = sqlite3_step(q) == SQLITE_ROW;

@@ -89,11 +89,12 @@ typedef struct run_artefact_row {
 typedef void (*run_row_fn)(void *user, const run_row *row);
 typedef void (*artefact_row_fn)(void *user, const run_artefact_row *row);
 
-/* Runs newest first (updated_at, then id, descending). status < 0: any. cursor: NULL
+/* Runs newest first (updated_at, then id, descending). status < 0: any. with_metrics: fill
+ * row->metrics_json too (it costs a blob read per row). cursor: NULL
  * or a value from a previous call. Writes the next cursor ("" when done) into next
  * (at least 160 bytes). Returns the number of rows, or -1 on a bad cursor / error. */
-int store_list_runs(store_reader *r, int status, int limit, const char *cursor, run_row_fn fn, void *user,
-                    char *next, size_t next_len);
+int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
+                    void *user, char *next, size_t next_len);
 /* One run; false when unknown. */
 bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user);
 void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user);

@@ -267,15 +267,18 @@ def test_schema_migration_from_v1(tmp):
         CREATE TABLE kernels (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL,
           calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
           flags INTEGER NOT NULL, PRIMARY KEY (run_id, name));
-        INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES ('old-1', 'x', 'x/old-1', 'complete', 1, 1);
+        INSERT INTO runs(id, root, path, status, created_at, updated_at, metrics_json)
+          VALUES ('old-1', 'x', 'x/old-1', 'complete', 1, 1, '{"steps": 3}');
         PRAGMA user_version = 1;
     """)
     con.close()
     d.start()
     assert d.json("/runs/old-1")[2]["status"] == "gone"   # kept, and its directory is not here
+    st, _, body = d.get("/runs/old-1/metrics")
+    assert st == 200 and json.loads(body) == {"steps": 3}  # its metrics moved to run_metrics
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 4
     assert "error" in [r[1] for r in con.execute("PRAGMA table_info(artefacts)")]
     con.close()
 
