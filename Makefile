@@ -8,7 +8,9 @@ DESTDIR    ?=
 UNITDIR    ?= /etc/systemd/system
 CONFDIR    ?= /etc/goblind
 
-.PHONY: all deps build build-asan test run bench install clean
+FUZZ_SECONDS ?= 1800
+
+.PHONY: all deps build build-asan test run bench fuzz install clean
 
 all: build
 
@@ -23,10 +25,16 @@ build-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGOBLIND_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-# Whole suite twice: the release build, then the same tests under ASan+UBSan (leak checks on).
+# Whole suite twice: the release build, then the same tests under ASan+UBSan (leak checks on);
+# then every libFuzzer harness for 30 seconds.
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+	fuzz/run.sh 30
+
+# Every libFuzzer harness for FUZZ_SECONDS (default 30 minutes each); see docs/RELIABILITY.md.
+fuzz: deps
+	fuzz/run.sh $(FUZZ_SECONDS)
 
 run: build
 	@mkdir -p runs

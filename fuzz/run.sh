@@ -35,15 +35,18 @@ for h in $HARNESSES; do
   fi
 done
 mkdir -p $B/findings
-status=0
+status=0 passed=0 failed=0
 for h in $HARNESSES; do
   echo "fuzz_$h: ${SECS}s"
   if ! $B/fuzz/fuzz_$h $B/corpus/$h -max_total_time="$SECS" -max_len=1048576 -rss_limit_mb=2048 -timeout=20 \
        -print_final_stats=1 -artifact_prefix=$B/findings/$h- > $B/fuzz_$h.log 2>&1; then
     echo "fuzz_$h FOUND A PROBLEM: see $B/fuzz_$h.log and $B/findings/"; tail -30 $B/fuzz_$h.log; status=1
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
   fi
   grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" $B/fuzz_$h.log | tr '\n' ' '; echo
 done
-n=$(find $B/findings -type f | wc -l)
-echo "fuzz: $((status == 0 ? 1 : 0)) passed, $status failed ($n findings)"
+echo "findings so far in $B/findings: $(find $B/findings -type f | wc -l)"
+echo "fuzz: $passed passed, $failed failed"
 exit $status
