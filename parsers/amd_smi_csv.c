@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/column_pick.h"
-#include "parsers/csv_tokenizer.h"
+#include "parsers/csv_columns.h"
 #include "parsers/py_number.h"
 
 #define LINE_CAP (1u << 20)
@@ -26,6 +25,8 @@ static const char *const NOT_UTIL[] = {"power", "energy", "clk", "clock", "temp"
 static const char *const HEADER_WORDS[] = {"vram", "gfx_", "timestamp,", "gpu_use", "gpu,", NULL};
 
 enum { C_HBM, C_UTIL, C_ROCM, C_COUNT };
+static const csv_want WANT[C_COUNT] = {{HBM_COLS, NULL}, {UTIL_COLS, NOT_UTIL}, {ROCM_COLS, NULL}};
+static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL}, {UTIL_COLS, NULL}, {ROCM_COLS, NULL}};
 
 typedef struct state {
     telemetry_summary *out;
@@ -43,8 +44,7 @@ typedef struct state {
     /* CSV of the kept lines */
     csv_tokenizer csv;
     bool csv_header_done;
-    ssize_t col[C_COUNT];
-    int slot[C_COUNT];
+    csv_columns cols;
     char *hbm_col_lower;
     double hbm_max, hbm_sum, util_sum;
     uint64_t hbm_n, util_n, long_lines;
@@ -88,37 +88,17 @@ static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb) {
     return ok;
 }
 
-static const csv_field *field(const state *s, int c, const csv_record *r) {
-    if (s->slot[c] < 0) return NULL;
-    const csv_field *f = &r->captured[s->slot[c]];
-    return f->present ? f : NULL;
-}
+static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    strbuf *names = calloc(r->n_all ? r->n_all : 1, sizeof *names);
-    if (!names) return;
-    for (size_t i = 0; i < r->n_all; i++)
-        utf8_sanitize((const uint8_t *)(r->all[i].data ? r->all[i].data : ""), r->all[i].len, &names[i]);
-    s->col[C_HBM] = column_pick(names, r->n_all, HBM_COLS, NULL);
-    s->col[C_UTIL] = column_pick(names, r->n_all, UTIL_COLS, s->seed_compat ? NULL : NOT_UTIL);
-    s->col[C_ROCM] = column_pick(names, r->n_all, ROCM_COLS, NULL);
-    if (s->col[C_HBM] >= 0) {
+    csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT);
+    const char *hbm = s->cols.name[C_HBM];
+    if (hbm) {
         strbuf f = {0};
-        const strbuf *h = &names[s->col[C_HBM]];
-        fold_lower(h->data ? h->data : "", h->len, &f);
+        fold_lower(hbm, strlen(hbm), &f);
         s->hbm_col_lower = f.data;              /* FOLD_OTHER bytes never match the ASCII tests */
     }
-    for (size_t i = 0; i < r->n_all; i++) strbuf_free(&names[i]);
-    free(names);
-    size_t cols[C_COUNT], n = 0;
-    for (int c = 0; c < C_COUNT; c++) {
-        s->slot[c] = -1;
-        if (s->col[c] < 0) continue;
-        for (size_t k = 0; k < n; k++) if (cols[k] == (size_t)s->col[c]) s->slot[c] = (int)k;
-        if (s->slot[c] < 0) { s->slot[c] = (int)n; cols[n++] = (size_t)s->col[c]; }
-    }
-    csv_capture_columns(&s->csv, cols, n);
-    if (s->col[C_HBM] < 0 && s->col[C_UTIL] < 0)
+    if (s->cols.col[C_HBM] < 0 && s->cols.col[C_UTIL] < 0)
         diag_add(s->diag, "%s: line %llu: header has no VRAM or utilisation column", s->label,
                  (unsigned long long)s->header_line);
 }
@@ -222,7 +202,6 @@ static void *sm_open(const parse_options *opt, const char *label, void *out, dia
     s->label = label;
     s->seed_compat = opt->seed_compat;
     memset(s->out, 0, sizeof *s->out);
-    for (int c = 0; c < C_COUNT; c++) { s->col[c] = -1; s->slot[c] = -1; }
     csv_init(&s->csv, FIELD_CAP, on_record, s);
     return s;
 }
@@ -251,6 +230,7 @@ static void sm_close(void *st) {
     state *s = st;
     if (!s) return;
     csv_free(&s->csv);
+    csv_columns_free(&s->cols);
     strbuf_free(&s->line);
     strbuf_free(&s->head);
     strbuf_free(&s->scratch);
@@ -259,16 +239,10 @@ static void sm_close(void *st) {
     free(s);
 }
 
-static bool sm_sniff(const char *name, const uint8_t *head, size_t n) {
-    (void)head; (void)n;
-    size_t l = strlen(name);
-    return l >= 4 && strcmp(name + l - 4, ".csv") == 0;
-}
-
 const artefact_parser amd_smi_csv_parser = {
     .name = "amd-smi-csv",
     .kind = ARTEFACT_TELEMETRY,
-    .sniff = sm_sniff,
+    .sniff = csv_name_sniff,
     .open = sm_open,
     .feed = sm_feed,
     .finish = sm_finish,

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/column_pick.h"
-#include "parsers/csv_tokenizer.h"
+#include "parsers/csv_columns.h"
 
 #define NAME_CAP (1u << 20)  /* longest kernel name kept (real ones reach ~10 KB) */
 
@@ -19,6 +18,7 @@ static const char *const END_COLS[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
 static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", NULL};
 
 enum { C_NAME, C_START, C_END, C_DUR, C_COUNT };
+static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL}, {START_COLS, NULL}, {END_COLS, NULL}, {DUR_COLS, NULL}};
 
 typedef struct state {
     csv_tokenizer csv;
@@ -26,43 +26,22 @@ typedef struct state {
     diag_list *diag;
     const char *label;
     bool have_header;
-    ssize_t col[C_COUNT];
-    int slot[C_COUNT];                 /* capture slot of each column, -1 when absent */
+    csv_columns cols;
     strbuf name;                       /* scratch: sanitised name */
     uint64_t records, bad_timing, nonpositive, truncated_names;
     uint64_t first_bad_line, first_nonpositive_line;
     bool oom;
 } state;
 
-static const csv_field *field(const state *s, int c, const csv_record *r) {
-    if (s->slot[c] < 0) return NULL;
-    const csv_field *f = &r->captured[s->slot[c]];
-    return f->present ? f : NULL;
-}
+static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    strbuf *names = calloc(r->n_all ? r->n_all : 1, sizeof *names);
-    if (!names) { s->oom = true; return; }
-    for (size_t i = 0; i < r->n_all; i++)
-        utf8_sanitize((const uint8_t *)(r->all[i].data ? r->all[i].data : ""), r->all[i].len, &names[i]);
-    s->col[C_NAME] = column_pick(names, r->n_all, NAME_COLS, NULL);
-    s->col[C_START] = column_pick(names, r->n_all, START_COLS, NULL);
-    s->col[C_END] = column_pick(names, r->n_all, END_COLS, NULL);
-    s->col[C_DUR] = column_pick(names, r->n_all, DUR_COLS, NULL);
-    for (size_t i = 0; i < r->n_all; i++) strbuf_free(&names[i]);
-    free(names);
-    size_t cols[C_COUNT], n = 0;
-    for (int c = 0; c < C_COUNT; c++) {
-        s->slot[c] = -1;
-        if (s->col[c] < 0) continue;
-        for (size_t k = 0; k < n; k++) if (cols[k] == (size_t)s->col[c]) s->slot[c] = (int)k;
-        if (s->slot[c] < 0) { s->slot[c] = (int)n; cols[n++] = (size_t)s->col[c]; }
-    }
-    if (!csv_capture_columns(&s->csv, cols, n)) s->oom = true;
-    if (s->col[C_NAME] < 0)
+    if (!csv_columns_pick(&s->cols, &s->csv, r, WANT, C_COUNT)) s->oom = true;
+    const ssize_t *col = s->cols.col;
+    if (col[C_NAME] < 0)
         diag_add(s->diag, "%s: line %llu: no kernel-name column in the header", s->label,
                  (unsigned long long)r->line);
-    else if (s->col[C_DUR] < 0 && (s->col[C_START] < 0 || s->col[C_END] < 0))
+    else if (col[C_DUR] < 0 && (col[C_START] < 0 || col[C_END] < 0))
         diag_add(s->diag, "%s: line %llu: no duration or start/end timestamp columns in the header",
                  s->label, (unsigned long long)r->line);
 }
@@ -88,7 +67,7 @@ static void on_row(state *s, const csv_record *r) {
         if (!fd->truncated && py_number(fd->text.data, fd->text.len, &d)) { ns = py_trunc(d); timing_ok = true; }
     } else {
         const csv_field *fb = field(s, C_START, r), *fe = field(s, C_END, r);
-        if (s->col[C_START] >= 0 && s->col[C_END] >= 0 && nonempty(fb) && nonempty(fe)) {
+        if (s->cols.col[C_START] >= 0 && s->cols.col[C_END] >= 0 && nonempty(fb) && nonempty(fe)) {
             i128 b, e;
             if (!fb->truncated && !fe->truncated && py_integer(fb->text.data, fb->text.len, &b) &&
                 py_integer(fe->text.data, fe->text.len, &e)) {
@@ -132,7 +111,6 @@ static void *kt_open(const parse_options *opt, const char *label, void *out, dia
     s->out = out;
     s->diag = diag;
     s->label = label;
-    for (int c = 0; c < C_COUNT; c++) { s->col[c] = -1; s->slot[c] = -1; }
     kernel_table_init(&s->out->kernels);
     s->out->complete = true;
     csv_init(&s->csv, NAME_CAP, on_record, s);
@@ -169,20 +147,15 @@ static void kt_close(void *st) {
     state *s = st;
     if (!s) return;
     csv_free(&s->csv);
+    csv_columns_free(&s->cols);
     strbuf_free(&s->name);
     free(s);
-}
-
-static bool kt_sniff(const char *name, const uint8_t *head, size_t n) {
-    (void)head; (void)n;
-    size_t l = strlen(name);
-    return l >= 4 && strcmp(name + l - 4, ".csv") == 0;
 }
 
 const artefact_parser kernel_trace_csv_parser = {
     .name = "kernel-trace-csv",
     .kind = ARTEFACT_KERNEL_TRACE,
-    .sniff = kt_sniff,
+    .sniff = csv_name_sniff,
     .open = kt_open,
     .feed = kt_feed,
     .finish = kt_finish,

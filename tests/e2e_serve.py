@@ -679,11 +679,13 @@ def test_kill9_mid_ingest(tmp):
     con.close()
 
 
-def main():
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and (not ONLY or n in ONLY)]
+def run_suite(label, namespace, only, cleanup=lambda tmp: None):
+    """Runs every test_* function of namespace (or those named in only), each in a fresh
+    temporary directory; prints one line per test and '<label>: N passed, M failed'."""
+    tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and (not only or n in only)]
     passed = failed = 0
     for name, fn in tests:
-        tmp = tempfile.mkdtemp(prefix="goblind-e2e-")
+        tmp = tempfile.mkdtemp(prefix=f"goblind-{label}-")
         t0 = time.time()
         try:
             fn(tmp)
@@ -699,10 +701,12 @@ def main():
                 print("\n".join(log.read_text(errors="replace").splitlines()[-40:]))
         finally:
             subprocess.run(["pkill", "-KILL", "-f", f"--db {tmp}/"], capture_output=True)
+            cleanup(tmp)
+            subprocess.run(["chmod", "-R", "u+rwx", tmp], capture_output=True)
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"e2e_serve: {passed} passed, {failed} failed")
+    print(f"{label}: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_suite("e2e_serve", globals(), ONLY))

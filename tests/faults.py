@@ -14,10 +14,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -339,31 +337,6 @@ def test_kill9_trials(tmp):
     print(f"     {TRIALS} kill -9 trials: integrity ok after each, {TRIALS} runs, none lost or duplicated, all equal to goblind parse")
 
 
-def main():
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and (not ONLY or n in ONLY)]
-    passed = failed = 0
-    for name, fn in tests:
-        tmp = tempfile.mkdtemp(prefix="goblind-fault-")
-        t0 = time.time()
-        try:
-            fn(tmp)
-            passed += 1
-            print(f"ok   {name} ({time.time() - t0:.1f}s)", flush=True)
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}", flush=True)
-            traceback.print_exc()
-            log = Path(tmp) / "daemon.log"
-            if log.exists():
-                print("\n".join(log.read_text(errors="replace").splitlines()[-30:]))
-        finally:
-            subprocess.run(["pkill", "-KILL", "-f", f"--db {tmp}/"], capture_output=True)
-            subprocess.run(["umount", "-l", f"{tmp}/dbfs"], capture_output=True)
-            subprocess.run(["chmod", "-R", "u+rwx", tmp], capture_output=True)
-            shutil.rmtree(tmp, ignore_errors=True)
-    print(f"faults: {passed} passed, {failed} failed")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(e2e.run_suite("faults", globals(), ONLY,
+                           cleanup=lambda tmp: subprocess.run(["umount", "-l", f"{tmp}/dbfs"], capture_output=True)))
