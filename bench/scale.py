@@ -6,7 +6,6 @@ API latency with N stored runs, and a restart with nothing changed (no re-parse)
 
 usage: bench/scale.py [GOBLIND] [SHARED] [N]      (default build/goblind ../shared 10000)
 """
-import json
 import os
 import re
 import shutil
@@ -85,7 +84,7 @@ rss, hwm = mem(p)
 watched = re.search(r"goblind_watched_directories (\d+)", get(base, "/metrics")[0].decode()).group(1)
 print(f"first start: ready (scan done) {ready:.2f} s, all {N} complete {done:.1f} s, "
       f"RSS {rss} MB (peak {hwm} MB), {watched} directories watched")
-for path in ("/healthz", "/runs?limit=100", "/runs/run-05000/metrics", f"/runs?limit=100&status=complete"):
+for path in ("/healthz", "/runs?limit=100", "/runs/run-05000/metrics", "/runs?limit=100&status=complete"):
     med, p99, mx = latencies(base, path)
     print(f"  GET {path:<28} p50 {med:6.2f} ms  p99 {p99:6.2f} ms  max {mx:6.2f} ms")
 p.terminate()

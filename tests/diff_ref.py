@@ -9,11 +9,8 @@ mutations of them (CRLF, BOM, truncation, garbage).
 
 usage: diff_ref.py GOBLIND SHARED_DIR [--quick]
 """
-import gzip
 import itertools
 import json
-import math
-import os
 import random
 import shutil
 import subprocess

@@ -9,12 +9,10 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
