@@ -19,6 +19,7 @@ typedef struct api_options {
     const char *listen;          /* HOST:PORT; port 0 picks a free one */
     int max_connections;
     int connection_timeout_s;
+    int max_request_kb;          /* connection memory: a longer request line or headers get 414/431 */
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
     int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
     const char *version;

@@ -87,7 +87,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
-        {"--db-max-size-mb", "db_max_size_mb"},
+        {"--db-max-size-mb", "db_max_size_mb"}, {"--max-request-kb", "max_request_kb"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -148,7 +148,8 @@ int cmd_serve(int argc, char **argv) {
     }
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
-                      .connection_timeout_s = s.cfg.connection_timeout_s, .counters = &s.counters,
+                      .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
+                      .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};

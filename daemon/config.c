@@ -19,6 +19,7 @@ void config_defaults(goblind_config *c) {
     c->fallback_scan_ms = 2000;
     c->max_connections = 1024;
     c->connection_timeout_s = 30;
+    c->max_request_kb = 64;
     c->metrics_max_runs = 50;
     c->log_level = LOG_INFO;
 }
@@ -99,6 +100,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
     else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }
     else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
+    else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
     else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
     else {

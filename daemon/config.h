@@ -24,6 +24,7 @@ typedef struct goblind_config {
     bool scan_only;             /* watch_mode = scan: no inotify at all (NFS, tests) */
     int max_connections;
     int connection_timeout_s;
+    int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
     char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
     char *tls_cert_file, *tls_key_file;   /* HTTPS */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses with clang and runs each for FUZZ_SECONDS (default 1800),
-# seeded from ../shared/fixtures and the test inputs. Corpora persist in build-fuzz/corpus;
+# seeded from ../shared/fixtures and tests/regressions (every earlier finding). Corpora persist in build-fuzz/corpus;
 # findings land in build-fuzz/findings and fail the run.
 # usage: fuzz/run.sh [SECONDS] [HARNESS...]
 set -euo pipefail
@@ -32,6 +32,7 @@ for h in $HARNESSES; do
       torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
     esac
+    for f in tests/regressions/$h/*; do [ -f "$f" ] && cp "$f" "$c/regression-$(basename "$f")"; done   # findings, as found
   fi
 done
 mkdir -p $B/findings

@@ -251,12 +251,13 @@ START_TEST(torch_metadata_and_types) {
         "{\"traceEvents\": [{\"name\": \"ProfilerStep#1\", \"ts\": 0, \"dur\": 5000000}],"
         " \"traceEvents\": [{\"name\": \"ProfilerStep#2\", \"ts\": \"10\", \"dur\": 2000000.0, \"cat\": \"CPU_OP\"},"
         "  {\"name\": \"x\", \"ts\": 1e400, \"dur\": 1}, 5, [1], {\"name\": 7, \"dur\": NaN},"
-        "  {\"name\": \"ProfilerStep#3\", \"name\": \"other\", \"ts\": 3, \"dur\": 4}],"
+        "  {\"name\": \"ProfilerStep#3\", \"name\": \"other\", \"ts\": 3, \"dur\": 4},"
+        "  {\"name\": \"z\", \"ts\": -0, \"dur\": -0.0}],"
         " \"metadata\": [1, 2]}");
     tu_parse(d, false, &r);
     ck_assert_int_eq(r.torch.profiled_steps, 1);
     ck_assert_double_eq(r.torch.step_time_seconds.v, 2.0);
-    ck_assert_double_eq(r.torch.host_busy_fraction.v, 2000000.0 / 2000007.0);  /* cpu_op time / span */
+    ck_assert_double_eq(r.torch.host_busy_fraction.v, 2000000.0 / 2000010.0);  /* cpu_op time / span (-0 starts it) */
     ck_assert(tu_warned(&r, "non-finite"));
     ck_assert_double_eq(r.metrics.tokens_per_sec, 0.0);
     run_result_free(&r);
