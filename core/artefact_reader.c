@@ -88,8 +88,13 @@ static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, 
     return ok;
 }
 
-/* realpath(path) when it lies inside realpath(root); NULL otherwise (caller frees). */
+/* The path to open when path lies inside root_path, NULL otherwise (caller frees).
+ * Run directories and their sub-directories are only ever taken when lstat() says they are
+ * real directories, so only a symlink in the last component can lead out: a plain file is
+ * inside as it is, and only a symlink needs resolving. */
 static char *resolve_inside(const char *path, const char *root_path) {
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode)) return strdup(path);
     char *real = realpath(path, NULL);
     char *root = realpath(root_path, NULL);
     size_t rl = root ? strlen(root) : 0;
