@@ -88,13 +88,14 @@ static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, 
     return ok;
 }
 
-/* The path to open when path lies inside root_path, NULL otherwise (caller frees).
- * Run directories and their sub-directories are only ever taken when lstat() says they are
- * real directories, so only a symlink in the last component can lead out: a plain file is
- * inside as it is, and only a symlink needs resolving. */
-static char *resolve_inside(const char *path, const char *root_path) {
+/* The resolved path when path lies inside root_path, NULL otherwise (caller frees).
+ * quick: run directories and their sub-directories are only taken when lstat() says they
+ * are real directories, so for change polling a non-symlink last component is inside as it
+ * is. The open itself always resolves fully (a directory swapped for a link after
+ * discovery must not lead out either). */
+static char *resolve_inside(const char *path, const char *root_path, bool quick) {
     struct stat lst;
-    if (lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode)) return strdup(path);
+    if (quick && lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode)) return strdup(path);
     char *real = realpath(path, NULL);
     char *root = realpath(root_path, NULL);
     size_t rl = root ? strlen(root) : 0;
@@ -108,7 +109,7 @@ bool artefact_identity(const char *path, const char *confine_root, uint64_t *siz
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     if (confine_root) {
-        char *real = resolve_inside(path, confine_root);
+        char *real = resolve_inside(path, confine_root, true);
         if (!real) return false;
         free(real);
     }
@@ -143,7 +144,7 @@ void artefact_read(const char *path, artefact_kind kind, const parse_options *op
         return;
     }
     char *real = NULL;
-    if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root))) {   /* no way out of the root */
+    if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root, false))) {   /* no way out of the root */
         diag_add(diag, "%s %s resolves outside the run root; not followed", what, label);
         return;
     }
