@@ -398,7 +398,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                            (size_t)(opt->max_request_kb > 0 ? opt->max_request_kb : 64) * 1024,
+                            (size_t)(opt->max_request_kb > 0 ? opt->max_request_kb : 32) * 1024,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                             MHD_OPTION_END);

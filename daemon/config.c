@@ -19,7 +19,7 @@ void config_defaults(goblind_config *c) {
     c->fallback_scan_ms = 2000;
     c->max_connections = 1024;
     c->connection_timeout_s = 30;
-    c->max_request_kb = 64;
+    c->max_request_kb = 32;
     c->metrics_max_runs = 50;
     c->log_level = LOG_INFO;
 }
