@@ -48,6 +48,16 @@ void jw_array_open(jw_out *j) { open_c(j, '['); }
 void jw_array_close(jw_out *j) { close_c(j, ']'); }
 
 static void write_string(jw_out *j, const char *s, size_t n) {
+    size_t plain = 0;                           /* fast path: printable ASCII needs no work */
+    while (plain < n && (unsigned char)s[plain] >= 0x20 && (unsigned char)s[plain] < 0x7F && s[plain] != '"' &&
+           s[plain] != '\\')
+        plain++;
+    if (plain == n) {
+        strbuf_putc(j->buf, '"');
+        strbuf_append(j->buf, s, n);
+        strbuf_putc(j->buf, '"');
+        return;
+    }
     strbuf clean = {0};
     utf8_sanitize((const uint8_t *)s, n, &clean);
     strbuf_putc(j->buf, '"');
