@@ -22,7 +22,7 @@ typedef struct root {
     char *path;
     uv_fs_event_t ev;
     uv_timer_t rescan;           /* debounces bursts of root events into one scan */
-    bool watching;
+    bool watching, unreadable_logged;
     tracker *t;
 } root;
 
@@ -76,6 +76,7 @@ typedef struct parse_job {
 
 static void run_touch(run *r);
 static void start_parse(run *r);
+static void on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
 static void on_settle(uv_timer_t *h);
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -541,8 +542,15 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
 static void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
     DIR *d = opendir(ro->path);
     if (!d) {
-        log_warn("cannot read root %s: %s", ro->path, strerror(errno));
+        if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (rescanned every %d s)", ro->path, strerror(errno),
+                                             t->cfg->scan_interval_s);
+        ro->unreadable_logged = true;
         return;
+    }
+    if (ro->unreadable_logged) {                /* the root appeared: watch it from now on */
+        log_info("root %s is readable now", ro->path);
+        ro->unreadable_logged = false;
+        if (!t->fallback && !ro->watching) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -657,9 +665,7 @@ int tracker_start(tracker *t) {
         uv_timer_init(t->loop, &ro->rescan);
         ro->ev.data = ro->rescan.data = ro;
         t->open_handles += 2;
-        if (!is_real_dir(ro->path)) log_warn("root %s does not exist (yet); it is rescanned every %d s", ro->path,
-                                             t->cfg->scan_interval_s);
-        else if (!t->fallback) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+        if (is_real_dir(ro->path) && !t->fallback) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
         scan_root(t, ro, true, rd);
     }
     /* Runs stored earlier whose directories are no longer under any root. */

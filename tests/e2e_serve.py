@@ -316,6 +316,21 @@ def test_startup_errors(tmp):
     assert rc == 1 and "newer than this goblind" in err, (rc, err)
 
 
+def test_root_appearing_later(tmp):
+    late = Path(tmp) / "late-root"
+    d = Daemon(tmp, roots=[late])
+    shutil.rmtree(late)                            # the root does not exist at start
+    d.start()
+    late.mkdir()
+    gen(late / "lr-1", seed=1)
+    d.wait_status("lr-1", "complete", timeout=30)  # found by the rescan (scan_interval_s = 2)
+    log = d.logtext()
+    assert log.count("cannot read root") == 1 and "is readable now" in log, log
+    gen(late / "lr-2", seed=2)                     # and watched from then on
+    d.wait_status("lr-2", "complete", timeout=10)
+    assert d.stop() == 0
+
+
 def test_long_poll(tmp):
     d = Daemon(tmp, extra=["--quiet-s", "2"]).start()
     run = d.roots[0] / "poll-1"
