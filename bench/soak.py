@@ -9,6 +9,7 @@ count by less than 16 between the warm-up peak and the end.
 
 usage: bench/soak.py [GOBLIND] [SHARED] [DURATION=1800] [INTERVAL=30]
 """
+import os
 import re
 import shutil
 import subprocess
@@ -98,7 +99,9 @@ warm = rows[: max(1, len(rows) // 4)]
 rest = rows[len(warm):] or rows
 rss_w, fds_w = max(r[1] for r in warm), max(r[2] for r in warm)
 rss_end, fds_end = max(r[1] for r in rest), max(r[2] for r in rest)
-ok = rss_end <= rss_w * 1.25 + 4 and fds_end <= fds_w + 16 and stats["errors"] == 0 and rc == 0
+# Under ASan (GOBLIND_SOAK_RSS=0) freed memory sits in the allocator's quarantine: RSS says nothing.
+check_rss = os.environ.get("GOBLIND_SOAK_RSS", "1") != "0"
+ok = (rss_end <= rss_w * 1.25 + 4 or not check_rss) and fds_end <= fds_w + 16 and stats["errors"] == 0 and rc == 0
 print(f"soak: RSS after warm-up {rss_w:.1f} MB -> peak later {rss_end:.1f} MB; fds {fds_w} -> {fds_end}; "
       f"{stats['runs']} runs, {stats['requests']} requests, {stats['errors']} errors, exit {rc}")
 print(f"soak: {1 if ok else 0} passed, {0 if ok else 1} failed")

@@ -39,6 +39,8 @@ struct run {
     bool parsing, reparse, have_parse, parsed_ok, gone, dup_warned;
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
+    bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
+    int refs;                    /* open handles + jobs in flight that point at this run */
     run_sig parsed_sig, seen_sig;
     int64_t last_change_ms;
     run *next;                   /* hash chain */
@@ -77,6 +79,7 @@ typedef struct parse_job {
 static void run_touch(run *r);
 static void start_parse(run *r);
 static void on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
+static void forget(run *r);
 static void on_settle(uv_timer_t *h);
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -152,6 +155,27 @@ static void insert(tracker *t, run *r) {
     t->nruns++;
 }
 
+static void unlink_run(tracker *t, run *r) {
+    run **pp = &t->buckets[hash_id(r->id) & (t->nbuckets - 1)];
+    while (*pp && *pp != r) pp = &(*pp)->next;
+    if (*pp) { *pp = r->next; t->nruns--; }
+}
+
+static void free_run(run *r) {
+    for (int i = 0; i < r->n_sub; i++) free(r->sub_name[i]);
+    free(r->sub);
+    free(r->sub_name);
+    free(r->id);
+    free(r->root);
+    free(r->path);
+    free(r);
+}
+
+/* Drops one reference; a forgotten run is freed with its last one. */
+static void run_unref(run *r) {
+    if (--r->refs == 0 && r->forgotten) free_run(r);
+}
+
 #define FOR_EACH_RUN(t, r) \
     for (size_t b_ = 0; b_ < (t)->nbuckets; b_++) for (run *r = (t)->buckets[b_]; r; r = r->next)
 
@@ -189,6 +213,7 @@ static void status_done(uv_work_t *req, int status) {
     tracker *t = r->t;
     t->inflight--;
     r->status_writing = false;
+    r->refs--;                                  /* the job's; the run is freed below at the latest */
     bool ok = status == 0 && j->ok;
     if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, run_status_name(j->status));
     if (!ok && !r->status_failed)
@@ -199,6 +224,11 @@ static void status_done(uv_work_t *req, int status) {
     free(j->root);
     free(j->path);
     free(j);
+    if (r->forgotten) {
+        if (r->refs == 0) free_run(r);
+        if (t->stopping && t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
+        return;
+    }
     if (t->stopping) {
         if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
         return;
@@ -206,6 +236,7 @@ static void status_done(uv_work_t *req, int status) {
     if (ok) t->changed(t->user, r->id);
     if (!ok) { if (!uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
     else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
+    else if (r->gone && !r->parsing) forget(r);
 }
 
 static void write_status(run *r) {
@@ -222,12 +253,34 @@ static void write_status(run *r) {
     r->status_dirty = false;
     r->status_writing = true;
     t->inflight++;
+    r->refs++;
     if (uv_queue_work(t->loop, &j->req, status_work, status_done) != 0) {
         t->inflight--;
+        r->refs--;
         r->status_writing = false;
         r->status_dirty = true;
         free(j->id); free(j->root); free(j->path); free(j);
     }
+}
+
+static void run_handle_closed(uv_handle_t *h) {
+    run *r = h->data;
+    handle_closed(h);
+    run_unref(r);
+}
+
+/* A gone run whose status is stored needs nothing more: its handles close, it leaves the
+ * table, and memory stays flat however many runs come and go. It comes back through
+ * discovered() (and the database) if its directory reappears. */
+static void forget(run *r) {
+    tracker *t = r->t;
+    if (r->forgotten || t->stopping) return;
+    r->forgotten = true;
+    unlink_run(t, r);
+    uv_close((uv_handle_t *)&r->watch, run_handle_closed);
+    uv_close((uv_handle_t *)&r->settle, run_handle_closed);
+    uv_close((uv_handle_t *)&r->quiet, run_handle_closed);
+    for (int i = 0; i < r->n_sub; i++) uv_close((uv_handle_t *)&r->sub[i], run_handle_closed);
 }
 
 static void set_status(run *r, run_status st) {
@@ -303,6 +356,7 @@ static void watch_subdirs(run *r) {
             uv_fs_event_init(t->loop, &r->sub[i]);
             r->sub[i].data = r;
             t->open_handles++;
+            r->refs++;
             if (!t->fallback) watch(t, &r->sub[i], p, on_sub_event);
         }
         free(p);
@@ -424,6 +478,7 @@ static void parse_done(uv_work_t *req, int status) {
     tracker *t = r->t;
     t->inflight--;
     r->parsing = false;
+    r->refs--;
     if (status == 0 && j->stored) {
         atomic_fetch_add(&t->counters->ingests[j->ok ? INGEST_OK : INGEST_INCOMPLETE], 1);
         atomic_fetch_add(&t->counters->parsed_bytes, j->bytes);
@@ -440,10 +495,13 @@ static void parse_done(uv_work_t *req, int status) {
     }
     free_job(j);
     if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
+    bool forgotten = r->forgotten;              /* deleted while parsing: nothing left to do */
+    if (forgotten && r->refs == 0) free_run(r);
     if (t->stopping) {
         if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
         return;
     }
+    if (forgotten) return;
     t->changed(t->user, r->id);
     /* The ingest stored "running"; if the run moved on meanwhile (deleted, touched), store
      * its real status again so the database does not keep the older one. */
@@ -474,6 +532,7 @@ static void start_parse(run *r) {
         return;
     }
     r->parsing = true;
+    r->refs++;
     t->inflight++;
 }
 
@@ -492,6 +551,7 @@ static run *run_new(tracker *t, const char *root_path, const char *id) {
     uv_timer_init(t->loop, &r->quiet);
     r->watch.data = r->settle.data = r->quiet.data = r;
     t->open_handles += 3;
+    r->refs += 3;
     insert(t, r);
     return r;
 }
@@ -707,10 +767,10 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
         close_handle(t, (uv_handle_t *)&t->roots[i].rescan);
     }
     FOR_EACH_RUN(t, r) {
-        close_handle(t, (uv_handle_t *)&r->watch);
-        close_handle(t, (uv_handle_t *)&r->settle);
-        close_handle(t, (uv_handle_t *)&r->quiet);
-        for (int i = 0; i < r->n_sub; i++) close_handle(t, (uv_handle_t *)&r->sub[i]);
+        uv_handle_t *hs[3] = {(uv_handle_t *)&r->watch, (uv_handle_t *)&r->settle, (uv_handle_t *)&r->quiet};
+        for (int i = 0; i < 3; i++) if (!uv_is_closing(hs[i])) uv_close(hs[i], run_handle_closed);
+        for (int i = 0; i < r->n_sub; i++)
+            if (!uv_is_closing((uv_handle_t *)&r->sub[i])) uv_close((uv_handle_t *)&r->sub[i], run_handle_closed);
     }
 }
 
@@ -719,13 +779,7 @@ void tracker_free(tracker *t) {
     for (size_t b = 0; b < t->nbuckets; b++)
         for (run *r = t->buckets[b], *nx; r; r = nx) {
             nx = r->next;
-            for (int i = 0; i < r->n_sub; i++) free(r->sub_name[i]);
-            free(r->sub);
-            free(r->sub_name);
-            free(r->id);
-            free(r->root);
-            free(r->path);
-            free(r);
+            free_run(r);
         }
     for (size_t i = 0; i < t->n_roots; i++) free(t->roots[i].path);
     free(t->buckets);

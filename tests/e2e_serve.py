@@ -208,6 +208,11 @@ def test_renamed_in_deleted_and_rewritten(tmp):
     d.wait_status("moved-1", "gone")
     st, _, body = d.get("/runs/moved-1/metrics")
     assert st == 200 and json.loads(body) == second
+    # a gone run leaves the daemon's memory; if its directory comes back, so does the run
+    time.sleep(0.5)
+    gen(d.roots[0] / "moved-1", seed=9)
+    d.wait_status("moved-1", "complete")
+    check_metrics_body(d.get("/runs/moved-1/metrics")[2], d.roots[0] / "moved-1")
     assert d.stop() == 0
 
 
