@@ -44,6 +44,16 @@ def start():
     return p, base
 
 
+def wait_ready(base):
+    t0 = time.time()
+    while True:
+        try:
+            get(base, "/readyz")
+            return time.time() - t0
+        except Exception:
+            time.sleep(0.02)
+
+
 def get(base, path):
     t = time.perf_counter()
     with urllib.request.urlopen(base + path, timeout=30) as r:
@@ -68,13 +78,7 @@ def latencies(base, path, n=200):
 
 p, base = start()
 t0 = time.time()
-while True:
-    try:
-        get(base, "/readyz")
-        break
-    except Exception:
-        time.sleep(0.02)
-ready = time.time() - t0
+ready = wait_ready(base)
 while complete(base) < N:
     time.sleep(0.5)
     if time.time() - t0 > 900:
@@ -90,14 +94,7 @@ for path in ("/healthz", "/runs?limit=100", "/runs/run-05000/metrics", "/runs?li
 p.terminate()
 p.wait(60)
 p, base = start()
-t0 = time.time()
-while True:
-    try:
-        get(base, "/readyz")
-        break
-    except Exception:
-        time.sleep(0.02)
-ready = time.time() - t0
+ready = wait_ready(base)
 time.sleep(3)
 ingests = re.search(r'goblind_ingests_total\{result="ok"\} (\d+)', get(base, "/metrics")[0].decode()).group(1)
 rss, hwm = mem(p)

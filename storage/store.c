@@ -211,6 +211,18 @@ static int step_done(sqlite3_stmt *q) {
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* One statement with ?1 = a run id (and ?2 = text, when given). */
+static int exec_for_run(sqlite3 *db, const char *sql, const char *id, const char *text) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    if (text) sqlite3_bind_text(q, 2, text, -1, SQLITE_STATIC);
+    rc = step_done(q);
+    sqlite3_finalize(q);
+    return rc;
+}
+
 static int ingest_tx(store *s, const ingest_record *r) {
     const run_result *res = r->result;
     const run_metrics *m = &res->metrics;
@@ -242,21 +254,13 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
 
-    rc = sqlite3_prepare_v2(s->w, r->metrics_json
-        ? "INSERT INTO run_metrics(run_id, json) VALUES (?1, ?2) ON CONFLICT(run_id) DO UPDATE SET json = ?2"
-        : "DELETE FROM run_metrics WHERE run_id = ?1", -1, &q, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-    if (r->metrics_json) sqlite3_bind_text(q, 2, r->metrics_json, -1, SQLITE_STATIC);
-    rc = step_done(q);
-    sqlite3_finalize(q);
+    rc = r->metrics_json
+        ? exec_for_run(s->w, "INSERT INTO run_metrics(run_id, json) VALUES (?1, ?2)"
+                             " ON CONFLICT(run_id) DO UPDATE SET json = ?2", r->id, r->metrics_json)
+        : exec_for_run(s->w, "DELETE FROM run_metrics WHERE run_id = ?1", r->id, NULL);
     if (rc != SQLITE_OK) return rc;
 
-    rc = sqlite3_prepare_v2(s->w, "DELETE FROM artefacts WHERE run_id = ?1", -1, &q, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-    rc = step_done(q);
-    sqlite3_finalize(q);
+    rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);
     if (rc != SQLITE_OK) return rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format, error)"
@@ -283,11 +287,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
 
-    rc = sqlite3_prepare_v2(s->w, "DELETE FROM kernels WHERE run_id = ?1", -1, &q, NULL);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-    rc = step_done(q);
-    sqlite3_finalize(q);
+    rc = exec_for_run(s->w, "DELETE FROM kernels WHERE run_id = ?1", r->id, NULL);
     if (rc != SQLITE_OK) return rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO kernels(run_id, name, calls, total_ns, min_ns, max_ns, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
