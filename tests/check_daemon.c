@@ -1,0 +1,310 @@
+/* Tests: the daemon's units on their own — config parsing, listen addresses, the JSON
+ * writer, the metrics cache, /compare arithmetic, the store (migrations, ingests,
+ * pagination, signatures) and the Prometheus rendering. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/compare.h"
+#include "api/listen_addr.h"
+#include "api/metrics_cache.h"
+#include "api/prometheus.h"
+#include "core/json_writer.h"
+#include "daemon/config.h"
+#include "storage/store.h"
+#include "tests/test_util.h"
+
+START_TEST(config_keys_and_errors) {
+    goblind_config c;
+    config_defaults(&c);
+    char err[512];
+    ck_assert(config_set(&c, "root", "/a", err, sizeof err));
+    ck_assert(config_set(&c, "root", "/a", err, sizeof err));            /* a repeat is not a new root */
+    ck_assert(config_set(&c, "root", "/b", err, sizeof err));
+    ck_assert_uint_eq(c.n_roots, 2);
+    ck_assert(config_set(&c, "settle_ms", "250", err, sizeof err) && c.settle_ms == 250);
+    ck_assert(!config_set(&c, "settle_ms", "5", err, sizeof err));
+    ck_assert(strstr(err, "from 10 to 600000") != NULL);
+    ck_assert(!config_set(&c, "quiet_s", "1x", err, sizeof err));
+    ck_assert(!config_set(&c, "nope", "1", err, sizeof err) && strstr(err, "unknown setting"));
+    ck_assert(!config_set(&c, "listen", "9477", err, sizeof err));
+    ck_assert(config_set(&c, "listen", "[::1]:9477", err, sizeof err));
+    ck_assert(!config_set(&c, "watch_mode", "magic", err, sizeof err));
+    ck_assert(config_set(&c, "watch_mode", "scan", err, sizeof err) && c.scan_only);
+    ck_assert(!config_set(&c, "log_level", "loud", err, sizeof err));
+    ck_assert(config_set(&c, "auth_token_file", "/etc/t", err, sizeof err) && !strcmp(c.auth_token_file, "/etc/t"));
+    char *d = tu_tempdir();
+    tu_write_str(d, "a.conf", "# comment\n; other\n[other]\nroot = /ignored\n[goblind]\n  quiet_s = 7  \nroot=/c\n");
+    char *path = NULL;
+    ck_assert(asprintf(&path, "%s/a.conf", d) > 0);
+    ck_assert(config_load(&c, path, err, sizeof err));
+    ck_assert_int_eq(c.quiet_s, 7);
+    ck_assert_uint_eq(c.n_roots, 3);
+    tu_write_str(d, "a.conf", "quiet_s = 1\nno equals sign\n");
+    ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:2: expected key = value"));
+    tu_write_str(d, "a.conf", "[goblind\n");
+    ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:1: malformed section header"));
+    free(path);
+    tu_rmrf(d);
+    free(d);
+    config_free(&c);
+}
+END_TEST
+
+START_TEST(listen_addresses) {
+    char h[256];
+    int p;
+    ck_assert(listen_addr_split("127.0.0.1:9477", h, &p) && !strcmp(h, "127.0.0.1") && p == 9477);
+    ck_assert(listen_addr_split("[::1]:0", h, &p) && !strcmp(h, "::1") && p == 0);
+    ck_assert(!listen_addr_split("localhost", h, &p));
+    ck_assert(!listen_addr_split("host:70000", h, &p));
+    ck_assert(!listen_addr_split(":80", h, &p));
+    ck_assert(!listen_addr_split("[::1:80", h, &p));
+    ck_assert(listen_addr_is_loopback("127.3.4.5") && listen_addr_is_loopback("::1") && listen_addr_is_loopback("localhost"));
+    ck_assert(!listen_addr_is_loopback("0.0.0.0") && !listen_addr_is_loopback("10.1.2.3"));
+}
+END_TEST
+
+START_TEST(json_writer_output) {
+    strbuf b = {0};
+    jw_out j;
+    jw_begin(&j, &b, 0);
+    jw_object_open(&j);
+    jw_key(&j, "s");
+    jw_string_n(&j, "a\"b\\c\n\x01\x7f\xff", 9);
+    jw_key(&j, "n");
+    jw_number(&j, 0.1);
+    jw_key(&j, "i");
+    jw_number(&j, 100.0);
+    jw_key(&j, "inf");
+    jw_number(&j, INFINITY);
+    jw_key(&j, "a");
+    jw_array_open(&j);
+    jw_array_close(&j);
+    jw_object_close(&j);
+    strbuf_terminate(&b);
+    ck_assert_str_eq(b.data, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u007f\xef\xbf\xbd\",\"n\":0.1,\"i\":100.0,\"inf\":0.0,\"a\":[]}");
+    char t[32];
+    jw_format_double(1e300, t);
+    ck_assert_double_eq(strtod(t, NULL), 1e300);
+    jw_format_double(0.30000000000000004, t);
+    ck_assert_str_eq(t, "0.30000000000000004");
+    strbuf_free(&b);
+}
+END_TEST
+
+START_TEST(metrics_cache_behaviour) {
+    metrics_cache *c = metrics_cache_new(16);
+    cached_run r = {RUN_COMPLETE, 3, "{\"steps\":1}", 11}, out;
+    ck_assert(!metrics_cache_get(c, "a", &out));
+    metrics_cache_put(c, "a", &r);
+    ck_assert(metrics_cache_get(c, "a", &out));
+    ck_assert_str_eq(out.body, "{\"steps\":1}");
+    ck_assert_int_eq(out.ingest_count, 3);
+    free(out.body);
+    cached_run none = {RUN_RUNNING, 0, NULL, 0};
+    metrics_cache_put(c, "a", &none);                             /* replaced, no body */
+    ck_assert(metrics_cache_get(c, "a", &out) && out.body == NULL && out.status == RUN_RUNNING);
+    metrics_cache_drop(c, "a");
+    ck_assert(!metrics_cache_get(c, "a", &out));
+    char id[32];
+    for (int i = 0; i < 200; i++) {                              /* bounded: old entries are replaced */
+        snprintf(id, sizeof id, "run-%d", i);
+        metrics_cache_put(c, id, &r);
+    }
+    int hits = 0;
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "run-%d", i);
+        if (metrics_cache_get(c, id, &out)) { hits++; free(out.body); }
+    }
+    ck_assert_int_le(hits, 16);
+    ck_assert(metrics_cache_get(c, "run-199", &out));
+    free(out.body);
+    metrics_cache_free(c);
+}
+END_TEST
+
+START_TEST(compare_arithmetic) {
+    char s[128];
+    compare_summary(142.0, 318.0, s, sizeof s);
+    ck_assert_str_eq(s, "tokens/s 142 \xe2\x86\x92 318 (2.24\xc3\x97)");
+    compare_summary(0.0, 5.5, s, sizeof s);
+    ck_assert_str_eq(s, "tokens/s 0 \xe2\x86\x92 5.5");
+    json_t *a = json_pack("{s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 100.0, "mfu_pct", 0.0, "waste_budget",
+                          "useful_gpu", 1.0, "host_gap", 0.5);
+    json_t *b = json_pack("{s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 150.0, "mfu_pct", 10.0, "waste_budget",
+                          "useful_gpu", 1.0, "host_gap", 0.25);
+    json_t *c = compare_runs("a", a, "b", b);
+    ck_assert_double_eq(json_real_value(json_object_get(c, "speedup")), 1.5);
+    json_t *t = json_object_get(json_object_get(c, "headline"), "tokens_per_sec");
+    ck_assert_double_eq(json_real_value(json_object_get(t, "delta_pct")), 50.0);
+    json_t *m = json_object_get(json_object_get(c, "headline"), "mfu_pct");
+    ck_assert(json_is_null(json_object_get(m, "delta_pct")));    /* base 0: no percentage */
+    json_t *hg = json_object_get(json_object_get(c, "waste_budget"), "host_gap");
+    ck_assert_double_eq(json_real_value(json_object_get(hg, "delta")), -0.25);
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(json_object_get(c, "headline"), "step_seconds"),
+                                                        "base")), 1.5);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+END_TEST
+
+/* An ingest of a small parsed run, with a chosen id and time. */
+static void ingest(store *st, const char *id, int64_t now, run_status status, run_result *r) {
+    ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = status, .now_ms = now, .result = r,
+                         .metrics_json = "{\"tokens_per_sec\": 5.0, \"waste_budget\": {\"useful_gpu\": 0.5}}",
+                         .parse_ms = 1.0};
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+}
+
+typedef struct seen { char ids[64][16]; int n; } seen;
+static void collect(void *user, const run_row *row) {
+    seen *s = user;
+    if (s->n < 64) snprintf(s->ids[s->n++], 16, "%s", row->id);
+}
+
+START_TEST(store_ingest_list_and_state) {
+    char *d = tu_tempdir();
+    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    run_result r;
+    tu_parse(d, false, &r);
+    char *db = NULL, *err = NULL;
+    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    for (int i = 0; i < 25; i++) {                               /* many share one updated_at */
+        char id[16];
+        snprintf(id, sizeof id, "run-%02d", i);
+        ingest(st, id, 1000 + i / 10, i % 5 == 0 ? RUN_FAILED : RUN_COMPLETE, &r);
+    }
+    ck_assert_int_eq(store_set_status(st, "run-03", "/r", "/r/x", RUN_GONE, 2000), 0);
+    store_reader *rd = store_reader_acquire(st);
+    /* pages of 7 walk every run exactly once, newest first */
+    seen all = {0};
+    char cursor[300] = "", next[300];
+    int pages = 0;
+    do {
+        ck_assert_int_ge(store_list_runs(rd, -1, 7, cursor[0] ? cursor : NULL, false, collect, &all, next, sizeof next), 0);
+        snprintf(cursor, sizeof cursor, "%s", next);
+        pages++;
+    } while (cursor[0]);
+    ck_assert_int_eq(all.n, 25);
+    ck_assert_int_eq(pages, 4);
+    ck_assert_str_eq(all.ids[0], "run-03");                      /* updated last */
+    for (int i = 0; i < all.n; i++)
+        for (int k = i + 1; k < all.n; k++) ck_assert_str_ne(all.ids[i], all.ids[k]);
+    seen failed = {0};
+    ck_assert_int_eq(store_list_runs(rd, RUN_FAILED, 100, NULL, false, collect, &failed, next, sizeof next), 5);
+    ck_assert_int_eq(store_list_runs(rd, -1, 5, "garbage", false, collect, &failed, next, sizeof next), -1);
+    int64_t counts[RUN_STATUS_COUNT];
+    store_count_by_status(rd, counts);
+    ck_assert_int_eq(counts[RUN_COMPLETE], 19);
+    ck_assert_int_eq(counts[RUN_FAILED], 5);
+    ck_assert_int_eq(counts[RUN_GONE], 1);
+    run_status status;
+    run_sig sig;
+    bool has;
+    ck_assert(store_run_state(rd, "run-04", &status, &sig, &has));
+    ck_assert(has && status == RUN_COMPLETE);
+    ck_assert(sig.a[ARTEFACT_KERNEL_TRACE].present && sig.a[ARTEFACT_KERNEL_TRACE].size > 0);
+    ck_assert(!sig.a[ARTEFACT_TORCH_PROFILE].present);
+    ck_assert(!store_run_state(rd, "nope", &status, &sig, &has));
+    store_reader_release(st, rd);
+    /* the Prometheus body of this store: families once, label values escaped, per-run series bounded */
+    goblind_counters ctr;
+    counters_init(&ctr);
+    counters_http(&ctr, 200, 0.002);
+    counters_http(&ctr, 299, 0.5);
+    prometheus_source src = {st, &ctr, 3, "9.9.9"};
+    strbuf out = {0};
+    prometheus_render(&src, false, &out);
+    ck_assert(strstr(out.data, "goblind_build_info{version=\"9.9.9\"} 1\n"));
+    ck_assert(strstr(out.data, "goblind_http_requests_total{code=\"other\"} 1\n"));
+    ck_assert(strstr(out.data, "goblind_runs{status=\"failed\"} 5\n"));
+    const char *p = out.data;
+    int series = 0;
+    while ((p = strstr(p, "goblind_run_tokens_per_second{")) != NULL) { series++; p++; }
+    ck_assert_int_eq(series, 3);                                 /* metrics_max_runs */
+    ck_assert(!strstr(out.data, "# EOF"));
+    out.len = 0;
+    prometheus_render(&src, true, &out);
+    ck_assert(strstr(out.data, "# TYPE goblind_ingests counter\n") && strstr(out.data, "# EOF\n"));
+    strbuf_free(&out);
+    store_close(st);
+    st = store_open(db, 0, &err);                                /* reopening migrates nothing twice */
+    ck_assert(st != NULL);
+    store_close(st);
+    run_result_free(&r);
+    free(db);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+static void count_kernel(void *user, const kernel_row *k) {
+    int *n = user;
+    ck_assert(k->calls > 0 && k->pct_time >= 0 && k->pct_time <= 100);
+    (*n)++;
+}
+
+START_TEST(store_kernels_and_errors) {
+    char *d = tu_tempdir();
+    tu_copy_fixture("rocprofv3/rocprofv1_omniperf_Axes1_mi200_timestamps.csv", d, "trace.csv");
+    run_result r;
+    tu_parse(d, false, &r);
+    char *db = NULL, *err = NULL;
+    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
+    store *st = store_open(db, 0, &err);
+    ingest(st, "k-1", 5, RUN_COMPLETE, &r);
+    ingest(st, "k-1", 6, RUN_COMPLETE, &r);                      /* re-ingest replaces, never duplicates */
+    store_reader *rd = store_reader_acquire(st);
+    int n = 0;
+    ck_assert_int_eq(store_run_kernels(rd, "k-1", KSORT_CALLS, 1000, count_kernel, &n), (int)r.kernels.kernels.count);
+    ck_assert_int_eq(n, (int)r.kernels.kernels.count);
+    store_reader_release(st, rd);
+    store_close(st);
+    /* a directory is not a database; a missing parent is an error with the path */
+    st = store_open(d, 0, &err);
+    ck_assert_ptr_null(st);
+    ck_assert(err && strlen(err) > 0);
+    free(err);
+    err = NULL;
+    char *bad = NULL;
+    ck_assert(asprintf(&bad, "%s/no/such/dir/x.db", d) > 0);
+    ck_assert_ptr_null(store_open(bad, 0, &err));
+    ck_assert(err && strstr(err, "x.db"));
+    free(err);
+    free(bad);
+    run_result_free(&r);
+    free(db);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+Suite *daemon_suite(void) {
+    Suite *s = suite_create("daemon");
+    TCase *tc = tcase_create("units");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, config_keys_and_errors);
+    tcase_add_test(tc, listen_addresses);
+    tcase_add_test(tc, json_writer_output);
+    tcase_add_test(tc, metrics_cache_behaviour);
+    tcase_add_test(tc, compare_arithmetic);
+    tcase_add_test(tc, store_ingest_list_and_state);
+    tcase_add_test(tc, store_kernels_and_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(daemon_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
