@@ -116,3 +116,70 @@ Suite *csv_suite(void) {
     suite_add_tcase(s, tc);
     return s;
 }
+
+/* ---- gunzip: gzip.decompress() semantics ------------------------------------------ */
+
+#include <zlib.h>
+
+#include "parsers/gunzip.h"
+
+static size_t gz(const char *text, uint8_t *out, size_t cap) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (Bytef *)text;
+    z.avail_in = (uInt)strlen(text);
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    deflate(&z, Z_FINISH);
+    size_t n = cap - z.avail_out;
+    deflateEnd(&z);
+    return n;
+}
+
+static bool collect_sink(void *user, const uint8_t *b, size_t n) { return strbuf_append(user, b, n); }
+
+/* Decodes in[0..n) in chunks of `step`; returns the text, or NULL when invalid. */
+static char *gunzip_all(const uint8_t *in, size_t n, size_t step) {
+    strbuf out = {0};
+    gunzip *g = gunzip_new(collect_sink, &out);
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i += step) ok = gunzip_feed(g, in + i, n - i < step ? n - i : step);
+    ok = ok && gunzip_finish(g);
+    gunzip_free(g);
+    strbuf_terminate(&out);
+    if (!ok) { strbuf_free(&out); return NULL; }
+    return out.data ? out.data : strdup("");
+}
+
+START_TEST(gunzip_members_padding_and_errors) {
+    uint8_t buf[4096];
+    size_t a = gz("hello ", buf, sizeof buf);
+    memset(buf + a, 0, 5);                                      /* NUL padding between members */
+    size_t b = gz("world", buf + a + 5, sizeof buf - a - 5);
+    size_t n = a + 5 + b;
+    for (size_t step = 1; step <= n; step += 3) {
+        char *t = gunzip_all(buf, n, step);
+        ck_assert_str_eq(t, "hello world");
+        free(t);
+    }
+    buf[n] = 'x';                                                /* trailing garbage */
+    ck_assert_ptr_null(gunzip_all(buf, n + 1, 7));
+    ck_assert_ptr_null(gunzip_all(buf, a - 3, 7));               /* truncated member */
+    size_t c = gz("crc", buf, sizeof buf);
+    buf[c - 8] ^= 1;                                             /* broken CRC */
+    ck_assert_ptr_null(gunzip_all(buf, c, 5));
+    ck_assert_ptr_null(gunzip_all((const uint8_t *)"plain text", 10, 3));
+    /* empty input: an error here; gzip.decompress(b"") is b"", which json.loads rejects anyway */
+    char *e = gunzip_all(buf, 0, 1);
+    ck_assert_ptr_null(e);
+}
+END_TEST
+
+Suite *gunzip_suite(void) {
+    Suite *s = suite_create("gunzip");
+    TCase *tc = tcase_create("stream");
+    tcase_add_test(tc, gunzip_members_padding_and_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
