@@ -9,7 +9,9 @@
  *                                        | failed (they do not)
  *   any --file changes--> pending;  any --directory deleted--> gone (metrics kept)
  *
- * Parsing and the ingest transaction run on libuv's worker pool, never on the loop. */
+ * Parsing, ingest transactions and status writes run on libuv's worker pool, never on the
+ * loop, so a slow or locked database cannot stall it. A gone run leaves memory once its
+ * status is stored; if its directory returns, it is discovered again. */
 #ifndef GOBLIN_RUN_TRACKER_H
 #define GOBLIN_RUN_TRACKER_H
 

@@ -10,6 +10,7 @@ set(CMAKE_DEPENDS_LANGUAGES
 set(CMAKE_DEPENDS_DEPENDENCY_FILES
   "/work/main/parsers/amd_smi_csv.c" "CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o.d"
   "/work/main/parsers/column_pick.c" "CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o.d"
+  "/work/main/parsers/csv_columns.c" "CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o.d"
   "/work/main/parsers/csv_tokenizer.c" "CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o.d"
   "/work/main/parsers/diag.c" "CMakeFiles/goblin_parsers.dir/parsers/diag.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/diag.c.o.d"
   "/work/main/parsers/gunzip.c" "CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o" "gcc" "CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o.d"

@@ -125,10 +125,24 @@ CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling C source to assembly CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.s"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -S /work/main/parsers/csv_tokenizer.c -o CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.s
 
+CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o: CMakeFiles/goblin_parsers.dir/flags.make
+CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o: /work/main/parsers/csv_columns.c
+CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building C object CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o"
+	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o -c /work/main/parsers/csv_columns.c
+
+CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing C source to CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.i"
+	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -E /work/main/parsers/csv_columns.c > CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.i
+
+CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling C source to assembly CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.s"
+	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -S /work/main/parsers/csv_columns.c -o CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.s
+
 CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o: /work/main/parsers/column_pick.c
 CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building C object CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building C object CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o -c /work/main/parsers/column_pick.c
 
 CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.i: cmake_force
@@ -142,7 +156,7 @@ CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o: /work/main/parsers/kernel_table.c
 CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building C object CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Building C object CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o -c /work/main/parsers/kernel_table.c
 
 CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.i: cmake_force
@@ -156,7 +170,7 @@ CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o: /work/main/parsers/kernel_trace_csv.c
 CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Building C object CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_8) "Building C object CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o -c /work/main/parsers/kernel_trace_csv.c
 
 CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.i: cmake_force
@@ -170,7 +184,7 @@ CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o: /work/main/parsers/json_tokenizer.c
 CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_8) "Building C object CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_9) "Building C object CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.o -c /work/main/parsers/json_tokenizer.c
 
 CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.i: cmake_force
@@ -184,7 +198,7 @@ CMakeFiles/goblin_parsers.dir/parsers/json_tokenizer.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o: /work/main/parsers/torch_trace_json.c
 CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_9) "Building C object CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_10) "Building C object CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.o -c /work/main/parsers/torch_trace_json.c
 
 CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.i: cmake_force
@@ -198,7 +212,7 @@ CMakeFiles/goblin_parsers.dir/parsers/torch_trace_json.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o: /work/main/parsers/amd_smi_csv.c
 CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_10) "Building C object CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_11) "Building C object CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o -c /work/main/parsers/amd_smi_csv.c
 
 CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.i: cmake_force
@@ -212,7 +226,7 @@ CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o: /work/main/parsers/gunzip.c
 CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_11) "Building C object CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_12) "Building C object CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o -c /work/main/parsers/gunzip.c
 
 CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.i: cmake_force
@@ -226,7 +240,7 @@ CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.s: cmake_force
 CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o: CMakeFiles/goblin_parsers.dir/flags.make
 CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o: /work/main/parsers/parser_registry.c
 CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o: CMakeFiles/goblin_parsers.dir/compiler_depend.ts
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_12) "Building C object CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_13) "Building C object CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o"
 	/usr/bin/clang $(C_DEFINES) $(C_INCLUDES) $(C_FLAGS) -MD -MT CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o -MF CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o.d -o CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o -c /work/main/parsers/parser_registry.c
 
 CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.i: cmake_force
@@ -243,6 +257,7 @@ goblin_parsers_OBJECTS = \
 "CMakeFiles/goblin_parsers.dir/parsers/text_utf8.c.o" \
 "CMakeFiles/goblin_parsers.dir/parsers/py_number.c.o" \
 "CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o" \
+"CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o" \
 "CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o" \
 "CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o" \
 "CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o" \
@@ -259,6 +274,7 @@ libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/diag.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/text_utf8.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/py_number.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o
+libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/kernel_table.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o
@@ -269,7 +285,7 @@ libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/gunzip.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/parsers/parser_registry.c.o
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/build.make
 libgoblin_parsers.a: CMakeFiles/goblin_parsers.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_13) "Linking C static library libgoblin_parsers.a"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build-fuzz2/CMakeFiles --progress-num=$(CMAKE_PROGRESS_14) "Linking C static library libgoblin_parsers.a"
 	$(CMAKE_COMMAND) -P CMakeFiles/goblin_parsers.dir/cmake_clean_target.cmake
 	$(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/goblin_parsers.dir/link.txt --verbose=$(VERBOSE)
 

@@ -3,6 +3,8 @@ file(REMOVE_RECURSE
   "CMakeFiles/goblin_parsers.dir/parsers/amd_smi_csv.c.o.d"
   "CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o"
   "CMakeFiles/goblin_parsers.dir/parsers/column_pick.c.o.d"
+  "CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o"
+  "CMakeFiles/goblin_parsers.dir/parsers/csv_columns.c.o.d"
   "CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o"
   "CMakeFiles/goblin_parsers.dir/parsers/csv_tokenizer.c.o.d"
   "CMakeFiles/goblin_parsers.dir/parsers/diag.c.o"

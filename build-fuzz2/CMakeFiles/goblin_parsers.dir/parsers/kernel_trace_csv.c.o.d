@@ -54,5 +54,5 @@ CMakeFiles/goblin_parsers.dir/parsers/kernel_trace_csv.c.o: \
   /usr/include/x86_64-linux-gnu/bits/stdlib-bsearch.h \
   /usr/include/x86_64-linux-gnu/bits/stdlib-float.h \
   /usr/include/string.h /usr/include/strings.h \
-  /work/main/parsers/column_pick.h /work/main/parsers/text_utf8.h \
-  /work/main/parsers/csv_tokenizer.h
+  /work/main/parsers/csv_columns.h /work/main/parsers/csv_tokenizer.h \
+  /work/main/parsers/text_utf8.h
