@@ -1,2 +1,0 @@
-# Empty dependencies file for fuzz_kernel_trace.
-# This may be replaced when dependencies are built.
