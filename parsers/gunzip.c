@@ -47,6 +47,16 @@ static bool fail(gunzip *g, const char *what) {
     return false;
 }
 
+/* Hands what the last inflate() call produced to the sink; returns its size. */
+static size_t deliver(gunzip *g) {
+    size_t produced = OUT_CHUNK - g->z.avail_out;
+    if (produced) {
+        g->out_bytes += produced;
+        if (!g->sink_done) g->sink_done = !g->sink(g->user, g->out, produced);
+    }
+    return produced;
+}
+
 bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n) {
     if (g->failed) return false;
     g->z.next_in = (Bytef *)in;
@@ -63,11 +73,7 @@ bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n) {
         g->z.next_out = g->out;
         g->z.avail_out = OUT_CHUNK;
         int r = inflate(&g->z, Z_NO_FLUSH);
-        size_t produced = OUT_CHUNK - g->z.avail_out;
-        if (produced) {
-            g->out_bytes += produced;
-            if (!g->sink_done) g->sink_done = !g->sink(g->user, g->out, produced);
-        }
+        size_t produced = deliver(g);
         if (r == Z_STREAM_END) { g->member_open = false; continue; }
         if (r == Z_OK) continue;
         if (r == Z_BUF_ERROR && g->z.avail_in == 0 && produced == 0) return true;   /* needs input */
@@ -83,11 +89,7 @@ bool gunzip_finish(gunzip *g) {
         g->z.next_out = g->out;
         g->z.avail_out = OUT_CHUNK;
         int r = inflate(&g->z, Z_FINISH);
-        size_t produced = OUT_CHUNK - g->z.avail_out;
-        if (produced) {
-            g->out_bytes += produced;
-            if (!g->sink_done) g->sink_done = !g->sink(g->user, g->out, produced);
-        }
+        size_t produced = deliver(g);
         if (r == Z_STREAM_END) { g->member_open = false; break; }
         if (r == Z_BUF_ERROR && produced == 0) return fail(g, "gzip data truncated");
         if (r != Z_OK && r != Z_BUF_ERROR) return fail(g, g->z.msg ? g->z.msg : "invalid gzip data");

@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(cmake make gcc pkg-config libjansson-dev libuv1-dev libmicrohttpd-dev libsqlite3-dev
       zlib1g-dev libgnutls28-dev check openssl python3 python3-jsonschema curl prometheus chromium systemd
-      clang libclang-rt-14-dev wrk)
+      clang libclang-rt-14-dev wrk procps util-linux)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

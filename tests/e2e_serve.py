@@ -29,8 +29,8 @@ GEN = SHARED / "tools" / "gen_run.py"
 SCHEMA = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
 try:
     import jsonschema
-except ImportError:  # CI installs python3-jsonschema; keep a clear failure if it is missing
-    jsonschema = None
+except ImportError:
+    sys.exit("e2e_serve: python3-jsonschema is required (scripts/install-deps.sh installs it for /usr/bin/python3)")
 
 
 class Daemon:
@@ -116,8 +116,7 @@ def parse(run_dir):
 def check_metrics_body(body, run_dir):
     doc = json.loads(body)
     assert set(doc) <= set(SCHEMA["properties"]) and set(SCHEMA["required"]) <= set(doc), set(doc)
-    if jsonschema is not None:
-        jsonschema.validate(doc, SCHEMA)
+    jsonschema.validate(doc, SCHEMA)
     want = parse(run_dir)
     assert doc == want, f"served metrics differ from goblind parse:\n{doc}\n{want}"
     return doc

@@ -4,17 +4,18 @@
 # result must equal the reference.
 set -euo pipefail
 GOBLIND=$1 SHARED=$2
+PYTHON=${3:-python3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/goblind-live-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 run="$tmp/run"
-python3 "$SHARED/tools/gen_run.py" "$run" --steps 30 --kernels-per-step 200 --cpu-ops-per-step 30 \
+"$PYTHON" "$SHARED/tools/gen_run.py" "$run" --steps 30 --kernels-per-step 200 --cpu-ops-per-step 30 \
   --smi-samples 200 --live 3 --seed 5 2>/dev/null &
 writer=$!
 parses=0
 while kill -0 "$writer" 2>/dev/null; do
   if [ -d "$run" ]; then
     "$GOBLIND" parse "$run" --indent 0 > "$tmp/out.json" || { echo "FAIL: goblind exited $? mid-write"; exit 1; }
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out.json" \
+    "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out.json" \
       || { echo "FAIL: invalid JSON mid-write"; cat "$tmp/out.json"; exit 1; }
     parses=$((parses + 1))
   fi
@@ -22,8 +23,8 @@ while kill -0 "$writer" 2>/dev/null; do
 done
 wait "$writer"
 "$GOBLIND" parse "$run" > "$tmp/final.json"
-python3 "$SHARED/tools/goblin_ref.py" "$run" > "$tmp/ref.json"
-python3 - "$tmp/ref.json" "$tmp/final.json" <<'PY'
+"$PYTHON" "$SHARED/tools/goblin_ref.py" "$run" > "$tmp/ref.json"
+"$PYTHON" - "$tmp/ref.json" "$tmp/final.json" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 a.pop("warnings"); b.pop("warnings")
