@@ -211,100 +211,133 @@ static void number_done(jt_tokenizer *t) {
     value_done(t);
 }
 
-/* Fast path for tokens nothing will be reported about (inside a container deeper than
- * emit_depth): one tight loop with the position and depth in registers. It only ever
- * stops at a token boundary, leaving t->state consistent, and it bails out (returning
- * the token's start) on anything unusual: a token cut by the end of the buffer, an
- * escape, non-ASCII text, an error, or the bracket that closes back to emit_depth.
- * The resumable state machine then handles that token, so errors have one reporter. */
-static const uint8_t *skip_fast(jt_tokenizer *t, const uint8_t *p, const uint8_t *end) {
+/* A token that lies whole in the caller's buffer is reported from there, uncopied. */
+static inline bool emit_span(jt_tokenizer *t, jt_kind k, unsigned depth, uint64_t off, const uint8_t *s,
+                             size_t n, bool is_float) {
+    jt_token tok = {.kind = k, .depth = depth, .offset = off, .text = (const char *)s, .len = n, .is_float = is_float};
+    return t->cb(t->user, &tok);
+}
+
+/* Fast path for every ordinary token inside the root container: one tight loop with the
+ * position and depth in registers, reporting tokens above quiet_depth straight from the
+ * buffer and only validating the rest. It only ever stops at a token boundary, leaving
+ * t->state consistent, and it bails out (returning the token's start) on anything
+ * unusual: a token cut by the end of the buffer, an escape, non-ASCII text, text longer
+ * than the capture cap, NaN/Infinity, an error, or the bracket that closes the root.
+ * The resumable state machine then handles that one token, so errors have one reporter
+ * and reported tokens do not depend on where the chunks were cut. */
+static const uint8_t *fast_path(jt_tokenizer *t, const uint8_t *buf, const uint8_t *p, const uint8_t *end) {
     int state = t->state;
-    unsigned depth = t->depth;
+    unsigned depth = t->depth, quiet = t->quiet_depth;
+#define FOFF(ptr) (t->offset + (uint64_t)((ptr) - buf))
     for (;;) {
-        while (p < end && is_ws[*p]) p++;
+        if (p < end && *p <= ' ') while (p < end && is_ws[*p]) p++;   /* every blank is <= ' ' */
         if (p == end) break;
         const uint8_t *tok = p;
         uint8_t c = *p;
         if (state == S_AFTER_VALUE) {
             uint8_t open = t->stack[depth - 1];
-            if (c == ',') { state = open == '{' ? S_OBJECT_KEY : S_VALUE; p++; continue; }
-            if (c == (open == '{' ? '}' : ']') && depth - 1 >= t->quiet_depth) {
-                depth--; p++;
-                if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
+            if (c == ',') {
+                state = open == '{' ? S_OBJECT_KEY : S_VALUE;
+                p++;
+                if (p < end && *p == ' ') p++;     /* the usual ", " */
                 continue;
             }
-            break;
+            if (c != (open == '{' ? '}' : ']') || depth == 1) break;
+            goto close;
         }
         if (state == S_COLON) {
             if (c != ':') break;
             state = S_VALUE;
             p++;
+            if (p < end && *p == ' ') p++;         /* the usual ": " */
             continue;
         }
         if (state == S_OBJECT_FIRST || state == S_OBJECT_KEY) {
-            if (c == '}' && state == S_OBJECT_FIRST && depth - 1 >= t->quiet_depth) {
-                depth--; state = S_AFTER_VALUE; p++;
-                if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
-                continue;
-            }
+            if (c == '}' && state == S_OBJECT_FIRST && depth > 1) goto close;
             if (c != '"') break;
             const uint8_t *q = scan_plain(p + 1, end);
             if (q == end || *q != '"') { p = tok; break; }
+            if (depth < quiet) {
+                size_t n = (size_t)(q - p - 1);
+                if (n > t->cap) { p = tok; break; }
+                if (!emit_span(t, JT_KEY, depth, FOFF(tok), p + 1, n, false) && !t->skipping) {
+                    t->skipping = true;
+                    t->skip_at = depth;
+                    t->quiet_depth = quiet = depth;
+                }
+            }
             p = q + 1;
             state = S_COLON;
             continue;
         }
         /* S_VALUE or S_ARRAY_FIRST */
-        if (c == ']' && state == S_ARRAY_FIRST && depth - 1 >= t->quiet_depth) {
-            depth--; state = S_AFTER_VALUE; p++;
-            if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
-            continue;
-        }
-        if (c == '"') {
-            const uint8_t *q = scan_plain(p + 1, end);
-            if (q == end || *q != '"') { p = tok; break; }
-            p = q + 1;
-            state = S_AFTER_VALUE;
-            if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
-            continue;
-        }
+        if (c == ']' && state == S_ARRAY_FIRST && depth > 1) goto close;
         if (c == '{' || c == '[') {
             if (depth >= JT_MAX_DEPTH) break;
+            if (depth < quiet) emit_span(t, c == '{' ? JT_OBJECT_BEGIN : JT_ARRAY_BEGIN, depth, FOFF(p), NULL, 0, false);
             t->stack[depth++] = c;
             state = c == '{' ? S_OBJECT_FIRST : S_ARRAY_FIRST;
             p++;
             continue;
         }
+        if (c == '"') {
+            const uint8_t *q = scan_plain(p + 1, end);
+            if (q == end || *q != '"') { p = tok; break; }
+            if (depth < quiet) {
+                size_t n = (size_t)(q - p - 1);
+                if (n > t->cap) { p = tok; break; }
+                emit_span(t, JT_STRING, depth, FOFF(tok), p + 1, n, false);
+            }
+            p = q + 1;
+            goto value_done;
+        }
         if ((c >= '0' && c <= '9') || c == '-') {
             const uint8_t *q = p + (c == '-');
+            bool is_float = false;
             if (q == end || *q < '0' || *q > '9') { p = tok; break; }
             if (*q == '0') q++;
             else { const uint8_t *d = q; while (q < end && *q >= '0' && *q <= '9') q++; if (q - d > 1000) { p = tok; break; } }
             if (q < end && *q == '.') {
                 q++;
+                is_float = true;
                 if (q == end || *q < '0' || *q > '9') { p = tok; break; }
                 while (q < end && *q >= '0' && *q <= '9') q++;
             }
             if (q < end && (*q == 'e' || *q == 'E')) {
                 q++;
+                is_float = true;
                 if (q < end && (*q == '+' || *q == '-')) q++;
                 if (q == end || *q < '0' || *q > '9') { p = tok; break; }
                 while (q < end && *q >= '0' && *q <= '9') q++;
             }
             if (q == end) { p = tok; break; }      /* the number may go on in the next chunk */
+            if (depth < quiet) {
+                if ((size_t)(q - p) > t->cap) { p = tok; break; }
+                emit_span(t, JT_NUMBER, depth, FOFF(tok), p, (size_t)(q - p), is_float);
+            }
             p = q;
-            state = S_AFTER_VALUE;
-            if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
-            continue;
+            goto value_done;
         }
-        const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
-        if (!lit) break;
-        size_t n = strlen(lit);
-        if ((size_t)(end - p) < n || memcmp(p, lit, n) != 0) break;
-        p += n;
+        {
+            jt_kind k = c == 't' ? JT_TRUE : c == 'f' ? JT_FALSE : JT_NULL;
+            const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+            if (!lit) break;
+            size_t n = strlen(lit);
+            if ((size_t)(end - p) < n || memcmp(p, lit, n) != 0) break;
+            if (depth < quiet) emit_span(t, k, depth, FOFF(tok), NULL, 0, false);
+            p += n;
+            goto value_done;
+        }
+    close:                                 /* c closes the innermost container (not the root) */
+        depth--;
+        if (depth < quiet) emit_span(t, c == '}' ? JT_OBJECT_END : JT_ARRAY_END, depth, FOFF(p), NULL, 0, false);
+        p++;
+    value_done:
         state = S_AFTER_VALUE;
-        if (t->skipping && depth == t->skip_at) { skip_done(t); break; }
+        if (t->skipping && depth == t->skip_at) { skip_done(t); quiet = t->quiet_depth; }
     }
+#undef FOFF
     t->state = state;
     t->depth = depth;
     return p;
@@ -320,8 +353,8 @@ bool jt_feed(jt_tokenizer *t, const uint8_t *buf, size_t n) {
         t->bom = 3;
     }
     while (p < end) {
-        if (t->depth >= t->quiet_depth && t->state <= S_AFTER_VALUE) {
-            p = skip_fast(t, p, end);
+        if (t->depth >= 1 && t->state <= S_AFTER_VALUE) {
+            p = fast_path(t, buf, p, end);
             if (p == end) break;
         }
         switch (t->state) {
