@@ -6,7 +6,10 @@
 
 #include "parsers/text_utf8.h"
 
-void kernel_table_init(kernel_table *t) { memset(t, 0, sizeof *t); }
+void kernel_table_init(kernel_table *t) {
+    memset(t, 0, sizeof *t);
+    t->seed = (uint64_t)(uintptr_t)t * 0x9E3779B97F4A7C15ULL;   /* varies with ASLR, no global state */
+}
 
 void kernel_table_free(kernel_table *t) {
     for (size_t i = 0; i < t->count; i++) free(t->items[i].name);
@@ -15,9 +18,19 @@ void kernel_table_free(kernel_table *t) {
     memset(t, 0, sizeof *t);
 }
 
-static uint64_t hash_name(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;            /* FNV-1a, then a final mix */
-    for (size_t i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
+/* Eight bytes a step (names are ~100 bytes and hashed once per dispatch), seeded per
+ * table so that a crafted trace cannot predict which names collide. */
+static uint64_t hash_name(uint64_t seed, const char *s, size_t n) {
+    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ULL);
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33;
     return h;
 }
@@ -27,7 +40,7 @@ static bool rehash(kernel_table *t) {
     uint32_t *s = calloc(ns, sizeof *s);
     if (!s) return false;
     for (size_t i = 0; i < t->count; i++) {
-        size_t j = hash_name(t->items[i].name, t->items[i].name_len) & (ns - 1);
+        size_t j = hash_name(t->seed, t->items[i].name, t->items[i].name_len) & (ns - 1);
         while (s[j]) j = (j + 1) & (ns - 1);
         s[j] = (uint32_t)(i + 1);
     }
@@ -90,7 +103,7 @@ static void add_overflow(kernel_table *t, const char *name, size_t len, i128 ns)
 
 bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
     if (t->count * 2 >= t->nslots && t->count < KT_MAX_NAMES && !rehash(t)) return false;
-    size_t j = hash_name(name, len) & (t->nslots - 1);
+    size_t j = hash_name(t->seed, name, len) & (t->nslots - 1);
     for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
         kernel_stat *k = &t->items[t->slots[j] - 1];
         if (k->name_len == len && memcmp(k->name, name, len) == 0) {

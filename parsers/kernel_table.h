@@ -53,6 +53,7 @@ typedef struct kernel_table {
     size_t count, cap;
     uint32_t *slots;          /* open addressing: index+1, 0 = empty */
     size_t nslots;
+    uint64_t seed;            /* of the name hash */
     uint64_t dispatches;      /* kept dispatches, named or not */
     size_t name_bytes;
     kernel_overflow overflow; /* dispatches of names beyond the caps */

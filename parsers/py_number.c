@@ -73,6 +73,12 @@ i128 py_trunc(double x) {
 }
 
 bool py_integer(const char *s, size_t n, i128 *out) {
+    if (n > 0 && n <= 18) {                 /* the usual cell, plain digits: no copy, no overflow */
+        uint64_t v = 0;
+        size_t i = 0;
+        while (i < n && isdig(s[i])) v = v * 10 + (uint64_t)(s[i++] - '0');
+        if (i == n) { *out = (i128)v; return true; }
+    }
     char b[NUM_MAX];
     size_t k;
     if (clean(s, n, b, &k)) {

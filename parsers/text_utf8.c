@@ -81,8 +81,20 @@ bool utf8_put(strbuf *out, uint32_t cp) {
     return strbuf_append(out, b, utf8_encode(cp, b));
 }
 
+/* Length of the leading ASCII run, a word at a time. */
+static size_t ascii_prefix(const uint8_t *in, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, in + i, 8);
+        if (w & 0x8080808080808080ULL) break;
+    }
+    while (i < n && in[i] < 0x80) i++;
+    return i;
+}
+
 bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out) {
-    size_t i = 0, run = 0;
+    size_t i = ascii_prefix(in, n), run = 0;
     while (i < n) {
         if (in[i] < 0x80) { i++; continue; }
         uint32_t cp;
