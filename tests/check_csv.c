@@ -61,6 +61,23 @@ START_TEST(line_endings) {
 }
 END_TEST
 
+/* Whole lines take the one-line fast path, everything else the state machine; the
+ * records must not show which (expected values: Python's csv after universal newlines). */
+START_TEST(fast_path_and_state_machine_agree) {
+    check_all_steps("abcdefghijklmnopqrstuvwxyz,\"0123456789abcdefghij\"\"klm\",tail\n",
+                    "abcdefghijklmnopqrstuvwxyz|0123456789abcdefghij\"klm|tail\n");
+    check_all_steps("\"\",\"\"\"\",\" \"\n\"x\"\"\ny\",2\n", "|\"| \nx\"\ny|2\n");
+    check_all_steps("long_unquoted_field_over_16_bytes,\"q\",x\r\nnext,\"line with a, comma\"\r\n",
+                    "long_unquoted_field_over_16_bytes|q|x\nnext|line with a, comma\n");
+    check_all_steps("a,b\rmid,\"c\"\r\nd\n", "a|b\nmid|c\nd\n");
+    check_all_steps("\"ends with quote pair at eol\"\"\"\n1\n", "ends with quote pair at eol\"\n1\n");
+    check_all_steps("\"spans\r\nCRLF\",z\r\nw,v\r\n", "spans\nCRLF|z\nw|v\n");
+    check_all_steps("\"abc\"def\"ghi\",j\n", "abcdef\"ghi\"|j\n");
+    check_all_steps("x,\"open quote never closed on this line,1\n2,3\n",
+                    "x|open quote never closed on this line,1\n2,3\n<EOF>\n");
+}
+END_TEST
+
 START_TEST(unterminated_quote_at_end) {
     check_all_steps("h1,h2\n1,\"abc", "h1|h2\n1|abc<EOF>\n");
     check_all_steps("1,\"", "1|<EOF>\n");
@@ -94,14 +111,13 @@ START_TEST(record_line_numbers) {
     csv_tokenizer t;
     seen_n = 0;
     csv_init(&t, 64, on_line, NULL);
-    const char *in = "h\n\"a\nb\"\r\nc\n";
+    const char *in = "h\n\"a\nb\"\r\nc\r\n\nd\re\n";    /* fast, slow, fast (CRLF), blank, bare CR */
     csv_feed(&t, (const uint8_t *)in, strlen(in));
     csv_finish(&t);
     csv_free(&t);
-    ck_assert_int_eq(seen_n, 3);
-    ck_assert_uint_eq(seen_lines[0], 1);
-    ck_assert_uint_eq(seen_lines[1], 2);
-    ck_assert_uint_eq(seen_lines[2], 4);
+    ck_assert_int_eq(seen_n, 6);
+    static const uint64_t want[] = {1, 2, 4, 5, 6, 7};
+    for (int i = 0; i < 6; i++) ck_assert_uint_eq(seen_lines[i], want[i]);
 }
 END_TEST
 
@@ -110,6 +126,7 @@ Suite *csv_suite(void) {
     TCase *tc = tcase_create("tokenizer");
     tcase_add_test(tc, quoting_rules);
     tcase_add_test(tc, line_endings);
+    tcase_add_test(tc, fast_path_and_state_machine_agree);
     tcase_add_test(tc, unterminated_quote_at_end);
     tcase_add_test(tc, nul_bytes_and_capture_cap);
     tcase_add_test(tc, record_line_numbers);
