@@ -1,8 +1,9 @@
-/* artefact_reader: open, check, read (and inflate), feed. */
+/* artefact_reader: open, check, read (and inflate), feed; large files in two pieces. */
 #include "core/artefact_reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,8 @@
 #include "parsers/parser_registry.h"
 
 #define READ_CHUNK (1u << 20)
+#define SPLIT_MIN_DEFAULT (4u << 20)    /* smaller pieces are not worth a thread */
+#define RESUME_WINDOW (64u << 10)       /* how far past the wanted split a resume point is looked for */
 
 static double now_ms(void) {
     struct timespec ts;
@@ -31,21 +34,25 @@ static bool ends_with(const char *s, const char *suffix) {
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* Reads fd to the end, feeding the parser; returns false after recording a warning. */
-static bool pump_plain(int fd, const artefact_parser *p, void *st, uint8_t *buf, const char *label,
-                       diag_list *diag, artefact_info *info) {
-    for (;;) {
-        ssize_t n = read(fd, buf, READ_CHUNK);
+/* Feeds bytes [from, to) of fd (to its end when to is UINT64_MAX) to the parser; false
+ * after recording a read error. *stopped: the parser said it needs no more input. */
+static bool pump_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st, uint8_t *buf,
+                       const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
+    *stopped = false;
+    for (uint64_t off = from; off < to;) {
+        size_t want = to - off < READ_CHUNK ? (size_t)(to - off) : READ_CHUNK;
+        ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0) {
             if (errno == EINTR) continue;
-            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)info->bytes_parsed,
-                     strerror(errno));
+            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)off, strerror(errno));
             return false;
         }
         if (n == 0) return true;
-        info->bytes_parsed += (uint64_t)n;
-        if (!p->feed(st, buf, (size_t)n)) return true;   /* the parser has seen enough */
+        off += (uint64_t)n;
+        *fed += (uint64_t)n;
+        if (!p->feed(st, buf, (size_t)n)) { *stopped = true; return true; }
     }
+    return true;
 }
 
 typedef struct gz_sink_ctx {
@@ -128,25 +135,35 @@ void artefact_summary_reset(artefact_kind kind, void *summary) {
     }
 }
 
-void artefact_read(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
-                   diag_list *diag, artefact_info *info) {
+/* An artefact file, opened and checked, with the parser that fits it. */
+typedef struct opened {
+    int fd;
+    const artefact_parser *p;
+    const char *label;
+    bool gz;
+} opened;
+
+/* Every check of artefact_read(); false after a warning (nothing is open then). */
+static bool open_checked(const char *path, artefact_kind kind, const parse_options *opt, diag_list *diag,
+                         artefact_info *info, opened *o) {
     memset(info, 0, sizeof *info);
-    const char *label = base_name(path);
+    o->fd = -1;
+    o->label = base_name(path);
     const char *what = artefact_kind_name(kind);
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (errno == ENOENT) diag_add(diag, "%s not found: %s", what, label);
-        else diag_add(diag, "%s unreadable: %s: %s", what, label, strerror(errno));
-        return;
+        if (errno == ENOENT) diag_add(diag, "%s not found: %s", what, o->label);
+        else diag_add(diag, "%s unreadable: %s: %s", what, o->label, strerror(errno));
+        return false;
     }
     if (!S_ISREG(st.st_mode)) {
-        diag_add(diag, "%s is not a regular file: %s", what, label);
-        return;
+        diag_add(diag, "%s is not a regular file: %s", what, o->label);
+        return false;
     }
     char *real = NULL;
     if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root, false))) {   /* no way out of the root */
-        diag_add(diag, "%s %s resolves outside the run root; not followed", what, label);
-        return;
+        diag_add(diag, "%s %s resolves outside the run root; not followed", what, o->label);
+        return false;
     }
     /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. O_NOFOLLOW on the
      * resolved path: a symlink swapped in after the check is not followed either. */
@@ -154,38 +171,171 @@ void artefact_read(const char *path, artefact_kind kind, const parse_options *op
                   : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     free(real);
     if (fd < 0) {
-        diag_add(diag, "%s unreadable: %s: %s", what, label, strerror(errno));
-        return;
+        diag_add(diag, "%s unreadable: %s: %s", what, o->label, strerror(errno));
+        return false;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_add(diag, "%s is not a regular file: %s", what, label);
+        diag_add(diag, "%s is not a regular file: %s", what, o->label);
         close(fd);
-        return;
+        return false;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     info->present = true;
     info->size = (uint64_t)st.st_size;
     info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
     info->inode = (uint64_t)st.st_ino;
-    uint8_t *buf = malloc(READ_CHUNK);
     uint8_t head[64];
     ssize_t hn = pread(fd, head, sizeof head, 0);
-    const artefact_parser *p = parser_for(kind, label, head, hn > 0 ? (size_t)hn : 0);
-    void *state = buf && p ? p->open(opt, label, summary, diag) : NULL;
-    if (!state) {
-        diag_add(diag, "%s: out of memory", label);
-        free(buf);
+    o->p = parser_for(kind, o->label, head, hn > 0 ? (size_t)hn : 0);
+    o->gz = ends_with(o->label, ".gz");
+    o->fd = fd;
+    if (!o->p) {
+        diag_add(diag, "%s: no parser for this file", o->label);
         close(fd);
+        o->fd = -1;
+        return false;
+    }
+    info->format = o->p->name;
+    return true;
+}
+
+/* Reads an opened file from start to end through one parser state, then closes it. */
+static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
+                       artefact_info *info) {
+    uint8_t *buf = malloc(READ_CHUNK);
+    void *state = buf ? o->p->open(opt, o->label, summary, diag) : NULL;
+    if (!state) {
+        diag_add(diag, "%s: out of memory", o->label);
+        free(buf);
+        close(o->fd);
         return;
     }
-    info->format = p->name;
     double t0 = now_ms();
-    bool gz = ends_with(label, ".gz");
-    bool ok = gz ? pump_gzip(fd, p, state, buf, label, diag, info) : pump_plain(fd, p, state, buf, label, diag, info);
-    if (ok) p->finish(state);
+    bool stopped, ok = o->gz ? pump_gzip(o->fd, o->p, state, buf, o->label, diag, info)
+                             : pump_range(o->fd, 0, UINT64_MAX, o->p, state, buf, o->label, diag, &info->bytes_parsed, &stopped);
+    if (ok) o->p->finish(state);
     else artefact_summary_reset(kind, summary);       /* like the reference: nothing from a failed read */
     info->parse_ms = now_ms() - t0;
-    p->close(state);
+    o->p->close(state);
     free(buf);
-    close(fd);
+    close(o->fd);
+}
+
+void artefact_read(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
+                   diag_list *diag, artefact_info *info) {
+    opened o;
+    if (open_checked(path, kind, opt, diag, info, &o)) read_whole(&o, kind, opt, summary, diag, info);
+}
+
+/* A read begun by artefact_read_begin(): either the whole file on the second thread, or
+ * its tail there (from the resume point `at`) and its head on the caller's thread. */
+struct artefact_reading {
+    const char *path;
+    artefact_kind kind;
+    const parse_options *opt;
+    void *summary;
+    diag_list *diag;
+    artefact_info *info;
+    pthread_t thread;
+    bool threaded;
+    bool split;
+    /* split reads only */
+    opened o;
+    uint64_t at;
+    void *tail;
+    diag_list tail_diag;
+    uint64_t tail_bytes;
+    bool tail_ok;
+    double tail_ms;
+};
+
+static void *whole_thread(void *arg) {
+    artefact_reading *r = arg;
+    artefact_read(r->path, r->kind, r->opt, r->summary, r->diag, r->info);
+    return NULL;
+}
+
+static void *tail_thread(void *arg) {
+    artefact_reading *r = arg;
+    double t0 = now_ms();
+    uint8_t *buf = malloc(READ_CHUNK);
+    bool stopped;
+    r->tail_ok = buf && pump_range(r->o.fd, r->at, UINT64_MAX, r->o.p, r->tail, buf, r->o.label, &r->tail_diag,
+                                   &r->tail_bytes, &stopped);
+    free(buf);
+    r->tail_ms = now_ms() - t0;
+    return NULL;
+}
+
+/* Where the head should end: a resume point at or after `want`, or 0 for none. */
+static uint64_t find_split(const opened *o, uint64_t want, uint64_t size, uint64_t min_piece) {
+    if (o->gz || !o->p->resume_point || want < min_piece || want + min_piece > size) return 0;
+    uint8_t *win = malloc(RESUME_WINDOW);
+    ssize_t n = win ? pread(o->fd, win, RESUME_WINDOW, (off_t)want) : -1;
+    uint64_t at = 0;
+    if (n > 0) {
+        size_t i = o->p->resume_point(win, (size_t)n);
+        if (i < (size_t)n) at = want + i;
+    }
+    free(win);
+    return at;
+}
+
+artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
+                                      diag_list *diag, artefact_info *info, uint64_t head_bytes) {
+    artefact_reading *r = calloc(1, sizeof *r);
+    if (!r) { artefact_read(path, kind, opt, summary, diag, info); return NULL; }
+    *r = (artefact_reading){.path = path, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info};
+    diag_init(&r->tail_diag);
+    if (head_bytes && open_checked(path, kind, opt, diag, info, &r->o)) {
+        uint64_t min_piece = opt->split_min_bytes ? opt->split_min_bytes : SPLIT_MIN_DEFAULT;
+        r->at = find_split(&r->o, head_bytes, info->size, min_piece);
+        r->tail = r->at ? r->o.p->open_resumed(opt, r->o.label, summary, &r->tail_diag, r->at) : NULL;
+        if (r->tail) {
+            r->split = true;
+            r->threaded = pthread_create(&r->thread, NULL, tail_thread, r) == 0;
+            return r;
+        }
+        close(r->o.fd);               /* no split after all: read whole, below */
+    }
+    r->threaded = pthread_create(&r->thread, NULL, whole_thread, r) == 0;
+    return r;
+}
+
+/* The head on this thread, then the join (or, when it declines, the head reads on). */
+static void read_split(artefact_reading *r) {
+    opened *o = &r->o;
+    artefact_info *info = r->info;
+    uint8_t *buf = malloc(READ_CHUNK);
+    void *head = buf ? o->p->open(r->opt, o->label, r->summary, r->diag) : NULL;
+    double t0 = now_ms();
+    bool stopped = false;
+    bool ok = head && pump_range(o->fd, 0, r->at, o->p, head, buf, o->label, r->diag, &info->bytes_parsed, &stopped);
+    if (r->threaded) pthread_join(r->thread, NULL);
+    else tail_thread(r);
+    if (!head) diag_add(r->diag, "%s: out of memory", o->label);
+    else if (ok && !stopped && info->bytes_parsed == r->at && r->tail_ok && o->p->join(head, r->tail)) {
+        info->bytes_parsed += r->tail_bytes;
+        o->p->finish(r->tail);
+        diag_move(r->diag, &r->tail_diag);
+    } else {
+        if (ok && !stopped && info->bytes_parsed == r->at)        /* the head reads on alone */
+            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, head, buf, o->label, r->diag, &info->bytes_parsed, &stopped);
+        if (ok) o->p->finish(head);
+        else artefact_summary_reset(r->kind, r->summary);
+    }
+    info->parse_ms = now_ms() - t0 + r->tail_ms;
+    if (head) o->p->close(head);
+    o->p->close(r->tail);
+    free(buf);
+    close(o->fd);
+}
+
+void artefact_read_end(artefact_reading *r) {
+    if (!r) return;
+    if (r->split) read_split(r);
+    else if (r->threaded) pthread_join(r->thread, NULL);
+    else whole_thread(r);
+    diag_free(&r->tail_diag);
+    free(r);
 }

@@ -2,7 +2,11 @@
  *
  * The file is read once through a fixed buffer (and inflated on the fly when its name
  * ends in .gz), so memory does not depend on file size. Anything that is not a
- * readable regular file becomes a warning, never an error of the whole run. */
+ * readable regular file becomes a warning, never an error of the whole run.
+ *
+ * A large plain file whose format can resume mid-file (artefact_parser.join) is read in
+ * two pieces: the tail on a second thread, the head on the caller's, so both cores work
+ * on the one critical file. The result is exactly that of one sequential read. */
 #ifndef GOBLIN_ARTEFACT_READER_H
 #define GOBLIN_ARTEFACT_READER_H
 
@@ -17,7 +21,7 @@ typedef struct artefact_info {
     int64_t mtime_ns;
     uint64_t inode;
     uint64_t bytes_parsed;   /* bytes fed to the parser (after inflation) */
-    double parse_ms;
+    double parse_ms;         /* reading and parsing, both pieces' times added when split */
     const char *format;      /* parser name, NULL when none ran */
     const char *error;       /* the first warning about this file (owned by the run's warnings), or NULL */
 } artefact_info;
@@ -26,6 +30,17 @@ typedef struct artefact_info {
  * Warnings go to diag; info describes the file. */
 void artefact_read(const char *path, artefact_kind kind, const parse_options *opt,
                    void *summary, diag_list *diag, artefact_info *info);
+
+/* artefact_read() started on a second thread. head_bytes > 0 offers the caller's thread
+ * for about that many bytes of the file's start: when the file can be split near there,
+ * the second thread reads only the tail. Call artefact_read_end() to wait and complete
+ * (the summary, diag and info are written by then, not before). NULL: the read is already
+ * complete (no memory for a thread); artefact_read_end(NULL) does nothing. */
+typedef struct artefact_reading artefact_reading;
+artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
+                                      diag_list *diag, artefact_info *info, uint64_t head_bytes);
+/* Reads the head on this thread if there is one, waits for the second thread, joins. */
+void artefact_read_end(artefact_reading *r);
 
 /* What artefact_read() would open: true for a regular file (inside confine_root, when given,
  * after resolving symlinks), with its identity. The tracker's change detection and the

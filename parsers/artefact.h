@@ -4,7 +4,13 @@
  * has one summary struct; each file format that can supply that kind is one
  * artefact_parser: push-style (bytes in, any chunk size), no I/O, no globals. Adding a
  * format (rocpd SQLite, rocprofv3 JSON, nvidia-smi CSV, ...) is a new file with one
- * artefact_parser plus one line in parser_registry.c. */
+ * artefact_parser plus one line in parser_registry.c.
+ *
+ * A format may also offer to be read in two pieces on two threads (the three optional
+ * hooks below): a second state starts at a resume point in the middle of the file,
+ * assuming where the document stands there; the first state reads up to that point and
+ * the join checks the assumption. Results must be exactly those of one sequential read,
+ * so a join that cannot promise that declines, and the first state reads on alone. */
 #ifndef GOBLIN_ARTEFACT_H
 #define GOBLIN_ARTEFACT_H
 
@@ -25,6 +31,7 @@ typedef enum {
 typedef struct parse_options {
     bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */
     const char *confine_root;/* when set (the daemon), artefacts resolving outside it are not read */
+    uint64_t split_min_bytes;/* smallest piece worth a thread (0: 4 MiB); tests lower it */
 } parse_options;
 
 /* An optional number: the reference's None is has == false. */
@@ -63,6 +70,18 @@ typedef struct artefact_parser {
     bool (*feed)(void *state, const uint8_t *buf, size_t n);
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
+
+    /* Optional (all three or none). Where a second state could start in buf, the bytes
+     * at some offset of the file: an index into buf, or n when there is no such place. */
+    size_t (*resume_point)(const uint8_t *buf, size_t n);
+    /* A state that starts at file offset `offset`, a resume point. It writes `out` only
+     * in finish(), so it may share `out` with the first state. */
+    void *(*open_resumed)(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset);
+    /* `first` has been fed exactly the bytes before second's offset, `second` the rest.
+     * true: second now stands for the whole file (first's results folded in, in file
+     * order); finish(second) completes the summary. false: first is not where second
+     * assumed, or second cannot be folded in exactly; first must read on from the offset. */
+    bool (*join)(void *first, void *second);
 } artefact_parser;
 
 void kernel_summary_free(kernel_summary *s);

@@ -29,6 +29,24 @@ bool jt_init(jt_tokenizer *t, unsigned emit_depth, size_t cap, jt_callback cb, v
     return t->text != NULL;
 }
 
+bool jt_init_resumed(jt_tokenizer *t, unsigned emit_depth, size_t cap, jt_callback cb, void *user,
+                     const char *open, uint64_t offset) {
+    if (!jt_init(t, emit_depth, cap, cb, user)) return false;
+    size_t n = strlen(open);
+    if (n == 0 || n > JT_MAX_DEPTH) return false;
+    memcpy(t->stack, open, n);
+    t->depth = (unsigned)n;
+    t->offset = offset;
+    t->bom = 3;                        /* a BOM only counts at the start of the document */
+    return true;
+}
+
+bool jt_is_at(const jt_tokenizer *t, const char *open, uint64_t offset) {
+    size_t n = strlen(open);
+    return t->state == S_VALUE && t->depth == n && memcmp(t->stack, open, n) == 0 && t->offset == offset &&
+           !t->skipping && t->quiet_depth == t->emit_depth + 1 && t->bom == 3;
+}
+
 void jt_free(jt_tokenizer *t) { free(t->text); t->text = NULL; }
 
 double jt_strtod(const char *s, size_t n) {

@@ -71,6 +71,14 @@ typedef struct jt_tokenizer {
 /* false on allocation failure. */
 bool jt_init(jt_tokenizer *t, unsigned emit_depth, size_t capture_cap, jt_callback cb, void *user);
 void jt_free(jt_tokenizer *t);
+/* Starts in the middle of a document, `offset` bytes in, before a value inside the
+ * containers `open` ("{[": an array that is a member of the root object); how a file
+ * is parsed in pieces on several threads. false on allocation failure. */
+bool jt_init_resumed(jt_tokenizer *t, unsigned emit_depth, size_t capture_cap, jt_callback cb, void *user,
+                     const char *open, uint64_t offset);
+/* Is t exactly where jt_init_resumed(open, offset) starts: after `offset` bytes, before a
+ * value inside `open`, every key value reported, no error? */
+bool jt_is_at(const jt_tokenizer *t, const char *open, uint64_t offset);
 /* false once the input is known to be invalid (see jt_error). */
 bool jt_feed(jt_tokenizer *t, const uint8_t *buf, size_t n);
 /* Decimal text (a valid JSON number or Python float literal, ASCII) to double, correctly

@@ -4,7 +4,14 @@
  * (the last occurrence wins, as in a Python dict), each event's name/cat/ts/dur, and
  * the metadata numbers. The tokenizer reports nothing below depth 3, so an event's
  * args cost only validation. The summary is committed only when the whole document
- * is valid JSON: the reference discards everything on any decode error. */
+ * is valid JSON: the reference discards everything on any decode error.
+ *
+ * Large traces are read in two pieces (see artefact_parser.join): the second piece
+ * starts at an event boundary inside "traceEvents". Its minima and maxima fold in
+ * exactly, but float sums depend on their order, so the second piece keeps the terms of
+ * its two sums and the join adds them onto the first piece's sums one by one, as one
+ * sequential read would: results stay bit-identical. Terms are bounded (REPLAY_MAX);
+ * a piece with more declines the join and the first piece reads on alone. */
 #include "parsers/torch_trace_json.h"
 
 #include <math.h>
@@ -15,6 +22,7 @@
 #include "parsers/py_number.h"
 
 #define CAPTURE_CAP (64u * 1024u)
+#define REPLAY_MAX (128u * 1024u)   /* sum terms a second piece keeps: 1 MiB */
 
 enum { TOP_OTHER, TOP_EVENTS, TOP_METADATA };
 enum { EV_OTHER, EV_NAME, EV_CAT, EV_TS, EV_DUR };
@@ -27,6 +35,11 @@ typedef struct meta_value {
     bool is_str;
     char *str;
 } meta_value;
+
+typedef struct terms {
+    double *v;
+    size_t n, cap;
+} terms;
 
 typedef struct state {
     jt_tokenizer json;
@@ -51,7 +64,29 @@ typedef struct state {
     int meta_key;
     meta_value meta[M_COUNT];
     uint64_t nonfinite, first_nonfinite_off, long_numbers;
+    /* a second piece, started at start_offset (see the top of the file) */
+    bool resumed;
+    uint64_t start_offset;
+    bool events_restarted;   /* a later "traceEvents" value replaced the list it began in */
+    bool meta_seen;          /* it has read a "metadata" value of its own */
+    bool terms_full;         /* more than REPLAY_MAX terms: it cannot be joined */
+    terms step_terms, cpu_terms;
 } state;
+
+static void terms_push(state *s, terms *t, double v) {
+    if (s->terms_full) return;
+    if (s->step_terms.n + s->cpu_terms.n >= REPLAY_MAX) { s->terms_full = true; return; }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 1024;
+        double *nv = realloc(t->v, nc * sizeof *nv);
+        if (!nv) { s->terms_full = true; return; }
+        t->v = nv;
+        t->cap = nc;
+    }
+    t->v[t->n++] = v;
+}
+
+static void terms_free(terms *t) { free(t->v); memset(t, 0, sizeof *t); }
 
 static void meta_reset(state *s) {
     for (int i = 0; i < M_COUNT; i++) { free(s->meta[i].str); memset(&s->meta[i], 0, sizeof s->meta[i]); }
@@ -138,7 +173,12 @@ static void event_begin(state *s) {
 
 static void event_end(state *s) {
     s->in_event = false;
-    if (s->name_is_step && s->dur.has) { s->n_steps_seen++; s->steps_sum += s->dur.v / 1e6; }
+    bool keep_terms = s->resumed && !s->events_restarted;
+    if (s->name_is_step && s->dur.has) {
+        s->n_steps_seen++;
+        s->steps_sum += s->dur.v / 1e6;
+        if (keep_terms) terms_push(s, &s->step_terms, s->dur.v / 1e6);
+    }
     if (!s->ts.has || !s->dur.has) return;
     double end = s->ts.v + s->dur.v;
     if (!s->have_span) { s->lo = s->ts.v; s->hi = end; s->have_span = true; }
@@ -146,7 +186,10 @@ static void event_end(state *s) {
         if (s->ts.v < s->lo) s->lo = s->ts.v;
         if (end > s->hi) s->hi = end;
     }
-    if (s->cat_cpu_op) s->cpu += s->dur.v;
+    if (s->cat_cpu_op) {
+        s->cpu += s->dur.v;
+        if (keep_terms) terms_push(s, &s->cpu_terms, s->dur.v);
+    }
 }
 
 /* A value of the current event's current key (depth 3). */
@@ -201,8 +244,10 @@ static bool on_token(void *user, const jt_token *t) {
             s->steps_sum = 0.0;
             s->have_span = false;
             s->cpu = 0.0;
+            if (s->resumed) { s->events_restarted = true; terms_free(&s->step_terms); terms_free(&s->cpu_terms); }
         } else if (s->top == TOP_METADATA) {
             meta_reset(s);
+            s->meta_seen = true;
             s->meta_is_dict = t->kind == JT_OBJECT_BEGIN;
         }
         return true;
@@ -238,9 +283,72 @@ static void *tj_open(const parse_options *opt, const char *label, void *out, dia
     return s;
 }
 
+static void *tj_open_resumed(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset) {
+    (void)opt;
+    state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->out = out;
+    s->diag = diag;
+    s->label = label;
+    /* what a resume point implies: before an event of the root object's "traceEvents" list */
+    if (!jt_init_resumed(&s->json, 3, CAPTURE_CAP, on_token, s, "{[", offset)) { jt_free(&s->json); free(s); return NULL; }
+    s->root = 1;
+    s->top = TOP_EVENTS;
+    s->events_is_list = true;
+    s->resumed = true;
+    s->start_offset = offset;
+    return s;
+}
+
+/* A '{' after ",<blanks with a newline>": how trace writers start each event (",\n{" or
+ * "},\n  {"). Elsewhere (deeper, or in another list) the join finds out and declines. */
+static size_t tj_resume_point(const uint8_t *buf, size_t n) {
+    const uint8_t *nl = buf, *end = buf + n;
+    while ((nl = memchr(nl, '\n', (size_t)(end - nl))) != NULL) {
+        const uint8_t *before = nl, *after = nl + 1;
+        while (before > buf && (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\r')) before--;
+        while (after < end && (*after == ' ' || *after == '\t' || *after == '\r' || *after == '\n')) after++;
+        if (before > buf && before[-1] == ',' && after < end && *after == '{') return (size_t)(after - buf);
+        nl = after;
+        if (nl >= end) break;
+    }
+    return n;
+}
+
+static bool tj_join(void *fst, void *snd) {
+    state *a = fst, *b = snd;
+    if (b->terms_full || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event ||
+        !jt_is_at(&a->json, "{[", b->start_offset))
+        return false;
+    if (!b->events_restarted) {                 /* a's part of the list, then b's, in order */
+        double steps = a->steps_sum, cpu = a->cpu;
+        for (size_t i = 0; i < b->step_terms.n; i++) steps += b->step_terms.v[i];
+        for (size_t i = 0; i < b->cpu_terms.n; i++) cpu += b->cpu_terms.v[i];
+        b->steps_sum = steps;
+        b->cpu = cpu;
+        b->n_steps_seen += a->n_steps_seen;
+        if (a->have_span) {
+            if (!b->have_span) { b->lo = a->lo; b->hi = a->hi; b->have_span = true; }
+            else {                              /* the earlier value wins a tie, as in min()/max() */
+                b->lo = b->lo < a->lo ? b->lo : a->lo;
+                b->hi = b->hi > a->hi ? b->hi : a->hi;
+            }
+        }
+    }
+    if (!b->meta_seen) {                        /* the metadata a read before the split stands */
+        memcpy(b->meta, a->meta, sizeof b->meta);
+        memset(a->meta, 0, sizeof a->meta);
+        b->meta_is_dict = a->meta_is_dict;
+    }
+    if (a->nonfinite) b->first_nonfinite_off = a->first_nonfinite_off;
+    b->nonfinite += a->nonfinite;
+    b->long_numbers += a->long_numbers;
+    return true;
+}
+
 static bool tj_feed(void *st, const uint8_t *buf, size_t n) {
     state *s = st;
-    return jt_feed(&s->json, buf, n);
+    return jt_feed(&s->json, buf, n) && !s->terms_full;
 }
 
 static void tj_finish(void *st) {
@@ -291,6 +399,8 @@ static void tj_close(void *st) {
     if (!s) return;
     jt_free(&s->json);
     meta_reset(s);
+    terms_free(&s->step_terms);
+    terms_free(&s->cpu_terms);
     free(s);
 }
 
@@ -311,4 +421,7 @@ const artefact_parser torch_trace_json_parser = {
     .feed = tj_feed,
     .finish = tj_finish,
     .close = tj_close,
+    .resume_point = tj_resume_point,
+    .open_resumed = tj_open_resumed,
+    .join = tj_join,
 };
