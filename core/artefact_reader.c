@@ -196,6 +196,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
         return false;
     }
     info->format = o->p->name;
+    info->pieces = 1;
     return true;
 }
 
@@ -316,6 +317,7 @@ static void read_split(artefact_reading *r) {
     if (!head) diag_add(r->diag, "%s: out of memory", o->label);
     else if (ok && !stopped && info->bytes_parsed == r->at && r->tail_ok && o->p->join(head, r->tail)) {
         info->bytes_parsed += r->tail_bytes;
+        info->pieces = 2;
         o->p->finish(r->tail);
         diag_move(r->diag, &r->tail_diag);
     } else {

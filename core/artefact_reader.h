@@ -22,6 +22,7 @@ typedef struct artefact_info {
     uint64_t inode;
     uint64_t bytes_parsed;   /* bytes fed to the parser (after inflation) */
     double parse_ms;         /* reading and parsing, both pieces' times added when split */
+    unsigned pieces;         /* 2 when read in two pieces on two threads and joined, else 1 (0: not read) */
     const char *format;      /* parser name, NULL when none ran */
     const char *error;       /* the first warning about this file (owned by the run's warnings), or NULL */
 } artefact_info;
