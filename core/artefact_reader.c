@@ -229,7 +229,7 @@ void artefact_read(const char *path, artefact_kind kind, const parse_options *op
 }
 
 /* A read begun by artefact_read_begin(): either the whole file on the second thread, or
- * its tail there (from the resume point `at`) and its head on the caller's thread. */
+ * its head there (up to the resume point `at`) and its tail on the caller's thread. */
 struct artefact_reading {
     const char *path;
     artefact_kind kind;
@@ -240,14 +240,15 @@ struct artefact_reading {
     pthread_t thread;
     bool threaded;
     bool split;
+    bool done;               /* the file could not be opened: its warning is recorded */
     /* split reads only */
     opened o;
     uint64_t at;
-    void *tail;
+    uint8_t *head_buf;
+    void *head, *tail;
+    bool head_ok, head_stopped;
+    double head_ms;
     diag_list tail_diag;
-    uint64_t tail_bytes;
-    bool tail_ok;
-    double tail_ms;
 };
 
 static void *whole_thread(void *arg) {
@@ -256,15 +257,12 @@ static void *whole_thread(void *arg) {
     return NULL;
 }
 
-static void *tail_thread(void *arg) {
+static void *head_thread(void *arg) {
     artefact_reading *r = arg;
     double t0 = now_ms();
-    uint8_t *buf = malloc(READ_CHUNK);
-    bool stopped;
-    r->tail_ok = buf && pump_range(r->o.fd, r->at, UINT64_MAX, r->o.p, r->tail, buf, r->o.label, &r->tail_diag,
-                                   &r->tail_bytes, &stopped);
-    free(buf);
-    r->tail_ms = now_ms() - t0;
+    r->head_ok = pump_range(r->o.fd, 0, r->at, r->o.p, r->head, r->head_buf, r->o.label, r->diag,
+                            &r->info->bytes_parsed, &r->head_stopped);
+    r->head_ms = now_ms() - t0;
     return NULL;
 }
 
@@ -282,60 +280,77 @@ static uint64_t find_split(const opened *o, uint64_t want, uint64_t size, uint64
     return at;
 }
 
+static void split_free(artefact_reading *r) {
+    if (r->head) r->o.p->close(r->head);
+    if (r->tail) r->o.p->close(r->tail);
+    free(r->head_buf);
+    r->head = r->tail = NULL;
+    r->head_buf = NULL;
+}
+
 artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
-                                      diag_list *diag, artefact_info *info, uint64_t head_bytes) {
+                                      diag_list *diag, artefact_info *info, uint64_t tail_bytes) {
     artefact_reading *r = calloc(1, sizeof *r);
     if (!r) { artefact_read(path, kind, opt, summary, diag, info); return NULL; }
     *r = (artefact_reading){.path = path, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info};
     diag_init(&r->tail_diag);
-    if (head_bytes && open_checked(path, kind, opt, diag, info, &r->o)) {
+    if (tail_bytes) {
+        if (!open_checked(path, kind, opt, diag, info, &r->o)) { r->done = true; return r; }
         uint64_t min_piece = opt->split_min_bytes ? opt->split_min_bytes : SPLIT_MIN_DEFAULT;
-        r->at = find_split(&r->o, head_bytes, info->size, min_piece);
-        r->tail = r->at ? r->o.p->open_resumed(opt, r->o.label, summary, &r->tail_diag, r->at) : NULL;
+        r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
+        if (r->at) {
+            r->head_buf = malloc(READ_CHUNK);
+            r->head = r->head_buf ? r->o.p->open(opt, r->o.label, summary, diag) : NULL;
+            r->tail = r->head ? r->o.p->open_resumed(opt, r->o.label, summary, &r->tail_diag, r->at) : NULL;
+        }
         if (r->tail) {
             r->split = true;
-            r->threaded = pthread_create(&r->thread, NULL, tail_thread, r) == 0;
+            r->threaded = pthread_create(&r->thread, NULL, head_thread, r) == 0;
             return r;
         }
+        split_free(r);
         close(r->o.fd);               /* no split after all: read whole, below */
+        memset(info, 0, sizeof *info);
     }
     r->threaded = pthread_create(&r->thread, NULL, whole_thread, r) == 0;
     return r;
 }
 
-/* The head on this thread, then the join (or, when it declines, the head reads on). */
+/* The tail on this thread, then the join (or, when it declines, the head reads on). */
 static void read_split(artefact_reading *r) {
     opened *o = &r->o;
     artefact_info *info = r->info;
     uint8_t *buf = malloc(READ_CHUNK);
-    void *head = buf ? o->p->open(r->opt, o->label, r->summary, r->diag) : NULL;
     double t0 = now_ms();
-    bool stopped = false;
-    bool ok = head && pump_range(o->fd, 0, r->at, o->p, head, buf, o->label, r->diag, &info->bytes_parsed, &stopped);
+    uint64_t tail_bytes = 0;
+    bool stopped, tail_ok = buf && pump_range(o->fd, r->at, UINT64_MAX, o->p, r->tail, buf, o->label, &r->tail_diag,
+                                              &tail_bytes, &stopped);
     if (r->threaded) pthread_join(r->thread, NULL);
-    else tail_thread(r);
-    if (!head) diag_add(r->diag, "%s: out of memory", o->label);
-    else if (ok && !stopped && info->bytes_parsed == r->at && r->tail_ok && o->p->join(head, r->tail)) {
-        info->bytes_parsed += r->tail_bytes;
+    else head_thread(r);
+    bool head_whole = r->head_ok && !r->head_stopped && info->bytes_parsed == r->at;
+    if (head_whole && tail_ok && o->p->join(r->head, r->tail)) {
+        info->bytes_parsed += tail_bytes;
         info->pieces = 2;
         o->p->finish(r->tail);
         diag_move(r->diag, &r->tail_diag);
     } else {
-        if (ok && !stopped && info->bytes_parsed == r->at)        /* the head reads on alone */
-            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, head, buf, o->label, r->diag, &info->bytes_parsed, &stopped);
-        if (ok) o->p->finish(head);
+        bool ok = r->head_ok;
+        if (head_whole)                          /* the head reads on alone */
+            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, r->head, r->head_buf, o->label, r->diag,
+                            &info->bytes_parsed, &stopped);
+        if (ok) o->p->finish(r->head);
         else artefact_summary_reset(r->kind, r->summary);
     }
-    info->parse_ms = now_ms() - t0 + r->tail_ms;
-    if (head) o->p->close(head);
-    o->p->close(r->tail);
+    info->parse_ms = now_ms() - t0 + r->head_ms;
+    split_free(r);
     free(buf);
     close(o->fd);
 }
 
 void artefact_read_end(artefact_reading *r) {
     if (!r) return;
-    if (r->split) read_split(r);
+    if (r->done) {}
+    else if (r->split) read_split(r);
     else if (r->threaded) pthread_join(r->thread, NULL);
     else whole_thread(r);
     diag_free(&r->tail_diag);

@@ -5,7 +5,7 @@
  * readable regular file becomes a warning, never an error of the whole run.
  *
  * A large plain file whose format can resume mid-file (artefact_parser.join) is read in
- * two pieces: the tail on a second thread, the head on the caller's, so both cores work
+ * two pieces: the head on a second thread, the tail on the caller's, so both cores work
  * on the one critical file. The result is exactly that of one sequential read. */
 #ifndef GOBLIN_ARTEFACT_READER_H
 #define GOBLIN_ARTEFACT_READER_H
@@ -32,15 +32,18 @@ typedef struct artefact_info {
 void artefact_read(const char *path, artefact_kind kind, const parse_options *opt,
                    void *summary, diag_list *diag, artefact_info *info);
 
-/* artefact_read() started on a second thread. head_bytes > 0 offers the caller's thread
- * for about that many bytes of the file's start: when the file can be split near there,
- * the second thread reads only the tail. Call artefact_read_end() to wait and complete
+/* artefact_read() started on a second thread. tail_bytes > 0 offers the caller's thread
+ * for about that many bytes at the file's end: when the file can be split near there,
+ * the second thread reads only the head, and the caller's thread the tail in
+ * artefact_read_end(). (The tail is the piece whose sum terms are kept until the join,
+ * so the caller, which has other files to read first, takes the smaller one.)
+ * Call artefact_read_end() to wait and complete
  * (the summary, diag and info are written by then, not before). NULL: the read is already
  * complete (no memory for a thread); artefact_read_end(NULL) does nothing. */
 typedef struct artefact_reading artefact_reading;
 artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
-                                      diag_list *diag, artefact_info *info, uint64_t head_bytes);
-/* Reads the head on this thread if there is one, waits for the second thread, joins. */
+                                      diag_list *diag, artefact_info *info, uint64_t tail_bytes);
+/* Reads the tail on this thread if there is one, waits for the second thread, joins. */
 void artefact_read_end(artefact_reading *r);
 
 /* What artefact_read() would open: true for a regular file (inside confine_root, when given,

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 /* Per byte, the kernel-trace CSV costs about this many times the torch JSON (measured on
- * the bench run: 1.7 vs 1.3 ns/byte). It sets how much of the torch profile this thread
- * takes after the kernel trace so that both threads finish together. */
+ * the bench run: 1.7 vs 1.3 ns/byte). It sets how much of the torch profile's end this
+ * thread takes after the kernel trace so that both threads finish together. */
 #define CSV_COST_PER_JSON_BYTE 1.3
 
 static uint64_t file_size(const char *path) {
@@ -14,12 +14,13 @@ static uint64_t file_size(const char *path) {
     return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
-/* The torch profile's head this thread should read after the kernel trace and telemetry. */
-static uint64_t torch_head_bytes(const run_files *f) {
+/* The torch profile's tail this thread should read after the kernel trace and telemetry:
+ * the second thread reads the head, json - tail = tail + csv * cost. */
+static uint64_t torch_tail_bytes(const run_files *f) {
     double json = (double)file_size(f->path[ARTEFACT_TORCH_PROFILE]);
     double csv = (double)file_size(f->path[ARTEFACT_KERNEL_TRACE]) + (double)file_size(f->path[ARTEFACT_TELEMETRY]);
-    double head = (json - csv * CSV_COST_PER_JSON_BYTE) / 2;
-    return head > 0 ? (uint64_t)head : 0;
+    double tail = (json - csv * CSV_COST_PER_JSON_BYTE) / 2;
+    return tail > 0 ? (uint64_t)tail : 0;
 }
 
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
@@ -29,11 +30,11 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     diag_init(&kdiag);
     diag_init(&tdiag);
     diag_init(&sdiag);
-    /* the torch profile (usually the largest file) on a second thread, or its tail there and
-     * its head here once the other two are read */
+    /* the torch profile (usually the largest file) on a second thread, or its head there and
+     * its tail here once the other two are read */
     artefact_reading *torch = artefact_read_begin(out->files.path[ARTEFACT_TORCH_PROFILE], ARTEFACT_TORCH_PROFILE,
                                                   &opt->parse, &out->torch, &tdiag, &out->info[ARTEFACT_TORCH_PROFILE],
-                                                  torch_head_bytes(&out->files));
+                                                  torch_tail_bytes(&out->files));
     artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &opt->parse, &out->kernels,
                   &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
     artefact_read(out->files.path[ARTEFACT_TELEMETRY], ARTEFACT_TELEMETRY, &opt->parse, &out->telemetry,

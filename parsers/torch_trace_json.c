@@ -22,7 +22,7 @@
 #include "parsers/py_number.h"
 
 #define CAPTURE_CAP (64u * 1024u)
-#define REPLAY_MAX (128u * 1024u)   /* sum terms a second piece keeps: 1 MiB */
+#define REPLAY_MAX (256u * 1024u)   /* sum terms a second piece keeps: 2 MiB */
 
 enum { TOP_OTHER, TOP_EVENTS, TOP_METADATA };
 enum { EV_OTHER, EV_NAME, EV_CAT, EV_TS, EV_DUR };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/artefact_reader.h"
 #include "parsers/text_utf8.h"
@@ -16,12 +17,13 @@ typedef struct outcome {
     artefact_info info;
 } outcome;
 
-static void read_torch(const char *path, uint64_t head_bytes, outcome *o) {
+/* tail_bytes 0: one sequential read; else a split read offering that tail to this thread. */
+static void read_torch(const char *path, uint64_t tail_bytes, outcome *o) {
     parse_options opt = {.split_min_bytes = 1};
     memset(o, 0, sizeof *o);
     diag_init(&o->diag);
-    if (head_bytes == 0) artefact_read(path, ARTEFACT_TORCH_PROFILE, &opt, &o->sum, &o->diag, &o->info);
-    else artefact_read_end(artefact_read_begin(path, ARTEFACT_TORCH_PROFILE, &opt, &o->sum, &o->diag, &o->info, head_bytes));
+    if (tail_bytes == 0) artefact_read(path, ARTEFACT_TORCH_PROFILE, &opt, &o->sum, &o->diag, &o->info);
+    else artefact_read_end(artefact_read_begin(path, ARTEFACT_TORCH_PROFILE, &opt, &o->sum, &o->diag, &o->info, tail_bytes));
 }
 
 static void outcome_free(outcome *o) {
@@ -136,7 +138,7 @@ START_TEST(split_beyond_the_term_limit) {
     strbuf b = {0};
     const char *head = "{\"traceEvents\": [\n{\"cat\": \"cpu_op\", \"ts\": 0, \"dur\": 0.3}";
     strbuf_append(&b, head, strlen(head));
-    for (int i = 0; i < 140000; i++) {
+    for (int i = 0; i < 270000; i++) {
         static const char ev[] = ",\n{\"cat\": \"cpu_op\", \"ts\": 1, \"dur\": 0.1}";
         strbuf_append(&b, ev, sizeof ev - 1);
     }
@@ -148,13 +150,34 @@ START_TEST(split_beyond_the_term_limit) {
     snprintf(path, sizeof path, "%s/torch_profile.json", dir);
     outcome whole, split;
     read_torch(path, 0, &whole);
-    read_torch(path, 100, &split);
+    read_torch(path, b.len - 100, &split);              /* nearly all of it in the tail */
     same_outcome(&whole, &split, 100);
+    ck_assert_uint_eq(split.info.pieces, 1);
     outcome_free(&whole);
     outcome_free(&split);
     tu_rmrf(dir);
     free(dir);
     strbuf_free(&b);
+}
+END_TEST
+
+/* A torch profile that cannot be opened: one warning, as from a sequential read. */
+START_TEST(split_of_an_unreadable_file) {
+    char *dir = tu_tempdir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/torch_profile.json", dir);
+    for (int i = 0; i < 2; i++) {
+        if (i == 1) ck_assert_int_eq(mkdir(path, 0755), 0);          /* missing, then a directory */
+        outcome whole, split;
+        read_torch(path, 0, &whole);
+        read_torch(path, 1000, &split);
+        ck_assert_uint_eq(whole.diag.count, 1);
+        same_outcome(&whole, &split, 1000);
+        outcome_free(&whole);
+        outcome_free(&split);
+    }
+    tu_rmrf(dir);
+    free(dir);
 }
 END_TEST
 
@@ -165,6 +188,7 @@ Suite *split_suite(void) {
     tcase_add_test(tc, split_equals_sequential);
     tcase_add_test(tc, split_with_errors);
     tcase_add_test(tc, split_beyond_the_term_limit);
+    tcase_add_test(tc, split_of_an_unreadable_file);
     suite_add_tcase(s, tc);
     return s;
 }
