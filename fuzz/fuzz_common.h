@@ -70,4 +70,55 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     telemetry_summary_free(&r.s);
 }
 
+/* The parser-level half of a split read (core/artefact_reader.c): data read sequentially
+ * and read as a head and a tail from a resume point at or after `from`, joined the
+ * way the reader joins them, must give the same summary to the bit and the same
+ * warnings. Aborts (a finding) when they differ. */
+static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
+    if (!p->resume_point || from >= size) return;
+    size_t at = from + p->resume_point(data + from, size - from);
+    if (at >= size || at == 0) return;
+    parse_options opt = {0};
+    fuzz_run one, two;
+    memset(&one, 0, sizeof one);
+    memset(&two, 0, sizeof two);
+    diag_init(&one.diag);
+    diag_init(&two.diag);
+    diag_list tail_diag;
+    diag_init(&tail_diag);
+    void *whole = p->open(&opt, "fuzz", fuzz_summary(&one, p->kind), &one.diag);
+    void *head = p->open(&opt, "fuzz", fuzz_summary(&two, p->kind), &two.diag);
+    void *tail = p->open_resumed(&opt, "fuzz", fuzz_summary(&two, p->kind), &tail_diag, at);
+    if (whole && head && tail) {
+        p->feed(whole, data, size);
+        p->finish(whole);
+        bool head_whole = p->feed(head, data, at);
+        p->feed(tail, data + at, size - at);
+        if (head_whole && p->join(head, tail)) {
+            p->finish(tail);
+            diag_move(&two.diag, &tail_diag);
+        } else {
+            if (head_whole) p->feed(head, data + at, size - at);
+            p->finish(head);
+        }
+        const opt_num *a[] = {&one.t.tokens_per_sec, &one.t.mfu_pct, &one.t.step_time_seconds, &one.t.host_busy_fraction};
+        const opt_num *b[] = {&two.t.tokens_per_sec, &two.t.mfu_pct, &two.t.step_time_seconds, &two.t.host_busy_fraction};
+        bool same = one.diag.count == two.diag.count && one.t.complete == two.t.complete &&
+                    one.t.n_steps == two.t.n_steps && one.t.profiled_steps == two.t.profiled_steps &&
+                    !one.t.pytorch_version == !two.t.pytorch_version &&
+                    (!one.t.pytorch_version || strcmp(one.t.pytorch_version, two.t.pytorch_version) == 0);
+        for (size_t i = 0; same && i < 4; i++) same = a[i]->has == b[i]->has && memcmp(&a[i]->v, &b[i]->v, sizeof a[i]->v) == 0;
+        for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
+        if (!same) abort();
+    }
+    if (whole) p->close(whole);
+    if (head) p->close(head);
+    if (tail) p->close(tail);
+    diag_free(&tail_diag);
+    diag_free(&one.diag);
+    diag_free(&two.diag);
+    torch_summary_free(&one.t);
+    torch_summary_free(&two.t);
+}
+
 #endif
