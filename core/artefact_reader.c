@@ -310,7 +310,6 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
         }
         split_free(r);
         close(r->o.fd);               /* no split after all: read whole, below */
-        memset(info, 0, sizeof *info);
     }
     r->threaded = pthread_create(&r->thread, NULL, whole_thread, r) == 0;
     return r;
@@ -349,10 +348,9 @@ static void read_split(artefact_reading *r) {
 
 void artefact_read_end(artefact_reading *r) {
     if (!r) return;
-    if (r->done) {}
-    else if (r->split) read_split(r);
+    if (r->split) read_split(r);
     else if (r->threaded) pthread_join(r->thread, NULL);
-    else whole_thread(r);
+    else if (!r->done) whole_thread(r);
     diag_free(&r->tail_diag);
     free(r);
 }

@@ -271,27 +271,31 @@ static bool on_token(void *user, const jt_token *t) {
     return true;
 }
 
-static void *tj_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
-    (void)opt;
+/* A state at the start of the document (open NULL) or before a value inside `open`. */
+static state *state_new(const char *label, void *out, diag_list *diag, const char *open, uint64_t offset) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->out = out;
     s->diag = diag;
     s->label = label;
-    memset(s->out, 0, sizeof *s->out);
-    if (!jt_init(&s->json, 3, CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
+    bool ok = open ? jt_init_resumed(&s->json, 3, CAPTURE_CAP, on_token, s, open, offset)
+                   : jt_init(&s->json, 3, CAPTURE_CAP, on_token, s);
+    if (!ok) { jt_free(&s->json); free(s); return NULL; }
+    return s;
+}
+
+static void *tj_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
+    (void)opt;
+    state *s = state_new(label, out, diag, NULL, 0);
+    if (s) memset(s->out, 0, sizeof *s->out);
     return s;
 }
 
 static void *tj_open_resumed(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset) {
     (void)opt;
-    state *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
-    s->out = out;
-    s->diag = diag;
-    s->label = label;
     /* what a resume point implies: before an event of the root object's "traceEvents" list */
-    if (!jt_init_resumed(&s->json, 3, CAPTURE_CAP, on_token, s, "{[", offset)) { jt_free(&s->json); free(s); return NULL; }
+    state *s = state_new(label, out, diag, "{[", offset);
+    if (!s) return NULL;
     s->root = 1;
     s->top = TOP_EVENTS;
     s->events_is_list = true;
