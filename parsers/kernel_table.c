@@ -18,8 +18,10 @@ void kernel_table_free(kernel_table *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* Eight bytes a step (names are ~100 bytes and hashed once per dispatch), seeded per
- * table so that a crafted trace cannot predict which names collide. */
+/* Eight bytes a step (names are ~100 bytes and hashed once per dispatch). Seeded per
+ * table from its address, which ASLR varies, so the names that collide are not the same
+ * from run to run; this is not a keyed hash, and the name cap (KT_MAX_NAMES) is what
+ * bounds the cost of a hostile trace. */
 static uint64_t hash_name(uint64_t seed, const char *s, size_t n) {
     uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ULL);
     for (; n >= 8; s += 8, n -= 8) {
