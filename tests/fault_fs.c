@@ -1,6 +1,7 @@
 /* Test shim (LD_PRELOAD): while the file named by GOBLIND_TEST_FAULT_FILE exists, writes and
  * syncs to files whose path contains ".db" fail with the errno it names ("EROFS" or "ENOSPC"),
- * as on a file system remounted read-only or full. Removing the file clears the fault. */
+ * as on a file system remounted read-only or full. Removing the file clears the fault.
+ * GOBLIND_TEST_READ_FAULT (below) makes reads of one artefact fail from a given byte. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,3 +47,34 @@ WRAP(int, fsync, (int fd), (fd), fd)
 WRAP(int, fdatasync, (int fd), (fd), fd)
 WRAP(int, ftruncate, (int fd, off_t len), (fd, len), fd)
 WRAP(int, ftruncate64, (int fd, off_t len), (fd, len), fd)
+
+/* GOBLIND_TEST_READ_FAULT="NAME@BYTE": reads of a file whose path ends in NAME that would
+ * touch byte BYTE or a later one fail with EIO, as from a bad sector on a run's disk. */
+static int read_fault(int fd, off_t at, size_t n) {
+    const char *spec = getenv("GOBLIND_TEST_READ_FAULT");
+    const char *sep = spec ? strrchr(spec, '@') : NULL;
+    if (!sep || n == 0) return 0;
+    int saved = errno;
+    char link[64], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t tl = readlink(link, target, sizeof target - 1);
+    errno = saved;
+    if (tl <= 0) return 0;
+    target[tl] = '\0';
+    size_t name_len = (size_t)(sep - spec);
+    if ((size_t)tl < name_len || memcmp(target + tl - name_len, spec, name_len) != 0) return 0;
+    return at + (off_t)n > (off_t)strtoll(sep + 1, NULL, 10) ? EIO : 0;
+}
+
+#define WRAP_READ(name, params, args, fd, at, n)                              \
+    ssize_t name params {                                                     \
+        static ssize_t(*real) params;                                         \
+        int e = read_fault(fd, at, n);                                        \
+        if (e) { errno = e; return -1; }                                      \
+        if (!real) real = (ssize_t(*) params)dlsym(RTLD_NEXT, #name);         \
+        return real args;                                                     \
+    }
+
+WRAP_READ(pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), fd, o, n)
+WRAP_READ(pread64, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), fd, o, n)
+WRAP_READ(read, (int fd, void *b, size_t n), (fd, b, n), fd, lseek(fd, 0, SEEK_CUR), n)

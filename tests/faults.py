@@ -188,6 +188,47 @@ def test_hostile_run_directories(tmp):
     assert d.stop() == 0
 
 
+def test_artefact_read_errors(tmp):
+    """A read error in an artefact (a bad sector, injected by the shim): a warning naming the file
+    and the byte, that artefact's values degrade as when it is unreadable, the others are kept, exit
+    0. The torch profile is large enough to be read in two pieces on two threads, and the error is
+    put in the head, then in the tail (the join declines, the head reads on and meets it itself);
+    then the gzip path and the kernel trace."""
+    shim = os.environ.get("GOBLIND_FAULT_SHIM")
+    if not shim:
+        print("     (skipped: GOBLIND_FAULT_SHIM not set)")
+        return
+    big = Path(tmp) / "big"
+    gen(big, seed=3, steps=60, kernels=400, extra=["--cpu-ops-per-step", "100"])   # ~24 MB torch profile
+    size = (big / "torch_profile.json").stat().st_size
+    assert size > 20 << 20, size
+    clean = parse(big)
+
+    def faulty(spec, run_dir):
+        env = dict(os.environ, LD_PRELOAD=shim, GOBLIND_TEST_READ_FAULT=spec,
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+        out = subprocess.run([e2e.GOBLIND, "parse", str(run_dir), "--indent", "0"], env=env, capture_output=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    def read_error(m, name):
+        return any(w.startswith(f"{name}: read error at byte ") and "Input/output error" in w for w in m["warnings"])
+
+    for at in (1 << 20, size - (1 << 20)):                     # in the head, in the tail
+        m = faulty(f"torch_profile.json@{at}", big)
+        assert read_error(m, "torch_profile.json"), m["warnings"]
+        assert m["tokens_per_sec"] == 0 and m["pytorch_version"] == "unknown", m
+        assert m["top_kernels"] == clean["top_kernels"]           # the kernel trace is unaffected
+    m = faulty("trace.csv@1000", big)
+    assert read_error(m, "trace.csv") and m["top_kernels"] == [], m["warnings"]
+    assert m["pytorch_version"] == clean["pytorch_version"]
+    small = Path(tmp) / "gz"
+    gen(small, seed=2, extra=["--gzip"])
+    m = faulty("torch_profile.json.gz@100", small)
+    assert read_error(m, "torch_profile.json.gz") and m["pytorch_version"] == "unknown", m["warnings"]
+
+
 def test_files_changing_under_the_parser(tmp):
     d = Daemon(tmp, extra=["--settle-ms", "20"]).start()
     root = d.roots[0]
