@@ -1,6 +1,8 @@
 /* metrics_cache: a small open-addressing table behind one mutex. */
 #include "api/metrics_cache.h"
 
+#include "core/str_hash.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,6 @@ struct metrics_cache {
     uint64_t clock;
 };
 
-static uint64_t hash(const char *s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) { h ^= (uint8_t)*s; h *= 1099511628211ULL; }
-    return h;
-}
-
 metrics_cache *metrics_cache_new(size_t capacity) {
     metrics_cache *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -46,7 +42,7 @@ void metrics_cache_free(metrics_cache *c) {
 }
 
 static entry *find(metrics_cache *c, const char *id) {
-    size_t h = hash(id) % c->n;
+    size_t h = str_hash(id) % c->n;
     for (size_t k = 0; k < PROBE; k++) {
         entry *e = &c->slots[(h + k) % c->n];
         if (e->used && !strcmp(e->id, id)) return e;
@@ -76,7 +72,7 @@ void metrics_cache_put(metrics_cache *c, const char *id, const cached_run *run) 
     pthread_mutex_lock(&c->lock);
     entry *e = find(c, id);
     if (!e) {                                   /* a free slot in the window, else the oldest */
-        size_t h = hash(id) % c->n;
+        size_t h = str_hash(id) % c->n;
         for (size_t k = 0; k < PROBE; k++) {
             entry *x = &c->slots[(h + k) % c->n];
             if (!x->used) { e = x; break; }

@@ -11,6 +11,7 @@
 #include <sys/time.h>
 
 #include "core/metrics_json.h"
+#include "core/str_hash.h"
 #include "core/run_parse.h"
 #include "daemon/log.h"
 
@@ -120,15 +121,9 @@ static bool sig_equal(const run_sig *a, const run_sig *b) {
     return true;
 }
 
-static uint64_t hash_id(const char *s) {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) { h ^= (uint8_t)*s; h *= 1099511628211ULL; }
-    return h;
-}
-
 static run *lookup(tracker *t, const char *id) {
     if (!t->nbuckets) return NULL;
-    for (run *r = t->buckets[hash_id(id) & (t->nbuckets - 1)]; r; r = r->next)
+    for (run *r = t->buckets[str_hash(id) & (t->nbuckets - 1)]; r; r = r->next)
         if (!strcmp(r->id, id)) return r;
     return NULL;
 }
@@ -141,7 +136,7 @@ static void insert(tracker *t, run *r) {
         for (size_t i = 0; i < t->nbuckets; i++)
             for (run *x = t->buckets[i], *nx; x; x = nx) {
                 nx = x->next;
-                size_t j = hash_id(x->id) & (nb - 1);
+                size_t j = str_hash(x->id) & (nb - 1);
                 x->next = b[j];
                 b[j] = x;
             }
@@ -149,14 +144,14 @@ static void insert(tracker *t, run *r) {
         t->buckets = b;
         t->nbuckets = nb;
     }
-    size_t j = hash_id(r->id) & (t->nbuckets - 1);
+    size_t j = str_hash(r->id) & (t->nbuckets - 1);
     r->next = t->buckets[j];
     t->buckets[j] = r;
     t->nruns++;
 }
 
 static void unlink_run(tracker *t, run *r) {
-    run **pp = &t->buckets[hash_id(r->id) & (t->nbuckets - 1)];
+    run **pp = &t->buckets[str_hash(r->id) & (t->nbuckets - 1)];
     while (*pp && *pp != r) pp = &(*pp)->next;
     if (*pp) { *pp = r->next; t->nruns--; }
 }
