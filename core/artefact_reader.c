@@ -240,7 +240,6 @@ struct artefact_reading {
     pthread_t thread;
     bool threaded;
     bool split;
-    bool done;               /* the file could not be opened: its warning is recorded */
     /* split reads only */
     opened o;
     uint64_t at;
@@ -295,7 +294,7 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
     *r = (artefact_reading){.path = path, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info};
     diag_init(&r->tail_diag);
     if (tail_bytes) {
-        if (!open_checked(path, kind, opt, diag, info, &r->o)) { r->done = true; return r; }
+        if (!open_checked(path, kind, opt, diag, info, &r->o)) { free(r); return NULL; }   /* warned: done */
         uint64_t min_piece = opt->split_min_bytes ? opt->split_min_bytes : SPLIT_MIN_DEFAULT;
         r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
         if (r->at) {
@@ -350,7 +349,7 @@ void artefact_read_end(artefact_reading *r) {
     if (!r) return;
     if (r->split) read_split(r);
     else if (r->threaded) pthread_join(r->thread, NULL);
-    else if (!r->done) whole_thread(r);
+    else whole_thread(r);
     diag_free(&r->tail_diag);
     free(r);
 }

@@ -236,6 +236,15 @@ static inline bool emit_span(jt_tokenizer *t, jt_kind k, unsigned depth, uint64_
     return t->cb(t->user, &tok);
 }
 
+/* The closing quote of the plain string whose opening quote is at p, or NULL when the state
+ * machine must take it: an escape, non-ASCII text, the chunk's end, or (when it is
+ * reported) text longer than the capture cap. */
+static inline const uint8_t *plain_string(const jt_tokenizer *t, const uint8_t *p, const uint8_t *end, bool reported) {
+    const uint8_t *q = scan_plain(p + 1, end);
+    if (q == end || *q != '"' || (reported && (size_t)(q - p - 1) > t->cap)) return NULL;
+    return q;
+}
+
 /* Fast path for every ordinary token inside the root container: one tight loop with the
  * position and depth in registers, reporting tokens above quiet_depth straight from the
  * buffer and only validating the rest. It only ever stops at a token boundary, leaving
@@ -274,12 +283,10 @@ static const uint8_t *fast_path(jt_tokenizer *t, const uint8_t *buf, const uint8
         if (state == S_OBJECT_FIRST || state == S_OBJECT_KEY) {
             if (c == '}' && state == S_OBJECT_FIRST && depth > 1) goto close;
             if (c != '"') break;
-            const uint8_t *q = scan_plain(p + 1, end);
-            if (q == end || *q != '"') { p = tok; break; }
+            const uint8_t *q = plain_string(t, p, end, depth < quiet);
+            if (!q) break;
             if (depth < quiet) {
-                size_t n = (size_t)(q - p - 1);
-                if (n > t->cap) { p = tok; break; }
-                if (!emit_span(t, JT_KEY, depth, FOFF(tok), p + 1, n, false) && !t->skipping) {
+                if (!emit_span(t, JT_KEY, depth, FOFF(tok), p + 1, (size_t)(q - p - 1), false) && !t->skipping) {
                     t->skipping = true;
                     t->skip_at = depth;
                     t->quiet_depth = quiet = depth;
@@ -300,13 +307,9 @@ static const uint8_t *fast_path(jt_tokenizer *t, const uint8_t *buf, const uint8
             continue;
         }
         if (c == '"') {
-            const uint8_t *q = scan_plain(p + 1, end);
-            if (q == end || *q != '"') { p = tok; break; }
-            if (depth < quiet) {
-                size_t n = (size_t)(q - p - 1);
-                if (n > t->cap) { p = tok; break; }
-                emit_span(t, JT_STRING, depth, FOFF(tok), p + 1, n, false);
-            }
+            const uint8_t *q = plain_string(t, p, end, depth < quiet);
+            if (!q) break;
+            if (depth < quiet) emit_span(t, JT_STRING, depth, FOFF(tok), p + 1, (size_t)(q - p - 1), false);
             p = q + 1;
             goto value_done;
         }
