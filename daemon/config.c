@@ -121,39 +121,64 @@ static char *trim(char *s) {
     return s;
 }
 
+/* Inline comments: a '#' or ';' that follows a blank starts a comment ("root = /x # mine"
+ * is /x); one inside a word ("/data/run#3") is part of the value. */
+static void strip_inline_comment(char *s) {
+    for (char *p = s + 1; *p; p++)
+        if ((*p == '#' || *p == ';') && (p[-1] == ' ' || p[-1] == '\t')) { *p = '\0'; return; }
+}
+
 bool config_load(goblind_config *c, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return false; }
-    char line[4096];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
     int lineno = 0;
-    bool ok = true, in_section = true;
-    while (ok && fgets(line, sizeof line, f)) {
+    bool ok = true;
+    while (ok && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+        if (n > 4096) {
+            snprintf(err, errlen, "%s:%d: line too long (%zd bytes; at most 4096)", path, lineno, n);
             ok = false;
             break;
         }
-        char *s = trim(line);
+        const char *nul = memchr(line, '\0', (size_t)n);
+        if (nul) {
+            snprintf(err, errlen, "%s:%d: NUL byte at column %d (not a text file?)", path, lineno,
+                     (int)(nul - line) + 1);
+            ok = false;
+            break;
+        }
+        char *s = line;
+        if (lineno == 1 && !memcmp(s, "\xEF\xBB\xBF", 3)) s += 3;   /* a UTF-8 byte order mark: skipped */
+        s = trim(s);
         if (!*s || *s == '#' || *s == ';') continue;
+        strip_inline_comment(s);
+        s = trim(s);
         if (*s == '[') {
             char *e = strchr(s, ']');
             if (!e || e[1]) { snprintf(err, errlen, "%s:%d: malformed section header", path, lineno); ok = false; break; }
             *e = '\0';
-            in_section = !strcmp(trim(s + 1), "goblind");
+            const char *name = trim(s + 1);
+            if (strcmp(name, "goblind")) {            /* a typo would silently ignore every key under it */
+                snprintf(err, errlen, "%s:%d: unknown section [%.64s] (the only section is [goblind])", path, lineno, name);
+                ok = false;
+                break;
+            }
             continue;
         }
         char *eq = strchr(s, '=');
         if (!eq) { snprintf(err, errlen, "%s:%d: expected key = value", path, lineno); ok = false; break; }
         *eq = '\0';
         char *key = trim(s), *val = trim(eq + 1);
-        if (!in_section) continue;
         char why[512];
         if (!config_set(c, key, val, why, sizeof why)) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
             ok = false;
         }
     }
+    free(line);
     fclose(f);
     return ok;
 }

@@ -37,7 +37,10 @@ void config_free(goblind_config *c);
 /* Sets one key. false with a message in err (size errlen) when the key or value is bad.
  * Each "root" adds a root; replace_roots first clears roots from an earlier source. */
 bool config_set(goblind_config *c, const char *key, const char *value, char *err, size_t errlen);
-/* Reads an INI file ([goblind] section or none; '#' and ';' comments). */
+/* Reads an INI file: keys before any section or under [goblind]; any other section is an
+ * error (a misspelt header would hide every key). '#' and ';' start a comment at the start
+ * of a line or after a blank; a UTF-8 BOM is skipped; a NUL byte or a line over 4096 bytes is
+ * an error naming the line. */
 bool config_load(goblind_config *c, const char *path, char *err, size_t errlen);
 
 #endif

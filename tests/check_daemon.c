@@ -37,7 +37,7 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_set(&c, "log_level", "loud", err, sizeof err));
     ck_assert(config_set(&c, "auth_token_file", "/etc/t", err, sizeof err) && !strcmp(c.auth_token_file, "/etc/t"));
     char *d = tu_tempdir();
-    tu_write_str(d, "a.conf", "# comment\n; other\n[other]\nroot = /ignored\n[goblind]\n  quiet_s = 7  \nroot=/c\n");
+    tu_write_str(d, "a.conf", "# comment\n; other\n[goblind]\n  quiet_s = 7  \nroot=/c\n");
     char *path = NULL;
     ck_assert(asprintf(&path, "%s/a.conf", d) > 0);
     ck_assert(config_load(&c, path, err, sizeof err));
@@ -47,6 +47,41 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:2: expected key = value"));
     tu_write_str(d, "a.conf", "[goblind\n");
     ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:1: malformed section header"));
+    free(path);
+    tu_rmrf(d);
+    free(d);
+    config_free(&c);
+}
+END_TEST
+
+/* Issue 15 item 13: mistakes that used to be accepted or misreported. */
+START_TEST(config_mistakes_named) {
+    goblind_config c;
+    config_defaults(&c);
+    char err[512];
+    char *d = tu_tempdir();
+    char *path = NULL;
+    ck_assert(asprintf(&path, "%s/b.conf", d) > 0);
+    /* a misspelt section hid every key under it, even a bad value */
+    tu_write_str(d, "b.conf", "[goblnd]\nquiet_s = banana\n");
+    ck_assert(!config_load(&c, path, err, sizeof err));
+    ck_assert_msg(strstr(err, "b.conf:1: unknown section [goblnd]"), "%s", err);
+    /* inline comments after a blank are comments; a '#' inside a word is kept */
+    tu_write_str(d, "b.conf", "[goblind]\nroot = /x # my runs\ndb = /data/run#3.db ; the db\nquiet_s = 3\t# s\n");
+    ck_assert_msg(config_load(&c, path, err, sizeof err), "%s", err);
+    ck_assert_str_eq(c.roots[c.n_roots - 1], "/x");
+    ck_assert_str_eq(c.db, "/data/run#3.db");
+    ck_assert_int_eq(c.quiet_s, 3);
+    /* a NUL byte is named as such, not "line too long" */
+    static const char nul[] = "quiet_s = 4\nsettle_ms = 1\0000\n";
+    FILE *f = fopen(path, "wb");
+    ck_assert(f && fwrite(nul, 1, sizeof nul - 1, f) == sizeof nul - 1 && fclose(f) == 0);
+    ck_assert(!config_load(&c, path, err, sizeof err));
+    ck_assert_msg(strstr(err, "b.conf:2: NUL byte at column 14"), "%s", err);
+    /* a UTF-8 byte order mark is skipped, not "expected key = value" */
+    tu_write_str(d, "b.conf", "\xEF\xBB\xBFquiet_s = 9\n");
+    ck_assert_msg(config_load(&c, path, err, sizeof err), "%s", err);
+    ck_assert_int_eq(c.quiet_s, 9);
     free(path);
     tu_rmrf(d);
     free(d);
@@ -291,6 +326,7 @@ Suite *daemon_suite(void) {
     TCase *tc = tcase_create("units");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, config_keys_and_errors);
+    tcase_add_test(tc, config_mistakes_named);
     tcase_add_test(tc, listen_addresses);
     tcase_add_test(tc, json_writer_output);
     tcase_add_test(tc, metrics_cache_behaviour);
