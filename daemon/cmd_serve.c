@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "api/http_api.h"
 #include "daemon/commands.h"
 #include "daemon/config.h"
+#include "daemon/db_lock.h"
 #include "daemon/log.h"
 #include "daemon/run_tracker.h"
 #include "daemon/sd_notify.h"
@@ -139,10 +141,18 @@ int cmd_serve(int argc, char **argv) {
         config_free(&s.cfg);
         return EXIT_USAGE;
     }
+    char lock_err[1200];
+    int lock_fd = db_lock_take(s.cfg.db, lock_err, sizeof lock_err);   /* one daemon per database */
+    if (lock_fd < 0) {
+        log_error("%s", lock_err);
+        config_free(&s.cfg);
+        return 1;
+    }
     s.st = store_open(s.cfg.db, s.cfg.db_max_size_mb, &err);
     if (!s.st) {
         log_error("database %s: %s", s.cfg.db, err);
         free(err);
+        close(lock_fd);
         config_free(&s.cfg);
         return 1;
     }
@@ -158,6 +168,7 @@ int cmd_serve(int argc, char **argv) {
         log_error("%s", err);
         free(err);
         store_close(s.st);
+        close(lock_fd);
         config_free(&s.cfg);
         return 1;
     }
@@ -195,6 +206,7 @@ int cmd_serve(int argc, char **argv) {
     tracker_free(s.trk);
     uv_loop_close(&s.loop);
     store_close(s.st);
+    close(lock_fd);                            /* after the last write */
     config_free(&s.cfg);
     log_info("stopped");
     return 0;
