@@ -1,6 +1,7 @@
 /* cmd_serve: `goblind serve`. Wires config, store, tracker (loop thread + worker pool)
  * and the HTTP API (its own thread), and shuts them down in order on SIGTERM/SIGINT:
- * stop accepting, let in-flight ingests commit, close the database, exit 0. */
+ * stop accepting, let in-flight ingests commit, close the database, exit 0. SIGHUP reloads
+ * the configuration (the live part; see reload_config) and never exits. */
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -26,8 +27,10 @@ typedef struct server {
     tracker *trk;
     goblind_counters counters;
     uv_timer_t tick, watchdog;
-    uv_signal_t sigterm, sigint;
+    uv_signal_t sigterm, sigint, sighup;
     bool shutting_down;
+    int argc;                   /* kept for SIGHUP: the configuration is read again from them */
+    char **argv;
 } server;
 
 static void on_run_changed(void *user, const char *run_id) {
@@ -52,6 +55,7 @@ static void on_tracker_stopped(void *arg) {
     uv_close((uv_handle_t *)&s->watchdog, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
+    uv_close((uv_handle_t *)&s->sighup, NULL);
 }
 
 static void on_signal(uv_signal_t *h, int signum) {
@@ -71,16 +75,14 @@ static int usage_error(const char *msg) {
     return EXIT_USAGE;
 }
 
-/* Flags: --config FILE first (anywhere on the line), then every other flag over it. */
-static int load_settings(goblind_config *c, int argc, char **argv) {
-    char err[600];
+/* Flags: --config FILE first (anywhere on the line), then every other flag over it.
+ * false with the reason in err; *is_usage tells a command-line mistake from a file's. */
+static bool read_settings(goblind_config *c, int argc, char **argv, char *err, size_t errlen, bool *is_usage) {
+    *is_usage = true;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--config")) {
-            if (i + 1 >= argc) return usage_error("--config needs a file");
-            if (!config_load(c, argv[i + 1], err, sizeof err)) {
-                fprintf(stderr, "goblind serve: %s\n", err);
-                return EXIT_USAGE;
-            }
+            if (i + 1 >= argc) { snprintf(err, errlen, "--config needs a file"); return false; }
+            if (!config_load(c, argv[i + 1], err, errlen)) { *is_usage = false; return false; }
         }
     static const struct { const char *flag, *key; } FLAGS[] = {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"},
@@ -97,12 +99,12 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         size_t f = 0;
         for (; f < sizeof FLAGS / sizeof FLAGS[0] && strcmp(argv[i], FLAGS[f].flag); f++) {}
         if (f == sizeof FLAGS / sizeof FLAGS[0]) {
-            snprintf(err, sizeof err, "unknown argument '%s'", argv[i]);
-            return usage_error(err);
+            snprintf(err, errlen, "unknown argument '%s'", argv[i]);
+            return false;
         }
         if (i + 1 >= argc) {
-            snprintf(err, sizeof err, "%s needs a value", argv[i]);
-            return usage_error(err);
+            snprintf(err, errlen, "%s needs a value", argv[i]);
+            return false;
         }
         if (!strcmp(FLAGS[f].key, "root") && !roots_from_flags) {   /* flags replace the file's roots */
             roots_from_flags = true;
@@ -111,22 +113,91 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         }
         char why[512];
         if (!config_set(c, FLAGS[f].key, argv[++i], why, sizeof why)) {
-            snprintf(err, sizeof err, "%s: %s", argv[i - 1], why);
-            return usage_error(err);
+            snprintf(err, errlen, "%s: %s", argv[i - 1], why);
+            return false;
         }
     }
-    if (c->n_roots == 0) config_set(c, "root", "./runs", err, sizeof err);
-    return 0;
+    if (c->n_roots == 0) config_set(c, "root", "./runs", err, errlen);
+    return true;
+}
+
+static int load_settings(goblind_config *c, int argc, char **argv) {
+    char err[700];
+    bool is_usage;
+    if (read_settings(c, argc, argv, err, sizeof err, &is_usage)) return 0;
+    if (is_usage) return usage_error(err);
+    fprintf(stderr, "goblind serve: %s\n", err);
+    return EXIT_USAGE;
+}
+
+/* SIGHUP: read the configuration file and flags again. What the loop reads each time it
+ * uses it (log level, settle, quiet, scan periods) changes at once; what was bound or
+ * opened at start (roots, database, listen address, HTTP limits, TLS, token, watch mode,
+ * Prometheus run count) is reported as needing a restart. A broken file changes nothing.
+ * Logs go to stderr (journald), so there is no file to reopen. Never exits. */
+static void reload_config(server *s) {
+    goblind_config n;
+    config_defaults(&n);
+    char err[700];
+    bool is_usage;
+    if (!read_settings(&n, s->argc, s->argv, err, sizeof err, &is_usage)) {
+        log_error("SIGHUP: configuration not reloaded, keeping the running one: %s", err);
+        config_free(&n);
+        return;
+    }
+    char changed[600] = "";
+    size_t len = 0;
+#define LIVE_INT(field) \
+    if (n.field != s->cfg.field) { \
+        len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, \
+                                "%s%s %d -> %d", len ? ", " : "", #field, s->cfg.field, n.field); \
+        s->cfg.field = n.field; \
+    }
+    LIVE_INT(settle_ms) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
+#undef LIVE_INT
+    if (n.log_level != s->cfg.log_level) {
+        len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");
+        s->cfg.log_level = n.log_level;
+        log_set_level(n.log_level);
+    }
+    bool roots_same = n.n_roots == s->cfg.n_roots;
+    for (size_t i = 0; roots_same && i < n.n_roots; i++) roots_same = !strcmp(n.roots[i], s->cfg.roots[i]);
+#define SAME_STR(a, b) ((!(a) && !(b)) || ((a) && (b) && !strcmp((a), (b))))
+    const char *restart = !roots_same ? "root"
+        : !SAME_STR(n.db, s->cfg.db) ? "db" : !SAME_STR(n.listen, s->cfg.listen) ? "listen"
+        : n.max_connections != s->cfg.max_connections ? "max_connections"
+        : n.connection_timeout_s != s->cfg.connection_timeout_s ? "connection_timeout_s"
+        : n.max_request_kb != s->cfg.max_request_kb ? "max_request_kb"
+        : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
+        : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
+        : n.scan_only != s->cfg.scan_only ? "watch_mode"
+        : !SAME_STR(n.auth_token_file, s->cfg.auth_token_file) ? "auth_token_file"
+        : !SAME_STR(n.tls_cert_file, s->cfg.tls_cert_file) || !SAME_STR(n.tls_key_file, s->cfg.tls_key_file)
+          || !SAME_STR(n.tls_client_ca_file, s->cfg.tls_client_ca_file) ? "tls_*" : NULL;
+#undef SAME_STR
+    tracker_config_changed(s->trk);
+    log_info("SIGHUP: configuration reloaded (%s)", len ? changed : "no live setting changed");
+    if (restart) log_warn("SIGHUP: %s changed; it takes effect after a restart (systemctl restart goblind)", restart);
+    config_free(&n);
+}
+
+static void on_sighup(uv_signal_t *h, int signum) {
+    (void)signum;
+    server *s = h->data;
+    if (!s->shutting_down) reload_config(s);
 }
 
 int cmd_serve(int argc, char **argv) {
     server s;
     memset(&s, 0, sizeof s);
+    s.argc = argc;
+    s.argv = argv;
     config_defaults(&s.cfg);
     int rc = load_settings(&s.cfg, argc, argv);
     if (rc) { config_free(&s.cfg); return rc; }
     log_set_level(s.cfg.log_level);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);                   /* until the loop handles it: a reload never kills */
     struct rlimit rl;                          /* connections and watched files need descriptors */
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
@@ -182,9 +253,11 @@ int cmd_serve(int argc, char **argv) {
     if (wd) uv_timer_start(&s.watchdog, on_watchdog, wd / 2000, wd / 2000);
     uv_signal_init(&s.loop, &s.sigterm);
     uv_signal_init(&s.loop, &s.sigint);
-    s.sigterm.data = s.sigint.data = &s;
+    uv_signal_init(&s.loop, &s.sighup);
+    s.sigterm.data = s.sigint.data = s.sighup.data = &s;
     uv_signal_start(&s.sigterm, on_signal, SIGTERM);
     uv_signal_start(&s.sigint, on_signal, SIGINT);
+    uv_signal_start(&s.sighup, on_sighup, SIGHUP);
 
     char host[256] = "";
     const char *colon = strrchr(s.cfg.listen, ':');

@@ -2,15 +2,16 @@
 #include "daemon/log.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static log_level current = LOG_INFO;
+static _Atomic int current = LOG_INFO;     /* SIGHUP changes it while other threads log */
 static const char *const NAMES[] = {"error", "warn", "info", "debug"};
 static const int SYSLOG_PRIO[] = {3, 4, 6, 7};
 
-void log_set_level(log_level l) { current = l; }
+void log_set_level(log_level l) { atomic_store(&current, (int)l); }
 
 bool log_level_parse(const char *s, log_level *out) {
     for (int i = 0; i <= LOG_DEBUG; i++)
@@ -19,7 +20,7 @@ bool log_level_parse(const char *s, log_level *out) {
 }
 
 void log_msg(log_level l, const char *fmt, ...) {
-    if (l > current) return;
+    if ((int)l > atomic_load(&current)) return;
     char line[2048];
     va_list ap;
     va_start(ap, fmt);

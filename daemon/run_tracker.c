@@ -745,6 +745,12 @@ int tracker_start(tracker *t) {
 
 bool tracker_ready(const tracker *t) { return t->ready; }
 
+void tracker_config_changed(tracker *t) {
+    if (t->stopping || !uv_is_active((uv_handle_t *)&t->scan)) return;
+    uv_timer_set_repeat(&t->scan, t->fallback ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000);
+    uv_timer_again(&t->scan);
+}
+
 static void close_handle(tracker *t, uv_handle_t *h) {
     (void)t;
     if (!uv_is_closing(h)) uv_close(h, handle_closed);

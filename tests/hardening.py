@@ -40,5 +40,25 @@ def test_second_daemon_on_one_database_refused(tmp):
     assert d.stop() == 0
 
 
+def test_sighup_reloads_and_never_exits(tmp):
+    conf = Path(tmp) / "goblind.conf"
+    conf.write_text("[goblind]\nfallback_scan_ms = 2000\n")
+    d = Daemon(tmp, extra=["--config", str(conf)]).start()
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "SIGHUP: configuration reloaded (no live setting changed)" in d.logtext(), 10, "reload line")
+    conf.write_text("[goblind]\nfallback_scan_ms = 500\nmax_connections = 64\n")
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "fallback_scan_ms 2000 -> 500" in d.logtext(), 10, "the live change")
+    wait_for(lambda: "max_connections changed; it takes effect after a restart" in d.logtext(), 10, "restart note")
+    conf.write_text("[goblind]\nquiet_s = banana\n")             # a broken file changes nothing
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "configuration not reloaded, keeping the running one" in d.logtext(), 10, "refusal")
+    assert "goblind.conf:2: quiet_s" in d.logtext()
+    gen(d.roots[0] / "after-hup", seed=2)                          # still watching, parsing, serving
+    d.wait_status("after-hup", "complete")
+    assert d.proc.poll() is None and d.get("/healthz")[0] == 200
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
