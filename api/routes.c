@@ -347,11 +347,15 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
     if (!strcmp(url, "/healthz"))
         return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
+    /* A corrupt database: not ready, and no data answer (a 404 or [] would look real). */
+    const char *corrupt = store_corruption(api_store(a));
     if (!strcmp(url, "/readyz")) {
-        bool ready = api_ready(a);
-        return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-                             json_pack("{s:b}", "ready", ready), NULL, 0);
+        bool ready = api_ready(a) && !corrupt;
+        json_t *body = json_pack("{s:b}", "ready", ready);
+        if (corrupt) json_object_set_new(body, "reason", json_string(corrupt));
+        return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, body, NULL, 0);
     }
+    if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
     if (!strcmp(url, "/compare")) return compare(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);

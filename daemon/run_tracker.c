@@ -59,6 +59,7 @@ struct tracker {
     size_t n_roots;
     uv_timer_t scan, retry;
     bool fallback, ready, stopping;
+    bool corrupt_logged;         /* the database is corrupt: said once, writes stopped */
     goblind_counters *counters;
     size_t watched;
     int inflight, open_handles;
@@ -184,6 +185,16 @@ static void handle_closed(uv_handle_t *h) {
 
 static void on_retry(uv_timer_t *h);
 
+/* A corrupt database stops every write and retry (they would fail forever); said once. */
+static bool db_corrupt(tracker *t) {
+    const char *why = store_corruption(t->st);
+    if (why && !t->corrupt_logged) {
+        t->corrupt_logged = true;
+        log_error("%s; parses and writes stopped, the API answers 503 until goblind restarts on a good database", why);
+    }
+    return why != NULL;
+}
+
 /* Status writes run on the worker pool (a locked database must not stall the loop), one at a
  * time per run so they land in order. A failed write (database full, read-only, locked) is
  * logged once and retried every 2 s; the API keeps serving what is stored meanwhile. */
@@ -211,6 +222,7 @@ static void status_done(uv_work_t *req, int status) {
     r->refs--;                                  /* the job's; the run is freed below at the latest */
     bool ok = status == 0 && j->ok;
     if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, run_status_name(j->status));
+    if (!ok && db_corrupt(t)) r->status_failed = true;             /* no retry, no per-run line */
     if (!ok && !r->status_failed)
         log_error("run %s: cannot store status %s: %s; retrying", r->id, run_status_name(j->status), store_last_error(t->st));
     r->status_failed = !ok;
@@ -229,7 +241,7 @@ static void status_done(uv_work_t *req, int status) {
         return;
     }
     if (ok) t->changed(t->user, r->id);
-    if (!ok) { if (!uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
+    if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
     else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
     else if (r->gone && !r->parsing) forget(r);
 }
@@ -237,6 +249,7 @@ static void status_done(uv_work_t *req, int status) {
 static void write_status(run *r) {
     tracker *t = r->t;
     if (r->status_writing || t->stopping) { r->status_dirty = true; return; }
+    if (db_corrupt(t)) return;
     status_job *j = calloc(1, sizeof *j);
     if (!j) { r->status_dirty = true; return; }
     j->r = r;
@@ -485,8 +498,9 @@ static void parse_done(uv_work_t *req, int status) {
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
         r->have_parse = false;
-        log_error("run %s: ingest not stored (%s); will retry", r->id,
-                  status ? uv_strerror(status) : store_last_error(t->st));
+        if (!db_corrupt(t))
+            log_error("run %s: ingest not stored (%s); will retry", r->id,
+                      status ? uv_strerror(status) : store_last_error(t->st));
     }
     free_job(j);
     if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
@@ -502,6 +516,7 @@ static void parse_done(uv_work_t *req, int status) {
      * its real status again so the database does not keep the older one. */
     if (r->status != RUN_RUNNING) write_status(r);
     if (r->gone) return;
+    if (db_corrupt(t)) return;                  /* no retry loop on a corrupt database */
     if (r->reparse || !r->have_parse) {
         r->reparse = false;
         uv_timer_start(&r->settle, on_settle,
@@ -513,6 +528,7 @@ static void parse_done(uv_work_t *req, int status) {
 
 static void start_parse(run *r) {
     tracker *t = r->t;
+    if (db_corrupt(t)) return;
     parse_job *j = calloc(1, sizeof *j);
     if (!j) { log_error("run %s: out of memory", r->id); return; }
     j->r = r;
@@ -711,6 +727,7 @@ int tracker_start(tracker *t) {
         t->fallback = true;
         log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
     }
+    db_corrupt(t);                              /* quick_check at open: say so first */
     store_reader *rd = store_reader_acquire(t->st);
     for (size_t i = 0; i < t->cfg->n_roots; i++) {
         root *ro = &t->roots[t->n_roots++];
@@ -732,7 +749,7 @@ int tracker_start(tracker *t) {
     } while (next[0]);
     store_reader_release(t->st, rd);
     for (size_t i = 0; i < g.n; i++) {
-        if (!lookup(t, g.ids[i]) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, now_ms()) != 0)
+        if (!lookup(t, g.ids[i]) && !db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, now_ms()) != 0)
             log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st));
         free(g.ids[i]);
     }

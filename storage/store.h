@@ -38,6 +38,10 @@ store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);
+/* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
+ * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the
+ * API answers 503 with this reason and the tracker stops writing. */
+const char *store_corruption(store *s);
 
 /* ---- writes (thread-safe) ---- */
 

@@ -60,5 +60,44 @@ def test_sighup_reloads_and_never_exits(tmp):
     assert d.stop() == 0
 
 
+def start_unready(d):
+    """Daemon.start, but waits for /healthz only (a daemon that is not ready on purpose)."""
+    args = [e2e.GOBLIND, "serve", "--db", str(d.db), "--listen", d.listen, "--settle-ms", "150", "--quiet-s", "1",
+            "--scan-interval-s", "2", "--log-level", "debug", *d.extra]
+    for r in d.roots:
+        args += ["--root", str(r)]
+    d.log = open(d.tmp / "daemon.log", "ab")
+    d.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=d.log)
+    line = d.proc.stdout.readline().decode()
+    d.base = "http://127.0.0.1:" + line.split("127.0.0.1:")[1].split("/")[0]
+    wait_for(lambda: d.get("/healthz")[0] == 200, 10, "healthz")
+    return d
+
+
+def test_corrupt_database_is_503_not_404(tmp):
+    d = Daemon(tmp).start()
+    gen(d.roots[0] / "c1", seed=1)
+    d.wait_status("c1", "complete")
+    assert d.stop() == 0
+    data = bytearray(d.db.read_bytes())
+    rnd = __import__("random").Random(15)
+    for off in range(4096, len(data)):                             # every page but the header's
+        data[off] = rnd.randrange(256)
+    d.db.write_bytes(bytes(data))
+    start_unready(d)
+    st, _, body = d.json("/readyz")
+    assert st == 503 and body["ready"] is False and "database is corrupt" in body["reason"], (st, body)
+    for path in ("/runs/c1", "/runs/c1/kernels", "/runs", "/runs/c1/metrics"):
+        st, _, body = d.json(path)
+        assert st == 503 and body["error"] == "database_corrupt" and "restore a backup" in body["detail"], (path, st, body)
+    gen(d.roots[0] / "c2", seed=2)                                 # no retry loop on a corrupt database
+    time.sleep(4)
+    log = d.logtext()
+    assert log.count("database is corrupt") == 1, log[-3000:]
+    assert "will retry" not in log and "retrying" not in log, log[-3000:]
+    assert d.get("/healthz")[0] == 200 and d.proc.poll() is None   # alive: systemd does not restart-loop it
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
