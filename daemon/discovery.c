@@ -1,0 +1,179 @@
+/* discovery: root scans, run directories found and lost, the start-up backfill. */
+#include <dirent.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include "daemon/tracker_internal.h"
+#include "daemon/log.h"
+
+/* A directory named id exists in root: start tracking it (or revive it). */
+void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
+    run *r = lookup(t, id);
+    if (r && !r->gone) {
+        if (strcmp(r->root, root_path) && !r->dup_warned) {
+            r->dup_warned = true;
+            log_warn("run id %s exists in both %s and %s; keeping %s, ignoring the other", id, r->root, root_path, r->root);
+        }
+        return;
+    }
+    if (r) {                                    /* came back (or moved to another root) */
+        free(r->root);
+        free(r->path);
+        r->root = strdup(root_path);
+        r->path = join(root_path, id);
+        r->gone = false;
+        r->have_parse = false;
+        log_info("run %s: directory back in %s", id, root_path);
+    } else {
+        r = run_new(t, root_path, id);
+        if (!r) return;
+        run_status st;
+        run_sig stored;
+        bool has_metrics;
+        if (rd && store_run_state(rd, id, &st, &stored, &has_metrics)) {
+            sig_of(r, &r->seen_sig);
+            if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
+                r->status = st;                 /* unchanged since it was stored: no re-parse */
+                r->have_parse = true;
+                r->parsed_ok = st == RUN_COMPLETE;
+                r->parsed_sig = stored;
+                if (!t->fallback) watch(t, &r->watch, r->path, on_run_event);
+                watch_subdirs(r);
+                return;
+            }
+            r->status = st;
+        }
+    }
+    if (!t->fallback) watch(t, &r->watch, r->path, on_run_event);
+    set_status(r, RUN_PENDING);
+    run_touch(r);
+}
+
+void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
+    DIR *d = opendir(ro->path);
+    if (!d) {
+        if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (rescanned every %d s)", ro->path, strerror(errno),
+                                             t->cfg->scan_interval_s);
+        ro->unreadable_logged = true;
+        return;
+    }
+    if (ro->unreadable_logged) {                /* the root appeared: watch it from now on */
+        log_info("root %s is readable now", ro->path);
+        ro->unreadable_logged = false;
+        if (!t->fallback && !ro->watching) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = join(ro->path, e->d_name);
+        if (!p) continue;
+        struct stat st;
+        bool dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        bool link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+        free(p);
+        if (!dir) {
+            if (link && initial) log_warn("root %s: %s is a symbolic link; not followed", ro->path, e->d_name);
+            continue;
+        }
+        if (!run_id_valid(e->d_name)) {
+            if (initial) log_warn("root %s: skipping '%s': a run id must match [A-Za-z0-9._-]{1,128}", ro->path, e->d_name);
+            continue;
+        }
+        discovered(t, ro->path, e->d_name, rd);
+    }
+    closedir(d);
+    FOR_EACH_RUN(t, r) {                        /* tracked here but no longer on disk */
+        if (!r->gone && !strcmp(r->root, ro->path) && !is_real_dir(r->path)) mark_gone(r);
+    }
+}
+
+static void on_root_rescan(uv_timer_t *h) {
+    root *ro = h->data;
+    if (!ro->t->stopping) scan_root(ro->t, ro, false, NULL);
+}
+
+void on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
+    (void)name; (void)events; (void)status;
+    root *ro = h->data;
+    uv_timer_start(&ro->rescan, on_root_rescan, 100, 0);
+}
+
+void on_scan(uv_timer_t *h) {
+    tracker *t = h->data;
+    if (t->stopping) return;
+    for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], false, NULL);
+    FOR_EACH_RUN(t, r) {
+        if (r->gone || r->parsing) continue;
+        run_sig cur;
+        sig_of(r, &cur);
+        if (!sig_equal(&cur, &r->seen_sig)) {
+            r->seen_sig = cur;
+            run_touch(r);
+        }
+    }
+}
+
+typedef struct gone_scan {
+    tracker *t;
+    char **ids;
+    size_t n, cap;
+} gone_scan;
+
+static void collect_id(void *user, const run_row *row) {
+    gone_scan *g = user;
+    if (row->status == RUN_GONE) return;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 64;
+        g->ids = realloc(g->ids, g->cap * sizeof *g->ids);
+    }
+    g->ids[g->n++] = strdup(row->id);
+}
+
+int tracker_start(tracker *t) {
+    uv_timer_init(t->loop, &t->scan);
+    uv_timer_init(t->loop, &t->retry);
+    t->scan.data = t->retry.data = t;
+    t->open_handles += 2;
+    uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
+    uv_timer_start(&t->scan, on_scan, every, every);
+    if (t->cfg->scan_only) {
+        t->fallback = true;
+        log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
+    }
+    db_corrupt(t);                              /* quick_check at open: say so first */
+    store_reader *rd = store_reader_acquire(t->st);
+    for (size_t i = 0; i < t->cfg->n_roots; i++) {
+        root *ro = &t->roots[t->n_roots++];
+        ro->t = t;
+        ro->path = strdup(t->cfg->roots[i]);
+        uv_fs_event_init(t->loop, &ro->ev);
+        uv_timer_init(t->loop, &ro->rescan);
+        ro->ev.data = ro->rescan.data = ro;
+        t->open_handles += 2;
+        if (is_real_dir(ro->path) && !t->fallback) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+        scan_root(t, ro, true, rd);
+    }
+    /* Runs stored earlier whose directories are no longer under any root. */
+    gone_scan g = {.t = t};
+    char next[256] = "", cursor[256] = "";
+    do {
+        snprintf(cursor, sizeof cursor, "%s", next);
+        if (store_list_runs(rd, -1, 1000, cursor[0] ? cursor : NULL, false, collect_id, &g, next, sizeof next) < 0) break;
+    } while (next[0]);
+    store_reader_release(t->st, rd);
+    for (size_t i = 0; i < g.n; i++) {
+        if (!lookup(t, g.ids[i]) && !db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, now_ms()) != 0)
+            log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st));
+        free(g.ids[i]);
+    }
+    free(g.ids);
+    t->ready = true;
+    log_info("start-up scan done: %zu runs under %zu roots, %zu directories watched%s", t->nruns, t->n_roots,
+             t->watched, t->fallback ? " (falling back to periodic scans)" : "");
+    return 0;
+}
