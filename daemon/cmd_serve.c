@@ -85,7 +85,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
             if (!config_load(c, argv[i + 1], err, errlen)) { *is_usage = false; return false; }
         }
     static const struct { const char *flag, *key; } FLAGS[] = {
-        {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"},
+        {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
@@ -153,7 +153,7 @@ static void reload_config(server *s) {
                                 "%s%s %d -> %d", len ? ", " : "", #field, s->cfg.field, n.field); \
         s->cfg.field = n.field; \
     }
-    LIVE_INT(settle_ms) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
+    LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
 #undef LIVE_INT
     if (n.log_level != s->cfg.log_level) {
         len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");

@@ -14,6 +14,7 @@ void config_defaults(goblind_config *c) {
     c->db = strdup("./goblind.db");
     c->listen = strdup("127.0.0.1:9477");
     c->settle_ms = 500;
+    c->settle_max_ms = 5000;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
     c->fallback_scan_ms = 2000;
@@ -95,6 +96,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         return true;
     }
     if (!strcmp(key, "settle_ms")) { ip = &c->settle_ms; lo = 10; hi = 600000; }
+    else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }

@@ -18,6 +18,7 @@ typedef struct goblind_config {
     int db_max_size_mb;         /* 0: unlimited; else writes fail (and are retried) beyond it */
     char *listen;               /* HOST:PORT */
     int settle_ms;              /* debounce after the last file event before parsing */
+    int settle_max_ms;          /* ...but parse at most this long after the first unparsed event */
     int quiet_s;                /* no change for this long after a good parse = complete */
     int scan_interval_s;        /* safety-net rescan of roots and runs */
     int fallback_scan_ms;       /* rescan period once inotify watches run out */

@@ -61,10 +61,31 @@ void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
 void run_touch(run *r) {
     tracker *t = r->t;
     if (t->stopping || r->gone) return;
-    r->last_change_ms = now_ms();
+    int64_t now = now_ms();
+    r->last_change_ms = now;
     if (r->status == RUN_COMPLETE || r->status == RUN_FAILED) set_status(r, RUN_PENDING);
     uv_timer_stop(&r->quiet);
-    uv_timer_start(&r->settle, on_settle, (uint64_t)t->cfg->settle_ms, 0);   /* debounce */
+    /* Debounce, but never for longer than settle_max_ms after the first unparsed change: a
+     * file appended to every 100 ms would otherwise restart the timer forever. */
+    if (!r->settle_since_ms) r->settle_since_ms = now;
+    int64_t delay = t->cfg->settle_ms, left = r->settle_since_ms + t->cfg->settle_max_ms - now;
+    if (left < delay) delay = left > 0 ? left : 0;
+    uv_timer_start(&r->settle, on_settle, (uint64_t)delay, 0);
+}
+
+/* Re-parses of a run that keeps changing start at least REPARSE_PACE times the last parse's
+ * duration apart (at least settle_ms, at most 60 s): a changing run keeps at most ~1/10 of
+ * one worker, instead of re-parsing a 50 MB run for every telemetry line appended. */
+#define REPARSE_PACE 10
+#define REPARSE_GAP_MAX_MS 60000
+
+static int64_t reparse_wait_ms(const run *r, int64_t now) {
+    if (!r->parse_started_ms) return 0;
+    int64_t gap = r->last_parse_ms * REPARSE_PACE;
+    if (gap < r->t->cfg->settle_ms) gap = r->t->cfg->settle_ms;
+    if (gap > REPARSE_GAP_MAX_MS) gap = REPARSE_GAP_MAX_MS;
+    int64_t wait = r->parse_started_ms + gap - now;
+    return wait > 0 ? wait : 0;
 }
 
 void arm_quiet(run *r) {
@@ -91,6 +112,8 @@ void on_settle(uv_timer_t *h) {
         arm_quiet(r);                           /* only other files changed */
         return;
     }
+    int64_t wait = reparse_wait_ms(r, now_ms());
+    if (wait > 0) { uv_timer_start(&r->settle, on_settle, (uint64_t)wait, 0); return; }
     start_parse(r);
 }
 
@@ -158,6 +181,7 @@ static void parse_done(uv_work_t *req, int status) {
         r->have_parse = true;
         r->parsed_ok = j->ok;
         r->parsed_sig = j->sig;
+        r->last_parse_ms = (int64_t)(j->seconds * 1000);
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
@@ -200,6 +224,8 @@ void start_parse(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    r->settle_since_ms = 0;                     /* what changed before now is in this parse */
+    r->parse_started_ms = now_ms();
     set_status(r, RUN_RUNNING);
     if (uv_queue_work(t->loop, &j->req, parse_work, parse_done) != 0) {
         log_error("run %s: cannot queue a parse", r->id);

@@ -46,6 +46,9 @@ struct run {
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_sig parsed_sig, seen_sig;
     int64_t last_change_ms;
+    int64_t settle_since_ms;     /* first file event not yet parsed (0: none): bounds the debounce */
+    int64_t parse_started_ms;    /* of the last parse (0: never) */
+    int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
     run *next;                   /* hash chain */
 };
 

@@ -99,5 +99,54 @@ def test_corrupt_database_is_503_not_404(tmp):
     assert d.stop() == 0
 
 
+def append_telemetry(run, every_s, for_s, on_tick=lambda: None):
+    """Appends a copy of the last telemetry row every every_s seconds for for_s seconds."""
+    path = run / "amd_smi.csv"
+    last = path.read_text().rstrip("\n").splitlines()[-1]
+    end = time.time() + for_s
+    while time.time() < end:
+        with open(path, "a") as f:
+            f.write("\n" + last)
+        on_tick()
+        time.sleep(every_s)
+
+
+def test_growing_file_parsed_within_settle_max(tmp):
+    d = Daemon(tmp)                                               # settle_ms 150, settle_max_ms 5000 (default)
+    gen(d.roots[0] / "grow-1", seed=3)
+    d.start()
+    t0 = time.time()
+    first = []
+    def tick():
+        if not first and d.json("/runs/grow-1")[2]["ingest_count"] >= 1:
+            first.append(time.time() - t0)
+    append_telemetry(d.roots[0] / "grow-1", 0.05, 8, tick)          # every 50 ms: settle never elapses
+    assert first and first[0] < 7, f"first ingest after {first} s of appends (settle_max_ms is 5 s)"
+    d.wait_status("grow-1", "complete")
+    check(d.get("/runs/grow-1/metrics")[2], d.roots[0] / "grow-1")
+    assert d.stop() == 0
+
+
+def test_changing_big_run_reparses_paced(tmp):
+    d = Daemon(tmp, extra=["--settle-ms", "50"])
+    run = d.roots[0] / "big-grow"
+    subprocess.run([sys.executable, str(e2e.GEN), str(run), "--steps", "100", "--kernels-per-step", "1000",
+                    "--cpu-ops-per-step", "200", "--smi-samples", "200", "--seed", "3"], check=True, capture_output=True)
+    d.start()
+    d.wait_status("big-grow", "complete", timeout=60)
+    before = d.json("/runs/big-grow")[2]["ingest_count"]
+    t0 = time.time()
+    append_telemetry(run, 0.1, 8)                                 # one line every 100 ms, settle 50 ms
+    elapsed_ms = (time.time() - t0) * 1000
+    d.wait_status("big-grow", "complete", timeout=90)
+    det = d.json("/runs/big-grow")[2]
+    n = det["ingest_count"] - before
+    bound = elapsed_ms / max(50, 5 * det["last_parse_ms"]) + 3             # the pace is 10x the parse time; slack 2x
+    print(f"     {n} re-parses in {elapsed_ms / 1000:.1f} s (parse {det['last_parse_ms']:.0f} ms; bound {bound:.0f})")
+    assert 1 <= n <= bound, (n, bound, det["last_parse_ms"])
+    check(d.get("/runs/big-grow/metrics")[2], run)
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
