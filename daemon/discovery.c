@@ -11,6 +11,8 @@
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 
+static void on_root_rescan(uv_timer_t *h);
+
 /* A directory named id exists in root: start tracking it (or revive it). */
 void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
     run *r = lookup(t, id);
@@ -19,6 +21,7 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
             r->dup_warned = true;
             log_warn("run id %s exists in both %s and %s; keeping %s, ignoring the other", id, r->root, root_path, r->root);
         }
+        if (!strcmp(r->root, root_path)) rewatch_if_replaced(r, false);   /* deleted and created again */
         return;
     }
     if (r) {                                    /* came back (or moved to another root) */
@@ -42,14 +45,14 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
                 r->have_parse = true;
                 r->parsed_ok = st == RUN_COMPLETE;
                 r->parsed_sig = stored;
-                if (!t->fallback) watch(t, &r->watch, r->path, on_run_event);
+                watch_run_dir(r);
                 watch_subdirs(r);
                 return;
             }
             r->status = st;
         }
     }
-    if (!t->fallback) watch(t, &r->watch, r->path, on_run_event);
+    watch_run_dir(r);
     set_status(r, RUN_PENDING);
     run_touch(r);
 }
@@ -57,16 +60,19 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
 void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
     DIR *d = opendir(ro->path);
     if (!d) {
-        if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (rescanned every %d s)", ro->path, strerror(errno),
-                                             t->cfg->scan_interval_s);
+        if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (checked again every %d ms)", ro->path,
+                                             strerror(errno), t->cfg->fallback_scan_ms);
         ro->unreadable_logged = true;
+        rewatch_root(t, ro, false);
+        /* Nothing can watch a missing directory here: look again soon, not in scan_interval_s. */
+        if (!t->stopping) uv_timer_start(&ro->rescan, on_root_rescan, (uint64_t)t->cfg->fallback_scan_ms, 0);
         return;
     }
     if (ro->unreadable_logged) {                /* the root appeared: watch it from now on */
         log_info("root %s is readable now", ro->path);
         ro->unreadable_logged = false;
-        if (!t->fallback && !ro->watching) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
     }
+    rewatch_root(t, ro, true);                  /* also when it was deleted and created again */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
@@ -98,8 +104,9 @@ static void on_root_rescan(uv_timer_t *h) {
 }
 
 void on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
-    (void)name; (void)events; (void)status;
+    (void)events; (void)status;
     root *ro = h->data;
+    if (is_self_event(ro->path, name)) rewatch_root(ro->t, ro, false);   /* dead now; the rescan re-arms it */
     uv_timer_start(&ro->rescan, on_root_rescan, 100, 0);
 }
 
@@ -155,7 +162,13 @@ int tracker_start(tracker *t) {
         uv_timer_init(t->loop, &ro->rescan);
         ro->ev.data = ro->rescan.data = ro;
         t->open_handles += 2;
-        if (is_real_dir(ro->path) && !t->fallback) ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+        struct stat lst;
+        if (lstat(ro->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {   /* followed: watches see the target */
+            char *real = realpath(ro->path, NULL);
+            log_info("root %s is a symbolic link to %s; following it", ro->path, real ? real : "(missing)");
+            free(real);
+        }
+        if (!t->fallback) rewatch_root(t, ro, true);
         scan_root(t, ro, true, rd);
     }
     /* Runs stored earlier whose directories are no longer under any root. */

@@ -52,10 +52,10 @@ void mark_gone(run *r) {
 }
 
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
-    (void)name; (void)events;
+    (void)events;
     run *r = h->data;
     if (status < 0) log_debug("run %s: watch error %s", r->id, uv_strerror(status));
-    run_touch(r);
+    if (!rewatch_if_replaced(r, is_self_event(r->path, name))) run_touch(r);
 }
 
 void run_touch(run *r) {

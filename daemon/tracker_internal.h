@@ -21,8 +21,15 @@
 
 typedef struct run run;
 
+/* Which directory a watch is on: a path deleted and created again is another directory,
+ * and its old inotify watch is dead. */
+typedef struct dir_id {
+    uint64_t dev, ino;
+} dir_id;
+
 typedef struct root {
     char *path;
+    dir_id watched_id;
     uv_fs_event_t ev;
     uv_timer_t rescan;           /* debounces bursts of root events into one scan */
     bool watching, unreadable_logged;
@@ -34,6 +41,7 @@ struct run {
     run_status status;
     tracker *t;
     uv_fs_event_t watch;
+    dir_id watch_id;             /* the directory r->watch is on */
     bool watching;
     uv_fs_event_t *sub;          /* rocprofv3 sub-directories, allocated when one appears */
     char **sub_name;
@@ -110,6 +118,17 @@ void on_retry(uv_timer_t *h);
 bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
 void unwatch(tracker *t, uv_fs_event_t *h);
 void watch_subdirs(run *r);
+bool dir_id_of(const char *path, dir_id *id);       /* stat (follows a symlink); false if not a dir */
+void watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
+/* r->path is now another directory than the watched one (deleted and created again, or
+ * replaced by a copy): watch the new one, sub-directories too, and touch the run. A
+ * recreated directory often gets the freed inode number back, so the watch's own
+ * IN_DELETE_SELF / IN_MOVE_SELF / IN_IGNORED (self_event) also counts as replaced. */
+bool rewatch_if_replaced(run *r, bool self_event);
+/* libuv reports a watched directory's own events under its base name. */
+bool is_self_event(const char *watched_path, const char *name);
+/* The same for a root: re-watch it when it was recreated; unwatch it while it is missing. */
+void rewatch_root(tracker *t, root *ro, bool exists);
 
 /* discovery.c */
 void scan_root(tracker *t, root *ro, bool initial, store_reader *rd);

@@ -33,6 +33,68 @@ bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
     return false;
 }
 
+bool dir_id_of(const char *path, dir_id *id) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    id->dev = (uint64_t)st.st_dev;
+    id->ino = (uint64_t)st.st_ino;
+    return true;
+}
+
+static bool same_dir(const dir_id *a, const dir_id *b) { return a->dev == b->dev && a->ino == b->ino; }
+
+void watch_run_dir(run *r) {
+    tracker *t = r->t;
+    if (t->fallback || uv_is_active((uv_handle_t *)&r->watch)) return;
+    dir_id id;
+    if (!dir_id_of(r->path, &id)) return;
+    if (watch(t, &r->watch, r->path, on_run_event)) r->watch_id = id;
+}
+
+bool is_self_event(const char *watched_path, const char *name) {
+    const char *base = strrchr(watched_path, '/');
+    base = base ? base + 1 : watched_path;
+    return name && !strcmp(name, base);
+}
+
+bool rewatch_if_replaced(run *r, bool self_event) {
+    tracker *t = r->t;
+    if (t->fallback || t->stopping || r->gone || r->forgotten) return false;
+    dir_id id;
+    if (!is_real_dir(r->path) || !dir_id_of(r->path, &id)) {
+        if (self_event) {                               /* deleted or moved away: the watch is dead */
+            unwatch(t, &r->watch);
+            for (int i = 0; i < r->n_sub; i++) unwatch(t, &r->sub[i]);
+        }
+        return false;
+    }
+    if (!self_event && uv_is_active((uv_handle_t *)&r->watch) && same_dir(&id, &r->watch_id)) return false;
+    log_debug("run %s: directory replaced; watching the new one", r->id);
+    unwatch(t, &r->watch);
+    for (int i = 0; i < r->n_sub; i++) unwatch(t, &r->sub[i]);   /* they were in the old directory */
+    watch_run_dir(r);
+    watch_subdirs(r);
+    run_touch(r);
+    return true;
+}
+
+void rewatch_root(tracker *t, root *ro, bool exists) {
+    if (t->fallback || t->stopping) return;
+    dir_id id;
+    if (!exists || !dir_id_of(ro->path, &id)) {       /* a dead watch must not count in the gauge */
+        if (ro->watching) unwatch(t, &ro->ev);
+        ro->watching = false;
+        return;
+    }
+    if (ro->watching && same_dir(&id, &ro->watched_id)) return;
+    if (ro->watching) {
+        log_info("root %s was recreated; watching the new directory", ro->path);
+        unwatch(t, &ro->ev);
+    }
+    ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+    if (ro->watching) ro->watched_id = id;
+}
+
 void unwatch(tracker *t, uv_fs_event_t *h) {
     if (uv_is_active((uv_handle_t *)h)) {
         uv_fs_event_stop(h);

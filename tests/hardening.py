@@ -148,5 +148,75 @@ def test_changing_big_run_reparses_paced(tmp):
     assert d.stop() == 0
 
 
+def watched_gauge(d):
+    text = d.get("/metrics")[2].decode()
+    return int(float([l for l in text.splitlines() if l.startswith("goblind_watched_directories ")][0].split()[1]))
+
+
+def served_equals_parse(d, rid, run_dir):
+    st, _, body = d.get(f"/runs/{rid}/metrics")
+    return st == 200 and json.loads(body) == e2e.parse(run_dir)
+
+
+def test_recreated_directories_rewatched(tmp):
+    stage = Path(tmp) / "stage"
+    gen(stage / "a", seed=11)
+    gen(stage / "b", seed=12, steps=6)
+    d = Daemon(tmp, extra=["--scan-interval-s", "60"]).start()  # the rescan must not be what notices
+    root = d.roots[0]
+    x = root / "x"
+    shutil.copytree(stage / "a", x)
+    d.wait_status("x", "complete")
+    assert watched_gauge(d) == 2                                  # the root and x
+    # rm -rf x && mkdir x, then the files land a moment later (a live writer)
+    shutil.rmtree(x)
+    x.mkdir()
+    time.sleep(0.6)
+    for f in sorted((stage / "b").iterdir()):
+        shutil.copy(f, x / f.name)
+    t0 = time.time()
+    wait_for(lambda: served_equals_parse(d, "x", x), 8, "the recreated x parsed (not by the 60 s rescan)")
+    noticed = [time.time() - t0]
+    # rm -rf x && cp -r other x, then a live rewrite of its trace
+    shutil.rmtree(x)
+    shutil.copytree(stage / "a", x)
+    wait_for(lambda: served_equals_parse(d, "x", x), 8, "the copied x parsed")
+    time.sleep(0.3)
+    shutil.copy(stage / "b" / "trace.csv", x / "trace.tmp")
+    os.replace(x / "trace.tmp", x / "trace.csv")
+    t0 = time.time()
+    wait_for(lambda: served_equals_parse(d, "x", x), 8, "a write into the copied x noticed")
+    noticed.append(time.time() - t0)
+    assert watched_gauge(d) == 2, watched_gauge(d)                # no dead watch counted
+    # the root itself deleted and recreated
+    shutil.rmtree(root)
+    wait_for(lambda: d.json("/runs/x")[2]["status"] == "gone", 8, "x gone with its root")
+    root.mkdir()
+    gen(root / "y", seed=13)
+    t0 = time.time()
+    d.wait_status("y", "complete", timeout=8)
+    noticed.append(time.time() - t0)
+    wait_for(lambda: watched_gauge(d) == 2, 5, "gauge = root + y")
+    time.sleep(0.3)
+    shutil.copy(stage / "b" / "trace.csv", root / "y" / "trace.tmp")
+    os.replace(root / "y" / "trace.tmp", root / "y" / "trace.csv")
+    wait_for(lambda: served_equals_parse(d, "y", root / "y"), 8, "a write into y under the recreated root")
+    print("     noticed after %s s" % ", ".join(f"{n:.2f}" for n in noticed))
+    assert d.stop() == 0
+
+
+def test_symlinked_root_followed(tmp):
+    real = Path(tmp) / "real-runs"
+    real.mkdir()
+    link = Path(tmp) / "runs-link"
+    link.symlink_to(real)
+    d = Daemon(tmp, roots=[link], extra=["--scan-interval-s", "60"]).start()
+    gen(real / "s1", seed=14)
+    d.wait_status("s1", "complete", timeout=8)                    # by a watch, not the 60 s rescan
+    check(d.get("/runs/s1/metrics")[2], real / "s1")
+    assert "is a symbolic link" in d.logtext()
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
