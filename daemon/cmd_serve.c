@@ -4,6 +4,7 @@
  * the configuration (the live part; see reload_config) and never exits. */
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,22 @@ static void on_signal(uv_signal_t *h, int signum) {
     api_stop(s->http);                  /* no new requests; waiting long polls are answered */
     s->http = NULL;
     tracker_stop(s->trk, on_tracker_stopped, s);
+}
+
+/* Like ssh with a private key: a token file other users can read (or write) is refused, one
+ * its group can read is a warning. false with the reason in err. */
+static bool token_file_private(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(path, &st) != 0) return true;     /* api_start reports a missing file */
+    if (st.st_mode & (S_IROTH | S_IWOTH)) {
+        snprintf(err, errlen, "auth_token_file %s is %s by every user (mode %04o); chmod 600 it", path,
+                 st.st_mode & S_IROTH ? "readable" : "writable", (unsigned)(st.st_mode & 07777));
+        return false;
+    }
+    if (st.st_mode & (S_IRGRP | S_IWGRP))
+        log_warn("auth_token_file %s is readable by its group (mode %04o); chmod 600 it", path,
+                 (unsigned)(st.st_mode & 07777));
+    return true;
 }
 
 static int usage_error(const char *msg) {
@@ -213,6 +230,11 @@ int cmd_serve(int argc, char **argv) {
         return EXIT_USAGE;
     }
     char lock_err[1200];
+    if (s.cfg.auth_token_file && !token_file_private(s.cfg.auth_token_file, lock_err, sizeof lock_err)) {
+        log_error("%s", lock_err);
+        config_free(&s.cfg);
+        return EXIT_USAGE;
+    }
     int lock_fd = db_lock_take(s.cfg.db, lock_err, sizeof lock_err);   /* one daemon per database */
     if (lock_fd < 0) {
         log_error("%s", lock_err);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "core/str_hash.h"
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 
@@ -57,7 +58,50 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
     run_touch(r);
 }
 
-void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
+bool take_over_from_other_root(run *r) {
+    tracker *t = r->t;
+    for (size_t i = 0; i < t->n_roots; i++) {
+        const char *other = t->roots[i].path;
+        if (!strcmp(other, r->root)) continue;
+        char *p = join(other, r->id);
+        bool there = p && is_real_dir(p);
+        if (!there) { free(p); continue; }
+        log_info("run %s: directory gone from %s; the copy in %s takes over", r->id, r->root, other);
+        unwatch(t, &r->watch);
+        for (int s = 0; s < r->n_sub; s++) unwatch(t, &r->sub[s]);
+        free(r->root);
+        free(r->path);
+        r->root = strdup(other);
+        r->path = p;
+        r->have_parse = false;
+        r->dup_warned = false;
+        watch_run_dir(r);
+        watch_subdirs(r);
+        set_status(r, RUN_PENDING);
+        run_touch(r);
+        return true;
+    }
+    return false;
+}
+
+/* Skipped names (invalid run ids, symbolic links) are logged once each, also when they
+ * appear after start-up; at most SKIP_LOG_MAX per root are remembered, then one last line. */
+#define SKIP_LOG_MAX 4096
+
+static bool first_skip(root *ro, const char *name) {
+    uint64_t h = str_hash(name);
+    for (size_t i = 0; i < ro->n_skipped; i++)
+        if (ro->skipped[i] == h) return false;
+    if (ro->n_skipped == SKIP_LOG_MAX) return false;
+    if (!ro->skipped) ro->skipped = calloc(SKIP_LOG_MAX, sizeof *ro->skipped);
+    if (!ro->skipped) return false;
+    ro->skipped[ro->n_skipped++] = h;
+    if (ro->n_skipped == SKIP_LOG_MAX)
+        log_warn("root %s: %d names skipped; further ones are not logged", ro->path, SKIP_LOG_MAX);
+    return true;
+}
+
+void scan_root(tracker *t, root *ro, store_reader *rd) {
     DIR *d = opendir(ro->path);
     if (!d) {
         if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (checked again every %d ms)", ro->path,
@@ -83,11 +127,12 @@ void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
         bool link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
         free(p);
         if (!dir) {
-            if (link && initial) log_warn("root %s: %s is a symbolic link; not followed", ro->path, e->d_name);
+            if (link && first_skip(ro, e->d_name)) log_warn("root %s: %s is a symbolic link; not followed", ro->path, e->d_name);
             continue;
         }
         if (!run_id_valid(e->d_name)) {
-            if (initial) log_warn("root %s: skipping '%s': a run id must match [A-Za-z0-9._-]{1,128}", ro->path, e->d_name);
+            if (first_skip(ro, e->d_name))
+                log_warn("root %s: skipping '%s': a run id must match [A-Za-z0-9._-]{1,128}", ro->path, e->d_name);
             continue;
         }
         discovered(t, ro->path, e->d_name, rd);
@@ -100,7 +145,7 @@ void scan_root(tracker *t, root *ro, bool initial, store_reader *rd) {
 
 static void on_root_rescan(uv_timer_t *h) {
     root *ro = h->data;
-    if (!ro->t->stopping) scan_root(ro->t, ro, false, NULL);
+    if (!ro->t->stopping) scan_root(ro->t, ro, NULL);
 }
 
 void on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
@@ -113,7 +158,7 @@ void on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
 void on_scan(uv_timer_t *h) {
     tracker *t = h->data;
     if (t->stopping) return;
-    for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], false, NULL);
+    for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], NULL);
     FOR_EACH_RUN(t, r) {
         if (r->gone || r->parsing) continue;
         run_sig cur;
@@ -169,7 +214,7 @@ int tracker_start(tracker *t) {
             free(real);
         }
         if (!t->fallback) rewatch_root(t, ro, true);
-        scan_root(t, ro, true, rd);
+        scan_root(t, ro, rd);
     }
     /* Runs stored earlier whose directories are no longer under any root. */
     gone_scan g = {.t = t};

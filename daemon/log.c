@@ -26,6 +26,15 @@ void log_msg(log_level l, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (getenv("JOURNAL_STREAM")) fprintf(stderr, "<%d>%s: %s\n", SYSLOG_PRIO[l], NAMES[l], line);
-    else fprintf(stderr, "goblind %s: %s\n", NAMES[l], line);
+    /* Control characters (a directory named "x\ngoblind error: ...") would forge lines:
+     * written as \xNN. UTF-8 and other bytes pass through. */
+    char safe[sizeof line * 4];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) o += (size_t)snprintf(safe + o, sizeof safe - o, "\\x%02x", *p);
+        else safe[o++] = (char)*p;
+    }
+    safe[o] = '\0';
+    if (getenv("JOURNAL_STREAM")) fprintf(stderr, "<%d>%s: %s\n", SYSLOG_PRIO[l], NAMES[l], safe);
+    else fprintf(stderr, "goblind %s: %s\n", NAMES[l], safe);
 }

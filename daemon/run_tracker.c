@@ -41,7 +41,7 @@ void set_status(run *r, run_status st) {
 }
 
 void mark_gone(run *r) {
-    if (r->gone) return;
+    if (r->gone || take_over_from_other_root(r)) return;
     r->gone = true;
     unwatch(r->t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
@@ -290,7 +290,10 @@ void tracker_free(tracker *t) {
             nx = r->next;
             free_run(r);
         }
-    for (size_t i = 0; i < t->n_roots; i++) free(t->roots[i].path);
+    for (size_t i = 0; i < t->n_roots; i++) {
+        free(t->roots[i].path);
+        free(t->roots[i].skipped);
+    }
     free(t->buckets);
     free(t);
 }

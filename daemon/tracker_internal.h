@@ -30,6 +30,8 @@ typedef struct dir_id {
 typedef struct root {
     char *path;
     dir_id watched_id;
+    uint64_t *skipped;           /* hashes of names already logged as skipped */
+    size_t n_skipped;
     uv_fs_event_t ev;
     uv_timer_t rescan;           /* debounces bursts of root events into one scan */
     bool watching, unreadable_logged;
@@ -131,9 +133,12 @@ bool is_self_event(const char *watched_path, const char *name);
 void rewatch_root(tracker *t, root *ro, bool exists);
 
 /* discovery.c */
-void scan_root(tracker *t, root *ro, bool initial, store_reader *rd);
+void scan_root(tracker *t, root *ro, store_reader *rd);
 void on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
 void on_scan(uv_timer_t *h);
+/* r's directory is gone from its root; when another root holds the same id, that copy takes
+ * over at once (not at the next rescan, and never `gone` in between). */
+bool take_over_from_other_root(run *r);
 
 /* run_tracker.c */
 void run_touch(run *r);                             /* a file changed: (re)start the settle timer */

@@ -572,11 +572,13 @@ def test_access_control_token(tmp):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "refusing to listen on 0.0.0.0:0 without access control" in p.stderr, p
     (tmp / "short").write_text("abc\n")
+    os.chmod(tmp / "short", 0o600)                          # a world-readable token file is refused
     p = subprocess.run([GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen", "0.0.0.0:0",
                         "--auth-token-file", str(tmp / "short")], capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and "at least 16 characters" in p.stderr, p
     token = "s3cr3t-t0ken-of-goblind-0123456789"
     (tmp / "token").write_text(token + "\n")
+    os.chmod(tmp / "token", 0o600)
     d = Daemon(tmp, listen="0.0.0.0:0", extra=["--auth-token-file", str(tmp / "token")])
     gen(d.roots[0] / "t-1", seed=1)
     d.headers = {"Authorization": f"Bearer {token}"}

@@ -218,5 +218,59 @@ def test_symlinked_root_followed(tmp):
     assert d.stop() == 0
 
 
+def test_same_id_in_two_roots_taken_over_at_once(tmp):
+    a, b = Path(tmp) / "rootA", Path(tmp) / "rootB"
+    gen(a / "twin", seed=1)
+    gen(b / "twin", seed=2)
+    d = Daemon(tmp, roots=[a, b], extra=["--scan-interval-s", "60"]).start()
+    d.wait_status("twin", "complete")
+    assert d.json("/runs/twin")[2]["root"] == str(a)
+    shutil.rmtree(a / "twin")
+    t0, seen = time.time(), set()
+    while time.time() - t0 < 8:
+        det = d.json("/runs/twin")[2]
+        seen.add(det["status"])
+        if det["root"] == str(b) and det["status"] == "complete":
+            break
+        time.sleep(0.02)
+    took = time.time() - t0
+    assert det["root"] == str(b) and det["status"] == "complete", (det, took)
+    assert "gone" not in seen, seen
+    check(d.get("/runs/twin/metrics")[2], b / "twin")
+    print(f"     the copy in rootB took over after {took:.2f} s (statuses seen: {sorted(seen)})")
+    assert d.stop() == 0
+
+
+def test_hostile_names_after_start_logged_once_and_escaped(tmp):
+    d = Daemon(tmp).start()
+    (d.roots[0] / "evil\ngoblind error: forged line").mkdir()      # invalid id, and a newline
+    (d.roots[0] / "bad name!").mkdir()
+    gen(d.roots[0] / "good-1", seed=1)
+    d.wait_status("good-1", "complete")
+    time.sleep(2.5)                                                # past one 2 s rescan: still logged once
+    log = d.logtext()
+    assert not any(l.startswith("goblind error: forged") for l in log.splitlines()), log[-2000:]
+    assert log.count("evil\\x0agoblind error: forged line") == 1, log[-2000:]
+    assert log.count("skipping 'bad name!'") == 1, log[-2000:]
+    assert d.stop() == 0
+
+
+def test_world_readable_token_file_refused(tmp):
+    tmp = Path(tmp)
+    tok = tmp / "token"
+    tok.write_text("s3cr3t-t0ken-of-goblind-0123456789\n")
+    def serve():
+        return subprocess.run([e2e.GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen",
+                               "127.0.0.1:0", "--auth-token-file", str(tok)], capture_output=True, text=True, timeout=5)
+    os.chmod(tok, 0o644)
+    p = serve()
+    assert p.returncode == 2 and "readable by every user" in p.stderr and "chmod 600" in p.stderr, (p.returncode, p.stderr)
+    os.chmod(tok, 0o640)                                           # group-readable: a warning, then it serves
+    d = Daemon(tmp / "d", extra=["--auth-token-file", str(tok)], headers={"Authorization": "Bearer " + tok.read_text().strip()})
+    d.start()
+    assert "readable by its group" in d.logtext()
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
