@@ -1,6 +1,6 @@
 /* cmd_serve: `goblind serve`. Wires config, store, tracker (loop thread + worker pool)
  * and the HTTP API (its own thread), and shuts them down in order on SIGTERM/SIGINT:
- * stop accepting, let in-flight ingests commit, close the database, exit 0. SIGHUP reloads
+ * stop accepting, cancel in-flight parses (within a chunk), let writes commit, close the database, exit 0. SIGHUP reloads
  * the configuration (the live part; see reload_config) and never exits. */
 #include <signal.h>
 #include <sys/resource.h>
@@ -63,7 +63,7 @@ static void on_signal(uv_signal_t *h, int signum) {
     server *s = h->data;
     if (s->shutting_down) return;
     s->shutting_down = true;
-    log_info("%s: shutting down (finishing in-flight ingests)", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    log_info("%s: shutting down (cancelling in-flight parses)", signum == SIGTERM ? "SIGTERM" : "SIGINT");
     sd_notify_send("STOPPING=1");
     api_stop(s->http);                  /* no new requests; waiting long polls are answered */
     s->http = NULL;
@@ -102,7 +102,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
             if (!config_load(c, argv[i + 1], err, errlen)) { *is_usage = false; return false; }
         }
     static const struct { const char *flag, *key; } FLAGS[] = {
-        {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"},
+        {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"}, {"--max-parse-mb", "max_parse_mb"}, {"--max-parse-s", "max_parse_s"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
@@ -170,7 +170,7 @@ static void reload_config(server *s) {
                                 "%s%s %d -> %d", len ? ", " : "", #field, s->cfg.field, n.field); \
         s->cfg.field = n.field; \
     }
-    LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
+    LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
 #undef LIVE_INT
     if (n.log_level != s->cfg.log_level) {
         len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");

@@ -15,6 +15,8 @@ void config_defaults(goblind_config *c) {
     c->listen = strdup("127.0.0.1:9477");
     c->settle_ms = 500;
     c->settle_max_ms = 5000;
+    c->max_parse_mb = 16384;
+    c->max_parse_s = 600;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
     c->fallback_scan_ms = 2000;
@@ -96,6 +98,8 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         return true;
     }
     if (!strcmp(key, "settle_ms")) { ip = &c->settle_ms; lo = 10; hi = 600000; }
+    else if (!strcmp(key, "max_parse_mb")) { ip = &c->max_parse_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "max_parse_s")) { ip = &c->max_parse_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }

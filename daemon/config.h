@@ -19,6 +19,8 @@ typedef struct goblind_config {
     char *listen;               /* HOST:PORT */
     int settle_ms;              /* debounce after the last file event before parsing */
     int settle_max_ms;          /* ...but parse at most this long after the first unparsed event */
+    int max_parse_mb;           /* bytes one artefact may feed its parser (after inflation); 0: none */
+    int max_parse_s;            /* seconds one parse may take; 0: none */
     int quiet_s;                /* no change for this long after a good parse = complete */
     int scan_interval_s;        /* safety-net rescan of roots and runs */
     int fallback_scan_ms;       /* rescan period once inotify watches run out */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include "core/metrics_json.h"
 #include "core/run_parse.h"
 
@@ -130,10 +131,16 @@ void on_quiet(uv_timer_t *h) {
 /* Worker thread: parse, render, store. Touches nothing of the loop's. */
 static void parse_work(uv_work_t *req) {
     parse_job *j = req->data;
-    run_options opt = {.parse.confine_root = j->root};
+    tracker *t = j->r->t;
+    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
+    run_options opt = {.parse.confine_root = j->root, .parse.limits = &j->lim};
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
     if (!run_parse(j->path, &opt, &j->res)) return;
+    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }   /* cut short: never stored */
     gettimeofday(&t1, NULL);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
     j->seconds = ms / 1e3;
@@ -141,7 +148,12 @@ static void parse_work(uv_work_t *req) {
     bool kernels_ok = ki->present && ki->bytes_parsed > 0 && j->res.kernels.complete;
     bool torch_ok = j->res.torch.complete;
     j->ok = kernels_ok && torch_ok;
+    const char *limited = NULL;                 /* an artefact stopped by max_parse_mb / max_parse_s */
+    for (int k = 0; k < ARTEFACT_KIND_COUNT && !limited; k++)
+        if (j->res.info[k].error && strstr(j->res.info[k].error, "bounds a parse")) limited = j->res.info[k].error;
+    if (limited) log_warn("run %s: %s", j->id, limited);
     const char *error = j->ok ? NULL
+        : limited ? limited
         : !ki->present ? "kernel trace not found"
         : !kernels_ok ? "kernel trace empty or truncated"
         : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
@@ -174,7 +186,9 @@ static void parse_done(uv_work_t *req, int status) {
     t->inflight--;
     r->parsing = false;
     r->refs--;
-    if (status == 0 && j->stored) {
+    if (j->cancelled) {
+        /* shutting down: nothing was stored and nothing is retried */
+    } else if (status == 0 && j->stored) {
         atomic_fetch_add(&t->counters->ingests[j->ok ? INGEST_OK : INGEST_INCOMPLETE], 1);
         atomic_fetch_add(&t->counters->parsed_bytes, j->bytes);
         histogram_observe(&t->counters->parse_seconds, j->seconds);
@@ -224,6 +238,9 @@ void start_parse(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
+    j->lim.max_seconds = t->cfg->max_parse_s;
+    j->lim.cancel = &t->cancel;
     r->settle_since_ms = 0;                     /* what changed before now is in this parse */
     r->parse_started_ms = now_ms();
     set_status(r, RUN_RUNNING);
@@ -266,6 +283,7 @@ static void close_handle(tracker *t, uv_handle_t *h) {
 
 void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
     t->stopping = true;
+    atomic_store(&t->cancel, true);             /* parses in flight stop within a chunk (1 MiB) */
     t->done = done;
     t->done_arg = arg;
     if (t->open_handles == 0 && t->inflight == 0) { done(arg); return; }

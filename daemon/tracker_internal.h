@@ -74,7 +74,8 @@ struct tracker {
     size_t n_roots;
     uv_timer_t scan, retry;
     bool fallback, ready, stopping;
-    bool corrupt_logged;         /* the database is corrupt: said once, writes stopped */
+    bool corrupt_logged;
+    _Atomic bool cancel;         /* shutdown: parses in flight stop at their next chunk */         /* the database is corrupt: said once, writes stopped */
     goblind_counters *counters;
     size_t watched;
     int inflight, open_handles;
@@ -88,6 +89,8 @@ typedef struct parse_job {
     char *id, *root, *path;
     run_result res;
     bool ok, stored;
+    bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
+    parse_limits lim;            /* copied from the configuration when queued */
     run_sig sig;
     uint64_t bytes;
     double seconds;

@@ -272,5 +272,58 @@ def test_world_readable_token_file_refused(tmp):
     assert d.stop() == 0
 
 
+def gzip_bomb(run_dir, gib, seed=1):
+    """A run whose torch profile is gzip members of blanks: ~1000x inflation, made instantly."""
+    import gzip
+    gen(run_dir, seed=seed)
+    (run_dir / "torch_profile.json").unlink()
+    blanks = gzip.compress(b" " * (64 << 20), compresslevel=1)
+    with open(run_dir / "torch_profile.json.gz", "wb") as f:
+        f.write(gzip.compress(b'{"traceEvents": ['))
+        for _ in range(gib * 16):
+            f.write(blanks)
+
+
+def test_parse_bounded_by_bytes_and_time(tmp):
+    stage = Path(tmp) / "stage"
+    gzip_bomb(stage / "bomb-bytes", 4)
+    gzip_bomb(stage / "bomb-time", 4, seed=2)
+    d = Daemon(tmp, extra=["--max-parse-mb", "64"]).start()
+    os.rename(stage / "bomb-bytes", d.roots[0] / "bomb-bytes")
+    d.wait_status("bomb-bytes", "failed", timeout=20)
+    det = d.json("/runs/bomb-bytes")[2]
+    assert any("more than 64 MiB of content" in w for w in det["warnings"]), det["warnings"]
+    assert "max_parse_mb" in det["error"], det["error"]
+    assert d.stop() == 0
+    d = Daemon(tmp, extra=["--max-parse-mb", "0", "--max-parse-s", "1"]).start()
+    os.rename(stage / "bomb-time", d.roots[0] / "bomb-time")
+    t0 = time.time()
+    d.wait_status("bomb-time", "failed", timeout=30)
+    det = d.json("/runs/bomb-time")[2]
+    assert any("after 1 s; max_parse_s" in w for w in det["warnings"]), det["warnings"]
+    print(f"     the 4 GiB bomb was stopped and failed after {time.time() - t0:.1f} s (max_parse_s = 1)")
+    assert d.stop() == 0
+
+
+def test_shutdown_cancels_busy_parses(tmp):
+    stage = Path(tmp) / "stage"
+    gzip_bomb(stage / "bomb-1", 8)
+    gzip_bomb(stage / "bomb-2", 8, seed=2)
+    d = Daemon(tmp, extra=["--max-parse-mb", "0", "--max-parse-s", "0"]).start()
+    os.rename(stage / "bomb-1", d.roots[0] / "bomb-1")
+    os.rename(stage / "bomb-2", d.roots[0] / "bomb-2")
+    wait_for(lambda: all(d.get(f"/runs/{b}")[0] == 200 and d.json(f"/runs/{b}")[2]["status"] == "running"
+                         for b in ("bomb-1", "bomb-2")), 20, "both bombs being parsed")
+    time.sleep(1)
+    t0 = time.time()
+    assert d.stop() == 0
+    took = time.time() - t0
+    print(f"     SIGTERM with both workers on 8 GiB bombs: exited in {took:.2f} s")
+    assert took < 1.5, took
+    d.start()                                                      # nothing half-stored: parsed again
+    assert d.json("/runs/bomb-1")[2]["ingest_count"] == 0
+    d.stop(signal.SIGKILL)
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
