@@ -187,6 +187,7 @@ static void collect_id(void *user, const run_row *row) {
 }
 
 int tracker_start(tracker *t) {
+    if (!status_lane_start(t)) log_error("cannot start the status writer thread; statuses will not be stored");
     uv_timer_init(t->loop, &t->scan);
     uv_timer_init(t->loop, &t->retry);
     t->scan.data = t->retry.data = t;

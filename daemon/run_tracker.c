@@ -287,6 +287,7 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
     t->done = done;
     t->done_arg = arg;
     if (t->open_handles == 0 && t->inflight == 0) { done(arg); return; }
+    status_lane_stop(t);
     close_handle(t, (uv_handle_t *)&t->scan);
     close_handle(t, (uv_handle_t *)&t->retry);
     for (size_t i = 0; i < t->n_roots; i++) {
@@ -303,6 +304,7 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
 
 void tracker_free(tracker *t) {
     if (!t) return;
+    status_lane_free(t);
     for (size_t b = 0; b < t->nbuckets; b++)
         for (run *r = t->buckets[b], *nx; r; r = nx) {
             nx = r->next;

@@ -20,6 +20,7 @@
 #define MAX_SUBWATCH 8
 
 typedef struct run run;
+typedef struct status_lane status_lane;
 
 /* Which directory a watch is on: a path deleted and created again is another directory,
  * and its old inotify watch is dead. */
@@ -75,7 +76,8 @@ struct tracker {
     uv_timer_t scan, retry;
     bool fallback, ready, stopping;
     bool corrupt_logged;
-    _Atomic bool cancel;         /* shutdown: parses in flight stop at their next chunk */         /* the database is corrupt: said once, writes stopped */
+    _Atomic bool cancel;
+    status_lane *lane;           /* status writes' own thread (status_writer.c) */         /* shutdown: parses in flight stop at their next chunk */         /* the database is corrupt: said once, writes stopped */
     goblind_counters *counters;
     size_t watched;
     int inflight, open_handles;
@@ -118,6 +120,9 @@ run *run_new(tracker *t, const char *root_path, const char *id);
 bool db_corrupt(tracker *t);                        /* store_corruption(), logged once */
 void write_status(run *r);                          /* store r->status (worker pool, in order) */
 void on_retry(uv_timer_t *h);
+bool status_lane_start(tracker *t);                 /* at tracker_start; false: no thread */
+void status_lane_stop(tracker *t);                  /* closes its handle once no write is in flight */
+void status_lane_free(tracker *t);                  /* joins the thread (after the loop ended) */
 
 /* watches.c */
 bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);

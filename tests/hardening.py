@@ -325,5 +325,24 @@ def test_shutdown_cancels_busy_parses(tmp):
     d.stop(signal.SIGKILL)
 
 
+def test_status_writes_not_queued_behind_parses(tmp):
+    stage = Path(tmp) / "stage"
+    gzip_bomb(stage / "bomb-1", 16)
+    gzip_bomb(stage / "bomb-2", 16, seed=2)
+    gen(stage / "small-1", seed=3)
+    d = Daemon(tmp, extra=["--max-parse-mb", "0", "--max-parse-s", "0"]).start()
+    os.rename(stage / "bomb-1", d.roots[0] / "bomb-1")
+    os.rename(stage / "bomb-2", d.roots[0] / "bomb-2")
+    wait_for(lambda: all(d.get(f"/runs/{b}")[0] == 200 and d.json(f"/runs/{b}")[2]["status"] == "running"
+                         for b in ("bomb-1", "bomb-2")), 20, "both workers busy with bombs")
+    os.rename(stage / "small-1", d.roots[0] / "small-1")          # its status must not wait for a worker
+    t0 = time.time()
+    wait_for(lambda: d.get("/runs/small-1")[0] == 200, 3, "small-1's pending status stored while workers are busy")
+    took = time.time() - t0
+    print(f"     a new run's status stored {took * 1000:.0f} ms after it appeared, both workers busy")
+    assert d.json("/runs/bomb-1")[2]["status"] == "running"          # the bombs were still being parsed
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
