@@ -15,8 +15,8 @@ void config_defaults(goblind_config *c) {
     c->listen = strdup("127.0.0.1:9477");
     c->settle_ms = 500;
     c->settle_max_ms = 5000;
-    c->max_parse_mb = 16384;
-    c->max_parse_s = 600;
+    c->max_parse_mb = 8192;
+    c->max_parse_s = 120;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
     c->fallback_scan_ms = 2000;

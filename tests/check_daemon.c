@@ -29,6 +29,10 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_set(&c, "settle_ms", "5", err, sizeof err));
     ck_assert(strstr(err, "from 10 to 600000") != NULL);
     ck_assert(!config_set(&c, "quiet_s", "1x", err, sizeof err));
+    ck_assert(c.settle_max_ms == 5000 && c.max_parse_mb == 8192 && c.max_parse_s == 120);
+    ck_assert(config_set(&c, "settle_max_ms", "2000", err, sizeof err) && c.settle_max_ms == 2000);
+    ck_assert(config_set(&c, "max_parse_mb", "0", err, sizeof err) && c.max_parse_mb == 0);
+    ck_assert(!config_set(&c, "max_parse_s", "-1", err, sizeof err));
     ck_assert(!config_set(&c, "nope", "1", err, sizeof err) && strstr(err, "unknown setting"));
     ck_assert(!config_set(&c, "listen", "9477", err, sizeof err));
     ck_assert(config_set(&c, "listen", "[::1]:9477", err, sizeof err));

@@ -302,6 +302,14 @@ def test_parse_bounded_by_bytes_and_time(tmp):
     det = d.json("/runs/bomb-time")[2]
     assert any("after 1 s; max_parse_s" in w for w in det["warnings"]), det["warnings"]
     print(f"     the 4 GiB bomb was stopped and failed after {time.time() - t0:.1f} s (max_parse_s = 1)")
+    sparse = d.roots[0] / "sparse-1"                               # 4 GiB of holes, 0 bytes on disk
+    gen(stage / "sparse-1", seed=3)
+    with open(stage / "sparse-1" / "trace.csv", "r+b") as f:
+        f.truncate(4 << 30)
+    os.rename(stage / "sparse-1", sparse)
+    d.wait_status("sparse-1", "failed", timeout=30)
+    det = d.json("/runs/sparse-1")[2]
+    assert any("trace.csv: not parsed: still reading" in w for w in det["warnings"]), det["warnings"]
     assert d.stop() == 0
 
 
