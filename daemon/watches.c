@@ -104,8 +104,11 @@ void unwatch(tracker *t, uv_fs_event_t *h) {
 }
 
 static void on_sub_event(uv_fs_event_t *h, const char *name, int events, int status) {
-    (void)name; (void)events; (void)status;
-    run_touch(h->data);
+    (void)events; (void)status;
+    run *r = h->data;
+    for (int i = 0; i < r->n_sub; i++)         /* its own delete/move: dead; the settle re-watches it */
+        if (&r->sub[i] == h && is_self_event(r->sub_name[i], name)) unwatch(r->t, h);
+    run_touch(r);
 }
 
 /* rocprofv3 writes <host>/<pid>_kernel_trace.csv: watch sub-directories one level down. */

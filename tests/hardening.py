@@ -205,6 +205,29 @@ def test_recreated_directories_rewatched(tmp):
     assert d.stop() == 0
 
 
+def test_recreated_rocprofv3_subdirectory_rewatched(tmp):
+    stage = Path(tmp) / "stage"
+    gen(stage / "a", seed=21)
+    gen(stage / "b", seed=22, steps=6)
+    d = Daemon(tmp, extra=["--scan-interval-s", "60"]).start()
+    x = d.roots[0] / "x"
+    shutil.copytree(stage / "a", stage / "x")
+    (stage / "x" / "host1").mkdir()
+    os.rename(stage / "x" / "trace.csv", stage / "x" / "host1" / "1_kernel_trace.csv")
+    os.rename(stage / "x", x)
+    d.wait_status("x", "complete")
+    shutil.rmtree(x / "host1")                                    # rocprofv3's host directory recreated
+    (x / "host1").mkdir()
+    time.sleep(0.3)
+    shutil.copy(stage / "a" / "trace.csv", x / "host1" / "1_kernel_trace.csv")
+    wait_for(lambda: served_equals_parse(d, "x", x), 8, "x parsed again")
+    time.sleep(0.3)
+    shutil.copy(stage / "b" / "trace.csv", x / "host1" / "tmp.csv")
+    os.replace(x / "host1" / "tmp.csv", x / "host1" / "1_kernel_trace.csv")
+    wait_for(lambda: served_equals_parse(d, "x", x), 8, "a rewrite in the recreated host directory noticed")
+    assert d.stop() == 0
+
+
 def test_symlinked_root_followed(tmp):
     real = Path(tmp) / "real-runs"
     real.mkdir()
