@@ -105,7 +105,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"}, {"--max-parse-mb", "max_parse_mb"}, {"--max-parse-s", "max_parse_s"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
-        {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
+        {"--log-level", "log_level"}, {"--log-file", "log_file"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
         {"--db-max-size-mb", "db_max_size_mb"}, {"--max-request-kb", "max_request_kb"},
@@ -151,7 +151,8 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
  * uses it (log level, settle, quiet, scan periods) changes at once; what was bound or
  * opened at start (roots, database, listen address, HTTP limits, TLS, token, watch mode,
  * Prometheus run count) is reported as needing a restart. A broken file changes nothing.
- * Logs go to stderr (journald), so there is no file to reopen. Never exits. */
+ * The log file (log_file) is reopened, so logrotate can move it; without one, logs go to
+ * stderr (journald) and there is nothing to reopen. Never exits. */
 static void reload_config(server *s) {
     goblind_config n;
     config_defaults(&n);
@@ -192,6 +193,12 @@ static void reload_config(server *s) {
         : !SAME_STR(n.tls_cert_file, s->cfg.tls_cert_file) || !SAME_STR(n.tls_key_file, s->cfg.tls_key_file)
           || !SAME_STR(n.tls_client_ca_file, s->cfg.tls_client_ca_file) ? "tls_*" : NULL;
 #undef SAME_STR
+    char log_err[600];                         /* reopened even when unchanged: logrotate moved it */
+    if (!log_reopen(n.log_file, log_err, sizeof log_err)) log_error("SIGHUP: %s; logging where it did", log_err);
+    else {
+        free(s->cfg.log_file);
+        s->cfg.log_file = n.log_file ? strdup(n.log_file) : NULL;
+    }
     tracker_config_changed(s->trk);
     log_info("SIGHUP: configuration reloaded (%s)", len ? changed : "no live setting changed");
     if (restart) log_warn("SIGHUP: %s changed; it takes effect after a restart (systemctl restart goblind)", restart);
@@ -213,6 +220,12 @@ int cmd_serve(int argc, char **argv) {
     int rc = load_settings(&s.cfg, argc, argv);
     if (rc) { config_free(&s.cfg); return rc; }
     log_set_level(s.cfg.log_level);
+    char log_err[600];
+    if (s.cfg.log_file && !log_reopen(s.cfg.log_file, log_err, sizeof log_err)) {
+        fprintf(stderr, "goblind serve: %s\n", log_err);
+        config_free(&s.cfg);
+        return EXIT_USAGE;
+    }
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);                   /* until the loop handles it: a reload never kills */
     struct rlimit rl;                          /* connections and watched files need descriptors */

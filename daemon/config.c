@@ -35,6 +35,7 @@ void config_free(goblind_config *c) {
     free(c->tls_cert_file);
     free(c->tls_key_file);
     free(c->tls_client_ca_file);
+    free(c->log_file);
     memset(c, 0, sizeof *c);
 }
 
@@ -76,6 +77,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     }
     char **path = !strcmp(key, "auth_token_file") ? &c->auth_token_file : !strcmp(key, "tls_cert_file") ? &c->tls_cert_file
                 : !strcmp(key, "tls_key_file") ? &c->tls_key_file : !strcmp(key, "tls_client_ca_file") ? &c->tls_client_ca_file
+                : !strcmp(key, "log_file") ? &c->log_file
                 : NULL;
     if (path) {
         free(*path);

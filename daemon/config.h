@@ -33,6 +33,7 @@ typedef struct goblind_config {
     char *tls_cert_file, *tls_key_file;   /* HTTPS */
     char *tls_client_ca_file;   /* require client certificates signed by this CA */
     log_level log_level;
+    char *log_file;             /* NULL: stderr (journald); else appended to, reopened on SIGHUP */
 } goblind_config;
 
 void config_defaults(goblind_config *c);

@@ -1,17 +1,39 @@
 /* log: stderr logging with levels. */
 #include "daemon/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Atomic int current = LOG_INFO;     /* SIGHUP changes it while other threads log */
 static const char *const NAMES[] = {"error", "warn", "info", "debug"};
 static const int SYSLOG_PRIO[] = {3, 4, 6, 7};
 
 void log_set_level(log_level l) { atomic_store(&current, (int)l); }
+
+static int original_stderr = -1;
+
+bool log_reopen(const char *path, char *err, size_t errlen) {
+    if (!path) {
+        if (original_stderr >= 0) dup2(original_stderr, STDERR_FILENO);
+        return true;
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) {
+        snprintf(err, errlen, "log_file %s: %s", path, strerror(errno));
+        return false;
+    }
+    if (original_stderr < 0) original_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    bool ok = dup2(fd, STDERR_FILENO) >= 0;
+    if (!ok) snprintf(err, errlen, "log_file %s: %s", path, strerror(errno));
+    close(fd);
+    return ok;
+}
 
 bool log_level_parse(const char *s, log_level *out) {
     for (int i = 0; i <= LOG_DEBUG; i++)

@@ -60,6 +60,21 @@ def test_sighup_reloads_and_never_exits(tmp):
     assert d.stop() == 0
 
 
+def test_sighup_reopens_the_log_file(tmp):
+    logf = Path(tmp) / "goblind.log"
+    d = Daemon(tmp, extra=["--log-file", str(logf)]).start()
+    assert "start-up scan done" in logf.read_text()
+    os.rename(logf, Path(tmp) / "goblind.log.1")                  # logrotate
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: logf.exists() and "SIGHUP: configuration reloaded" in logf.read_text(), 10, "the new log file")
+    assert "SIGHUP" not in (Path(tmp) / "goblind.log.1").read_text()
+    gen(d.roots[0] / "after-rotate", seed=3)
+    d.wait_status("after-rotate", "complete")
+    assert "run after-rotate: parsed" in logf.read_text()
+    assert d.stop() == 0
+    assert "stopped" in logf.read_text()
+
+
 def start_unready(d):
     """Daemon.start, but waits for /healthz only (a daemon that is not ready on purpose)."""
     args = [e2e.GOBLIND, "serve", "--db", str(d.db), "--listen", d.listen, "--settle-ms", "150", "--quiet-s", "1",
