@@ -76,6 +76,13 @@ static void add_list_row(void *user, const run_row *r) {
     jw_object_close(j);
 }
 
+/* 404, unless the read that found nothing is the one that found the database corrupt. */
+static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
+    const char *corrupt = store_corruption(api_store(a));
+    if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
+    return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+}
+
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     long limit;
     if (!int_arg(c, "limit", 1, 1000, 100, &limit))
@@ -102,6 +109,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
+        if (store_corruption(api_store(a))) return no_such_run(a, c);
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
     jw_array_close(&j);
@@ -170,10 +178,10 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
     if (rc.found) store_get_artefacts(rd, id, add_artefact, artefacts);
     store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
-    if (!rc.found || !rc.detail) {
+    if (!rc.found || !rc.detail || store_corruption(api_store(a))) {
         json_decref(artefacts);
         json_decref(rc.detail);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     json_object_set_new(rc.detail, "artefacts", artefacts);
     char etag[64];
@@ -209,7 +217,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     if (!rc.found) {
         free(rc.metrics_json);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     char etag[64];
     etag_of(&rc, etag, sizeof etag);
@@ -283,9 +291,9 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     if (rc.found) store_run_kernels(rd, id, sort, (int)limit, add_kernel, list);
     store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
-    if (!rc.found) {
+    if (!rc.found || store_corruption(api_store(a))) {
         json_decref(list);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
 }
@@ -305,7 +313,9 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     enum MHD_Result ret;
     char detail[300];
     json_t *m[2] = {NULL, NULL};
-    if (!rc[0].found || !rc[1].found) {
+    if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
+        ret = no_such_run(a, c);
+    } else if (!rc[0].found || !rc[1].found) {
         snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
         ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
     } else if (rc[0].status != RUN_COMPLETE || rc[1].status != RUN_COMPLETE) {

@@ -390,5 +390,32 @@ def test_status_writes_not_queued_behind_parses(tmp):
     assert d.stop() == 0
 
 
+def test_corruption_found_while_serving_is_503_from_the_first_answer(tmp):
+    import sqlite3
+    d = Daemon(tmp).start()
+    for i in range(3):
+        gen(d.roots[0] / f"c{i}", seed=i + 1, kernels=200)
+    for i in range(3):
+        d.wait_status(f"c{i}", "complete")
+    con = sqlite3.connect(d.db)                                   # the pages in the main file, not the WAL
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    rnd = __import__("random").Random(15)
+    size = d.db.stat().st_size
+    with open(d.db, "r+b") as f:
+        for off in range(4096, size, 4096):
+            f.seek(off)
+            f.write(bytes(rnd.randrange(256) for _ in range(4096)))
+    answers = [(p, d.get(p)[0]) for _ in range(3)
+               for p in ("/runs/c0/kernels", "/runs/c1", "/compare?base=c0&candidate=c2", "/runs")]
+    assert all(st == 503 for _, st in answers), answers           # never a 404 or [] that looks real
+    assert d.get("/readyz")[0] == 503
+    gen(d.roots[0] / "c9", seed=9)
+    time.sleep(3)
+    log = d.logtext()
+    assert log.count("database is corrupt") == 1 and "will retry" not in log, log[-2000:]
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hardening", globals(), ONLY))
