@@ -28,6 +28,7 @@ struct api {
     goblind_counters *counters;
     int metrics_max_runs;
     const char *version;
+    const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
@@ -55,7 +56,7 @@ store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
     prometheus_render(&src, openmetrics, out);
 }
 
@@ -96,6 +97,14 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag) {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     if (!r) free(body);
+    return send_buffer(c, status, r, etag, 0);
+}
+
+enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                   const char *run_status) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) { free(body); return MHD_NO; }
+    MHD_add_response_header(r, "Goblind-Run-Status", run_status);
     return send_buffer(c, status, r, etag, 0);
 }
 
@@ -380,6 +389,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->counters = opt->counters;
     a->metrics_max_runs = opt->metrics_max_runs;
     a->version = opt->version;
+    a->metrics_labels = opt->metrics_labels;
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;

@@ -23,6 +23,7 @@ typedef struct api_options {
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
     int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
     const char *version;
+    const char *metrics_labels;  /* NULL, or k="v",... added to every /metrics sample (kept by the caller) */
     const char *auth_token_file;     /* NULL: no token */
     const char *tls_cert_file, *tls_key_file, *tls_client_ca_file;   /* NULL: plain HTTP / no client certs */
 } api_options;

@@ -68,11 +68,13 @@ static void add_list_row(void *user, const run_row *r) {
     jw_key(j, "updated_at");
     iso_text(r->updated_at, t, sizeof t);
     jw_string(j, t);
-    opt_number(j, "tokens_per_sec", r->has_headline, r->tokens_per_sec);
-    opt_number(j, "mfu_pct", r->has_headline, r->mfu_pct);
-    opt_number(j, "gpu_util_pct", r->has_headline, r->gpu_util_pct);
+    /* RunMetrics says 0 for a quantity it could not measure, and none of these is ever
+     * really 0: listed as null until known (not parsed yet, or its artefact missing). */
+    opt_number(j, "tokens_per_sec", r->has_headline && r->tokens_per_sec > 0, r->tokens_per_sec);
+    opt_number(j, "mfu_pct", r->has_headline && r->mfu_pct > 0, r->mfu_pct);
+    opt_number(j, "gpu_util_pct", r->has_headline && r->gpu_util_pct > 0, r->gpu_util_pct);
     opt_number(j, "step_time_seconds", r->has_headline && r->step_seconds > 0, r->step_seconds);
-    opt_number(j, "hbm_peak_gb", r->has_headline, r->hbm_peak_gb);
+    opt_number(j, "hbm_peak_gb", r->has_headline && r->hbm_peak_gb > 0, r->hbm_peak_gb);
     jw_object_close(j);
 }
 
@@ -235,7 +237,10 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (final) {
         if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         else {
-            ret = api_send_owned(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag);
+            /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
+             * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
+            unsigned code = rc.status == RUN_FAILED ? 422u : MHD_HTTP_OK;
+            ret = api_send_run_owned(c, code, rc.metrics_json, strlen(rc.metrics_json), etag, run_status_name(rc.status));
             rc.metrics_json = NULL;                   /* the response owns it now */
         }
     } else if (rc.status == RUN_GONE) {

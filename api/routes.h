@@ -40,6 +40,10 @@ enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const c
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
+/* Same, with a `Goblind-Run-Status: <run_status>` header: the state of the run whose
+ * RunMetrics the body is, so an agent need not read the warnings to know it failed. */
+enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                   const char *run_status);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
 void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);

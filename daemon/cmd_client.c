@@ -98,7 +98,7 @@ int cmd_show(int argc, char **argv) {
     http_reply r;
     http_get(o.url, path, token, &r);
     free(token);
-    json_t *m = r.status == 200 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+    json_t *m = r.status == 200 || r.status == 422 ? json_loadb(r.body, r.len, 0, NULL) : NULL;
     if (m) report_metrics(stdout, title, m, report_use_unicode());
     else printf("%s\n\n  no metrics yet (HTTP %d): the run is still being written or parsed\n", title, r.status);
     json_decref(m);

@@ -85,6 +85,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
+        {"--metrics-labels", "metrics_labels"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
         {"--db-max-size-mb", "db_max_size_mb"}, {"--max-request-kb", "max_request_kb"},
@@ -151,6 +152,7 @@ int cmd_serve(int argc, char **argv) {
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
+                      .metrics_labels = s.cfg.metrics_labels,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
     s.http = api_start(&ao, s.st, &err);

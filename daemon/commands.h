@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #define EXIT_USAGE 2
+#define EXIT_NO_ARTEFACTS 3   /* goblind parse: the directory holds none of the three artefacts */
 
 int cmd_parse(int argc, char **argv);
 int cmd_serve(int argc, char **argv);

@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "api/listen_addr.h"
+#include "api/prometheus.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,6 +33,7 @@ void config_free(goblind_config *c) {
     free(c->tls_cert_file);
     free(c->tls_key_file);
     free(c->tls_client_ca_file);
+    free(c->metrics_labels);
     memset(c, 0, sizeof *c);
 }
 
@@ -77,6 +79,16 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     if (path) {
         free(*path);
         *path = *v ? strdup(v) : NULL;
+        return true;
+    }
+    if (!strcmp(key, "metrics_labels")) {
+        char *rendered, why[400];
+        if (!prometheus_labels_render(v, &rendered, why, sizeof why)) {
+            snprintf(err, errlen, "metrics_labels: %s", why);
+            return false;
+        }
+        free(c->metrics_labels);
+        c->metrics_labels = rendered;
         return true;
     }
     if (!strcmp(key, "watch_mode")) {

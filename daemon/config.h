@@ -26,6 +26,7 @@ typedef struct goblind_config {
     int connection_timeout_s;
     int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
+    char *metrics_labels;       /* static labels for /metrics, rendered k="v",... (NULL: none) */
     char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
     char *tls_cert_file, *tls_key_file;   /* HTTPS */
     char *tls_client_ca_file;   /* require client certificates signed by this CA */

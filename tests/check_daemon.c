@@ -219,7 +219,8 @@ START_TEST(store_ingest_list_and_state) {
     counters_init(&ctr);
     counters_http(&ctr, 200, 0.002);
     counters_http(&ctr, 299, 0.5);
-    prometheus_source src = {st, &ctr, 3, "9.9.9"};
+    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL};
+    char err2[512];
     strbuf out = {0};
     prometheus_render(&src, false, &out);
     ck_assert(strstr(out.data, "goblind_build_info{version=\"9.9.9\"} 1\n"));
@@ -233,6 +234,22 @@ START_TEST(store_ingest_list_and_state) {
     out.len = 0;
     prometheus_render(&src, true, &out);
     ck_assert(strstr(out.data, "# TYPE goblind_ingests counter\n") && strstr(out.data, "# EOF\n"));
+    /* static labels from the config go on every sample, first */
+    char *labels = NULL;
+    ck_assert(prometheus_labels_render(" host = n\"1 ,cluster=c", &labels, err2, sizeof err2));
+    ck_assert_str_eq(labels, "host=\"n\\\"1\",cluster=\"c\"");
+    src.labels = labels;
+    out.len = 0;
+    prometheus_render(&src, false, &out);
+    ck_assert(strstr(out.data, "\ngoblind_build_info{host=\"n\\\"1\",cluster=\"c\",version=\"9.9.9\"} 1\n"));
+    ck_assert(strstr(out.data, "\nprocess_open_fds{host=\"n\\\"1\",cluster=\"c\"} "));
+    ck_assert(strstr(out.data, "\n# TYPE goblind_runs gauge\n"));
+    free(labels);
+    ck_assert(!prometheus_labels_render("run=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("__name__=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("9a=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("novalue", &labels, err2, sizeof err2));
+    ck_assert(prometheus_labels_render("", &labels, err2, sizeof err2) && labels == NULL);
     strbuf_free(&out);
     store_close(st);
     st = store_open(db, 0, &err);                                /* reopening migrates nothing twice */

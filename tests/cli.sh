@@ -30,8 +30,10 @@ expect 1 "file, not dir" -- "$GOBLIND" parse "$tmp/file"
 mkdir "$tmp/locked" && chmod 000 "$tmp/locked"
 if [ "$(id -u)" != 0 ]; then expect 1 "unreadable dir" -- "$GOBLIND" parse "$tmp/locked"; fi
 mkdir "$tmp/empty"
-expect 0 "empty run dir" -- "$GOBLIND" parse "$tmp/empty"
-expect 0 "table format" -- "$GOBLIND" parse "$tmp/empty" --format table
+expect 3 "empty run dir" -- "$GOBLIND" parse "$tmp/empty"     # no artefacts: says so, prints no numbers
+grep -q "no artefacts found" "$tmp/err" && [ ! -s "$tmp/out" ] || { fail=$((fail + 1)); echo "FAIL empty dir message"; }
+mkdir "$tmp/smi-only" && printf 'timestamp,gpu_util\n1,50\n' > "$tmp/smi-only/amd_smi.csv"
+expect 0 "table format" -- "$GOBLIND" parse "$tmp/smi-only" --format table
 grep -q "waste budget" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --format table text"; }
 expect 2 "bad format" -- "$GOBLIND" parse "$tmp/empty" --format xml
 mkdir "$tmp/hostile"

@@ -243,8 +243,9 @@ def test_broken_run_fails_with_reasons(tmp):
     (run / "torch_profile.json").write_bytes(data[: len(data) // 2])
     d.start()
     d.wait_status("broken-1", "failed")
-    st, _, body = d.get("/runs/broken-1/metrics")
-    assert st == 200, st                           # failed is final: the agent gets the warnings
+    st, h, body = d.get("/runs/broken-1/metrics")
+    assert st == 422, st                           # failed is final: the agent gets the warnings, not a 200
+    assert h["Goblind-Run-Status"] == "failed", h
     doc = check_metrics_body(body, run)
     assert any("unreadable JSON at byte" in w for w in doc["warnings"]), doc["warnings"]
     det = d.json("/runs/broken-1")[2]
@@ -430,6 +431,53 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def test_honest_absence(tmp):
+    """Unknown is null or absent, never 0: /runs headline numbers of a run not parsed yet or
+    missing its artefacts, a failed run's /metrics (422 + Goblind-Run-Status), its Prometheus
+    series (state only, no zero throughput), and the run identified by `run` alone."""
+    d = Daemon(tmp, extra=["--metrics-labels", "hostname=node-7, cluster=mi300x-a"])
+    gen(d.roots[0] / "good-1", seed=1)
+    smi = d.roots[0] / "smi-only"
+    gen(smi, seed=2)
+    (smi / "trace.csv").unlink()
+    (smi / "torch_profile.json").unlink()
+    d.start()
+    d.wait_status("good-1", "complete")
+    d.wait_status("smi-only", "failed")
+    (d.roots[0] / "pending-1").mkdir()
+    wait_for(lambda: d.get("/runs/pending-1")[0] == 200, 10, "pending run")
+    runs = {r["id"]: r for r in d.json("/runs")[2]["runs"]}
+    heads = ("tokens_per_sec", "mfu_pct", "gpu_util_pct", "step_time_seconds", "hbm_peak_gb")
+    assert all(runs["pending-1"][k] is None for k in heads), runs["pending-1"]
+    assert runs["smi-only"]["tokens_per_sec"] is None and runs["smi-only"]["step_time_seconds"] is None, runs
+    assert runs["smi-only"]["hbm_peak_gb"] > 0, runs["smi-only"]            # what is known is shown
+    assert all(isinstance(runs["good-1"][k], float) for k in heads), runs["good-1"]
+    st, h, body = d.get("/runs/smi-only/metrics")
+    assert st == 422 and h["Goblind-Run-Status"] == "failed" and h["ETag"], (st, h)
+    check_metrics_body(body, smi)                                            # still valid RunMetrics
+    st, h, _ = d.get("/runs/good-1/metrics")
+    assert st == 200 and h["Goblind-Run-Status"] == "complete", (st, h)
+    text = d.get("/metrics")[2].decode()
+    lab = 'hostname="node-7",cluster="mi300x-a"'
+    assert f'goblind_run_state{{{lab},run="smi-only"}} 3' in text, text
+    assert f'goblind_run_state{{{lab},run="good-1"}} 2' in text
+    assert f'goblind_run_info{{{lab},run="smi-only",status="failed"}} 1' in text
+    assert f'goblind_build_info{{{lab},version=' in text and f"process_open_fds{{{lab}}} " in text
+    assert not re.search(r'^goblind_run_(tokens_per_second|step_seconds|mfu_ratio|waste_seconds)\{[^}]*run="smi-only"', text, re.M)
+    assert re.search(r'^goblind_run_hbm_peak_bytes\{[^}]*run="smi-only"\} [1-9]', text, re.M)
+    pending = {l.split("{")[0] for l in text.splitlines() if 'run="pending-1"' in l}
+    assert pending == {"goblind_run_state", "goblind_run_info", "goblind_run_updated_timestamp_seconds"}, pending
+    for line in text.splitlines():                  # per-run series carry run alone, state only on _info
+        if line.startswith("goblind_run_") and not line.startswith("goblind_run_info"):
+            assert "status=" not in line, line
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "run=x", "--db", str(Path(tmp) / "y.db")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "metrics_labels" in p.stderr, p
+    assert d.stop() == 0
 
 
 def test_prometheus_exposition_and_scrape(tmp):
