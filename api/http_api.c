@@ -1,4 +1,5 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
+#include "api/json_text.h"
 #include "api/http_api.h"
 
 #include <arpa/inet.h>
@@ -125,10 +126,11 @@ static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, st
 }
 
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+    size_t len = 0;
+    char *s = body ? json_text(body, &len) : NULL;    /* numbers as RunMetrics writes them */
     json_decref(body);
     if (!s) return MHD_NO;
-    enum MHD_Result ret = api_send_text(c, status, s, strlen(s), etag, retry_after);
+    enum MHD_Result ret = api_send_text(c, status, s, len, etag, retry_after);
     free(s);
     return ret;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/json_text.h"
 #include "api/compare.h"
 #include "api/listen_addr.h"
 #include "api/metrics_cache.h"
@@ -92,6 +93,23 @@ START_TEST(json_writer_output) {
     ck_assert_double_eq(strtod(t, NULL), 1e300);
     jw_format_double(0.30000000000000004, t);
     ck_assert_str_eq(t, "0.30000000000000004");
+    /* Python's repr: shortest digits, positional for exponents -4..15, else d.ddde±XX */
+    static const struct { double v; const char *want; } REPR[] = {
+        {25.328, "25.328"}, {1e15, "1000000000000000.0"}, {1e16, "1e+16"}, {1e-5, "1e-05"}, {0.0001, "0.0001"},
+        {-0.0, "-0.0"}, {5e-324, "5e-324"}, {1.5e300, "1.5e+300"}, {123456789.125, "123456789.125"},
+        {-2.5, "-2.5"}, {12345678901234568.0, "1.2345678901234568e+16"}, {0.1 + 0.2, "0.30000000000000004"}};
+    for (size_t i = 0; i < sizeof REPR / sizeof REPR[0]; i++) {
+        jw_format_double(REPR[i].v, t);
+        ck_assert_str_eq(t, REPR[i].want);
+    }
+    /* jansson trees (every API body but RunMetrics) are written the same way, keys in order */
+    json_t *tree = json_pack("{s:f, s:I, s:[f, b, n], s:s}", "x", 25.328, "n", (json_int_t)7, "a", 1e16, 1, "k", "\xc3\xa9");
+    size_t tlen;
+    char *text = json_text(tree, &tlen);
+    ck_assert_str_eq(text, "{\"x\":25.328,\"n\":7,\"a\":[1e+16,true,null],\"k\":\"\xc3\xa9\"}");
+    ck_assert_uint_eq(tlen, strlen(text));
+    free(text);
+    json_decref(tree);
     strbuf_free(&b);
 }
 END_TEST

@@ -552,6 +552,15 @@ def test_compare(tmp):
         assert v["base"] == a["waste_budget"][k] and v["candidate"] == b["waste_budget"][k]
     want = f"tokens/s {a['tokens_per_sec']:.0f} \u2192 {b['tokens_per_sec']:.0f} ({b['tokens_per_sec'] / a['tokens_per_sec']:.2f}\u00d7)"
     assert c["summary"] == want, (c["summary"], want)
+    # every number in every body is the shortest round-trip text, as Python's repr prints it
+    for path in ("/compare?base=before&candidate=after", "/runs/before/kernels?limit=50", "/runs/before",
+                 "/runs/before/metrics", "/runs"):
+        raw = d.get(path)[2].decode()
+        floats = re.findall(r'(?<=[:,\[])-?\d+(?:\.\d+)?(?:e[-+]\d+)?(?=[,\]}])', re.sub(r'"(?:[^"\\]|\\.)*"', '""', raw))
+        assert floats, path
+        for f in floats:
+            if "." in f or "e" in f:
+                assert repr(float(f)) == f, (path, f)
     assert d.get("/compare?base=before&candidate=nope")[0] == 404
     assert d.get("/compare?base=before")[0] == 400
     assert d.get("/compare?base=..&candidate=after")[0] == 400
