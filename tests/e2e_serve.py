@@ -593,6 +593,32 @@ def test_cli_runs_and_show(tmp):
     assert out.returncode == 1 and "HTTP 404" in out.stderr, out
     out = subprocess.run([GOBLIND, "runs", "--status", "weird", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "HTTP 400" in out.stderr, out
+    # --format json: the daemon's bodies, numbers exactly as served
+    out = subprocess.run([GOBLIND, "runs", "--url", "http://" + url, "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)["runs"][0]["tokens_per_sec"] == tps, out
+    out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url, "--format", "json"], capture_output=True, text=True)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 0 and doc["run"]["id"] == "cli-1" and doc["metrics"] == parse(d.roots[0] / "cli-1"), out
+    # show --wait: held until the run is final, then the final table (a run written after the call)
+    late = d.roots[0] / "late-1"
+    tmp_late = Path(tmp) / "late-src"
+    gen(tmp_late, seed=4)
+    late.mkdir()
+    wait_for(lambda: d.get("/runs/late-1")[0] == 200, 10, "late-1 seen")
+    waiter = subprocess.Popen([GOBLIND, "show", "late-1", "--wait", "--url", url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    assert waiter.poll() is None, "show --wait returned before the run was final"
+    for f in ("trace.csv", "amd_smi.csv", "torch_profile.json"):
+        shutil.copy(tmp_late / f, late / f)
+    so, se = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0 and "late-1  complete" in so and "waste budget" in so, (so, se)
+    # failed run: exit 3, metrics still shown
+    (d.roots[0] / "bad-1").mkdir()
+    shutil.copy(tmp_late / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+    wait_for(lambda: d.get("/runs/bad-1")[0] == 200, 10, "bad-1 seen")
+    out = subprocess.run([GOBLIND, "show", "bad-1", "--wait", "--url", url], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 3 and "bad-1  failed" in out.stdout, out
     assert d.stop() == 0
     out = subprocess.run([GOBLIND, "runs", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "is goblind serve running?" in out.stderr, out
@@ -690,6 +716,17 @@ def test_access_control_tls_client_certs(tmp):
         raise AssertionError("plain HTTP answered on the TLS port")
     except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
         pass
+    # the CLI speaks HTTPS through libcurl: server CA, client certificate, as curl names them
+    url = d.base.replace("127.0.0.1", "localhost")
+    tls = ["--cacert", str(tmp / "ca.pem"), "--cert", str(tmp / "client.pem"), "--key", str(tmp / "client.key")]
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls], capture_output=True, text=True)
+    assert out.returncode == 0 and re.search(r"^tls-1\s+complete", out.stdout, re.M), out
+    out = subprocess.run([GOBLIND, "show", "tls-1", "--url", url, "--format", "json", *tls], capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)["metrics"] == parse(d.roots[0] / "tls-1"), out
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls[:2]], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 403" in out.stderr, out                      # no client certificate
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls[2:]], capture_output=True, text=True)
+    assert out.returncode == 1 and "certificate" in out.stderr.lower(), out          # server CA unknown
     assert d.stop() == 0
 
 
