@@ -11,6 +11,7 @@ static const char *const NAMES[] = {"error", "warn", "info", "debug"};
 static const int SYSLOG_PRIO[] = {3, 4, 6, 7};
 
 void log_set_level(log_level l) { current = l; }
+bool log_enabled(log_level l) { return l <= current; }
 
 bool log_level_parse(const char *s, log_level *out) {
     for (int i = 0; i <= LOG_DEBUG; i++)

@@ -9,6 +9,8 @@
 typedef enum { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG } log_level;
 
 void log_set_level(log_level l);
+/* Whether a message of level l would be written. */
+bool log_enabled(log_level l);
 bool log_level_parse(const char *s, log_level *out);
 void log_msg(log_level l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

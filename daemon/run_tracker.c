@@ -14,6 +14,7 @@
 #include "core/str_hash.h"
 #include "core/run_parse.h"
 #include "daemon/log.h"
+#include "daemon/run_log.h"
 
 #define MAX_SUBWATCH 8
 
@@ -44,6 +45,8 @@ struct run {
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_sig parsed_sig, seen_sig;
     int64_t last_change_ms;
+    double parse_ms;             /* of the last stored parse */
+    const char *fail_reason;     /* static text: why the last parse is not complete */
     run *next;                   /* hash chain */
 };
 
@@ -75,6 +78,7 @@ typedef struct parse_job {
     run_sig sig;
     uint64_t bytes;
     double seconds;
+    const char *error;           /* static text, NULL when ok */
 } parse_job;
 
 static void run_touch(run *r);
@@ -366,8 +370,8 @@ static void mark_gone(run *r) {
     for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
     uv_timer_stop(&r->settle);
     uv_timer_stop(&r->quiet);
-    log_info("run %s: directory gone; stored metrics kept", r->id);
     set_status(r, RUN_GONE);
+    run_log_outcome(r->id, RUN_GONE, -1, NULL);
 }
 
 /* ---- the state machine -------------------------------------------------------- */
@@ -424,7 +428,9 @@ static void on_quiet(uv_timer_t *h) {
     run_sig cur;
     sig_of(r, &cur);
     if (!sig_equal(&cur, &r->parsed_sig)) { run_touch(r); return; }
+    run_status before = r->status;
     set_status(r, r->parsed_ok ? RUN_COMPLETE : RUN_FAILED);
+    if (r->status != before) run_log_outcome(r->id, r->status, r->parse_ms, r->fail_reason);
 }
 
 /* Worker thread: parse, render, store. Touches nothing of the loop's. */
@@ -446,6 +452,7 @@ static void parse_work(uv_work_t *req) {
         : !kernels_ok ? "kernel trace empty or truncated"
         : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
         : "torch profile not parseable (yet)";
+    j->error = error;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
         j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
@@ -481,6 +488,8 @@ static void parse_done(uv_work_t *req, int status) {
         r->have_parse = true;
         r->parsed_ok = j->ok;
         r->parsed_sig = j->sig;
+        r->parse_ms = j->seconds * 1e3;
+        r->fail_reason = j->error;
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);

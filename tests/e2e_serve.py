@@ -480,6 +480,27 @@ def test_honest_absence(tmp):
     assert d.stop() == 0
 
 
+def test_run_outcomes_logged(tmp):
+    """At info level: one line per run outcome with the run id, the parse time and, for a failed
+    run, the reason (journald fields: tests/journald.py)."""
+    d = Daemon(tmp, extra=["--log-level", "info"])
+    gen(d.roots[0] / "ok-1", seed=1)
+    (d.roots[0] / "bad-1").mkdir()
+    gen(Path(tmp) / "src", seed=2)
+    shutil.copy(Path(tmp) / "src" / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+    d.start()
+    d.wait_status("ok-1", "complete")
+    d.wait_status("bad-1", "failed")
+    shutil.rmtree(d.roots[0] / "ok-1")
+    d.wait_status("ok-1", "gone")
+    wait_for(lambda: "run ok-1: directory gone" in d.logtext(), 10, "the gone line")
+    log = d.logtext()
+    assert re.search(r"^goblind info: run ok-1: complete \(parse \d+\.\d ms\)$", log, re.M), log
+    assert re.search(r"^goblind info: run bad-1: failed: kernel trace not found \(parse \d+\.\d ms\)$", log, re.M), log
+    assert log.count("run ok-1: complete") == 1 and "debug" not in log, log
+    assert d.stop() == 0
+
+
 def test_prometheus_exposition_and_scrape(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "prom-1", seed=1)
