@@ -30,6 +30,8 @@ struct api {
     int metrics_max_runs;
     const char *version;
     const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
+    void (*run_deleted)(void *user, const char *run_id);
+    void *user;
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
@@ -45,6 +47,11 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void api_report_deleted(api *a, const char *run_id) {
+    api_notify_run(a, run_id);                 /* drops its cached body; waiting polls answer 404 */
+    if (a->run_deleted) a->run_deleted(a->user, run_id);
 }
 
 int64_t api_now_ms(void) {
@@ -286,8 +293,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
-    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-        json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
+    req->is_delete = !strcmp(method, "DELETE");     /* routes.c allows it on /runs/<id> only */
+    if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) {
+        json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed",
+                                 "detail", "only GET and HEAD are served (and DELETE on /runs/<id>)");
         char *s = json_dumps(body, JSON_COMPACT);
         json_decref(body);
         if (!s) return MHD_NO;
@@ -392,6 +401,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->metrics_max_runs = opt->metrics_max_runs;
     a->version = opt->version;
     a->metrics_labels = opt->metrics_labels;
+    a->run_deleted = opt->run_deleted;
+    a->user = opt->user;
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;

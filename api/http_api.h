@@ -25,6 +25,9 @@ typedef struct api_options {
     const char *version;
     const char *metrics_labels;  /* NULL, or k="v",... added to every /metrics sample (kept by the caller) */
     const char *auth_token_file;     /* NULL: no token */
+    /* Called on the HTTP thread after DELETE /runs/<id> forgot a run (NULL: nothing). */
+    void (*run_deleted)(void *user, const char *run_id);
+    void *user;
     const char *tls_cert_file, *tls_key_file, *tls_client_ca_file;   /* NULL: plain HTTP / no client certs */
 } api_options;
 

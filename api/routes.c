@@ -12,6 +12,7 @@
 #include "core/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
+#include "storage/retention.h"
 
 #define RETRY_AFTER_S 2
 #define MAX_WAIT_S 60
@@ -347,7 +348,27 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
 extern const char DASHBOARD_HTML[];
 extern const size_t DASHBOARD_HTML_LEN;
 
+/* ---- DELETE /runs/<id> ------------------------------------------------------------- */
+
+static enum MHD_Result delete_run(api *a, struct MHD_Connection *c, const char *id) {
+    bool found = false;
+    if (retention_forget(api_store(a), id, api_now_ms(), "DELETE /runs/<id>", &found) != 0) {
+        char detail[400];
+        snprintf(detail, sizeof detail, "the database refused the delete: %s", store_last_error(api_store(a)));
+        return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", detail);
+    }
+    if (!found) return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    api_report_deleted(a, id);
+    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "id", id, "deleted", 1), NULL, 0);
+}
+
+static enum MHD_Result method_not_allowed(struct MHD_Connection *c) {
+    return api_send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+                          "DELETE is only allowed on /runs/<id>; everything else is GET and HEAD");
+}
+
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
+    if (req->is_delete && strncmp(url, "/runs/", 6)) return method_not_allowed(c);
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
     if (!strcmp(url, "/healthz"))
@@ -372,6 +393,10 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "invalid run id: it must match [A-Za-z0-9._-]{1,128}");
         const char *sub = slash ? slash : "";
+        if (req->is_delete) {
+            if (!*sub || !strcmp(sub, "/")) return delete_run(a, c, id);
+            return method_not_allowed(c);
+        }
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);

@@ -16,6 +16,7 @@ typedef struct api_request {
     api *api;
     double t0;                   /* monotonic seconds at the first call */
     unsigned status;             /* status of the response queued */
+    bool is_delete;              /* method DELETE (allowed on /runs/<id> only) */
     /* long poll */
     bool waiting, suspended;
     char wait_run[130];
@@ -38,6 +39,8 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* After a DELETE forgot a run: drops its cache entry, wakes its long polls, logs. */
+void api_report_deleted(api *a, const char *run_id);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 /* Same, with a `Goblind-Run-Status: <run_status>` header: the state of the run whose

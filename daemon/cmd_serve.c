@@ -12,6 +12,8 @@
 #include "daemon/commands.h"
 #include "daemon/config.h"
 #include "daemon/log.h"
+#include "daemon/retention_timer.h"
+#include "daemon/run_log.h"
 #include "daemon/run_tracker.h"
 #include "daemon/sd_notify.h"
 #include "storage/store.h"
@@ -23,6 +25,7 @@ typedef struct server {
     api *http;
     tracker *trk;
     goblind_counters counters;
+    retention_timer *retention;
     uv_timer_t tick, watchdog;
     uv_signal_t sigterm, sigint;
     bool shutting_down;
@@ -31,6 +34,12 @@ typedef struct server {
 static void on_run_changed(void *user, const char *run_id) {
     server *s = user;
     api_notify_run(s->http, run_id);
+}
+
+/* DELETE /runs/<id> (HTTP thread): the log line. */
+static void on_run_deleted(void *user, const char *run_id) {
+    (void)user;
+    run_log_deleted(run_id, "DELETE /runs/<id>");
 }
 
 static void on_tick(uv_timer_t *h) {
@@ -47,6 +56,7 @@ static void on_watchdog(uv_timer_t *h) {
 static void on_tracker_stopped(void *arg) {
     server *s = arg;
     uv_close((uv_handle_t *)&s->tick, NULL);
+    retention_timer_stop(s->retention);
     uv_close((uv_handle_t *)&s->watchdog, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -88,7 +98,8 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--metrics-labels", "metrics_labels"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
-        {"--db-max-size-mb", "db_max_size_mb"}, {"--max-request-kb", "max_request_kb"},
+        {"--db-max-size-mb", "db_max_size_mb"}, {"--retention-max-runs", "retention_max_runs"},
+        {"--retention-max-age-days", "retention_max_age_days"}, {"--max-request-kb", "max_request_kb"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -147,12 +158,18 @@ int cmd_serve(int argc, char **argv) {
         config_free(&s.cfg);
         return 1;
     }
+    if (retention_init(s.st) != 0) {
+        log_error("database %s: cannot create the retention tables: %s", s.cfg.db, store_last_error(s.st));
+        store_close(s.st);
+        config_free(&s.cfg);
+        return 1;
+    }
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
-                      .metrics_labels = s.cfg.metrics_labels,
+                      .metrics_labels = s.cfg.metrics_labels, .run_deleted = on_run_deleted, .user = &s,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
     s.http = api_start(&ao, s.st, &err);
@@ -186,6 +203,8 @@ int cmd_serve(int argc, char **argv) {
     fflush(stdout);
     for (size_t i = 0; i < s.cfg.n_roots; i++) log_info("watching root %s", s.cfg.roots[i]);
 
+    retention_policy rp = {s.cfg.retention_max_runs, s.cfg.retention_max_age_days, s.cfg.db_max_size_mb, false};
+    s.retention = retention_timer_start(&s.loop, s.st, &rp, s.http, &s.counters);
     tracker_start(s.trk);
     api_set_ready(s.http, true);
     char status[160];

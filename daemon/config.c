@@ -115,6 +115,8 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
     else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "retention_max_runs")) { ip = &c->retention_max_runs; lo = 0; hi = 100000000; }
+    else if (!strcmp(key, "retention_max_age_days")) { ip = &c->retention_max_age_days; lo = 0; hi = 36500; }
     else {
         snprintf(err, errlen, "unknown setting '%s'", key);
         return false;

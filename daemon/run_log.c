@@ -18,9 +18,12 @@ void run_log_outcome(const char *id, run_status status, double parse_ms, const c
         snprintf(msg, sizeof msg, "run %s: failed: %s (parse %s ms)", id, reason ? reason : "does not parse", ms);
         break;
     case RUN_GONE: snprintf(msg, sizeof msg, "run %s: directory gone; stored metrics kept", id); break;
-    default: snprintf(msg, sizeof msg, "run %s: deleted from the database; its directory is left alone", id);
+    default: snprintf(msg, sizeof msg, "run %s: deleted from the database (%s); its directory is left alone", id,
+                      reason ? reason : "deleted");
              what = "deleted"; break;
     }
     if (getenv("JOURNAL_STREAM") && journald_run_entry(msg, id, what, ms, reason ? reason : "")) return;
     log_info("%s", msg);
 }
+
+void run_log_deleted(const char *id, const char *why) { run_log_outcome(id, RUN_STATUS_COUNT, -1, why); }

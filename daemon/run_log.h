@@ -10,5 +10,8 @@
 
 /* parse_ms < 0: not parsed; reason: why it failed, or NULL. */
 void run_log_outcome(const char *id, run_status status, double parse_ms, const char *reason);
+/* A run deleted from the database (why: "DELETE /runs/<id>", or the retention limit that
+ * evicted it). Thread-safe. */
+void run_log_deleted(const char *id, const char *why);
 
 #endif

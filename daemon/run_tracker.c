@@ -15,6 +15,7 @@
 #include "core/run_parse.h"
 #include "daemon/log.h"
 #include "daemon/run_log.h"
+#include "storage/retention.h"
 
 #define MAX_SUBWATCH 8
 
@@ -584,7 +585,10 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         run_status st;
         run_sig stored;
         bool has_metrics;
-        if (rd && store_run_state(rd, id, &st, &stored, &has_metrics)) {
+        bool known = rd && store_run_state(rd, id, &st, &stored, &has_metrics);
+        bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
+        if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
+        if (known || forgotten) {
             sig_of(r, &r->seen_sig);
             if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
                 r->status = st;                 /* unchanged since it was stored: no re-parse */

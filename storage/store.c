@@ -205,6 +205,26 @@ int store_set_status(store *s, const char *id, const char *root, const char *pat
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
+    pthread_mutex_lock(&s->wlock);
+    int rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0);
+    if (rc == SQLITE_OK) {
+        rc = fn(s->w, arg);
+        if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
+        if (rc != SQLITE_OK) {
+            set_err(s);
+            exec(s->w, "ROLLBACK", NULL, 0);
+        }
+    } else {
+        set_err(s);
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+sqlite3 *store_reader_db(store_reader *r) { return r->db; }
+const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? KIND_KEYS[kind] : ""; }
+
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
     sqlite3_reset(q);

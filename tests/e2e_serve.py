@@ -501,6 +501,67 @@ def test_run_outcomes_logged(tmp):
     assert d.stop() == 0
 
 
+def test_delete_forget_and_retention(tmp):
+    """DELETE /runs/<id> and `goblind forget`: the run leaves every endpoint, its directory is left
+    alone and not ingested again (also across a restart) until its files change; retention
+    evicts the oldest finished runs beyond retention_max_runs / retention_max_age_days."""
+    d = Daemon(tmp)
+    for i in range(3):
+        gen(d.roots[0] / f"r-{i}", seed=i + 1)
+    d.start()
+    for i in range(3):
+        d.wait_status(f"r-{i}", "complete")
+    st, _, body = d.get("/runs/r-0", method="DELETE")
+    assert st == 200 and json.loads(body) == {"id": "r-0", "deleted": True}, (st, body)
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-0/metrics")[0] == 404
+    assert "r-0" not in [r["id"] for r in d.json("/runs")[2]["runs"]]
+    assert 'run="r-0"' not in d.get("/metrics")[2].decode()
+    assert d.get("/runs/r-0", method="DELETE")[0] == 404
+    assert d.get("/runs", method="DELETE")[0] == 405 and d.get("/metrics", method="DELETE")[0] == 405
+    assert d.get("/runs/r-1/metrics", method="DELETE")[0] == 405
+    assert (d.roots[0] / "r-0" / "trace.csv").exists()                       # the directory is left alone
+    url = d.base.split("//")[1]
+    out = subprocess.run([GOBLIND, "forget", "r-1", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 0 and "forgot run r-1" in out.stdout, out
+    out = subprocess.run([GOBLIND, "forget", "r-1", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 404" in out.stderr, out
+    wait_for(lambda: "run r-1: deleted from the database (DELETE /runs/<id>)" in d.logtext(), 5, "deleted line")
+    time.sleep(3.5)                                    # past a rescan and the quiet time: still forgotten
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-1")[0] == 404
+    assert d.stop() == 0
+    d.start()                                          # the start-up scan does not bring them back either
+    d.wait_status("r-2", "complete")
+    time.sleep(2)
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-1")[0] == 404, d.logtext()
+    data = (d.roots[0] / "r-0" / "amd_smi.csv").read_bytes()   # changed files: ingested again
+    (d.roots[0] / "r-0" / "amd_smi.csv").unlink()
+    (d.roots[0] / "r-0" / "amd_smi.csv").write_bytes(data)
+    d.wait_status("r-0", "complete")
+    assert d.get("/runs/r-0/metrics")[0] == 200
+    assert d.stop() == 0
+    # retention_max_age_days: a run last updated 3 days ago goes at start
+    con = sqlite3.connect(d.db)
+    con.execute("UPDATE runs SET updated_at = updated_at - 3 * 86400000 WHERE id = 'r-2'")
+    con.commit()
+    con.close()
+    d.extra = ["--retention-max-age-days", "2"]
+    d.start()
+    wait_for(lambda: d.get("/runs/r-2")[0] == 404, 15, "r-2 evicted by age")
+    assert "run r-2: deleted from the database (retention_max_age_days)" in d.logtext()
+    assert d.get("/runs/r-0")[0] == 200
+    assert d.stop() == 0
+    # retention_max_runs: only the newest N stay
+    for i in range(3, 6):
+        gen(d.roots[0] / f"r-{i}", seed=i + 1)
+    d.extra = ["--retention-max-runs", "2"]
+    d.start()
+    wait_for(lambda: sorted(r["id"] for r in d.json("/runs")[2]["runs"]) in (["r-4", "r-5"], ["r-3", "r-5"],
+                                                                             ["r-3", "r-4"]) and
+             all(r["status"] == "complete" for r in d.json("/runs")[2]["runs"]), 30, "two runs left")
+    assert "(retention_max_runs)" in d.logtext()
+    assert d.stop() == 0
+
+
 def test_prometheus_exposition_and_scrape(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "prom-1", seed=1)
@@ -696,6 +757,8 @@ def test_access_control_token(tmp):
     assert d.get("/runs", {"Authorization": f"Basic {token}"})[0] == 401
     assert d.get("/runs", {"Authorization": f"Bearer {token}"})[0] == 200
     assert d.get("/metrics", {"Authorization": f"Bearer {token}"})[0] == 200
+    assert d.get("/runs/t-1", method="DELETE")[0] == 401                    # forgetting needs the token too
+    assert d.get("/runs/t-1")[0] == 401
     out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1], "--token-file", str(tmp / "token")],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "t-1" in out.stdout, out
