@@ -1,5 +1,7 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
+#include "api/events.h"
 #include "api/json_text.h"
+#include "api/webhooks.h"
 #include "api/http_api.h"
 
 #include <arpa/inet.h>
@@ -32,6 +34,8 @@ struct api {
     const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
     void (*run_deleted)(void *user, const char *run_id);
     void *user;
+    events *events;             /* GET /events and webhooks */
+    webhooks *hooks;
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
@@ -62,6 +66,7 @@ int64_t api_now_ms(void) {
 
 store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
+events *api_events(api *a) { return a->events; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
@@ -185,6 +190,7 @@ static void resume_locked(api *a, const char *run_id, bool due_only) {
 void api_notify_run(api *a, const char *run_id) {
     if (!a) return;
     metrics_cache_drop(a->cache, run_id);          /* before waiters re-read it */
+    events_run_changed(a->events, run_id);
     pthread_mutex_lock(&a->lock);
     resume_locked(a, run_id, false);
     pthread_mutex_unlock(&a->lock);
@@ -192,6 +198,7 @@ void api_notify_run(api *a, const char *run_id) {
 
 void api_tick(api *a) {
     if (!a) return;
+    events_tick(a->events);
     pthread_mutex_lock(&a->lock);
     resume_locked(a, NULL, true);
     pthread_mutex_unlock(&a->lock);
@@ -388,6 +395,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
+    if (!(a->events = events_new(st, a->hooks))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -437,6 +446,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
 fail_early:
     *err = strdup(e);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);
@@ -448,6 +459,7 @@ int api_port(const api *a) { return a->port; }
 void api_stop(api *a) {
     if (!a) return;
     MHD_socket s = MHD_quiesce_daemon(a->d);          /* stop accepting */
+    events_stop(a->events);                           /* event streams end */
     pthread_mutex_lock(&a->lock);
     a->stopping = true;
     resume_locked(a, NULL, false);                    /* waiting polls answer now */
@@ -458,6 +470,8 @@ void api_stop(api *a) {
     if (s != MHD_INVALID_SOCKET) close(s);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/events.h"
 #include "core/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
@@ -379,6 +380,8 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
                              json_pack("{s:b}", "ready", ready), NULL, 0);
     }
     if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
+    if (!strcmp(url, "/events"))
+        return events_stream(api_events(a), c, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID"));
     if (!strcmp(url, "/compare")) return compare(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {

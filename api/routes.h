@@ -31,6 +31,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
 int64_t api_now_ms(void);
 store *api_store(api *a);
 metrics_cache *api_cache(api *a);
+struct events *api_events(api *a);
 bool api_ready(api *a);
 bool api_stopping(api *a);
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after);

@@ -99,7 +99,7 @@ static int load_settings(goblind_config *c, int argc, char **argv) {
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
         {"--db-max-size-mb", "db_max_size_mb"}, {"--retention-max-runs", "retention_max_runs"},
-        {"--retention-max-age-days", "retention_max_age_days"}, {"--max-request-kb", "max_request_kb"},
+        {"--retention-max-age-days", "retention_max_age_days"}, {"--webhook-url", "webhook_url"}, {"--max-request-kb", "max_request_kb"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -170,6 +170,7 @@ int cmd_serve(int argc, char **argv) {
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
                       .metrics_labels = s.cfg.metrics_labels, .run_deleted = on_run_deleted, .user = &s,
+                      .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
     s.http = api_start(&ao, s.st, &err);

@@ -34,6 +34,7 @@ void config_free(goblind_config *c) {
     free(c->tls_key_file);
     free(c->tls_client_ca_file);
     free(c->metrics_labels);
+    for (size_t i = 0; i < c->n_webhook_urls; i++) free(c->webhook_urls[i]);
     memset(c, 0, sizeof *c);
 }
 
@@ -79,6 +80,18 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     if (path) {
         free(*path);
         *path = *v ? strdup(v) : NULL;
+        return true;
+    }
+    if (!strcmp(key, "webhook_url")) {
+        if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'", v);
+            return false;
+        }
+        if (c->n_webhook_urls >= sizeof c->webhook_urls / sizeof c->webhook_urls[0]) {
+            snprintf(err, errlen, "webhook_url: at most 8");
+            return false;
+        }
+        c->webhook_urls[c->n_webhook_urls++] = strdup(v);
         return true;
     }
     if (!strcmp(key, "metrics_labels")) {

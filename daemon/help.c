@@ -31,6 +31,7 @@ static const command_help HELP[] = {
      "  --metrics-max-runs N --metrics-labels NAME=VALUE,...\n"
      "  --retention-max-runs N --retention-max-age-days N --db-max-size-mb N\n"
      "  --auth-token-file F --tls-cert-file F --tls-key-file F --tls-client-ca-file F\n"
+     "  --webhook-url URL (repeatable: POST each run event there)\n"
      "  --log-level error|warn|info|debug\n"
      "Exit status: 0 after SIGTERM/SIGINT, 1 when the database or address cannot be opened, 2 on a\n"
      "usage or configuration error."},

@@ -562,6 +562,118 @@ def test_delete_forget_and_retention(tmp):
     assert d.stop() == 0
 
 
+class SSE:
+    """A GET /events client on a raw socket: parses id/event/data messages as they arrive."""
+
+    def __init__(self, base, last_id=None):
+        import socket
+        host, port = base.split("//")[1].rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        extra = f"Last-Event-ID: {last_id}\r\n" if last_id else ""
+        self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head, head
+        self.messages = []
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            data = self.sock.recv(65536)
+            assert data, "stream closed"
+            self.buf += data
+        out, self.buf = self.buf.split(sep, 1)
+        return out
+
+    def _chunk_text(self):
+        size = int(self._until(b"\r\n"), 16)
+        while len(self.buf) < size + 2:
+            self.buf += self.sock.recv(65536)
+        text, self.buf = self.buf[:size], self.buf[size + 2:]
+        return text
+
+    def wait(self, pred, timeout=30):
+        self.sock.settimeout(timeout)
+        pending = b""
+        while True:
+            for m in self.messages:
+                if pred(m):
+                    return m
+            pending += self._chunk_text()
+            while b"\n\n" in pending:
+                block, pending = pending.split(b"\n\n", 1)
+                msg = {}
+                for line in block.decode().split("\n"):
+                    if line and not line.startswith(":") and ":" in line:
+                        k, v = line.split(":", 1)
+                        msg[k] = v.strip()
+                if "data" in msg:
+                    msg["json"] = json.loads(msg["data"])
+                if msg:
+                    self.messages.append(msg)
+
+    def close(self):
+        self.sock.close()
+
+
+def test_events_stream_and_webhooks(tmp):
+    """GET /events streams created, running, complete, failed, gone and deleted with the run id
+    and ETag; Last-Event-ID resumes; the same JSON is POSTed to webhooks, retried on errors."""
+    import http.server
+    got, fail_first = [], [True]
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if fail_first[0]:                                       # the first delivery fails: retried
+                fail_first[0] = False
+                self.send_response(500)
+            else:
+                got.append(json.loads(body))
+                self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    d = Daemon(tmp, extra=["--webhook-url", f"http://127.0.0.1:{hook.server_port}/goblind"])
+    gen(d.roots[0] / "old-1", seed=1)
+    d.start()
+    d.wait_status("old-1", "complete")
+    ev = SSE(d.base)
+    gen(d.roots[0] / "e-1", seed=2)
+    def seen(kind, run):
+        return lambda m: m.get("event") == kind and m["json"]["run"] == run
+    created = ev.wait(seen("created", "e-1"))
+    done = ev.wait(seen("complete", "e-1"))
+    assert done["json"]["etag"] == d.get("/runs/e-1")[1]["ETag"], (done, d.get("/runs/e-1")[1])
+    assert int(done["id"]) > int(created["id"]) and done["json"]["id"] == int(done["id"])
+    (d.roots[0] / "f-1").mkdir()
+    shutil.copy(d.roots[0] / "e-1" / "amd_smi.csv", d.roots[0] / "f-1" / "amd_smi.csv")
+    ev.wait(seen("failed", "f-1"))
+    shutil.rmtree(d.roots[0] / "old-1")
+    ev.wait(seen("gone", "old-1"))
+    assert d.get("/runs/e-1", method="DELETE")[0] == 200
+    ev.wait(seen("deleted", "e-1"))
+    assert not any(m.get("event") == "created" and m["json"]["run"] == "old-1" for m in ev.messages)
+    ev.close()
+    # resumed after the "created" event: everything after it, nothing before
+    again = SSE(d.base, last_id=created["id"])
+    again.wait(seen("deleted", "e-1"))
+    ids = [int(m["id"]) for m in again.messages if "id" in m]
+    assert ids and min(ids) > int(created["id"]) and ids == sorted(ids), ids
+    again.close()
+    stale = SSE(d.base, last_id="1")                                # from before this start
+    stale.wait(lambda m: m.get("event") == "resync")
+    stale.close()
+    wait_for(lambda: any(e["event"] == "deleted" and e["run"] == "e-1" for e in got), 20, "webhook deliveries")
+    kinds = [(e["event"], e["run"]) for e in got]
+    for want in (("created", "e-1"), ("complete", "e-1"), ("failed", "f-1"), ("gone", "old-1"), ("deleted", "e-1")):
+        assert want in kinds, (want, kinds)
+    assert d.stop() == 0                                            # streams end, webhooks joined
+    hook.shutdown()
+
+
 def test_prometheus_exposition_and_scrape(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "prom-1", seed=1)
