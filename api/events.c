@@ -103,7 +103,7 @@ static void emit_locked(events *ev, const char *kind, const char *run_id, const 
     char at[40];
     iso_now(at, sizeof at);
     uint64_t id = ev->next_id++;
-    json_t *doc = json_pack("{s:I, s:s, s:s, s:s?, s:s?, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id,
+    json_t *doc = json_pack("{s:I, s:s, s:s, s:s*, s:s*, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id,
                             "status", status, "etag", etag, "at", at);
     char *data = doc ? json_text(doc, NULL) : NULL;
     json_decref(doc);

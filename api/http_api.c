@@ -258,7 +258,8 @@ static bool client_cert_ok(struct MHD_Connection *c) {
 static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_Result *ret) {
     /* liveness stays open, and so does the dashboard page: it holds no data, and asks for
      * the token itself before it reads the API */
-    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html")) return false;
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html") || !strcmp(url, "/openapi.json"))
+        return false;
     if (a->client_certs && !client_cert_ok(c)) {
         *ret = api_send_error(c, MHD_HTTP_FORBIDDEN, "forbidden", "a client certificate signed by the configured CA is required");
         return true;

@@ -348,6 +348,8 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
 
 extern const char DASHBOARD_HTML[];
 extern const size_t DASHBOARD_HTML_LEN;
+extern const char OPENAPI_JSON[];          /* api/openapi.json, embedded at build time */
+extern const size_t OPENAPI_JSON_LEN;
 
 /* ---- DELETE /runs/<id> ------------------------------------------------------------- */
 
@@ -372,6 +374,8 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
     if (req->is_delete && strncmp(url, "/runs/", 6)) return method_not_allowed(c);
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
+    if (!strcmp(url, "/openapi.json"))
+        return api_send_body(c, MHD_HTTP_OK, OPENAPI_JSON, OPENAPI_JSON_LEN, "application/json");
     if (!strcmp(url, "/healthz"))
         return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
     if (!strcmp(url, "/readyz")) {
