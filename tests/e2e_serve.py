@@ -726,6 +726,75 @@ def test_prometheus_exposition_and_scrape(tmp):
     assert d.stop() == 0
 
 
+def test_grafana_dashboard_and_rules_against_prometheus(tmp):
+    """Every query of grafana/goblind-dashboard.json (panels and variables) and every recording rule
+    of prometheus/goblind-rules.yml returns data from a real Prometheus scraping a daemon with runs."""
+    src = Path(__file__).resolve().parent.parent
+    dash = json.loads((src / "grafana" / "goblind-dashboard.json").read_text())
+    d = Daemon(tmp)
+    gen(d.roots[0] / "g-1", seed=1)
+    gen(d.roots[0] / "g-2", seed=2)
+    (d.roots[0] / "gf-1").mkdir()
+    d.start()
+    d.wait_status("g-1", "complete")
+    d.wait_status("g-2", "complete")
+    shutil.copy(d.roots[0] / "g-1" / "amd_smi.csv", d.roots[0] / "gf-1" / "amd_smi.csv")
+    d.wait_status("gf-1", "failed")
+    port = free_port()
+    target = d.base.split("//")[1]
+    (Path(tmp) / "prom.yml").write_text(
+        f"global: {{scrape_interval: 1s, evaluation_interval: 1s}}\nrule_files: ['{src}/prometheus/goblind-rules.yml']\n"
+        f"scrape_configs:\n  - job_name: goblind\n    static_configs: [{{targets: ['{target}']}}]\n")
+    prom = subprocess.Popen(["prometheus", f"--config.file={tmp}/prom.yml", f"--storage.tsdb.path={tmp}/tsdb",
+                             f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                            stderr=open(Path(tmp) / "prometheus.log", "wb"))
+
+    def api(path, **params):
+        url = f"http://127.0.0.1:{port}/api/v1/{path}?" + urllib.parse.urlencode(params, doseq=True)
+        with urllib.request.urlopen(url, timeout=5) as r:
+            doc = json.load(r)
+        assert doc["status"] == "success", doc
+        return doc["data"]
+
+    def returns(expr):
+        try:
+            return bool(api("query", query=expr)["result"])
+        except (urllib.error.URLError, ConnectionError):
+            return False
+    try:
+        wait_for(lambda: returns('goblind_run_state{run="gf-1"}'), 60, "Prometheus to scrape goblind")
+        for _ in range(3):                                    # two scrapes apart for rate(), then more traffic
+            d.get("/runs")
+            time.sleep(1.5)
+        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x"}
+        exprs = []
+        for panel in dash["panels"]:
+            for t in panel["targets"]:
+                e = t["expr"]
+                for k, v in subst.items():
+                    e = e.replace(k, v)
+                exprs.append((panel["title"], e))
+        for title, e in exprs:
+            wait_for(lambda: returns(e), 20, f"dashboard panel {title!r}: {e}")
+        for var in dash["templating"]["list"]:
+            if var["type"] != "query":
+                continue
+            m = re.fullmatch(r"label_values\((.*), (\w+)\)", var["query"]["query"])
+            metric, label = m.group(1).replace("$instance", target), m.group(2)
+            values = {s.get(label) for s in api("series", **{"match[]": metric})} - {None}
+            assert values, (var["name"], metric)
+        assert "g-1" in {s["run"] for s in api("series", **{"match[]": 'goblind_run_info'})}
+        rules = [r["name"] for g in api("rules")["groups"] for r in g["rules"] if r["type"] == "recording"]
+        assert len(rules) == 4, rules
+        for rec in rules:
+            wait_for(lambda: returns(rec), 20, f"recording rule {rec}")
+        print(f"     {len(exprs)} dashboard queries, {len(rules)} recording rules return data")
+    finally:
+        prom.terminate()
+        prom.wait(30)
+    assert d.stop() == 0
+
+
 def test_compare(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "before", seed=1, steps=6, kernels=80)
