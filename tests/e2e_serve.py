@@ -1011,9 +1011,16 @@ def test_dashboard_in_chromium(tmp):
     flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
              f"--user-data-dir={tmp}/chromium", "--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0"]
-    out = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(flags + ["--window-size=1400,1100", "--dump-dom", url], capture_output=True, text=True, timeout=120)
     dom, log = out.stdout, out.stderr
     assert 'data-errors="0"' in dom and 'data-rendered="1"' in dom, re.findall(r"<body[^>]*>", dom)
+    assert 'data-overflow="0"' in dom, re.findall(r"<body[^>]*>", dom)          # every column fits at 1400 px
+    # deltas coloured by better/worse: less step time is better, more tokens/s is better
+    cmp_ = d.json("/compare?base=baseline&candidate=tuned")[2]["headline"]
+    for name, higher in (("step_seconds", False), ("tokens_per_sec", True)):
+        delta = cmp_[name]["delta"]
+        want = "neutral" if delta == 0 else ("better" if (delta > 0) == higher else "worse")
+        assert re.search(rf'class="num {want}" data-metric="{name}"', dom), (name, delta, want)
     m = re.search(r'id="waste-bar" data-segments="(\d+)"', dom)
     assert m and int(m.group(1)) >= 3, "the waste-budget chart did not render"
     assert dom.count('class="run') >= 2 and 'id="kernels"' in dom
@@ -1024,7 +1031,26 @@ def test_dashboard_in_chromium(tmp):
     shot = Path(tmp) / "dashboard.png"
     subprocess.run(flags + ["--window-size=1400,1100", f"--screenshot={shot}", url], capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 20000
+    # the runs list pages: one run per page, then the older one through the cursor
+    first = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1"], capture_output=True, text=True, timeout=120).stdout
+    assert first.count('class="run') == 1 and re.search(r'<button id="next-page">', first), first[-3000:]
+    nxt = d.json("/runs?limit=1")[2]["next_cursor"]
+    older = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1&cursor=" + urllib.parse.quote(nxt)],
+                           capture_output=True, text=True, timeout=120).stdout
+    assert 'data-id="baseline"' in older and 'data-id="tuned"' not in older, older[-3000:]
     assert d.stop() == 0
+    # a running run shows what is already known: its artefacts as parsed so far
+    d2 = Daemon(Path(tmp) / "live", extra=["--quiet-s", "3600"])
+    run = d2.roots[0] / "live-1"
+    gen(run, seed=5)
+    (run / "torch_profile.json").unlink()
+    d2.start()
+    wait_for(lambda: d2.json("/runs/live-1")[2]["ingest_count"] >= 1, 30, "live-1 parsed once")
+    dom = subprocess.run(flags + ["--window-size=1400,1100", "--dump-dom", d2.base + "/?run=live-1"],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert 'id="run-partial"' in dom and "kernel_trace" in dom and "not yet" in dom, dom[-3000:]
+    assert 'data-errors="0"' in dom and 'data-overflow="0"' in dom
+    assert d2.stop() == 0
 
 
 def test_kill9_mid_ingest(tmp):
