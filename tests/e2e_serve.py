@@ -1034,10 +1034,13 @@ def test_dashboard_in_chromium(tmp):
     # the runs list pages: one run per page, then the older one through the cursor
     first = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1"], capture_output=True, text=True, timeout=120).stdout
     assert first.count('class="run') == 1 and re.search(r'<button id="next-page">', first), first[-3000:]
-    nxt = d.json("/runs?limit=1")[2]["next_cursor"]
+    page1 = d.json("/runs?limit=1")[2]
+    newest, nxt = page1["runs"][0]["id"], page1["next_cursor"]
+    other = ({"baseline", "tuned"} - {newest}).pop()
+    assert f'data-id="{newest}"' in first
     older = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1&cursor=" + urllib.parse.quote(nxt)],
                            capture_output=True, text=True, timeout=120).stdout
-    assert 'data-id="baseline"' in older and 'data-id="tuned"' not in older, older[-3000:]
+    assert f'data-id="{other}"' in older and f'data-id="{newest}"' not in older, older[-3000:]
     assert d.stop() == 0
     # a running run shows what is already known: its artefacts as parsed so far
     d2 = Daemon(Path(tmp) / "live", extra=["--quiet-s", "3600"])
