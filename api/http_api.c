@@ -147,6 +147,18 @@ enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t 
     return ret;
 }
 
+enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow) {
+    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
+                             "DELETE is only allowed on /runs/<id>; everything else is GET and HEAD");
+    char *s = body ? json_text(body, NULL) : NULL;
+    json_decref(body);
+    if (!s) return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+    if (!r) { free(s); return MHD_NO; }
+    MHD_add_response_header(r, "Allow", allow);
+    return send_buffer(c, MHD_HTTP_METHOD_NOT_ALLOWED, r, NULL, 0);
+}
+
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail) {
     return api_send_json(c, status, json_pack("{s:s, s:s}", "error", error, "detail", detail), NULL, 0);
 }

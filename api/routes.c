@@ -365,13 +365,8 @@ static enum MHD_Result delete_run(api *a, struct MHD_Connection *c, const char *
     return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "id", id, "deleted", 1), NULL, 0);
 }
 
-static enum MHD_Result method_not_allowed(struct MHD_Connection *c) {
-    return api_send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
-                          "DELETE is only allowed on /runs/<id>; everything else is GET and HEAD");
-}
-
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
-    if (req->is_delete && strncmp(url, "/runs/", 6)) return method_not_allowed(c);
+    if (req->is_delete && strncmp(url, "/runs/", 6)) return api_send_not_allowed(c, "GET, HEAD");
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
     if (!strcmp(url, "/openapi.json"))
@@ -402,7 +397,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         const char *sub = slash ? slash : "";
         if (req->is_delete) {
             if (!*sub || !strcmp(sub, "/")) return delete_run(a, c, id);
-            return method_not_allowed(c);
+            return api_send_not_allowed(c, "GET, HEAD");
         }
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);

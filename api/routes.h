@@ -49,6 +49,8 @@ enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *
 enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
                                    const char *run_status);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
+/* 405 with an Allow header (allow: the methods the path takes). */
+enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
 void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);
 
