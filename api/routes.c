@@ -199,12 +199,13 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (metrics_cache_get(api_cache(a), id, &hit)) {            /* the common case: no SQLite */
         rc = (run_copy){.found = true, .status = hit.status, .ingest_count = hit.ingest_count, .metrics_json = hit.body};
     } else {
+        uint64_t version = metrics_cache_version(api_cache(a), id);   /* before the read: see metrics_cache.h */
         store_reader *rd = store_reader_acquire(api_store(a));
         store_get_run(rd, id, copy_row, &rc);
         store_reader_release(api_store(a), rd);
         if (rc.found) {
             cached_run put = {rc.status, rc.ingest_count, rc.metrics_json, rc.metrics_json ? strlen(rc.metrics_json) : 0};
-            metrics_cache_put(api_cache(a), id, &put);
+            metrics_cache_put(api_cache(a), id, &put, version);
         }
     }
     if (!rc.found) {
