@@ -224,7 +224,8 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
             req->waiting = true;
             req->deadline_ms = now + wait * 1000;
         }
-        bool answer_now = inm ? !etag_matches(inm, etag) : final;
+        /* gone without metrics: nothing will ever come, so 410 now rather than at the deadline */
+        bool answer_now = inm ? !etag_matches(inm, etag) : final || rc.status == RUN_GONE;
         if (!answer_now && now < req->deadline_ms) {
             free(rc.metrics_json);
             req->recheck_ms = now + RECHECK_MS;

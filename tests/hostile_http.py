@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Issue 15, the HTTP side: consistent answers under churn, bounded memory per client, no slot
+exhaustion. Each test reproduces one attack against a real daemon on an ephemeral loopback port
+and checks the answer after the fix (docs/RELIABILITY.md, "HTTP attacks, round two").
+
+usage: hostile_http.py GOBLIND SHARED_DIR [TEST_NAME...]
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import e2e_serve as e2e  # noqa: E402  (the Daemon harness and helpers)
+
+ONLY = sys.argv[3:]
+Daemon, gen, parse, wait_for = e2e.Daemon, e2e.gen, e2e.parse, e2e.wait_for
+
+
+def port_of(d):
+    return int(d.base.rsplit(":", 1)[1])
+
+
+def raw(d, data, timeout=5):
+    s = socket.create_connection(("127.0.0.1", port_of(d)), timeout=timeout)
+    s.sendall(data)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def status_of(reply):
+    try:
+        return int(reply.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        return 0
+
+
+def test_long_poll_on_run_deleted_before_first_parse(tmp):
+    """Item 7: a run deleted before it was ever parsed answers a waiting long poll with 410 at
+    once, not at the poll's deadline."""
+    d = Daemon(tmp, extra=["--settle-ms", "20000"]).start()     # it stays pending: never parsed
+    run = d.roots[0] / "doomed"
+    gen(run, seed=1)
+    d.wait_status("doomed", "pending")
+    out = {}
+
+    def poll():
+        t0 = time.time()
+        out["st"] = d.get("/runs/doomed/metrics?wait=20")[0]
+        out["s"] = time.time() - t0
+    th = threading.Thread(target=poll)
+    th.start()
+    time.sleep(0.5)
+    shutil.rmtree(run)
+    th.join(30)
+    print(f"     410 after {out.get('s', -1):.2f} s")
+    assert out["st"] == 410, out
+    assert out["s"] < 5, out
+    assert d.stop() == 0
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.run_suite("hostile_http", globals(), ONLY))
