@@ -282,12 +282,13 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     json_t *list = json_array();
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_row, &rc);
-    if (rc.found) store_run_kernels(rd, id, sort, (int)limit, add_kernel, list);
+    int rows = rc.found ? store_run_kernels(rd, id, sort, (int)limit, add_kernel, list) : 0;
     store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
-    if (!rc.found) {
+    if (!rc.found || rows < 0) {
         json_decref(list);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return rows < 0 ? api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the kernel table could not be read")
+                        : api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
     }
     return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
 }

@@ -475,20 +475,22 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
     sqlite3_finalize(q);
 }
 
+/* The share uses TOTAL() (a double): SUM() of saturated int64 totals overflows, and the query
+ * then failed as a whole (issue 15 item 6). */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
     static const char *const ORDER[] = {
         "total_ns DESC, name", "calls DESC, name", "avg_ns DESC, name", "max_ns DESC, name", "name"};
     char sql[512];
     snprintf(sql, sizeof sql,
              "SELECT name, calls, total_ns, min_ns, max_ns, CAST(total_ns AS REAL) / calls AS avg_ns,"
-             " total_ns * 100.0 / (SELECT MAX(1, SUM(total_ns)) FROM kernels WHERE run_id = ?1), flags"
+             " total_ns * 100.0 / (SELECT MAX(1, TOTAL(total_ns)) FROM kernels WHERE run_id = ?1), flags"
              " FROM kernels WHERE run_id = ?1 ORDER BY %s LIMIT ?2", ORDER[sort]);
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, limit);
-    int n = 0;
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    int n = 0, rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         kernel_row k = {
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
@@ -499,7 +501,7 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
         n++;
     }
     sqlite3_finalize(q);
-    return n;
+    return rc == SQLITE_DONE ? n : -1;               /* an error part way is an error, not a short list */
 }
 
 void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {

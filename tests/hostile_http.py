@@ -73,5 +73,36 @@ def test_long_poll_on_run_deleted_before_first_parse(tmp):
     assert d.stop() == 0
 
 
+def zero_start_trace(path, dispatches, names=4):
+    """A rocprofv3 kernel trace whose dispatches start at timestamp 0 and end at a real clock:
+    each lasts ~2.5e15 ns, so per-kernel totals near 2^63 and their sum past it."""
+    head = ('"Kind","Agent_Id","Queue_Id","Stream_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name",'
+            '"Correlation_Id","Start_Timestamp","End_Timestamp"\n')
+    with open(path, "w") as f:
+        f.write(head)
+        for i in range(dispatches):
+            f.write(f'"KERNEL_DISPATCH","4","1","0","1","{i + 1}","1","kern_{i % names}","{i + 1}","0",'
+                    f'"{2577155862517157 + i}"\n')
+
+
+def test_kernels_sum_overflow_still_answers(tmp):
+    """Item 6: kernel totals past SQLite's 64-bit SUM() (4,000 dispatches with a zero start and a
+    real end): /kernels still lists every kernel, pct_time finite, never []."""
+    d = Daemon(tmp).start()
+    run = d.roots[0] / "zero-start"
+    gen(run, seed=2)
+    zero_start_trace(run / "trace.new", 16000)
+    os.replace(run / "trace.new", run / "trace.csv")
+    wait_for(lambda: d.json("/runs/zero-start")[0] == 200 and
+             d.json("/runs/zero-start")[2]["status"] in ("complete", "failed"), 60, "zero-start final")
+    st, _, k = d.json("/runs/zero-start/kernels")
+    assert st == 200, st
+    names = sorted(x["name"] for x in k["kernels"])
+    assert names == [f"kern_{i}" for i in range(4)], k
+    assert all(0 <= x["pct_time"] <= 100 for x in k["kernels"]), k
+    assert abs(sum(x["pct_time"] for x in k["kernels"]) - 100) < 1e-6, k
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_http", globals(), ONLY))
