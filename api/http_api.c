@@ -188,11 +188,19 @@ bool api_access_ok(const char *listen, const char *token_file, const char *clien
         *err = strdup("listen: expected HOST:PORT");
         return false;
     }
-    if (listen_addr_is_loopback(host) || token_file || client_ca_file) return true;
-    char e[512];
-    snprintf(e, sizeof e, "refusing to listen on %s without access control: set auth_token_file (a bearer token) "
+    if (token_file || client_ca_file || listen_addr_is_loopback(host)) return true;
+    char e[768], shown[INET6_ADDRSTRLEN + 8] = "";
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
+    if (getaddrinfo(host, "0", &hints, &ai) == 0 && ai) {      /* name what it resolved to */
+        char ip[INET6_ADDRSTRLEN] = "";
+        const void *raw = ai->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr
+                                                    : (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+        if (inet_ntop(ai->ai_family, raw, ip, sizeof ip) && strcmp(ip, host)) snprintf(shown, sizeof shown, " (= %s)", ip);
+        freeaddrinfo(ai);
+    }
+    snprintf(e, sizeof e, "refusing to listen on %s%s without access control: set auth_token_file (a bearer token) "
              "or tls_cert_file + tls_key_file + tls_client_ca_file (client certificates), or listen on loopback; "
-             "see docs/OPERATIONS.md", listen);
+             "see docs/OPERATIONS.md", listen, shown);
     *err = strdup(e);
     return false;
 }
@@ -340,6 +348,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
     fprintf(stderr, "goblind http: %s\n", b);
 }
 
+/* Whether the listening socket, as bound, is a loopback address (getsockname of MHD's fd). */
+static bool bound_to_loopback(struct MHD_Daemon *d) {
+    const union MHD_DaemonInfo *fd = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (!fd || getsockname(fd->listen_fd, (struct sockaddr *)&ss, &len) != 0) return false;
+    return listen_addr_sockaddr_loopback((struct sockaddr *)&ss);
+}
+
 api *api_start(const api_options *opt, store *st, char **err) {
     char host[256];
     int port;
@@ -410,6 +427,13 @@ api *api_start(const api_options *opt, store *st, char **err) {
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
     a->port = info ? info->port : port;
+    if (!a->token && !a->client_certs && !bound_to_loopback(a->d)) {   /* the address as bound decides */
+        snprintf(e, sizeof e, "refusing to serve %s without access control: the socket is bound to a non-loopback "
+                 "address; set auth_token_file or client certificates (docs/OPERATIONS.md)", opt->listen);
+        MHD_stop_daemon(a->d);
+        pthread_mutex_destroy(&a->lock);
+        goto fail_early;
+    }
     return a;
 fail_early:
     *err = strdup(e);

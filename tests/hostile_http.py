@@ -104,5 +104,38 @@ def test_kernels_sum_overflow_still_answers(tmp):
     assert d.stop() == 0
 
 
+def test_loopback_decided_from_resolved_address(tmp):
+    """Item 14: '--listen 127.any:PORT' where the name resolves to 0.0.0.0 (a private /etc/hosts
+    in a mount namespace) must be refused without access control, not bind every interface."""
+    tmp = Path(tmp)
+    hosts = tmp / "hosts"
+    hosts.write_text("0.0.0.0 127.any\n127.0.0.1 localhost\n")
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind {hosts} /etc/hosts && getent ahosts 127.any"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0 or "0.0.0.0" not in probe.stdout:
+        print("     (skipped: no mount namespace for a private /etc/hosts here)")
+        return
+    (tmp / "runs").mkdir()
+    cmd = (f"mount --bind {hosts} /etc/hosts && exec {e2e.GOBLIND} serve --db {tmp}/goblind.db --root {tmp}/runs"
+           f" --listen 127.any:0")
+    p = subprocess.Popen(["unshare", "-m", "sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise AssertionError(f"goblind served 127.any (= 0.0.0.0) without a token: {out!r}")
+    assert p.returncode == 2, (p.returncode, out, err)
+    assert "without access control" in err and "0.0.0.0" in err, err
+    # a name that resolves to loopback is still accepted without a token
+    cmd = (f"mount --bind {hosts} /etc/hosts && exec {e2e.GOBLIND} serve --db {tmp}/goblind.db --root {tmp}/runs"
+           f" --listen localhost:0")
+    p = subprocess.Popen(["unshare", "-m", "sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert "listening on http://localhost:" in line, line
+    p.terminate()
+    assert p.wait(20) == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_http", globals(), ONLY))
