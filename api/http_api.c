@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "api/listen_addr.h"
+#include "api/log_rate.h"
 #include "api/prometheus.h"
 #include "api/routes.h"
 #include "core/run_files.h"
@@ -37,6 +38,7 @@ struct api {
     api_request *waiters;
     bool stopping;
     int port;
+    log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
 
 static double now_s(void) {
@@ -339,13 +341,22 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
     return (size_t)(w - s);
 }
 
+#define MHD_LOG_WINDOW_S 60.0
+
+/* libmicrohttpd's messages, rate-limited per format string: each plain-HTTP probe of the TLS
+ * port, each reset connection is one message, and a client can make them in a loop. */
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
-    (void)cls;
+    api *a = cls;
+    uint64_t left_out = 0;
+    if (!log_rate_admit(&a->mhd_lines, fmt, now_s(), &left_out)) return;
     char b[512];
     vsnprintf(b, sizeof b, fmt, ap);
     size_t n = strlen(b);
     while (n && (b[n - 1] == '\n' || b[n - 1] == '\r')) b[--n] = '\0';
-    fprintf(stderr, "goblind http: %s\n", b);
+    if (left_out)
+        fprintf(stderr, "goblind http: %s (%llu similar lines suppressed in the last %.0f s)\n", b,
+                (unsigned long long)left_out, MHD_LOG_WINDOW_S);
+    else fprintf(stderr, "goblind http: %s\n", b);
 }
 
 /* Whether the listening socket, as bound, is a loopback address (getsockname of MHD's fd). */
@@ -368,6 +379,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     }
     api *a = calloc(1, sizeof *a);
     if (!a) { *err = strdup("out of memory"); return NULL; }
+    log_rate_init(&a->mhd_lines, MHD_LOG_WINDOW_S);
     if (opt->auth_token_file) {
         a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
         if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
@@ -408,9 +420,10 @@ api *api_start(const api_options *opt, store *st, char **err) {
         tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_mem[1]};
         if (a->tls_mem[2]) tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, a->tls_mem[2]};
     }
+    /* the logger first: libmicrohttpd warns (on stderr, unformatted) when it is not */
     a->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, a,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
                             MHD_OPTION_ARRAY, tls_opts,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                             MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
@@ -437,6 +450,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     return a;
 fail_early:
     *err = strdup(e);
+    log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
@@ -457,6 +471,9 @@ void api_stop(api *a) {
     nanosleep(&ts, NULL);                             /* let them be answered */
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
+    uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);
+    if (left_out) fprintf(stderr, "goblind http: %llu similar lines suppressed before shutdown\n", (unsigned long long)left_out);
+    log_rate_destroy(&a->mhd_lines);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
     free(a->token);

@@ -36,10 +36,12 @@ static const char *arg(struct MHD_Connection *c, const char *key) {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* Integer query argument in [lo, hi]; dflt when absent. false when malformed. */
+/* Integer query argument in [lo, hi]; dflt when absent. false when malformed: digits only
+ * (strtol alone would take "%205", " 5", "+5" and "5\n"). */
 static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
     const char *v = arg(c, key);
     if (!v) { *out = dflt; return true; }
+    if (!*v || strspn(v, "0123456789") != strlen(v)) return false;
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);

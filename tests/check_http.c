@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "api/log_rate.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
 #include "core/json_writer.h"
@@ -111,6 +112,24 @@ START_TEST(prometheus_huge_values_are_not_zero) {
 }
 END_TEST
 
+/* One line of a kind per window; the rest are counted and reported with the next line. */
+START_TEST(log_rate_one_line_per_window) {
+    log_rate r;
+    log_rate_init(&r, 60.0);
+    static const char k1[] = "a", k2[] = "b";
+    uint64_t n;
+    ck_assert(log_rate_admit(&r, k1, 100.0, &n) && n == 0);
+    for (int i = 0; i < 500; i++) ck_assert(!log_rate_admit(&r, k1, 100.0 + i * 0.1, &n));
+    ck_assert(log_rate_admit(&r, k2, 101.0, &n) && n == 0);        /* another kind is not held back */
+    ck_assert(log_rate_admit(&r, k1, 161.0, &n));
+    ck_assert_uint_eq(n, 500);
+    ck_assert(!log_rate_admit(&r, k1, 162.0, &n));
+    ck_assert_uint_eq(log_rate_take_suppressed(&r), 1);
+    ck_assert_uint_eq(log_rate_take_suppressed(&r), 0);
+    log_rate_destroy(&r);
+}
+END_TEST
+
 static Suite *http_suite(void) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("cache");
@@ -119,6 +138,7 @@ static Suite *http_suite(void) {
     tc = tcase_create("overflow");
     tcase_add_test(tc, compare_saturates_extreme_values);
     tcase_add_test(tc, prometheus_huge_values_are_not_zero);
+    tcase_add_test(tc, log_rate_one_line_per_window);
     suite_add_tcase(s, tc);
     return s;
 }

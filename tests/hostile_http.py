@@ -137,5 +137,46 @@ def test_loopback_decided_from_resolved_address(tmp):
     assert p.wait(20) == 0
 
 
+def test_limit_with_blanks_rejected(tmp):
+    """Item 15: 'limit=%205' (a leading blank) and other non-digits are a 400, like any bad limit."""
+    d = Daemon(tmp)
+    gen(d.roots[0] / "lim-1", seed=1)
+    d.start()
+    d.wait_status("lim-1", "complete")
+    for path in ("/runs?limit=%205", "/runs?limit=+5", "/runs?limit=5%20", "/runs?limit=%0a5",
+                 "/runs/lim-1/kernels?limit=%205", "/runs/lim-1/metrics?wait=%201", "/runs?limit=0x5"):
+        st = status_of(raw(d, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()))
+        assert st == 400, (path, st)
+    assert d.get("/runs?limit=5")[0] == 200
+    assert d.stop() == 0
+
+
+def self_signed(tmp):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+                    "server.pem", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, cwd=tmp)
+    return Path(tmp) / "server.pem", Path(tmp) / "server.key"
+
+
+def test_tls_start_quiet_and_plain_probes_rate_limited(tmp):
+    """Item 15: no 'EXTERNAL_LOGGER is not the first option' warning at TLS start-up, and 200 plain
+    HTTP probes of the TLS port log a bounded number of lines (with a count of those left out)."""
+    import ssl
+    cert, key = self_signed(tmp)
+    ctx = ssl.create_default_context(cafile=str(cert))
+    d = Daemon(tmp, ssl_ctx=ctx, extra=["--tls-cert-file", str(cert), "--tls-key-file", str(key)]).start()
+    assert d.get("/healthz")[0] == 200
+    assert "EXTERNAL_LOGGER" not in d.logtext(), d.logtext()
+    before = d.logtext().count("goblind http:")
+    for _ in range(200):
+        raw(d, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout=2)
+    assert d.get("/healthz")[0] == 200
+    lines = d.logtext().count("goblind http:") - before
+    print(f"     200 plain-HTTP probes of the TLS port: {lines} log lines")
+    assert 1 <= lines <= 5, d.logtext()[-3000:]
+    assert d.stop() == 0
+    assert "suppressed" in d.logtext(), d.logtext()[-2000:]
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_http", globals(), ONLY))
