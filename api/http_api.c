@@ -36,7 +36,8 @@ struct api {
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
-    bool stopping;
+    atomic_bool stopping;       /* set under lock; long polls are answered at once from then on */
+    atomic_int polls_open;      /* long polls suspended at least once and not yet completed */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
@@ -65,7 +66,7 @@ void api_prometheus(api *a, bool openmetrics, strbuf *out) {
 static _Thread_local unsigned last_status;
 bool api_ready(api *a) { return atomic_load(&a->ready); }
 void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
-bool api_stopping(api *a) { return a->stopping; }
+bool api_stopping(api *a) { return atomic_load(&a->stopping); }
 
 /* ---- responses ------------------------------------------------------------------ */
 
@@ -132,8 +133,16 @@ enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const 
 
 /* ---- long polls ------------------------------------------------------------------- */
 
-void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
+bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
     pthread_mutex_lock(&a->lock);
+    if (atomic_load(&a->stopping)) {                  /* api_stop has resumed every waiter already */
+        pthread_mutex_unlock(&a->lock);
+        return false;
+    }
+    if (!req->poll_counted) {
+        req->poll_counted = true;
+        atomic_fetch_add(&a->polls_open, 1);
+    }
     snprintf(req->wait_run, sizeof req->wait_run, "%s", run_id);
     req->conn = c;
     req->suspended = true;
@@ -143,6 +152,7 @@ void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *ru
     a->waiters = req;
     MHD_suspend_connection(c);
     pthread_mutex_unlock(&a->lock);
+    return true;
 }
 
 static void unlink_waiter(api *a, api_request *w) {
@@ -315,6 +325,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         if (req->suspended) unlink_waiter(a, req);
         pthread_mutex_unlock(&a->lock);
     }
+    if (req->poll_counted) atomic_fetch_sub(&a->polls_open, 1);   /* answered (or its client left) */
     if (req->status) {                                /* long polls are counted, not timed */
         if (req->waiting) counters_http_count(a->counters, req->status);
         else counters_http(a->counters, req->status, now_s() - req->t0);
@@ -460,15 +471,26 @@ fail_early:
 
 int api_port(const api *a) { return a->port; }
 
+/* How long shutdown waits for resumed long polls to be answered before it closes them. */
+#define STOP_DRAIN_S 5.0
+
 void api_stop(api *a) {
     if (!a) return;
     MHD_socket s = MHD_quiesce_daemon(a->d);          /* stop accepting */
     pthread_mutex_lock(&a->lock);
-    a->stopping = true;
+    atomic_store(&a->stopping, true);                 /* no poll suspends from now on (api_wait) */
     resume_locked(a, NULL, false);                    /* waiting polls answer now */
     pthread_mutex_unlock(&a->lock);
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);                             /* let them be answered */
+    /* Every poll is answered before the connections close: wait for each one's completion
+     * (its answer sent, or its client gone), however busy the HTTP thread is, up to a bound. */
+    double t0 = now_s();
+    while (atomic_load(&a->polls_open) > 0 && now_s() - t0 < STOP_DRAIN_S) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int left = atomic_load(&a->polls_open);
+    if (left > 0)
+        fprintf(stderr, "goblind http: %d long polls still unanswered after %.0f s; closing them\n", left, STOP_DRAIN_S);
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
     uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);

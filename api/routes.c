@@ -228,10 +228,9 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
         }
         /* gone without metrics: nothing will ever come, so 410 now rather than at the deadline */
         bool answer_now = inm ? !etag_matches(inm, etag) : final || rc.status == RUN_GONE;
-        if (!answer_now && now < req->deadline_ms) {
+        req->recheck_ms = now + RECHECK_MS;
+        if (!answer_now && now < req->deadline_ms && api_wait(a, req, c, id)) {
             free(rc.metrics_json);
-            req->recheck_ms = now + RECHECK_MS;
-            api_wait(a, req, c, id);
             return MHD_YES;
         }
     }

@@ -18,6 +18,7 @@ typedef struct api_request {
     unsigned status;             /* status of the response queued */
     /* long poll */
     bool waiting, suspended;
+    bool poll_counted;           /* counted in the api's open long polls (until completion) */
     char wait_run[130];
     int64_t deadline_ms, recheck_ms;
     struct MHD_Connection *conn;
@@ -41,7 +42,8 @@ void api_prometheus(api *a, bool openmetrics, strbuf *out);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
-/* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. */
-void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);
+/* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. false
+ * (nothing suspended) when the server is stopping: the caller answers now. */
+bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);
 
 #endif

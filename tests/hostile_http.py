@@ -178,5 +178,98 @@ def test_tls_start_quiet_and_plain_probes_rate_limited(tmp):
     assert "suppressed" in d.logtext(), d.logtext()[-2000:]
 
 
+def many_kernels_run(run, names):
+    """A run whose kernel trace holds `names` distinct kernel names (~200 bytes each)."""
+    gen(run, seed=3)
+    with open(run / "trace.new", "w") as f:
+        f.write("Kernel_Name,DurationNs\n")
+        for i in range(names):
+            f.write(f"kernel_{i:06d}_{'x' * 180},{100 + i % 50}\n")
+    os.replace(run / "trace.new", run / "trace.csv")
+
+
+def raise_nofile(n=8192):
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
+
+
+def open_long_polls(d, path, n, headers=()):
+    socks = []
+    extra = "".join(h + "\r\n" for h in headers)
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port_of(d)))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{extra}\r\n".encode())
+        socks.append(s)
+    return socks
+
+
+def read_replies(socks, timeout):
+    """The status of each socket's first response (0: closed or timed out without one)."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    bufs = {}
+    for s in socks:
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+        bufs[s] = b""
+    end = time.time() + timeout
+    pending = set(socks)
+    while pending and time.time() < end:
+        for key, _ in sel.select(0.2):
+            s = key.fileobj
+            try:
+                chunk = s.recv(65536)
+            except (ConnectionResetError, BlockingIOError):
+                chunk = b""
+            bufs[s] += chunk
+            if not chunk or b"\r\n\r\n" in bufs[s]:
+                sel.unregister(s)
+                pending.discard(s)
+    for s in socks:
+        s.close()
+    return [status_of(bufs[s]) for s in socks]
+
+
+def test_shutdown_answers_every_long_poll(tmp):
+    """Item 12: SIGTERM with 1,000 long polls waiting (for a new version of a run) while four
+    clients keep the HTTP thread busy with big /kernels bodies: every poll gets an HTTP answer
+    (304, nothing changed) before the daemon exits, within a bounded time."""
+    raise_nofile()
+    n = 300 if os.environ.get("ASAN_OPTIONS") else 1000
+    d = Daemon(tmp, extra=["--max-connections", "2000"])
+    many_kernels_run(d.roots[0] / "wide", 30000)
+    d.start()
+    d.wait_status("wide", "complete", timeout=60)
+    etag = d.get("/runs/wide/metrics")[1]["ETag"]
+    socks = open_long_polls(d, "/runs/wide/metrics?wait=60", n, [f"If-None-Match: {etag}"])   # wait for a change
+    stop = threading.Event()
+
+    def busy():                                                # keeps the HTTP thread busy
+        while not stop.is_set():
+            try:
+                raw(d, b"GET /runs/wide/kernels?limit=100000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5)
+            except OSError:
+                return
+    threads = [threading.Thread(target=busy) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    t0 = time.time()
+    d.proc.send_signal(15)
+    codes = read_replies(socks, 30)
+    stop.set()
+    for t in threads:
+        t.join()
+    rc = d.proc.wait(30)
+    took = time.time() - t0
+    d.log.close()
+    answered = sum(1 for c in codes if c == 304)
+    print(f"     {n} long polls at SIGTERM: {answered} answered 304, exit after {took:.2f} s")
+    assert answered == n, (answered, sorted(set(codes)))
+    assert rc == 0 and took < 10, (rc, took)
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_http", globals(), ONLY))
