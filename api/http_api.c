@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/conn_guard.h"
 #include "api/listen_addr.h"
 #include "api/log_rate.h"
 #include "api/prometheus.h"
@@ -38,6 +39,8 @@ struct api {
     api_request *waiters;
     atomic_bool stopping;       /* set under lock; long polls are answered at once from then on */
     atomic_int polls_open;      /* long polls suspended at least once and not yet completed */
+    int waiting, max_waiting;   /* suspended long polls now (under lock), and their share of the slots */
+    conn_guard *guard;          /* header deadlines and the reserved slots */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
@@ -135,7 +138,9 @@ enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const 
 
 bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
     pthread_mutex_lock(&a->lock);
-    if (atomic_load(&a->stopping)) {                  /* api_stop has resumed every waiter already */
+    /* stopping: api_stop has resumed every waiter already; full: long polls may hold only
+     * their share of the slots, the others are answered at once (202 + Retry-After) */
+    if (atomic_load(&a->stopping) || req->reserved || a->waiting >= a->max_waiting) {
         pthread_mutex_unlock(&a->lock);
         return false;
     }
@@ -150,12 +155,14 @@ bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *ru
     req->prev = NULL;
     if (a->waiters) a->waiters->prev = req;
     a->waiters = req;
+    a->waiting++;
     MHD_suspend_connection(c);
     pthread_mutex_unlock(&a->lock);
     return true;
 }
 
 static void unlink_waiter(api *a, api_request *w) {
+    a->waiting--;
     if (w->prev) w->prev->next = w->next;
     else a->waiters = w->next;
     if (w->next) w->next->prev = w->prev;
@@ -186,6 +193,7 @@ void api_notify_run(api *a, const char *run_id) {
 
 void api_tick(api *a) {
     if (!a) return;
+    conn_guard_sweep(a->guard);                       /* slow headers and idle keep-alives lose their slot */
     pthread_mutex_lock(&a->lock);
     resume_locked(a, NULL, true);
     pthread_mutex_unlock(&a->lock);
@@ -279,6 +287,21 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
 
 /* ---- MHD callbacks ---------------------------------------------------------------- */
 
+static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c) {
+    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!s) return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+    if (!r) { free(s); return MHD_NO; }
+    common_headers(r);
+    MHD_add_response_header(r, "Allow", "GET, HEAD");
+    req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls) {
     (void)version; (void)upload;
@@ -289,23 +312,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!req) return MHD_NO;
         req->api = a;
         req->t0 = now_s();
+        req->reserved = conn_guard_request_begins(c);
         *con_cls = req;
+        /* Refusals before any work (a body is not read, a long poll not begun); they close the
+         * connection, which is what a refused client deserves. */
+        if (strcmp(method, "GET") && strcmp(method, "HEAD")) return method_not_allowed(req, c);
+        last_status = 0;
+        enum MHD_Result ret;
+        if (refuse(a, c, url, &ret)) {
+            if (last_status) req->status = last_status;
+            return ret;
+        }
         /* Answer from the next call: a response queued in the first one makes
          * libmicrohttpd close the connection, and clients lose keep-alive. */
         return MHD_YES;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
-    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-        json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
-        char *s = json_dumps(body, JSON_COMPACT);
-        json_decref(body);
-        if (!s) return MHD_NO;
-        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
-        common_headers(r);
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-        req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
-        enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
-        MHD_destroy_response(r);
+    if (req->reserved && strcmp(url, "/healthz") && strcmp(url, "/readyz")) {
+        last_status = 0;
+        enum MHD_Result ret = api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+            json_pack("{s:s, s:s}", "error", "busy", "detail",
+                      "every connection slot is in use; the reserved ones answer /healthz and /readyz only"), NULL, 1);
+        req->status = last_status;
         return ret;
     }
     last_status = 0;
@@ -316,10 +344,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
-    (void)c; (void)toe;
+    (void)toe;
     api *a = cls;
     api_request *req = *con_cls;
     if (!req) return;
+    conn_guard_request_ends(a->guard, c);             /* the next request's headers are due from now */
     if (req->waiting) {                               /* only long polls ever join the waiter list */
         pthread_mutex_lock(&a->lock);
         if (req->suspended) unlink_waiter(a, req);
@@ -379,6 +408,10 @@ static bool bound_to_loopback(struct MHD_Daemon *d) {
     return listen_addr_sockaddr_loopback((struct sockaddr *)&ss);
 }
 
+/* Slots beyond max_connections kept for /healthz and /readyz, and their header deadline. */
+#define RESERVED_SLOTS 16
+#define RESERVE_TIMEOUT_S 2.0
+
 api *api_start(const api_options *opt, store *st, char **err) {
     char host[256];
     int port;
@@ -408,6 +441,14 @@ api *api_start(const api_options *opt, store *st, char **err) {
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    /* a request's headers are due within connection_timeout_s of opening or of the previous
+     * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
+    double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;
+    if (!(a->guard = conn_guard_new(opt->max_connections, header_s, header_s < RESERVE_TIMEOUT_S ? header_s : RESERVE_TIMEOUT_S))) {
+        snprintf(e, sizeof e, "out of memory");
+        goto fail_early;
+    }
+    a->max_waiting = opt->max_connections / 2 > 0 ? opt->max_connections / 2 : 1;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -436,7 +477,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
                             MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
                             MHD_OPTION_ARRAY, tls_opts,
                             MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)(opt->max_connections + RESERVED_SLOTS),
+                            MHD_OPTION_NOTIFY_CONNECTION, conn_guard_notify, a->guard,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                             (size_t)(opt->max_request_kb > 0 ? opt->max_request_kb : 32) * 1024,
@@ -461,6 +503,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     return a;
 fail_early:
     *err = strdup(e);
+    conn_guard_free(a->guard);
     log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
     free(a->token);
@@ -496,6 +539,7 @@ void api_stop(api *a) {
     uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);
     if (left_out) fprintf(stderr, "goblind http: %llu similar lines suppressed before shutdown\n", (unsigned long long)left_out);
     log_rate_destroy(&a->mhd_lines);
+    conn_guard_free(a->guard);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
     free(a->token);

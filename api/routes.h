@@ -19,6 +19,7 @@ typedef struct api_request {
     /* long poll */
     bool waiting, suspended;
     bool poll_counted;           /* counted in the api's open long polls (until completion) */
+    bool reserved;               /* on a slot kept for /healthz and /readyz (conn_guard.h) */
     char wait_run[130];
     int64_t deadline_ms, recheck_ms;
     struct MHD_Connection *conn;
@@ -43,7 +44,8 @@ void api_prometheus(api *a, bool openmetrics, strbuf *out);
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. false
- * (nothing suspended) when the server is stopping: the caller answers now. */
+ * (nothing suspended) when the server is stopping, when long polls already hold their share of
+ * the connection slots, or on a reserved slot: the caller answers now. */
 bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id);
 
 #endif

@@ -232,6 +232,28 @@ def read_replies(socks, timeout):
     return [status_of(bufs[s]) for s in socks]
 
 
+def read_replies_some(socks, seconds):
+    """Like read_replies, but the sockets stay open: the status of those answered within
+    `seconds` (0 for those still waiting)."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    got = {}
+    for s in socks:
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+    end = time.time() + seconds
+    while time.time() < end and len(got) < len(socks):
+        for key, _ in sel.select(0.1):
+            s = key.fileobj
+            try:
+                got[s] = status_of(s.recv(65536))
+            except (ConnectionResetError, BlockingIOError):
+                got[s] = -1
+            sel.unregister(s)
+    sel.close()
+    return [got.get(s, 0) for s in socks]
+
+
 def test_shutdown_answers_every_long_poll(tmp):
     """Item 12: SIGTERM with 1,000 long polls waiting (for a new version of a run) while four
     clients keep the HTTP thread busy with big /kernels bodies: every poll gets an HTTP answer
@@ -269,6 +291,109 @@ def test_shutdown_answers_every_long_poll(tmp):
     print(f"     {n} long polls at SIGTERM: {answered} answered 304, exit after {took:.2f} s")
     assert answered == n, (answered, sorted(set(codes)))
     assert rc == 0 and took < 10, (rc, took)
+
+
+def healthz_times(d, n=40, timeout=5):
+    """Latencies (ms) of n fresh-connection /healthz requests; a failure counts as the timeout."""
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        st = status_of(raw(d, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout))
+        times.append((time.perf_counter() - t0) * 1000 if st == 200 else timeout * 1000.0)
+    return sorted(times)
+
+
+def p99(times):
+    return times[min(len(times) - 1, int(len(times) * 0.99))]
+
+
+def test_slowloris_cut_at_header_deadline(tmp):
+    """Item 9: clients that send one header byte a second (each byte used to reset the idle
+    timeout) hold every slot; now their headers are due within connection_timeout_s, they are cut,
+    and /healthz is served again."""
+    raise_nofile()
+    d = Daemon(tmp, extra=["--max-connections", "64", "--connection-timeout-s", "3"]).start()
+    socks = []
+    for _ in range(64 + 16):                                   # every slot, the reserved ones too
+        try:
+            s = socket.create_connection(("127.0.0.1", port_of(d)), timeout=2)
+            s.sendall(b"G")
+            socks.append(s)
+        except OSError:
+            break
+    t0 = time.time()
+    alive = len(socks)
+    cut_after = None
+    while time.time() - t0 < 12 and alive:
+        time.sleep(1.0)
+        alive = 0
+        for s in socks:
+            try:
+                s.sendall(b"E")                               # a byte a second, never a full header
+                s.settimeout(0.001)
+                if s.recv(1) == b"":
+                    raise ConnectionResetError
+                alive += 1
+            except socket.timeout:
+                alive += 1
+            except OSError:
+                pass
+        if alive == 0 and cut_after is None:
+            cut_after = time.time() - t0
+    for s in socks:
+        s.close()
+    print(f"     {len(socks)} slowloris clients: all cut after {cut_after} s (connection_timeout_s = 3)")
+    assert alive == 0 and cut_after is not None and cut_after < 6, (alive, cut_after)
+    times = healthz_times(d, 20)
+    assert p99(times) < 100, times
+    assert d.stop() == 0
+
+
+def test_long_polls_bounded_and_health_slots_kept(tmp):
+    """Item 9: long polls on every slot used to starve /healthz. Long polls may hold half of
+    max_connections; the rest are answered at once (202, Retry-After); /healthz and /readyz are
+    answered (p99 < 50 ms) from reserved slots even when every ordinary slot is taken; other
+    requests on a reserved slot get 503."""
+    raise_nofile()
+    d = Daemon(tmp, extra=["--max-connections", "64", "--connection-timeout-s", "30", "--settle-ms", "60000"]).start()
+    gen(d.roots[0] / "held", seed=1)
+    d.wait_status("held", "pending")
+    t0 = time.time()
+    polls = open_long_polls(d, "/runs/held/metrics?wait=60", 64)
+    early = read_replies_some(polls, 3)
+    took = time.time() - t0
+    waiting = sum(1 for c in early if c == 0)
+    answered = sum(1 for c in early if c == 202)
+    print(f"     64 long polls on 64 slots: {waiting} held, {answered} answered 202 at once ({took:.1f} s)")
+    assert waiting == 32 and answered == 32, early
+    times = healthz_times(d, 40)                               # every ordinary slot is busy now
+    print(f"     /healthz with every ordinary slot busy: p99 {p99(times):.1f} ms")
+    assert p99(times) < 50, times
+    assert status_of(raw(d, b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200
+    st = status_of(raw(d, b"GET /runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    assert st == 503, st
+    for s in polls:
+        s.close()
+    assert d.stop() == 0
+
+
+def test_refusals_before_any_work(tmp):
+    """Item 9: the token (and the method) are checked as soon as the headers are in: a request
+    announcing a 100 MB body without a token, or with a method that is never served, is answered
+    at once, without the body being read."""
+    tok = Path(tmp) / "token"
+    tok.write_text("s3cret-token-0123456789\n")
+    os.chmod(tok, 0o600)
+    d = Daemon(tmp, extra=["--auth-token-file", str(tok)], headers={"Authorization": "Bearer s3cret-token-0123456789"})
+    d.start()
+    for req, want in ((b"GET /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\nabc", 401),
+                      (b"POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret-token-0123456789\r\n"
+                       b"Content-Length: 100000000\r\n\r\nabc", 405)):
+        t0 = time.time()
+        st = status_of(raw(d, req, timeout=3))
+        took = time.time() - t0
+        assert st == want and took < 1.0, (req[:20], st, took)
+    assert d.stop() == 0
 
 
 if __name__ == "__main__":
