@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/body_stream.h"
 #include "api/conn_guard.h"
 #include "api/listen_addr.h"
 #include "api/log_rate.h"
@@ -41,6 +42,7 @@ struct api {
     atomic_int polls_open;      /* long polls suspended at least once and not yet completed */
     int waiting, max_waiting;   /* suspended long polls now (under lock), and their share of the slots */
     conn_guard *guard;          /* header deadlines and the reserved slots */
+    body_streams *streams;      /* large bodies produced on threads of their own */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
@@ -59,6 +61,7 @@ int64_t api_now_ms(void) {
 
 store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
+body_streams *api_streams(api *a) { return a->streams; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
@@ -97,6 +100,10 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
                               const char *etag, int retry_after) {
     return send_buffer(c, status, MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), etag,
                        retry_after);
+}
+
+enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+    return send_buffer(c, status, r, NULL, 0);
 }
 
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag) {
@@ -411,6 +418,8 @@ static bool bound_to_loopback(struct MHD_Daemon *d) {
 /* Slots beyond max_connections kept for /healthz and /readyz, and their header deadline. */
 #define RESERVED_SLOTS 16
 #define RESERVE_TIMEOUT_S 2.0
+/* Large bodies sent at once (each buffers at most BODY_STREAM_BUFFER bytes); more get 503. */
+#define MAX_STREAMS 4
 
 api *api_start(const api_options *opt, store *st, char **err) {
     char host[256];
@@ -449,6 +458,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
         goto fail_early;
     }
     a->max_waiting = opt->max_connections / 2 > 0 ? opt->max_connections / 2 : 1;
+    if (!(a->streams = body_streams_new(MAX_STREAMS))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -504,6 +514,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
 fail_early:
     *err = strdup(e);
     conn_guard_free(a->guard);
+    body_streams_free(a->streams);
     log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
     free(a->token);
@@ -534,12 +545,14 @@ void api_stop(api *a) {
     int left = atomic_load(&a->polls_open);
     if (left > 0)
         fprintf(stderr, "goblind http: %d long polls still unanswered after %.0f s; closing them\n", left, STOP_DRAIN_S);
+    body_streams_stop(a->streams, STOP_DRAIN_S);      /* streamed bodies are broken off, their threads end */
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
     uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);
     if (left_out) fprintf(stderr, "goblind http: %llu similar lines suppressed before shutdown\n", (unsigned long long)left_out);
     log_rate_destroy(&a->mhd_lines);
     conn_guard_free(a->guard);
+    body_streams_free(a->streams);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
     free(a->token);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/kernels_body.h"
 #include "core/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
@@ -255,13 +256,11 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
 
 /* ---- /runs/<id>/kernels ------------------------------------------------------------- */
 
-static void add_kernel(void *user, const kernel_row *k) {
-    bool gemm = k->flags & KF_GEMM_WIDE;
-    json_array_append_new(user, json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:f, s:b, s:b, s:b}",
-        "name", k->name, "calls", (json_int_t)k->calls, "total_ns", (json_int_t)k->total_ns, "avg_ns", k->avg_ns,
-        "min_ns", (json_int_t)k->min_ns, "max_ns", (json_int_t)k->max_ns, "pct_time", k->pct_time,
-        "gemm", gemm, "collective", (k->flags & KF_COLLECTIVE) != 0, "generic_gemm", gemm && (k->flags & KF_GENERIC)));
-}
+/* Above this many rows the body is streamed from a cursor (api/body_stream.h); below, it is a
+ * few hundred kilobytes at most and is built in memory. */
+#define STREAM_ABOVE_ROWS 1000
+
+static void add_kernel(void *user, const kernel_row *k) { kernels_body_row(user, k); }
 
 static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char *id) {
     static const struct { const char *name; kernel_sort sort; } SORTS[] = {
@@ -280,18 +279,42 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
         sort = SORTS[i].sort;
     }
     run_copy rc = {0};
-    json_t *list = json_array();
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_row, &rc);
-    int rows = rc.found ? store_run_kernels(rd, id, sort, (int)limit, add_kernel, list) : 0;
-    store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
-    if (!rc.found || rows < 0) {
-        json_decref(list);
-        return rows < 0 ? api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the kernel table could not be read")
-                        : api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    if (!rc.found) {
+        store_reader_release(api_store(a), rd);
+        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
     }
-    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
+    if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
+        store_reader_release(api_store(a), rd);
+        kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit);
+        struct MHD_Response *r = job ? body_stream_start(api_streams(a), c, kernels_body_produce, job, kernels_job_free) : NULL;
+        if (!r)
+            return api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 json_pack("{s:s, s:s}", "error", "busy", "detail",
+                                           "too many large answers are being sent now; retry, or ask for limit <= 1000"),
+                                 NULL, RETRY_AFTER_S);
+        return api_send_response(c, MHD_HTTP_OK, r);
+    }
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    jw_key(&j, "run");
+    jw_string(&j, id);
+    jw_key(&j, "kernels");
+    jw_array_open(&j);
+    int rows = store_run_kernels(rd, id, sort, (int)limit, add_kernel, &j);
+    store_reader_release(api_store(a), rd);
+    if (rows < 0) {
+        strbuf_free(&out);
+        return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the kernel table could not be read");
+    }
+    jw_array_close(&j);
+    jw_object_close(&j);
+    if (!strbuf_terminate(&out)) return MHD_NO;
+    return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);
 }
 
 /* ---- /compare ---------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include <microhttpd.h>
 #include <stdint.h>
 
+#include "api/body_stream.h"
 #include "api/http_api.h"
 #include "api/metrics_cache.h"
 #include "parsers/text_utf8.h"
@@ -40,6 +41,10 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* The set of streamed bodies (api/body_stream.h). */
+body_streams *api_streams(api *a);
+/* Queues a response built by the caller (common headers added) and releases it. */
+enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);

@@ -1,6 +1,8 @@
 /* store: SQLite schema, migrations, ingests and queries. */
 #include "storage/store.h"
 
+#include "storage/kernel_cursor.h"
+
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -168,6 +170,8 @@ void store_close(store *s) {
     pthread_cond_destroy(&s->rfree);
     free(s);
 }
+
+const char *store_db_file(store *s) { return sqlite3_db_filename(s->w, "main"); }
 
 const char *store_last_error(store *s) { return s->err; }
 
@@ -475,16 +479,11 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
     sqlite3_finalize(q);
 }
 
-/* The share uses TOTAL() (a double): SUM() of saturated int64 totals overflows, and the query
- * then failed as a whole (issue 15 item 6). */
+/* The query is kernel_query_sql's (storage/kernel_cursor.c): its share uses TOTAL() (a double),
+ * as SUM() of saturated int64 totals overflowed and failed the whole query (issue 15 item 6). */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
-    static const char *const ORDER[] = {
-        "total_ns DESC, name", "calls DESC, name", "avg_ns DESC, name", "max_ns DESC, name", "name"};
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT name, calls, total_ns, min_ns, max_ns, CAST(total_ns AS REAL) / calls AS avg_ns,"
-             " total_ns * 100.0 / (SELECT MAX(1, TOTAL(total_ns)) FROM kernels WHERE run_id = ?1), flags"
-             " FROM kernels WHERE run_id = ?1 ORDER BY %s LIMIT ?2", ORDER[sort]);
+    kernel_query_sql(sort, sql, sizeof sql);
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);

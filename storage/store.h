@@ -36,6 +36,8 @@ typedef struct run_sig {
  * (PRAGMA max_page_count). On failure returns NULL and sets *err (caller frees). */
 store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
+/* The database file's full path (for connections of its own, e.g. kernel_cursor.h). */
+const char *store_db_file(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);
 
