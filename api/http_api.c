@@ -70,6 +70,18 @@ void api_prometheus(api *a, bool openmetrics, strbuf *out) {
 
 /* The status of the response queued last on this (the HTTP) thread, for the counters. */
 static _Thread_local unsigned last_status;
+/* Set by api_close_after_response(): the next response queued closes its connection. */
+static _Thread_local bool close_after;
+
+void api_close_after_response(void) { close_after = true; }
+
+/* Adds Connection: close when asked for: an answer given only because the server is full frees
+ * its slot at once rather than keeping an idle keep-alive connection. */
+static void closing_header(struct MHD_Response *r) {
+    if (!close_after) return;
+    close_after = false;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+}
 bool api_ready(api *a) { return atomic_load(&a->ready); }
 void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
 bool api_stopping(api *a) { return atomic_load(&a->stopping); }
@@ -87,6 +99,7 @@ enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const c
     if (!r) return MHD_NO;
     MHD_add_response_header(r, "Content-Type", content_type);
     MHD_add_response_header(r, "Cache-Control", "no-store");
+    closing_header(r);
     last_status = status;
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
@@ -116,6 +129,7 @@ static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, st
                                    const char *etag, int retry_after) {
     if (!r) return MHD_NO;
     common_headers(r);
+    closing_header(r);
     last_status = status;
     if (etag) MHD_add_response_header(r, "ETag", etag);
     if (retry_after > 0) {
@@ -149,6 +163,7 @@ bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *ru
      * their share of the slots, the others are answered at once (202 + Retry-After) */
     if (atomic_load(&a->stopping) || req->reserved || a->waiting >= a->max_waiting) {
         pthread_mutex_unlock(&a->lock);
+        close_after = true;                           /* its answer frees the slot, too */
         return false;
     }
     if (!req->poll_counted) {
@@ -337,6 +352,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
     if (req->reserved && strcmp(url, "/healthz") && strcmp(url, "/readyz")) {
         last_status = 0;
+        close_after = true;                                       /* the reserved slot is free again at once */
         enum MHD_Result ret = api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
             json_pack("{s:s, s:s}", "error", "busy", "detail",
                       "every connection slot is in use; the reserved ones answer /healthz and /readyz only"), NULL, 1);
@@ -344,8 +360,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return ret;
     }
     last_status = 0;
+    close_after = false;
     enum MHD_Result ret;
     if (!refuse(a, c, url, &ret)) ret = routes_dispatch(a, req, c, url);
+    close_after = false;
     if (last_status) req->status = last_status;
     return ret;
 }

@@ -290,11 +290,13 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
         store_reader_release(api_store(a), rd);
         kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit);
         struct MHD_Response *r = job ? body_stream_start(api_streams(a), c, kernels_body_produce, job, kernels_job_free) : NULL;
-        if (!r)
+        if (!r) {
+            api_close_after_response();
             return api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
                                  json_pack("{s:s, s:s}", "error", "busy", "detail",
                                            "too many large answers are being sent now; retry, or ask for limit <= 1000"),
                                  NULL, RETRY_AFTER_S);
+        }
         return api_send_response(c, MHD_HTTP_OK, r);
     }
     strbuf out = {0};

@@ -41,6 +41,8 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* The next response queued on this thread closes its connection (Connection: close). */
+void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
 body_streams *api_streams(api *a);
 /* Queues a response built by the caller (common headers added) and releases it. */

@@ -368,13 +368,22 @@ def test_long_polls_bounded_and_health_slots_kept(tmp):
     answered = sum(1 for c in early if c == 202)
     print(f"     64 long polls on 64 slots: {waiting} held, {answered} answered 202 at once ({took:.1f} s)")
     assert waiting == 32 and answered == 32, early
+    idle = []                                                  # keep-alive clients fill the other 32 slots
+    for _ in range(32):
+        s = socket.create_connection(("127.0.0.1", port_of(d)))
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status_of(s.recv(4096)) == 200
+        idle.append(s)
+    more = open_long_polls(d, "/runs/held/metrics?wait=60", 100)   # past every slot, reserved ones too
+    late = read_replies_some(more, 3)
+    assert all(c in (503, -1) or c == 0 for c in late) and sum(1 for c in late if c == 503) >= 16, late
     times = healthz_times(d, 40)                               # every ordinary slot is busy now
     print(f"     /healthz with every ordinary slot busy: p99 {p99(times):.1f} ms")
     assert p99(times) < 50, times
     assert status_of(raw(d, b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200
     st = status_of(raw(d, b"GET /runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
     assert st == 503, st
-    for s in polls:
+    for s in polls + more + idle:
         s.close()
     assert d.stop() == 0
 
