@@ -51,6 +51,53 @@ def status_of(reply):
         return 0
 
 
+def test_metrics_cache_never_staler_than_store(tmp):
+    """Item 1: with quiet_s = 0 the ingest commit and the status commit land back to back; three
+    keep-alive clients polling /runs/<id>/metrics while a telemetry line is appended each cycle
+    must never be left with an answer older than /runs/<id> says (202 'running' forever)."""
+    import http.client
+    d = Daemon(tmp, extra=["--quiet-s", "0", "--settle-ms", "10"]).start()
+    run = d.roots[0] / "churn"
+    gen(run, seed=7, steps=30, kernels=400)
+    d.wait_status("churn", "complete", timeout=60)
+    port = port_of(d)
+    stop = threading.Event()
+
+    def poller():
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        while not stop.is_set():
+            c.request("GET", "/runs/churn/metrics")
+            c.getresponse().read()
+    threads = [threading.Thread(target=poller) for _ in range(3)]
+    for t in threads:
+        t.start()
+    line = (run / "amd_smi.csv").read_text().splitlines()[-1] + "\n"
+    stale = []
+    try:
+        for cycle in range(25):
+            with open(run / "amd_smi.csv", "a") as f:
+                f.write(line)
+            before = d.json("/runs/churn")[2]["ingest_count"]
+            wait_for(lambda: d.json("/runs/churn")[2]["ingest_count"] > before and
+                     d.json("/runs/churn")[2]["status"] == "complete", 30, f"cycle {cycle} re-parsed")
+            want = d.json("/runs/churn")[2]["ingest_count"]
+            end = time.time() + 3
+            while True:                                        # the cache must catch up at once
+                st, h, _ = d.get("/runs/churn/metrics")
+                if st == 200 and h["ETag"] == f'"{want}-complete"':
+                    break
+                if time.time() > end:
+                    stale.append((cycle, st, h.get("ETag"), want))
+                    break
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not stale, stale
+    assert d.stop() == 0
+
+
 def test_long_poll_on_run_deleted_before_first_parse(tmp):
     """Item 7: a run deleted before it was ever parsed answers a waiting long poll with 410 at
     once, not at the poll's deadline."""
