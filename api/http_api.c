@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/body_budget.h"
 #include "api/body_stream.h"
 #include "api/conn_guard.h"
+#include "api/http_send.h"
 #include "api/listen_addr.h"
 #include "api/log_rate.h"
 #include "api/prometheus.h"
@@ -43,6 +45,7 @@ struct api {
     int waiting, max_waiting;   /* suspended long polls now (under lock), and their share of the slots */
     conn_guard *guard;          /* header deadlines and the reserved slots */
     body_streams *streams;      /* large bodies produced on threads of their own */
+    body_budget bodies;         /* bytes of in-memory bodies held until sent */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
@@ -68,92 +71,9 @@ void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_render(&src, openmetrics, out);
 }
 
-/* The status of the response queued last on this (the HTTP) thread, for the counters. */
-static _Thread_local unsigned last_status;
-/* Set by api_close_after_response(): the next response queued closes its connection. */
-static _Thread_local bool close_after;
-
-void api_close_after_response(void) { close_after = true; }
-
-/* Adds Connection: close when asked for: an answer given only because the server is full frees
- * its slot at once rather than keeping an idle keep-alive connection. */
-static void closing_header(struct MHD_Response *r) {
-    if (!close_after) return;
-    close_after = false;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-}
 bool api_ready(api *a) { return atomic_load(&a->ready); }
 void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
 bool api_stopping(api *a) { return atomic_load(&a->stopping); }
-
-/* ---- responses ------------------------------------------------------------------ */
-
-static void common_headers(struct MHD_Response *r) {
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-}
-
-enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
-                              const char *content_type) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!r) return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", content_type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    closing_header(r);
-    last_status = status;
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
-                                   const char *etag, int retry_after);
-
-enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
-                              const char *etag, int retry_after) {
-    return send_buffer(c, status, MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), etag,
-                       retry_after);
-}
-
-enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
-    return send_buffer(c, status, r, NULL, 0);
-}
-
-enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!r) free(body);
-    return send_buffer(c, status, r, etag, 0);
-}
-
-static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
-                                   const char *etag, int retry_after) {
-    if (!r) return MHD_NO;
-    common_headers(r);
-    closing_header(r);
-    last_status = status;
-    if (etag) MHD_add_response_header(r, "ETag", etag);
-    if (retry_after > 0) {
-        char b[16];
-        snprintf(b, sizeof b, "%d", retry_after);
-        MHD_add_response_header(r, "Retry-After", b);
-    }
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
-    json_decref(body);
-    if (!s) return MHD_NO;
-    enum MHD_Result ret = api_send_text(c, status, s, strlen(s), etag, retry_after);
-    free(s);
-    return ret;
-}
-
-enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail) {
-    return api_send_json(c, status, json_pack("{s:s, s:s}", "error", error, "detail", detail), NULL, 0);
-}
 
 /* ---- long polls ------------------------------------------------------------------- */
 
@@ -163,7 +83,7 @@ bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *ru
      * their share of the slots, the others are answered at once (202 + Retry-After) */
     if (atomic_load(&a->stopping) || req->reserved || a->waiting >= a->max_waiting) {
         pthread_mutex_unlock(&a->lock);
-        close_after = true;                           /* its answer frees the slot, too */
+        api_close_after_response();                   /* its answer frees the slot, too */
         return false;
     }
     if (!req->poll_counted) {
@@ -296,9 +216,9 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
             json_decref(body);
             struct MHD_Response *r = s ? MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE) : NULL;
             if (!r) { free(s); *ret = MHD_NO; return true; }
-            common_headers(r);
+            http_common_headers(r);
             MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"goblind\"");
-            last_status = MHD_HTTP_UNAUTHORIZED;
+            http_note_status(MHD_HTTP_UNAUTHORIZED);
             *ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
             MHD_destroy_response(r);
             return true;
@@ -316,7 +236,7 @@ static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connectio
     if (!s) return MHD_NO;
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
     if (!r) { free(s); return MHD_NO; }
-    common_headers(r);
+    http_common_headers(r);
     MHD_add_response_header(r, "Allow", "GET, HEAD");
     req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
     enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
@@ -339,10 +259,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* Refusals before any work (a body is not read, a long poll not begun); they close the
          * connection, which is what a refused client deserves. */
         if (strcmp(method, "GET") && strcmp(method, "HEAD")) return method_not_allowed(req, c);
-        last_status = 0;
+        http_send_begin(NULL);
         enum MHD_Result ret;
-        if (refuse(a, c, url, &ret)) {
-            if (last_status) req->status = last_status;
+        bool refused = refuse(a, c, url, &ret);
+        unsigned st = http_send_end();
+        if (refused) {
+            if (st) req->status = st;
             return ret;
         }
         /* Answer from the next call: a response queued in the first one makes
@@ -350,21 +272,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
+    http_send_begin(&a->bodies);
+    enum MHD_Result ret;
     if (req->reserved && strcmp(url, "/healthz") && strcmp(url, "/readyz")) {
-        last_status = 0;
-        close_after = true;                                       /* the reserved slot is free again at once */
-        enum MHD_Result ret = api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+        api_close_after_response();                               /* the reserved slot is free again at once */
+        ret = api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
             json_pack("{s:s, s:s}", "error", "busy", "detail",
                       "every connection slot is in use; the reserved ones answer /healthz and /readyz only"), NULL, 1);
-        req->status = last_status;
-        return ret;
+    } else if (!refuse(a, c, url, &ret)) {
+        ret = routes_dispatch(a, req, c, url);
     }
-    last_status = 0;
-    close_after = false;
-    enum MHD_Result ret;
-    if (!refuse(a, c, url, &ret)) ret = routes_dispatch(a, req, c, url);
-    close_after = false;
-    if (last_status) req->status = last_status;
+    unsigned st = http_send_end();
+    if (st) req->status = st;
     return ret;
 }
 
@@ -438,6 +357,9 @@ static bool bound_to_loopback(struct MHD_Daemon *d) {
 #define RESERVE_TIMEOUT_S 2.0
 /* Large bodies sent at once (each buffers at most BODY_STREAM_BUFFER bytes); more get 503. */
 #define MAX_STREAMS 4
+/* In-memory bodies held at once, over all connections; bodies under the small size always pass. */
+#define BODY_BUDGET_BYTES ((size_t)64 << 20)
+#define BODY_BUDGET_SMALL ((size_t)64 << 10)
 
 api *api_start(const api_options *opt, store *st, char **err) {
     char host[256];
@@ -476,6 +398,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
         goto fail_early;
     }
     a->max_waiting = opt->max_connections / 2 > 0 ? opt->max_connections / 2 : 1;
+    body_budget_init(&a->bodies, BODY_BUDGET_BYTES, BODY_BUDGET_SMALL);
     if (!(a->streams = body_streams_new(MAX_STREAMS))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];

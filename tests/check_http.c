@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "api/body_budget.h"
 #include "api/compare.h"
 #include "api/log_rate.h"
 #include "api/metrics_cache.h"
@@ -130,6 +131,32 @@ START_TEST(log_rate_one_line_per_window) {
 }
 END_TEST
 
+/* In-memory bodies are counted until their response is freed; past the cap, bodies of at least
+ * `small` bytes are refused, smaller ones never. */
+START_TEST(body_budget_caps_held_bytes) {
+    body_budget b;
+    body_budget_init(&b, 1000, 100);
+    struct MHD_Response *r1 = body_budget_response(&b, calloc(1, 600), 600);
+    ck_assert_ptr_nonnull(r1);
+    ck_assert_uint_eq(body_budget_used(&b), 600);
+    ck_assert_ptr_null(body_budget_response(&b, calloc(1, 600), 600));     /* would pass the cap */
+    ck_assert_uint_eq(body_budget_used(&b), 600);
+    struct MHD_Response *r2 = body_budget_response(&b, calloc(1, 399), 399);
+    ck_assert_ptr_nonnull(r2);
+    struct MHD_Response *r3 = body_budget_response(&b, calloc(1, 50), 50);  /* small: always */
+    ck_assert_ptr_nonnull(r3);
+    ck_assert_uint_eq(body_budget_used(&b), 1049);
+    MHD_destroy_response(r1);                                             /* sent: out of the budget */
+    ck_assert_uint_eq(body_budget_used(&b), 449);
+    struct MHD_Response *r4 = body_budget_response(&b, calloc(1, 500), 500);
+    ck_assert_ptr_nonnull(r4);
+    MHD_destroy_response(r2);
+    MHD_destroy_response(r3);
+    MHD_destroy_response(r4);
+    ck_assert_uint_eq(body_budget_used(&b), 0);
+}
+END_TEST
+
 static Suite *http_suite(void) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("cache");
@@ -139,6 +166,7 @@ static Suite *http_suite(void) {
     tcase_add_test(tc, compare_saturates_extreme_values);
     tcase_add_test(tc, prometheus_huge_values_are_not_zero);
     tcase_add_test(tc, log_rate_one_line_per_window);
+    tcase_add_test(tc, body_budget_caps_held_bytes);
     suite_add_tcase(s, tc);
     return s;
 }
