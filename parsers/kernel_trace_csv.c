@@ -28,8 +28,8 @@ typedef struct state {
     bool have_header;
     csv_columns cols;
     strbuf name;                       /* scratch: sanitised name */
-    uint64_t records, bad_timing, nonpositive, truncated_names;
-    uint64_t first_bad_line, first_nonpositive_line;
+    uint64_t records, bad_timing, nonpositive, truncated_names, zero_start;
+    uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
     bool oom;
 } state;
 
@@ -73,6 +73,7 @@ static void on_row(state *s, const csv_record *r) {
                 py_integer(fe->text.data, fe->text.len, &e)) {
                 ns = i128_sub(e, b);
                 timing_ok = true;
+                if (b == 0 && e > 0 && !s->zero_start++) s->first_zero_start_line = r->line;
             }
         }
     }
@@ -134,6 +135,11 @@ static void kt_finish(void *st) {
     if (s->nonpositive)
         diag_add(s->diag, "%s: %llu rows with zero or negative duration ignored (first at line %llu)",
                  s->label, (unsigned long long)s->nonpositive, (unsigned long long)s->first_nonpositive_line);
+    /* counted as the reference counts them, but a duration from the clock's epoch is not real */
+    if (s->zero_start)
+        diag_add(s->diag, "%s: %llu rows with a zero start timestamp (first at line %llu): their durations "
+                 "run from the clock's epoch and inflate the kernel totals", s->label,
+                 (unsigned long long)s->zero_start, (unsigned long long)s->first_zero_start_line);
     if (s->out->kernels.overflow.dispatches)
         diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
                  "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,

@@ -136,7 +136,8 @@ def zero_start_trace(path, dispatches, names=4):
 
 def test_kernels_sum_overflow_still_answers(tmp):
     """Item 6: kernel totals past SQLite's 64-bit SUM() (4,000 dispatches with a zero start and a
-    real end): /kernels still lists every kernel, pct_time finite, never []."""
+    real end): /kernels still lists every kernel, pct_time finite, never []; the zero start
+    timestamps are named in a warning (the durations count, as the reference counts them)."""
     d = Daemon(tmp).start()
     run = d.roots[0] / "zero-start"
     gen(run, seed=2)
@@ -150,6 +151,8 @@ def test_kernels_sum_overflow_still_answers(tmp):
     assert names == [f"kern_{i}" for i in range(4)], k
     assert all(0 <= x["pct_time"] <= 100 for x in k["kernels"]), k
     assert abs(sum(x["pct_time"] for x in k["kernels"]) - 100) < 1e-6, k
+    w = d.json("/runs/zero-start")[2]["warnings"]
+    assert any("trace.csv" in x and "16000 rows with a zero start timestamp (first at line 2)" in x for x in w), w
     assert d.stop() == 0
 
 
