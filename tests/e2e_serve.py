@@ -34,6 +34,8 @@ except ImportError:
 
 
 class Daemon:
+    running = []                  # every daemon started, so a failed test's is killed by pid
+
     def __init__(self, tmp, roots=None, extra=(), env=None, listen="127.0.0.1:0", headers=None, ssl_ctx=None):
         self.tmp = Path(tmp)
         self.roots = roots or [self.tmp / "runs"]
@@ -56,6 +58,7 @@ class Daemon:
         env = dict(os.environ, **(self.env or {}))
         args[args.index("--db") + 1] = str(self.db)
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=env)
+        Daemon.running.append(self.proc)
         line = self.proc.stdout.readline().decode()
         m = re.search(r"(https?)://[^:/]+:(\d+)/", line)
         assert m, f"no URL line from goblind serve: {line!r}"
@@ -719,7 +722,11 @@ def run_suite(label, namespace, only, cleanup=lambda tmp: None):
                 print("---- daemon log (tail) ----")
                 print("\n".join(log.read_text(errors="replace").splitlines()[-40:]))
         finally:
-            subprocess.run(["pkill", "-KILL", "-f", f"--db {tmp}/"], capture_output=True)
+            for p in Daemon.running:          # a test that failed before stop(): its daemons, by pid
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            Daemon.running.clear()
             cleanup(tmp)
             subprocess.run(["chmod", "-R", "u+rwx", tmp], capture_output=True)
             shutil.rmtree(tmp, ignore_errors=True)
