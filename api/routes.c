@@ -144,12 +144,13 @@ static void detail_row(void *user, const run_row *row) {
         if (m) warnings = json_incref(json_object_get(m, "warnings"));
         json_decref(m);
     }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
         "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
         "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
         "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
         "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
         "error", row->error ? json_string(row->error) : json_null(),
+        "step_time_seconds", row->has_headline && row->step_seconds > 0 ? json_real(row->step_seconds) : json_null(),
         "warnings", warnings ? warnings : json_array());
 }
 

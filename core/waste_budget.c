@@ -93,6 +93,7 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
         step_time = isfinite(per) ? (opt_num){true, per} : (opt_num){0};
         m->step_time_source = "span_per_step";
     }
+    m->step_time = step_time;
     /* steps for per-step sums: the profiled steps, else the metadata's, else the answer above */
     int64_t profiled = in->seed_compat ? 1 : tr->profiled_steps ? tr->profiled_steps : tr->n_steps ? tr->n_steps : m->steps;
     m->tokens_per_sec = opt_or(tr->tokens_per_sec, 0.0);

@@ -252,7 +252,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_bind_double(q, 11, m->tokens_per_sec);
     sqlite3_bind_double(q, 12, m->mfu_pct);
     sqlite3_bind_double(q, 13, m->gpu_util_pct);
-    if (res->torch.step_time_seconds.has) sqlite3_bind_double(q, 14, res->torch.step_time_seconds.v);
+    if (m->step_time.has) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
     sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     rc = step_done(q);
     sqlite3_finalize(q);
