@@ -177,3 +177,17 @@ bool kernel_table_append(kernel_table *dst, const kernel_table *src) {
     dst->dispatches = base + src->dispatches;
     return true;
 }
+
+bool kernel_table_equal(const kernel_table *a, const kernel_table *b) {
+    if (a->count != b->count || a->dispatches != b->dispatches || a->overflow.dispatches != b->overflow.dispatches ||
+        a->overflow.total_ns != b->overflow.total_ns)
+        return false;
+    for (size_t i = 0; i < a->count; i++) {
+        const kernel_stat *x = &a->items[i], *y = &b->items[i];
+        if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) != 0 || x->calls != y->calls ||
+            x->total_ns != y->total_ns || x->min_ns != y->min_ns || x->max_ns != y->max_ns ||
+            x->first_seen != y->first_seen || x->flags != y->flags || x->attn != y->attn)
+            return false;
+    }
+    return true;
+}
