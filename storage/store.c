@@ -66,8 +66,11 @@ static const char *const MIGRATIONS[] = {
     ") WITHOUT ROWID;"
     "INSERT INTO run_metrics(run_id, json) SELECT id, metrics_json FROM runs WHERE metrics_json IS NOT NULL;"
     "ALTER TABLE runs DROP COLUMN metrics_json;",
-    /* 5: how each artefact was read (core/read_facts_json: columns, rows, step sources) */
-    "ALTER TABLE artefacts ADD COLUMN reading TEXT;",
+    /* 5: how each artefact was read (core/read_facts_json: columns, rows, step sources); the
+     * heuristics changed (the seven real-file rules), so every stored signature is voided and
+     * each run is parsed again on start rather than keep numbers the new rules would not give */
+    "ALTER TABLE artefacts ADD COLUMN reading TEXT;"
+    "UPDATE artefacts SET mtime_ns = -1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 

@@ -245,6 +245,24 @@ def test_restart_keeps_everything_without_reparsing(tmp):
     assert d.stop() == 0
 
 
+def test_upgrade_to_v5_reparses_every_run(tmp):
+    """Schema 5 came with new heuristics: runs stored by an older goblind are parsed again."""
+    d = Daemon(tmp)
+    gen(d.roots[0] / "old-rules", seed=4)
+    d.start()
+    d.wait_status("old-rules", "complete")
+    assert d.stop() == 0
+    con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
+    con.executescript("ALTER TABLE artefacts DROP COLUMN reading; PRAGMA user_version = 4;")
+    con.close()
+    d.start()
+    wait_for(lambda: d.json("/runs/old-rules")[2]["ingest_count"] == 2, 30, "the run to be parsed again")
+    d.wait_status("old-rules", "complete")
+    arts = d.json("/runs/old-rules")[2]["artefacts"]
+    assert all(a["rows_used"] > 0 and a["columns"] for a in arts), arts
+    assert d.stop() == 0
+
+
 def test_broken_run_fails_with_reasons(tmp):
     d = Daemon(tmp)
     run = d.roots[0] / "broken-1"
