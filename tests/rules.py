@@ -216,11 +216,42 @@ def rule7_operator(tmp):
     expect("r7 seed: it is not", s["waste_budget"]["data_wait"] == 0.0, s["waste_budget"])
 
 
+def edges(tmp):
+    """Shapes around the rules, compared with the reference in both modes."""
+    k = "\u212aernel"                                             # KELVIN SIGN: lower() is "kernel"
+    events = [{"name": "k_first", "cat": "kernel", "dur": 1.5, "ts": 1},
+              {"cat": k, "name": "kelvin_k", "dur": "2.5", "ts": 2},
+              {"cat": "kernel", "name": "  padded  ", "dur": True, "ts": 3},
+              {"cat": "kernel", "name": "   ", "dur": 4, "ts": 4},
+              {"cat": "KERNEL", "name": "upper", "dur": 0.0004, "ts": 5},
+              {"cat": "kernel", "name": "nodur", "ts": 6},
+              {"cat": "kernel", "name": "neg", "dur": -3, "ts": 7},
+              {"name": "ProfilerStep#1 ", "cat": "cpu_op", "dur": 10, "ts": 0},
+              {"name": "ProfilerStep#1", "cat": "cpu_op", "dur": 12, "ts": 0},
+              {"name": "ProfilerStep#1", "cat": "gpu_user_annotation", "dur": 50, "ts": 0},
+              {"name": "aten::x", "cat": "OPERATOR", "dur": 3, "ts": 1}]
+    d = run(tmp, "edge-torch-kernels", {"trace.csv": "KernelName,DurationNs\nx,-1\n", "torch_profile.json": trace(events)})
+    parse(d)
+    parse(d, seed=True)
+    parse(d, "--steps", "3")
+    d = run(tmp, "edge-meta-step", {"torch_profile.json": trace(events[:7], {"step_time_seconds": 0.5})})
+    parse(d)
+    parse(d, seed=True)
+    d = run(tmp, "edge-only-gpu-copies", {"torch_profile.json": trace([ev("ProfilerStep#3", "gpu_user_annotation", 0, 9),
+                                                                        ev("aten::mm", "cpu_op", 2, 30)])})
+    parse(d)
+    parse(d, seed=True)
+    d = run(tmp, "edge-camel", {"trace.csv": "kernelName,BeginNS,endNs,LDS_BANK_CONFLICT_END\nk,5,9,1\n",
+                                "amd_smi.csv": "gpu,VRAM Total Used Memory (B),GPU use (%)\n0,1073741824,101\n0,-1,99\n"})
+    parse(d)
+    parse(d, seed=True)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="goblind-rules-") as t:
         tmp = Path(t)
         for rule in (rule1_timing_tokens, rule2_steps_once, rule3_span, rule4_torch_kernels, rule5_util_all_steps,
-                     rule6_telemetry, rule7_operator):
+                     rule6_telemetry, rule7_operator, edges):
             try:
                 rule(tmp)
             except subprocess.CalledProcessError as exc:
