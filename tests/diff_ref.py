@@ -129,6 +129,17 @@ def fixture_runs(tmp):
         shutil.copy(s, d / "amd_smi.csv")
         check(d, f"fixtures {k.name} + {t.name} + {s.name}")
         check(d, f"fixtures {k.name} + {t.name} + {s.name}", ("--compat=seed",))
+    # every fixture alone as well: a torch trace without a kernel trace takes its kernels from
+    # the profile (rule 4), a kernel CSV alone has no step time, a telemetry file alone is all
+    # the run has
+    for f in kernels + torches + smis:
+        d = tmp / f"alone-{f.parent.name}-{f.name}"
+        d.mkdir()
+        name = ("trace.csv" if f in kernels else "amd_smi.csv" if f in smis else
+                "torch_profile.json.gz" if f.suffix == ".gz" else "torch_profile.json")
+        shutil.copy(f, d / name)
+        check(d, f"fixture {f.name} alone")
+        check(d, f"fixture {f.name} alone", ("--compat=seed",))
 
 
 def mutations(tmp):
