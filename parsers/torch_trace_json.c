@@ -58,6 +58,7 @@ typedef struct state {
     kernel_table step_names; /* default mode: distinct ProfilerStep names (the step count) */
     kernel_table kernels;    /* default mode: GPU kernel events, unless the kernel trace has rows */
     uint64_t kernel_names_missed;
+    uint64_t steps_unnamed;  /* counted step events whose name was too long to keep: each counts as one */
     uint64_t events_timed, events_untimed, gpu_step_copies;   /* for read_facts */
     bool oom;                /* a table could not grow: step count or kernels are partial */
     bool have_span;
@@ -224,8 +225,8 @@ static void event_end(state *s) {
         s->n_steps_seen++;
         s->steps_sum += s->dur.v / 1e6;
         if (keep_terms) terms_push(s, &s->step_terms, s->dur.v / 1e6);
-        if (!s->seed_compat && s->name_kept && !kernel_table_add(&s->step_names, s->name.data, s->name.len, 1))
-            s->oom = true;
+        if (!s->seed_compat && !s->name_kept) s->steps_unnamed++;         /* a name beyond CAPTURE_CAP */
+        else if (!s->seed_compat && !kernel_table_add(&s->step_names, s->name.data, s->name.len, 1)) s->oom = true;
     }
     if (s->cat_kernel && s->name_is_str && s->dur.has && kernels_wanted(s)) add_kernel_event(s);
     if (!s->ts.has || !s->dur.has) { s->events_untimed++; return; }
@@ -251,7 +252,7 @@ static void event_value(state *s, const jt_token *t) {
         s->name_is_step = s->name_is_str && t->len >= 12 && memcmp(t->text, "ProfilerStep", 12) == 0;
         s->name_kept = false;
         /* kept only when it may count: a step name, or a kernel's (cat kernel or not yet seen) */
-        if (s->name_is_str && !s->seed_compat &&
+        if (s->name_is_str && !t->truncated && !s->seed_compat &&
             (s->name_is_step || ((!s->cat_seen || s->cat_kernel) && kernels_wanted(s)))) {
             s->name.len = 0;
             s->name_kept = utf8_sanitize((const uint8_t *)t->text, t->len, &s->name);
@@ -311,7 +312,7 @@ static bool on_token(void *user, const jt_token *t) {
             kernel_table_free(&s->kernels);
             kernel_table_init(&s->step_names);
             kernel_table_init(&s->kernels);
-            s->kernel_names_missed = s->events_timed = s->events_untimed = s->gpu_step_copies = 0;
+            s->kernel_names_missed = s->steps_unnamed = s->events_timed = s->events_untimed = s->gpu_step_copies = 0;
             if (s->resumed) { s->events_restarted = true; terms_free(&s->step_terms); terms_free(&s->cpu_terms); }
         } else if (s->top == TOP_METADATA) {
             meta_reset(s);
@@ -406,6 +407,7 @@ static bool tj_join(void *fst, void *snd) {
         t = b->step_names; b->step_names = a->step_names; a->step_names = t;
         t = b->kernels; b->kernels = a->kernels; a->kernels = t;
         b->kernel_names_missed += a->kernel_names_missed;
+        b->steps_unnamed += a->steps_unnamed;
         b->oom |= a->oom;
         b->events_timed += a->events_timed;
         b->events_untimed += a->events_untimed;
@@ -481,7 +483,7 @@ static void tj_finish(void *st) {
         o->step_events = s->n_steps_seen;
         /* default mode: distinct step names (a merged multi-rank trace has each once per rank) */
         if (s->n_steps_seen) o->profiled_steps = s->seed_compat ? (int64_t)s->n_steps_seen
-                                                                : (int64_t)(s->step_names.count + s->step_names.overflow.dispatches);
+                                                                : (int64_t)(s->step_names.count + s->step_names.overflow.dispatches + s->steps_unnamed);
         if (!o->step_time_seconds.has) {
             if (s->n_steps_seen) {
                 o->step_time_seconds = (opt_num){true, s->steps_sum / (double)s->n_steps_seen};
@@ -496,8 +498,8 @@ static void tj_finish(void *st) {
         kernel_table_init(&s->kernels);
         if (s->oom) diag_add(s->diag, "%s: out of memory; the step count or the GPU kernel events are partial", s->label);
         if (s->kernel_names_missed)
-            diag_add(s->diag, "%s: %llu GPU kernel events whose name came before a repeated \"cat\" key were not "
-                     "taken as kernels", s->label, (unsigned long long)s->kernel_names_missed);
+            diag_add(s->diag, "%s: %llu GPU kernel events not taken as kernels: name longer than %u bytes, or "
+                     "before a repeated \"cat\" key", s->label, (unsigned long long)s->kernel_names_missed, CAPTURE_CAP);
         if (!o->host_busy_fraction.has && s->have_span && s->hi > s->lo) {
             double f = s->cpu / (s->hi - s->lo);
             o->host_busy_fraction = (opt_num){true, f < 1.0 ? f : 1.0};
