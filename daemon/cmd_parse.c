@@ -31,7 +31,7 @@ static json_t *artefacts_json(const run_result *r) {
                               "path", r->files.path[k] ? json_string(r->files.path[k]) : json_null(),
                               "format", a->format ? json_string(a->format) : json_null(),
                               "error", a->error ? json_string(a->error) : json_null());
-        if (a->format) {
+        if (a->format || k == ARTEFACT_TORCH_PROFILE) {      /* steps come from somewhere even without it */
             strbuf facts = {0};
             read_facts_render(run_result_facts(r, (artefact_kind)k), &facts);
             json_t *f = json_loadb(facts.data, facts.len, 0, NULL);

@@ -72,6 +72,17 @@ static const char *source_text(const char *s) {
     return s ? s : "-";
 }
 
+/* Where steps and the step time came from (the torch profile's entry, read or not). */
+static void report_steps(FILE *out, json_t *a, json_t *metrics, double step_time_s) {
+    if (!json_is_string(json_object_get(a, "steps_source"))) return;
+    fprintf(out, "      steps         ");
+    if (metrics) fprintf(out, "%lld, ", (long long)json_integer_value(json_object_get(metrics, "steps")));
+    fprintf(out, "from %s\n", source_text(str(a, "steps_source")));
+    fprintf(out, "      step time     ");
+    if (step_time_s > 0) fprintf(out, "%.6g s, ", step_time_s);
+    fprintf(out, "from %s\n", source_text(str(a, "step_time_source")));
+}
+
 void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_time_s) {
     fprintf(out, "  how each file was read\n");
     for (size_t i = 0; i < json_array_size(artefacts); i++) {
@@ -79,6 +90,7 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? str(a, "path") : "(no file)");
         if (!json_is_string(json_object_get(a, "format"))) {
             fprintf(out, "      not read%s%s\n", json_is_string(json_object_get(a, "error")) ? ": " : "", str(a, "error"));
+            report_steps(out, a, metrics, step_time_s);
             continue;
         }
         fprintf(out, "      format        %s\n", str(a, "format"));
@@ -94,14 +106,7 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         if (!json_object_size(sk)) fprintf(out, " none");
         json_object_foreach(sk, q, v) fprintf(out, " %s: %lld;", q, (long long)json_integer_value(v));
         fputc('\n', out);
-        if (json_is_string(json_object_get(a, "steps_source"))) {
-            fprintf(out, "      steps         ");
-            if (metrics) fprintf(out, "%lld, ", (long long)json_integer_value(json_object_get(metrics, "steps")));
-            fprintf(out, "from %s\n", source_text(str(a, "steps_source")));
-            fprintf(out, "      step time     ");
-            if (step_time_s > 0) fprintf(out, "%.6g s, ", step_time_s);
-            fprintf(out, "from %s\n", source_text(str(a, "step_time_source")));
-        }
+        report_steps(out, a, metrics, step_time_s);
         if (json_is_string(json_object_get(a, "error"))) fprintf(out, "      first warning %s\n", str(a, "error"));
     }
 }

@@ -289,7 +289,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
         if (a->error) sqlite3_bind_text(q, 11, a->error, -1, SQLITE_STATIC);
         else sqlite3_bind_null(q, 11);
         strbuf reading = {0};
-        if (a->format) read_facts_render(run_result_facts(res, (artefact_kind)k), &reading);
+        if (a->format || k == ARTEFACT_TORCH_PROFILE)      /* the step sources, even without the file */
+            read_facts_render(run_result_facts(res, (artefact_kind)k), &reading);
         if (reading.data) sqlite3_bind_text(q, 12, reading.data, (int)reading.len, SQLITE_TRANSIENT);
         else sqlite3_bind_null(q, 12);
         strbuf_free(&reading);

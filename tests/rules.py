@@ -95,6 +95,8 @@ def rule1_timing_tokens(tmp):
     expect("r1 seed: SQ_INSTS_SENDMSG taken as end_ns, no kernel", s["top_kernels"] == [], s["top_kernels"])
     x = explain(d)
     expect("r1 explain names the columns", "start = Start_Timestamp" in x and "end = End_Timestamp" in x, x)
+    x = explain(d, "--steps", "7")                                  # no torch profile: steps still explained
+    expect("r1 explain steps without a profile", "7, from the --steps flag" in x, x)
     # a timing skip names the chosen column
     d = run(tmp, "r1b", {"trace.csv": "KernelName,DurationNs\nk,abc\nk,10\n", "amd_smi.csv": SMI})
     b = parse(d)
