@@ -147,22 +147,37 @@ static void detail_row(void *user, const run_row *row) {
         if (m) warnings = json_incref(json_object_get(m, "warnings"));
         json_decref(m);
     }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
         "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
         "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
         "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
         "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
         "error", row->error ? json_string(row->error) : json_null(),
+        "step_time_seconds", row->has_headline && row->step_seconds > 0 ? json_real(row->step_seconds) : json_null(),
         "warnings", warnings ? warnings : json_array());
 }
 
+/* How the artefact was read (columns, rows_used, rows_skipped, steps_source,
+ * step_time_source; docs/API.md), from its stored JSON; all null when it was not read. */
+static void add_reading(json_t *artefact, const char *reading) {
+    static const char *const KEYS[] = {"columns", "rows_used", "rows_skipped", "steps_source", "step_time_source"};
+    json_t *r = reading ? json_loads(reading, 0, NULL) : NULL;
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        json_t *v = r ? json_object_get(r, KEYS[i]) : NULL;
+        json_object_set(artefact, KEYS[i], v ? v : json_null());
+    }
+    json_decref(r);
+}
+
 static void add_artefact(void *user, const run_artefact_row *a) {
-    json_array_append_new(user, json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
+    json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
         "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
         "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
         "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
         "format", a->format ? json_string(a->format) : json_null(),
-        "error", a->error ? json_string(a->error) : json_null()));
+        "error", a->error ? json_string(a->error) : json_null());
+    add_reading(o, a->reading);
+    json_array_append_new(user, o);
 }
 
 static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {

@@ -8,7 +8,7 @@
 void usage(FILE *out) {
     fprintf(out,
             "usage: goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed]\n"
-            "                             [--indent N] [--format json|table]\n"
+            "                             [--indent N] [--format json|table] [--explain]\n"
             "       goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT]\n"
             "                     [--settle-ms N] [--quiet-s N] [--log-level error|warn|info|debug]\n"
             "       goblind runs [--status S] [--limit N] [--cursor C] [--url HOST:PORT] [--token-file F]\n"
@@ -17,11 +17,14 @@ void usage(FILE *out) {
             "\n"
             "parse   print the RunMetrics JSON of one goblin_runner run directory\n"
             "        (exit 0 even when artefacts are missing or broken: see \"warnings\";\n"
+            "         --explain: how each file was read instead: columns, rows used and skipped,\n"
+            "         where steps and the step time came from;\n"
             "         1 when RUN_DIR is not a readable directory; 2 on a usage error)\n"
             "serve   watch the run roots, store RunMetrics in SQLite and serve them over HTTP\n"
             "        (defaults: --root ./runs --db ./goblind.db --listen 127.0.0.1:9477; docs/API.md)\n"
             "runs    the runs the local daemon knows, as a table (GOBLIND_URL or --url, default 127.0.0.1:9477)\n"
-            "show    one run: headline numbers, the waste budget as bars, top kernels, warnings\n");
+            "show    one run: headline numbers, the waste budget as bars, top kernels, warnings,\n"
+            "        and how each file was read\n");
 }
 
 int main(int argc, char **argv) {

@@ -83,6 +83,7 @@ typedef struct run_row {
 typedef struct run_artefact_row {
     const char *kind, *path, *format;
     const char *error;             /* first warning about the file, or NULL */
+    const char *reading;           /* how it was read (core/read_facts_json), or NULL */
     bool present;
     int64_t size, mtime_ns, inode, bytes_parsed;
     double parse_ms;

@@ -155,6 +155,16 @@ def test_backfill_metrics_and_listing(tmp):
     assert det["status"] == "complete" and det["ingest_count"] == 1 and det["completed_at"]
     assert {a["kind"] for a in det["artefacts"]} == {"kernel_trace", "torch_profile", "telemetry"}
     assert all(a["present"] and a["error"] is None for a in det["artefacts"]) and det["warnings"] == []
+    # how each artefact was read (docs/API.md): the same facts as `goblind parse --explain`
+    arts = {a["kind"]: a for a in det["artefacts"]}
+    for a in arts.values():
+        assert a["rows_used"] > 0 and isinstance(a["rows_skipped"], dict) and isinstance(a["columns"], dict), a
+    assert arts["kernel_trace"]["rows_skipped"] == {}
+    assert arts["kernel_trace"]["columns"]["name"] and arts["kernel_trace"]["steps_source"] is None
+    assert arts["telemetry"]["columns"]["vram"] and arts["telemetry"]["columns"]["vram_unit"]
+    assert arts["torch_profile"]["steps_source"] in ("metadata", "profiler_steps"), arts["torch_profile"]
+    assert arts["torch_profile"]["step_time_source"] in ("metadata", "profiler_steps"), arts["torch_profile"]
+    assert det["step_time_seconds"] > 0
     st, _, k = d.json("/runs/r-a/kernels?limit=3&sort=calls")
     assert st == 200 and len(k["kernels"]) == 3
     calls = [x["calls"] for x in k["kernels"]]
@@ -238,6 +248,24 @@ def test_restart_keeps_everything_without_reparsing(tmp):
     assert d.stop() == 0
 
 
+def test_upgrade_to_v5_reparses_every_run(tmp):
+    """Schema 5 came with new heuristics: runs stored by an older goblind are parsed again."""
+    d = Daemon(tmp)
+    gen(d.roots[0] / "old-rules", seed=4)
+    d.start()
+    d.wait_status("old-rules", "complete")
+    assert d.stop() == 0
+    con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
+    con.executescript("ALTER TABLE artefacts DROP COLUMN reading; PRAGMA user_version = 4;")
+    con.close()
+    d.start()
+    wait_for(lambda: d.json("/runs/old-rules")[2]["ingest_count"] == 2, 30, "the run to be parsed again")
+    d.wait_status("old-rules", "complete")
+    arts = d.json("/runs/old-rules")[2]["artefacts"]
+    assert all(a["rows_used"] > 0 and a["columns"] for a in arts), arts
+    assert d.stop() == 0
+
+
 def test_broken_run_fails_with_reasons(tmp):
     d = Daemon(tmp)
     run = d.roots[0] / "broken-1"
@@ -285,8 +313,8 @@ def test_schema_migration_from_v1(tmp):
     assert st == 200 and json.loads(body) == {"steps": 3}  # its metrics moved to run_metrics
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 4
-    assert "error" in [r[1] for r in con.execute("PRAGMA table_info(artefacts)")]
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
     con.close()
 
 
@@ -532,6 +560,7 @@ def test_cli_runs_and_show(tmp):
     assert out.returncode == 0 and "waste budget" in out.stdout and "\u2588" in out.stdout, out
     for bucket in ("useful_gpu", "host_gap", "comm_excess", "kernel_shape"):
         assert bucket in out.stdout
+    assert "how each file was read" in out.stdout and "rows used" in out.stdout and "steps " in out.stdout, out
     out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url], capture_output=True, text=True,
                          env=dict(os.environ, LANG="C", LC_ALL="C"))
     assert out.returncode == 0 and "#" in out.stdout and "\u2588" not in out.stdout   # ASCII bars without UTF-8
