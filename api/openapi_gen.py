@@ -47,12 +47,22 @@ schemas = {
                      "path": {"type": "string"}, "present": {"type": "boolean"}, "size": {"type": "integer"},
                      "mtime_ns": {"type": "integer"}, "inode": {"type": "integer"}, "bytes_parsed": {"type": "integer"},
                      "parse_ms": {"type": "number"}, "format": {"type": ["string", "null"]},
-                     "error": {"type": ["string", "null"]}}), "additionalProperties": True},
+                     "error": {"type": ["string", "null"]},
+                     # how the artefact was read (issue 9; docs/API.md); null when it was not read
+                     "columns": {"type": ["object", "null"], "additionalProperties": {"type": ["string", "null"]}},
+                     "rows_used": {"type": ["integer", "null"], "minimum": 0},
+                     "rows_skipped": {"type": ["object", "null"], "additionalProperties": {"type": "integer", "minimum": 0}},
+                     "steps_source": {"type": ["string", "null"],
+                                      "enum": ["flag", "metadata", "profiler_steps", "default", None]},
+                     "step_time_source": {"type": ["string", "null"],
+                                          "enum": ["metadata", "profiler_steps", "span_per_step", "span", "none", None]}}),
+                 "additionalProperties": True},
     "RunDetail": {**obj({"id": RUN_ID, "status": STATUS, "root": {"type": "string"}, "path": {"type": "string"},
                          "created_at": TIME, "updated_at": TIME, "completed_at": {"oneOf": [TIME, {"type": "null"}]},
                          "ingest_count": {"type": "integer", "minimum": 0}, "last_parse_ms": NUM_OR_NULL,
                          "error": {"type": ["string", "null"]}, "warnings": {"type": "array", "items": {"type": "string"}},
-                         "artefacts": {"type": "array", "items": ref("Artefact")}}),
+                         "artefacts": {"type": "array", "items": ref("Artefact")},
+                         "step_time_seconds": NUM_OR_NULL}),
                   "additionalProperties": True,
                   "description": "Other keys may be added (per-artefact facts); these are always there."},
     "Pending": obj({"status": {"type": "string", "enum": ["pending", "running"]}, "detail": {"type": "string"}}),
@@ -83,7 +93,8 @@ ERR = {code: json_body(ref("Error"), text) for code, text in {
     "400": "a bad id or query parameter", "401": "a bearer token is required (auth_token_file)",
     "403": "a client certificate is required (tls_client_ca_file)", "404": "unknown run or path",
     "409": "a run is not complete", "410": "the run directory was deleted before it was ever parsed",
-    "503": "the database refused the write"}.items()}
+    "500": "the database failed part way through a read (never a short answer)",
+    "503": "the database refused the write, or the server is busy (Retry-After)"}.items()}
 RUN_PARAM = {"name": "id", "in": "path", "required": True, "schema": RUN_ID}
 ETAG = {"ETag": {"schema": {"type": "string"}, "description": "\"<ingest count>-<status>\""}}
 RUN_STATUS_HDR = {"Goblind-Run-Status": {"schema": STATUS, "description": "the state of the run"}}
@@ -131,7 +142,7 @@ paths = {
                 "parameters": [q("sort", {"type": "string", "enum": ["total_ns", "calls", "avg_ns", "max_ns", "name"]},
                                  "order"), q("limit", {"type": "integer", "minimum": 1, "maximum": 100000}, "(100)")],
                 "responses": {"200": json_body(ref("KernelList"), "kernels"), "400": ERR["400"], "401": ERR["401"],
-                              "404": ERR["404"]}}},
+                              "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
                                         {**q("candidate", RUN_ID, "run id"), "required": True}],

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,13 @@ static void family(writer *w, const char *name, const char *type, const char *he
     put(w, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
 }
 
+/* A sample value. A product past a double (hbm_peak_gb 1.66e305 is 1.8e314 bytes) is +Inf or
+ * -Inf, as the exposition format spells them, never the 0.0 that looks like a real reading. */
 static void value(writer *w, double v) {
     char b[32];
-    jw_format_double(v, b);
+    if (isinf(v)) snprintf(b, sizeof b, "%s", v > 0 ? "+Inf" : "-Inf");
+    else if (isnan(v)) snprintf(b, sizeof b, "NaN");
+    else jw_format_double(v, b);
     strbuf_append(w->out, b, strlen(b));
     strbuf_putc(w->out, '\n');
 }

@@ -10,13 +10,15 @@ typedef struct command_help {
 } command_help;
 
 static const command_help HELP[] = {
-    {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table]",
+    {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain]",
      "Print the RunMetrics JSON of one goblin_runner run directory.\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"
      "  --compat seed     the original heuristics\n"
      "  --indent N        JSON indentation, 0..16 (default 2; 0 is one line)\n"
      "  --format F        json (default) or table\n"
+     "  --explain         how each file was read instead: its format, the column chosen for each\n"
+     "                    quantity, rows used and skipped by reason, where steps and the step time came from\n"
      "Exit status: 0 (also when some artefacts are missing or broken: see \"warnings\"), 1 when RUN_DIR\n"
      "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no artefact at all\n"
      "(nothing is printed on stdout)."},

@@ -36,6 +36,8 @@ typedef struct run_sig {
  * (PRAGMA max_page_count). On failure returns NULL and sets *err (caller frees). */
 store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
+/* The database file's full path (for connections of its own, e.g. kernel_cursor.h). */
+const char *store_db_file(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);
 
@@ -90,6 +92,7 @@ typedef struct run_row {
 typedef struct run_artefact_row {
     const char *kind, *path, *format;
     const char *error;             /* first warning about the file, or NULL */
+    const char *reading;           /* how it was read (core/read_facts_json), or NULL */
     bool present;
     int64_t size, mtime_ns, inode, bytes_parsed;
     double parse_ms;

@@ -119,20 +119,20 @@ START_TEST(metrics_cache_behaviour) {
     metrics_cache *c = metrics_cache_new(16);
     cached_run r = {RUN_COMPLETE, 3, "{\"steps\":1}", 11}, out;
     ck_assert(!metrics_cache_get(c, "a", &out));
-    metrics_cache_put(c, "a", &r);
+    metrics_cache_put(c, "a", &r, metrics_cache_version(c, "a"));
     ck_assert(metrics_cache_get(c, "a", &out));
     ck_assert_str_eq(out.body, "{\"steps\":1}");
     ck_assert_int_eq(out.ingest_count, 3);
     free(out.body);
     cached_run none = {RUN_RUNNING, 0, NULL, 0};
-    metrics_cache_put(c, "a", &none);                             /* replaced, no body */
+    metrics_cache_put(c, "a", &none, metrics_cache_version(c, "a"));                             /* replaced, no body */
     ck_assert(metrics_cache_get(c, "a", &out) && out.body == NULL && out.status == RUN_RUNNING);
     metrics_cache_drop(c, "a");
     ck_assert(!metrics_cache_get(c, "a", &out));
     char id[32];
     for (int i = 0; i < 200; i++) {                              /* bounded: old entries are replaced */
         snprintf(id, sizeof id, "run-%d", i);
-        metrics_cache_put(c, id, &r);
+        metrics_cache_put(c, id, &r, metrics_cache_version(c, id));
     }
     int hits = 0;
     for (int i = 0; i < 200; i++) {

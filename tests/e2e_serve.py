@@ -34,6 +34,8 @@ except ImportError:
 
 
 class Daemon:
+    running = []                  # every daemon started, so a failed test's is killed by pid
+
     def __init__(self, tmp, roots=None, extra=(), env=None, listen="127.0.0.1:0", headers=None, ssl_ctx=None):
         self.tmp = Path(tmp)
         self.roots = roots or [self.tmp / "runs"]
@@ -56,6 +58,7 @@ class Daemon:
         env = dict(os.environ, **(self.env or {}))
         args[args.index("--db") + 1] = str(self.db)
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=env)
+        Daemon.running.append(self.proc)
         line = self.proc.stdout.readline().decode()
         m = re.search(r"(https?)://[^:/]+:(\d+)/", line)
         assert m, f"no URL line from goblind serve: {line!r}"
@@ -152,6 +155,16 @@ def test_backfill_metrics_and_listing(tmp):
     assert det["status"] == "complete" and det["ingest_count"] == 1 and det["completed_at"]
     assert {a["kind"] for a in det["artefacts"]} == {"kernel_trace", "torch_profile", "telemetry"}
     assert all(a["present"] and a["error"] is None for a in det["artefacts"]) and det["warnings"] == []
+    # how each artefact was read (docs/API.md): the same facts as `goblind parse --explain`
+    arts = {a["kind"]: a for a in det["artefacts"]}
+    for a in arts.values():
+        assert a["rows_used"] > 0 and isinstance(a["rows_skipped"], dict) and isinstance(a["columns"], dict), a
+    assert arts["kernel_trace"]["rows_skipped"] == {}
+    assert arts["kernel_trace"]["columns"]["name"] and arts["kernel_trace"]["steps_source"] is None
+    assert arts["telemetry"]["columns"]["vram"] and arts["telemetry"]["columns"]["vram_unit"]
+    assert arts["torch_profile"]["steps_source"] in ("metadata", "profiler_steps"), arts["torch_profile"]
+    assert arts["torch_profile"]["step_time_source"] in ("metadata", "profiler_steps"), arts["torch_profile"]
+    assert det["step_time_seconds"] > 0
     st, _, k = d.json("/runs/r-a/kernels?limit=3&sort=calls")
     assert st == 200 and len(k["kernels"]) == 3
     calls = [x["calls"] for x in k["kernels"]]
@@ -235,6 +248,24 @@ def test_restart_keeps_everything_without_reparsing(tmp):
     assert d.stop() == 0
 
 
+def test_upgrade_to_v5_reparses_every_run(tmp):
+    """Schema 5 came with new heuristics: runs stored by an older goblind are parsed again."""
+    d = Daemon(tmp)
+    gen(d.roots[0] / "old-rules", seed=4)
+    d.start()
+    d.wait_status("old-rules", "complete")
+    assert d.stop() == 0
+    con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
+    con.executescript("ALTER TABLE artefacts DROP COLUMN reading; PRAGMA user_version = 4;")
+    con.close()
+    d.start()
+    wait_for(lambda: d.json("/runs/old-rules")[2]["ingest_count"] == 2, 30, "the run to be parsed again")
+    d.wait_status("old-rules", "complete")
+    arts = d.json("/runs/old-rules")[2]["artefacts"]
+    assert all(a["rows_used"] > 0 and a["columns"] for a in arts), arts
+    assert d.stop() == 0
+
+
 def test_broken_run_fails_with_reasons(tmp):
     d = Daemon(tmp)
     run = d.roots[0] / "broken-1"
@@ -283,8 +314,8 @@ def test_schema_migration_from_v1(tmp):
     assert st == 200 and json.loads(body) == {"steps": 3}  # its metrics moved to run_metrics
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 4
-    assert "error" in [r[1] for r in con.execute("PRAGMA table_info(artefacts)")]
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
     con.close()
 
 
@@ -849,6 +880,7 @@ def test_cli_runs_and_show(tmp):
     assert out.returncode == 0 and "waste budget" in out.stdout and "\u2588" in out.stdout, out
     for bucket in ("useful_gpu", "host_gap", "comm_excess", "kernel_shape"):
         assert bucket in out.stdout
+    assert "how each file was read" in out.stdout and "rows used" in out.stdout and "steps " in out.stdout, out
     out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url], capture_output=True, text=True,
                          env=dict(os.environ, LANG="C", LC_ALL="C"))
     assert out.returncode == 0 and "#" in out.stdout and "\u2588" not in out.stdout   # ASCII bars without UTF-8
@@ -1107,7 +1139,11 @@ def run_suite(label, namespace, only, cleanup=lambda tmp: None):
                 print("---- daemon log (tail) ----")
                 print("\n".join(log.read_text(errors="replace").splitlines()[-40:]))
         finally:
-            subprocess.run(["pkill", "-KILL", "-f", f"--db {tmp}/"], capture_output=True)
+            for p in Daemon.running:          # a test that failed before stop(): its daemons, by pid
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            Daemon.running.clear()
             cleanup(tmp)
             subprocess.run(["chmod", "-R", "u+rwx", tmp], capture_output=True)
             shutil.rmtree(tmp, ignore_errors=True)

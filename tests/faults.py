@@ -239,9 +239,21 @@ def test_artefact_read_errors(tmp):
         assert read_error(m, "torch_profile.json"), m["warnings"]
         assert m["tokens_per_sec"] == 0 and m["pytorch_version"] == "unknown", m
         assert m["top_kernels"] == clean["top_kernels"]           # the kernel trace is unaffected
-    m = faulty("trace.csv@1000", big)
-    assert read_error(m, "trace.csv") and m["top_kernels"] == [], m["warnings"]
-    assert m["pytorch_version"] == clean["pytorch_version"]
+    # a kernel trace that cannot be read gives no kernel (as in the reference), so the torch
+    # profile's GPU kernel events are the kernels (rule 4), exactly as with no kernel trace at
+    # all; at 1000 the first chunk fails, at 3 MB the trace has yielded rows before the error
+    # (the torch parser stopped collecting, and the profile is read again)
+    alone = Path(tmp) / "no-trace"
+    alone.mkdir()
+    for f in ("torch_profile.json", "amd_smi.csv"):
+        shutil.copy(big / f, alone / f)
+    want = parse(alone)
+    assert want["top_kernels"] and want["top_kernels"] != [], want
+    for at in (1000, 3 << 20):
+        m = faulty(f"trace.csv@{at}", big)
+        assert read_error(m, "trace.csv") and m["top_kernels"] == want["top_kernels"], m["warnings"]
+        assert "kernels taken from the torch profile: 24000 GPU kernel events" in m["warnings"], m["warnings"]
+        assert m["pytorch_version"] == clean["pytorch_version"] and m["gpu_util_pct"] == want["gpu_util_pct"]
     small = Path(tmp) / "gz"
     gen(small, seed=2, extra=["--gzip"])
     m = faulty("torch_profile.json.gz@100", small)
