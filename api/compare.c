@@ -1,6 +1,9 @@
-/* compare: deltas between two runs. */
+/* compare: deltas between two runs. Extreme finite inputs (1e-300 against 1e300) overflow
+ * differences and ratios; those saturate to +-DBL_MAX rather than fail the whole body or drop
+ * a key, and what is undefined (a ratio to 0, NaN) is null. */
 #include "api/compare.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,14 +14,23 @@ static const char *const HEADLINE[] = {"tokens_per_sec", "mfu_pct", "hbm_peak_gb
 
 static double num(json_t *obj, const char *key) { return json_number_value(json_object_get(obj, key)); }
 
+/* A JSON number for v: an overflow to +-inf saturates to +-DBL_MAX; NaN has no value (null).
+ * jansson refuses non-finite reals, which used to make the whole /compare body vanish. */
+static json_t *saturated(double v) {
+    if (isnan(v)) return json_null();
+    if (isinf(v)) v = v > 0 ? DBL_MAX : -DBL_MAX;
+    return json_real(v);
+}
+
 static json_t *delta(double a, double b) {
     double d = b - a;
-    return json_pack("{s:f, s:f, s:f, s:o}", "base", a, "candidate", b, "delta", d,
-                     "delta_pct", a != 0.0 && isfinite(d / a) ? json_real(d / a * 100.0) : json_null());
+    return json_pack("{s:o, s:o, s:o, s:o}", "base", saturated(a), "candidate", saturated(b), "delta", saturated(d),
+                     "delta_pct", a != 0.0 ? saturated(d / a * 100.0) : json_null());
 }
 
 static void short_number(double v, char *out, size_t n) {
-    if (fabs(v) >= 100 || v == floor(v)) snprintf(out, n, "%.0f", v);
+    if (fabs(v) >= 1e15) snprintf(out, n, "%.3g", v);           /* %.0f of 1e300 would be cut off */
+    else if (fabs(v) >= 100 || v == floor(v)) snprintf(out, n, "%.0f", v);
     else snprintf(out, n, "%.3g", v);
 }
 
@@ -26,7 +38,7 @@ void compare_summary(double a, double b, char *out, size_t n) {
     char x[32], y[32];
     short_number(a, x, sizeof x);
     short_number(b, y, sizeof y);
-    if (a > 0) snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s (%.2f\xc3\x97)", x, y, b / a);
+    if (a > 0 && isfinite(b / a)) snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s (%.2f\xc3\x97)", x, y, b / a);
     else snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s", x, y);
 }
 
@@ -52,5 +64,5 @@ json_t *compare_runs(const char *base_id, json_t *base, const char *cand_id, jso
                      "base", "id", base_id, "metrics", base,
                      "candidate", "id", cand_id, "metrics", cand,
                      "headline", head, "waste_budget", waste,
-                     "speedup", ta > 0 ? json_real(tb / ta) : json_null(), "summary", summary);
+                     "speedup", ta > 0 ? saturated(tb / ta) : json_null(), "summary", summary);
 }

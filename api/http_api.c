@@ -1,4 +1,7 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
+#include "api/events.h"
+#include "api/json_text.h"
+#include "api/webhooks.h"
 #include "api/http_api.h"
 
 #include <arpa/inet.h>
@@ -17,7 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/body_budget.h"
+#include "api/body_stream.h"
+#include "api/conn_guard.h"
+#include "api/http_send.h"
 #include "api/listen_addr.h"
+#include "api/log_rate.h"
 #include "api/prometheus.h"
 #include "api/routes.h"
 #include "core/run_files.h"
@@ -28,6 +36,11 @@ struct api {
     goblind_counters *counters;
     int metrics_max_runs;
     const char *version;
+    const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
+    void (*run_deleted)(void *user, const char *run_id);
+    void *user;
+    events *events;             /* GET /events and webhooks */
+    webhooks *hooks;
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
@@ -35,14 +48,25 @@ struct api {
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
-    bool stopping;
+    atomic_bool stopping;       /* set under lock; long polls are answered at once from then on */
+    atomic_int polls_open;      /* long polls suspended at least once and not yet completed */
+    int waiting, max_waiting;   /* suspended long polls now (under lock), and their share of the slots */
+    conn_guard *guard;          /* header deadlines and the reserved slots */
+    body_streams *streams;      /* large bodies produced on threads of their own */
+    body_budget bodies;         /* bytes of in-memory bodies held until sent */
     int port;
+    log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
 
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void api_report_deleted(api *a, const char *run_id) {
+    api_notify_run(a, run_id);                 /* drops its cached body; waiting polls answer 404 */
+    if (a->run_deleted) a->run_deleted(a->user, run_id);
 }
 
 int64_t api_now_ms(void) {
@@ -53,85 +77,33 @@ int64_t api_now_ms(void) {
 
 store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
+events *api_events(api *a) { return a->events; }
+body_streams *api_streams(api *a) { return a->streams; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
     prometheus_render(&src, openmetrics, out);
 }
 
-/* The status of the response queued last on this (the HTTP) thread, for the counters. */
-static _Thread_local unsigned last_status;
 bool api_ready(api *a) { return atomic_load(&a->ready); }
 void api_set_ready(api *a, bool ready) { atomic_store(&a->ready, ready); }
-bool api_stopping(api *a) { return a->stopping; }
-
-/* ---- responses ------------------------------------------------------------------ */
-
-static void common_headers(struct MHD_Response *r) {
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-}
-
-enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
-                              const char *content_type) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!r) return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", content_type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    last_status = status;
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
-                                   const char *etag, int retry_after);
-
-enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
-                              const char *etag, int retry_after) {
-    return send_buffer(c, status, MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), etag,
-                       retry_after);
-}
-
-enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag) {
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!r) free(body);
-    return send_buffer(c, status, r, etag, 0);
-}
-
-static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
-                                   const char *etag, int retry_after) {
-    if (!r) return MHD_NO;
-    common_headers(r);
-    last_status = status;
-    if (etag) MHD_add_response_header(r, "ETag", etag);
-    if (retry_after > 0) {
-        char b[16];
-        snprintf(b, sizeof b, "%d", retry_after);
-        MHD_add_response_header(r, "Retry-After", b);
-    }
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
-    json_decref(body);
-    if (!s) return MHD_NO;
-    enum MHD_Result ret = api_send_text(c, status, s, strlen(s), etag, retry_after);
-    free(s);
-    return ret;
-}
-
-enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail) {
-    return api_send_json(c, status, json_pack("{s:s, s:s}", "error", error, "detail", detail), NULL, 0);
-}
+bool api_stopping(api *a) { return atomic_load(&a->stopping); }
 
 /* ---- long polls ------------------------------------------------------------------- */
 
-void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
+bool api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *run_id) {
     pthread_mutex_lock(&a->lock);
+    /* stopping: api_stop has resumed every waiter already; full: long polls may hold only
+     * their share of the slots, the others are answered at once (202 + Retry-After) */
+    if (atomic_load(&a->stopping) || req->reserved || a->waiting >= a->max_waiting) {
+        pthread_mutex_unlock(&a->lock);
+        api_close_after_response();                   /* its answer frees the slot, too */
+        return false;
+    }
+    if (!req->poll_counted) {
+        req->poll_counted = true;
+        atomic_fetch_add(&a->polls_open, 1);
+    }
     snprintf(req->wait_run, sizeof req->wait_run, "%s", run_id);
     req->conn = c;
     req->suspended = true;
@@ -139,11 +111,14 @@ void api_wait(api *a, api_request *req, struct MHD_Connection *c, const char *ru
     req->prev = NULL;
     if (a->waiters) a->waiters->prev = req;
     a->waiters = req;
+    a->waiting++;
     MHD_suspend_connection(c);
     pthread_mutex_unlock(&a->lock);
+    return true;
 }
 
 static void unlink_waiter(api *a, api_request *w) {
+    a->waiting--;
     if (w->prev) w->prev->next = w->next;
     else a->waiters = w->next;
     if (w->next) w->next->prev = w->prev;
@@ -167,6 +142,7 @@ static void resume_locked(api *a, const char *run_id, bool due_only) {
 void api_notify_run(api *a, const char *run_id) {
     if (!a) return;
     metrics_cache_drop(a->cache, run_id);          /* before waiters re-read it */
+    events_run_changed(a->events, run_id);
     pthread_mutex_lock(&a->lock);
     resume_locked(a, run_id, false);
     pthread_mutex_unlock(&a->lock);
@@ -174,6 +150,8 @@ void api_notify_run(api *a, const char *run_id) {
 
 void api_tick(api *a) {
     if (!a) return;
+    events_tick(a->events);
+    conn_guard_sweep(a->guard);                       /* slow headers and idle keep-alives lose their slot */
     pthread_mutex_lock(&a->lock);
     resume_locked(a, NULL, true);
     pthread_mutex_unlock(&a->lock);
@@ -188,11 +166,19 @@ bool api_access_ok(const char *listen, const char *token_file, const char *clien
         *err = strdup("listen: expected HOST:PORT");
         return false;
     }
-    if (listen_addr_is_loopback(host) || token_file || client_ca_file) return true;
-    char e[512];
-    snprintf(e, sizeof e, "refusing to listen on %s without access control: set auth_token_file (a bearer token) "
+    if (token_file || client_ca_file || listen_addr_is_loopback(host)) return true;
+    char e[768], shown[INET6_ADDRSTRLEN + 8] = "";
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
+    if (getaddrinfo(host, "0", &hints, &ai) == 0 && ai) {      /* name what it resolved to */
+        char ip[INET6_ADDRSTRLEN] = "";
+        const void *raw = ai->ai_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr
+                                                    : (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+        if (inet_ntop(ai->ai_family, raw, ip, sizeof ip) && strcmp(ip, host)) snprintf(shown, sizeof shown, " (= %s)", ip);
+        freeaddrinfo(ai);
+    }
+    snprintf(e, sizeof e, "refusing to listen on %s%s without access control: set auth_token_file (a bearer token) "
              "or tls_cert_file + tls_key_file + tls_client_ca_file (client certificates), or listen on loopback; "
-             "see docs/OPERATIONS.md", listen);
+             "see docs/OPERATIONS.md", listen, shown);
     *err = strdup(e);
     return false;
 }
@@ -233,7 +219,8 @@ static bool client_cert_ok(struct MHD_Connection *c) {
 static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_Result *ret) {
     /* liveness stays open, and so does the dashboard page: it holds no data, and asks for
      * the token itself before it reads the API */
-    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html")) return false;
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html") || !strcmp(url, "/openapi.json"))
+        return false;
     if (a->client_certs && !client_cert_ok(c)) {
         *ret = api_send_error(c, MHD_HTTP_FORBIDDEN, "forbidden", "a client certificate signed by the configured CA is required");
         return true;
@@ -246,9 +233,9 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
             json_decref(body);
             struct MHD_Response *r = s ? MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE) : NULL;
             if (!r) { free(s); *ret = MHD_NO; return true; }
-            common_headers(r);
+            http_common_headers(r);
             MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"goblind\"");
-            last_status = MHD_HTTP_UNAUTHORIZED;
+            http_note_status(MHD_HTTP_UNAUTHORIZED);
             *ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
             MHD_destroy_response(r);
             return true;
@@ -258,6 +245,22 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
 }
 
 /* ---- MHD callbacks ---------------------------------------------------------------- */
+
+static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c) {
+    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
+                             "only GET and HEAD are served (and DELETE on /runs/<id>)");
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!s) return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+    if (!r) { free(s); return MHD_NO; }
+    http_common_headers(r);
+    MHD_add_response_header(r, "Allow", "GET, HEAD");
+    req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+    MHD_destroy_response(r);
+    return ret;
+}
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls) {
@@ -269,42 +272,52 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!req) return MHD_NO;
         req->api = a;
         req->t0 = now_s();
+        req->reserved = conn_guard_request_begins(c);
         *con_cls = req;
+        /* Refusals before any work (a body is not read, a long poll not begun); they close the
+         * connection, which is what a refused client deserves. */
+        req->is_delete = !strcmp(method, "DELETE");             /* routes.c allows it on /runs/<id> only */
+        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c);
+        http_send_begin(NULL);
+        enum MHD_Result ret;
+        bool refused = refuse(a, c, url, &ret);
+        unsigned st = http_send_end();
+        if (refused) {
+            if (st) req->status = st;
+            return ret;
+        }
         /* Answer from the next call: a response queued in the first one makes
          * libmicrohttpd close the connection, and clients lose keep-alive. */
         return MHD_YES;
     }
     if (*upload_size) { *upload_size = 0; return MHD_YES; }   /* a body is never needed: drop it */
-    if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-        json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
-        char *s = json_dumps(body, JSON_COMPACT);
-        json_decref(body);
-        if (!s) return MHD_NO;
-        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
-        common_headers(r);
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-        req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
-        enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
-        MHD_destroy_response(r);
-        return ret;
-    }
-    last_status = 0;
+    http_send_begin(&a->bodies);
     enum MHD_Result ret;
-    if (!refuse(a, c, url, &ret)) ret = routes_dispatch(a, req, c, url);
-    if (last_status) req->status = last_status;
+    if (req->reserved && strcmp(url, "/healthz") && strcmp(url, "/readyz")) {
+        api_close_after_response();                               /* the reserved slot is free again at once */
+        ret = api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+            json_pack("{s:s, s:s}", "error", "busy", "detail",
+                      "every connection slot is in use; the reserved ones answer /healthz and /readyz only"), NULL, 1);
+    } else if (!refuse(a, c, url, &ret)) {
+        ret = routes_dispatch(a, req, c, url);
+    }
+    unsigned st = http_send_end();
+    if (st) req->status = st;
     return ret;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe) {
-    (void)c; (void)toe;
+    (void)toe;
     api *a = cls;
     api_request *req = *con_cls;
     if (!req) return;
+    conn_guard_request_ends(a->guard, c);             /* the next request's headers are due from now */
     if (req->waiting) {                               /* only long polls ever join the waiter list */
         pthread_mutex_lock(&a->lock);
         if (req->suspended) unlink_waiter(a, req);
         pthread_mutex_unlock(&a->lock);
     }
+    if (req->poll_counted) atomic_fetch_sub(&a->polls_open, 1);   /* answered (or its client left) */
     if (req->status) {                                /* long polls are counted, not timed */
         if (req->waiting) counters_http_count(a->counters, req->status);
         else counters_http(a->counters, req->status, now_s() - req->t0);
@@ -331,14 +344,41 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
     return (size_t)(w - s);
 }
 
+#define MHD_LOG_WINDOW_S 60.0
+
+/* libmicrohttpd's messages, rate-limited per format string: each plain-HTTP probe of the TLS
+ * port, each reset connection is one message, and a client can make them in a loop. */
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
-    (void)cls;
+    api *a = cls;
+    uint64_t left_out = 0;
+    if (!log_rate_admit(&a->mhd_lines, fmt, now_s(), &left_out)) return;
     char b[512];
     vsnprintf(b, sizeof b, fmt, ap);
     size_t n = strlen(b);
     while (n && (b[n - 1] == '\n' || b[n - 1] == '\r')) b[--n] = '\0';
-    fprintf(stderr, "goblind http: %s\n", b);
+    if (left_out)
+        fprintf(stderr, "goblind http: %s (%llu similar lines suppressed in the last %.0f s)\n", b,
+                (unsigned long long)left_out, MHD_LOG_WINDOW_S);
+    else fprintf(stderr, "goblind http: %s\n", b);
 }
+
+/* Whether the listening socket, as bound, is a loopback address (getsockname of MHD's fd). */
+static bool bound_to_loopback(struct MHD_Daemon *d) {
+    const union MHD_DaemonInfo *fd = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (!fd || getsockname(fd->listen_fd, (struct sockaddr *)&ss, &len) != 0) return false;
+    return listen_addr_sockaddr_loopback((struct sockaddr *)&ss);
+}
+
+/* Slots beyond max_connections kept for /healthz and /readyz, and their header deadline. */
+#define RESERVED_SLOTS 16
+#define RESERVE_TIMEOUT_S 2.0
+/* Large bodies sent at once (each buffers at most BODY_STREAM_BUFFER bytes); more get 503. */
+#define MAX_STREAMS 4
+/* In-memory bodies held at once, over all connections; bodies under the small size always pass. */
+#define BODY_BUDGET_BYTES ((size_t)64 << 20)
+#define BODY_BUDGET_SMALL ((size_t)64 << 10)
 
 api *api_start(const api_options *opt, store *st, char **err) {
     char host[256];
@@ -351,6 +391,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     }
     api *a = calloc(1, sizeof *a);
     if (!a) { *err = strdup("out of memory"); return NULL; }
+    log_rate_init(&a->mhd_lines, MHD_LOG_WINDOW_S);
     if (opt->auth_token_file) {
         a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
         if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
@@ -368,6 +409,18 @@ api *api_start(const api_options *opt, store *st, char **err) {
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
+    if (!(a->events = events_new(st, a->hooks))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    /* a request's headers are due within connection_timeout_s of opening or of the previous
+     * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
+    double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;
+    if (!(a->guard = conn_guard_new(opt->max_connections, header_s, header_s < RESERVE_TIMEOUT_S ? header_s : RESERVE_TIMEOUT_S))) {
+        snprintf(e, sizeof e, "out of memory");
+        goto fail_early;
+    }
+    a->max_waiting = opt->max_connections / 2 > 0 ? opt->max_connections / 2 : 1;
+    body_budget_init(&a->bodies, BODY_BUDGET_BYTES, BODY_BUDGET_SMALL);
+    if (!(a->streams = body_streams_new(MAX_STREAMS))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -380,6 +433,9 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->counters = opt->counters;
     a->metrics_max_runs = opt->metrics_max_runs;
     a->version = opt->version;
+    a->metrics_labels = opt->metrics_labels;
+    a->run_deleted = opt->run_deleted;
+    a->user = opt->user;
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
@@ -391,11 +447,13 @@ api *api_start(const api_options *opt, store *st, char **err) {
         tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_mem[1]};
         if (a->tls_mem[2]) tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, a->tls_mem[2]};
     }
+    /* the logger first: libmicrohttpd warns (on stderr, unformatted) when it is not */
     a->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, a,
+                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, a,
                             MHD_OPTION_ARRAY, tls_opts,
-                            MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                             MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)opt->max_connections,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)(opt->max_connections + RESERVED_SLOTS),
+                            MHD_OPTION_NOTIFY_CONNECTION, conn_guard_notify, a->guard,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)opt->connection_timeout_s,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT,
                             (size_t)(opt->max_request_kb > 0 ? opt->max_request_kb : 32) * 1024,
@@ -410,10 +468,22 @@ api *api_start(const api_options *opt, store *st, char **err) {
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
     a->port = info ? info->port : port;
+    if (!a->token && !a->client_certs && !bound_to_loopback(a->d)) {   /* the address as bound decides */
+        snprintf(e, sizeof e, "refusing to serve %s without access control: the socket is bound to a non-loopback "
+                 "address; set auth_token_file or client certificates (docs/OPERATIONS.md)", opt->listen);
+        MHD_stop_daemon(a->d);
+        pthread_mutex_destroy(&a->lock);
+        goto fail_early;
+    }
     return a;
 fail_early:
     *err = strdup(e);
+    conn_guard_free(a->guard);
+    body_streams_free(a->streams);
+    log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);
@@ -422,19 +492,39 @@ fail_early:
 
 int api_port(const api *a) { return a->port; }
 
+/* How long shutdown waits for resumed long polls to be answered before it closes them. */
+#define STOP_DRAIN_S 5.0
+
 void api_stop(api *a) {
     if (!a) return;
     MHD_socket s = MHD_quiesce_daemon(a->d);          /* stop accepting */
+    events_stop(a->events);                           /* event streams end */
     pthread_mutex_lock(&a->lock);
-    a->stopping = true;
+    atomic_store(&a->stopping, true);                 /* no poll suspends from now on (api_wait) */
     resume_locked(a, NULL, false);                    /* waiting polls answer now */
     pthread_mutex_unlock(&a->lock);
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);                             /* let them be answered */
+    /* Every poll is answered before the connections close: wait for each one's completion
+     * (its answer sent, or its client gone), however busy the HTTP thread is, up to a bound. */
+    double t0 = now_s();
+    while (atomic_load(&a->polls_open) > 0 && now_s() - t0 < STOP_DRAIN_S) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int left = atomic_load(&a->polls_open);
+    if (left > 0)
+        fprintf(stderr, "goblind http: %d long polls still unanswered after %.0f s; closing them\n", left, STOP_DRAIN_S);
+    body_streams_stop(a->streams, STOP_DRAIN_S);      /* streamed bodies are broken off, their threads end */
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
+    uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);
+    if (left_out) fprintf(stderr, "goblind http: %llu similar lines suppressed before shutdown\n", (unsigned long long)left_out);
+    log_rate_destroy(&a->mhd_lines);
+    conn_guard_free(a->guard);
+    body_streams_free(a->streams);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);

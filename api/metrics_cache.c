@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define PROBE 8
+#define VERSION_STRIPES 1024     /* a version per stripe of ids: a drop refuses only puts of its stripe */
 
 typedef struct entry {
     char id[130];
@@ -21,7 +22,17 @@ struct metrics_cache {
     entry *slots;
     size_t n;
     uint64_t clock;
+    uint64_t versions[VERSION_STRIPES];
 };
+
+static uint64_t *version_of(metrics_cache *c, const char *id) { return &c->versions[str_hash(id) % VERSION_STRIPES]; }
+
+uint64_t metrics_cache_version(metrics_cache *c, const char *id) {
+    pthread_mutex_lock(&c->lock);
+    uint64_t v = *version_of(c, id);
+    pthread_mutex_unlock(&c->lock);
+    return v;
+}
 
 metrics_cache *metrics_cache_new(size_t capacity) {
     metrics_cache *c = calloc(1, sizeof *c);
@@ -64,12 +75,17 @@ bool metrics_cache_get(metrics_cache *c, const char *id, cached_run *out) {
     return hit;
 }
 
-void metrics_cache_put(metrics_cache *c, const char *id, const cached_run *run) {
+void metrics_cache_put(metrics_cache *c, const char *id, const cached_run *run, uint64_t version) {
     if (strlen(id) >= sizeof c->slots[0].id) return;
     char *body = NULL;
     if (run->body && !(body = malloc(run->len + 1))) return;
     if (body) memcpy(body, run->body, run->len + 1);
     pthread_mutex_lock(&c->lock);
+    if (*version_of(c, id) != version) {        /* dropped since the read began: it may be stale */
+        pthread_mutex_unlock(&c->lock);
+        free(body);
+        return;
+    }
     entry *e = find(c, id);
     if (!e) {                                   /* a free slot in the window, else the oldest */
         size_t h = str_hash(id) % c->n;
@@ -90,6 +106,7 @@ void metrics_cache_put(metrics_cache *c, const char *id, const cached_run *run) 
 
 void metrics_cache_drop(metrics_cache *c, const char *id) {
     pthread_mutex_lock(&c->lock);
+    ++*version_of(c, id);
     entry *e = find(c, id);
     if (e) {
         free(e->run.body);

@@ -9,9 +9,12 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/events.h"
+#include "api/kernels_body.h"
 #include "core/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
+#include "storage/retention.h"
 
 #define RETRY_AFTER_S 2
 #define MAX_WAIT_S 60
@@ -36,10 +39,12 @@ static const char *arg(struct MHD_Connection *c, const char *key) {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* Integer query argument in [lo, hi]; dflt when absent. false when malformed. */
+/* Integer query argument in [lo, hi]; dflt when absent. false when malformed: digits only
+ * (strtol alone would take "%205", " 5", "+5" and "5\n"). */
 static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
     const char *v = arg(c, key);
     if (!v) { *out = dflt; return true; }
+    if (!*v || strspn(v, "0123456789") != strlen(v)) return false;
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);
@@ -68,11 +73,13 @@ static void add_list_row(void *user, const run_row *r) {
     jw_key(j, "updated_at");
     iso_text(r->updated_at, t, sizeof t);
     jw_string(j, t);
-    opt_number(j, "tokens_per_sec", r->has_headline, r->tokens_per_sec);
-    opt_number(j, "mfu_pct", r->has_headline, r->mfu_pct);
-    opt_number(j, "gpu_util_pct", r->has_headline, r->gpu_util_pct);
+    /* RunMetrics says 0 for a quantity it could not measure, and none of these is ever
+     * really 0: listed as null until known (not parsed yet, or its artefact missing). */
+    opt_number(j, "tokens_per_sec", r->has_headline && r->tokens_per_sec > 0, r->tokens_per_sec);
+    opt_number(j, "mfu_pct", r->has_headline && r->mfu_pct > 0, r->mfu_pct);
+    opt_number(j, "gpu_util_pct", r->has_headline && r->gpu_util_pct > 0, r->gpu_util_pct);
     opt_number(j, "step_time_seconds", r->has_headline && r->step_seconds > 0, r->step_seconds);
-    opt_number(j, "hbm_peak_gb", r->has_headline, r->hbm_peak_gb);
+    opt_number(j, "hbm_peak_gb", r->has_headline && r->hbm_peak_gb > 0, r->hbm_peak_gb);
     jw_object_close(j);
 }
 
@@ -152,22 +159,37 @@ static void detail_row(void *user, const run_row *row) {
         if (m) warnings = json_incref(json_object_get(m, "warnings"));
         json_decref(m);
     }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
         "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
         "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
         "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
         "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
         "error", row->error ? json_string(row->error) : json_null(),
+        "step_time_seconds", row->has_headline && row->step_seconds > 0 ? json_real(row->step_seconds) : json_null(),
         "warnings", warnings ? warnings : json_array());
 }
 
+/* How the artefact was read (columns, rows_used, rows_skipped, steps_source,
+ * step_time_source; docs/API.md), from its stored JSON; all null when it was not read. */
+static void add_reading(json_t *artefact, const char *reading) {
+    static const char *const KEYS[] = {"columns", "rows_used", "rows_skipped", "steps_source", "step_time_source"};
+    json_t *r = reading ? json_loads(reading, 0, NULL) : NULL;
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
+        json_t *v = r ? json_object_get(r, KEYS[i]) : NULL;
+        json_object_set(artefact, KEYS[i], v ? v : json_null());
+    }
+    json_decref(r);
+}
+
 static void add_artefact(void *user, const run_artefact_row *a) {
-    json_array_append_new(user, json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
+    json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
         "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
         "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
         "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
         "format", a->format ? json_string(a->format) : json_null(),
-        "error", a->error ? json_string(a->error) : json_null()));
+        "error", a->error ? json_string(a->error) : json_null());
+    add_reading(o, a->reading);
+    json_array_append_new(user, o);
 }
 
 static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {
@@ -207,12 +229,13 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (metrics_cache_get(api_cache(a), id, &hit)) {            /* the common case: no SQLite */
         rc = (run_copy){.found = true, .status = hit.status, .ingest_count = hit.ingest_count, .metrics_json = hit.body};
     } else {
+        uint64_t version = metrics_cache_version(api_cache(a), id);   /* before the read: see metrics_cache.h */
         store_reader *rd = store_reader_acquire(api_store(a));
         store_get_run(rd, id, copy_row, &rc);
         store_reader_release(api_store(a), rd);
         if (rc.found) {
             cached_run put = {rc.status, rc.ingest_count, rc.metrics_json, rc.metrics_json ? strlen(rc.metrics_json) : 0};
-            metrics_cache_put(api_cache(a), id, &put);
+            metrics_cache_put(api_cache(a), id, &put, version);
         }
     }
     if (!rc.found) {
@@ -231,11 +254,11 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
             req->waiting = true;
             req->deadline_ms = now + wait * 1000;
         }
-        bool answer_now = inm ? !etag_matches(inm, etag) : final;
-        if (!answer_now && now < req->deadline_ms) {
+        /* gone without metrics: nothing will ever come, so 410 now rather than at the deadline */
+        bool answer_now = inm ? !etag_matches(inm, etag) : final || rc.status == RUN_GONE;
+        req->recheck_ms = now + RECHECK_MS;
+        if (!answer_now && now < req->deadline_ms && api_wait(a, req, c, id)) {
             free(rc.metrics_json);
-            req->recheck_ms = now + RECHECK_MS;
-            api_wait(a, req, c, id);
             return MHD_YES;
         }
     }
@@ -243,7 +266,10 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (final) {
         if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         else {
-            ret = api_send_owned(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag);
+            /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
+             * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
+            unsigned code = rc.status == RUN_FAILED ? 422u : MHD_HTTP_OK;
+            ret = api_send_run_owned(c, code, rc.metrics_json, strlen(rc.metrics_json), etag, run_status_name(rc.status));
             rc.metrics_json = NULL;                   /* the response owns it now */
         }
     } else if (rc.status == RUN_GONE) {
@@ -260,13 +286,11 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
 
 /* ---- /runs/<id>/kernels ------------------------------------------------------------- */
 
-static void add_kernel(void *user, const kernel_row *k) {
-    bool gemm = k->flags & KF_GEMM_WIDE;
-    json_array_append_new(user, json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:f, s:b, s:b, s:b}",
-        "name", k->name, "calls", (json_int_t)k->calls, "total_ns", (json_int_t)k->total_ns, "avg_ns", k->avg_ns,
-        "min_ns", (json_int_t)k->min_ns, "max_ns", (json_int_t)k->max_ns, "pct_time", k->pct_time,
-        "gemm", gemm, "collective", (k->flags & KF_COLLECTIVE) != 0, "generic_gemm", gemm && (k->flags & KF_GENERIC)));
-}
+/* Above this many rows the body is streamed from a cursor (api/body_stream.h); below, it is a
+ * few hundred kilobytes at most and is built in memory. */
+#define STREAM_ABOVE_ROWS 1000
+
+static void add_kernel(void *user, const kernel_row *k) { kernels_body_row(user, k); }
 
 static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char *id) {
     static const struct { const char *name; kernel_sort sort; } SORTS[] = {
@@ -285,17 +309,44 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
         sort = SORTS[i].sort;
     }
     run_copy rc = {0};
-    json_t *list = json_array();
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_row, &rc);
-    if (rc.found) store_run_kernels(rd, id, sort, (int)limit, add_kernel, list);
-    store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
     if (!rc.found || store_corruption(api_store(a))) {
-        json_decref(list);
+        store_reader_release(api_store(a), rd);
         return no_such_run(a, c);
     }
-    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:o}", "run", id, "kernels", list), NULL, 0);
+    if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
+        store_reader_release(api_store(a), rd);
+        kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit);
+        struct MHD_Response *r = job ? body_stream_start(api_streams(a), c, kernels_body_produce, job, kernels_job_free) : NULL;
+        if (!r) {
+            api_close_after_response();
+            return api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 json_pack("{s:s, s:s}", "error", "busy", "detail",
+                                           "too many large answers are being sent now; retry, or ask for limit <= 1000"),
+                                 NULL, RETRY_AFTER_S);
+        }
+        return api_send_response(c, MHD_HTTP_OK, r);
+    }
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    jw_key(&j, "run");
+    jw_string(&j, id);
+    jw_key(&j, "kernels");
+    jw_array_open(&j);
+    int rows = store_run_kernels(rd, id, sort, (int)limit, add_kernel, &j);
+    store_reader_release(api_store(a), rd);
+    if (rows < 0) {
+        strbuf_free(&out);
+        return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the kernel table could not be read");
+    }
+    jw_array_close(&j);
+    jw_object_close(&j);
+    if (!strbuf_terminate(&out)) return MHD_NO;
+    return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);
 }
 
 /* ---- /compare ---------------------------------------------------------------------- */
@@ -351,10 +402,29 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
 
 extern const char DASHBOARD_HTML[];
 extern const size_t DASHBOARD_HTML_LEN;
+extern const char OPENAPI_JSON[];          /* api/openapi.json, embedded at build time */
+extern const size_t OPENAPI_JSON_LEN;
+
+/* ---- DELETE /runs/<id> ------------------------------------------------------------- */
+
+static enum MHD_Result delete_run(api *a, struct MHD_Connection *c, const char *id) {
+    bool found = false;
+    if (retention_forget(api_store(a), id, api_now_ms(), "DELETE /runs/<id>", &found) != 0) {
+        char detail[400];
+        snprintf(detail, sizeof detail, "the database refused the delete: %s", store_last_error(api_store(a)));
+        return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", detail);
+    }
+    if (!found) return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    api_report_deleted(a, id);
+    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "id", id, "deleted", 1), NULL, 0);
+}
 
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
+    if (req->is_delete && strncmp(url, "/runs/", 6)) return api_send_not_allowed(c, "GET, HEAD");
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
+    if (!strcmp(url, "/openapi.json"))
+        return api_send_body(c, MHD_HTTP_OK, OPENAPI_JSON, OPENAPI_JSON_LEN, "application/json");
     if (!strcmp(url, "/healthz"))
         return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
     /* A corrupt database: not ready, and no data answer (a 404 or [] would look real). */
@@ -367,6 +437,8 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
     }
     if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
+    if (!strcmp(url, "/events"))
+        return events_stream(api_events(a), c, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID"));
     if (!strcmp(url, "/compare")) return compare(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {
@@ -381,6 +453,10 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "invalid run id: it must match [A-Za-z0-9._-]{1,128}");
         const char *sub = slash ? slash : "";
+        if (req->is_delete) {
+            if (!*sub || !strcmp(sub, "/")) return delete_run(a, c, id);
+            return api_send_not_allowed(c, "GET, HEAD");
+        }
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);

@@ -23,9 +23,25 @@ static uint64_t torch_tail_bytes(const run_files *f) {
     return tail > 0 ? (uint64_t)tail : 0;
 }
 
+/* Default mode, when the kernel trace yields no kernel: the torch profile's GPU kernel events
+ * become the kernels (the reference's rule), with a warning giving their count. */
+static void kernels_from_torch(run_result *out) {
+    kernel_table *k = &out->kernels.kernels, *t = &out->torch.kernels;
+    if (k->dispatches || !t->dispatches) return;
+    kernel_table_free(k);
+    *k = *t;
+    kernel_table_init(t);
+    diag_add(&out->metrics.warnings, "kernels taken from the torch profile: %llu GPU kernel events",
+             (unsigned long long)k->dispatches);
+}
+
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     memset(out, 0, sizeof *out);
     if (!run_files_find(run_dir, &out->files)) return false;
+    /* the torch parser stops collecting GPU kernel events once the kernel trace has a row */
+    _Atomic bool kernel_rows_seen = false;
+    parse_options popt = opt->parse;
+    popt.kernel_rows_seen = &kernel_rows_seen;
     diag_list kdiag, tdiag, sdiag;
     diag_init(&kdiag);
     diag_init(&tdiag);
@@ -33,13 +49,24 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     /* the torch profile (usually the largest file) on a second thread, or its head there and
      * its tail here once the other two are read */
     artefact_reading *torch = artefact_read_begin(out->files.path[ARTEFACT_TORCH_PROFILE], ARTEFACT_TORCH_PROFILE,
-                                                  &opt->parse, &out->torch, &tdiag, &out->info[ARTEFACT_TORCH_PROFILE],
+                                                  &popt, &out->torch, &tdiag, &out->info[ARTEFACT_TORCH_PROFILE],
                                                   torch_tail_bytes(&out->files));
-    artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &opt->parse, &out->kernels,
+    artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt, &out->kernels,
                   &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
-    artefact_read(out->files.path[ARTEFACT_TELEMETRY], ARTEFACT_TELEMETRY, &opt->parse, &out->telemetry,
+    artefact_read(out->files.path[ARTEFACT_TELEMETRY], ARTEFACT_TELEMETRY, &popt, &out->telemetry,
                   &sdiag, &out->info[ARTEFACT_TELEMETRY]);
     artefact_read_end(torch);
+    if (!popt.seed_compat && kernel_rows_seen && !out->kernels.kernels.dispatches) {
+        /* the kernel trace had rows but its read then failed (nothing kept, like the
+         * reference): the torch profile's kernels are needed after all, so read it again
+         * collecting them all (rare: only after an I/O error) */
+        diag_free(&tdiag);
+        diag_init(&tdiag);
+        torch_summary_free(&out->torch);
+        popt.kernel_rows_seen = NULL;
+        artefact_read(out->files.path[ARTEFACT_TORCH_PROFILE], ARTEFACT_TORCH_PROFILE, &popt, &out->torch, &tdiag,
+                      &out->info[ARTEFACT_TORCH_PROFILE]);
+    }
 
     /* each file's first warning, kept for the store (the strings move, they are not copied) */
     out->info[ARTEFACT_KERNEL_TRACE].error = kdiag.count ? kdiag.items[0] : NULL;
@@ -52,7 +79,14 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     waste_inputs in = {.kernels = &out->kernels, .torch = &out->torch, .telemetry = &out->telemetry,
                        .seed_compat = opt->parse.seed_compat, .steps_given = opt->steps_given,
                        .steps = opt->steps, .precision = opt->precision};
+    if (!opt->parse.seed_compat) kernels_from_torch(out);
     run_metrics_compute(&in, &out->metrics);
+    if (out->metrics.span_is_steps)
+        diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
+                 (long long)out->metrics.steps);
+    out->torch.facts.steps_source = out->metrics.steps_source;
+    out->torch.facts.step_time_source = out->metrics.step_time_source;
+    run_metrics_clamp(&out->metrics);
     return true;
 }
 
@@ -63,4 +97,9 @@ void run_result_free(run_result *r) {
     telemetry_summary_free(&r->telemetry);
     diag_free(&r->metrics.warnings);
     memset(r, 0, sizeof *r);
+}
+
+const read_facts *run_result_facts(const run_result *r, artefact_kind kind) {
+    return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
+                                                                                         : &r->telemetry.facts;
 }

@@ -28,5 +28,7 @@ typedef struct run_result {
 /* false only on allocation failure; bad or missing artefacts are warnings in metrics. */
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out);
 void run_result_free(run_result *r);
+/* How artefact `kind` was read (columns, rows, step sources): see parsers/artefact.h. */
+const read_facts *run_result_facts(const run_result *r, artefact_kind kind);
 
 #endif

@@ -4,6 +4,8 @@
  * the reference's evaluation order so results match it to the last bit in practice. */
 #include "core/waste_budget.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +79,23 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
     const telemetry_summary *sm = in->telemetry;
     kernel_sums ks = sum_kernels(kt, in->seed_compat);
 
-    m->steps = in->steps_given ? in->steps : tr->n_steps ? tr->n_steps : tr->profiled_steps ? tr->profiled_steps : 10;
+    /* default mode, no ProfilerStep events or metadata step time: the span covers every
+     * step, and without a step count it is one step (not the original's guess of 10) */
+    bool span_only = tr->step_time_is_span && !in->seed_compat;
+    m->steps = in->steps_given ? in->steps : tr->n_steps ? tr->n_steps : tr->profiled_steps ? tr->profiled_steps
+             : span_only ? 1 : 10;
+    m->steps_source = in->steps_given ? "flag" : tr->n_steps ? "metadata" : tr->profiled_steps ? "profiler_steps" : "default";
+    m->step_time_source = tr->facts.step_time_source ? tr->facts.step_time_source : "none";
+    m->span_is_steps = span_only;
+    opt_num step_time = tr->step_time_seconds;
+    if (span_only) {
+        double per = step_time.v / (double)m->steps;        /* the reference divides; 0 steps has no answer */
+        step_time = isfinite(per) ? (opt_num){true, per} : (opt_num){0};
+        m->step_time_source = "span_per_step";
+    }
+    m->step_time = step_time;
+    /* steps for per-step sums: the profiled steps, else the metadata's, else the answer above */
+    int64_t profiled = in->seed_compat ? 1 : tr->profiled_steps ? tr->profiled_steps : tr->n_steps ? tr->n_steps : m->steps;
     m->tokens_per_sec = opt_or(tr->tokens_per_sec, 0.0);
     m->mfu_pct = opt_or(tr->mfu_pct, 0.0);
     m->hbm_peak_gb = opt_or(sm->hbm_peak_gb, 0.0);
@@ -85,8 +103,9 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
 
     double gpu_util = 0.0;
     if (sm->gpu_util_pct.has) gpu_util = sm->gpu_util_pct.v;
-    else if (kt->dispatches && tr->step_time_seconds.has && tr->step_time_seconds.v != 0.0) {
-        double u = (double)ks.total / (tr->step_time_seconds.v * 1e9) * 100.0;
+    else if (kt->dispatches && step_time.has && step_time.v != 0.0) {
+        /* default mode: kernel time over all profiled steps' time, not one step's */
+        double u = (double)ks.total / (step_time.v * (double)profiled * 1e9) * 100.0;
         gpu_util = u < 100.0 ? u : 100.0;
     }
     m->gpu_util_pct = gpu_util;
@@ -104,10 +123,9 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
 
     /* waste budget, seconds per step */
     memset(m->waste, 0, sizeof m->waste);
-    double step = opt_or(tr->step_time_seconds, 0.0);
+    double step = opt_or(step_time, 0.0);
     if (step > 0) {
-        int64_t comm_steps = in->seed_compat ? 1 : tr->profiled_steps ? tr->profiled_steps : tr->n_steps ? tr->n_steps : m->steps;
-        if (comm_steps < 1) comm_steps = 1;
+        int64_t comm_steps = profiled < 1 ? 1 : profiled;
         double gu = gpu_util / 100.0;
         double hb = opt_or(tr->host_busy_fraction, 0.0);
         double data_wait = gu < 0.30 && hb > 0.5 ? step * (1 - gu) * hb : 0.0;
@@ -139,4 +157,30 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
     }
     m->rocm_version = sm->rocm_version ? sm->rocm_version : "unknown";
     m->pytorch_version = tr->pytorch_version ? tr->pytorch_version : "unknown";
+}
+
+/* Clamps *v into [lo, hi] (hi < 0: no upper bound), warning with the field's name. */
+static void clamp(run_metrics *m, const char *field, double *v, double lo, double hi) {
+    if (isnan(*v) || *v >= lo) {
+        if (hi < 0 || !(*v > hi)) return;
+        diag_add(&m->warnings, "%s was %.17g, above the schema's maximum; reported as %g", field, *v, hi);
+        *v = hi;
+        return;
+    }
+    diag_add(&m->warnings, "%s was %.17g, below the schema's minimum; reported as %g", field, *v, lo);
+    *v = lo;
+}
+
+void run_metrics_clamp(run_metrics *m) {
+    if (m->steps < 0) {
+        diag_add(&m->warnings, "steps was %lld, below the schema's minimum; reported as 0", (long long)m->steps);
+        m->steps = 0;
+    }
+    clamp(m, "tokens_per_sec", &m->tokens_per_sec, 0, -1);
+    clamp(m, "mfu_pct", &m->mfu_pct, 0, -1);
+    clamp(m, "hbm_peak_gb", &m->hbm_peak_gb, 0, -1);
+    clamp(m, "hbm_avg_gb", &m->hbm_avg_gb, 0, -1);
+    clamp(m, "gpu_util_pct", &m->gpu_util_pct, 0, 100);
+    for (size_t i = 0; i < m->n_top; i++) clamp(m, "top_kernels.pct_time", &m->top[i].pct_time, 0, 100);
+    for (int b = 0; b < W_COUNT; b++) clamp(m, WASTE_BUCKETS[b], &m->waste[b], 0, -1);
 }

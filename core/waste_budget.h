@@ -25,6 +25,11 @@ typedef struct run_metrics {
     double waste[W_COUNT];     /* seconds per step */
     diag_list warnings;
     const char *rocm_version, *pytorch_version;   /* point into the summaries, or "unknown" */
+    /* where steps and the step time came from (static strings, docs/API.md) */
+    const char *steps_source;      /* flag | metadata | profiler_steps | default */
+    const char *step_time_source;  /* metadata | profiler_steps | span | span_per_step | none */
+    bool span_is_steps;            /* the trace span was divided by steps (warned by run_parse) */
+    opt_num step_time;             /* the step time (s) the budget used; has == false: unknown */
 } run_metrics;
 
 typedef struct waste_inputs {
@@ -37,8 +42,13 @@ typedef struct waste_inputs {
     const char *precision;
 } waste_inputs;
 
-/* Fills everything but warnings. */
+/* Fills everything but warnings; the kernels it uses are in->kernels (run_parse puts the
+ * torch profile's GPU kernel events there when the kernel trace has none). */
 void run_metrics_compute(const waste_inputs *in, run_metrics *m);
+/* Brings every number into the range the RunMetrics schema allows (a negative metadata
+ * value, --steps -1, ...): out-of-range values are clamped and each clamp is warned about,
+ * naming the field, so no body is ever invalid and no silent number looks real. */
+void run_metrics_clamp(run_metrics *m);
 /* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
 size_t *kernels_by_time(const kernel_table *t);
 

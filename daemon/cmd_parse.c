@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/metrics_json.h"
+#include "core/read_facts_json.h"
 #include "core/run_parse.h"
 #include "daemon/commands.h"
 #include "daemon/report.h"
@@ -19,11 +20,35 @@ static bool parse_i64(const char *s, int64_t *out) {
     return true;
 }
 
+/* The run's artefacts as GET /runs/<id> shows them (kind, path, format, error and how each
+ * was read), so --explain and `goblind show` print through one function. */
+static json_t *artefacts_json(const run_result *r) {
+    static const char *const KINDS[ARTEFACT_KIND_COUNT] = {"kernel_trace", "torch_profile", "telemetry"};
+    json_t *list = json_array();
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        const artefact_info *a = &r->info[k];
+        json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "kind", KINDS[k],
+                              "path", r->files.path[k] ? json_string(r->files.path[k]) : json_null(),
+                              "format", a->format ? json_string(a->format) : json_null(),
+                              "error", a->error ? json_string(a->error) : json_null());
+        if (a->format || k == ARTEFACT_TORCH_PROFILE) {      /* steps come from somewhere even without it */
+            strbuf facts = {0};
+            read_facts_render(run_result_facts(r, (artefact_kind)k), &facts);
+            json_t *f = json_loadb(facts.data, facts.len, 0, NULL);
+            json_object_update(o, f);
+            json_decref(f);
+            strbuf_free(&facts);
+        }
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 int cmd_parse(int argc, char **argv) {
     run_options opt = {0};
     const char *dir = NULL;
     int64_t indent = 2;
-    bool table = false;
+    bool table = false, explain = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -61,6 +86,8 @@ int cmd_parse(int argc, char **argv) {
             }
             table = !strcmp(val, "table");
             i++;
+        } else if (!strcmp(a, "--explain")) {
+            explain = true;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "goblind parse: unknown option '%s'\n", a);
             return EXIT_USAGE;
@@ -87,9 +114,27 @@ int cmd_parse(int argc, char **argv) {
         fprintf(stderr, "goblind parse: out of memory\n");
         return 1;
     }
+    bool any = false;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) any |= r.info[k].present;
+    if (!any) {                            /* zeros and default steps would look like a measurement */
+        fprintf(stderr, "goblind parse: %s: no artefacts found (looked for trace.csv or *kernel_trace.csv, "
+                        "torch_profile.json[.gz], amd_smi.csv); nothing to measure\n", dir);
+        run_result_free(&r);
+        return EXIT_NO_ARTEFACTS;
+    }
     strbuf out = {0};
     metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);
-    if (table) {                           /* one rendering path: the table reads the JSON */
+    if (explain) {
+        json_t *doc = json_loadb(out.data, out.len, 0, NULL);
+        json_t *artefacts = artefacts_json(&r);
+        printf("run directory %s (%s heuristics)\n\n", dir, opt.parse.seed_compat ? "--compat seed" : "default");
+        report_reading(stdout, artefacts, doc, r.metrics.step_time.has ? r.metrics.step_time.v : 0.0);
+        json_t *w = json_object_get(doc, "warnings");
+        printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
+        for (size_t i = 0; i < json_array_size(w); i++) printf("    - %s\n", json_string_value(json_array_get(w, i)));
+        json_decref(artefacts);
+        json_decref(doc);
+    } else if (table) {                    /* one rendering path: the table reads the JSON */
         json_t *doc = json_loadb(out.data, out.len, 0, NULL);
         char title[4200];
         snprintf(title, sizeof title, "run directory %s", dir);

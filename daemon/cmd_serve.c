@@ -16,6 +16,8 @@
 #include "daemon/config.h"
 #include "daemon/db_lock.h"
 #include "daemon/log.h"
+#include "daemon/retention_timer.h"
+#include "daemon/run_log.h"
 #include "daemon/run_tracker.h"
 #include "daemon/sd_notify.h"
 #include "storage/store.h"
@@ -27,6 +29,7 @@ typedef struct server {
     api *http;
     tracker *trk;
     goblind_counters counters;
+    retention_timer *retention;
     uv_timer_t tick, watchdog;
     uv_signal_t sigterm, sigint, sighup;
     bool shutting_down;
@@ -37,6 +40,12 @@ typedef struct server {
 static void on_run_changed(void *user, const char *run_id) {
     server *s = user;
     api_notify_run(s->http, run_id);
+}
+
+/* DELETE /runs/<id> (HTTP thread): the log line. */
+static void on_run_deleted(void *user, const char *run_id) {
+    (void)user;
+    run_log_deleted(run_id, "DELETE /runs/<id>");
 }
 
 static void on_tick(uv_timer_t *h) {
@@ -53,6 +62,7 @@ static void on_watchdog(uv_timer_t *h) {
 static void on_tracker_stopped(void *arg) {
     server *s = arg;
     uv_close((uv_handle_t *)&s->tick, NULL);
+    retention_timer_stop(s->retention);
     uv_close((uv_handle_t *)&s->watchdog, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -106,9 +116,11 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--log-file", "log_file"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
+        {"--metrics-labels", "metrics_labels"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
         {"--tls-client-ca-file", "tls_client_ca_file"},
-        {"--db-max-size-mb", "db_max_size_mb"}, {"--max-request-kb", "max_request_kb"},
+        {"--db-max-size-mb", "db_max_size_mb"}, {"--retention-max-runs", "retention_max_runs"},
+        {"--retention-max-age-days", "retention_max_age_days"}, {"--webhook-url", "webhook_url"}, {"--max-request-kb", "max_request_kb"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -262,11 +274,19 @@ int cmd_serve(int argc, char **argv) {
         config_free(&s.cfg);
         return 1;
     }
+    if (retention_init(s.st) != 0) {
+        log_error("database %s: cannot create the retention tables: %s", s.cfg.db, store_last_error(s.st));
+        store_close(s.st);
+        config_free(&s.cfg);
+        return 1;
+    }
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
+                      .metrics_labels = s.cfg.metrics_labels, .run_deleted = on_run_deleted, .user = &s,
+                      .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
     s.http = api_start(&ao, s.st, &err);
@@ -303,6 +323,8 @@ int cmd_serve(int argc, char **argv) {
     fflush(stdout);
     for (size_t i = 0; i < s.cfg.n_roots; i++) log_info("watching root %s", s.cfg.roots[i]);
 
+    retention_policy rp = {s.cfg.retention_max_runs, s.cfg.retention_max_age_days, s.cfg.db_max_size_mb, false};
+    s.retention = retention_timer_start(&s.loop, s.st, &rp, s.http, &s.counters);
     tracker_start(s.trk);
     api_set_ready(s.http, true);
     char status[160];

@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "api/listen_addr.h"
+#include "api/prometheus.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +37,8 @@ void config_free(goblind_config *c) {
     free(c->tls_key_file);
     free(c->tls_client_ca_file);
     free(c->log_file);
+    free(c->metrics_labels);
+    for (size_t i = 0; i < c->n_webhook_urls; i++) free(c->webhook_urls[i]);
     memset(c, 0, sizeof *c);
 }
 
@@ -84,6 +87,28 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         *path = *v ? strdup(v) : NULL;
         return true;
     }
+    if (!strcmp(key, "webhook_url")) {
+        if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'", v);
+            return false;
+        }
+        if (c->n_webhook_urls >= sizeof c->webhook_urls / sizeof c->webhook_urls[0]) {
+            snprintf(err, errlen, "webhook_url: at most 8");
+            return false;
+        }
+        c->webhook_urls[c->n_webhook_urls++] = strdup(v);
+        return true;
+    }
+    if (!strcmp(key, "metrics_labels")) {
+        char *rendered, why[400];
+        if (!prometheus_labels_render(v, &rendered, why, sizeof why)) {
+            snprintf(err, errlen, "metrics_labels: %s", why);
+            return false;
+        }
+        free(c->metrics_labels);
+        c->metrics_labels = rendered;
+        return true;
+    }
     if (!strcmp(key, "watch_mode")) {
         if (strcmp(v, "events") && strcmp(v, "scan")) {
             snprintf(err, errlen, "watch_mode: expected events or scan, got '%s'", v);
@@ -111,6 +136,8 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
     else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "retention_max_runs")) { ip = &c->retention_max_runs; lo = 0; hi = 100000000; }
+    else if (!strcmp(key, "retention_max_age_days")) { ip = &c->retention_max_age_days; lo = 0; hi = 36500; }
     else {
         snprintf(err, errlen, "unknown setting '%s'", key);
         return false;

@@ -29,6 +29,11 @@ typedef struct goblind_config {
     int connection_timeout_s;
     int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
+    char *metrics_labels;
+    int retention_max_runs;     /* 0: keep every run; else evict the oldest finished runs beyond it */
+    int retention_max_age_days; /* 0: keep forever; else evict finished runs not updated for this long */
+    char *webhook_urls[8];      /* webhook_url (repeatable): POST each run event there */
+    size_t n_webhook_urls;       /* static labels for /metrics, rendered k="v",... (NULL: none) */
     char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
     char *tls_cert_file, *tls_key_file;   /* HTTPS */
     char *tls_client_ca_file;   /* require client certificates signed by this CA */

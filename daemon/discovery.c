@@ -11,6 +11,7 @@
 #include "core/str_hash.h"
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
+#include "storage/retention.h"
 
 static void on_root_rescan(uv_timer_t *h);
 
@@ -39,7 +40,10 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         run_status st;
         run_sig stored;
         bool has_metrics;
-        if (rd && store_run_state(rd, id, &st, &stored, &has_metrics)) {
+        bool known = rd && store_run_state(rd, id, &st, &stored, &has_metrics);
+        bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
+        if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
+        if (known || forgotten) {
             sig_of(r, &r->seen_sig);
             if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
                 r->status = st;                 /* unchanged since it was stored: no re-parse */

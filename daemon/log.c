@@ -34,6 +34,7 @@ bool log_reopen(const char *path, char *err, size_t errlen) {
     close(fd);
     return ok;
 }
+bool log_enabled(log_level l) { return (int)l <= atomic_load(&current); }
 
 bool log_level_parse(const char *s, log_level *out) {
     for (int i = 0; i <= LOG_DEBUG; i++)

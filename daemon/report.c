@@ -59,6 +59,58 @@ void report_metrics(FILE *out, const char *title, json_t *m, bool unicode) {
     for (size_t i = 0; i < json_array_size(w); i++) fprintf(out, "    - %s\n", json_string_value(json_array_get(w, i)));
 }
 
+static const char *const SOURCE_TEXT[][2] = {
+    {"flag", "the --steps flag"}, {"metadata", "the profile's metadata"},
+    {"profiler_steps", "the ProfilerStep events"}, {"default", "the default (no step count anywhere)"},
+    {"span", "the whole trace span (no ProfilerStep events)"},
+    {"span_per_step", "the trace span divided by the steps (no ProfilerStep events)"},
+    {"none", "nowhere (unknown: no metadata, ProfilerStep events or span)"}};
+
+static const char *source_text(const char *s) {
+    for (size_t i = 0; s && i < sizeof SOURCE_TEXT / sizeof SOURCE_TEXT[0]; i++)
+        if (!strcmp(s, SOURCE_TEXT[i][0])) return SOURCE_TEXT[i][1];
+    return s ? s : "-";
+}
+
+/* Where steps and the step time came from (the torch profile's entry, read or not). */
+static void report_steps(FILE *out, json_t *a, json_t *metrics, double step_time_s) {
+    if (!json_is_string(json_object_get(a, "steps_source"))) return;
+    fprintf(out, "      steps         ");
+    if (metrics) fprintf(out, "%lld, ", (long long)json_integer_value(json_object_get(metrics, "steps")));
+    fprintf(out, "from %s\n", source_text(str(a, "steps_source")));
+    fprintf(out, "      step time     ");
+    if (step_time_s > 0) fprintf(out, "%.6g s, ", step_time_s);
+    fprintf(out, "from %s\n", source_text(str(a, "step_time_source")));
+}
+
+void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_time_s) {
+    fprintf(out, "  how each file was read\n");
+    for (size_t i = 0; i < json_array_size(artefacts); i++) {
+        json_t *a = json_array_get(artefacts, i);
+        fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? str(a, "path") : "(no file)");
+        if (!json_is_string(json_object_get(a, "format"))) {
+            fprintf(out, "      not read%s%s\n", json_is_string(json_object_get(a, "error")) ? ": " : "", str(a, "error"));
+            report_steps(out, a, metrics, step_time_s);
+            continue;
+        }
+        fprintf(out, "      format        %s\n", str(a, "format"));
+        json_t *cols = json_object_get(a, "columns");
+        const char *q;
+        json_t *v;
+        fprintf(out, "      columns      ");
+        if (!json_object_size(cols)) fprintf(out, " (none)");
+        json_object_foreach(cols, q, v) fprintf(out, " %s = %s;", q, json_is_string(v) ? json_string_value(v) : "(none)");
+        fprintf(out, "\n      rows used     %lld\n", (long long)json_integer_value(json_object_get(a, "rows_used")));
+        json_t *sk = json_object_get(a, "rows_skipped");
+        fprintf(out, "      rows skipped ");
+        if (!json_object_size(sk)) fprintf(out, " none");
+        json_object_foreach(sk, q, v) fprintf(out, " %s: %lld;", q, (long long)json_integer_value(v));
+        fputc('\n', out);
+        report_steps(out, a, metrics, step_time_s);
+        if (json_is_string(json_object_get(a, "error"))) fprintf(out, "      first warning %s\n", str(a, "error"));
+    }
+}
+
 void report_runs(FILE *out, json_t *body) {
     json_t *runs = json_object_get(body, "runs");
     fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s\n", "RUN", "STATUS", "UPDATED", "TOKENS/S", "MFU%", "UTIL%", "STEP S");

@@ -11,6 +11,10 @@
 bool report_use_unicode(void);
 /* metrics: a RunMetrics object; title: first line (may be NULL). */
 void report_metrics(FILE *out, const char *title, json_t *metrics, bool unicode);
+/* How each artefact was read: artefacts is the "artefacts" array of GET /runs/<id> (kind,
+ * path, format, error, columns, rows_used, rows_skipped, steps_source, step_time_source);
+ * metrics (may be NULL) supplies the steps and step time the sources explain. */
+void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_time_s);
 /* runs: the body of GET /runs. */
 void report_runs(FILE *out, json_t *runs);
 

@@ -14,6 +14,7 @@
 
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
+#include "daemon/run_log.h"
 
 void run_handle_closed(uv_handle_t *h) {
     run *r = h->data;
@@ -48,8 +49,8 @@ void mark_gone(run *r) {
     for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
     uv_timer_stop(&r->settle);
     uv_timer_stop(&r->quiet);
-    log_info("run %s: directory gone; stored metrics kept", r->id);
     set_status(r, RUN_GONE);
+    run_log_outcome(r->id, RUN_GONE, -1, NULL);
 }
 
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
@@ -125,7 +126,9 @@ void on_quiet(uv_timer_t *h) {
     run_sig cur;
     sig_of(r, &cur);
     if (!sig_equal(&cur, &r->parsed_sig)) { run_touch(r); return; }
+    run_status before = r->status;
     set_status(r, r->parsed_ok ? RUN_COMPLETE : RUN_FAILED);
+    if (r->status != before) run_log_outcome(r->id, r->status, r->parse_ms, r->fail_reason);
 }
 
 /* Worker thread: parse, render, store. Touches nothing of the loop's. */
@@ -158,6 +161,7 @@ static void parse_work(uv_work_t *req) {
         : !kernels_ok ? "kernel trace empty or truncated"
         : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
         : "torch profile not parseable (yet)";
+    j->error = error;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
         j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
@@ -196,6 +200,8 @@ static void parse_done(uv_work_t *req, int status) {
         r->parsed_ok = j->ok;
         r->parsed_sig = j->sig;
         r->last_parse_ms = (int64_t)(j->seconds * 1000);
+        r->parse_ms = j->seconds * 1e3;
+        r->fail_reason = j->error;
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);

@@ -60,6 +60,8 @@ struct run {
     int64_t settle_since_ms;     /* first file event not yet parsed (0: none): bounds the debounce */
     int64_t parse_started_ms;    /* of the last parse (0: never) */
     int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
+    double parse_ms;             /* of the last stored parse (logged with the outcome) */
+    const char *fail_reason;     /* static text: why the last parse is not complete */
     run *next;                   /* hash chain */
 };
 
@@ -75,9 +77,9 @@ struct tracker {
     size_t n_roots;
     uv_timer_t scan, retry;
     bool fallback, ready, stopping;
-    bool corrupt_logged;
-    _Atomic bool cancel;
-    status_lane *lane;           /* status writes' own thread (status_writer.c) */         /* shutdown: parses in flight stop at their next chunk */         /* the database is corrupt: said once, writes stopped */
+    bool corrupt_logged;         /* the database is corrupt: said once, writes stopped */
+    _Atomic bool cancel;         /* shutdown: parses in flight stop at their next chunk */
+    status_lane *lane;           /* status writes' own thread (status_writer.c) */
     goblind_counters *counters;
     size_t watched;
     int inflight, open_handles;
@@ -96,6 +98,7 @@ typedef struct parse_job {
     run_sig sig;
     uint64_t bytes;
     double seconds;
+    const char *error;           /* static text, NULL when ok */
 } parse_job;
 
 #define FOR_EACH_RUN(t, r) \

@@ -61,6 +61,14 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     waste_inputs in = {.kernels = &r.k, .torch = &r.t, .telemetry = &r.s, .seed_compat = opt.seed_compat};
     run_metrics_compute(&in, &m);
     m.warnings = r.diag;
+    run_metrics_clamp(&m);
+    /* every body within the schema's ranges (non-finite values are rendered as 0) */
+    bool in_range = m.steps >= 0 && !(m.tokens_per_sec < 0) && !(m.mfu_pct < 0) && !(m.hbm_peak_gb < 0) &&
+                    !(m.hbm_avg_gb < 0) && !(m.gpu_util_pct < 0) && !(m.gpu_util_pct > 100);
+    for (int b = 0; b < W_COUNT; b++) in_range = in_range && !(m.waste[b] < 0);
+    for (size_t i = 0; i < m.n_top; i++) in_range = in_range && !(m.top[i].pct_time < 0) && !(m.top[i].pct_time > 100);
+    if (!in_range) abort();
+    r.diag = m.warnings;
     strbuf out = {0};
     metrics_json_render(&m, 0, &out);
     strbuf_free(&out);
@@ -109,6 +117,8 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
                     (!one.t.pytorch_version || strcmp(one.t.pytorch_version, two.t.pytorch_version) == 0);
         for (size_t i = 0; same && i < 4; i++) same = a[i]->has == b[i]->has && memcmp(&a[i]->v, &b[i]->v, sizeof a[i]->v) == 0;
         for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
+        same = same && one.t.step_time_is_span == two.t.step_time_is_span && one.t.step_events == two.t.step_events &&
+               kernel_table_equal(&one.t.kernels, &two.t.kernels) && one.t.facts.rows_used == two.t.facts.rows_used;
         if (!same) abort();
     }
     if (whole) p->close(whole);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/column_pick.h"
 #include "parsers/csv_columns.h"
 #include "parsers/py_number.h"
 
@@ -20,13 +21,22 @@ static const char *const HBM_COLS[] = {"used_vram", "USED_VRAM", "VRAM_USED_MB",
     "VRAM_USED_GB", "vram_used", "VRAM Used", "MEM_USED", "mem_used", NULL};
 static const char *const UTIL_COLS[] = {"usage", "USAGE", "GFX_UTIL", "gfx_util", "GFX_UTILIZATION",
     "gfx_utilization", "GFX_ACTIVITY", "gfx_activity", "GPU_USE", "GFX %", "Util", NULL};
+/* default: rocm-smi's gpu_use_percent / "GPU use (%)" before its accumulating gfx_activity */
+static const char *const UTIL_COLS_REAL[] = {"usage", "USAGE", "GFX_UTIL", "gfx_util", "GFX_UTILIZATION",
+    "gfx_utilization", "gpu_use_percent", "GPU use (%)", "GFX_ACTIVITY", "gfx_activity", "GPU_USE", "GFX %",
+    "Util", NULL};
 static const char *const ROCM_COLS[] = {"ROCM_VERSION", "rocm_version", NULL};
 static const char *const NOT_UTIL[] = {"power", "energy", "clk", "clock", "temp", "volt", "fan", NULL};
 static const char *const HEADER_WORDS[] = {"vram", "gfx_", "timestamp,", "gpu_use", "gpu,", NULL};
 
 enum { C_HBM, C_UTIL, C_ROCM, C_COUNT };
-static const csv_want WANT[C_COUNT] = {{HBM_COLS, NULL}, {UTIL_COLS, NOT_UTIL}, {ROCM_COLS, NULL}};
-static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL}, {UTIL_COLS, NULL}, {ROCM_COLS, NULL}};
+static const csv_want WANT[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS_REAL, NOT_UTIL, false},
+                                       {ROCM_COLS, NULL, false}};
+static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {ROCM_COLS, NULL, false}};
+
+/* How a VRAM column's values become GiB, decided from its name as hbm_gb() does. */
+typedef enum { U_BYTES, U_MB, U_GB, U_GUESS } vram_unit;
+static const char *const UNIT_TEXT[] = {"bytes (/ 2^30)", "MB (/ 1024)", "GB", "GB, or MB (/ 1024) when above 1024"};
 
 typedef struct state {
     telemetry_summary *out;
@@ -46,12 +56,15 @@ typedef struct state {
     bool csv_header_done;
     csv_columns cols;
     char *hbm_col_lower;
+    vram_unit unit;
     double hbm_max, hbm_sum, util_sum;
     uint64_t hbm_n, util_n, long_lines;
+    uint64_t rows_used, vram_bad, vram_negative, util_bad, util_range;
 } state;
 
 /* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name. */
-static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb) {
+static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *negative) {
+    *negative = false;
     if (n == 0) return false;
     const char *p = raw;
     size_t len = n;
@@ -72,20 +85,28 @@ static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb) {
         }
         double v;
         if (py_number(a, len, &v)) {
-            const char *low = s->hbm_col_lower;
-            size_t ll = strlen(low);
-            bool ends_mb = ll >= 2 && strcmp(low + ll - 2, "mb") == 0;
-            bool ends_gb = ll >= 2 && strcmp(low + ll - 2, "gb") == 0;
-            if (strstr(low, "_mb") || ends_mb) *gb = v / 1024.0;
-            else if (strstr(low, "_gb") || ends_gb) *gb = v;
-            else if (strstr(low, "vram") || strstr(low, "mem")) *gb = v / 1024.0;
-            else *gb = v > 1024.0 ? v / 1024.0 : v;
             ok = true;
+            if (!s->seed_compat && v < 0) ok = false, *negative = true;
+            else if (s->unit == U_BYTES) *gb = v / 1073741824.0;
+            else if (s->unit == U_MB) *gb = v / 1024.0;
+            else if (s->unit == U_GB) *gb = v;
+            else *gb = v > 1024.0 ? v / 1024.0 : v;
         }
     }
     free(a);
     free(b);
     return ok;
+}
+
+/* The unit of the VRAM column, from its name (the reference's hbm_gb() tests, in order). */
+static vram_unit unit_of(const state *s, const char *column) {
+    const char *low = s->hbm_col_lower ? s->hbm_col_lower : "";
+    size_t ll = strlen(low);
+    if (!s->seed_compat && (has_name_token(column, strlen(column), "bytes") || strstr(low, "(b)"))) return U_BYTES;
+    if (strstr(low, "_mb") || (ll >= 2 && strcmp(low + ll - 2, "mb") == 0)) return U_MB;
+    if (strstr(low, "_gb") || (ll >= 2 && strcmp(low + ll - 2, "gb") == 0)) return U_GB;
+    if (strstr(low, "vram") || strstr(low, "mem")) return U_MB;
+    return U_GUESS;
 }
 
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
@@ -97,7 +118,13 @@ static void on_header(state *s, const csv_record *r) {
         strbuf f = {0};
         fold_lower(hbm, strlen(hbm), &f);
         s->hbm_col_lower = f.data;              /* FOLD_OTHER bytes never match the ASCII tests */
+        s->unit = unit_of(s, hbm);
     }
+    read_facts *fa = &s->out->facts;
+    read_facts_column(fa, "vram", hbm);
+    if (hbm) read_facts_column(fa, "vram_unit", UNIT_TEXT[s->unit]);
+    read_facts_column(fa, "utilisation", s->cols.name[C_UTIL]);
+    read_facts_column(fa, "rocm_version", s->cols.name[C_ROCM]);
     if (s->cols.col[C_HBM] < 0 && s->cols.col[C_UTIL] < 0)
         diag_add(s->diag, "%s: line %llu: header has no VRAM or utilisation column", s->label,
                  (unsigned long long)s->header_line);
@@ -109,18 +136,25 @@ static void on_record(void *user, const csv_record *r) {
     if (r->n_fields == 0) return;
     s->out->samples++;
     const csv_field *f;
-    if ((f = field(s, C_HBM, r)) && !f->truncated) {
+    bool used = false;
+    if ((f = field(s, C_HBM, r))) {
         double g;
-        if (hbm_gb(s, f->text.data, f->text.len, &g)) {
+        bool negative = false;
+        if (!f->truncated && hbm_gb(s, f->text.data, f->text.len, &g, &negative)) {
             if (!s->hbm_n || g > s->hbm_max) s->hbm_max = g;
             s->hbm_sum += g;
             s->hbm_n++;
-        }
-    }
-    if ((f = field(s, C_UTIL, r)) && !f->truncated) {
+            used = true;
+        } else if (negative) s->vram_negative++;
+        else s->vram_bad++;
+    } else if (s->cols.col[C_HBM] >= 0) s->vram_bad++;
+    if ((f = field(s, C_UTIL, r))) {
         double u;
-        if (py_number(f->text.data, f->text.len, &u)) { s->util_sum += u < 100.0 ? u : 100.0; s->util_n++; }
-    }
+        if (f->truncated || !py_number(f->text.data, f->text.len, &u)) s->util_bad++;
+        else if (!s->seed_compat && !(u >= 0.0 && u <= 100.0)) s->util_range++;   /* a counter, not a percentage */
+        else { s->util_sum += u < 100.0 ? u : 100.0; s->util_n++; used = true; }
+    } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
+    if (used) s->rows_used++;
     if ((f = field(s, C_ROCM, r)) && !s->out->rocm_version) {
         strbuf v = {0};
         utf8_sanitize((const uint8_t *)f->text.data, f->text.len, &v);
@@ -219,6 +253,18 @@ static void sm_finish(void *st) {
         diag_add(s->diag, "%s: %llu lines longer than %u bytes were cut", s->label,
                  (unsigned long long)s->long_lines, LINE_CAP);
     telemetry_summary *o = s->out;
+    read_facts *fa = &o->facts;
+    fa->rows_used = s->rows_used;
+    read_facts_skip(fa, "VRAM missing or not a number", s->vram_bad);
+    read_facts_skip(fa, "negative VRAM", s->vram_negative);
+    read_facts_skip(fa, "utilisation missing or not a number", s->util_bad);
+    read_facts_skip(fa, "utilisation outside [0, 100]", s->util_range);
+    if (s->vram_negative)
+        diag_add(s->diag, "%s: %llu negative samples in VRAM column '%s' skipped", s->label,
+                 (unsigned long long)s->vram_negative, s->cols.name[C_HBM]);
+    if (s->util_range)
+        diag_add(s->diag, "%s: %llu samples outside [0, 100] in utilisation column '%s' skipped (a counter, "
+                 "not a percentage?)", s->label, (unsigned long long)s->util_range, s->cols.name[C_UTIL]);
     if (s->hbm_n) {
         o->hbm_peak_gb = (opt_num){true, s->hbm_max};
         o->hbm_avg_gb = (opt_num){true, s->hbm_sum / (double)s->hbm_n};

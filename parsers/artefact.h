@@ -40,6 +40,11 @@ typedef struct parse_limits {
 
 typedef struct parse_options {
     bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */
+    /* Set (by the kernel-trace parser) once the kernel trace has yielded a kernel row; the
+     * torch parser then stops collecting its own GPU kernel events, which are only used when
+     * the kernel trace yields none. NULL: always collect. Only a speed hint: results never
+     * depend on when it is seen. */
+    _Atomic bool *kernel_rows_seen;
     const char *confine_root;/* when set (the daemon), artefacts resolving outside it are not read */
     uint64_t split_min_bytes;/* smallest piece worth a thread (0: 4 MiB); tests lower it */
     const parse_limits *limits;  /* NULL: unbounded (goblind parse) */
@@ -51,8 +56,30 @@ typedef struct opt_num {
     double v;
 } opt_num;
 
+/* How one file was read, for `goblind parse --explain`, GET /runs/<id> and `goblind show`:
+ * the column chosen for each quantity, rows used and rows skipped by reason, and (torch
+ * profile) where steps and the step time came from. Strings are static except columns. */
+#define READ_COLUMNS_MAX 8
+#define READ_SKIPS_MAX 8
+typedef struct read_facts {
+    size_t n_columns;
+    struct { const char *quantity; char *column; } columns[READ_COLUMNS_MAX];  /* column NULL: none */
+    uint64_t rows_used;
+    size_t n_skips;
+    struct { const char *reason; uint64_t rows; } skipped[READ_SKIPS_MAX];
+    const char *steps_source;      /* torch profile: flag | metadata | profiler_steps | default; else NULL */
+    const char *step_time_source;  /* torch profile: metadata | profiler_steps | span | span_per_step | none */
+} read_facts;
+
+/* Adds `rows` (> 0) to the skip count of `reason` (a static string). */
+void read_facts_skip(read_facts *f, const char *reason, uint64_t rows);
+/* Records the column chosen for `quantity` (copied; NULL: none). false on OOM. */
+bool read_facts_column(read_facts *f, const char *quantity, const char *column);
+void read_facts_free(read_facts *f);
+
 typedef struct kernel_summary {
     kernel_table kernels;
+    read_facts facts;
     bool complete;           /* the whole file parsed (no truncated last record) */
 } kernel_summary;
 
@@ -62,12 +89,20 @@ typedef struct torch_summary {
     int64_t profiled_steps;  /* 0 = None */
     char *pytorch_version;   /* NULL = None */
     bool complete;           /* the document parsed to its end */
+    /* default mode: step_time_seconds is the whole trace span (no ProfilerStep events, no
+     * metadata step time); the heuristics divide it by the step count */
+    bool step_time_is_span;
+    uint64_t step_events;    /* ProfilerStep events counted (each rank's copy), for --explain */
+    /* default mode: GPU kernel events (cat kernel), used when the kernel trace has none */
+    kernel_table kernels;
+    read_facts facts;
 } torch_summary;
 
 typedef struct telemetry_summary {
     opt_num hbm_peak_gb, hbm_avg_gb, gpu_util_pct;
     char *rocm_version;      /* NULL = None */
     uint64_t samples;
+    read_facts facts;
 } telemetry_summary;
 
 typedef struct artefact_parser {

@@ -24,6 +24,112 @@ static void ascii_lower(const char *s, char *out, size_t cap) {
     out[i] = '\0';
 }
 
+/* The first two steps shared by both picks: exact, then case-insensitive. */
+static ssize_t pick_named(const strbuf *names, const strbuf *low, const bool *usable, size_t n,
+                          const char *const *cands) {
+    for (size_t c = 0; cands[c]; c++)                        /* 1. exact */
+        for (size_t i = 0; i < n; i++)
+            if (usable[i] && same(&names[i], cands[c])) return last_named(names, n, i);
+    for (size_t c = 0; cands[c]; c++) {                      /* 2. case-insensitive, first column wins */
+        char lc[128];
+        ascii_lower(cands[c], lc, sizeof lc);
+        for (size_t i = 0; i < n; i++)
+            if (usable[i] && same(&low[i], lc)) return last_named(names, n, i);
+    }
+    return -1;
+}
+
+static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+size_t name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max) {
+    size_t count = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = 0;
+        size_t u = 0;
+        while (i + u < n && is_upper(s[i + u])) u++;
+        /* [A-Z]+(?![a-z]): the longest upper run not followed by a lower-case letter */
+        if (u && !(i + u < n && is_lower(s[i + u]))) len = u;
+        else if (u > 1) len = u - 1;
+        if (!len) {                                          /* [A-Z]?[a-z]+ */
+            size_t j = i + (u ? 1 : 0), l = 0;
+            while (j + l < n && is_lower(s[j + l])) l++;
+            if (l) len = (j - i) + l;
+        }
+        if (!len) {                                          /* [0-9]+ */
+            while (i + len < n && is_digit(s[i + len])) len++;
+        }
+        if (!len) { i++; continue; }
+        if (count < max) { tok[count][0] = i; tok[count][1] = len; }
+        count++;
+        i += len;
+    }
+    return count;
+}
+
+static bool token_is(const char *s, const size_t t[2], const char *word) {
+    size_t wl = strlen(word);
+    if (t[1] != wl) return false;
+    for (size_t k = 0; k < wl; k++) {
+        char c = s[t[0] + k];
+        if ((is_upper(c) ? (char)(c + 32) : c) != word[k]) return false;
+    }
+    return true;
+}
+
+/* has_name_token() over every token, however many the name has. */
+static bool has_name_token_all(const char *s, size_t n, const char *word) {
+    size_t tok[64][2];
+    size_t done = 0;
+    for (;;) {
+        size_t nt = name_tokens(s + done, n - done, tok, 64);
+        for (size_t k = 0; k < nt && k < 64; k++)
+            if (token_is(s + done, tok[k], word)) return true;
+        if (nt <= 64) return false;
+        done += tok[63][0] + tok[63][1];          /* the 65th token starts after the 64th */
+    }
+}
+
+bool has_name_token(const char *s, size_t n, const char *word) { return has_name_token_all(s, n, word); }
+
+ssize_t column_pick_timing(const strbuf *names, size_t n, const char *const *cands) {
+    strbuf *low = calloc(n ? n : 1, sizeof *low);
+    bool *usable = calloc(n ? n : 1, sizeof *usable);
+    ssize_t found = -1;
+    if (!low || !usable) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (!fold_lower(names[i].data ? names[i].data : "", names[i].len, &low[i])) goto out;
+        usable[i] = true;
+    }
+    if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
+    for (size_t c = 0; cands[c]; c++) {                      /* 3. whole name tokens */
+        size_t ct[16][2];
+        size_t nc = name_tokens(cands[c], strlen(cands[c]), ct, 16);
+        if (nc == 0 || nc > 16) continue;
+        for (size_t i = 0; i < n; i++) {
+            const char *f = names[i].data ? names[i].data : "";
+            bool all = true;
+            for (size_t k = 0; k < nc && all; k++) {
+                char word[64];
+                size_t wl = ct[k][1] < sizeof word - 1 ? ct[k][1] : sizeof word - 1;
+                for (size_t b = 0; b < wl; b++) {
+                    char ch = cands[c][ct[k][0] + b];
+                    word[b] = is_upper(ch) ? (char)(ch + 32) : ch;
+                }
+                word[wl] = '\0';
+                all = has_name_token_all(f, names[i].len, word);
+            }
+            if (all) { found = last_named(names, n, i); goto out; }
+        }
+    }
+out:
+    for (size_t i = 0; low && i < n; i++) strbuf_free(&low[i]);
+    free(low);
+    free(usable);
+    return found;
+}
+
 ssize_t column_pick(const strbuf *names, size_t n, const char *const *cands, const char *const *exclude) {
     strbuf *low = calloc(n ? n : 1, sizeof *low);
     bool *usable = calloc(n ? n : 1, sizeof *usable);
@@ -35,15 +141,7 @@ ssize_t column_pick(const strbuf *names, size_t n, const char *const *cands, con
         for (size_t x = 0; exclude && exclude[x]; x++)
             if (contains(low[i].data, low[i].len, exclude[x])) usable[i] = false;
     }
-    for (size_t c = 0; cands[c]; c++)                        /* 1. exact */
-        for (size_t i = 0; i < n; i++)
-            if (usable[i] && same(&names[i], cands[c])) { found = last_named(names, n, i); goto out; }
-    for (size_t c = 0; cands[c]; c++) {                      /* 2. case-insensitive, first column wins */
-        char lc[128];
-        ascii_lower(cands[c], lc, sizeof lc);
-        for (size_t i = 0; i < n; i++)
-            if (usable[i] && same(&low[i], lc)) { found = last_named(names, n, i); goto out; }
-    }
+    if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
     for (size_t c = 0; cands[c]; c++) {                      /* 3. every token is a substring */
         char lc[128];
         ascii_lower(cands[c], lc, sizeof lc);

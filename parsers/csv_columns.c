@@ -15,7 +15,8 @@ bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, con
         utf8_sanitize((const uint8_t *)(h->all[i].data ? h->all[i].data : ""), h->all[i].len, &names[i]);
     size_t cols[CSV_COLUMNS_MAX], ncols = 0;
     for (size_t w = 0; w < c->n; w++) {
-        c->col[w] = column_pick(names, h->n_all, want[w].candidates, want[w].exclude);
+        c->col[w] = want[w].whole_tokens ? column_pick_timing(names, h->n_all, want[w].candidates)
+                                         : column_pick(names, h->n_all, want[w].candidates, want[w].exclude);
         c->slot[w] = -1;
         if (c->col[w] < 0) continue;
         const strbuf *nm = &names[c->col[w]];

@@ -16,6 +16,7 @@
 typedef struct csv_want {
     const char *const *candidates;
     const char *const *exclude;        /* may be NULL */
+    bool whole_tokens;                 /* column_pick_timing() instead of column_pick() */
 } csv_want;
 
 typedef struct csv_columns {

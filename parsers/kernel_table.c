@@ -144,3 +144,50 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
     t->name_bytes += len + 1;
     return true;
 }
+
+bool kernel_table_can_append(const kernel_table *dst, const kernel_table *src) {
+    return !dst->overflow.dispatches && !src->overflow.dispatches && dst->count + src->count <= KT_MAX_NAMES &&
+           dst->name_bytes + src->name_bytes <= KT_MAX_NAME_BYTES;
+}
+
+bool kernel_table_append(kernel_table *dst, const kernel_table *src) {
+    uint64_t base = dst->dispatches;
+    for (size_t i = 0; i < src->count; i++) {      /* src's items are in first-seen order */
+        const kernel_stat *k = &src->items[i];
+        size_t before = dst->count;
+        if (!kernel_table_add(dst, k->name, k->name_len, k->min_ns)) return false;
+        kernel_stat *d = NULL;
+        if (dst->count > before) {
+            d = &dst->items[dst->count - 1];
+            d->first_seen = base + k->first_seen;  /* where the one sequential read saw it */
+            d->calls = k->calls;
+            d->total_ns = k->total_ns;
+            d->max_ns = k->max_ns;
+        } else {
+            size_t j = hash_name(dst->seed, k->name, k->name_len) & (dst->nslots - 1);
+            while (dst->items[dst->slots[j] - 1].name_len != k->name_len ||
+                   memcmp(dst->items[dst->slots[j] - 1].name, k->name, k->name_len) != 0)
+                j = (j + 1) & (dst->nslots - 1);
+            d = &dst->items[dst->slots[j] - 1];
+            d->calls += k->calls - 1;               /* the add above counted one call of min_ns */
+            d->total_ns = i128_add(i128_sub(d->total_ns, k->min_ns), k->total_ns);
+            if (k->max_ns > d->max_ns) d->max_ns = k->max_ns;
+        }
+    }
+    dst->dispatches = base + src->dispatches;
+    return true;
+}
+
+bool kernel_table_equal(const kernel_table *a, const kernel_table *b) {
+    if (a->count != b->count || a->dispatches != b->dispatches || a->overflow.dispatches != b->overflow.dispatches ||
+        a->overflow.total_ns != b->overflow.total_ns)
+        return false;
+    for (size_t i = 0; i < a->count; i++) {
+        const kernel_stat *x = &a->items[i], *y = &b->items[i];
+        if (x->name_len != y->name_len || memcmp(x->name, y->name, x->name_len) != 0 || x->calls != y->calls ||
+            x->total_ns != y->total_ns || x->min_ns != y->min_ns || x->max_ns != y->max_ns ||
+            x->first_seen != y->first_seen || x->flags != y->flags || x->attn != y->attn)
+            return false;
+    }
+    return true;
+}

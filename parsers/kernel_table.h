@@ -63,6 +63,14 @@ void kernel_table_init(kernel_table *t);
 void kernel_table_free(kernel_table *t);
 /* Adds one dispatch of duration ns (> 0). name must be valid UTF-8. false on OOM. */
 bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns);
+/* Whether kernel_table_append(dst, src) would be exact: neither table has overflowed its
+ * caps and the two together stay within them. */
+bool kernel_table_can_append(const kernel_table *dst, const kernel_table *src);
+/* Folds src (the dispatches that came after dst's, in file order) into dst, exactly as one
+ * table fed both in order would be (check kernel_table_can_append first). false on OOM. */
+bool kernel_table_append(kernel_table *dst, const kernel_table *src);
+/* Same names in the same order with the same aggregates (split reads are checked with it). */
+bool kernel_table_equal(const kernel_table *a, const kernel_table *b);
 /* Classification of one name (exposed for tests). */
 unsigned kernel_classify(const char *name, size_t len, attn_kind *attn);
 

@@ -5,6 +5,7 @@
  * 2^53, so going through double would lose nanoseconds). */
 #include "parsers/kernel_trace_csv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,25 +19,34 @@ static const char *const END_COLS[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
 static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", NULL};
 
 enum { C_NAME, C_START, C_END, C_DUR, C_COUNT };
-static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL}, {START_COLS, NULL}, {END_COLS, NULL}, {DUR_COLS, NULL}};
+/* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
+static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
+                                       {DUR_COLS, NULL, true}};
+static const csv_want WANT_SEED[C_COUNT] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
+                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false}};
+static const char *const QUANTITY[C_COUNT] = {"name", "start", "end", "duration"};
 
 typedef struct state {
     csv_tokenizer csv;
     kernel_summary *out;
     diag_list *diag;
     const char *label;
+    bool seed_compat;
+    _Atomic bool *rows_seen;           /* parse_options.kernel_rows_seen */
     bool have_header;
     csv_columns cols;
     strbuf name;                       /* scratch: sanitised name */
-    uint64_t records, bad_timing, nonpositive, truncated_names;
-    uint64_t first_bad_line, first_nonpositive_line;
+    uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
+    uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
     bool oom;
 } state;
 
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    if (!csv_columns_pick(&s->cols, &s->csv, r, WANT, C_COUNT)) s->oom = true;
+    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT)) s->oom = true;
+    for (int c = 0; c < C_COUNT; c++)
+        if (!read_facts_column(&s->out->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
     const ssize_t *col = s->cols.col;
     if (col[C_NAME] < 0)
         diag_add(s->diag, "%s: line %llu: no kernel-name column in the header", s->label,
@@ -51,13 +61,13 @@ static bool nonempty(const csv_field *f) { return f && f->text.len > 0; }
 static void on_row(state *s, const csv_record *r) {
     s->records++;
     const csv_field *fn = field(s, C_NAME, r);
-    if (!fn || fn->text.len == 0) return;
+    if (!fn || fn->text.len == 0) { s->no_name++; return; }
     s->name.len = 0;
     if (!utf8_sanitize((const uint8_t *)fn->text.data, fn->text.len, &s->name)) { s->oom = true; return; }
     const char *name = s->name.data;
     size_t len = s->name.len;
     py_strip(&name, &len);
-    if (len == 0) return;
+    if (len == 0) { s->no_name++; return; }
     if (fn->truncated) s->truncated_names++;
     i128 ns = 0;
     bool timing_ok = false;
@@ -73,6 +83,7 @@ static void on_row(state *s, const csv_record *r) {
                 py_integer(fe->text.data, fe->text.len, &e)) {
                 ns = i128_sub(e, b);
                 timing_ok = true;
+                if (b == 0 && e > 0 && !s->zero_start++) s->first_zero_start_line = r->line;
             }
         }
     }
@@ -85,6 +96,7 @@ static void on_row(state *s, const csv_record *r) {
         return;
     }
     if (!kernel_table_add(&s->out->kernels, name, len, ns)) s->oom = true;
+    if (s->rows_seen && s->out->kernels.dispatches == 1) *s->rows_seen = true;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -105,10 +117,12 @@ static void on_record(void *user, const csv_record *r) {
 }
 
 static void *kt_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
-    (void)opt;
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->seed_compat = opt->seed_compat;
+    s->rows_seen = opt->kernel_rows_seen;
     s->out = out;
+    memset(&s->out->facts, 0, sizeof s->out->facts);
     s->diag = diag;
     s->label = label;
     kernel_table_init(&s->out->kernels);
@@ -123,17 +137,39 @@ static bool kt_feed(void *st, const uint8_t *buf, size_t n) {
     return !s->oom;
 }
 
+/* The timing columns chosen, for warnings: "column 'DurationNs'" or "columns 'Start'/'End'". */
+static void timing_columns(const state *s, char *out, size_t cap) {
+    char *const *nm = s->cols.name;
+    if (nm[C_DUR] && nm[C_START] && nm[C_END])
+        snprintf(out, cap, "column '%.120s' (else '%.120s'/'%.120s')", nm[C_DUR], nm[C_START], nm[C_END]);
+    else if (nm[C_DUR]) snprintf(out, cap, "column '%.120s'", nm[C_DUR]);
+    else if (nm[C_START] && nm[C_END]) snprintf(out, cap, "columns '%.120s'/'%.120s'", nm[C_START], nm[C_END]);
+    else snprintf(out, cap, "no timing column");
+}
+
 static void kt_finish(void *st) {
     state *s = st;
     csv_finish(&s->csv);
     if (!s->have_header) diag_add(s->diag, "%s: empty kernel trace (no header line)", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
+    char timing[512];
+    timing_columns(s, timing, sizeof timing);
     if (s->bad_timing)
-        diag_add(s->diag, "%s: %llu rows without a usable duration or timestamps (first at line %llu)",
-                 s->label, (unsigned long long)s->bad_timing, (unsigned long long)s->first_bad_line);
+        diag_add(s->diag, "%s: %llu rows without a usable duration or timestamps in %s (first at line %llu)",
+                 s->label, (unsigned long long)s->bad_timing, timing, (unsigned long long)s->first_bad_line);
     if (s->nonpositive)
-        diag_add(s->diag, "%s: %llu rows with zero or negative duration ignored (first at line %llu)",
-                 s->label, (unsigned long long)s->nonpositive, (unsigned long long)s->first_nonpositive_line);
+        diag_add(s->diag, "%s: %llu rows with zero or negative duration in %s ignored (first at line %llu)",
+                 s->label, (unsigned long long)s->nonpositive, timing, (unsigned long long)s->first_nonpositive_line);
+    /* counted as the reference counts them, but a duration from the clock's epoch is not real */
+    if (s->zero_start)
+        diag_add(s->diag, "%s: %llu rows with a zero start timestamp in %s (first at line %llu): their durations "
+                 "run from the clock's epoch and inflate the kernel totals", s->label,
+                 (unsigned long long)s->zero_start, timing, (unsigned long long)s->first_zero_start_line);
+    read_facts *f = &s->out->facts;
+    f->rows_used = s->out->kernels.dispatches;
+    read_facts_skip(f, "no kernel name", s->no_name);
+    read_facts_skip(f, "no usable duration or timestamps", s->bad_timing);
+    read_facts_skip(f, "zero or negative duration", s->nonpositive);
     if (s->out->kernels.overflow.dispatches)
         diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
                  "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,

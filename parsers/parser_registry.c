@@ -25,6 +25,15 @@ const artefact_parser *parser_for(artefact_kind kind, const char *name, const ui
     return NULL;
 }
 
-void kernel_summary_free(kernel_summary *s) { kernel_table_free(&s->kernels); }
-void torch_summary_free(torch_summary *s) { free(s->pytorch_version); s->pytorch_version = NULL; }
-void telemetry_summary_free(telemetry_summary *s) { free(s->rocm_version); s->rocm_version = NULL; }
+void kernel_summary_free(kernel_summary *s) { kernel_table_free(&s->kernels); read_facts_free(&s->facts); }
+void torch_summary_free(torch_summary *s) {
+    free(s->pytorch_version);
+    s->pytorch_version = NULL;
+    kernel_table_free(&s->kernels);
+    read_facts_free(&s->facts);
+}
+void telemetry_summary_free(telemetry_summary *s) {
+    free(s->rocm_version);
+    s->rocm_version = NULL;
+    read_facts_free(&s->facts);
+}

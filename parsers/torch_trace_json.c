@@ -15,6 +15,7 @@
 #include "parsers/torch_trace_json.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,18 +47,28 @@ typedef struct state {
     torch_summary *out;
     diag_list *diag;
     const char *label;
+    bool seed_compat;
+    _Atomic bool *kernel_rows_seen;  /* parse_options.kernel_rows_seen */
     int root;                /* 0 unknown, 1 object, 2 other */
     int top;                 /* which root key the current value belongs to */
     /* traceEvents (of the last "traceEvents" key) */
     bool events_is_list;
-    uint64_t n_steps_seen;
+    uint64_t n_steps_seen;   /* ProfilerStep events counted (every rank's copy) */
     double steps_sum;
+    kernel_table step_names; /* default mode: distinct ProfilerStep names (the step count) */
+    kernel_table kernels;    /* default mode: GPU kernel events, unless the kernel trace has rows */
+    uint64_t kernel_names_missed;
+    uint64_t steps_unnamed;  /* counted step events whose name was too long to keep: each counts as one */
+    uint64_t events_timed, events_untimed, gpu_step_copies;   /* for read_facts */
+    bool oom;                /* a table could not grow: step count or kernels are partial */
     bool have_span;
     double lo, hi, cpu;
     /* the event being read */
     bool in_event;
     int ev_key;
     bool name_is_step, cat_cpu_op;
+    bool name_is_str, name_kept, cat_seen, cat_kernel, cat_gpu_copy;
+    strbuf name;             /* the event's name, when it may be needed (a step or a kernel) */
     opt_num ts, dur;
     /* metadata (of the last "metadata" key) */
     bool meta_is_dict;
@@ -160,6 +171,27 @@ static bool has_cpu_op(const char *s, size_t n) {
     return false;
 }
 
+static bool ascii_ieq(const char *s, const char *lower, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if ((s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0)) != lower[i]) return false;
+    return true;
+}
+
+/* cat.lower() == "kernel": ASCII, or the KELVIN SIGN (U+212A, which lowers to 'k') first. */
+static bool is_kernel_cat(const char *s, size_t n) {
+    if (n == 6) return ascii_ieq(s, "kernel", 6);
+    return n == 8 && (uint8_t)s[0] == 0xE2 && (uint8_t)s[1] == 0x84 && (uint8_t)s[2] == 0xAA && ascii_ieq(s + 3, "ernel", 5);
+}
+
+/* cat.lower() == "operator" (the 2021 Kineto host category; no non-ASCII letter lowers to these). */
+static bool is_operator_cat(const char *s, size_t n) { return n == 8 && ascii_ieq(s, "operator", 8); }
+
+/* Whether GPU kernel events are still worth collecting: not in seed mode, and only until the
+ * kernel trace (read at the same time) yields a row, after which they would go unused. */
+static bool kernels_wanted(const state *s) {
+    return !s->seed_compat && !(s->kernel_rows_seen && atomic_load_explicit(s->kernel_rows_seen, memory_order_relaxed));
+}
+
 static const char *const META_KEYS[M_COUNT] = {"", "tokens_per_sec", "mfu_pct", "pytorch_version",
     "torch_version", "step_time_seconds", "host_busy_fraction", "n_steps"};
 static const size_t META_KEY_LENS[M_COUNT] = {0, 14, 7, 15, 13, 17, 18, 7};
@@ -167,19 +199,38 @@ static const size_t META_KEY_LENS[M_COUNT] = {0, 14, 7, 15, 13, 17, 18, 7};
 static void event_begin(state *s) {
     s->in_event = true;
     s->name_is_step = s->cat_cpu_op = false;
+    s->name_is_str = s->name_kept = s->cat_seen = s->cat_kernel = s->cat_gpu_copy = false;
     s->ts.has = s->dur.has = false;
     s->ev_key = EV_OTHER;
+}
+
+/* A GPU kernel event (default mode): name.strip(), floor(dur * 1000 + 0.5) ns. */
+static void add_kernel_event(state *s) {
+    if (!s->name_kept) { s->kernel_names_missed++; return; }
+    const char *name = s->name.data;
+    size_t len = s->name.len;
+    py_strip(&name, &len);
+    double x = s->dur.v * 1000.0 + 0.5;
+    i128 ns = isfinite(x) ? py_trunc(floor(x)) : 0;
+    if (len == 0 || ns <= 0) return;
+    if (!kernel_table_add(&s->kernels, name, len, ns)) s->oom = true;
 }
 
 static void event_end(state *s) {
     s->in_event = false;
     bool keep_terms = s->resumed && !s->events_restarted;
-    if (s->name_is_step && s->dur.has) {
+    /* default mode: the GPU-side copy of ProfilerStep#N (gpu_user_annotation) is not a step */
+    if (s->name_is_step && s->dur.has && !s->seed_compat && s->cat_gpu_copy) s->gpu_step_copies++;
+    if (s->name_is_step && s->dur.has && (s->seed_compat || !s->cat_gpu_copy)) {
         s->n_steps_seen++;
         s->steps_sum += s->dur.v / 1e6;
         if (keep_terms) terms_push(s, &s->step_terms, s->dur.v / 1e6);
+        if (!s->seed_compat && !s->name_kept) s->steps_unnamed++;         /* a name beyond CAPTURE_CAP */
+        else if (!s->seed_compat && !kernel_table_add(&s->step_names, s->name.data, s->name.len, 1)) s->oom = true;
     }
-    if (!s->ts.has || !s->dur.has) return;
+    if (s->cat_kernel && s->name_is_str && s->dur.has && kernels_wanted(s)) add_kernel_event(s);
+    if (!s->ts.has || !s->dur.has) { s->events_untimed++; return; }
+    s->events_timed++;
     double end = s->ts.v + s->dur.v;
     if (!s->have_span) { s->lo = s->ts.v; s->hi = end; s->have_span = true; }
     else {
@@ -197,11 +248,24 @@ static void event_value(state *s, const jt_token *t) {
     bool scalar = t->kind != JT_OBJECT_BEGIN && t->kind != JT_ARRAY_BEGIN;
     switch (s->ev_key) {
     case EV_NAME:
-        s->name_is_step = t->kind == JT_STRING && t->len >= 12 && memcmp(t->text, "ProfilerStep", 12) == 0;
+        s->name_is_str = t->kind == JT_STRING;
+        s->name_is_step = s->name_is_str && t->len >= 12 && memcmp(t->text, "ProfilerStep", 12) == 0;
+        s->name_kept = false;
+        /* kept only when it may count: a step name, or a kernel's (cat kernel or not yet seen) */
+        if (s->name_is_str && !t->truncated && !s->seed_compat &&
+            (s->name_is_step || ((!s->cat_seen || s->cat_kernel) && kernels_wanted(s)))) {
+            s->name.len = 0;
+            s->name_kept = utf8_sanitize((const uint8_t *)t->text, t->len, &s->name);
+        }
         break;
-    case EV_CAT:
-        s->cat_cpu_op = t->kind == JT_STRING && has_cpu_op(t->text, t->len);
+    case EV_CAT: {
+        bool str = t->kind == JT_STRING;
+        s->cat_seen = true;
+        s->cat_cpu_op = str && (has_cpu_op(t->text, t->len) || (!s->seed_compat && is_operator_cat(t->text, t->len)));
+        s->cat_kernel = str && !s->seed_compat && is_kernel_cat(t->text, t->len);
+        s->cat_gpu_copy = str && t->len == 19 && memcmp(t->text, "gpu_user_annotation", 19) == 0;
         break;
+    }
     case EV_TS: s->ts = scalar ? token_number(s, t) : (opt_num){0}; break;
     case EV_DUR: s->dur = scalar ? token_number(s, t) : (opt_num){0}; break;
     }
@@ -244,6 +308,11 @@ static bool on_token(void *user, const jt_token *t) {
             s->steps_sum = 0.0;
             s->have_span = false;
             s->cpu = 0.0;
+            kernel_table_free(&s->step_names);
+            kernel_table_free(&s->kernels);
+            kernel_table_init(&s->step_names);
+            kernel_table_init(&s->kernels);
+            s->kernel_names_missed = s->steps_unnamed = s->events_timed = s->events_untimed = s->gpu_step_copies = 0;
             if (s->resumed) { s->events_restarted = true; terms_free(&s->step_terms); terms_free(&s->cpu_terms); }
         } else if (s->top == TOP_METADATA) {
             meta_reset(s);
@@ -272,29 +341,32 @@ static bool on_token(void *user, const jt_token *t) {
 }
 
 /* A state at the start of the document (open NULL) or before a value inside `open`. */
-static state *state_new(const char *label, void *out, diag_list *diag, const char *open, uint64_t offset) {
+static state *state_new(const parse_options *opt, const char *label, void *out, diag_list *diag, const char *open,
+                        uint64_t offset) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->seed_compat = opt->seed_compat;
+    s->kernel_rows_seen = opt->kernel_rows_seen;
+    kernel_table_init(&s->step_names);
+    kernel_table_init(&s->kernels);
     s->out = out;
     s->diag = diag;
     s->label = label;
     bool ok = open ? jt_init_resumed(&s->json, 3, CAPTURE_CAP, on_token, s, open, offset)
                    : jt_init(&s->json, 3, CAPTURE_CAP, on_token, s);
-    if (!ok) { jt_free(&s->json); free(s); return NULL; }
+    if (!ok) { jt_free(&s->json); kernel_table_free(&s->step_names); kernel_table_free(&s->kernels); free(s); return NULL; }
     return s;
 }
 
 static void *tj_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
-    (void)opt;
-    state *s = state_new(label, out, diag, NULL, 0);
-    if (s) memset(s->out, 0, sizeof *s->out);
+    state *s = state_new(opt, label, out, diag, NULL, 0);
+    if (s) memset(s->out, 0, sizeof *s->out);     /* (a summary is freed before it is read again) */
     return s;
 }
 
 static void *tj_open_resumed(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset) {
-    (void)opt;
     /* what a resume point implies: before an event of the root object's "traceEvents" list */
-    state *s = state_new(label, out, diag, "{[", offset);
+    state *s = state_new(opt, label, out, diag, "{[", offset);
     if (!s) return NULL;
     s->root = 1;
     s->top = TOP_EVENTS;
@@ -324,7 +396,22 @@ static bool tj_join(void *fst, void *snd) {
     if (b->terms_full || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event ||
         !jt_is_at(&a->json, "{[", b->start_offset))
         return false;
+    if (!b->events_restarted && (!kernel_table_can_append(&a->step_names, &b->step_names) ||
+                                 !kernel_table_can_append(&a->kernels, &b->kernels)))
+        return false;
     if (!b->events_restarted) {                 /* a's part of the list, then b's, in order */
+        /* the tables: a's, then b's dispatches after them (a's tables end up in b) */
+        kernel_table t;
+        if (!kernel_table_append(&a->step_names, &b->step_names) || !kernel_table_append(&a->kernels, &b->kernels))
+            b->oom = true;                      /* reported in finish */
+        t = b->step_names; b->step_names = a->step_names; a->step_names = t;
+        t = b->kernels; b->kernels = a->kernels; a->kernels = t;
+        b->kernel_names_missed += a->kernel_names_missed;
+        b->steps_unnamed += a->steps_unnamed;
+        b->oom |= a->oom;
+        b->events_timed += a->events_timed;
+        b->events_untimed += a->events_untimed;
+        b->gpu_step_copies += a->gpu_step_copies;
         double steps = a->steps_sum, cpu = a->cpu;
         for (size_t i = 0; i < b->step_terms.n; i++) steps += b->step_terms.v[i];
         for (size_t i = 0; i < b->cpu_terms.n; i++) cpu += b->cpu_terms.v[i];
@@ -385,12 +472,34 @@ static void tj_finish(void *st) {
         opt_num n = s->meta[M_NSTEPS].num;
         if (n.has && n.v > 0) o->n_steps = n.v >= 9.2e18 ? INT64_MAX : (int64_t)n.v;
     }
+    read_facts *fa = &o->facts;
+    fa->step_time_source = o->step_time_seconds.has ? "metadata" : "none";
     if (s->events_is_list) {
-        if (s->n_steps_seen) o->profiled_steps = (int64_t)s->n_steps_seen;
+        static const char *const keys[][2] = {{"name", "name"}, {"category", "cat"}, {"start", "ts"}, {"duration", "dur"}};
+        for (size_t k = 0; k < 4; k++) read_facts_column(fa, keys[k][0], keys[k][1]);
+        fa->rows_used = s->events_timed;
+        read_facts_skip(fa, "no numeric ts or dur", s->events_untimed);
+        read_facts_skip(fa, "GPU-side ProfilerStep copy (gpu_user_annotation)", s->gpu_step_copies);
+        o->step_events = s->n_steps_seen;
+        /* default mode: distinct step names (a merged multi-rank trace has each once per rank) */
+        if (s->n_steps_seen) o->profiled_steps = s->seed_compat ? (int64_t)s->n_steps_seen
+                                                                : (int64_t)(s->step_names.count + s->step_names.overflow.dispatches + s->steps_unnamed);
         if (!o->step_time_seconds.has) {
-            if (s->n_steps_seen) o->step_time_seconds = (opt_num){true, s->steps_sum / (double)s->n_steps_seen};
-            else if (s->have_span && s->hi > s->lo) o->step_time_seconds = (opt_num){true, (s->hi - s->lo) / 1e6};
+            if (s->n_steps_seen) {
+                o->step_time_seconds = (opt_num){true, s->steps_sum / (double)s->n_steps_seen};
+                fa->step_time_source = "profiler_steps";
+            } else if (s->have_span && s->hi > s->lo) {
+                o->step_time_seconds = (opt_num){true, (s->hi - s->lo) / 1e6};
+                o->step_time_is_span = !s->seed_compat;
+                fa->step_time_source = "span";
+            }
         }
+        o->kernels = s->kernels;                /* moved: the summary owns it now */
+        kernel_table_init(&s->kernels);
+        if (s->oom) diag_add(s->diag, "%s: out of memory; the step count or the GPU kernel events are partial", s->label);
+        if (s->kernel_names_missed)
+            diag_add(s->diag, "%s: %llu GPU kernel events not taken as kernels: name longer than %u bytes, or "
+                     "before a repeated \"cat\" key", s->label, (unsigned long long)s->kernel_names_missed, CAPTURE_CAP);
         if (!o->host_busy_fraction.has && s->have_span && s->hi > s->lo) {
             double f = s->cpu / (s->hi - s->lo);
             o->host_busy_fraction = (opt_num){true, f < 1.0 ? f : 1.0};
@@ -402,6 +511,9 @@ static void tj_close(void *st) {
     state *s = st;
     if (!s) return;
     jt_free(&s->json);
+    kernel_table_free(&s->step_names);
+    kernel_table_free(&s->kernels);
+    strbuf_free(&s->name);
     meta_reset(s);
     terms_free(&s->step_terms);
     terms_free(&s->cpu_terms);

@@ -1,12 +1,16 @@
 /* store: SQLite schema, migrations, ingests and queries. */
 #include "storage/store.h"
 
+#include "storage/kernel_cursor.h"
+
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/read_facts_json.h"
 
 #define READERS 4
 
@@ -65,6 +69,11 @@ static const char *const MIGRATIONS[] = {
     ") WITHOUT ROWID;"
     "INSERT INTO run_metrics(run_id, json) SELECT id, metrics_json FROM runs WHERE metrics_json IS NOT NULL;"
     "ALTER TABLE runs DROP COLUMN metrics_json;",
+    /* 5: how each artefact was read (core/read_facts_json: columns, rows, step sources); the
+     * heuristics changed (the seven real-file rules), so every stored signature is voided and
+     * each run is parsed again on start rather than keep numbers the new rules would not give */
+    "ALTER TABLE artefacts ADD COLUMN reading TEXT;"
+    "UPDATE artefacts SET mtime_ns = -1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -214,6 +223,8 @@ void store_close(store *s) {
     free(s);
 }
 
+const char *store_db_file(store *s) { return sqlite3_db_filename(s->w, "main"); }
+
 const char *store_last_error(store *s) { return s->err; }
 
 /* ---- writes ---- */
@@ -249,6 +260,26 @@ int store_set_status(store *s, const char *id, const char *root, const char *pat
     pthread_mutex_unlock(&s->wlock);
     return rc == SQLITE_OK ? 0 : -1;
 }
+
+int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
+    pthread_mutex_lock(&s->wlock);
+    int rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0);
+    if (rc == SQLITE_OK) {
+        rc = fn(s->w, arg);
+        if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
+        if (rc != SQLITE_OK) {
+            set_err(s);
+            exec(s->w, "ROLLBACK", NULL, 0);
+        }
+    } else {
+        set_err(s);
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+sqlite3 *store_reader_db(store_reader *r) { return r->db; }
+const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? KIND_KEYS[kind] : ""; }
 
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
@@ -293,7 +324,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_bind_double(q, 11, m->tokens_per_sec);
     sqlite3_bind_double(q, 12, m->mfu_pct);
     sqlite3_bind_double(q, 13, m->gpu_util_pct);
-    if (res->torch.step_time_seconds.has) sqlite3_bind_double(q, 14, res->torch.step_time_seconds.v);
+    if (m->step_time.has) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
     sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     rc = step_done(q);
     sqlite3_finalize(q);
@@ -308,8 +339,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
     rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);
     if (rc != SQLITE_OK) return rc;
     rc = sqlite3_prepare_v2(s->w,
-        "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format, error)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", -1, &q, NULL);
+        "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format, error,"
+        " reading) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     for (int k = 0; k < ARTEFACT_KIND_COUNT && rc == SQLITE_OK; k++) {
         const artefact_info *a = &res->info[k];
@@ -326,6 +357,12 @@ static int ingest_tx(store *s, const ingest_record *r) {
         else sqlite3_bind_null(q, 10);
         if (a->error) sqlite3_bind_text(q, 11, a->error, -1, SQLITE_STATIC);
         else sqlite3_bind_null(q, 11);
+        strbuf reading = {0};
+        if (a->format || k == ARTEFACT_TORCH_PROFILE)      /* the step sources, even without the file */
+            read_facts_render(run_result_facts(res, (artefact_kind)k), &reading);
+        if (reading.data) sqlite3_bind_text(q, 12, reading.data, (int)reading.len, SQLITE_TRANSIENT);
+        else sqlite3_bind_null(q, 12);
+        strbuf_free(&reading);
         rc = step_done(q);
         sqlite3_clear_bindings(q);
     }
@@ -506,7 +543,7 @@ bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
 void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user) {
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(r->db, "SELECT kind, path, format, present, size, mtime_ns, inode, bytes_parsed, parse_ms,"
-                           " error FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
+                           " error, reading FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
@@ -515,21 +552,18 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
             .present = sqlite3_column_int(q, 3) != 0, .size = sqlite3_column_int64(q, 4),
             .mtime_ns = sqlite3_column_int64(q, 5), .inode = sqlite3_column_int64(q, 6),
             .bytes_parsed = sqlite3_column_int64(q, 7), .parse_ms = sqlite3_column_double(q, 8),
-            .error = col_text(q, 9),
+            .error = col_text(q, 9), .reading = col_text(q, 10),
         };
         fn(user, &a);
     }
     sqlite3_finalize(q);
 }
 
+/* The query is kernel_query_sql's (storage/kernel_cursor.c): its share uses TOTAL() (a double),
+ * as SUM() of saturated int64 totals overflowed and failed the whole query (issue 15 item 6). */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
-    static const char *const ORDER[] = {
-        "total_ns DESC, name", "calls DESC, name", "avg_ns DESC, name", "max_ns DESC, name", "name"};
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT name, calls, total_ns, min_ns, max_ns, CAST(total_ns AS REAL) / calls AS avg_ns,"
-             " total_ns * 100.0 / (SELECT MAX(1, SUM(total_ns)) FROM kernels WHERE run_id = ?1), flags"
-             " FROM kernels WHERE run_id = ?1 ORDER BY %s LIMIT ?2", ORDER[sort]);
+    kernel_query_sql(sort, sql, sizeof sql);
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
@@ -546,7 +580,7 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
         n++;
     }
     sqlite3_finalize(q);
-    return rc == SQLITE_DONE ? n : -1;
+    return rc == SQLITE_DONE ? n : -1;               /* an error part way is an error, not a short list */
 }
 
 void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {

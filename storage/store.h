@@ -36,6 +36,8 @@ typedef struct run_sig {
  * (PRAGMA max_page_count). On failure returns NULL and sets *err (caller frees). */
 store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
+/* The database file's full path (for connections of its own, e.g. kernel_cursor.h). */
+const char *store_db_file(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);
 /* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
@@ -62,6 +64,15 @@ typedef struct ingest_record {
 /* Stores one parse of a run (row, artefacts, kernels, metrics) in one transaction. */
 int store_ingest(store *s, const ingest_record *rec);
 
+/* For the other storage/ modules (retention.c): runs fn on the write connection inside one
+ * BEGIN IMMEDIATE ... COMMIT (rolled back when fn returns non-zero); 0 on success. */
+typedef struct sqlite3 sqlite3;
+int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);
+/* The connection of a reader (storage/ modules only). */
+sqlite3 *store_reader_db(store_reader *r);
+/* The artefact kinds' names in the database ("kernel_trace", "torch_profile", "telemetry"). */
+const char *store_kind_key(int kind);
+
 /* ---- reads ---- */
 
 store_reader *store_reader_acquire(store *s);
@@ -85,6 +96,7 @@ typedef struct run_row {
 typedef struct run_artefact_row {
     const char *kind, *path, *format;
     const char *error;             /* first warning about the file, or NULL */
+    const char *reading;           /* how it was read (core/read_facts_json), or NULL */
     bool present;
     int64_t size, mtime_ns, inode, bytes_parsed;
     double parse_ms;

@@ -348,8 +348,12 @@ START_TEST(amd_smi_watch_output) {
     tu_parse(d, false, &r);
     ck_assert_double_eq(r.metrics.hbm_peak_gb, 80.0);
     ck_assert_double_eq(r.metrics.hbm_avg_gb, 60.0);
-    ck_assert_double_eq(r.metrics.gpu_util_pct, 90.0);              /* 80 and min(100, 120) */
+    ck_assert_double_eq(r.metrics.gpu_util_pct, 80.0);              /* 120 is no percentage: skipped */
     ck_assert_str_eq(r.metrics.rocm_version, "6.2.0");
+    ck_assert(tu_warned(&r, "outside [0, 100] in utilisation column 'gfx_util'"));
+    run_result_free(&r);
+    tu_parse(d, true, &r);
+    ck_assert_double_eq(r.metrics.gpu_util_pct, 90.0);              /* seed: 80 and min(100, 120) */
     run_result_free(&r);
     tu_write_str(d, "amd_smi.csv", "timestamp,gpu,xcp,power_usage,vram_used\n1,0,0,350,1024\n");
     tu_parse(d, true, &r);                                           /* seed: power_usage ~ usage */

@@ -44,6 +44,13 @@ static void same_outcome(const outcome *a, const outcome *b, uint64_t at) {
     ck_assert_int_eq(a->sum.n_steps, b->sum.n_steps);
     ck_assert_int_eq(a->sum.profiled_steps, b->sum.profiled_steps);
     ck_assert_int_eq(a->sum.complete, b->sum.complete);
+    ck_assert_int_eq(a->sum.step_time_is_span, b->sum.step_time_is_span);
+    ck_assert_uint_eq(a->sum.step_events, b->sum.step_events);
+    ck_assert_msg(kernel_table_equal(&a->sum.kernels, &b->sum.kernels), "GPU kernel events differ when split at %llu",
+                  (unsigned long long)at);
+    ck_assert_uint_eq(a->sum.facts.rows_used, b->sum.facts.rows_used);
+    ck_assert_uint_eq(a->sum.facts.n_skips, b->sum.facts.n_skips);
+    for (size_t i = 0; i < a->sum.facts.n_skips; i++) ck_assert_uint_eq(a->sum.facts.skipped[i].rows, b->sum.facts.skipped[i].rows);
     ck_assert_str_eq(a->sum.pytorch_version ? a->sum.pytorch_version : "(none)",
                      b->sum.pytorch_version ? b->sum.pytorch_version : "(none)");
     if (a->sum.complete) ck_assert_uint_eq(a->info.bytes_parsed, b->info.bytes_parsed);   /* after an error: where reading stopped */
@@ -77,19 +84,22 @@ static unsigned check_every_split(const char *doc) {
 }
 
 /* Events written the way torch does, with awkward durations so that a different
- * summation order would show in the last bits. */
+ * summation order would show in the last bits; steps under several names and their GPU-side
+ * copies, GPU kernels under several names, and 2021 Kineto "Operator" host events. */
+static const char *const CATS[6][2] = {{"user_annotation", "ProfilerStep#%d"}, {"cpu_op", "aten::mm"},
+    {"cpu_op", "aten::mm"}, {"kernel", "gemm_k%d"}, {"gpu_user_annotation", "ProfilerStep#1"}, {"Operator", "aten::add"}};
 static char *events(const char *sep, int count, const char *extra_root_keys_after) {
     strbuf b = {0};
     const char *head = "{\"schemaVersion\": 1, \"deviceProperties\": [\n{\"id\": 0},\n{\"id\": 1}],\n"
                        "\"metadata\": {\"pytorch_version\": \"2.5\", \"n_steps\": 3},\n\"traceEvents\": [\n";
     strbuf_append(&b, head, strlen(head));
     for (int i = 0; i < count; i++) {
-        char ev[512];
+        char ev[512], name[64];
+        snprintf(name, sizeof name, CATS[i % 6][1], i % 4);
         int len = snprintf(ev, sizeof ev,
             "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.1, \"dur\": %s, "
             "\"args\": {\"Input Dims\": [[8, 4096], []], \"list\": [\n{\"a\": 1},\n{\"b\": 2}]}}",
-            i ? sep : "", i % 3 ? "cpu_op" : "user_annotation", i % 3 ? "aten::mm" : "ProfilerStep#1", i * 7,
-            i % 5 == 4 ? "\"nan\"" : i % 2 ? "0.1" : "1e-17");
+            i ? sep : "", CATS[i % 6][0], name, i * 7, i % 5 == 4 ? "\"nan\"" : i % 2 ? "0.1" : "1.7");
         strbuf_append(&b, ev, (size_t)len);
     }
     strbuf_append(&b, "]", 1);

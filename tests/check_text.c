@@ -148,6 +148,36 @@ START_TEST(column_pick_order) {
 }
 END_TEST
 
+/* Rule 1: kernel-trace timing columns match whole name tokens (goblin_ref.name_tokens). */
+START_TEST(column_pick_whole_tokens) {
+    size_t tok[8][2];
+    const char *t = "SQ_INSTS_SENDMSG";
+    ck_assert_uint_eq(name_tokens(t, strlen(t), tok, 8), 3);           /* sq insts sendmsg */
+    t = "BeginNSValue2x";                                                /* begin ns value 2 x */
+    ck_assert_uint_eq(name_tokens(t, strlen(t), tok, 8), 5);
+    ck_assert_uint_eq(tok[1][0], 5);
+    ck_assert_uint_eq(tok[1][1], 2);
+    ck_assert(has_name_token("vram_used_bytes", 15, "bytes"));
+    ck_assert(!has_name_token("vram_usedbytes", 14, "bytes"));
+    ck_assert(has_name_token("VRAMBytes", 9, "bytes"));                 /* VRAM + Bytes */
+    static const char *const END[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
+    size_t n;
+    const char *const h[] = {"Kernel_Name", "SQ_INSTS_SENDMSG", "Start_Timestamp", "End_Timestamp", NULL};
+    strbuf *b = names(h, &n);
+    ck_assert_int_eq(column_pick(b, n, END, NULL), 1);                  /* seed: the counter */
+    ck_assert_int_eq(column_pick_timing(b, n, END), 3);                 /* default: End_Timestamp */
+    free_names(b, n);
+    const char *const h2[] = {"SQ_INSTS_SENDMSG", "endNs", NULL};
+    b = names(h2, &n);
+    ck_assert_int_eq(column_pick_timing(b, n, END), 1);                 /* case-insensitive beats tokens */
+    free_names(b, n);
+    const char *const h3[] = {"SQ_INSTS_SENDMSG", NULL};
+    b = names(h3, &n);
+    ck_assert_int_eq(column_pick_timing(b, n, END), -1);
+    free_names(b, n);
+}
+END_TEST
+
 START_TEST(kernel_classification) {
     attn_kind a;
     unsigned f = kernel_classify("Cijk_Alik_Bljk_BBS_BH_MT256x256x64", 34, &a);
@@ -187,6 +217,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, py_float_grammar);
     tcase_add_test(tc, py_integer_exact_and_fallback);
     tcase_add_test(tc, column_pick_order);
+    tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
     suite_add_tcase(s, tc);
     return s;

@@ -11,6 +11,7 @@ usage: diff_ref.py GOBLIND SHARED_DIR [--quick]
 """
 import itertools
 import json
+import jsonschema          # python3-jsonschema: installed by scripts/install-deps.sh
 import random
 import shutil
 import subprocess
@@ -23,7 +24,14 @@ QUICK = "--quick" in sys.argv
 REF = SHARED / "tools" / "goblin_ref.py"
 GEN = SHARED / "tools" / "gen_run.py"
 FIX = SHARED / "fixtures"
+SCHEMA = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 failures, cases = [], 0
+
+
+def schema_errors(doc):
+    """Every way a body breaks ../shared/schema/run_metrics.schema.json (python3-jsonschema)."""
+    return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in VALIDATOR.iter_errors(doc)]
 
 
 def compare(a, b, path="$"):
@@ -78,6 +86,9 @@ def check(run_dir, label, args=()):
     except ValueError as exc:
         failures.append(f"{label}: invalid JSON from goblind: {exc}")
         return
+    bad = schema_errors(b)
+    if bad:
+        failures.append(f"{label} {' '.join(args)}: body violates the schema: {bad[:3]}")
     a = json.loads(ref.stdout)
     err = compare(a, b)
     if err:
@@ -103,7 +114,10 @@ def generated(tmp):
 
 def fixture_runs(tmp):
     kernels = sorted((FIX / "rocprofv3").glob("*.csv")) + sorted((FIX / "msprof").glob("*.csv"))
-    torches = sorted((FIX / "torch_profiler").glob("*.json*"))
+    # every JSON trace the fixtures hold: torch.profiler/Kineto/HTA/TraceLens, plus the
+    # mlir-aie and rocprofv3 JSON traces (no metadata, no steps: read as a torch profile)
+    torches = (sorted((FIX / "torch_profiler").glob("*.json*")) + sorted((FIX / "aie").glob("*.json*")) +
+               sorted((FIX / "rocprofv3").glob("*.json*")))
     smis = sorted((FIX / "amd_smi").glob("*.csv")) + sorted((FIX / "nvidia_smi").glob("*.csv"))
     n = max(len(kernels), len(torches), len(smis))
     for i in range(n):
@@ -115,6 +129,17 @@ def fixture_runs(tmp):
         shutil.copy(s, d / "amd_smi.csv")
         check(d, f"fixtures {k.name} + {t.name} + {s.name}")
         check(d, f"fixtures {k.name} + {t.name} + {s.name}", ("--compat=seed",))
+    # every fixture alone as well: a torch trace without a kernel trace takes its kernels from
+    # the profile (rule 4), a kernel CSV alone has no step time, a telemetry file alone is all
+    # the run has
+    for f in kernels + torches + smis:
+        d = tmp / f"alone-{f.parent.name}-{f.name}"
+        d.mkdir()
+        name = ("trace.csv" if f in kernels else "amd_smi.csv" if f in smis else
+                "torch_profile.json.gz" if f.suffix == ".gz" else "torch_profile.json")
+        shutil.copy(f, d / name)
+        check(d, f"fixture {f.name} alone")
+        check(d, f"fixture {f.name} alone", ("--compat=seed",))
 
 
 def mutations(tmp):

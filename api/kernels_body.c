@@ -1,0 +1,96 @@
+/* kernels_body: kernel rows as JSON, and the streaming producer (kernels_body.h). */
+#include "api/kernels_body.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/kernel_table.h"
+#include "storage/kernel_cursor.h"
+
+#define FLUSH_BYTES (32u * 1024u)
+
+struct kernels_job {
+    store *st;
+    char id[130];
+    kernel_sort sort;
+    int limit;
+};
+
+void kernels_body_row(jw_out *j, const kernel_row *k) {
+    bool gemm = k->flags & KF_GEMM_WIDE;
+    jw_object_open(j);
+    jw_key(j, "name");
+    jw_string(j, k->name);
+    jw_key(j, "calls");
+    jw_int(j, k->calls);
+    jw_key(j, "total_ns");
+    jw_int(j, k->total_ns);
+    jw_key(j, "avg_ns");
+    jw_number(j, k->avg_ns);
+    jw_key(j, "min_ns");
+    jw_int(j, k->min_ns);
+    jw_key(j, "max_ns");
+    jw_int(j, k->max_ns);
+    jw_key(j, "pct_time");
+    jw_number(j, k->pct_time);
+    jw_key(j, "gemm");
+    jw_bool(j, gemm);
+    jw_key(j, "collective");
+    jw_bool(j, (k->flags & KF_COLLECTIVE) != 0);
+    jw_key(j, "generic_gemm");
+    jw_bool(j, gemm && (k->flags & KF_GENERIC));
+    jw_object_close(j);
+}
+
+kernels_job *kernels_job_new(store *st, const char *run_id, kernel_sort sort, int limit) {
+    kernels_job *job = calloc(1, sizeof *job);
+    if (!job) return NULL;
+    job->st = st;
+    snprintf(job->id, sizeof job->id, "%s", run_id);
+    job->sort = sort;
+    job->limit = limit;
+    return job;
+}
+
+void kernels_job_free(void *job) { free(job); }
+
+/* Hands what is written so far to the stream; false once the stream is cancelled. */
+static bool flush(body_stream *s, strbuf *out) {
+    bool ok = body_stream_write(s, out->data ? out->data : "", out->len);
+    out->len = 0;
+    return ok;
+}
+
+bool kernels_body_produce(body_stream *s, void *arg) {
+    kernels_job *job = arg;
+    char err[256];
+    kernel_cursor *k = kernel_cursor_open(job->st, job->id, job->sort, job->limit, body_stream_cancel_flag(s), err,
+                                          sizeof err);
+    if (!k) return false;
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    jw_key(&j, "run");
+    jw_string(&j, job->id);
+    jw_key(&j, "kernels");
+    jw_array_open(&j);
+    kernel_row row;
+    int rc;
+    bool ok = true;
+    while (ok && (rc = kernel_cursor_next(k, &row)) == 1) {
+        kernels_body_row(&j, &row);
+        if (out.len >= FLUSH_BYTES) ok = flush(s, &out);
+    }
+    kernel_cursor_close(k);
+    if (ok && rc == 0) {
+        jw_array_close(&j);
+        jw_object_close(&j);
+        ok = flush(s, &out);
+    } else {
+        ok = false;                                 /* an error or a cancel part way: broken off */
+    }
+    strbuf_free(&out);
+    return ok;
+}

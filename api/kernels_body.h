@@ -1,0 +1,22 @@
+/* kernels_body: the JSON of /runs/<id>/kernels, one row at a time, either into memory (small
+ * limits) or through a body_stream from a kernel_cursor (large ones). One definition of a
+ * kernel's JSON for both. */
+#ifndef GOBLIN_KERNELS_BODY_H
+#define GOBLIN_KERNELS_BODY_H
+
+#include "api/body_stream.h"
+#include "core/json_writer.h"
+#include "storage/store.h"
+
+/* One kernel object: name, calls, total_ns, avg_ns, min_ns, max_ns, pct_time, gemm,
+ * collective, generic_gemm. */
+void kernels_body_row(jw_out *j, const kernel_row *k);
+
+typedef struct kernels_job kernels_job;
+/* What a producer needs; NULL when out of memory. Freed with kernels_job_free. */
+kernels_job *kernels_job_new(store *st, const char *run_id, kernel_sort sort, int limit);
+void kernels_job_free(void *job);
+/* The body_producer: {"run": id, "kernels": [...]} from a cursor of its own. */
+bool kernels_body_produce(body_stream *s, void *job);
+
+#endif

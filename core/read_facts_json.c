@@ -1,0 +1,35 @@
+/* read_facts_json: read_facts -> JSON (see the header). */
+#include "core/read_facts_json.h"
+
+#include "core/json_writer.h"
+
+void read_facts_render(const read_facts *f, strbuf *out) {
+    jw_out j;
+    jw_begin(&j, out, 0);
+    jw_object_open(&j);
+    jw_key(&j, "columns");
+    jw_object_open(&j);
+    for (size_t i = 0; i < f->n_columns; i++) {
+        jw_key(&j, f->columns[i].quantity);
+        if (f->columns[i].column) jw_string(&j, f->columns[i].column);
+        else jw_null(&j);
+    }
+    jw_object_close(&j);
+    jw_key(&j, "rows_used");
+    jw_int(&j, (int64_t)f->rows_used);
+    jw_key(&j, "rows_skipped");
+    jw_object_open(&j);
+    for (size_t i = 0; i < f->n_skips; i++) {
+        jw_key(&j, f->skipped[i].reason);
+        jw_int(&j, (int64_t)f->skipped[i].rows);
+    }
+    jw_object_close(&j);
+    jw_key(&j, "steps_source");
+    if (f->steps_source) jw_string(&j, f->steps_source);
+    else jw_null(&j);
+    jw_key(&j, "step_time_source");
+    if (f->step_time_source) jw_string(&j, f->step_time_source);
+    else jw_null(&j);
+    jw_object_close(&j);
+    strbuf_terminate(out);
+}

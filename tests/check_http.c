@@ -1,0 +1,181 @@
+/* Tests: the HTTP layer's units under churn and hostile input (issue 15) — the metrics
+ * cache never keeping a state older than the store's. */
+#include <check.h>
+#include <stdint.h>
+#include <float.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "api/body_budget.h"
+#include "api/compare.h"
+#include "api/log_rate.h"
+#include "api/metrics_cache.h"
+#include "api/prometheus.h"
+#include "core/json_writer.h"
+#include "storage/store.h"
+
+/* A reader missed the cache and read the run from the store (running); the ingest and the
+ * status commit then landed and dropped the entry; only then does the reader put what it read.
+ * That put must not be kept: /metrics would answer 202 "running" forever. */
+START_TEST(cache_put_after_drop_is_not_kept) {
+    metrics_cache *c = metrics_cache_new(16);
+    cached_run stale = {RUN_RUNNING, 17, NULL, 0}, out;
+    ck_assert(!metrics_cache_get(c, "r1", &out));
+    uint64_t v = metrics_cache_version(c, "r1");      /* taken before the store read */
+    metrics_cache_drop(c, "r1");                      /* the commit's invalidation */
+    metrics_cache_put(c, "r1", &stale, v);            /* the late put of the older read */
+    ck_assert_msg(!metrics_cache_get(c, "r1", &out), "a state older than the store's was cached");
+    /* a read that began after the drop is kept, and a drop of another run does not refuse it */
+    v = metrics_cache_version(c, "r1");
+    metrics_cache_drop(c, "r2");
+    cached_run fresh = {RUN_COMPLETE, 18, "{}", 2};
+    metrics_cache_put(c, "r1", &fresh, v);
+    ck_assert(metrics_cache_get(c, "r1", &out) && out.status == RUN_COMPLETE && out.ingest_count == 18);
+    free(out.body);
+    metrics_cache_free(c);
+}
+END_TEST
+
+/* /compare of extreme finite values (1e-300 against 1e300, -1e308 against 1e308): every key is
+ * there, every number is finite (saturated to +-DBL_MAX), and the body serialises. */
+START_TEST(compare_saturates_extreme_values) {
+    json_t *a = json_pack("{s:f, s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 1e-300, "hbm_peak_gb", -1e308,
+                          "mfu_pct", 1e-300, "waste_budget", "useful_gpu", 1e308, "host_gap", -1e308);
+    json_t *b = json_pack("{s:f, s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 1e300, "hbm_peak_gb", 1e308,
+                          "mfu_pct", -1e300, "waste_budget", "useful_gpu", 1e308, "host_gap", 1e308);
+    json_t *c = compare_runs("a", a, "b", b);
+    ck_assert_msg(c != NULL, "compare_runs gave no body");
+    const char *top[] = {"base", "candidate", "headline", "waste_budget", "speedup", "summary"};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) ck_assert_msg(json_object_get(c, top[i]), "%s", top[i]);
+    ck_assert_int_eq(json_object_size(json_object_get(c, "headline")), 6);
+    const char *k;
+    json_t *d;
+    json_object_foreach(json_object_get(c, "headline"), k, d) {
+        ck_assert_msg(json_object_size(d) == 4, "headline.%s lost keys", k);
+        json_t *v;
+        const char *f;
+        json_object_foreach(d, f, v) ck_assert_msg(json_is_null(v) || isfinite(json_number_value(v)), "%s.%s", k, f);
+    }
+    json_t *t = json_object_get(json_object_get(c, "headline"), "hbm_peak_gb");
+    ck_assert(json_real_value(json_object_get(t, "delta")) == DBL_MAX);          /* 1e308 - -1e308 saturates */
+    ck_assert(json_real_value(json_object_get(json_object_get(json_object_get(c, "headline"), "tokens_per_sec"),
+                                              "delta_pct")) == DBL_MAX);
+    ck_assert(json_real_value(json_object_get(c, "speedup")) == DBL_MAX);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "summary")), "tokens/s 1e-300 \xe2\x86\x92 1e+300");
+    char *text = json_dumps(c, JSON_COMPACT);
+    ck_assert(text != NULL);
+    free(text);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+END_TEST
+
+/* Prometheus: a stored hbm_peak_gb of 1.66e305 is 1.8e314 bytes, past a double; the series says
+ * +Inf, never 0.0. */
+START_TEST(prometheus_huge_values_are_not_zero) {
+    char dir[] = "/tmp/goblind-check-http-XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char db[128];
+    snprintf(db, sizeof db, "%s/g.db", dir);
+    char *err = NULL;
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    run_result r;
+    memset(&r, 0, sizeof r);
+    ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
+                         .result = &r, .parse_ms = 1.0,
+                         .metrics_json = "{\"tokens_per_sec\": 1e300, \"hbm_peak_gb\": 1.66e305, \"hbm_avg_gb\": -1.66e305,"
+                                         " \"waste_budget\": {\"useful_gpu\": 0.5}}"};
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    goblind_counters ctr;
+    counters_init(&ctr);
+    prometheus_source src = {st, &ctr, 10, "t", NULL};
+    strbuf out = {0};
+    prometheus_render(&src, false, &out);
+    ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",
+                  strstr(out.data, "goblind_run_hbm_peak_bytes{"));
+    /* a negative mean is not a measurement: absent (issue 14: unknown is absent, never 0) */
+    ck_assert(!strstr(out.data, "goblind_run_hbm_avg_bytes{run=\"huge\"}"));
+    ck_assert(strstr(out.data, "goblind_run_tokens_per_second{run=\"huge\"} 1e+300\n"));
+    strbuf_free(&out);
+    store_close(st);
+    unlink(db);
+    char side[160];
+    snprintf(side, sizeof side, "%s-wal", db);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db);
+    unlink(side);
+    rmdir(dir);
+}
+END_TEST
+
+/* One line of a kind per window; the rest are counted and reported with the next line. */
+START_TEST(log_rate_one_line_per_window) {
+    log_rate r;
+    log_rate_init(&r, 60.0);
+    static const char k1[] = "a", k2[] = "b";
+    uint64_t n;
+    ck_assert(log_rate_admit(&r, k1, 100.0, &n) && n == 0);
+    for (int i = 0; i < 500; i++) ck_assert(!log_rate_admit(&r, k1, 100.0 + i * 0.1, &n));
+    ck_assert(log_rate_admit(&r, k2, 101.0, &n) && n == 0);        /* another kind is not held back */
+    ck_assert(log_rate_admit(&r, k1, 161.0, &n));
+    ck_assert_uint_eq(n, 500);
+    ck_assert(!log_rate_admit(&r, k1, 162.0, &n));
+    ck_assert_uint_eq(log_rate_take_suppressed(&r), 1);
+    ck_assert_uint_eq(log_rate_take_suppressed(&r), 0);
+    log_rate_destroy(&r);
+}
+END_TEST
+
+/* In-memory bodies are counted until their response is freed; past the cap, bodies of at least
+ * `small` bytes are refused, smaller ones never. */
+START_TEST(body_budget_caps_held_bytes) {
+    body_budget b;
+    body_budget_init(&b, 1000, 100);
+    struct MHD_Response *r1 = body_budget_response(&b, calloc(1, 600), 600);
+    ck_assert_ptr_nonnull(r1);
+    ck_assert_uint_eq(body_budget_used(&b), 600);
+    ck_assert_ptr_null(body_budget_response(&b, calloc(1, 600), 600));     /* would pass the cap */
+    ck_assert_uint_eq(body_budget_used(&b), 600);
+    struct MHD_Response *r2 = body_budget_response(&b, calloc(1, 399), 399);
+    ck_assert_ptr_nonnull(r2);
+    struct MHD_Response *r3 = body_budget_response(&b, calloc(1, 50), 50);  /* small: always */
+    ck_assert_ptr_nonnull(r3);
+    ck_assert_uint_eq(body_budget_used(&b), 1049);
+    MHD_destroy_response(r1);                                             /* sent: out of the budget */
+    ck_assert_uint_eq(body_budget_used(&b), 449);
+    struct MHD_Response *r4 = body_budget_response(&b, calloc(1, 500), 500);
+    ck_assert_ptr_nonnull(r4);
+    MHD_destroy_response(r2);
+    MHD_destroy_response(r3);
+    MHD_destroy_response(r4);
+    ck_assert_uint_eq(body_budget_used(&b), 0);
+}
+END_TEST
+
+static Suite *http_suite(void) {
+    Suite *s = suite_create("http");
+    TCase *tc = tcase_create("cache");
+    tcase_add_test(tc, cache_put_after_drop_is_not_kept);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("overflow");
+    tcase_add_test(tc, compare_saturates_extreme_values);
+    tcase_add_test(tc, prometheus_huge_values_are_not_zero);
+    tcase_add_test(tc, log_rate_one_line_per_window);
+    tcase_add_test(tc, body_budget_caps_held_bytes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(http_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
