@@ -128,8 +128,8 @@ static void process_metrics(writer *w) {
 typedef struct run_sample {
     char *id;
     run_status status;
-    double updated_s, tokens, mfu, peak, avg, util, step;
-    bool has;
+    double updated_s;
+    opt_num tokens, mfu, peak, avg, util, step;   /* has == false: not measured, not exported */
     double waste[W_COUNT];
 } run_sample;
 
@@ -137,6 +137,13 @@ typedef struct run_list {
     run_sample *items;
     size_t n, cap;
 } run_list;
+
+/* Key of the RunMetrics body m scaled by `scale`, when the parse measured it. */
+static opt_num known(bool has, json_t *m, const char *key, double scale) {
+    opt_num o = {has, 0.0};
+    if (has) o.v = json_number_value(json_object_get(m, key)) * scale;
+    return o;
+}
 
 static void collect(void *user, const run_row *r) {
     run_list *l = user;
@@ -152,37 +159,39 @@ static void collect(void *user, const run_row *r) {
     if (!s->id) return;
     s->status = r->status;
     s->updated_s = (double)r->updated_at / 1e3;
+    /* which numbers are known comes from the stored headline columns (NULL: the parse did
+     * not measure it); the values themselves from the RunMetrics body */
     s->step = r->step_seconds;
     json_t *m = r->metrics_json ? json_loads(r->metrics_json, 0, NULL) : NULL;
     if (m) {
-        s->has = true;
-        s->tokens = json_number_value(json_object_get(m, "tokens_per_sec"));
-        s->mfu = json_number_value(json_object_get(m, "mfu_pct")) / 100.0;
-        s->peak = json_number_value(json_object_get(m, "hbm_peak_gb")) * GIB;
-        s->avg = json_number_value(json_object_get(m, "hbm_avg_gb")) * GIB;
-        s->util = json_number_value(json_object_get(m, "gpu_util_pct")) / 100.0;
+        s->tokens = known(r->tokens_per_sec.has, m, "tokens_per_sec", 1.0);
+        s->mfu = known(r->mfu_pct.has, m, "mfu_pct", 0.01);
+        s->peak = known(r->hbm_peak_gb.has, m, "hbm_peak_gb", GIB);
+        s->avg = known(r->hbm_peak_gb.has, m, "hbm_avg_gb", GIB);   /* same VRAM samples as the peak */
+        s->util = known(r->gpu_util_pct.has, m, "gpu_util_pct", 0.01);
         json_t *wb = json_object_get(m, "waste_budget");
         for (int b = 0; b < W_COUNT; b++) s->waste[b] = json_number_value(json_object_get(wb, WASTE_BUCKETS[b]));
         json_decref(m);
+    } else {
+        s->step.has = false;                                 /* no body: nothing to export */
     }
     l->n++;
 }
 
 /* A per-run gauge: one series per run, identified by `run` alone, so a run keeps the same
- * series when its state changes. A value not known (yet) is left out, never exported as 0:
- * RunMetrics reports an unknown quantity as 0, and no known headline quantity is 0. */
+ * series when its state changes. A value not known (yet) is left out, never exported as 0
+ * (a measured 0, such as an idle GPU's utilisation, is exported). */
 static void run_series(writer *w, const run_list *l, const char *name, const char *type, const char *help,
                        size_t field) {
     family(w, name, type, help);
-    bool always = field == offsetof(run_sample, updated_s);
     for (size_t i = 0; i < l->n; i++) {
         const run_sample *s = &l->items[i];
-        double v = *(const double *)((const char *)s + field);
-        if (!always && (!s->has || !(v > 0))) continue;
+        const opt_num *v = (const opt_num *)((const char *)s + field);
+        if (!v->has) continue;
         put(w, "%s{run=\"", name);
         label_value(w, s->id);
         put(w, "\"} ");
-        value(w, v);
+        value(w, v->v);
     }
 }
 
@@ -330,7 +339,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     family(&w, "goblind_run_waste_seconds", "gauge", "Waste budget: step time per bucket, seconds per step.");
     for (size_t i = 0; i < runs.n; i++) {
         const run_sample *s = &runs.items[i];
-        if (!s->has || !(s->step > 0)) continue;           /* no step time: the split is not known */
+        if (!s->step.has) continue;           /* no step time: the split is not known */
         for (int b = 0; b < W_COUNT; b++) {
             put(&w, "goblind_run_waste_seconds{run=\"");
             label_value(&w, s->id);
@@ -338,8 +347,13 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
             value(&w, s->waste[b]);
         }
     }
-    run_series(&w, &runs, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.",
-               offsetof(run_sample, updated_s));
+    family(&w, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.");
+    for (size_t i = 0; i < runs.n; i++) {
+        put(&w, "goblind_run_updated_timestamp_seconds{run=\"");
+        label_value(&w, runs.items[i].id);
+        put(&w, "\"} ");
+        value(&w, runs.items[i].updated_s);
+    }
     if (om) put(&w, "# EOF\n");
     for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
     free(runs.items);

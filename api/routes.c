@@ -55,9 +55,9 @@ static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi,
 
 /* ---- /runs ------------------------------------------------------------------------ */
 
-static void opt_number(jw_out *j, const char *key, bool has, double v) {
+static void opt_number(jw_out *j, const char *key, opt_num v) {
     jw_key(j, key);
-    if (has) jw_number(j, v);
+    if (v.has) jw_number(j, v.v);
     else jw_null(j);
 }
 
@@ -73,13 +73,13 @@ static void add_list_row(void *user, const run_row *r) {
     jw_key(j, "updated_at");
     iso_text(r->updated_at, t, sizeof t);
     jw_string(j, t);
-    /* RunMetrics says 0 for a quantity it could not measure, and none of these is ever
-     * really 0: listed as null until known (not parsed yet, or its artefact missing). */
-    opt_number(j, "tokens_per_sec", r->has_headline && r->tokens_per_sec > 0, r->tokens_per_sec);
-    opt_number(j, "mfu_pct", r->has_headline && r->mfu_pct > 0, r->mfu_pct);
-    opt_number(j, "gpu_util_pct", r->has_headline && r->gpu_util_pct > 0, r->gpu_util_pct);
-    opt_number(j, "step_time_seconds", r->has_headline && r->step_seconds > 0, r->step_seconds);
-    opt_number(j, "hbm_peak_gb", r->has_headline && r->hbm_peak_gb > 0, r->hbm_peak_gb);
+    /* null until known: not parsed yet, or the artefact that gives it missing (a measured 0,
+     * such as an idle GPU's utilisation, is listed as 0) */
+    opt_number(j, "tokens_per_sec", r->tokens_per_sec);
+    opt_number(j, "mfu_pct", r->mfu_pct);
+    opt_number(j, "gpu_util_pct", r->gpu_util_pct);
+    opt_number(j, "step_time_seconds", r->step_seconds);
+    opt_number(j, "hbm_peak_gb", r->hbm_peak_gb);
     jw_object_close(j);
 }
 
@@ -165,7 +165,7 @@ static void detail_row(void *user, const run_row *row) {
         "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
         "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
         "error", row->error ? json_string(row->error) : json_null(),
-        "step_time_seconds", row->has_headline && row->step_seconds > 0 ? json_real(row->step_seconds) : json_null(),
+        "step_time_seconds", row->step_seconds.has ? json_real(row->step_seconds.v) : json_null(),
         "warnings", warnings ? warnings : json_array());
 }
 

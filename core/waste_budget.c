@@ -102,8 +102,10 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
     m->hbm_avg_gb = opt_or(sm->hbm_avg_gb, 0.0);
 
     double gpu_util = 0.0;
+    m->gpu_util_known = true;
     if (sm->gpu_util_pct.has) gpu_util = sm->gpu_util_pct.v;
-    else if (kt->dispatches && step_time.has && step_time.v != 0.0) {
+    else if (!(kt->dispatches && step_time.has && step_time.v != 0.0)) m->gpu_util_known = false;
+    else {
         /* default mode: kernel time over all profiled steps' time, not one step's */
         double u = (double)ks.total / (step_time.v * (double)profiled * 1e9) * 100.0;
         gpu_util = u < 100.0 ? u : 100.0;

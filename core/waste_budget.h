@@ -30,6 +30,7 @@ typedef struct run_metrics {
     const char *step_time_source;  /* metadata | profiler_steps | span | span_per_step | none */
     bool span_is_steps;            /* the trace span was divided by steps (warned by run_parse) */
     opt_num step_time;             /* the step time (s) the budget used; has == false: unknown */
+    bool gpu_util_known;           /* gpu_util_pct was measured (telemetry) or estimated (kernels) */
 } run_metrics;
 
 typedef struct waste_inputs {

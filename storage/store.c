@@ -74,6 +74,11 @@ static const char *const MIGRATIONS[] = {
      * each run is parsed again on start rather than keep numbers the new rules would not give */
     "ALTER TABLE artefacts ADD COLUMN reading TEXT;"
     "UPDATE artefacts SET mtime_ns = -1;",
+    /* 6: a headline column is NULL when not measured; before, 0 stood for unknown, so a
+     * stored 0 becomes NULL (what it was listed as) until the run's next parse */
+    "UPDATE runs SET tokens_per_sec = NULLIF(tokens_per_sec, 0), mfu_pct = NULLIF(mfu_pct, 0),"
+    " gpu_util_pct = NULLIF(gpu_util_pct, 0), step_seconds = NULLIF(step_seconds, 0),"
+    " hbm_peak_gb = NULLIF(hbm_peak_gb, 0);",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
@@ -321,11 +326,13 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (r->status == RUN_COMPLETE || r->status == RUN_FAILED) sqlite3_bind_int64(q, 6, r->now_ms);
     sqlite3_bind_double(q, 7, r->parse_ms);
     if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
-    sqlite3_bind_double(q, 11, m->tokens_per_sec);
-    sqlite3_bind_double(q, 12, m->mfu_pct);
-    sqlite3_bind_double(q, 13, m->gpu_util_pct);
+    /* A headline number is stored only when the parse measured it (its artefact gave it), so
+     * a real 0 (an idle GPU) is listed as 0 and an unknown one as null (NULL here). */
+    if (res->torch.tokens_per_sec.has) sqlite3_bind_double(q, 11, m->tokens_per_sec);
+    if (res->torch.mfu_pct.has) sqlite3_bind_double(q, 12, m->mfu_pct);
+    if (m->gpu_util_known) sqlite3_bind_double(q, 13, m->gpu_util_pct);
     if (m->step_time.has) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
-    sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    if (res->telemetry.hbm_peak_gb.has) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -465,6 +472,13 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
 #define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
                     " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
 
+/* A headline column: NULL is a number the parse did not measure (or no parse yet). */
+static opt_num col_opt(sqlite3_stmt *q, int i) {
+    opt_num o = {sqlite3_column_type(q, i) != SQLITE_NULL, 0.0};
+    if (o.has) o.v = sqlite3_column_double(q, i);
+    return o;
+}
+
 static void read_run(sqlite3_stmt *q, run_row *row) {
     memset(row, 0, sizeof *row);
     row->id = col_text(q, 0);
@@ -477,12 +491,11 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->ingest_count = sqlite3_column_int64(q, 7);
     row->parse_ms = sqlite3_column_double(q, 8);
     row->error = col_text(q, 9);
-    row->has_headline = sqlite3_column_type(q, 10) != SQLITE_NULL;
-    row->tokens_per_sec = sqlite3_column_double(q, 10);
-    row->mfu_pct = sqlite3_column_double(q, 11);
-    row->gpu_util_pct = sqlite3_column_double(q, 12);
-    row->step_seconds = sqlite3_column_double(q, 13);
-    row->hbm_peak_gb = sqlite3_column_double(q, 14);
+    row->tokens_per_sec = col_opt(q, 10);
+    row->mfu_pct = col_opt(q, 11);
+    row->gpu_util_pct = col_opt(q, 12);
+    row->step_seconds = col_opt(q, 13);
+    row->hbm_peak_gb = col_opt(q, 14);
     row->metrics_json = col_text(q, 15);
 }
 

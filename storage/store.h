@@ -89,8 +89,8 @@ typedef struct run_row {
     double parse_ms;
     const char *error;             /* may be NULL */
     const char *metrics_json;      /* may be NULL */
-    bool has_headline;
-    double tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb;
+    /* headline numbers; has == false: not measured (artefact missing) or not parsed yet */
+    opt_num tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb;
 } run_row;
 
 typedef struct run_artefact_row {

@@ -303,8 +303,9 @@ def test_schema_migration_from_v1(tmp):
         CREATE TABLE kernels (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL,
           calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
           flags INTEGER NOT NULL, PRIMARY KEY (run_id, name));
-        INSERT INTO runs(id, root, path, status, created_at, updated_at, metrics_json)
-          VALUES ('old-1', 'x', 'x/old-1', 'complete', 1, 1, '{"steps": 3}');
+        INSERT INTO runs(id, root, path, status, created_at, updated_at, metrics_json,
+          tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)
+          VALUES ('old-1', 'x', 'x/old-1', 'complete', 1, 1, '{"steps": 3}', 0, 0, 55.5, 0, 0);
         PRAGMA user_version = 1;
     """)
     con.close()
@@ -312,9 +313,11 @@ def test_schema_migration_from_v1(tmp):
     assert d.json("/runs/old-1")[2]["status"] == "gone"   # kept, and its directory is not here
     st, _, body = d.get("/runs/old-1/metrics")
     assert st == 200 and json.loads(body) == {"steps": 3}  # its metrics moved to run_metrics
+    old = d.json("/runs")[2]["runs"][0]                    # v6: a stored 0 meant unknown: null
+    assert old["gpu_util_pct"] == 55.5 and old["tokens_per_sec"] is None and old["hbm_peak_gb"] is None, old
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 6
     assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
     con.close()
 
@@ -474,8 +477,15 @@ def test_honest_absence(tmp):
     gen(smi, seed=2)
     (smi / "trace.csv").unlink()
     (smi / "torch_profile.json").unlink()
+    idle = d.roots[0] / "idle-1"                    # an idle GPU: utilisation measured as 0
+    gen(idle, seed=3)
+    lines = (idle / "amd_smi.csv").read_text().splitlines()
+    col = lines[1].split(",").index("gfx_util")
+    (idle / "amd_smi.csv").write_text("\n".join(lines[:2] + [",".join(f if i != col else "0" for i, f in
+                                                   enumerate(l.split(","))) for l in lines[2:]]) + "\n")
     d.start()
     d.wait_status("good-1", "complete")
+    d.wait_status("idle-1", "complete")
     d.wait_status("smi-only", "failed")
     (d.roots[0] / "pending-1").mkdir()
     wait_for(lambda: d.get("/runs/pending-1")[0] == 200, 10, "pending run")
@@ -485,6 +495,8 @@ def test_honest_absence(tmp):
     assert runs["smi-only"]["tokens_per_sec"] is None and runs["smi-only"]["step_time_seconds"] is None, runs
     assert runs["smi-only"]["hbm_peak_gb"] > 0, runs["smi-only"]            # what is known is shown
     assert all(isinstance(runs["good-1"][k], float) for k in heads), runs["good-1"]
+    assert runs["idle-1"]["gpu_util_pct"] == 0.0, runs["idle-1"]        # a measured 0 is not unknown
+    assert runs["idle-1"]["tokens_per_sec"] > 0, runs["idle-1"]
     st, h, body = d.get("/runs/smi-only/metrics")
     assert st == 422 and h["Goblind-Run-Status"] == "failed" and h["ETag"], (st, h)
     check_metrics_body(body, smi)                                            # still valid RunMetrics
@@ -498,6 +510,7 @@ def test_honest_absence(tmp):
     assert f'goblind_build_info{{{lab},version=' in text and f"process_open_fds{{{lab}}} " in text
     assert not re.search(r'^goblind_run_(tokens_per_second|step_seconds|mfu_ratio|waste_seconds)\{[^}]*run="smi-only"', text, re.M)
     assert re.search(r'^goblind_run_hbm_peak_bytes\{[^}]*run="smi-only"\} [1-9]', text, re.M)
+    assert re.search(r'^goblind_run_gpu_utilization_ratio\{[^}]*run="idle-1"\} 0(\.0)?$', text, re.M), text
     pending = {l.split("{")[0] for l in text.splitlines() if 'run="pending-1"' in l}
     assert pending == {"goblind_run_state", "goblind_run_info", "goblind_run_updated_timestamp_seconds"}, pending
     for line in text.splitlines():                  # per-run series carry run alone, state only on _info
