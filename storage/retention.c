@@ -85,21 +85,8 @@ bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig) {
     bool found = sqlite3_step(q) == SQLITE_ROW;
     sqlite3_finalize(q);
     if (!found) return false;
-    if (sqlite3_prepare_v2(db, "SELECT kind, present, size, mtime_ns, inode FROM forgotten_artefacts WHERE run_id = ?1",
-                           -1, &q, NULL) != SQLITE_OK)
-        return true;
-    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        const char *kind = (const char *)sqlite3_column_text(q, 0);
-        for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-            if (!kind || strcmp(kind, store_kind_key(k))) continue;
-            sig->a[k].present = sqlite3_column_int(q, 1) != 0;
-            sig->a[k].size = (uint64_t)sqlite3_column_int64(q, 2);
-            sig->a[k].mtime_ns = sqlite3_column_int64(q, 3);
-            sig->a[k].inode = (uint64_t)sqlite3_column_int64(q, 4);
-        }
-    }
-    sqlite3_finalize(q);
+    store_read_sig(r, "SELECT kind, present, size, mtime_ns, inode FROM forgotten_artefacts WHERE run_id = ?1",
+                   id, sig);
     return true;
 }
 

@@ -450,14 +450,18 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
     }
     sqlite3_finalize(q);
     if (!found) return false;
-    if (sqlite3_prepare_v2(r->db, "SELECT kind, present, size, mtime_ns, inode FROM artefacts WHERE run_id = ?1",
-                           -1, &q, NULL) != SQLITE_OK)
-        return true;
+    store_read_sig(r, "SELECT kind, present, size, mtime_ns, inode FROM artefacts WHERE run_id = ?1", id, sig);
+    return true;
+}
+
+void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *sig) {
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         const char *kind = col_text(q, 0);
         for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-            if (strcmp(kind, KIND_KEYS[k])) continue;
+            if (!kind || strcmp(kind, KIND_KEYS[k])) continue;
             sig->a[k].present = sqlite3_column_int(q, 1) != 0;
             sig->a[k].size = (uint64_t)sqlite3_column_int64(q, 2);
             sig->a[k].mtime_ns = sqlite3_column_int64(q, 3);
@@ -465,7 +469,6 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
         }
     }
     sqlite3_finalize(q);
-    return true;
 }
 
 /* The run row; the last column is the RunMetrics body when the query joins it, else NULL. */

@@ -80,6 +80,9 @@ void store_reader_release(store *s, store_reader *r);
 
 /* Status and stored artefact signature of a run; false when unknown. */
 bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *sig, bool *has_metrics);
+/* Fills sig from `sql` (?1 = the run id), whose rows are (kind, present, size, mtime_ns,
+ * inode): the artefact signature of a stored run, or of a forgotten one (storage/retention). */
+void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *sig);
 
 typedef struct run_row {
     const char *id, *root, *path;

@@ -458,6 +458,32 @@ def test_inotify_exhausted_falls_back_to_scanning(tmp):
     assert d.stop() == 0
 
 
+def raw(d, data, timeout=5):
+    """Sends bytes to d's port as they are; everything the daemon answered until EOF or timeout."""
+    import socket
+    s = socket.create_connection(("127.0.0.1", int(d.base.rsplit(":", 1)[1])), timeout=timeout)
+    s.sendall(data)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def status_of(reply):
+    """The status code of a raw HTTP reply, 0 when there is none."""
+    try:
+        return int(reply.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        return 0
+
+
 def free_port():
     import socket
     s = socket.socket()

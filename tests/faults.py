@@ -293,28 +293,7 @@ def test_files_changing_under_the_parser(tmp):
     assert d.stop() == 0
 
 
-def raw(d, data, timeout=5):
-    port = int(d.base.rsplit(":", 1)[1])
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    s.sendall(data)
-    out = b""
-    try:
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            out += chunk
-    except socket.timeout:
-        pass
-    s.close()
-    return out
-
-
-def status_of(reply):
-    try:
-        return int(reply.split(b" ", 2)[1])
-    except (IndexError, ValueError):
-        return 0
+raw, status_of = e2e.raw, e2e.status_of
 
 
 def test_http_abuse(tmp):

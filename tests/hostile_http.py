@@ -28,27 +28,7 @@ def port_of(d):
     return int(d.base.rsplit(":", 1)[1])
 
 
-def raw(d, data, timeout=5):
-    s = socket.create_connection(("127.0.0.1", port_of(d)), timeout=timeout)
-    s.sendall(data)
-    out = b""
-    try:
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            out += chunk
-    except socket.timeout:
-        pass
-    s.close()
-    return out
-
-
-def status_of(reply):
-    try:
-        return int(reply.split(b" ", 2)[1])
-    except (IndexError, ValueError):
-        return 0
+raw, status_of = e2e.raw, e2e.status_of
 
 
 def test_metrics_cache_never_staler_than_store(tmp):
