@@ -27,8 +27,30 @@ static size_t discard(char *p, size_t size, size_t n, void *user) {
     return size * n;
 }
 
+/* True once shutdown's grace for draining the queue is over. */
+static bool past_deadline(webhooks *w) {
+    pthread_mutex_lock(&w->lock);
+    bool over = w->stopping && time(NULL) >= w->stop_deadline;
+    pthread_mutex_unlock(&w->lock);
+    return over;
+}
+
+/* libcurl's progress callback: aborts a POST in flight once the shutdown grace is over, so a
+ * receiver that accepts and never answers cannot hold shutdown for the 5 s timeout per try. */
+static int abort_at_deadline(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un) {
+    (void)dt; (void)dn; (void)ut; (void)un;
+    return past_deadline(user) ? 1 : 0;
+}
+
+static bool is_stopping(webhooks *w) {
+    pthread_mutex_lock(&w->lock);
+    bool s = w->stopping;
+    pthread_mutex_unlock(&w->lock);
+    return s;
+}
+
 /* One POST; true on a 2xx answer. */
-static bool post_once(CURL *c, const char *url, const char *json) {
+static bool post_once(webhooks *w, CURL *c, const char *url, const char *json) {
     curl_easy_reset(c);
     struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
     curl_easy_setopt(c, CURLOPT_URL, url);
@@ -40,6 +62,9 @@ static bool post_once(CURL *c, const char *url, const char *json) {
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 3L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "goblind-webhook");
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, abort_at_deadline);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
     long code = 0;
     bool ok = curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK &&
               code >= 200 && code < 300;
@@ -65,24 +90,24 @@ static void *sender(void *arg) {
     for (;;) {
         pthread_mutex_lock(&w->lock);
         while (!w->count && !w->stopping) pthread_cond_wait(&w->wake, &w->lock);
-        if (w->count && w->stopping && time(NULL) > w->stop_deadline) {
+        if (w->count && w->stopping && time(NULL) >= w->stop_deadline) {
             fprintf(stderr, "goblind warn: webhooks: %zu events not delivered at shutdown\n", w->count);
             while (w->count) free(w->queue[(w->head + WEBHOOK_QUEUE - w->count--) % WEBHOOK_QUEUE]);
         }
         if (!w->count) { pthread_mutex_unlock(&w->lock); break; }
         char *json = w->queue[(w->head + WEBHOOK_QUEUE - w->count) % WEBHOOK_QUEUE];
         w->count--;
-        bool stopping = w->stopping;
         pthread_mutex_unlock(&w->lock);
         for (size_t u = 0; c && u < w->n_urls; u++)
             for (int attempt = 1; attempt <= WEBHOOK_ATTEMPTS; attempt++) {
-                if (post_once(c, w->urls[u], json)) break;
+                if (post_once(w, c, w->urls[u], json)) break;
+                bool stopping = is_stopping(w);            /* shutting down: one try only */
                 if (attempt == WEBHOOK_ATTEMPTS || stopping) {
-                    fprintf(stderr, "goblind warn: webhook %s: event not delivered after %d attempts\n", w->urls[u],
-                            WEBHOOK_ATTEMPTS);
-                } else if (!stopping) {
-                    backoff(w, 1000 << (attempt - 1));
+                    fprintf(stderr, "goblind warn: webhook %s: event not delivered after %d attempt%s%s\n", w->urls[u],
+                            attempt, attempt == 1 ? "" : "s", stopping ? " (shutting down)" : "");
+                    break;
                 }
+                backoff(w, 1000 << (attempt - 1));
             }
         free(json);
     }
@@ -122,6 +147,14 @@ void webhooks_post(webhooks *w, const char *json) {
     w->count++;
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
+}
+
+unsigned long webhooks_dropped(webhooks *w) {
+    if (!w) return 0;
+    pthread_mutex_lock(&w->lock);
+    unsigned long n = w->dropped;
+    pthread_mutex_unlock(&w->lock);
+    return n;
 }
 
 void webhooks_stop(webhooks *w) {

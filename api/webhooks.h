@@ -1,7 +1,8 @@
 /* webhooks: POSTs each run event's JSON to the configured URLs (webhook_url), from one thread
  * of their own, so a slow or dead receiver never delays ingest or the API. The queue is
  * bounded (WEBHOOK_QUEUE events; when full the oldest is dropped and counted); each POST is
- * tried up to WEBHOOK_ATTEMPTS times, 1 s then 2 s apart, and any 2xx answer is success. */
+ * tried up to WEBHOOK_ATTEMPTS times, 1 s then 2 s apart, and any 2xx answer is success.
+ * Shutdown drains for at most 2 s: once, with no retries; a POST in flight is then aborted. */
 #ifndef GOBLIN_WEBHOOKS_H
 #define GOBLIN_WEBHOOKS_H
 
@@ -17,6 +18,8 @@ typedef struct webhooks webhooks;
 webhooks *webhooks_start(const char *const *urls, size_t n);
 /* Queues one event body (copied); never blocks on the network. Thread-safe. */
 void webhooks_post(webhooks *w, const char *json);
+/* Events dropped so far because the queue was full (oldest first). Thread-safe. */
+unsigned long webhooks_dropped(webhooks *w);
 /* Tries what is queued once more (bounded by the attempts already under way), then joins. */
 void webhooks_stop(webhooks *w);
 

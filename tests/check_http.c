@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <string.h>
 
 #include "api/body_budget.h"
@@ -15,6 +19,7 @@
 #include "api/log_rate.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
+#include "api/webhooks.h"
 #include "core/json_writer.h"
 #include "storage/store.h"
 
@@ -158,6 +163,39 @@ START_TEST(body_budget_caps_held_bytes) {
 }
 END_TEST
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A receiver that takes connections into its backlog and never answers: posting never blocks
+ * the caller, the queue stays bounded (the oldest dropped and counted), and stopping with a
+ * full queue ends within the documented bound (one POST timeout, 5 s, plus the 2 s grace). */
+START_TEST(webhooks_bounded_queue_never_blocks) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fd, 64), 0);
+    socklen_t len = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", ntohs(a.sin_port));
+    const char *urls[] = {url};
+    webhooks *w = webhooks_start(urls, 1);
+    ck_assert_ptr_nonnull(w);
+    double t0 = now_s();
+    for (int i = 0; i < 3 * WEBHOOK_QUEUE; i++) webhooks_post(w, "{\"event\":\"complete\",\"run\":\"r\"}");
+    ck_assert_msg(now_s() - t0 < 1.0, "posting %d events took %.2f s", 3 * WEBHOOK_QUEUE, now_s() - t0);
+    unsigned long dropped = webhooks_dropped(w);
+    ck_assert_msg(dropped >= 2 * WEBHOOK_QUEUE - 1 && dropped <= 2 * WEBHOOK_QUEUE, "dropped %lu", dropped);
+    t0 = now_s();
+    webhooks_stop(w);
+    ck_assert_msg(now_s() - t0 < 8.5, "stop took %.2f s", now_s() - t0);
+    close(fd);
+}
+END_TEST
+
 static Suite *http_suite(void) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("cache");
@@ -168,6 +206,10 @@ static Suite *http_suite(void) {
     tcase_add_test(tc, prometheus_huge_values_are_not_zero);
     tcase_add_test(tc, log_rate_one_line_per_window);
     tcase_add_test(tc, body_budget_caps_held_bytes);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("webhooks");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, webhooks_bounded_queue_never_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
