@@ -138,10 +138,12 @@ typedef struct run_list {
     size_t n, cap;
 } run_list;
 
-/* Key of the RunMetrics body m scaled by `scale`, when the parse measured it. */
+/* Key of the RunMetrics body m scaled by `scale`, when the parse measured it (a negative
+ * value is not a measurement either: left out). */
 static opt_num known(bool has, json_t *m, const char *key, double scale) {
     opt_num o = {has, 0.0};
     if (has) o.v = json_number_value(json_object_get(m, key)) * scale;
+    if (!(o.v >= 0)) o.has = false;
     return o;
 }
 

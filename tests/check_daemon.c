@@ -331,6 +331,7 @@ START_TEST(store_ingest_list_and_state) {
     tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
     run_result r;
     tu_parse(d, false, &r);
+    r.torch.tokens_per_sec = (opt_num){true, 5.0};              /* as if a profile had said so */
     char *db = NULL, *err = NULL;
     ck_assert(asprintf(&db, "%s/g.db", d) > 0);
     store *st = store_open(db, 0, &err);

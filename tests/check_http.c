@@ -92,6 +92,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     run_result r;
     memset(&r, 0, sizeof r);
+    r.torch.tokens_per_sec.has = r.telemetry.hbm_peak_gb.has = true;     /* measured */
     ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
                          .result = &r, .parse_ms = 1.0,
                          .metrics_json = "{\"tokens_per_sec\": 1e300, \"hbm_peak_gb\": 1.66e305, \"hbm_avg_gb\": -1.66e305,"
