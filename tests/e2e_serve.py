@@ -718,6 +718,11 @@ def test_events_stream_and_webhooks(tmp):
     done = ev.wait(seen("complete", "e-1"))
     assert done["json"]["etag"] == d.get("/runs/e-1")[1]["ETag"], (done, d.get("/runs/e-1")[1])
     assert int(done["id"]) > int(created["id"]) and done["json"]["id"] == int(done["id"])
+    with open(d.roots[0] / "e-1" / "amd_smi.csv", "a") as f:     # a finished run's files change
+        f.write(open(d.roots[0] / "e-1" / "amd_smi.csv").read().splitlines()[-1] + "\n")
+    rerun = ev.wait(lambda m: seen("running", "e-1")(m) and int(m["id"]) > int(done["id"]))
+    again_done = ev.wait(lambda m: seen("complete", "e-1")(m) and int(m["id"]) > int(rerun["id"]))
+    assert again_done["json"]["etag"] != done["json"]["etag"], (again_done, done)
     (d.roots[0] / "f-1").mkdir()
     shutil.copy(d.roots[0] / "e-1" / "amd_smi.csv", d.roots[0] / "f-1" / "amd_smi.csv")
     ev.wait(seen("failed", "f-1"))
@@ -738,7 +743,8 @@ def test_events_stream_and_webhooks(tmp):
     stale.close()
     wait_for(lambda: any(e["event"] == "deleted" and e["run"] == "e-1" for e in got), 20, "webhook deliveries")
     kinds = [(e["event"], e["run"]) for e in got]
-    for want in (("created", "e-1"), ("complete", "e-1"), ("failed", "f-1"), ("gone", "old-1"), ("deleted", "e-1")):
+    for want in (("created", "e-1"), ("running", "e-1"), ("complete", "e-1"), ("failed", "f-1"), ("gone", "old-1"),
+                 ("deleted", "e-1")):
         assert want in kinds, (want, kinds)
     assert d.stop() == 0                                            # streams end, webhooks joined
     hook.shutdown()
