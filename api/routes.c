@@ -150,6 +150,8 @@ static void copy_row(void *user, const run_row *row) {
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
 }
 
+static json_t *opt_json(opt_num v) { return v.has ? json_real(v.v) : json_null(); }
+
 static void detail_row(void *user, const run_row *row) {
     run_copy *rc = user;
     copy_row(user, row);
@@ -159,14 +161,15 @@ static void detail_row(void *user, const run_row *row) {
         if (m) warnings = json_incref(json_object_get(m, "warnings"));
         json_decref(m);
     }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
+    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
         "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
         "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
         "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
         "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
         "error", row->error ? json_string(row->error) : json_null(),
-        "step_time_seconds", row->step_seconds.has ? json_real(row->step_seconds.v) : json_null(),
-        "warnings", warnings ? warnings : json_array());
+        "step_time_seconds", opt_json(row->step_seconds), "tokens_per_sec", opt_json(row->tokens_per_sec),
+        "mfu_pct", opt_json(row->mfu_pct), "gpu_util_pct", opt_json(row->gpu_util_pct),
+        "hbm_peak_gb", opt_json(row->hbm_peak_gb), "warnings", warnings ? warnings : json_array());
 }
 
 /* How the artefact was read (columns, rows_used, rows_skipped, steps_source,

@@ -103,3 +103,9 @@ const read_facts *run_result_facts(const run_result *r, artefact_kind kind) {
     return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
                                                                                          : &r->telemetry.facts;
 }
+
+headline_known run_result_known(const run_result *r) {
+    return (headline_known){.tokens_per_sec = r->torch.tokens_per_sec.has, .mfu_pct = r->torch.mfu_pct.has,
+                            .gpu_util_pct = r->metrics.gpu_util_known, .step_time = r->metrics.step_time.has,
+                            .hbm = r->telemetry.hbm_peak_gb.has};
+}

@@ -28,6 +28,12 @@ typedef struct run_result {
 /* false only on allocation failure; bad or missing artefacts are warnings in metrics. */
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out);
 void run_result_free(run_result *r);
+/* Which headline numbers the parse measured; the others are RunMetrics' 0 placeholders and
+ * are shown as unknown (null in /runs and /runs/<id>, absent from /metrics, "-" in tables). */
+typedef struct headline_known {
+    bool tokens_per_sec, mfu_pct, gpu_util_pct, step_time, hbm;
+} headline_known;
+headline_known run_result_known(const run_result *r);
 /* How artefact `kind` was read (columns, rows, step sources): see parsers/artefact.h. */
 const read_facts *run_result_facts(const run_result *r, artefact_kind kind);
 

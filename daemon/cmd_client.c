@@ -155,7 +155,7 @@ int cmd_show(int argc, char **argv) {
         char title[512];
         snprintf(title, sizeof title, "run %s  %s  updated %s%s%s%s", o.id, json_string_value(json_object_get(run, "status")),
                  json_string_value(json_object_get(run, "updated_at")), err ? "  (" : "", err ? err : "", err ? ")" : "");
-        if (m) report_metrics(stdout, title, m, report_use_unicode());
+        if (m) report_metrics(stdout, title, m, run, report_use_unicode());
         else printf("%s\n\n  no metrics yet (HTTP %d): the run is still being written or parsed\n", title, r.status);
         fputc('\n', stdout);
         report_reading(stdout, json_object_get(run, "artefacts"), m, json_number_value(json_object_get(run, "step_time_seconds")));

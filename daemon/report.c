@@ -28,11 +28,25 @@ static void bar(FILE *out, double frac, bool unicode) {
     for (int i = 0; i < BAR_WIDTH; i++) fputs(i < full ? (unicode ? "\xe2\x96\x88" : "#") : (unicode ? "\xe2\x96\x91" : "."), out);
 }
 
-void report_metrics(FILE *out, const char *title, json_t *m, bool unicode) {
+/* m's number `key` with `fmt`, or "-" when `known` says it was not measured (null). */
+static const char *headline(char *buf, size_t n, const char *fmt, json_t *m, json_t *known, const char *key,
+                            const char *known_key) {
+    json_t *k = known ? json_object_get(known, known_key ? known_key : key) : NULL;
+    if (known && (!k || json_is_null(k))) return "-";
+    snprintf(buf, n, fmt, num(m, key));
+    return buf;
+}
+
+void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool unicode) {
+    char t[32], f[32], u[32], p[32], a[32];
     if (title) fprintf(out, "%s\n\n", title);
-    fprintf(out, "  tokens/s     %-14.2f MFU %6.2f %%   GPU util %6.2f %%\n", num(m, "tokens_per_sec"), num(m, "mfu_pct"),
-            num(m, "gpu_util_pct"));
-    fprintf(out, "  HBM          peak %.2f GB, mean %.2f GB      steps %lld\n", num(m, "hbm_peak_gb"), num(m, "hbm_avg_gb"),
+    fprintf(out, "  tokens/s     %-14s MFU %6s %%   GPU util %6s %%\n",
+            headline(t, sizeof t, "%.2f", m, known, "tokens_per_sec", NULL),
+            headline(f, sizeof f, "%.2f", m, known, "mfu_pct", NULL),
+            headline(u, sizeof u, "%.2f", m, known, "gpu_util_pct", NULL));
+    fprintf(out, "  HBM          peak %s GB, mean %s GB      steps %lld\n",
+            headline(p, sizeof p, "%.2f", m, known, "hbm_peak_gb", NULL),
+            headline(a, sizeof a, "%.2f", m, known, "hbm_avg_gb", "hbm_peak_gb"),   /* same samples */
             (long long)json_integer_value(json_object_get(m, "steps")));
     fprintf(out, "  attention    %-14s ROCm %s   PyTorch %s\n\n", str(m, "attention_kernel_loaded"), str(m, "rocm_version"),
             str(m, "pytorch_version"));

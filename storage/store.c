@@ -328,11 +328,12 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
     /* A headline number is stored only when the parse measured it (its artefact gave it), so
      * a real 0 (an idle GPU) is listed as 0 and an unknown one as null (NULL here). */
-    if (res->torch.tokens_per_sec.has) sqlite3_bind_double(q, 11, m->tokens_per_sec);
-    if (res->torch.mfu_pct.has) sqlite3_bind_double(q, 12, m->mfu_pct);
-    if (m->gpu_util_known) sqlite3_bind_double(q, 13, m->gpu_util_pct);
-    if (m->step_time.has) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
-    if (res->telemetry.hbm_peak_gb.has) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    headline_known known = run_result_known(res);
+    if (known.tokens_per_sec) sqlite3_bind_double(q, 11, m->tokens_per_sec);
+    if (known.mfu_pct) sqlite3_bind_double(q, 12, m->mfu_pct);
+    if (known.gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
+    if (known.step_time) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
+    if (known.hbm) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;

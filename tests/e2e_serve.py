@@ -523,6 +523,13 @@ def test_honest_absence(tmp):
     assert all(isinstance(runs["good-1"][k], float) for k in heads), runs["good-1"]
     assert runs["idle-1"]["gpu_util_pct"] == 0.0, runs["idle-1"]        # a measured 0 is not unknown
     assert runs["idle-1"]["tokens_per_sec"] > 0, runs["idle-1"]
+    detail = d.json("/runs/smi-only")[2]                            # the same numbers on /runs/<id>
+    assert all(detail[k] == runs["smi-only"][k] for k in heads), detail
+    url = d.base.split("//")[1]                                       # and goblind show: '-', not 0.00
+    out = subprocess.run([GOBLIND, "show", "smi-only", "--url", url], capture_output=True, text=True)
+    assert re.search(r"tokens/s\s+-\s+MFU\s+- %", out.stdout) and "GPU util  " in out.stdout, out.stdout
+    out = subprocess.run([GOBLIND, "parse", str(smi), "--format", "table"], capture_output=True, text=True)
+    assert re.search(r"tokens/s\s+-\s+MFU\s+- %", out.stdout), out.stdout
     st, h, body = d.get("/runs/smi-only/metrics")
     assert st == 422 and h["Goblind-Run-Status"] == "failed" and h["ETag"], (st, h)
     check_metrics_body(body, smi)                                            # still valid RunMetrics
