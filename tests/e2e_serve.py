@@ -1110,6 +1110,8 @@ def test_dashboard_in_chromium(tmp):
     m = re.search(r'id="waste-bar" data-segments="(\d+)"', dom)
     assert m and int(m.group(1)) >= 3, "the waste-budget chart did not render"
     assert dom.count('class="run') >= 2 and 'id="kernels"' in dom
+    tps = d.json("/runs/baseline")[2]["tokens_per_sec"]           # cards read /runs/<id>'s measured numbers
+    assert f'<div class="v">{tps:,.1f}</div><div class="k">tokens/s</div>' in dom, re.findall(r'class="cards".{0,400}', dom)
     summary = d.json("/compare?base=baseline&candidate=tuned")[2]["summary"]
     assert f'id="summary">{summary}<' in dom, summary
     console = [l for l in log.splitlines() if "CONSOLE" in l or "Uncaught" in l]
@@ -1138,6 +1140,8 @@ def test_dashboard_in_chromium(tmp):
     dom = subprocess.run(flags + ["--window-size=1400,1100", "--dump-dom", d2.base + "/?run=live-1"],
                          capture_output=True, text=True, timeout=120).stdout
     assert 'id="run-partial"' in dom and "kernel_trace" in dom and "not yet" in dom, dom[-3000:]
+    # no torch profile yet: throughput not measured, shown as unknown rather than 0
+    assert '<div class="v">–</div><div class="k">tokens/s</div>' in dom, re.findall(r'class="cards".{0,400}', dom)
     assert 'data-errors="0"' in dom and 'data-overflow="0"' in dom
     assert d2.stop() == 0
 
