@@ -72,8 +72,12 @@ static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
     if (!o->cert != !o->key) { fprintf(stderr, "goblind %s: --cert and --key go together\n", want); return EXIT_USAGE; }
     o->json = o->format && !strcmp(o->format, "json");
     o->token = read_token(o->token_file);
-    if (o->token_file && !o->token) {
-        fprintf(stderr, "goblind %s: cannot read the token file %s\n", want, o->token_file);
+    const char *env_file = getenv("GOBLIND_TOKEN_FILE");
+    const char *named = o->token_file ? o->token_file
+                        : !(getenv("GOBLIND_TOKEN") && *getenv("GOBLIND_TOKEN")) && env_file && *env_file ? env_file : NULL;
+    if (named && !o->token) {                        /* a named file that cannot be read: say so, not 401 */
+        fprintf(stderr, "goblind %s: cannot read the token file %s%s\n", want, named,
+                o->token_file ? "" : " ($GOBLIND_TOKEN_FILE)");
         return EXIT_USAGE;
     }
     return 0;

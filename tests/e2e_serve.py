@@ -1029,6 +1029,16 @@ def test_access_control_token(tmp):
     out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1], "--token-file", str(tmp / "token")],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "t-1" in out.stdout, out
+    bare = {k: v for k, v in os.environ.items() if not k.startswith("GOBLIND_TOKEN")}
+    for env in ({"GOBLIND_TOKEN": token}, {"GOBLIND_TOKEN_FILE": str(tmp / "token")}):   # the token from the environment
+        out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1]], capture_output=True, text=True,
+                             env={**bare, **env})
+        assert out.returncode == 0 and "t-1" in out.stdout, (env, out)
+    out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1]], capture_output=True, text=True, env=bare)
+    assert out.returncode == 1 and "401" in out.stderr, out
+    out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1]], capture_output=True, text=True,
+                         env={**bare, "GOBLIND_TOKEN_FILE": str(tmp / "nope")})
+    assert out.returncode == 2 and "cannot read the token file" in out.stderr and "nope" in out.stderr, out
     assert d.stop() == 0
 
 
