@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make deb`: the package holds the binary, the unit under /lib/systemd/system, the config as a
+# `make deb` (and `make install`): the package holds the binary, the unit under /lib/systemd/system, the config as a
 # conffile, docs, Prometheus rules, Grafana dashboard, bash completion and man page; installed
 # into a scratch root (dpkg-deb -x, next to a copy of the host's systemd units) the unit passes
 # `systemd-analyze verify --root`, the binary runs, the man page renders and completion completes.
@@ -41,5 +41,14 @@ comp=$(bash -c "source '$root/usr/share/bash-completion/completions/goblind'
   COMP_WORDS=(goblind runs --format ''); COMP_CWORD=3; _goblind; echo \"\${COMPREPLY[*]}\"
   COMP_WORDS=(goblind show --w); COMP_CWORD=2; _goblind; echo \"\${COMPREPLY[*]}\"")
 [ "$comp" = $'show\ntable json\n--wait' ] && ok || bad "bash completion: $comp"
+# `make install` (no package): the same files under PREFIX, the unit under /etc/systemd/system
+mi="$tmp/make-install"
+if out=$(make -s -C "$SRC" install BUILD="$BUILD" JOBS=1 DESTDIR="$mi" PREFIX=/usr 2>&1); then ok; else bad "make install: $out"; fi
+for f in usr/bin/goblind etc/systemd/system/goblind.service etc/goblind/goblind.conf usr/share/man/man1/goblind.1 \
+         usr/share/bash-completion/completions/goblind usr/share/goblind/prometheus/goblind-rules.yml \
+         usr/share/goblind/grafana/goblind-dashboard.json usr/share/doc/goblind/OPERATIONS.md; do
+  [ -s "$mi/$f" ] && ok || bad "make install lacks /$f"
+done
+grep -q '^ExecStart=/usr/bin/goblind serve' "$mi/etc/systemd/system/goblind.service" && ok || bad "make install: ExecStart path"
 echo "deb: $pass passed, $fail failed ($(basename "$deb"), $(du -k "$deb" | cut -f1) KiB)"
 [ "$fail" = 0 ]
