@@ -4,6 +4,7 @@
 #include "api/compare.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,23 @@ static json_t *saturated(double v) {
     return json_real(v);
 }
 
-static json_t *delta(double a, double b) {
+/* {base, candidate, delta, delta_pct}; a side not measured is null, and so is the delta. */
+static json_t *delta(double a, bool ka, double b, bool kb) {
     double d = b - a;
-    return json_pack("{s:o, s:o, s:o, s:o}", "base", saturated(a), "candidate", saturated(b), "delta", saturated(d),
-                     "delta_pct", a != 0.0 ? saturated(d / a * 100.0) : json_null());
+    bool both = ka && kb;
+    return json_pack("{s:o, s:o, s:o, s:o}", "base", ka ? saturated(a) : json_null(),
+                     "candidate", kb ? saturated(b) : json_null(), "delta", both ? saturated(d) : json_null(),
+                     "delta_pct", both && a != 0.0 ? saturated(d / a * 100.0) : json_null());
+}
+
+/* Whether headline number `key` (or step_seconds, or a waste bucket) was measured. */
+static bool measured(const headline_known *k, const char *key) {
+    if (!k) return true;
+    if (!strcmp(key, "tokens_per_sec")) return k->tokens_per_sec;
+    if (!strcmp(key, "mfu_pct")) return k->mfu_pct;
+    if (!strcmp(key, "gpu_util_pct")) return k->gpu_util_pct;
+    if (!strcmp(key, "hbm_peak_gb") || !strcmp(key, "hbm_avg_gb")) return k->hbm;
+    return k->step_time;                        /* step_seconds and the waste buckets */
 }
 
 static void short_number(double v, char *out, size_t n) {
@@ -49,20 +63,28 @@ static double step_of(json_t *m) {
     return s;
 }
 
-json_t *compare_runs(const char *base_id, json_t *base, const char *cand_id, json_t *cand) {
+json_t *compare_runs(const char *base_id, json_t *base, const headline_known *base_known, const char *cand_id,
+                     json_t *cand, const headline_known *cand_known) {
+    const headline_known *ka = base_known, *kb = cand_known;
     json_t *head = json_object();
-    for (size_t i = 0; HEADLINE[i]; i++) json_object_set_new(head, HEADLINE[i], delta(num(base, HEADLINE[i]), num(cand, HEADLINE[i])));
-    json_object_set_new(head, "step_seconds", delta(step_of(base), step_of(cand)));
+    for (size_t i = 0; HEADLINE[i]; i++)
+        json_object_set_new(head, HEADLINE[i], delta(num(base, HEADLINE[i]), measured(ka, HEADLINE[i]),
+                                                     num(cand, HEADLINE[i]), measured(kb, HEADLINE[i])));
+    json_object_set_new(head, "step_seconds", delta(step_of(base), measured(ka, "step_seconds"), step_of(cand),
+                                                    measured(kb, "step_seconds")));
     json_t *waste = json_object();
     json_t *wa = json_object_get(base, "waste_budget"), *wb = json_object_get(cand, "waste_budget");
     for (int i = 0; i < W_COUNT; i++)
-        json_object_set_new(waste, WASTE_BUCKETS[i], delta(num(wa, WASTE_BUCKETS[i]), num(wb, WASTE_BUCKETS[i])));
+        json_object_set_new(waste, WASTE_BUCKETS[i], delta(num(wa, WASTE_BUCKETS[i]), measured(ka, "step_seconds"),
+                                                           num(wb, WASTE_BUCKETS[i]), measured(kb, "step_seconds")));
+    bool tokens = measured(ka, "tokens_per_sec") && measured(kb, "tokens_per_sec");
     double ta = num(base, "tokens_per_sec"), tb = num(cand, "tokens_per_sec");
     char summary[160];
-    compare_summary(ta, tb, summary, sizeof summary);
+    if (tokens) compare_summary(ta, tb, summary, sizeof summary);
+    else snprintf(summary, sizeof summary, "tokens/s not measured in %s", measured(ka, "tokens_per_sec") ? cand_id : base_id);
     return json_pack("{s:{s:s, s:O}, s:{s:s, s:O}, s:o, s:o, s:o, s:s}",
                      "base", "id", base_id, "metrics", base,
                      "candidate", "id", cand_id, "metrics", cand,
                      "headline", head, "waste_budget", waste,
-                     "speedup", ta > 0 ? saturated(tb / ta) : json_null(), "summary", summary);
+                     "speedup", tokens && ta > 0 ? saturated(tb / ta) : json_null(), "summary", summary);
 }

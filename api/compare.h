@@ -6,8 +6,14 @@
 
 #include <jansson.h>
 
-/* Builds the comparison body from two RunMetrics objects (borrowed). */
-json_t *compare_runs(const char *base_id, json_t *base, const char *cand_id, json_t *cand);
+#include "core/run_parse.h"
+
+/* Builds the comparison body from two RunMetrics objects (borrowed). known (NULL: every
+ * number measured) says which headline numbers each run's parse measured: a number one side
+ * did not measure is null on that side and its delta is null, never a delta against a 0
+ * placeholder; without a step time the waste buckets are not known either. */
+json_t *compare_runs(const char *base_id, json_t *base, const headline_known *base_known, const char *cand_id,
+                     json_t *cand, const headline_known *cand_known);
 /* "tokens/s 142 → 318 (2.24×)" into out. */
 void compare_summary(double base_tps, double cand_tps, char *out, size_t n);
 

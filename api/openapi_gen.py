@@ -22,8 +22,9 @@ STATUS = {"type": "string", "enum": ["pending", "running", "complete", "failed",
 TIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"}
 RUN_ID = {"type": "string", "pattern": r"^[A-Za-z0-9._-]{1,128}$"}
 DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "candidate", "delta", "delta_pct"],
-         "properties": {"base": {"type": "number"}, "candidate": {"type": "number"}, "delta": {"type": "number"},
-                        "delta_pct": NUM_OR_NULL}}
+         "properties": {"base": NUM_OR_NULL, "candidate": NUM_OR_NULL, "delta": NUM_OR_NULL,
+                        "delta_pct": NUM_OR_NULL},
+         "description": "null on a side whose parse did not measure the number; delta null then too"}
 
 
 def ref(name):

@@ -132,6 +132,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
 
 typedef struct run_copy {
     bool found;
+    headline_known known;          /* which headline numbers the last parse measured */
     run_status status;
     int64_t ingest_count;
     char *metrics_json;
@@ -147,6 +148,9 @@ static void copy_row(void *user, const run_row *row) {
     rc->found = true;
     rc->status = row->status;
     rc->ingest_count = row->ingest_count;
+    rc->known = (headline_known){.tokens_per_sec = row->tokens_per_sec.has, .mfu_pct = row->mfu_pct.has,
+                                 .gpu_util_pct = row->gpu_util_pct.has, .step_time = row->step_seconds.has,
+                                 .hbm = row->hbm_peak_gb.has};
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
 }
 
@@ -379,7 +383,7 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     } else if (!(m[0] = json_loads(rc[0].metrics_json, 0, NULL)) || !(m[1] = json_loads(rc[1].metrics_json, 0, NULL))) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
     } else {
-        ret = api_send_json(c, MHD_HTTP_OK, compare_runs(ids[0], m[0], ids[1], m[1]), NULL, 0);
+        ret = api_send_json(c, MHD_HTTP_OK, compare_runs(ids[0], m[0], &rc[0].known, ids[1], m[1], &rc[1].known), NULL, 0);
     }
     json_decref(m[0]);
     json_decref(m[1]);

@@ -195,7 +195,7 @@ START_TEST(compare_arithmetic) {
                           "useful_gpu", 1.0, "host_gap", 0.5);
     json_t *b = json_pack("{s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 150.0, "mfu_pct", 10.0, "waste_budget",
                           "useful_gpu", 1.0, "host_gap", 0.25);
-    json_t *c = compare_runs("a", a, "b", b);
+    json_t *c = compare_runs("a", a, NULL, "b", b, NULL);
     ck_assert_double_eq(json_real_value(json_object_get(c, "speedup")), 1.5);
     json_t *t = json_object_get(json_object_get(c, "headline"), "tokens_per_sec");
     ck_assert_double_eq(json_real_value(json_object_get(t, "delta_pct")), 50.0);

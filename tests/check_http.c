@@ -52,7 +52,7 @@ START_TEST(compare_saturates_extreme_values) {
                           "mfu_pct", 1e-300, "waste_budget", "useful_gpu", 1e308, "host_gap", -1e308);
     json_t *b = json_pack("{s:f, s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 1e300, "hbm_peak_gb", 1e308,
                           "mfu_pct", -1e300, "waste_budget", "useful_gpu", 1e308, "host_gap", 1e308);
-    json_t *c = compare_runs("a", a, "b", b);
+    json_t *c = compare_runs("a", a, NULL, "b", b, NULL);
     ck_assert_msg(c != NULL, "compare_runs gave no body");
     const char *top[] = {"base", "candidate", "headline", "waste_budget", "speedup", "summary"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) ck_assert_msg(json_object_get(c, top[i]), "%s", top[i]);

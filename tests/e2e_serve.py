@@ -882,9 +882,16 @@ def test_compare(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "before", seed=1, steps=6, kernels=80)
     gen(d.roots[0] / "after", seed=2, steps=3, kernels=40)
+    gen(d.roots[0] / "no-smi", seed=3, steps=3, kernels=40)
+    (d.roots[0] / "no-smi" / "amd_smi.csv").unlink()           # complete, but HBM never measured
     d.start()
     d.wait_status("before", "complete")
     d.wait_status("after", "complete")
+    d.wait_status("no-smi", "complete")
+    st, _, c = d.json("/compare?base=before&candidate=no-smi")   # unmeasured: null, no delta against 0
+    assert st == 200 and c["headline"]["hbm_peak_gb"]["candidate"] is None, c["headline"]
+    assert c["headline"]["hbm_peak_gb"]["delta"] is None and c["headline"]["hbm_peak_gb"]["base"] > 0
+    assert c["headline"]["tokens_per_sec"]["delta"] is not None and c["speedup"] is not None
     st, _, c = d.json("/compare?base=before&candidate=after")
     assert st == 200, c
     a, b = parse(d.roots[0] / "before"), parse(d.roots[0] / "after")
