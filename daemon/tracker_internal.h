@@ -61,7 +61,7 @@ struct run {
     int64_t parse_started_ms;    /* of the last parse (0: never) */
     int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
-    const char *fail_reason;     /* static text: why the last parse is not complete */
+    char *fail_reason;           /* owned copy: why the last parse is not complete (may be a warning) */
     run *next;                   /* hash chain */
 };
 
