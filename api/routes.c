@@ -10,7 +10,7 @@
 
 #include "api/compare.h"
 #include "api/kernels_body.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
 

@@ -1,7 +1,7 @@
 /* read_facts_json: read_facts -> JSON (see the header). */
 #include "core/read_facts_json.h"
 
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 
 void read_facts_render(const read_facts *f, strbuf *out) {
     jw_out j;

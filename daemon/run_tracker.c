@@ -11,7 +11,7 @@
 #include <sys/time.h>
 
 #include "core/metrics_json.h"
-#include "core/str_hash.h"
+#include "base/str_hash.h"
 #include "core/run_parse.h"
 #include "daemon/log.h"
 

@@ -12,7 +12,7 @@
 
 #include "parsers/column_pick.h"
 #include "parsers/csv_columns.h"
-#include "parsers/py_number.h"
+#include "base/py_number.h"
 
 #define LINE_CAP (1u << 20)
 #define FIELD_CAP 4096u

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/diag.h"
+#include "base/diag.h"
 #include "parsers/kernel_table.h"
 
 typedef enum {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 #define CSV_MAX_CAPTURE 64
 

@@ -14,8 +14,6 @@ static const artefact_parser *const PARSERS[] = {
     NULL,
 };
 
-const artefact_parser *const *parser_list(void) { return PARSERS; }
-
 const artefact_parser *parser_for(artefact_kind kind, const char *name, const uint8_t *head, size_t n) {
     for (size_t i = 0; PARSERS[i]; i++)
         if (PARSERS[i]->kind == kind && PARSERS[i]->sniff(name, head, n)) return PARSERS[i];

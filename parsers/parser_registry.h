@@ -9,7 +9,5 @@
 
 /* The first registered parser of `kind` whose sniff() accepts the file, or NULL. */
 const artefact_parser *parser_for(artefact_kind kind, const char *name, const uint8_t *head, size_t n);
-/* Registered parsers, NULL-terminated (for --help and tests). */
-const artefact_parser *const *parser_list(void);
 
 #endif

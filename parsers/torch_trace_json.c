@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "parsers/json_tokenizer.h"
-#include "parsers/py_number.h"
+#include "base/py_number.h"
 
 #define CAPTURE_CAP (64u * 1024u)
 #define REPLAY_MAX (256u * 1024u)   /* sum terms a second piece keeps: 2 MiB */

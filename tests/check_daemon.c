@@ -12,7 +12,7 @@
 #include "api/listen_addr.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "daemon/config.h"
 #include "storage/store.h"
 #include "tests/test_util.h"

@@ -15,7 +15,7 @@
 #include "api/log_rate.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "storage/store.h"
 
 /* A reader missed the cache and read the run from the store (running); the ingest and the
