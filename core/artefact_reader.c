@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/format_pipe.h"
 #include "core/run_files.h"
 #include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
@@ -204,20 +205,20 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
 static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
                        artefact_info *info) {
     uint8_t *buf = malloc(READ_CHUNK);
-    void *state = buf ? o->p->open(opt, o->label, summary, diag) : NULL;
-    if (!state) {
+    format_pipe pipe;
+    if (!buf || !format_pipe_open(&pipe, o->p, kind, opt, o->label, summary, diag)) {
         diag_add(diag, "%s: out of memory", o->label);
         free(buf);
         close(o->fd);
         return;
     }
     double t0 = now_ms();
-    bool stopped, ok = o->gz ? pump_gzip(o->fd, o->p, state, buf, o->label, diag, info)
-                             : pump_range(o->fd, 0, UINT64_MAX, o->p, state, buf, o->label, diag, &info->bytes_parsed, &stopped);
-    if (ok) o->p->finish(state);
-    else artefact_summary_reset(kind, summary);       /* like the reference: nothing from a failed read */
+    bool stopped, ok = o->gz ? pump_gzip(o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
+                             : pump_range(o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
+    if (ok) format_pipe_finish(&pipe);
     info->parse_ms = now_ms() - t0;
-    o->p->close(state);
+    format_pipe_close(&pipe);
+    if (!ok) artefact_summary_reset(kind, summary);   /* like the reference: nothing from a failed read */
     free(buf);
     close(o->fd);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format_pipe.h"
 #include "core/metrics_json.h"
 #include "core/waste_budget.h"
 #include "parsers/artefact.h"
@@ -31,7 +32,8 @@ static bool fuzz_sink(void *user, const uint8_t *buf, size_t n) {
     return p->feed(ctx[1], buf, n);
 }
 
-/* Parses data with p (through gunzip when gz), then computes and renders RunMetrics. */
+/* Parses data with p (through gunzip when gz; records through the kind's analysis, as the
+ * reader does), then computes and renders RunMetrics. */
 static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size, bool gz) {
     if (size == 0) return;
     size_t chunk = CHUNKS[data[0] & 7];
@@ -41,8 +43,9 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     fuzz_run r;
     memset(&r, 0, sizeof r);
     diag_init(&r.diag);
-    void *state = p->open(&opt, "fuzz", fuzz_summary(&r, p->kind), &r.diag);
-    if (!state) return;
+    format_pipe pipe;
+    if (!format_pipe_open(&pipe, p, p->kind, &opt, "fuzz", fuzz_summary(&r, p->kind), &r.diag)) return;
+    void *state = pipe.fmt;
     bool ok = true;
     if (gz) {
         void *ctx[2] = {(void *)p, state};
@@ -54,8 +57,8 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
         for (size_t i = 0; i < size && ok; i += chunk) ok = p->feed(state, data + i, size - i < chunk ? size - i : chunk);
         ok = true;
     }
-    if (ok) p->finish(state);
-    p->close(state);
+    if (ok) format_pipe_finish(&pipe);
+    format_pipe_close(&pipe);
     run_metrics m;
     memset(&m, 0, sizeof m);
     waste_inputs in = {.kernels = &r.k, .torch = &r.t, .telemetry = &r.s, .seed_compat = opt.seed_compat};

@@ -20,6 +20,7 @@
 
 #include "base/diag.h"
 #include "parsers/kernel_table.h"
+#include "parsers/record.h"
 
 typedef enum {
     ARTEFACT_KERNEL_TRACE,
@@ -58,6 +59,7 @@ typedef struct read_facts {
     struct { const char *reason; uint64_t rows; } skipped[READ_SKIPS_MAX];
     const char *steps_source;      /* torch profile: flag | metadata | profiler_steps | default; else NULL */
     const char *step_time_source;  /* torch profile: metadata | profiler_steps | span | span_per_step | none */
+    bool truncated;                /* the last record was cut (a file still being written?) */
 } read_facts;
 
 /* Adds `rows` (> 0) to the skip count of `reason` (a static string). */
@@ -99,7 +101,14 @@ typedef struct artefact_parser {
     artefact_kind kind;
     /* Does this format fit the file? name is the file's base name, head its first bytes. */
     bool (*sniff)(const char *name, const uint8_t *head, size_t n);
-    /* out points to the summary of `kind`; label names the file in warnings. */
+    /* A format emits records (the contract every new format follows): its records go to
+     * `sink` (the analysis of its kind, analyses/), how it read the file to `facts`.
+     * label names the file in warnings. */
+    void *(*open_records)(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                          diag_list *diag);
+    /* Instead of open_records, a format not yet split into records and an analysis fills
+     * the summary of `kind` (`out`) itself: the torch profile, whose two-core split read
+     * joins float sums (see ARCHITECTURE.md). Exactly one of the two is set. */
     void *(*open)(const parse_options *opt, const char *label, void *out, diag_list *diag);
     /* false: the parser needs no more input (a fatal error was recorded). */
     bool (*feed)(void *state, const uint8_t *buf, size_t n);

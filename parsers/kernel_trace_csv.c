@@ -1,8 +1,11 @@
-/* kernel_trace_csv: one kernel dispatch per CSV row, folded into a kernel_table.
+/* kernel_trace_csv: one kernel dispatch record per CSV row.
  *
  * The duration of a row is DurationNs when the file has it, else End - Start computed
  * in 128-bit integers from the integer timestamp text (rocprofv3 ns timestamps exceed
- * 2^53, so going through double would lose nanoseconds). */
+ * 2^53, so going through double would lose nanoseconds). The format only reads: rows
+ * become REC_KERNEL_DISPATCH records (name, duration, and start, end, agent, queue or
+ * stream and correlation id when the sink wants them and the file has them); what they
+ * mean is analyses/kernel_stats.c's business. */
 #include "parsers/kernel_trace_csv.h"
 
 #include <stdio.h>
@@ -17,18 +20,28 @@ static const char *const NAME_COLS[] = {"KernelName", "Kernel_Name", "kernel_nam
 static const char *const START_COLS[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
 static const char *const END_COLS[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
 static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", NULL};
+/* rocprofv3's identity columns, read only when a consumer wants them (record_sink.fields) */
+static const char *const DEVICE_COLS[] = {"Agent_Id", "agent_id", NULL};
+static const char *const STREAM_COLS[] = {"Stream_Id", "stream_id", "Queue_Id", "queue_id", NULL};
+static const char *const CORR_COLS[] = {"Correlation_Id", "correlation_id", NULL};
 
-enum { C_NAME, C_START, C_END, C_DUR, C_COUNT };
+enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_COUNT };
 /* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
 static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
-                                       {DUR_COLS, NULL, true}};
+                                       {DUR_COLS, NULL, true}, {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
+                                       {CORR_COLS, NULL, true}};
 static const csv_want WANT_SEED[C_COUNT] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
-                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false}};
+                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false},
+                                            {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
+                                            {CORR_COLS, NULL, true}};
 static const char *const QUANTITY[C_COUNT] = {"name", "start", "end", "duration"};
 
 typedef struct state {
     csv_tokenizer csv;
-    kernel_summary *out;
+    record_sink sink;
+    read_facts *facts;
+    unsigned fields;                   /* RF_* the sink wants beyond name and duration */
+    uint64_t emitted;
     diag_list *diag;
     const char *label;
     bool seed_compat;
@@ -44,9 +57,11 @@ typedef struct state {
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT)) s->oom = true;
-    for (int c = 0; c < C_COUNT; c++)
-        if (!read_facts_column(&s->out->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
+    /* the identity columns only when wanted: every captured column costs a copy per row */
+    size_t want = s->fields & (RF_DEVICE | RF_STREAM | RF_CORRELATION) ? C_COUNT : C_TIMING_COUNT;
+    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, want)) s->oom = true;
+    for (int c = 0; c < C_TIMING_COUNT; c++)
+        if (!read_facts_column(s->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
     const ssize_t *col = s->cols.col;
     if (col[C_NAME] < 0)
         diag_add(s->diag, "%s: line %llu: no kernel-name column in the header", s->label,
@@ -57,6 +72,24 @@ static void on_header(state *s, const csv_record *r) {
 }
 
 static bool nonempty(const csv_field *f) { return f && f->text.len > 0; }
+
+/* An optional integer column of the row into *v (false when absent, empty or not an integer). */
+static bool int_field(const state *s, int c, const csv_record *r, i128 *v) {
+    if ((size_t)c >= s->cols.n) return false;
+    const csv_field *f = field(s, c, r);
+    return nonempty(f) && !f->truncated && py_integer(f->text.data, f->text.len, v);
+}
+
+/* The fields a consumer asked for beyond name and duration, when the row has them. */
+static void identity_fields(const state *s, const csv_record *r, record *rec) {
+    i128 v;
+    if ((s->fields & RF_START) && int_field(s, C_START, r, &v)) rec->start_ns = v, rec->has |= RF_START;
+    if ((s->fields & RF_END) && int_field(s, C_END, r, &v)) rec->end_ns = v, rec->has |= RF_END;
+    if ((s->fields & RF_DEVICE) && int_field(s, C_DEVICE, r, &v)) rec->device = (int64_t)v, rec->has |= RF_DEVICE;
+    if ((s->fields & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
+    if ((s->fields & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)
+        rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
+}
 
 static void on_row(state *s, const csv_record *r) {
     s->records++;
@@ -95,8 +128,12 @@ static void on_row(state *s, const csv_record *r) {
         if (!s->nonpositive++) s->first_nonpositive_line = r->line;
         return;
     }
-    if (!kernel_table_add(&s->out->kernels, name, len, ns)) s->oom = true;
-    if (s->rows_seen && s->out->kernels.dispatches == 1) *s->rows_seen = true;
+    record rec = {.type = REC_KERNEL_DISPATCH, .has = RF_DURATION, .line = r->line, .duration_ns = ns,
+                  .name = name, .name_len = len};
+    if (s->fields) identity_fields(s, r, &rec);
+    if (!record_emit(&s->sink, &rec)) { s->oom = true; return; }
+    if (s->rows_seen && !s->emitted) *s->rows_seen = true;
+    s->emitted++;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -109,24 +146,24 @@ static void on_record(void *user, const csv_record *r) {
     }
     if (r->n_fields == 0) return;
     if (r->unterminated) {
-        s->out->complete = false;
+        s->facts->truncated = true;
         diag_add(s->diag, "%s: line %llu: last record ends inside a quoted field (file truncated?)",
                  s->label, (unsigned long long)r->line);
     }
     on_row(s, r);
 }
 
-static void *kt_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
+static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->seed_compat = opt->seed_compat;
     s->rows_seen = opt->kernel_rows_seen;
-    s->out = out;
-    memset(&s->out->facts, 0, sizeof s->out->facts);
+    s->sink = *sink;
+    s->fields = sink->fields & (RF_START | RF_END | RF_DEVICE | RF_STREAM | RF_CORRELATION);
+    s->facts = facts;
     s->diag = diag;
     s->label = label;
-    kernel_table_init(&s->out->kernels);
-    s->out->complete = true;
     csv_init(&s->csv, NAME_CAP, on_record, s);
     return s;
 }
@@ -165,15 +202,11 @@ static void kt_finish(void *st) {
         diag_add(s->diag, "%s: %llu rows with a zero start timestamp in %s (first at line %llu): their durations "
                  "run from the clock's epoch and inflate the kernel totals", s->label,
                  (unsigned long long)s->zero_start, timing, (unsigned long long)s->first_zero_start_line);
-    read_facts *f = &s->out->facts;
-    f->rows_used = s->out->kernels.dispatches;
+    read_facts *f = s->facts;
+    f->rows_used = s->emitted;
     read_facts_skip(f, "no kernel name", s->no_name);
     read_facts_skip(f, "no usable duration or timestamps", s->bad_timing);
     read_facts_skip(f, "zero or negative duration", s->nonpositive);
-    if (s->out->kernels.overflow.dispatches)
-        diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
-                 "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,
-                 (unsigned long long)s->out->kernels.overflow.dispatches);
     if (s->truncated_names)
         diag_add(s->diag, "%s: %llu kernel names longer than %u bytes were cut", s->label,
                  (unsigned long long)s->truncated_names, NAME_CAP);
@@ -192,7 +225,7 @@ const artefact_parser kernel_trace_csv_parser = {
     .name = "kernel-trace-csv",
     .kind = ARTEFACT_KERNEL_TRACE,
     .sniff = csv_name_sniff,
-    .open = kt_open,
+    .open_records = kt_open,
     .feed = kt_feed,
     .finish = kt_finish,
     .close = kt_close,
