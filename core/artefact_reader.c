@@ -185,7 +185,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
     info->size = (uint64_t)st.st_size;
     info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
     info->inode = (uint64_t)st.st_ino;
-    uint8_t head[64];
+    uint8_t head[SNIFF_BYTES];
     ssize_t hn = pread(fd, head, sizeof head, 0);
     o->p = parser_for(kind, o->label, head, hn > 0 ? (size_t)hn : 0);
     o->gz = ends_with(o->label, ".gz");
@@ -197,6 +197,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
         return false;
     }
     info->format = o->p->name;
+    info->sniff_score = o->p->sniff(o->label, head, hn > 0 ? (size_t)hn : 0);
     info->pieces = 1;
     return true;
 }

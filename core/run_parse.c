@@ -35,6 +35,12 @@ static void kernels_from_torch(run_result *out) {
              (unsigned long long)k->dispatches);
 }
 
+/* The read facts of artefact `kind` (each summary struct carries its own). */
+static read_facts *facts_of(run_result *r, artefact_kind kind) {
+    return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
+                                                                                         : &r->telemetry.facts;
+}
+
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     memset(out, 0, sizeof *out);
     if (!run_files_find(run_dir, &out->files)) return false;
@@ -84,6 +90,11 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     if (out->metrics.span_is_steps)
         diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
                  (long long)out->metrics.steps);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {        /* how each file was chosen */
+        read_facts *f = facts_of(out, (artefact_kind)k);
+        f->found_by = out->files.found_by[k];
+        f->sniff_score = out->info[k].sniff_score;
+    }
     out->torch.facts.steps_source = out->metrics.steps_source;
     out->torch.facts.step_time_source = out->metrics.step_time_source;
     run_metrics_clamp(&out->metrics);
@@ -99,7 +110,4 @@ void run_result_free(run_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-const read_facts *run_result_facts(const run_result *r, artefact_kind kind) {
-    return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
-                                                                                         : &r->telemetry.facts;
-}
+const read_facts *run_result_facts(const run_result *r, artefact_kind kind) { return facts_of((run_result *)r, kind); }

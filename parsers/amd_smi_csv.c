@@ -292,10 +292,22 @@ static void sm_close(void *st) {
     free(s);
 }
 
+static const char *const SM_NAMES[] = {"amd_smi.csv", NULL};
+
+/* goblin_runner's amd_smi.csv is read by the reference's rules whatever tool wrote it
+ * (the reference does so too); otherwise amd-smi and rocm-smi headers name VRAM or gfx
+ * columns, and a banner may come first, so any CSV name still gives a low score. */
+static int sm_sniff(const char *name, const uint8_t *head, size_t n) {
+    if (!strcmp(name, "amd_smi.csv")) return 100;
+    if (csv_head_has(head, n, "vram") || csv_head_has(head, n, "gfx_")) return 60;
+    return csv_name_is_csv(name) ? 10 : 0;
+}
+
 const artefact_parser amd_smi_csv_parser = {
     .name = "amd-smi-csv",
     .kind = ARTEFACT_TELEMETRY,
-    .sniff = csv_name_sniff,
+    .names = SM_NAMES,
+    .sniff = sm_sniff,
     .open_records = sm_open,
     .feed = sm_feed,
     .finish = sm_finish,

@@ -60,6 +60,10 @@ typedef struct read_facts {
     const char *steps_source;      /* torch profile: flag | metadata | profiler_steps | default; else NULL */
     const char *step_time_source;  /* torch profile: metadata | profiler_steps | span | span_per_step | none */
     bool truncated;                /* the last record was cut (a file still being written?) */
+    /* discovery: the name pattern that found the file (NULL: none matched, the expected
+     * name was tried) and the chosen format's sniff score (0-100) */
+    const char *found_by;
+    int sniff_score;
 } read_facts;
 
 /* Adds `rows` (> 0) to the skip count of `reason` (a static string). */
@@ -96,11 +100,21 @@ typedef struct telemetry_summary {
     read_facts facts;
 } telemetry_summary;
 
+#define SNIFF_BYTES 512
+
 typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
     artefact_kind kind;
-    /* Does this format fit the file? name is the file's base name, head its first bytes. */
-    bool (*sniff)(const char *name, const uint8_t *head, size_t n);
+    /* Where files of this format lie in a run directory, most preferred first: shell
+     * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
+     * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).
+     * Discovery (core/run_files) takes, per kind, the first pattern of the first format
+     * (registry order) that matches, the smallest name when several do. NULL-terminated. */
+    const char *const *names;
+    /* How well this format fits a file: 0 (not at all) to 100 (certain), from the file's
+     * base name and first bytes (SNIFF_BYTES, fewer for a short file). The reader takes
+     * the highest score among the formats of the file's kind. */
+    int (*sniff)(const char *name, const uint8_t *head, size_t n);
     /* A format emits records (the contract every new format follows): its records go to
      * `sink` (the analysis of its kind, analyses/), how it read the file to `facts`.
      * label names the file in warnings. */

@@ -221,10 +221,20 @@ static void kt_close(void *st) {
     free(s);
 }
 
+/* goblin_runner's trace.csv, else rocprofv3's own names, here or in its <host>/ directory */
+static const char *const KT_NAMES[] = {"trace.csv", "*kernel_trace.csv", "*/*kernel_trace.csv", NULL};
+
+/* A CSV whose header names a kernel column is surely one; any other CSV may still be. */
+static int kt_sniff(const char *name, const uint8_t *head, size_t n) {
+    if (csv_head_has(head, n, "kernel_name") || csv_head_has(head, n, "kernelname")) return 90;
+    return csv_name_is_csv(name) ? 10 : 0;
+}
+
 const artefact_parser kernel_trace_csv_parser = {
     .name = "kernel-trace-csv",
     .kind = ARTEFACT_KERNEL_TRACE,
-    .sniff = csv_name_sniff,
+    .names = KT_NAMES,
+    .sniff = kt_sniff,
     .open_records = kt_open,
     .feed = kt_feed,
     .finish = kt_finish,
