@@ -8,7 +8,8 @@
 #define FORMATS(X)               \
     X(kernel_trace_csv_parser)   \
     X(torch_trace_json_parser)   \
-    X(amd_smi_csv_parser)
+    X(amd_smi_csv_parser)        \
+    X(nvidia_smi_csv_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)
