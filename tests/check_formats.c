@@ -168,6 +168,34 @@ START_TEST(telemetry_rows_become_samples) {
 }
 END_TEST
 
+START_TEST(nvidia_smi_rows_become_samples) {
+    const char *csv = "timestamp, index, utilization.gpu [%], memory.used [MiB]\n"
+                      "2023/06/22 18:56:56.252, 0, 22 %, 841 MiB\n"
+                      "timestamp, index, utilization.gpu [%], memory.used [MiB]\n"
+                      "2023/06/22 18:56:57.274, 1, [N/A], 1024 MiB\n";
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("nvidia-smi-csv", csv, chunk, 0, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);                        /* the repeated header is no sample */
+        ck_assert_uint_eq(c.r[0].has, RF_VRAM | RF_UTIL | RF_DEVICE);
+        ck_assert(c.r[0].vram_gib == 841.0 / 1024.0 && c.r[0].util_pct == 22.0);
+        ck_assert_uint_eq(c.r[1].has, RF_VRAM | RF_DEVICE);   /* [N/A] is unknown, not 0 */
+        ck_assert_int_eq(c.r[1].device, 1);
+        ck_assert(c.r[1].vram_gib == 1.0);
+        ck_assert_uint_eq(f.rows_used, 2);
+        ck_assert_uint_eq(d.count, 0);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
+    /* chosen by content, except that goblin_runner's amd_smi.csv keeps the reference's rules */
+    const uint8_t *h = (const uint8_t *)csv;
+    ck_assert_str_eq(parser_for(ARTEFACT_TELEMETRY, "nvidia_smi.csv", h, strlen(csv))->name, "nvidia-smi-csv");
+    ck_assert_str_eq(parser_for(ARTEFACT_TELEMETRY, "amd_smi.csv", h, strlen(csv))->name, "amd-smi-csv");
+}
+END_TEST
+
 START_TEST(discovery_follows_the_format_names) {
     char *dir = tu_tempdir();
     char sub[4096];
@@ -185,6 +213,14 @@ START_TEST(discovery_follows_the_format_names) {
     ck_assert_str_eq(f.found_by[ARTEFACT_TORCH_PROFILE], "torch_profile.json.gz");
     ck_assert_ptr_null(f.found_by[ARTEFACT_TELEMETRY]);          /* expected, not found */
     ck_assert_ptr_nonnull(strstr(f.path[ARTEFACT_TELEMETRY], "/amd_smi.csv"));
+    run_files_free(&f);
+    tu_write_str(dir, "nvidia_smi.csv", "timestamp, memory.used [MiB]\n");      /* another telemetry format */
+    ck_assert(run_files_find(dir, &f));
+    ck_assert_str_eq(f.found_by[ARTEFACT_TELEMETRY], "nvidia_smi.csv");
+    run_files_free(&f);
+    tu_write_str(dir, "amd_smi.csv", "timestamp,vram_used\n");                 /* goblin_runner's name first */
+    ck_assert(run_files_find(dir, &f));
+    ck_assert_str_eq(f.found_by[ARTEFACT_TELEMETRY], "amd_smi.csv");
     run_files_free(&f);
     tu_write_str(dir, "a_kernel_trace.csv", "KernelName,DurationNs\nk,1\n");   /* the run directory first */
     ck_assert(run_files_find(dir, &f));
@@ -210,6 +246,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, kernel_trace_rows_become_dispatch_records);
     tcase_add_test(tc, kernel_trace_sends_only_what_is_wanted);
     tcase_add_test(tc, telemetry_rows_become_samples);
+    tcase_add_test(tc, nvidia_smi_rows_become_samples);
     suite_add_tcase(s, tc);
     return s;
 }
