@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -214,6 +215,19 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
         return;
     }
     double t0 = now_ms();
+    if (o->p->read_path) {                          /* not a byte stream: the format reads the open file */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", o->fd);
+        bool ok = o->p->read_path(pipe.fmt, path);
+        info->bytes_parsed = ok ? info->size : 0;
+        if (ok) format_pipe_finish(&pipe);
+        info->parse_ms = now_ms() - t0;
+        format_pipe_close(&pipe);
+        if (!ok) artefact_summary_reset(kind, summary);
+        free(buf);
+        close(o->fd);
+        return;
+    }
     bool stopped, ok = o->gz ? pump_gzip(o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
                              : pump_range(o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
     if (ok) format_pipe_finish(&pipe);

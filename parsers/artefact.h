@@ -126,6 +126,10 @@ typedef struct artefact_parser {
     void *(*open)(const parse_options *opt, const char *label, void *out, diag_list *diag);
     /* false: the parser needs no more input (a fatal error was recorded). */
     bool (*feed)(void *state, const uint8_t *buf, size_t n);
+    /* Instead of feed, for a format that is not a byte stream (an SQLite database): reads
+     * the whole file at `path` (a name for the reader's already checked and opened file).
+     * false after a warning: nothing from the file is kept. */
+    bool (*read_path)(void *state, const char *path);
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
 

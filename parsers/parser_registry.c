@@ -7,6 +7,7 @@
  * Adding a format is one entry here. */
 #define FORMATS(X)               \
     X(kernel_trace_csv_parser)   \
+    X(rocpd_sqlite_parser)       \
     X(torch_trace_json_parser)   \
     X(amd_smi_csv_parser)        \
     X(nvidia_smi_csv_parser)

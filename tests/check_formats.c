@@ -66,7 +66,9 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(p->name && *p->name, "format %zu has no name", n);
         ck_assert_msg(p->kind < ARTEFACT_KIND_COUNT, "%s: no kind", p->name);
         ck_assert_msg(p->names && p->names[0], "%s: no file names", p->name);
-        ck_assert_msg(p->sniff && p->feed && p->finish && p->close, "%s: an entry point is missing", p->name);
+        ck_assert_msg(p->sniff && p->finish && p->close, "%s: an entry point is missing", p->name);
+        ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
+        ck_assert_msg(!p->read_path || p->open_records, "%s: a path-reading format emits records", p->name);
         ck_assert_msg(!p->open != !p->open_records, "%s: exactly one of open and open_records", p->name);
         ck_assert_msg(!p->resume_point == !p->open_resumed && !p->resume_point == !p->join,
                       "%s: resume hooks are all or none", p->name);
@@ -196,6 +198,38 @@ START_TEST(nvidia_smi_rows_become_samples) {
 }
 END_TEST
 
+/* The rocpd database fixture through the reader, alone in a run directory the way
+ * rocprofv3 leaves it (<host>/<pid>_results.db): its kernels, by the path-reading entry. */
+START_TEST(rocpd_database_gives_kernel_records) {
+    char *dir = tu_tempdir();
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/node1", dir);
+    mkdir(sub, 0755);
+    tu_copy_fixture("rocprofv3/rocpd_ck_bmm_28_results.db", sub, "4242_results.db");
+    run_result r;
+    tu_parse(dir, false, &r);
+    ck_assert_str_eq(r.info[ARTEFACT_KERNEL_TRACE].format, "rocpd-sqlite");
+    ck_assert_str_eq(r.kernels.facts.found_by, "*/*_results.db");
+    ck_assert_int_eq(r.kernels.facts.sniff_score, 95);
+    ck_assert_uint_eq(r.kernels.kernels.dispatches, 151);
+    ck_assert_uint_eq(r.kernels.facts.rows_used, 151);
+    ck_assert(r.kernels.complete);
+    ck_assert(!tu_warned(&r, "not a rocpd database"));
+    run_result_free(&r);
+    /* an SQLite header over garbage (a corrupt database): a warning naming it, no kernels */
+    char junk[4096];
+    memset(junk, 0x5a, sizeof junk);
+    memcpy(junk, "SQLite format 3", 16);
+    tu_write(sub, "4242_results.db", junk, sizeof junk);
+    tu_parse(dir, false, &r);
+    ck_assert_uint_eq(r.kernels.kernels.dispatches, 0);
+    ck_assert(tu_warned(&r, "4242_results.db: not a rocpd database"));
+    run_result_free(&r);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(discovery_follows_the_format_names) {
     char *dir = tu_tempdir();
     char sub[4096];
@@ -241,6 +275,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, every_registry_entry_is_filled_in);
     tcase_add_test(tc, sniff_picks_the_best_format);
     tcase_add_test(tc, discovery_follows_the_format_names);
+    tcase_add_test(tc, rocpd_database_gives_kernel_records);
     suite_add_tcase(s, tc);
     tc = tcase_create("bytes");
     tcase_add_test(tc, kernel_trace_rows_become_dispatch_records);
