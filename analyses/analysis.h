@@ -30,6 +30,15 @@ typedef struct analysis {
     void (*close)(void *state);
     /* Where the format writes how it read the file (columns, rows, skips). */
     read_facts *(*facts)(void *summary);
+
+    /* Optional, for split reads (core/format_pipe): `second` consumed the records after
+     * `first`'s. can_join: whether folding first into second would be exact (no state is
+     * changed). join: folds first's results into second, in record order, so second
+     * stands for the whole file (false only on allocation failure, then reported by
+     * finish). An analysis whose results cannot join exactly in any order (float sums)
+     * leaves them NULL and the split is declined. */
+    bool (*can_join)(const void *first, const void *second);
+    bool (*join)(void *first, void *second);
 } analysis;
 
 /* The analysis that fills the summary of `kind` from records, or NULL when that kind's

@@ -260,7 +260,8 @@ struct artefact_reading {
     opened o;
     uint64_t at;
     uint8_t *head_buf;
-    void *head, *tail;
+    format_pipe head, tail;
+    bool head_open, tail_open;
     bool head_ok, head_stopped;
     double head_ms;
     diag_list tail_diag;
@@ -275,7 +276,7 @@ static void *whole_thread(void *arg) {
 static void *head_thread(void *arg) {
     artefact_reading *r = arg;
     double t0 = now_ms();
-    r->head_ok = pump_range(r->o.fd, 0, r->at, r->o.p, r->head, r->head_buf, r->o.label, r->diag,
+    r->head_ok = pump_range(r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
                             &r->info->bytes_parsed, &r->head_stopped);
     r->head_ms = now_ms() - t0;
     return NULL;
@@ -296,10 +297,10 @@ static uint64_t find_split(const opened *o, uint64_t want, uint64_t size, uint64
 }
 
 static void split_free(artefact_reading *r) {
-    if (r->head) r->o.p->close(r->head);
-    if (r->tail) r->o.p->close(r->tail);
+    if (r->head_open) format_pipe_close(&r->head);
+    if (r->tail_open) format_pipe_close(&r->tail);
     free(r->head_buf);
-    r->head = r->tail = NULL;
+    r->head_open = r->tail_open = false;
     r->head_buf = NULL;
 }
 
@@ -315,10 +316,13 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
         r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
         if (r->at) {
             r->head_buf = malloc(READ_CHUNK);
-            r->head = r->head_buf ? r->o.p->open(opt, r->o.label, summary, diag) : NULL;
-            r->tail = r->head ? r->o.p->open_resumed(opt, r->o.label, summary, &r->tail_diag, r->at) : NULL;
+            /* the file's first bytes, for a tail that must know the header (CSV) */
+            ssize_t hn = r->head_buf ? pread(r->o.fd, r->head_buf, RESUME_WINDOW, 0) : -1;
+            r->head_open = hn > 0 && format_pipe_open(&r->head, r->o.p, kind, opt, r->o.label, summary, diag);
+            r->tail_open = r->head_open && format_pipe_open_resumed(&r->tail, r->o.p, kind, opt, r->o.label, summary,
+                                                                    &r->tail_diag, r->at, r->head_buf, (size_t)hn);
         }
-        if (r->tail) {
+        if (r->tail_open) {
             r->split = true;
             r->threaded = pthread_create(&r->thread, NULL, head_thread, r) == 0;
             return r;
@@ -337,22 +341,22 @@ static void read_split(artefact_reading *r) {
     uint8_t *buf = malloc(READ_CHUNK);
     double t0 = now_ms();
     uint64_t tail_bytes = 0;
-    bool stopped, tail_ok = buf && pump_range(o->fd, r->at, UINT64_MAX, o->p, r->tail, buf, o->label, &r->tail_diag,
-                                              &tail_bytes, &stopped);
+    bool stopped, tail_ok = buf && pump_range(o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
+                                              &r->tail_diag, &tail_bytes, &stopped);
     if (r->threaded) pthread_join(r->thread, NULL);
     else head_thread(r);
     bool head_whole = r->head_ok && !r->head_stopped && info->bytes_parsed == r->at;
-    if (head_whole && tail_ok && o->p->join(r->head, r->tail)) {
+    if (head_whole && tail_ok && format_pipe_join(&r->head, &r->tail)) {
         info->bytes_parsed += tail_bytes;
         info->pieces = 2;
-        o->p->finish(r->tail);
+        format_pipe_finish(&r->tail);
         diag_move(r->diag, &r->tail_diag);
     } else {
         bool ok = r->head_ok;
         if (head_whole)                          /* the head reads on alone */
-            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, r->head, r->head_buf, o->label, r->diag,
+            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, r->head_buf, o->label, r->diag,
                             &info->bytes_parsed, &stopped);
-        if (ok) o->p->finish(r->head);
+        if (ok) format_pipe_finish(&r->head);
         else artefact_summary_reset(r->kind, r->summary);
     }
     info->parse_ms = now_ms() - t0 + r->head_ms;

@@ -23,6 +23,17 @@ static uint64_t torch_tail_bytes(const run_files *f) {
     return tail > 0 ? (uint64_t)tail : 0;
 }
 
+/* When the kernel trace is the critical file (the torch profile is absent or much smaller,
+ * as when rocprofv3 ran alone), the tail of it this thread should read after the telemetry
+ * while a second thread reads its head: csv - tail = tail + telemetry. 0: read it whole
+ * here, as when the torch profile keeps the second thread busy. */
+static uint64_t kernel_tail_bytes(const run_files *f) {
+    uint64_t json = file_size(f->path[ARTEFACT_TORCH_PROFILE]), csv = file_size(f->path[ARTEFACT_KERNEL_TRACE]);
+    uint64_t smi = file_size(f->path[ARTEFACT_TELEMETRY]);
+    if (json * 4 >= csv || smi >= csv) return 0;
+    return (csv - smi) / 2;
+}
+
 /* Default mode, when the kernel trace yields no kernel: the torch profile's GPU kernel events
  * become the kernels (the reference's rule), with a warning giving their count. */
 static void kernels_from_torch(run_result *out) {
@@ -57,10 +68,17 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     artefact_reading *torch = artefact_read_begin(out->files.path[ARTEFACT_TORCH_PROFILE], ARTEFACT_TORCH_PROFILE,
                                                   &popt, &out->torch, &tdiag, &out->info[ARTEFACT_TORCH_PROFILE],
                                                   torch_tail_bytes(&out->files));
-    artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt, &out->kernels,
-                  &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
+    uint64_t kernel_tail = kernel_tail_bytes(&out->files);
+    artefact_reading *kernels = NULL;
+    if (kernel_tail)                    /* its head on a third thread, its tail here after the telemetry */
+        kernels = artefact_read_begin(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt,
+                                      &out->kernels, &kdiag, &out->info[ARTEFACT_KERNEL_TRACE], kernel_tail);
+    else
+        artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt, &out->kernels,
+                      &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
     artefact_read(out->files.path[ARTEFACT_TELEMETRY], ARTEFACT_TELEMETRY, &popt, &out->telemetry,
                   &sdiag, &out->info[ARTEFACT_TELEMETRY]);
+    artefact_read_end(kernels);
     artefact_read_end(torch);
     if (!popt.seed_compat && kernel_rows_seen && !out->kernels.kernels.dispatches) {
         /* the kernel trace had rows but its read then failed (nothing kept, like the

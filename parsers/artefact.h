@@ -133,16 +133,24 @@ typedef struct artefact_parser {
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
 
-    /* Optional (all three or none). Where a second state could start in buf, the bytes
-     * at some offset of the file: an index into buf, or n when there is no such place. */
+    /* Optional (resume_point, join and the open_resumed matching the open: all or none).
+     * Where a second state could start in buf, the bytes at some offset of the file: an
+     * index into buf, or n when there is no such place. */
     size_t (*resume_point)(const uint8_t *buf, size_t n);
     /* A state that starts at file offset `offset`, a resume point. It writes `out` only
      * in finish(), so it may share `out` with the first state. */
     void *(*open_resumed)(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset);
+    /* The same for a record format: its records go to the second piece's analysis state,
+     * its facts to a scratch copy until the join. head holds the file's first bytes (a CSV
+     * format reads its header there). NULL: it cannot start there (the read is not split). */
+    void *(*open_records_resumed)(const parse_options *opt, const char *label, const record_sink *sink,
+                                  read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                  size_t head_n);
     /* `first` has been fed exactly the bytes before second's offset, `second` the rest.
      * true: second now stands for the whole file (first's results folded in, in file
-     * order); finish(second) completes the summary. false: first is not where second
-     * assumed, or second cannot be folded in exactly; first must read on from the offset. */
+     * order; a record format's second state then writes first's facts); finish(second)
+     * completes the summary. false (nothing changed): first is not where second assumed,
+     * or second cannot be folded in exactly; first must read on from the offset. */
     bool (*join)(void *first, void *second);
 } artefact_parser;
 

@@ -5,7 +5,13 @@
  * 2^53, so going through double would lose nanoseconds). The format only reads: rows
  * become REC_KERNEL_DISPATCH records (name, duration, and start, end, agent, queue or
  * stream and correlation id when the sink wants them and the file has them); what they
- * mean is analyses/kernel_stats.c's business. */
+ * mean is analyses/kernel_stats.c's business.
+ *
+ * A large file can be read in two pieces (artefact_parser.join): the second starts after
+ * a newline, having read the header from the file's first bytes; the join checks that the
+ * first piece ended there outside any quoted field, then folds its counts in and moves
+ * the second piece's line numbers on by the first piece's lines. The records of a second
+ * piece carry lines counted from its start. */
 #include "parsers/kernel_trace_csv.h"
 
 #include <stdio.h>
@@ -51,6 +57,7 @@ typedef struct state {
     strbuf name;                       /* scratch: sanitised name */
     uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
     uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
+    uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
     bool oom;
 } state;
 
@@ -153,6 +160,58 @@ static void on_record(void *user, const csv_record *r) {
     on_row(s, r);
 }
 
+/* Defined below: kt_open_resumed starts as kt_open does. */
+static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag);
+
+/* The first byte after a newline: a record starts there unless the newline was inside a
+ * quoted field, which the join finds out. */
+static size_t kt_resume_point(const uint8_t *buf, size_t n) {
+    const uint8_t *nl = memchr(buf, '\n', n);
+    return nl && (size_t)(nl - buf) + 1 < n ? (size_t)(nl - buf) + 1 : n;
+}
+
+static void kt_close(void *st);
+
+static void *kt_open_resumed(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                             diag_list *diag, uint64_t offset, const uint8_t *head, size_t head_n) {
+    state *s = kt_open(opt, label, sink, facts, diag);
+    if (!s) return NULL;
+    diag_list quiet;                   /* the first piece warns about the header, once */
+    diag_init(&quiet);
+    s->diag = &quiet;
+    for (size_t i = 0; i < head_n && !s->have_header && i < offset; i++) csv_feed(&s->csv, head + i, 1);
+    s->diag = diag;
+    diag_free(&quiet);
+    s->csv.prev_cr = false;            /* the piece starts after a '\n': a pending CR was its pair */
+    if (!s->have_header || s->oom || !csv_at_record_start(&s->csv)) { kt_close(s); return NULL; }
+    s->start_line = s->csv.line;
+    return s;
+}
+
+/* A first-line number of the second piece, counted from the file's start. */
+static uint64_t moved(uint64_t line, uint64_t delta) { return line ? line + delta : 0; }
+
+static bool kt_join(void *fst, void *snd) {
+    state *a = fst, *b = snd;
+    if (!a->have_header || a->oom || b->oom || !csv_at_record_start(&a->csv)) return false;
+    uint64_t delta = a->csv.line - b->start_line;
+    b->csv.line += delta;
+    b->csv.rec.line += delta;
+    b->first_bad_line = a->bad_timing ? a->first_bad_line : moved(b->first_bad_line, delta);
+    b->first_nonpositive_line = a->nonpositive ? a->first_nonpositive_line : moved(b->first_nonpositive_line, delta);
+    b->first_zero_start_line = a->zero_start ? a->first_zero_start_line : moved(b->first_zero_start_line, delta);
+    b->records += a->records;
+    b->bad_timing += a->bad_timing;
+    b->nonpositive += a->nonpositive;
+    b->truncated_names += a->truncated_names;
+    b->no_name += a->no_name;
+    b->zero_start += a->zero_start;
+    b->emitted += a->emitted;
+    b->facts = a->facts;               /* the columns the first piece recorded stand */
+    return true;
+}
+
 static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
                      diag_list *diag) {
     state *s = calloc(1, sizeof *s);
@@ -236,6 +295,9 @@ const artefact_parser kernel_trace_csv_parser = {
     .names = KT_NAMES,
     .sniff = kt_sniff,
     .open_records = kt_open,
+    .resume_point = kt_resume_point,
+    .open_records_resumed = kt_open_resumed,
+    .join = kt_join,
     .feed = kt_feed,
     .finish = kt_finish,
     .close = kt_close,

@@ -70,7 +70,8 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
         ck_assert_msg(!p->read_path || p->open_records, "%s: a path-reading format emits records", p->name);
         ck_assert_msg(!p->open != !p->open_records, "%s: exactly one of open and open_records", p->name);
-        ck_assert_msg(!p->resume_point == !p->open_resumed && !p->resume_point == !p->join,
+        ck_assert_msg(!p->resume_point == !p->join &&
+                      !p->resume_point == !(p->open_records ? (void *)p->open_records_resumed : (void *)p->open_resumed),
                       "%s: resume hooks are all or none", p->name);
         if (p->open_records) {
             const analysis *a = analysis_for_kind(p->kind);
