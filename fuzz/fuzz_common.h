@@ -134,4 +134,53 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
     torch_summary_free(&two.t);
 }
 
+/* The same for a kernel-trace record format (core/format_pipe: the format's join and the
+ * kernel_stats analysis's): the kernel table, read facts and warnings of a read in two
+ * pieces must equal the sequential read's, or the harness aborts. */
+static inline void fuzz_split_equal_kernels(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
+    if (!p->resume_point || !p->open_records_resumed || from >= size) return;
+    size_t at = from + p->resume_point(data + from, size - from);
+    if (at >= size || at == 0) return;
+    parse_options opt = {0};
+    fuzz_run one, two;
+    memset(&one, 0, sizeof one);
+    memset(&two, 0, sizeof two);
+    diag_init(&one.diag);
+    diag_init(&two.diag);
+    diag_list tail_diag;
+    diag_init(&tail_diag);
+    format_pipe whole, head, tail;
+    bool w = format_pipe_open(&whole, p, p->kind, &opt, "fuzz", &one.k, &one.diag);
+    bool h = format_pipe_open(&head, p, p->kind, &opt, "fuzz", &two.k, &two.diag);
+    bool t = h && format_pipe_open_resumed(&tail, p, p->kind, &opt, "fuzz", &two.k, &tail_diag, at, data, size);
+    if (w && h) {
+        p->feed(whole.fmt, data, size);
+        format_pipe_finish(&whole);
+        bool head_whole = p->feed(head.fmt, data, at);
+        if (t) p->feed(tail.fmt, data + at, size - at);
+        if (t && head_whole && format_pipe_join(&head, &tail)) {
+            format_pipe_finish(&tail);
+            diag_move(&two.diag, &tail_diag);
+        } else {
+            if (head_whole) p->feed(head.fmt, data + at, size - at);
+            format_pipe_finish(&head);
+        }
+        const read_facts *a = &one.k.facts, *b = &two.k.facts;
+        bool same = kernel_table_equal(&one.k.kernels, &two.k.kernels) && one.k.complete == two.k.complete &&
+                    a->rows_used == b->rows_used && a->n_skips == b->n_skips && a->n_columns == b->n_columns &&
+                    one.diag.count == two.diag.count;
+        for (size_t i = 0; same && i < a->n_skips; i++) same = a->skipped[i].rows == b->skipped[i].rows;
+        for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
+        if (!same) abort();
+    }
+    if (w) format_pipe_close(&whole);
+    if (h) format_pipe_close(&head);
+    if (t) format_pipe_close(&tail);
+    diag_free(&tail_diag);
+    diag_free(&one.diag);
+    diag_free(&two.diag);
+    kernel_summary_free(&one.k);
+    kernel_summary_free(&two.k);
+}
+
 #endif
