@@ -19,15 +19,10 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "core/artefact_kind.h"
 #include "parsers/kernel_table.h"
 #include "parsers/record.h"
 
-typedef enum {
-    ARTEFACT_KERNEL_TRACE,
-    ARTEFACT_TORCH_PROFILE,
-    ARTEFACT_TELEMETRY,
-    ARTEFACT_KIND_COUNT
-} artefact_kind;
 
 typedef struct parse_options {
     bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */

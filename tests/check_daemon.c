@@ -155,10 +155,13 @@ END_TEST
 
 /* An ingest of a small parsed run, with a chosen id and time. */
 static void ingest(store *st, const char *id, int64_t now, run_status status, run_result *r) {
-    ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = status, .now_ms = now, .result = r,
+    ingest_doc doc;
+    ck_assert(ingest_doc_build(r, &doc));
+    ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = status, .now_ms = now, .doc = &doc,
                          .metrics_json = "{\"tokens_per_sec\": 5.0, \"waste_budget\": {\"useful_gpu\": 0.5}}",
                          .parse_ms = 1.0};
     ck_assert_int_eq(store_ingest(st, &rec), 0);
+    ingest_doc_free(&doc);
 }
 
 typedef struct seen { char ids[64][16]; int n; } seen;

@@ -85,10 +85,8 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     char *err = NULL;
     store *st = store_open(db, 0, &err);
     ck_assert_msg(st != NULL, "%s", err ? err : "");
-    run_result r;
-    memset(&r, 0, sizeof r);
     ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
-                         .result = &r, .parse_ms = 1.0,
+                         .doc = NULL, .parse_ms = 1.0,
                          .metrics_json = "{\"tokens_per_sec\": 1e300, \"hbm_peak_gb\": 1.66e305, \"hbm_avg_gb\": -1.66e305,"
                                          " \"waste_budget\": {\"useful_gpu\": 0.5}}"};
     ck_assert_int_eq(store_ingest(st, &rec), 0);
