@@ -90,6 +90,7 @@ void free_run(run *r) {
     free(r->id);
     free(r->root);
     free(r->path);
+    free(r->fail_reason);
     free(r);
 }
 

@@ -201,7 +201,8 @@ static void parse_done(uv_work_t *req, int status) {
         r->parsed_sig = j->sig;
         r->last_parse_ms = (int64_t)(j->seconds * 1000);
         r->parse_ms = j->seconds * 1e3;
-        r->fail_reason = j->error;
+        free(r->fail_reason);                   /* j->error may point into j->res, freed below */
+        r->fail_reason = j->error ? strdup(j->error) : NULL;
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
