@@ -10,37 +10,41 @@ CONFDIR    ?= /etc/goblind
 
 FUZZ_SECONDS ?= 1800
 
-.PHONY: all deps build build-asan test run bench fuzz install clean
+.PHONY: all deps test-deps build build-asan test run bench fuzz install deb clean
 
 all: build
 
+# What building and running need (make run); test-deps adds the test and benchmark tools.
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-build-asan: deps
+build-asan: test-deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGOBLIND_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 # Whole suite twice: the release build, then the same tests under ASan+UBSan (leak checks on);
 # then every libFuzzer harness for 30 seconds.
-test: build build-asan
+test: test-deps build build-asan
 	cd $(BUILD) && ctest --output-on-failure
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
 	fuzz/run.sh 30
 
 # Every libFuzzer harness for FUZZ_SECONDS (default 30 minutes each); see docs/RELIABILITY.md.
-fuzz: deps
+fuzz: test-deps
 	fuzz/run.sh $(FUZZ_SECONDS)
 
 run: build
 	@mkdir -p runs
 	./$(BUILD)/goblind serve --root ./runs --db ./goblind.db
 
-bench: build
+bench: test-deps build
 	bench/parse.sh
 
 # Binary, docs, the systemd unit and (unless one exists) the example config, with its
@@ -54,6 +58,11 @@ install: build
 	  sed 's|^root = ./runs|root = /srv/goblin/runs|; s|^db = ./goblind.db|db = /var/lib/goblind/goblind.db|' \
 	    config/goblind.conf > $(DESTDIR)$(CONFDIR)/goblind.conf
 	@echo "installed; now: systemctl daemon-reload && systemctl enable --now goblind"
+
+# A Debian package of the release build: binary, unit, config (conffile), docs, Prometheus rules,
+# Grafana dashboard, bash completion, man page (scripts/make-deb.sh). Install: dpkg -i build/goblind_*.deb
+deb: build
+	@scripts/make-deb.sh $(BUILD) $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,4 +1,7 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
+#include "api/events.h"
+#include "api/json_text.h"
+#include "api/webhooks.h"
 #include "api/http_api.h"
 
 #include <arpa/inet.h>
@@ -33,6 +36,11 @@ struct api {
     goblind_counters *counters;
     int metrics_max_runs;
     const char *version;
+    const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
+    void (*run_deleted)(void *user, const char *run_id);
+    void *user;
+    events *events;             /* GET /events and webhooks */
+    webhooks *hooks;
     char *token;                /* bearer token, NULL when not required */
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
@@ -56,6 +64,11 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void api_report_deleted(api *a, const char *run_id) {
+    api_notify_run(a, run_id);                 /* drops its cached body; waiting polls answer 404 */
+    if (a->run_deleted) a->run_deleted(a->user, run_id);
+}
+
 int64_t api_now_ms(void) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -64,10 +77,11 @@ int64_t api_now_ms(void) {
 
 store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
+events *api_events(api *a) { return a->events; }
 body_streams *api_streams(api *a) { return a->streams; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
     prometheus_render(&src, openmetrics, out);
 }
 
@@ -128,6 +142,7 @@ static void resume_locked(api *a, const char *run_id, bool due_only) {
 void api_notify_run(api *a, const char *run_id) {
     if (!a) return;
     metrics_cache_drop(a->cache, run_id);          /* before waiters re-read it */
+    events_run_changed(a->events, run_id);
     pthread_mutex_lock(&a->lock);
     resume_locked(a, run_id, false);
     pthread_mutex_unlock(&a->lock);
@@ -135,6 +150,7 @@ void api_notify_run(api *a, const char *run_id) {
 
 void api_tick(api *a) {
     if (!a) return;
+    events_tick(a->events);
     conn_guard_sweep(a->guard);                       /* slow headers and idle keep-alives lose their slot */
     pthread_mutex_lock(&a->lock);
     resume_locked(a, NULL, true);
@@ -203,7 +219,8 @@ static bool client_cert_ok(struct MHD_Connection *c) {
 static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_Result *ret) {
     /* liveness stays open, and so does the dashboard page: it holds no data, and asks for
      * the token itself before it reads the API */
-    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html")) return false;
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/") || !strcmp(url, "/index.html") || !strcmp(url, "/openapi.json"))
+        return false;
     if (a->client_certs && !client_cert_ok(c)) {
         *ret = api_send_error(c, MHD_HTTP_FORBIDDEN, "forbidden", "a client certificate signed by the configured CA is required");
         return true;
@@ -230,7 +247,8 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
 /* ---- MHD callbacks ---------------------------------------------------------------- */
 
 static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c) {
-    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail", "only GET and HEAD are served");
+    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
+                             "only GET and HEAD are served (and DELETE on /runs/<id>)");
     char *s = json_dumps(body, JSON_COMPACT);
     json_decref(body);
     if (!s) return MHD_NO;
@@ -258,7 +276,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *con_cls = req;
         /* Refusals before any work (a body is not read, a long poll not begun); they close the
          * connection, which is what a refused client deserves. */
-        if (strcmp(method, "GET") && strcmp(method, "HEAD")) return method_not_allowed(req, c);
+        req->is_delete = !strcmp(method, "DELETE");             /* routes.c allows it on /runs/<id> only */
+        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c);
         http_send_begin(NULL);
         enum MHD_Result ret;
         bool refused = refuse(a, c, url, &ret);
@@ -390,6 +409,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
         if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
+    if (!(a->events = events_new(st, a->hooks))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     /* a request's headers are due within connection_timeout_s of opening or of the previous
      * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
     double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;
@@ -412,6 +433,9 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->counters = opt->counters;
     a->metrics_max_runs = opt->metrics_max_runs;
     a->version = opt->version;
+    a->metrics_labels = opt->metrics_labels;
+    a->run_deleted = opt->run_deleted;
+    a->user = opt->user;
     pthread_mutex_init(&a->lock, NULL);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
@@ -458,6 +482,8 @@ fail_early:
     body_streams_free(a->streams);
     log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);
@@ -472,6 +498,7 @@ int api_port(const api *a) { return a->port; }
 void api_stop(api *a) {
     if (!a) return;
     MHD_socket s = MHD_quiesce_daemon(a->d);          /* stop accepting */
+    events_stop(a->events);                           /* event streams end */
     pthread_mutex_lock(&a->lock);
     atomic_store(&a->stopping, true);                 /* no poll suspends from now on (api_wait) */
     resume_locked(a, NULL, false);                    /* waiting polls answer now */
@@ -496,6 +523,8 @@ void api_stop(api *a) {
     body_streams_free(a->streams);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
+    events_free(a->events);
+    webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
     free(a);

@@ -8,6 +8,7 @@
 #define GOBLIN_HTTP_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/counters.h"
@@ -23,7 +24,13 @@ typedef struct api_options {
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
     int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
     const char *version;
+    const char *metrics_labels;  /* NULL, or k="v",... added to every /metrics sample (kept by the caller) */
     const char *auth_token_file;     /* NULL: no token */
+    /* Called on the HTTP thread after DELETE /runs/<id> forgot a run (NULL: nothing). */
+    void (*run_deleted)(void *user, const char *run_id);
+    void *user;
+    const char *const *webhook_urls;   /* POST every run event here (GET /events has the same JSON) */
+    size_t n_webhook_urls;
     const char *tls_cert_file, *tls_key_file, *tls_client_ca_file;   /* NULL: plain HTTP / no client certs */
 } api_options;
 

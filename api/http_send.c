@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/json_text.h"
 #include "api/routes.h"
 
 /* The status of the response queued last on this (the HTTP) thread, for the counters. */
@@ -119,6 +120,14 @@ enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *
     return send_buffer(c, status, r, etag, 0);
 }
 
+enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                   const char *run_status) {
+    struct MHD_Response *r = owned_response(body, len);
+    if (!r) return over_budget(len) ? send_over_budget(c) : MHD_NO;
+    MHD_add_response_header(r, "Goblind-Run-Status", run_status);
+    return send_buffer(c, status, r, etag, 0);
+}
+
 static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
                                    const char *etag, int retry_after) {
     if (!r) return MHD_NO;
@@ -137,10 +146,11 @@ static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, st
 }
 
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {
-    char *s = json_dumps(body, JSON_COMPACT | JSON_ENSURE_ASCII);
+    size_t len = 0;
+    char *s = body ? json_text(body, &len) : NULL;    /* numbers as RunMetrics writes them */
     json_decref(body);
     if (!s) return MHD_NO;
-    enum MHD_Result ret = api_send_text(c, status, s, strlen(s), etag, retry_after);
+    enum MHD_Result ret = api_send_text(c, status, s, len, etag, retry_after);
     free(s);
     return ret;
 }
@@ -149,3 +159,15 @@ enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const 
     return api_send_json(c, status, json_pack("{s:s, s:s}", "error", error, "detail", detail), NULL, 0);
 }
 
+
+enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow) {
+    json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
+                             "DELETE is only allowed on /runs/<id>; everything else is GET and HEAD");
+    char *s = body ? json_text(body, NULL) : NULL;
+    json_decref(body);
+    if (!s) return MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+    if (!r) { free(s); return MHD_NO; }
+    MHD_add_response_header(r, "Allow", allow);
+    return send_buffer(c, MHD_HTTP_METHOD_NOT_ALLOWED, r, NULL, 0);
+}

@@ -168,21 +168,122 @@ static void collect(void *user, const run_row *r) {
     l->n++;
 }
 
+/* A per-run gauge: one series per run, identified by `run` alone, so a run keeps the same
+ * series when its state changes. A value not known (yet) is left out, never exported as 0:
+ * RunMetrics reports an unknown quantity as 0, and no known headline quantity is 0. */
 static void run_series(writer *w, const run_list *l, const char *name, const char *type, const char *help,
                        size_t field) {
     family(w, name, type, help);
+    bool always = field == offsetof(run_sample, updated_s);
     for (size_t i = 0; i < l->n; i++) {
         const run_sample *s = &l->items[i];
-        if (!s->has && field != offsetof(run_sample, updated_s)) continue;
+        double v = *(const double *)((const char *)s + field);
+        if (!always && (!s->has || !(v > 0))) continue;
         put(w, "%s{run=\"", name);
         label_value(w, s->id);
-        put(w, "\",status=\"%s\"} ", run_status_name(s->status));
-        value(w, *(const double *)((const char *)s + field));
+        put(w, "\"} ");
+        value(w, v);
     }
 }
 
+/* The run's state: as a number (alerts compare it) and as an info series (dashboards show it). */
+static void run_state_series(writer *w, const run_list *l) {
+    family(w, "goblind_run_state", "gauge",
+           "State of the run: 0 pending, 1 running, 2 complete, 3 failed, 4 gone.");
+    for (size_t i = 0; i < l->n; i++) {
+        put(w, "goblind_run_state{run=\"");
+        label_value(w, l->items[i].id);
+        put(w, "\"} %d\n", (int)l->items[i].status);
+    }
+    family(w, "goblind_run_info", "gauge", "Always 1; the run's state as the status label.");
+    for (size_t i = 0; i < l->n; i++) {
+        put(w, "goblind_run_info{run=\"");
+        label_value(w, l->items[i].id);
+        put(w, "\",status=\"%s\"} 1\n", run_status_name(l->items[i].status));
+    }
+}
+
+/* Copies the exposition in `text` to out with `labels` (rendered `k="v",...`) added to
+ * every sample line, so goblind's series join with node and GPU exporters' series. */
+static void add_static_labels(const char *text, size_t len, const char *labels, strbuf *out) {
+    const char *p = text, *end = text + len;
+    size_t ln = strlen(labels);
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl + 1 : end;
+        if (*p == '#' || *p == '\n') {
+            strbuf_append(out, p, (size_t)(le - p));
+        } else {
+            size_t name = strcspn(p, "{ ");
+            strbuf_append(out, p, name);
+            strbuf_putc(out, '{');
+            strbuf_append(out, labels, ln);
+            if (p[name] == '{') {
+                if (p[name + 1] != '}') strbuf_putc(out, ',');
+                strbuf_append(out, p + name + 1, (size_t)(le - (p + name + 1)));
+            } else {
+                strbuf_putc(out, '}');
+                strbuf_append(out, p + name, (size_t)(le - (p + name)));
+            }
+        }
+        p = le;
+    }
+}
+
+static bool label_name_ok(const char *s, size_t n) {
+    if (n == 0 || n > 64 || (n >= 2 && s[0] == '_' && s[1] == '_')) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+    }
+    static const char *const TAKEN[] = {"run", "status", "bucket", "result", "code", "le", "version", "quantile"};
+    for (size_t i = 0; i < sizeof TAKEN / sizeof TAKEN[0]; i++)
+        if (strlen(TAKEN[i]) == n && !memcmp(TAKEN[i], s, n)) return false;
+    return true;
+}
+
+bool prometheus_labels_render(const char *spec, char **rendered, char *err, size_t errlen) {
+    *rendered = NULL;
+    strbuf b = {0};
+    writer w = {&b, false};
+    const char *p = spec;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        size_t item = strcspn(p, ",");
+        const char *eq = memchr(p, '=', item);
+        size_t kn = eq ? (size_t)(eq - p) : 0;
+        while (kn && p[kn - 1] == ' ') kn--;
+        if (!eq || !label_name_ok(p, kn)) {
+            snprintf(err, errlen, "expected name=value[,name=value...] with label names [a-zA-Z_][a-zA-Z0-9_]* "
+                     "(not __*, run, status, bucket, result, code, le, version), got '%.*s'", (int)item, p);
+            strbuf_free(&b);
+            return false;
+        }
+        const char *v = eq + 1;
+        while (*v == ' ' && v < p + item) v++;
+        size_t vn = (size_t)(p + item - v);
+        while (vn && v[vn - 1] == ' ') vn--;
+        if (b.len) strbuf_putc(&b, ',');
+        strbuf_append(&b, p, kn);
+        strbuf_append(&b, "=\"", 2);
+        char val[256];
+        snprintf(val, sizeof val, "%.*s", (int)(vn < 255 ? vn : 255), v);
+        label_value(&w, val);
+        strbuf_putc(&b, '"');
+        p += item;
+    }
+    if (!b.len) { strbuf_free(&b); return true; }
+    if (!strbuf_terminate(&b)) { strbuf_free(&b); snprintf(err, errlen, "out of memory"); return false; }
+    *rendered = b.data;
+    return true;
+}
+
 void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
-    writer w = {out, om};
+    strbuf own = {0};
+    bool relabel = src->labels && *src->labels;
+    writer w = {relabel ? &own : out, om};
     goblind_counters *c = src->counters;
     family(&w, "goblind_build_info", "gauge", "goblind version; always 1.");
     put(&w, "goblind_build_info{version=\"%s\"} 1\n", src->version);
@@ -217,6 +318,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     histogram_out(&w, "goblind_http_request_duration_seconds", "Time from request to response.", &c->http_seconds);
     process_metrics(&w);
 
+    run_state_series(&w, &runs);
     run_series(&w, &runs, "goblind_run_tokens_per_second", "gauge", "Training throughput of the run.",
                offsetof(run_sample, tokens));
     run_series(&w, &runs, "goblind_run_mfu_ratio", "gauge", "Model FLOPs utilisation (0..1).", offsetof(run_sample, mfu));
@@ -228,11 +330,11 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     family(&w, "goblind_run_waste_seconds", "gauge", "Waste budget: step time per bucket, seconds per step.");
     for (size_t i = 0; i < runs.n; i++) {
         const run_sample *s = &runs.items[i];
-        if (!s->has) continue;
+        if (!s->has || !(s->step > 0)) continue;           /* no step time: the split is not known */
         for (int b = 0; b < W_COUNT; b++) {
             put(&w, "goblind_run_waste_seconds{run=\"");
             label_value(&w, s->id);
-            put(&w, "\",status=\"%s\",bucket=\"%s\"} ", run_status_name(s->status), WASTE_BUCKETS[b]);
+            put(&w, "\",bucket=\"%s\"} ", WASTE_BUCKETS[b]);
             value(&w, s->waste[b]);
         }
     }
@@ -241,5 +343,9 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     if (om) put(&w, "# EOF\n");
     for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
     free(runs.items);
+    if (relabel) {
+        add_static_labels(own.data ? own.data : "", own.len, src->labels, out);
+        strbuf_free(&own);
+    }
     strbuf_terminate(out);
 }

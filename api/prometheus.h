@@ -6,6 +6,7 @@
 #define GOBLIN_PROMETHEUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/counters.h"
 #include "base/text_utf8.h"
@@ -16,7 +17,13 @@ typedef struct prometheus_source {
     goblind_counters *counters;
     int max_runs;
     const char *version;
+    const char *labels;     /* NULL, or rendered static labels (k="v",...) added to every sample */
 } prometheus_source;
+
+/* Renders a config value "name=value[,name=value...]" as exposition label text
+ * (name="value",...) in *rendered (caller frees; NULL when spec is empty). false with a
+ * message in err for a bad or reserved label name. */
+bool prometheus_labels_render(const char *spec, char **rendered, char *err, size_t errlen);
 
 void prometheus_render(const prometheus_source *src, bool openmetrics, strbuf *out);
 

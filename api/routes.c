@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/events.h"
 #include "api/kernels_body.h"
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
+#include "storage/retention.h"
 
 #define RETRY_AFTER_S 2
 #define MAX_WAIT_S 60
@@ -71,12 +73,21 @@ static void add_list_row(void *user, const run_row *r) {
     jw_key(j, "updated_at");
     iso_text(r->updated_at, t, sizeof t);
     jw_string(j, t);
-    opt_number(j, "tokens_per_sec", r->has_headline, r->tokens_per_sec);
-    opt_number(j, "mfu_pct", r->has_headline, r->mfu_pct);
-    opt_number(j, "gpu_util_pct", r->has_headline, r->gpu_util_pct);
+    /* RunMetrics says 0 for a quantity it could not measure, and none of these is ever
+     * really 0: listed as null until known (not parsed yet, or its artefact missing). */
+    opt_number(j, "tokens_per_sec", r->has_headline && r->tokens_per_sec > 0, r->tokens_per_sec);
+    opt_number(j, "mfu_pct", r->has_headline && r->mfu_pct > 0, r->mfu_pct);
+    opt_number(j, "gpu_util_pct", r->has_headline && r->gpu_util_pct > 0, r->gpu_util_pct);
     opt_number(j, "step_time_seconds", r->has_headline && r->step_seconds > 0, r->step_seconds);
-    opt_number(j, "hbm_peak_gb", r->has_headline, r->hbm_peak_gb);
+    opt_number(j, "hbm_peak_gb", r->has_headline && r->hbm_peak_gb > 0, r->hbm_peak_gb);
     jw_object_close(j);
+}
+
+/* 404, unless the read that found nothing is the one that found the database corrupt. */
+static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
+    const char *corrupt = store_corruption(api_store(a));
+    if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
+    return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
 }
 
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
@@ -105,6 +116,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
+        if (store_corruption(api_store(a))) return no_such_run(a, c);
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
     jw_array_close(&j);
@@ -190,10 +202,10 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
     if (rc.found) store_get_artefacts(rd, id, add_artefact, artefacts);
     store_reader_release(api_store(a), rd);
     free(rc.metrics_json);
-    if (!rc.found || !rc.detail) {
+    if (!rc.found || !rc.detail || store_corruption(api_store(a))) {
         json_decref(artefacts);
         json_decref(rc.detail);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     json_object_set_new(rc.detail, "artefacts", artefacts);
     char etag[64];
@@ -230,7 +242,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     if (!rc.found) {
         free(rc.metrics_json);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     char etag[64];
     etag_of(&rc, etag, sizeof etag);
@@ -256,7 +268,10 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     if (final) {
         if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         else {
-            ret = api_send_owned(c, MHD_HTTP_OK, rc.metrics_json, strlen(rc.metrics_json), etag);
+            /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
+             * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
+            unsigned code = rc.status == RUN_FAILED ? 422u : MHD_HTTP_OK;
+            ret = api_send_run_owned(c, code, rc.metrics_json, strlen(rc.metrics_json), etag, run_status_name(rc.status));
             rc.metrics_json = NULL;                   /* the response owns it now */
         }
     } else if (rc.status == RUN_GONE) {
@@ -299,9 +314,9 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_row, &rc);
     free(rc.metrics_json);
-    if (!rc.found) {
+    if (!rc.found || store_corruption(api_store(a))) {
         store_reader_release(api_store(a), rd);
-        return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+        return no_such_run(a, c);
     }
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
@@ -351,7 +366,9 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     enum MHD_Result ret;
     char detail[300];
     json_t *m[2] = {NULL, NULL};
-    if (!rc[0].found || !rc[1].found) {
+    if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
+        ret = no_such_run(a, c);
+    } else if (!rc[0].found || !rc[1].found) {
         snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
         ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
     } else if (rc[0].status != RUN_COMPLETE || rc[1].status != RUN_COMPLETE) {
@@ -387,18 +404,43 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
 
 extern const char DASHBOARD_HTML[];
 extern const size_t DASHBOARD_HTML_LEN;
+extern const char OPENAPI_JSON[];          /* api/openapi.json, embedded at build time */
+extern const size_t OPENAPI_JSON_LEN;
+
+/* ---- DELETE /runs/<id> ------------------------------------------------------------- */
+
+static enum MHD_Result delete_run(api *a, struct MHD_Connection *c, const char *id) {
+    bool found = false;
+    if (retention_forget(api_store(a), id, api_now_ms(), "DELETE /runs/<id>", &found) != 0) {
+        char detail[400];
+        snprintf(detail, sizeof detail, "the database refused the delete: %s", store_last_error(api_store(a)));
+        return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", detail);
+    }
+    if (!found) return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+    api_report_deleted(a, id);
+    return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s, s:b}", "id", id, "deleted", 1), NULL, 0);
+}
 
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url) {
+    if (req->is_delete && strncmp(url, "/runs/", 6)) return api_send_not_allowed(c, "GET, HEAD");
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return api_send_body(c, MHD_HTTP_OK, DASHBOARD_HTML, DASHBOARD_HTML_LEN, "text/html; charset=utf-8");
+    if (!strcmp(url, "/openapi.json"))
+        return api_send_body(c, MHD_HTTP_OK, OPENAPI_JSON, OPENAPI_JSON_LEN, "application/json");
     if (!strcmp(url, "/healthz"))
         return api_send_json(c, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL, 0);
+    /* A corrupt database: not ready, and no data answer (a 404 or [] would look real). */
+    const char *corrupt = store_corruption(api_store(a));
     if (!strcmp(url, "/readyz")) {
-        bool ready = api_ready(a);
-        return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
-                             json_pack("{s:b}", "ready", ready), NULL, 0);
+        bool ready = api_ready(a) && !corrupt;
+        json_t *body = json_pack("{s:b}", "ready", ready);
+        if (corrupt) json_object_set_new(body, "reason", json_string(corrupt));
+        return api_send_json(c, ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, body, NULL, 0);
     }
+    if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     if (!strcmp(url, "/metrics")) return prometheus_metrics(a, c);
+    if (!strcmp(url, "/events"))
+        return events_stream(api_events(a), c, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID"));
     if (!strcmp(url, "/compare")) return compare(a, c);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {
@@ -413,6 +455,10 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "invalid run id: it must match [A-Za-z0-9._-]{1,128}");
         const char *sub = slash ? slash : "";
+        if (req->is_delete) {
+            if (!*sub || !strcmp(sub, "/")) return delete_run(a, c, id);
+            return api_send_not_allowed(c, "GET, HEAD");
+        }
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);

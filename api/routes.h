@@ -17,6 +17,7 @@ typedef struct api_request {
     api *api;
     double t0;                   /* monotonic seconds at the first call */
     unsigned status;             /* status of the response queued */
+    bool is_delete;              /* method DELETE (allowed on /runs/<id> only) */
     /* long poll */
     bool waiting, suspended;
     bool poll_counted;           /* counted in the api's open long polls (until completion) */
@@ -33,6 +34,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
 int64_t api_now_ms(void);
 store *api_store(api *a);
 metrics_cache *api_cache(api *a);
+struct events *api_events(api *a);
 bool api_ready(api *a);
 bool api_stopping(api *a);
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after);
@@ -41,6 +43,8 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
 void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* After a DELETE forgot a run: drops its cache entry, wakes its long polls, logs. */
+void api_report_deleted(api *a, const char *run_id);
 /* The next response queued on this thread closes its connection (Connection: close). */
 void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
@@ -49,7 +53,13 @@ body_streams *api_streams(api *a);
 enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
+/* Same, with a `Goblind-Run-Status: <run_status>` header: the state of the run whose
+ * RunMetrics the body is, so an agent need not read the warnings to know it failed. */
+enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                   const char *run_status);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
+/* 405 with an Allow header (allow: the methods the path takes). */
+enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow);
 /* Suspends the connection until api_notify_run(run_id), its deadline, or a re-check. false
  * (nothing suspended) when the server is stopping, when long polls already hold their share of
  * the connection slots, or on a reserved slot: the caller answers now. */

@@ -1,6 +1,7 @@
 /* json_writer: JSON text writer. */
 #include "base/json_writer.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +98,54 @@ void jw_string_n(jw_out *j, const char *s, size_t n) {
     write_string(j, s, n);
 }
 
+/* Python's repr(float): the shortest digits that read back to v (a double is recovered from
+ * any 15 significant digits, so the 15-digit rounding with its trailing zeros dropped is the
+ * shortest whenever it round-trips; else 16, else 17), laid out as repr does — positional for
+ * decimal exponents -4..15 with at least one digit after the point, else d.ddde±XX. */
 void jw_format_double(double v, char out[32]) {
     if (!isfinite(v)) v = 0.0;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(out, 32, "%.*g", prec, v);
-        if (strtod(out, NULL) == v) break;
+    if (v == 0.0) { strcpy(out, signbit(v) ? "-0.0" : "0.0"); return; }
+    char e[40];
+    /* subnormals carry fewer digits: search from one */
+    for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (strtod(e, NULL) == v) break;
     }
-    if (!strpbrk(out, ".eEn")) strcat(out, ".0");      /* keep it visibly a float, like Python */
+    const char *p = e;
+    char *o = out;
+    if (*p == '-') *o++ = *p++;
+    char digits[24];
+    int n = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.') digits[n++] = *p;
+    int x = atoi(p + 1);                               /* decimal exponent of the first digit */
+    while (n > 1 && digits[n - 1] == '0') n--;
+    if (x >= -4 && x < 16) {
+        if (x < 0) {
+            *o++ = '0'; *o++ = '.';
+            for (int i = -1; i > x; i--) *o++ = '0';
+            for (int i = 0; i < n; i++) *o++ = digits[i];
+        } else {
+            for (int i = 0; i <= x; i++) *o++ = i < n ? digits[i] : '0';
+            *o++ = '.';
+            if (n > x + 1) for (int i = x + 1; i < n; i++) *o++ = digits[i];
+            else *o++ = '0';
+        }
+        *o = '\0';
+    } else {
+        *o++ = digits[0];
+        if (n > 1) {
+            *o++ = '.';
+            for (int i = 1; i < n; i++) *o++ = digits[i];
+        }
+        int ax = x < 0 ? -x : x;                       /* |x| <= 324 */
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        if (ax >= 100) *o++ = (char)('0' + ax / 100);
+        *o++ = (char)('0' + ax / 10 % 10);
+        *o++ = (char)('0' + ax % 10);
+        *o = '\0';
+    }
 }
 
 void jw_number(jw_out *j, double v) {

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,9 @@
 #include "parsers/parser_registry.h"
 
 #define READ_CHUNK (1u << 20)
+/* Compressed input per gunzip_feed: at deflate's ~1000:1 at most, 64 KiB inflate to ~64 MiB,
+ * so a parse limit or a shutdown is seen within tens of milliseconds even in a gzip bomb. */
+#define GZ_READ_CHUNK (64u << 10)
 #define SPLIT_MIN_DEFAULT (4u << 20)    /* smaller pieces are not worth a thread */
 #define RESUME_WINDOW (64u << 10)       /* how far past the wanted split a resume point is looked for */
 
@@ -36,12 +40,40 @@ static bool ends_with(const char *s, const char *suffix) {
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* true (with a warning) when the parse must stop before feeding more than `fed` bytes. */
+static bool over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed) {
+    const parse_limits *l = opt ? opt->limits : NULL;
+    if (!l) return false;
+    if (l->cancel && atomic_load(l->cancel)) {
+        diag_add(diag, "%s: parse cancelled at byte %llu (shutting down)", label, (unsigned long long)fed);
+        return true;
+    }
+    if (l->max_bytes && fed >= l->max_bytes) {
+        diag_add(diag, "%s: not parsed: more than %llu MiB of content (after inflation); max_parse_mb bounds a parse",
+                 label, (unsigned long long)(l->max_bytes >> 20));
+        return true;
+    }
+    if (l->deadline_ms && mono_ms() > l->deadline_ms) {
+        diag_add(diag, "%s: not parsed: still reading at byte %llu after %d s; max_parse_s bounds a parse", label,
+                 (unsigned long long)fed, l->max_seconds);
+        return true;
+    }
+    return false;
+}
+
 /* Feeds bytes [from, to) of fd (to its end when to is UINT64_MAX) to the parser; false
  * after recording a read error. *stopped: the parser said it needs no more input. */
-static bool pump_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st, uint8_t *buf,
-                       const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
+static bool pump_range(const parse_options *opt, int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                       uint8_t *buf, const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
     *stopped = false;
     for (uint64_t off = from; off < to;) {
+        if (over_limits(opt, label, diag, off - from)) return false;
         size_t want = to - off < READ_CHUNK ? (size_t)(to - off) : READ_CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0) {
@@ -60,23 +92,30 @@ static bool pump_range(int fd, uint64_t from, uint64_t to, const artefact_parser
 typedef struct gz_sink_ctx {
     const artefact_parser *p;
     void *state;
+    const parse_options *opt;
+    const char *label;
+    diag_list *diag;
+    uint64_t out;
+    bool limited;            /* stopped by a parse limit (warned) */
 } gz_sink_ctx;
 
 static bool gz_sink(void *user, const uint8_t *buf, size_t n) {
     gz_sink_ctx *c = user;
+    if (over_limits(c->opt, c->label, c->diag, c->out)) { c->limited = true; return false; }
+    c->out += n;
     return c->p->feed(c->state, buf, n);
 }
 
 /* The compressed file through gunzip (gzip.decompress() semantics) into the parser. */
-static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, const char *label,
-                      diag_list *diag, artefact_info *info) {
-    gz_sink_ctx ctx = {p, st};
+static bool pump_gzip(const parse_options *opt, int fd, const artefact_parser *p, void *st, uint8_t *buf,
+                      const char *label, diag_list *diag, artefact_info *info) {
+    gz_sink_ctx ctx = {.p = p, .state = st, .opt = opt, .label = label, .diag = diag};
     gunzip *g = gunzip_new(gz_sink, &ctx);
     if (!g) { diag_add(diag, "%s: out of memory", label); return false; }
     bool ok = true;
     uint64_t in_off = 0;
     for (;;) {
-        ssize_t n = read(fd, buf, READ_CHUNK);
+        ssize_t n = read(fd, buf, GZ_READ_CHUNK);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)in_off, strerror(errno));
@@ -85,8 +124,9 @@ static bool pump_gzip(int fd, const artefact_parser *p, void *st, uint8_t *buf, 
         }
         if (n == 0) break;
         in_off += (uint64_t)n;
-        if (!gunzip_feed(g, buf, (size_t)n)) break;
+        if (!gunzip_feed(g, buf, (size_t)n) || ctx.limited) break;
     }
+    if (ctx.limited) ok = false;
     if (ok && !gunzip_finish(g)) {
         diag_add(diag, "%s: invalid gzip data near byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
                  gunzip_error(g));
@@ -228,8 +268,8 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
         close(o->fd);
         return;
     }
-    bool stopped, ok = o->gz ? pump_gzip(o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
-                             : pump_range(o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
+    bool stopped, ok = o->gz ? pump_gzip(opt, o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
+                             : pump_range(opt, o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
     if (ok) format_pipe_finish(&pipe);
     info->parse_ms = now_ms() - t0;
     format_pipe_close(&pipe);
@@ -276,7 +316,7 @@ static void *whole_thread(void *arg) {
 static void *head_thread(void *arg) {
     artefact_reading *r = arg;
     double t0 = now_ms();
-    r->head_ok = pump_range(r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
+    r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
                             &r->info->bytes_parsed, &r->head_stopped);
     r->head_ms = now_ms() - t0;
     return NULL;
@@ -341,7 +381,7 @@ static void read_split(artefact_reading *r) {
     uint8_t *buf = malloc(READ_CHUNK);
     double t0 = now_ms();
     uint64_t tail_bytes = 0;
-    bool stopped, tail_ok = buf && pump_range(o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
+    bool stopped, tail_ok = buf && pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
                                               &r->tail_diag, &tail_bytes, &stopped);
     if (r->threaded) pthread_join(r->thread, NULL);
     else head_thread(r);
@@ -354,7 +394,7 @@ static void read_split(artefact_reading *r) {
     } else {
         bool ok = r->head_ok;
         if (head_whole)                          /* the head reads on alone */
-            ok = pump_range(o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, r->head_buf, o->label, r->diag,
+            ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, r->head_buf, o->label, r->diag,
                             &info->bytes_parsed, &stopped);
         if (ok) format_pipe_finish(&r->head);
         else artefact_summary_reset(r->kind, r->summary);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 const char *const INGEST_RESULT_NAMES[INGEST_RESULTS] = {"ok", "incomplete", "error"};
-const unsigned HTTP_CODE_VALUES[HTTP_CODES] = {200, 202, 304, 400, 401, 403, 404, 405, 409, 410, 500, 503, 0};
+const unsigned HTTP_CODE_VALUES[HTTP_CODES] = {200, 202, 304, 400, 401, 403, 404, 405, 409, 410, 422, 500, 503, 0};
 
 static const double PARSE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 static const double HTTP_BOUNDS[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1};

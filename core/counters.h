@@ -18,7 +18,7 @@ typedef struct histogram {
 } histogram;
 
 enum { INGEST_OK, INGEST_INCOMPLETE, INGEST_ERROR, INGEST_RESULTS };
-#define HTTP_CODES 13
+#define HTTP_CODES 14
 
 typedef struct goblind_counters {
     atomic_uint_fast64_t ingests[INGEST_RESULTS];     /* ok: artefacts parse; incomplete: not yet; error: not stored */

@@ -114,6 +114,14 @@ int cmd_parse(int argc, char **argv) {
         fprintf(stderr, "goblind parse: out of memory\n");
         return 1;
     }
+    bool any = false;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) any |= r.info[k].present;
+    if (!any) {                            /* zeros and default steps would look like a measurement */
+        fprintf(stderr, "goblind parse: %s: no artefacts found (looked for trace.csv or *kernel_trace.csv, "
+                        "torch_profile.json[.gz], amd_smi.csv); nothing to measure\n", dir);
+        run_result_free(&r);
+        return EXIT_NO_ARTEFACTS;
+    }
     strbuf out = {0};
     metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);
     if (explain) {

@@ -2,6 +2,7 @@
 #include "daemon/config.h"
 
 #include "api/listen_addr.h"
+#include "api/prometheus.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,9 @@ void config_defaults(goblind_config *c) {
     c->db = strdup("./goblind.db");
     c->listen = strdup("127.0.0.1:9477");
     c->settle_ms = 500;
+    c->settle_max_ms = 5000;
+    c->max_parse_mb = 8192;
+    c->max_parse_s = 120;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
     c->fallback_scan_ms = 2000;
@@ -32,6 +36,9 @@ void config_free(goblind_config *c) {
     free(c->tls_cert_file);
     free(c->tls_key_file);
     free(c->tls_client_ca_file);
+    free(c->log_file);
+    free(c->metrics_labels);
+    for (size_t i = 0; i < c->n_webhook_urls; i++) free(c->webhook_urls[i]);
     memset(c, 0, sizeof *c);
 }
 
@@ -73,10 +80,33 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     }
     char **path = !strcmp(key, "auth_token_file") ? &c->auth_token_file : !strcmp(key, "tls_cert_file") ? &c->tls_cert_file
                 : !strcmp(key, "tls_key_file") ? &c->tls_key_file : !strcmp(key, "tls_client_ca_file") ? &c->tls_client_ca_file
+                : !strcmp(key, "log_file") ? &c->log_file
                 : NULL;
     if (path) {
         free(*path);
         *path = *v ? strdup(v) : NULL;
+        return true;
+    }
+    if (!strcmp(key, "webhook_url")) {
+        if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
+            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'", v);
+            return false;
+        }
+        if (c->n_webhook_urls >= sizeof c->webhook_urls / sizeof c->webhook_urls[0]) {
+            snprintf(err, errlen, "webhook_url: at most 8");
+            return false;
+        }
+        c->webhook_urls[c->n_webhook_urls++] = strdup(v);
+        return true;
+    }
+    if (!strcmp(key, "metrics_labels")) {
+        char *rendered, why[400];
+        if (!prometheus_labels_render(v, &rendered, why, sizeof why)) {
+            snprintf(err, errlen, "metrics_labels: %s", why);
+            return false;
+        }
+        free(c->metrics_labels);
+        c->metrics_labels = rendered;
         return true;
     }
     if (!strcmp(key, "watch_mode")) {
@@ -95,6 +125,9 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         return true;
     }
     if (!strcmp(key, "settle_ms")) { ip = &c->settle_ms; lo = 10; hi = 600000; }
+    else if (!strcmp(key, "max_parse_mb")) { ip = &c->max_parse_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "max_parse_s")) { ip = &c->max_parse_s; lo = 0; hi = 86400; }
+    else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
@@ -103,6 +136,8 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
     else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "retention_max_runs")) { ip = &c->retention_max_runs; lo = 0; hi = 100000000; }
+    else if (!strcmp(key, "retention_max_age_days")) { ip = &c->retention_max_age_days; lo = 0; hi = 36500; }
     else {
         snprintf(err, errlen, "unknown setting '%s'", key);
         return false;
@@ -121,39 +156,64 @@ static char *trim(char *s) {
     return s;
 }
 
+/* Inline comments: a '#' or ';' that follows a blank starts a comment ("root = /x # mine"
+ * is /x); one inside a word ("/data/run#3") is part of the value. */
+static void strip_inline_comment(char *s) {
+    for (char *p = s + 1; *p; p++)
+        if ((*p == '#' || *p == ';') && (p[-1] == ' ' || p[-1] == '\t')) { *p = '\0'; return; }
+}
+
 bool config_load(goblind_config *c, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return false; }
-    char line[4096];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
     int lineno = 0;
-    bool ok = true, in_section = true;
-    while (ok && fgets(line, sizeof line, f)) {
+    bool ok = true;
+    while (ok && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+        if (n > 4096) {
+            snprintf(err, errlen, "%s:%d: line too long (%zd bytes; at most 4096)", path, lineno, n);
             ok = false;
             break;
         }
-        char *s = trim(line);
+        const char *nul = memchr(line, '\0', (size_t)n);
+        if (nul) {
+            snprintf(err, errlen, "%s:%d: NUL byte at column %d (not a text file?)", path, lineno,
+                     (int)(nul - line) + 1);
+            ok = false;
+            break;
+        }
+        char *s = line;
+        if (lineno == 1 && !memcmp(s, "\xEF\xBB\xBF", 3)) s += 3;   /* a UTF-8 byte order mark: skipped */
+        s = trim(s);
         if (!*s || *s == '#' || *s == ';') continue;
+        strip_inline_comment(s);
+        s = trim(s);
         if (*s == '[') {
             char *e = strchr(s, ']');
             if (!e || e[1]) { snprintf(err, errlen, "%s:%d: malformed section header", path, lineno); ok = false; break; }
             *e = '\0';
-            in_section = !strcmp(trim(s + 1), "goblind");
+            const char *name = trim(s + 1);
+            if (strcmp(name, "goblind")) {            /* a typo would silently ignore every key under it */
+                snprintf(err, errlen, "%s:%d: unknown section [%.64s] (the only section is [goblind])", path, lineno, name);
+                ok = false;
+                break;
+            }
             continue;
         }
         char *eq = strchr(s, '=');
         if (!eq) { snprintf(err, errlen, "%s:%d: expected key = value", path, lineno); ok = false; break; }
         *eq = '\0';
         char *key = trim(s), *val = trim(eq + 1);
-        if (!in_section) continue;
         char why[512];
         if (!config_set(c, key, val, why, sizeof why)) {
             snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
             ok = false;
         }
     }
+    free(line);
     fclose(f);
     return ok;
 }

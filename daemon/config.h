@@ -18,6 +18,9 @@ typedef struct goblind_config {
     int db_max_size_mb;         /* 0: unlimited; else writes fail (and are retried) beyond it */
     char *listen;               /* HOST:PORT */
     int settle_ms;              /* debounce after the last file event before parsing */
+    int settle_max_ms;          /* ...but parse at most this long after the first unparsed event */
+    int max_parse_mb;           /* bytes one artefact may feed its parser (after inflation); 0: none */
+    int max_parse_s;            /* seconds one parse may take; 0: none */
     int quiet_s;                /* no change for this long after a good parse = complete */
     int scan_interval_s;        /* safety-net rescan of roots and runs */
     int fallback_scan_ms;       /* rescan period once inotify watches run out */
@@ -26,10 +29,16 @@ typedef struct goblind_config {
     int connection_timeout_s;
     int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
+    char *metrics_labels;
+    int retention_max_runs;     /* 0: keep every run; else evict the oldest finished runs beyond it */
+    int retention_max_age_days; /* 0: keep forever; else evict finished runs not updated for this long */
+    char *webhook_urls[8];      /* webhook_url (repeatable): POST each run event there */
+    size_t n_webhook_urls;       /* static labels for /metrics, rendered k="v",... (NULL: none) */
     char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
     char *tls_cert_file, *tls_key_file;   /* HTTPS */
     char *tls_client_ca_file;   /* require client certificates signed by this CA */
     log_level log_level;
+    char *log_file;             /* NULL: stderr (journald); else appended to, reopened on SIGHUP */
 } goblind_config;
 
 void config_defaults(goblind_config *c);
@@ -37,7 +46,10 @@ void config_free(goblind_config *c);
 /* Sets one key. false with a message in err (size errlen) when the key or value is bad.
  * Each "root" adds a root; replace_roots first clears roots from an earlier source. */
 bool config_set(goblind_config *c, const char *key, const char *value, char *err, size_t errlen);
-/* Reads an INI file ([goblind] section or none; '#' and ';' comments). */
+/* Reads an INI file: keys before any section or under [goblind]; any other section is an
+ * error (a misspelt header would hide every key). '#' and ';' start a comment at the start
+ * of a line or after a blank; a UTF-8 BOM is skipped; a NUL byte or a line over 4096 bytes is
+ * an error naming the line. */
 bool config_load(goblind_config *c, const char *path, char *err, size_t errlen);
 
 #endif

@@ -1,87 +1,115 @@
-/* http_client: a minimal blocking HTTP GET for the CLI. */
+/* http_client: blocking GETs on libcurl for the CLI. */
 #include "daemon/http_client.h"
 
-#include <errno.h>
-#include <netdb.h>
-#include <poll.h>
+#include <curl/curl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include "api/listen_addr.h"
+#include <strings.h>
 
 #define MAX_REPLY (64u << 20)
-#define TIMEOUT_MS 70000   /* covers ?wait=60 */
+#define TIMEOUT_S 75L              /* covers ?wait=60 */
 
-static int connect_to(const char *host, int port, char *err, size_t errlen) {
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *ai = NULL;
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", port);
-    int rc = getaddrinfo(host, ps, &hints, &ai);
-    if (rc) { snprintf(err, errlen, "%s: %s", host, gai_strerror(rc)); return -1; }
-    int fd = -1;
-    for (struct addrinfo *p = ai; p && fd < 0; p = p->ai_next) {
-        fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, p->ai_protocol);
-        if (fd >= 0 && connect(fd, p->ai_addr, p->ai_addrlen) != 0) {
-            snprintf(err, errlen, "cannot connect to %s:%d: %s (is goblind serve running?)", host, port, strerror(errno));
-            close(fd);
-            fd = -1;
-        }
+typedef struct sink {
+    char *data;
+    size_t len, cap;
+    bool too_large;
+    http_reply *reply;
+} sink;
+
+static size_t on_body(char *p, size_t size, size_t n, void *user) {
+    sink *s = user;
+    size_t add = size * n;
+    if (s->len + add > MAX_REPLY) { s->too_large = true; return 0; }
+    if (s->len + add + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 65536;
+        while (cap < s->len + add + 1) cap *= 2;
+        char *d = realloc(s->data, cap);
+        if (!d) return 0;
+        s->data = d;
+        s->cap = cap;
     }
-    freeaddrinfo(ai);
-    return fd;
+    memcpy(s->data + s->len, p, add);
+    s->len += add;
+    s->data[s->len] = '\0';
+    return add;
 }
 
-void http_get(const char *base, const char *path, const char *token, http_reply *out) {
+/* Keeps the Goblind-Run-Status header (the state of the run a /metrics body belongs to). */
+static size_t on_header(char *p, size_t size, size_t n, void *user) {
+    sink *s = user;
+    size_t len = size * n;
+    static const char NAME[] = "Goblind-Run-Status:";
+    if (len > sizeof NAME - 1 && !strncasecmp(p, NAME, sizeof NAME - 1)) {
+        const char *v = p + sizeof NAME - 1;
+        size_t vn = len - (sizeof NAME - 1);
+        while (vn && (*v == ' ' || *v == '\t')) { v++; vn--; }
+        while (vn && (v[vn - 1] == '\r' || v[vn - 1] == '\n' || v[vn - 1] == ' ')) vn--;
+        snprintf(s->reply->run_status, sizeof s->reply->run_status, "%.*s", (int)vn, v);
+    }
+    return len;
+}
+
+/* One request (method GET or DELETE) of path at the target. */
+static void request(const http_target *t, const char *method, const char *path, http_reply *out) {
     memset(out, 0, sizeof *out);
-    if (!strncmp(base, "http://", 7)) base += 7;
-    char hostport[300], host[256];
-    snprintf(hostport, sizeof hostport, "%s", base);
-    char *slash = strchr(hostport, '/');
-    if (slash) *slash = '\0';
-    int port;
-    if (!listen_addr_split(hostport, host, &port)) {
-        snprintf(out->error, sizeof out->error, "bad daemon address '%s' (want HOST:PORT)", base);
+    bool has_scheme = !strncmp(t->base, "http://", 7) || !strncmp(t->base, "https://", 8);
+    if (!has_scheme && strstr(t->base, "://")) {
+        snprintf(out->error, sizeof out->error, "bad daemon address '%s' (want HOST:PORT, http://HOST:PORT or https://HOST:PORT)",
+                 t->base);
         return;
     }
-    int fd = connect_to(host, port, out->error, sizeof out->error);
-    if (fd < 0) return;
-    char req[2048];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: %s\r\nAccept: application/json\r\n%s%s%s\r\n", path,
-                     hostport, token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "");
-    if (n < 0 || (size_t)n >= sizeof req || write(fd, req, (size_t)n) != n) {
-        snprintf(out->error, sizeof out->error, "cannot send the request: %s", strerror(errno));
-        close(fd);
-        return;
+    size_t blen = strlen(t->base);
+    while (blen && t->base[blen - 1] == '/') blen--;
+    char url[512];
+    int n = snprintf(url, sizeof url, "%s%.*s%s", has_scheme ? "" : "http://", (int)blen, t->base, path);
+    if (n < 0 || (size_t)n >= sizeof url) { snprintf(out->error, sizeof out->error, "address too long"); return; }
+    CURL *c = curl_easy_init();
+    if (!c) { snprintf(out->error, sizeof out->error, "cannot initialise libcurl"); return; }
+    sink s = {.reply = out};
+    char errbuf[CURL_ERROR_SIZE] = "";
+    struct curl_slist *hdr = curl_slist_append(NULL, "Accept: application/json");
+    char auth[600];
+    if (t->token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", t->token);
+        hdr = curl_slist_append(hdr, auth);
     }
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (poll(&pfd, 1, TIMEOUT_MS) <= 0) { snprintf(out->error, sizeof out->error, "timed out"); break; }
-        if (len == cap) {
-            if (cap >= MAX_REPLY) { snprintf(out->error, sizeof out->error, "reply too large"); break; }
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-        }
-        ssize_t r = read(fd, buf + len, cap - len);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        len += (size_t)r;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    if (strcmp(method, "GET")) curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, TIMEOUT_S);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "goblind-cli");
+    if (t->cacert) curl_easy_setopt(c, CURLOPT_CAINFO, t->cacert);
+    if (t->cert) curl_easy_setopt(c, CURLOPT_SSLCERT, t->cert);
+    if (t->key) curl_easy_setopt(c, CURLOPT_SSLKEY, t->key);
+    CURLcode rc = curl_easy_perform(c);
+    long code = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    if (rc != CURLE_OK) {
+        const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+        if (s.too_large) snprintf(out->error, sizeof out->error, "%s: reply larger than %u MiB", url, MAX_REPLY >> 20);
+        else if (rc == CURLE_COULDNT_CONNECT)
+            snprintf(out->error, sizeof out->error, "%s: %s (is goblind serve running?)", url, why);
+        else snprintf(out->error, sizeof out->error, "%s: %s", url, why);
+        free(s.data);
+    } else {
+        out->status = (int)code;
+        out->body = s.data ? s.data : strdup("");
+        out->len = s.len;
     }
-    close(fd);
-    buf[len] = '\0';
-    char *body = strstr(buf, "\r\n\r\n");
-    if (out->error[0] || !body || sscanf(buf, "HTTP/%*d.%*d %d", &out->status) != 1) {
-        if (!out->error[0]) snprintf(out->error, sizeof out->error, "malformed reply from the daemon");
-        out->status = 0;
-        free(buf);
-        return;
-    }
-    body += 4;
-    out->len = len - (size_t)(body - buf);
-    memmove(buf, body, out->len + 1);
-    out->body = buf;
+    curl_slist_free_all(hdr);
+    curl_easy_cleanup(c);
 }
+
+void http_get(const http_target *t, const char *path, http_reply *out) { request(t, "GET", path, out); }
+
+void http_delete(const http_target *t, const char *path, http_reply *out) { request(t, "DELETE", path, out); }

@@ -34,7 +34,10 @@ tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, gobl
 /* Watches the roots and backfills what is already there; ready afterwards. 0 on success. */
 int tracker_start(tracker *t);
 bool tracker_ready(const tracker *t);
-/* Stops watching and closes every handle; in-flight parses still finish and are stored.
+/* The configuration it was given changed in place (SIGHUP): re-arms the rescan timer with
+ * the new period. settle_ms and quiet_s are read at each use and need nothing. */
+void tracker_config_changed(tracker *t);
+/* Stops watching, closes every handle and cancels in-flight parses (they store nothing).
  * done() runs on the loop thread once nothing of the tracker is left in the loop. */
 void tracker_stop(tracker *t, void (*done)(void *), void *arg);
 void tracker_free(tracker *t);

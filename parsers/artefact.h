@@ -24,6 +24,16 @@
 #include "parsers/record.h"
 
 
+/* Bounds on one parse (the daemon's): a gzip bomb or a sparse multi-GB file must not hold a
+ * worker for minutes, and shutdown must not wait for a parse. The reader checks them before
+ * every chunk; an artefact stopped by one is dropped whole, with a warning saying why. */
+typedef struct parse_limits {
+    uint64_t max_bytes;      /* bytes fed to a parser per artefact (after inflation); 0: none */
+    int64_t deadline_ms;     /* CLOCK_MONOTONIC milliseconds; 0: none */
+    int max_seconds;         /* what deadline_ms came from, for the warning */
+    const _Atomic bool *cancel;  /* set: stop at once (shutdown) */
+} parse_limits;
+
 typedef struct parse_options {
     bool seed_compat;        /* the original heuristics (see docs/HEURISTICS.md) */
     /* Set (by the kernel-trace parser) once the kernel trace has yielded a kernel row; the
@@ -33,6 +43,7 @@ typedef struct parse_options {
     _Atomic bool *kernel_rows_seen;
     const char *confine_root;/* when set (the daemon), artefacts resolving outside it are not read */
     uint64_t split_min_bytes;/* smallest piece worth a thread (0: 4 MiB); tests lower it */
+    const parse_limits *limits;  /* NULL: unbounded (goblind parse) */
 } parse_options;
 
 /* An optional number: the reference's None is has == false. */

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ static const char *const MIGRATIONS[] = {
 struct store_reader {
     sqlite3 *db;
     bool busy;
+    struct store *owner;         /* for corruption reports */
 };
 
 struct store {
@@ -86,7 +88,46 @@ struct store {
     pthread_mutex_t rlock;
     pthread_cond_t rfree;
     char err[256];
+    atomic_bool corrupt;         /* set once, never cleared: every answer would be suspect */
+    char corrupt_reason[400];    /* written before corrupt is set */
+    pthread_mutex_t corrupt_lock;
 };
+
+/* A corruption report (SQLITE_CORRUPT / SQLITE_NOTADB from any statement, or a failed
+ * quick_check) marks the whole store corrupt: its answers are no longer trusted. */
+static bool is_corrupt_rc(int rc) { return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB; }
+
+static void mark_corrupt(struct store *s, const char *what, const char *detail) {
+    pthread_mutex_lock(&s->corrupt_lock);
+    if (!atomic_load(&s->corrupt)) {
+        snprintf(s->corrupt_reason, sizeof s->corrupt_reason,
+                 "database is corrupt (%s: %.200s); restore a backup or move the file away to rebuild it "
+                 "(docs/OPERATIONS.md, Backup)", what, detail);
+        atomic_store(&s->corrupt, true);
+    }
+    pthread_mutex_unlock(&s->corrupt_lock);
+}
+
+static int note_rc(struct store *s, sqlite3 *db, int rc) {
+    if (is_corrupt_rc(rc)) mark_corrupt(s, "SQLite", sqlite3_errmsg(db));
+    return rc;
+}
+
+const char *store_corruption(store *s) { return atomic_load(&s->corrupt) ? s->corrupt_reason : NULL; }
+
+/* PRAGMA quick_check: O(pages) but no index cross-checks; "ok" or the first problem. */
+static void quick_check(store *s) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(s->w, "PRAGMA quick_check(1)", -1, &q, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        const char *r = (const char *)sqlite3_column_text(q, 0);
+        if (!r || strcmp(r, "ok")) mark_corrupt(s, "quick_check at start", r ? r : "no result");
+    } else if (is_corrupt_rc(rc)) {
+        mark_corrupt(s, "quick_check at start", sqlite3_errmsg(s->w));
+    }
+    sqlite3_finalize(q);
+}
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen) {
     char *msg = NULL;
@@ -140,6 +181,7 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
     if (!s) { *errp = strdup("out of memory"); return NULL; }
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->rlock, NULL);
+    pthread_mutex_init(&s->corrupt_lock, NULL);
     pthread_cond_init(&s->rfree, NULL);
     s->w = open_conn(path, false, err, sizeof err);
     if (!s->w) goto fail;
@@ -151,7 +193,9 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
         exec(s->w, sql, NULL, 0);
     }
     exec(s->w, "PRAGMA cache_size = -1024;", NULL, 0);     /* 1 MiB: goblind's queries touch few pages */
+    quick_check(s);
     for (int i = 0; i < READERS; i++) {
+        s->readers[i].owner = s;
         s->readers[i].db = open_conn(path, true, err, sizeof err);
         if (!s->readers[i].db) goto fail;
         exec(s->readers[i].db, "PRAGMA cache_size = -512;", NULL, 0);
@@ -172,6 +216,7 @@ void store_close(store *s) {
     }
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->rlock);
+    pthread_mutex_destroy(&s->corrupt_lock);
     pthread_cond_destroy(&s->rfree);
     free(s);
 }
@@ -202,11 +247,31 @@ int store_set_status(store *s, const char *id, const char *root, const char *pat
         rc = sqlite3_step(q);
         rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
     }
-    if (rc != SQLITE_OK) set_err(s);
+    if (rc != SQLITE_OK) { set_err(s); note_rc(s, s->w, rc); }
     sqlite3_finalize(q);
     pthread_mutex_unlock(&s->wlock);
     return rc == SQLITE_OK ? 0 : -1;
 }
+
+int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
+    pthread_mutex_lock(&s->wlock);
+    int rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0);
+    if (rc == SQLITE_OK) {
+        rc = fn(s->w, arg);
+        if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
+        if (rc != SQLITE_OK) {
+            set_err(s);
+            exec(s->w, "ROLLBACK", NULL, 0);
+        }
+    } else {
+        set_err(s);
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+sqlite3 *store_reader_db(store_reader *r) { return r->db; }
+const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? artefact_kind_key((artefact_kind)kind) : ""; }
 
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
@@ -320,8 +385,9 @@ int store_ingest(store *s, const ingest_record *r) {
     if (rc == SQLITE_OK) {
         rc = ingest_tx(s, r);
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
-        else { set_err(s); exec(s->w, "ROLLBACK", NULL, 0); }
+        else { set_err(s); note_rc(s, s->w, rc); exec(s->w, "ROLLBACK", NULL, 0); }
     }
+    note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);
     return rc == SQLITE_OK ? 0 : -1;
 }
@@ -358,7 +424,8 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
                            -1, &q, NULL) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    if (sqlite3_step(q) == SQLITE_ROW) {
+    int rc = note_rc(r->owner, r->db, sqlite3_step(q));
+    if (rc == SQLITE_ROW) {
         found = run_status_parse(col_text(q, 0), st);
         *has_metrics = sqlite3_column_int(q, 1) != 0;
     }
@@ -368,7 +435,7 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
                            -1, &q, NULL) != SQLITE_OK)
         return true;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         const char *kind = col_text(q, 0);
         for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
             if (strcmp(kind, artefact_kind_key((artefact_kind)k))) continue;
@@ -433,7 +500,7 @@ int store_list_runs(store_reader *r, int status, int limit, const char *cursor, 
     sqlite3_bind_int(q, 4, limit + 1);       /* one more tells whether there is a next page */
     int n = 0, rc;
     run_row row;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    while ((rc = note_rc(r->owner, r->db, sqlite3_step(q))) == SQLITE_ROW) {
         read_run(q, &row);
         if (n == limit) break;
         fn(user, &row);
@@ -451,7 +518,7 @@ bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
                            " FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    bool found = sqlite3_step(q) == SQLITE_ROW;
+    bool found = note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW;
     if (found) {
         run_row row;
         read_run(q, &row);
@@ -467,7 +534,7 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
                            " error, reading FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         run_artefact_row a = {
             .kind = col_text(q, 0), .path = col_text(q, 1), .format = col_text(q, 2),
             .present = sqlite3_column_int(q, 3) != 0, .size = sqlite3_column_int64(q, 4),
@@ -490,7 +557,7 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, limit);
     int n = 0, rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    while ((rc = note_rc(r->owner, r->db, sqlite3_step(q))) == SQLITE_ROW) {
         kernel_row k = {
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
@@ -508,7 +575,7 @@ void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {
     memset(counts, 0, sizeof(int64_t) * RUN_STATUS_COUNT);
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(r->db, "SELECT status, COUNT(*) FROM runs GROUP BY status", -1, &q, NULL) != SQLITE_OK) return;
-    while (sqlite3_step(q) == SQLITE_ROW) {
+    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         run_status st;
         if (run_status_parse(col_text(q, 0), &st)) counts[st] = sqlite3_column_int64(q, 1);
     }

@@ -41,6 +41,10 @@ void store_close(store *s);
 const char *store_db_file(store *s);
 /* The last SQLite error of the write side, for logs. */
 const char *store_last_error(store *s);
+/* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
+ * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the
+ * API answers 503 with this reason and the tracker stops writing. */
+const char *store_corruption(store *s);
 
 /* ---- writes (thread-safe) ---- */
 
@@ -60,6 +64,15 @@ typedef struct ingest_record {
 
 /* Stores one parse of a run (row, artefacts, kernels, metrics) in one transaction. */
 int store_ingest(store *s, const ingest_record *rec);
+
+/* For the other storage/ modules (retention.c): runs fn on the write connection inside one
+ * BEGIN IMMEDIATE ... COMMIT (rolled back when fn returns non-zero); 0 on success. */
+typedef struct sqlite3 sqlite3;
+int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);
+/* The connection of a reader (storage/ modules only). */
+sqlite3 *store_reader_db(store_reader *r);
+/* The artefact kinds' names in the database ("kernel_trace", "torch_profile", "telemetry"). */
+const char *store_kind_key(int kind);
 
 /* ---- reads ---- */
 

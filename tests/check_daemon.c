@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/json_text.h"
+#include "storage/retention.h"
 #include "api/compare.h"
 #include "api/listen_addr.h"
 #include "api/metrics_cache.h"
@@ -29,6 +31,10 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_set(&c, "settle_ms", "5", err, sizeof err));
     ck_assert(strstr(err, "from 10 to 600000") != NULL);
     ck_assert(!config_set(&c, "quiet_s", "1x", err, sizeof err));
+    ck_assert(c.settle_max_ms == 5000 && c.max_parse_mb == 8192 && c.max_parse_s == 120);
+    ck_assert(config_set(&c, "settle_max_ms", "2000", err, sizeof err) && c.settle_max_ms == 2000);
+    ck_assert(config_set(&c, "max_parse_mb", "0", err, sizeof err) && c.max_parse_mb == 0);
+    ck_assert(!config_set(&c, "max_parse_s", "-1", err, sizeof err));
     ck_assert(!config_set(&c, "nope", "1", err, sizeof err) && strstr(err, "unknown setting"));
     ck_assert(!config_set(&c, "listen", "9477", err, sizeof err));
     ck_assert(config_set(&c, "listen", "[::1]:9477", err, sizeof err));
@@ -37,7 +43,7 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_set(&c, "log_level", "loud", err, sizeof err));
     ck_assert(config_set(&c, "auth_token_file", "/etc/t", err, sizeof err) && !strcmp(c.auth_token_file, "/etc/t"));
     char *d = tu_tempdir();
-    tu_write_str(d, "a.conf", "# comment\n; other\n[other]\nroot = /ignored\n[goblind]\n  quiet_s = 7  \nroot=/c\n");
+    tu_write_str(d, "a.conf", "# comment\n; other\n[goblind]\n  quiet_s = 7  \nroot=/c\n");
     char *path = NULL;
     ck_assert(asprintf(&path, "%s/a.conf", d) > 0);
     ck_assert(config_load(&c, path, err, sizeof err));
@@ -47,6 +53,41 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:2: expected key = value"));
     tu_write_str(d, "a.conf", "[goblind\n");
     ck_assert(!config_load(&c, path, err, sizeof err) && strstr(err, "a.conf:1: malformed section header"));
+    free(path);
+    tu_rmrf(d);
+    free(d);
+    config_free(&c);
+}
+END_TEST
+
+/* Issue 15 item 13: mistakes that used to be accepted or misreported. */
+START_TEST(config_mistakes_named) {
+    goblind_config c;
+    config_defaults(&c);
+    char err[512];
+    char *d = tu_tempdir();
+    char *path = NULL;
+    ck_assert(asprintf(&path, "%s/b.conf", d) > 0);
+    /* a misspelt section hid every key under it, even a bad value */
+    tu_write_str(d, "b.conf", "[goblnd]\nquiet_s = banana\n");
+    ck_assert(!config_load(&c, path, err, sizeof err));
+    ck_assert_msg(strstr(err, "b.conf:1: unknown section [goblnd]"), "%s", err);
+    /* inline comments after a blank are comments; a '#' inside a word is kept */
+    tu_write_str(d, "b.conf", "[goblind]\nroot = /x # my runs\ndb = /data/run#3.db ; the db\nquiet_s = 3\t# s\n");
+    ck_assert_msg(config_load(&c, path, err, sizeof err), "%s", err);
+    ck_assert_str_eq(c.roots[c.n_roots - 1], "/x");
+    ck_assert_str_eq(c.db, "/data/run#3.db");
+    ck_assert_int_eq(c.quiet_s, 3);
+    /* a NUL byte is named as such, not "line too long" */
+    static const char nul[] = "quiet_s = 4\nsettle_ms = 1\0000\n";
+    FILE *f = fopen(path, "wb");
+    ck_assert(f && fwrite(nul, 1, sizeof nul - 1, f) == sizeof nul - 1 && fclose(f) == 0);
+    ck_assert(!config_load(&c, path, err, sizeof err));
+    ck_assert_msg(strstr(err, "b.conf:2: NUL byte at column 14"), "%s", err);
+    /* a UTF-8 byte order mark is skipped, not "expected key = value" */
+    tu_write_str(d, "b.conf", "\xEF\xBB\xBFquiet_s = 9\n");
+    ck_assert_msg(config_load(&c, path, err, sizeof err), "%s", err);
+    ck_assert_int_eq(c.quiet_s, 9);
     free(path);
     tu_rmrf(d);
     free(d);
@@ -92,6 +133,23 @@ START_TEST(json_writer_output) {
     ck_assert_double_eq(strtod(t, NULL), 1e300);
     jw_format_double(0.30000000000000004, t);
     ck_assert_str_eq(t, "0.30000000000000004");
+    /* Python's repr: shortest digits, positional for exponents -4..15, else d.ddde±XX */
+    static const struct { double v; const char *want; } REPR[] = {
+        {25.328, "25.328"}, {1e15, "1000000000000000.0"}, {1e16, "1e+16"}, {1e-5, "1e-05"}, {0.0001, "0.0001"},
+        {-0.0, "-0.0"}, {5e-324, "5e-324"}, {1.5e300, "1.5e+300"}, {123456789.125, "123456789.125"},
+        {-2.5, "-2.5"}, {12345678901234568.0, "1.2345678901234568e+16"}, {0.1 + 0.2, "0.30000000000000004"}};
+    for (size_t i = 0; i < sizeof REPR / sizeof REPR[0]; i++) {
+        jw_format_double(REPR[i].v, t);
+        ck_assert_str_eq(t, REPR[i].want);
+    }
+    /* jansson trees (every API body but RunMetrics) are written the same way, keys in order */
+    json_t *tree = json_pack("{s:f, s:I, s:[f, b, n], s:s}", "x", 25.328, "n", (json_int_t)7, "a", 1e16, 1, "k", "\xc3\xa9");
+    size_t tlen;
+    char *text = json_text(tree, &tlen);
+    ck_assert_str_eq(text, "{\"x\":25.328,\"n\":7,\"a\":[1e+16,true,null],\"k\":\"\xc3\xa9\"}");
+    ck_assert_uint_eq(tlen, strlen(text));
+    free(text);
+    json_decref(tree);
     strbuf_free(&b);
 }
 END_TEST
@@ -170,6 +228,110 @@ static void collect(void *user, const run_row *row) {
     if (s->n < 64) snprintf(s->ids[s->n++], 16, "%s", row->id);
 }
 
+static int64_t count_runs(store *st) {
+    int64_t counts[RUN_STATUS_COUNT], n = 0;
+    store_reader *rd = store_reader_acquire(st);
+    store_count_by_status(rd, counts);
+    store_reader_release(st, rd);
+    for (int i = 0; i < RUN_STATUS_COUNT; i++) n += counts[i];
+    return n;
+}
+
+static int evictions;
+static void count_eviction(void *user, const char *id, const char *why) {
+    (void)id;
+    ck_assert_str_eq(why, (const char *)user);
+    evictions++;
+}
+
+/* Forgetting a run: gone from every table, its signature kept; a status write does not bring
+ * it back, an ingest does. The policy: max runs, max age, the size limit. */
+START_TEST(retention_forget_and_policy) {
+    char *d = tu_tempdir();
+    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    run_result r;
+    tu_parse(d, false, &r);
+    char *db = NULL, *err = NULL;
+    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
+    store *st = store_open(db, 2, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ck_assert_int_eq(retention_init(st), 0);
+    ck_assert_int_eq(retention_init(st), 0);                       /* idempotent */
+    ingest(st, "a", 1000, RUN_COMPLETE, &r);
+    ck_assert_int_eq(store_set_status(st, "a", "/r", "/r/x", RUN_COMPLETE, 1001), 0);
+    bool found = false;
+    ck_assert_int_eq(retention_forget(st, "a", 5000, "test", &found), 0);
+    ck_assert(found);
+    ck_assert_int_eq(retention_forget(st, "a", 5000, "test", &found), 0);
+    ck_assert(!found);
+    store_reader *rd = store_reader_acquire(st);
+    run_status status;
+    run_sig sig, fsig;
+    bool has;
+    ck_assert(!store_run_state(rd, "a", &status, &sig, &has));
+    ck_assert(retention_forgotten_sig(rd, "a", &fsig));
+    ck_assert(fsig.a[ARTEFACT_KERNEL_TRACE].present && fsig.a[ARTEFACT_KERNEL_TRACE].size == r.info[ARTEFACT_KERNEL_TRACE].size);
+    ck_assert(!retention_forgotten_sig(rd, "b", &fsig));
+    store_reader_release(st, rd);
+    ck_assert_int_eq(store_set_status(st, "a", "/r", "/r/x", RUN_GONE, 6000), 0);   /* ignored: forgotten */
+    ck_assert_int_eq(count_runs(st), 0);
+    ingest(st, "a", 7000, RUN_COMPLETE, &r);                        /* its files changed: back */
+    ck_assert_int_eq(count_runs(st), 1);
+    rd = store_reader_acquire(st);
+    ck_assert(!retention_forgotten_sig(rd, "a", &fsig));
+    store_reader_release(st, rd);
+    /* max runs: the oldest finished go first; running runs stay */
+    for (int i = 0; i < 6; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "m-%d", i);
+        ingest(st, id, 10000 + i, i == 0 ? RUN_RUNNING : RUN_COMPLETE, &r);
+    }
+    retention_policy p = {.max_runs = 4};
+    evictions = 0;
+    ck_assert_int_eq(retention_enforce(st, &p, 20000, count_eviction, "retention_max_runs"), 3);
+    ck_assert_int_eq(evictions, 3);
+    ck_assert_int_eq(count_runs(st), 4);
+    rd = store_reader_acquire(st);
+    ck_assert(store_run_state(rd, "m-0", &status, &sig, &has) && status == RUN_RUNNING);
+    ck_assert(!store_run_state(rd, "a", &status, &sig, &has) && !store_run_state(rd, "m-1", &status, &sig, &has));
+    ck_assert(store_run_state(rd, "m-5", &status, &sig, &has));
+    store_reader_release(st, rd);
+    /* max age: finished runs not updated for that long */
+    p = (retention_policy){.max_age_days = 1};
+    ck_assert_int_eq(retention_enforce(st, &p, 10005 + 86400000, count_eviction, "retention_max_age_days"), 2);
+    ck_assert_int_eq(count_runs(st), 2);                            /* m-0 (running) and m-5 */
+    /* size: fill past 90% of 2 MB, then evict down to 80% */
+    char id[32];
+    int n = 0;
+    ingest_doc doc;
+    ck_assert(ingest_doc_build(&r, &doc));
+    for (; n < 5000; n++) {
+        snprintf(id, sizeof id, "s-%04d", n);
+        ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = RUN_COMPLETE, .now_ms = 30000 + n,
+                             .doc = &doc, .metrics_json = "{\"pad\": \"................................................"
+                             "......................................................................\"}", .parse_ms = 1.0};
+        if (store_ingest(st, &rec) != 0) break;                      /* full */
+    }
+    ingest_doc_free(&doc);
+    ck_assert_int_lt(n, 5000);
+    p = (retention_policy){.max_size_mb = 2};
+    evictions = 0;
+    int ev = retention_enforce(st, &p, 40000, count_eviction, "db_max_size_mb");
+    ck_assert_int_gt(ev, 0);
+    snprintf(id, sizeof id, "s-new");
+    ingest(st, id, 50000, RUN_COMPLETE, &r);                        /* room again */
+    rd = store_reader_acquire(st);
+    ck_assert(!store_run_state(rd, "s-0000", &status, &sig, &has));  /* the oldest went */
+    ck_assert(store_run_state(rd, "s-new", &status, &sig, &has));
+    store_reader_release(st, rd);
+    store_close(st);
+    run_result_free(&r);
+    free(db);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 START_TEST(store_ingest_list_and_state) {
     char *d = tu_tempdir();
     tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
@@ -222,7 +384,8 @@ START_TEST(store_ingest_list_and_state) {
     counters_init(&ctr);
     counters_http(&ctr, 200, 0.002);
     counters_http(&ctr, 299, 0.5);
-    prometheus_source src = {st, &ctr, 3, "9.9.9"};
+    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL};
+    char err2[512];
     strbuf out = {0};
     prometheus_render(&src, false, &out);
     ck_assert(strstr(out.data, "goblind_build_info{version=\"9.9.9\"} 1\n"));
@@ -236,6 +399,22 @@ START_TEST(store_ingest_list_and_state) {
     out.len = 0;
     prometheus_render(&src, true, &out);
     ck_assert(strstr(out.data, "# TYPE goblind_ingests counter\n") && strstr(out.data, "# EOF\n"));
+    /* static labels from the config go on every sample, first */
+    char *labels = NULL;
+    ck_assert(prometheus_labels_render(" host = n\"1 ,cluster=c", &labels, err2, sizeof err2));
+    ck_assert_str_eq(labels, "host=\"n\\\"1\",cluster=\"c\"");
+    src.labels = labels;
+    out.len = 0;
+    prometheus_render(&src, false, &out);
+    ck_assert(strstr(out.data, "\ngoblind_build_info{host=\"n\\\"1\",cluster=\"c\",version=\"9.9.9\"} 1\n"));
+    ck_assert(strstr(out.data, "\nprocess_open_fds{host=\"n\\\"1\",cluster=\"c\"} "));
+    ck_assert(strstr(out.data, "\n# TYPE goblind_runs gauge\n"));
+    free(labels);
+    ck_assert(!prometheus_labels_render("run=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("__name__=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("9a=x", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("novalue", &labels, err2, sizeof err2));
+    ck_assert(prometheus_labels_render("", &labels, err2, sizeof err2) && labels == NULL);
     strbuf_free(&out);
     store_close(st);
     st = store_open(db, 0, &err);                                /* reopening migrates nothing twice */
@@ -294,12 +473,14 @@ Suite *daemon_suite(void) {
     TCase *tc = tcase_create("units");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, config_keys_and_errors);
+    tcase_add_test(tc, config_mistakes_named);
     tcase_add_test(tc, listen_addresses);
     tcase_add_test(tc, json_writer_output);
     tcase_add_test(tc, metrics_cache_behaviour);
     tcase_add_test(tc, compare_arithmetic);
     tcase_add_test(tc, store_ingest_list_and_state);
     tcase_add_test(tc, store_kernels_and_errors);
+    tcase_add_test(tc, retention_forget_and_policy);
     suite_add_tcase(s, tc);
     return s;
 }

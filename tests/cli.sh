@@ -16,6 +16,15 @@ expect() {   # expect CODE DESCRIPTION -- command...
 expect 0 "--version" -- "$GOBLIND" --version
 grep -q '^goblind [0-9]' "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --version text"; }
 expect 0 "--help" -- "$GOBLIND" --help
+for cmd in parse serve runs show forget; do            # every subcommand: usage on stdout, exit 0
+  expect 0 "$cmd --help" -- "$GOBLIND" "$cmd" --help
+  grep -q "^usage: goblind $cmd" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL $cmd --help text"; }
+  expect 0 "$cmd -h" -- "$GOBLIND" "$cmd" -h
+  expect 0 "help $cmd" -- "$GOBLIND" help "$cmd"
+done
+expect 2 "runs: bad format" -- "$GOBLIND" runs --format xml
+expect 2 "show: --cert without --key" -- "$GOBLIND" show x --cert a.pem
+expect 2 "forget without id" -- "$GOBLIND" forget
 expect 2 "no command" -- "$GOBLIND"
 expect 2 "unknown command" -- "$GOBLIND" frobnicate
 expect 2 "parse without dir" -- "$GOBLIND" parse
@@ -30,8 +39,10 @@ expect 1 "file, not dir" -- "$GOBLIND" parse "$tmp/file"
 mkdir "$tmp/locked" && chmod 000 "$tmp/locked"
 if [ "$(id -u)" != 0 ]; then expect 1 "unreadable dir" -- "$GOBLIND" parse "$tmp/locked"; fi
 mkdir "$tmp/empty"
-expect 0 "empty run dir" -- "$GOBLIND" parse "$tmp/empty"
-expect 0 "table format" -- "$GOBLIND" parse "$tmp/empty" --format table
+expect 3 "empty run dir" -- "$GOBLIND" parse "$tmp/empty"     # no artefacts: says so, prints no numbers
+grep -q "no artefacts found" "$tmp/err" && [ ! -s "$tmp/out" ] || { fail=$((fail + 1)); echo "FAIL empty dir message"; }
+mkdir "$tmp/smi-only" && printf 'timestamp,gpu_util\n1,50\n' > "$tmp/smi-only/amd_smi.csv"
+expect 0 "table format" -- "$GOBLIND" parse "$tmp/smi-only" --format table
 grep -q "waste budget" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --format table text"; }
 expect 2 "bad format" -- "$GOBLIND" parse "$tmp/empty" --format xml
 mkdir "$tmp/hostile"

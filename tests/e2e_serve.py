@@ -278,8 +278,9 @@ def test_broken_run_fails_with_reasons(tmp):
     (run / "torch_profile.json").write_bytes(data[: len(data) // 2])
     d.start()
     d.wait_status("broken-1", "failed")
-    st, _, body = d.get("/runs/broken-1/metrics")
-    assert st == 200, st                           # failed is final: the agent gets the warnings
+    st, h, body = d.get("/runs/broken-1/metrics")
+    assert st == 422, st                           # failed is final: the agent gets the warnings, not a 200
+    assert h["Goblind-Run-Status"] == "failed", h
     doc = check_metrics_body(body, run)
     assert any("unreadable JSON at byte" in w for w in doc["warnings"]), doc["warnings"]
     det = d.json("/runs/broken-1")[2]
@@ -467,6 +468,247 @@ def free_port():
     return port
 
 
+def test_honest_absence(tmp):
+    """Unknown is null or absent, never 0: /runs headline numbers of a run not parsed yet or
+    missing its artefacts, a failed run's /metrics (422 + Goblind-Run-Status), its Prometheus
+    series (state only, no zero throughput), and the run identified by `run` alone."""
+    d = Daemon(tmp, extra=["--metrics-labels", "hostname=node-7, cluster=mi300x-a"])
+    gen(d.roots[0] / "good-1", seed=1)
+    smi = d.roots[0] / "smi-only"
+    gen(smi, seed=2)
+    (smi / "trace.csv").unlink()
+    (smi / "torch_profile.json").unlink()
+    d.start()
+    d.wait_status("good-1", "complete")
+    d.wait_status("smi-only", "failed")
+    (d.roots[0] / "pending-1").mkdir()
+    wait_for(lambda: d.get("/runs/pending-1")[0] == 200, 10, "pending run")
+    runs = {r["id"]: r for r in d.json("/runs")[2]["runs"]}
+    heads = ("tokens_per_sec", "mfu_pct", "gpu_util_pct", "step_time_seconds", "hbm_peak_gb")
+    assert all(runs["pending-1"][k] is None for k in heads), runs["pending-1"]
+    assert runs["smi-only"]["tokens_per_sec"] is None and runs["smi-only"]["step_time_seconds"] is None, runs
+    assert runs["smi-only"]["hbm_peak_gb"] > 0, runs["smi-only"]            # what is known is shown
+    assert all(isinstance(runs["good-1"][k], float) for k in heads), runs["good-1"]
+    st, h, body = d.get("/runs/smi-only/metrics")
+    assert st == 422 and h["Goblind-Run-Status"] == "failed" and h["ETag"], (st, h)
+    check_metrics_body(body, smi)                                            # still valid RunMetrics
+    st, h, _ = d.get("/runs/good-1/metrics")
+    assert st == 200 and h["Goblind-Run-Status"] == "complete", (st, h)
+    text = d.get("/metrics")[2].decode()
+    lab = 'hostname="node-7",cluster="mi300x-a"'
+    assert f'goblind_run_state{{{lab},run="smi-only"}} 3' in text, text
+    assert f'goblind_run_state{{{lab},run="good-1"}} 2' in text
+    assert f'goblind_run_info{{{lab},run="smi-only",status="failed"}} 1' in text
+    assert f'goblind_build_info{{{lab},version=' in text and f"process_open_fds{{{lab}}} " in text
+    assert not re.search(r'^goblind_run_(tokens_per_second|step_seconds|mfu_ratio|waste_seconds)\{[^}]*run="smi-only"', text, re.M)
+    assert re.search(r'^goblind_run_hbm_peak_bytes\{[^}]*run="smi-only"\} [1-9]', text, re.M)
+    pending = {l.split("{")[0] for l in text.splitlines() if 'run="pending-1"' in l}
+    assert pending == {"goblind_run_state", "goblind_run_info", "goblind_run_updated_timestamp_seconds"}, pending
+    for line in text.splitlines():                  # per-run series carry run alone, state only on _info
+        if line.startswith("goblind_run_") and not line.startswith("goblind_run_info"):
+            assert "status=" not in line, line
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "run=x", "--db", str(Path(tmp) / "y.db")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "metrics_labels" in p.stderr, p
+    assert d.stop() == 0
+
+
+def test_run_outcomes_logged(tmp):
+    """At info level: one line per run outcome with the run id, the parse time and, for a failed
+    run, the reason (journald fields: tests/journald.py)."""
+    d = Daemon(tmp, extra=["--log-level", "info"])
+    gen(d.roots[0] / "ok-1", seed=1)
+    (d.roots[0] / "bad-1").mkdir()
+    gen(Path(tmp) / "src", seed=2)
+    shutil.copy(Path(tmp) / "src" / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+    d.start()
+    d.wait_status("ok-1", "complete")
+    d.wait_status("bad-1", "failed")
+    shutil.rmtree(d.roots[0] / "ok-1")
+    d.wait_status("ok-1", "gone")
+    wait_for(lambda: "run ok-1: directory gone" in d.logtext(), 10, "the gone line")
+    log = d.logtext()
+    assert re.search(r"^goblind info: run ok-1: complete \(parse \d+\.\d ms\)$", log, re.M), log
+    assert re.search(r"^goblind info: run bad-1: failed: kernel trace not found \(parse \d+\.\d ms\)$", log, re.M), log
+    assert log.count("run ok-1: complete") == 1 and "debug" not in log, log
+    assert d.stop() == 0
+
+
+def test_delete_forget_and_retention(tmp):
+    """DELETE /runs/<id> and `goblind forget`: the run leaves every endpoint, its directory is left
+    alone and not ingested again (also across a restart) until its files change; retention
+    evicts the oldest finished runs beyond retention_max_runs / retention_max_age_days."""
+    d = Daemon(tmp)
+    for i in range(3):
+        gen(d.roots[0] / f"r-{i}", seed=i + 1)
+    d.start()
+    for i in range(3):
+        d.wait_status(f"r-{i}", "complete")
+    st, _, body = d.get("/runs/r-0", method="DELETE")
+    assert st == 200 and json.loads(body) == {"id": "r-0", "deleted": True}, (st, body)
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-0/metrics")[0] == 404
+    assert "r-0" not in [r["id"] for r in d.json("/runs")[2]["runs"]]
+    assert 'run="r-0"' not in d.get("/metrics")[2].decode()
+    assert d.get("/runs/r-0", method="DELETE")[0] == 404
+    assert d.get("/runs", method="DELETE")[0] == 405 and d.get("/metrics", method="DELETE")[0] == 405
+    assert d.get("/runs/r-1/metrics", method="DELETE")[0] == 405
+    assert (d.roots[0] / "r-0" / "trace.csv").exists()                       # the directory is left alone
+    url = d.base.split("//")[1]
+    out = subprocess.run([GOBLIND, "forget", "r-1", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 0 and "forgot run r-1" in out.stdout, out
+    out = subprocess.run([GOBLIND, "forget", "r-1", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 404" in out.stderr, out
+    wait_for(lambda: "run r-1: deleted from the database (DELETE /runs/<id>)" in d.logtext(), 5, "deleted line")
+    time.sleep(3.5)                                    # past a rescan and the quiet time: still forgotten
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-1")[0] == 404
+    assert d.stop() == 0
+    d.start()                                          # the start-up scan does not bring them back either
+    d.wait_status("r-2", "complete")
+    time.sleep(2)
+    assert d.get("/runs/r-0")[0] == 404 and d.get("/runs/r-1")[0] == 404, d.logtext()
+    data = (d.roots[0] / "r-0" / "amd_smi.csv").read_bytes()   # changed files: ingested again
+    (d.roots[0] / "r-0" / "amd_smi.csv").unlink()
+    (d.roots[0] / "r-0" / "amd_smi.csv").write_bytes(data)
+    d.wait_status("r-0", "complete")
+    assert d.get("/runs/r-0/metrics")[0] == 200
+    assert d.stop() == 0
+    # retention_max_age_days: a run last updated 3 days ago goes at start
+    con = sqlite3.connect(d.db)
+    con.execute("UPDATE runs SET updated_at = updated_at - 3 * 86400000 WHERE id = 'r-2'")
+    con.commit()
+    con.close()
+    d.extra = ["--retention-max-age-days", "2"]
+    d.start()
+    wait_for(lambda: d.get("/runs/r-2")[0] == 404, 15, "r-2 evicted by age")
+    assert "run r-2: deleted from the database (retention_max_age_days)" in d.logtext()
+    assert d.get("/runs/r-0")[0] == 200
+    assert d.stop() == 0
+    # retention_max_runs: only the newest N stay
+    for i in range(3, 6):
+        gen(d.roots[0] / f"r-{i}", seed=i + 1)
+    d.extra = ["--retention-max-runs", "2"]
+    d.start()
+    wait_for(lambda: sorted(r["id"] for r in d.json("/runs")[2]["runs"]) in (["r-4", "r-5"], ["r-3", "r-5"],
+                                                                             ["r-3", "r-4"]) and
+             all(r["status"] == "complete" for r in d.json("/runs")[2]["runs"]), 30, "two runs left")
+    assert "(retention_max_runs)" in d.logtext()
+    assert d.stop() == 0
+
+
+class SSE:
+    """A GET /events client on a raw socket: parses id/event/data messages as they arrive."""
+
+    def __init__(self, base, last_id=None):
+        import socket
+        host, port = base.split("//")[1].rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=30)
+        extra = f"Last-Event-ID: {last_id}\r\n" if last_id else ""
+        self.sock.sendall(f"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode())
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head, head
+        self.messages = []
+
+    def _until(self, sep):
+        while sep not in self.buf:
+            data = self.sock.recv(65536)
+            assert data, "stream closed"
+            self.buf += data
+        out, self.buf = self.buf.split(sep, 1)
+        return out
+
+    def _chunk_text(self):
+        size = int(self._until(b"\r\n"), 16)
+        while len(self.buf) < size + 2:
+            self.buf += self.sock.recv(65536)
+        text, self.buf = self.buf[:size], self.buf[size + 2:]
+        return text
+
+    def wait(self, pred, timeout=30):
+        self.sock.settimeout(timeout)
+        pending = b""
+        while True:
+            for m in self.messages:
+                if pred(m):
+                    return m
+            pending += self._chunk_text()
+            while b"\n\n" in pending:
+                block, pending = pending.split(b"\n\n", 1)
+                msg = {}
+                for line in block.decode().split("\n"):
+                    if line and not line.startswith(":") and ":" in line:
+                        k, v = line.split(":", 1)
+                        msg[k] = v.strip()
+                if "data" in msg:
+                    msg["json"] = json.loads(msg["data"])
+                if msg:
+                    self.messages.append(msg)
+
+    def close(self):
+        self.sock.close()
+
+
+def test_events_stream_and_webhooks(tmp):
+    """GET /events streams created, running, complete, failed, gone and deleted with the run id
+    and ETag; Last-Event-ID resumes; the same JSON is POSTed to webhooks, retried on errors."""
+    import http.server
+    got, fail_first = [], [True]
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if fail_first[0]:                                       # the first delivery fails: retried
+                fail_first[0] = False
+                self.send_response(500)
+            else:
+                got.append(json.loads(body))
+                self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    d = Daemon(tmp, extra=["--webhook-url", f"http://127.0.0.1:{hook.server_port}/goblind"])
+    gen(d.roots[0] / "old-1", seed=1)
+    d.start()
+    d.wait_status("old-1", "complete")
+    ev = SSE(d.base)
+    gen(d.roots[0] / "e-1", seed=2)
+    def seen(kind, run):
+        return lambda m: m.get("event") == kind and m["json"]["run"] == run
+    created = ev.wait(seen("created", "e-1"))
+    done = ev.wait(seen("complete", "e-1"))
+    assert done["json"]["etag"] == d.get("/runs/e-1")[1]["ETag"], (done, d.get("/runs/e-1")[1])
+    assert int(done["id"]) > int(created["id"]) and done["json"]["id"] == int(done["id"])
+    (d.roots[0] / "f-1").mkdir()
+    shutil.copy(d.roots[0] / "e-1" / "amd_smi.csv", d.roots[0] / "f-1" / "amd_smi.csv")
+    ev.wait(seen("failed", "f-1"))
+    shutil.rmtree(d.roots[0] / "old-1")
+    ev.wait(seen("gone", "old-1"))
+    assert d.get("/runs/e-1", method="DELETE")[0] == 200
+    ev.wait(seen("deleted", "e-1"))
+    assert not any(m.get("event") == "created" and m["json"]["run"] == "old-1" for m in ev.messages)
+    ev.close()
+    # resumed after the "created" event: everything after it, nothing before
+    again = SSE(d.base, last_id=created["id"])
+    again.wait(seen("deleted", "e-1"))
+    ids = [int(m["id"]) for m in again.messages if "id" in m]
+    assert ids and min(ids) > int(created["id"]) and ids == sorted(ids), ids
+    again.close()
+    stale = SSE(d.base, last_id="1")                                # from before this start
+    stale.wait(lambda m: m.get("event") == "resync")
+    stale.close()
+    wait_for(lambda: any(e["event"] == "deleted" and e["run"] == "e-1" for e in got), 20, "webhook deliveries")
+    kinds = [(e["event"], e["run"]) for e in got]
+    for want in (("created", "e-1"), ("complete", "e-1"), ("failed", "f-1"), ("gone", "old-1"), ("deleted", "e-1")):
+        assert want in kinds, (want, kinds)
+    assert d.stop() == 0                                            # streams end, webhooks joined
+    hook.shutdown()
+
+
 def test_prometheus_exposition_and_scrape(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "prom-1", seed=1)
@@ -519,6 +761,75 @@ def test_prometheus_exposition_and_scrape(tmp):
     assert d.stop() == 0
 
 
+def test_grafana_dashboard_and_rules_against_prometheus(tmp):
+    """Every query of grafana/goblind-dashboard.json (panels and variables) and every recording rule
+    of prometheus/goblind-rules.yml returns data from a real Prometheus scraping a daemon with runs."""
+    src = Path(__file__).resolve().parent.parent
+    dash = json.loads((src / "grafana" / "goblind-dashboard.json").read_text())
+    d = Daemon(tmp)
+    gen(d.roots[0] / "g-1", seed=1)
+    gen(d.roots[0] / "g-2", seed=2)
+    (d.roots[0] / "gf-1").mkdir()
+    d.start()
+    d.wait_status("g-1", "complete")
+    d.wait_status("g-2", "complete")
+    shutil.copy(d.roots[0] / "g-1" / "amd_smi.csv", d.roots[0] / "gf-1" / "amd_smi.csv")
+    d.wait_status("gf-1", "failed")
+    port = free_port()
+    target = d.base.split("//")[1]
+    (Path(tmp) / "prom.yml").write_text(
+        f"global: {{scrape_interval: 1s, evaluation_interval: 1s}}\nrule_files: ['{src}/prometheus/goblind-rules.yml']\n"
+        f"scrape_configs:\n  - job_name: goblind\n    static_configs: [{{targets: ['{target}']}}]\n")
+    prom = subprocess.Popen(["prometheus", f"--config.file={tmp}/prom.yml", f"--storage.tsdb.path={tmp}/tsdb",
+                             f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                            stderr=open(Path(tmp) / "prometheus.log", "wb"))
+
+    def api(path, **params):
+        url = f"http://127.0.0.1:{port}/api/v1/{path}?" + urllib.parse.urlencode(params, doseq=True)
+        with urllib.request.urlopen(url, timeout=5) as r:
+            doc = json.load(r)
+        assert doc["status"] == "success", doc
+        return doc["data"]
+
+    def returns(expr):
+        try:
+            return bool(api("query", query=expr)["result"])
+        except (urllib.error.URLError, ConnectionError):
+            return False
+    try:
+        wait_for(lambda: returns('goblind_run_state{run="gf-1"}'), 60, "Prometheus to scrape goblind")
+        for _ in range(3):                                    # two scrapes apart for rate(), then more traffic
+            d.get("/runs")
+            time.sleep(1.5)
+        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x"}
+        exprs = []
+        for panel in dash["panels"]:
+            for t in panel["targets"]:
+                e = t["expr"]
+                for k, v in subst.items():
+                    e = e.replace(k, v)
+                exprs.append((panel["title"], e))
+        for title, e in exprs:
+            wait_for(lambda: returns(e), 20, f"dashboard panel {title!r}: {e}")
+        for var in dash["templating"]["list"]:
+            if var["type"] != "query":
+                continue
+            m = re.fullmatch(r"label_values\((.*), (\w+)\)", var["query"]["query"])
+            metric, label = m.group(1).replace("$instance", target), m.group(2)
+            values = {s.get(label) for s in api("series", **{"match[]": metric})} - {None}
+            assert values, (var["name"], metric)
+        assert "g-1" in {s["run"] for s in api("series", **{"match[]": 'goblind_run_info'})}
+        rules = [r["name"] for g in api("rules")["groups"] for r in g["rules"] if r["type"] == "recording"]
+        assert len(rules) == 4, rules
+        for rec in rules:
+            wait_for(lambda: returns(rec), 20, f"recording rule {rec}")
+        print(f"     {len(exprs)} dashboard queries, {len(rules)} recording rules return data")
+    finally:
+        prom.terminate()
+        prom.wait(30)
+    assert d.stop() == 0
+
+
 def test_compare(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "before", seed=1, steps=6, kernels=80)
@@ -539,6 +850,15 @@ def test_compare(tmp):
         assert v["base"] == a["waste_budget"][k] and v["candidate"] == b["waste_budget"][k]
     want = f"tokens/s {a['tokens_per_sec']:.0f} \u2192 {b['tokens_per_sec']:.0f} ({b['tokens_per_sec'] / a['tokens_per_sec']:.2f}\u00d7)"
     assert c["summary"] == want, (c["summary"], want)
+    # every number in every body is the shortest round-trip text, as Python's repr prints it
+    for path in ("/compare?base=before&candidate=after", "/runs/before/kernels?limit=50", "/runs/before",
+                 "/runs/before/metrics", "/runs"):
+        raw = d.get(path)[2].decode()
+        floats = re.findall(r'(?<=[:,\[])-?\d+(?:\.\d+)?(?:e[-+]\d+)?(?=[,\]}])', re.sub(r'"(?:[^"\\]|\\.)*"', '""', raw))
+        assert floats, path
+        for f in floats:
+            if "." in f or "e" in f:
+                assert repr(float(f)) == f, (path, f)
     assert d.get("/compare?base=before&candidate=nope")[0] == 404
     assert d.get("/compare?base=before")[0] == 400
     assert d.get("/compare?base=..&candidate=after")[0] == 400
@@ -572,6 +892,32 @@ def test_cli_runs_and_show(tmp):
     assert out.returncode == 1 and "HTTP 404" in out.stderr, out
     out = subprocess.run([GOBLIND, "runs", "--status", "weird", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "HTTP 400" in out.stderr, out
+    # --format json: the daemon's bodies, numbers exactly as served
+    out = subprocess.run([GOBLIND, "runs", "--url", "http://" + url, "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)["runs"][0]["tokens_per_sec"] == tps, out
+    out = subprocess.run([GOBLIND, "show", "cli-1", "--url", url, "--format", "json"], capture_output=True, text=True)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 0 and doc["run"]["id"] == "cli-1" and doc["metrics"] == parse(d.roots[0] / "cli-1"), out
+    # show --wait: held until the run is final, then the final table (a run written after the call)
+    late = d.roots[0] / "late-1"
+    tmp_late = Path(tmp) / "late-src"
+    gen(tmp_late, seed=4)
+    late.mkdir()
+    wait_for(lambda: d.get("/runs/late-1")[0] == 200, 10, "late-1 seen")
+    waiter = subprocess.Popen([GOBLIND, "show", "late-1", "--wait", "--url", url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    assert waiter.poll() is None, "show --wait returned before the run was final"
+    for f in ("trace.csv", "amd_smi.csv", "torch_profile.json"):
+        shutil.copy(tmp_late / f, late / f)
+    so, se = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0 and "late-1  complete" in so and "waste budget" in so, (so, se)
+    # failed run: exit 3, metrics still shown
+    (d.roots[0] / "bad-1").mkdir()
+    shutil.copy(tmp_late / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+    wait_for(lambda: d.get("/runs/bad-1")[0] == 200, 10, "bad-1 seen")
+    out = subprocess.run([GOBLIND, "show", "bad-1", "--wait", "--url", url], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 3 and "bad-1  failed" in out.stdout, out
     assert d.stop() == 0
     out = subprocess.run([GOBLIND, "runs", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "is goblind serve running?" in out.stderr, out
@@ -608,11 +954,13 @@ def test_access_control_token(tmp):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "refusing to listen on 0.0.0.0:0 without access control" in p.stderr, p
     (tmp / "short").write_text("abc\n")
+    os.chmod(tmp / "short", 0o600)                          # a world-readable token file is refused
     p = subprocess.run([GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen", "0.0.0.0:0",
                         "--auth-token-file", str(tmp / "short")], capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and "at least 16 characters" in p.stderr, p
     token = "s3cr3t-t0ken-of-goblind-0123456789"
     (tmp / "token").write_text(token + "\n")
+    os.chmod(tmp / "token", 0o600)
     d = Daemon(tmp, listen="0.0.0.0:0", extra=["--auth-token-file", str(tmp / "token")])
     gen(d.roots[0] / "t-1", seed=1)
     d.headers = {"Authorization": f"Bearer {token}"}
@@ -628,6 +976,8 @@ def test_access_control_token(tmp):
     assert d.get("/runs", {"Authorization": f"Basic {token}"})[0] == 401
     assert d.get("/runs", {"Authorization": f"Bearer {token}"})[0] == 200
     assert d.get("/metrics", {"Authorization": f"Bearer {token}"})[0] == 200
+    assert d.get("/runs/t-1", method="DELETE")[0] == 401                    # forgetting needs the token too
+    assert d.get("/runs/t-1")[0] == 401
     out = subprocess.run([GOBLIND, "runs", "--url", d.base.split("//")[1], "--token-file", str(tmp / "token")],
                          capture_output=True, text=True)
     assert out.returncode == 0 and "t-1" in out.stdout, out
@@ -669,6 +1019,17 @@ def test_access_control_tls_client_certs(tmp):
         raise AssertionError("plain HTTP answered on the TLS port")
     except (urllib.error.URLError, ConnectionError, http.client.HTTPException):
         pass
+    # the CLI speaks HTTPS through libcurl: server CA, client certificate, as curl names them
+    url = d.base.replace("127.0.0.1", "localhost")
+    tls = ["--cacert", str(tmp / "ca.pem"), "--cert", str(tmp / "client.pem"), "--key", str(tmp / "client.key")]
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls], capture_output=True, text=True)
+    assert out.returncode == 0 and re.search(r"^tls-1\s+complete", out.stdout, re.M), out
+    out = subprocess.run([GOBLIND, "show", "tls-1", "--url", url, "--format", "json", *tls], capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout)["metrics"] == parse(d.roots[0] / "tls-1"), out
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls[:2]], capture_output=True, text=True)
+    assert out.returncode == 1 and "HTTP 403" in out.stderr, out                      # no client certificate
+    out = subprocess.run([GOBLIND, "runs", "--url", url, *tls[2:]], capture_output=True, text=True)
+    assert out.returncode == 1 and "certificate" in out.stderr.lower(), out          # server CA unknown
     assert d.stop() == 0
 
 
@@ -688,9 +1049,16 @@ def test_dashboard_in_chromium(tmp):
     flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
              f"--user-data-dir={tmp}/chromium", "--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0"]
-    out = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(flags + ["--window-size=1400,1100", "--dump-dom", url], capture_output=True, text=True, timeout=120)
     dom, log = out.stdout, out.stderr
     assert 'data-errors="0"' in dom and 'data-rendered="1"' in dom, re.findall(r"<body[^>]*>", dom)
+    assert 'data-overflow="0"' in dom, re.findall(r"<body[^>]*>", dom)          # every column fits at 1400 px
+    # deltas coloured by better/worse: less step time is better, more tokens/s is better
+    cmp_ = d.json("/compare?base=baseline&candidate=tuned")[2]["headline"]
+    for name, higher in (("step_seconds", False), ("tokens_per_sec", True)):
+        delta = cmp_[name]["delta"]
+        want = "neutral" if delta == 0 else ("better" if (delta > 0) == higher else "worse")
+        assert re.search(rf'class="num {want}" data-metric="{name}"', dom), (name, delta, want)
     m = re.search(r'id="waste-bar" data-segments="(\d+)"', dom)
     assert m and int(m.group(1)) >= 3, "the waste-budget chart did not render"
     assert dom.count('class="run') >= 2 and 'id="kernels"' in dom
@@ -701,7 +1069,29 @@ def test_dashboard_in_chromium(tmp):
     shot = Path(tmp) / "dashboard.png"
     subprocess.run(flags + ["--window-size=1400,1100", f"--screenshot={shot}", url], capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 20000
+    # the runs list pages: one run per page, then the older one through the cursor
+    first = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1"], capture_output=True, text=True, timeout=120).stdout
+    assert first.count('class="run') == 1 and re.search(r'<button id="next-page">', first), first[-3000:]
+    page1 = d.json("/runs?limit=1")[2]
+    newest, nxt = page1["runs"][0]["id"], page1["next_cursor"]
+    other = ({"baseline", "tuned"} - {newest}).pop()
+    assert f'data-id="{newest}"' in first
+    older = subprocess.run(flags + ["--dump-dom", d.base + "/?limit=1&cursor=" + urllib.parse.quote(nxt)],
+                           capture_output=True, text=True, timeout=120).stdout
+    assert f'data-id="{other}"' in older and f'data-id="{newest}"' not in older, older[-3000:]
     assert d.stop() == 0
+    # a running run shows what is already known: its artefacts as parsed so far
+    d2 = Daemon(Path(tmp) / "live", extra=["--quiet-s", "3600"])
+    run = d2.roots[0] / "live-1"
+    gen(run, seed=5)
+    (run / "torch_profile.json").unlink()
+    d2.start()
+    wait_for(lambda: d2.json("/runs/live-1")[2].get("ingest_count", 0) >= 1, 30, "live-1 parsed once")   # 404 until its status is stored
+    dom = subprocess.run(flags + ["--window-size=1400,1100", "--dump-dom", d2.base + "/?run=live-1"],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert 'id="run-partial"' in dom and "kernel_trace" in dom and "not yet" in dom, dom[-3000:]
+    assert 'data-errors="0"' in dom and 'data-overflow="0"' in dom
+    assert d2.stop() == 0
 
 
 def test_kill9_mid_ingest(tmp):

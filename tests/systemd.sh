@@ -24,7 +24,7 @@ done
 if [ -n "$BUILD_DIR" ]; then
   if make -s -C "$SRC" install DESTDIR="$tmp/root" BUILD="$BUILD_DIR" >/dev/null 2>"$tmp/install.err"; then
     for f in usr/local/bin/goblind etc/systemd/system/goblind.service etc/goblind/goblind.conf \
-             usr/local/share/doc/goblind/OPERATIONS.md; do
+             usr/local/share/doc/goblind/OPERATIONS.md usr/local/share/goblind/prometheus/goblind-rules.yml; do
       [ -e "$tmp/root/$f" ] && ok || bad "make install did not create /$f"
     done
     grep -q '^root = /srv/goblin/runs' "$tmp/root/etc/goblind/goblind.conf" && ok || bad "installed config root"

@@ -1,0 +1,288 @@
+/* events: the run event log, the SSE streams and the hand-off to webhooks. */
+#include "api/events.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "api/json_text.h"
+#include "api/webhooks.h"
+
+typedef struct event {
+    uint64_t id;
+    char *text;                 /* the SSE message: id, event and data lines, blank line */
+} event;
+
+typedef struct sse_conn {
+    events *ev;
+    struct MHD_Connection *c;
+    uint64_t cursor;            /* id of the last event sent */
+    bool suspended, resync, started;
+    int64_t last_write_ms;
+    char *pending;              /* text being written */
+    size_t pending_len, pending_off;
+    struct sse_conn *prev, *next;
+} sse_conn;
+
+struct events {
+    store *st;
+    webhooks *hooks;
+    pthread_mutex_t lock;
+    json_t *known;              /* run id -> its last event kind */
+    event ring[EVENTS_KEPT];
+    size_t head, count;         /* ring: oldest at (head - count) */
+    uint64_t first_id, next_id;
+    sse_conn *conns;
+    bool stopping;
+};
+
+static int64_t now_ms(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* The event kind of a stored state: pending (just seen) and running are both "running". */
+static const char *kind_of(run_status st) {
+    switch (st) {
+    case RUN_COMPLETE: return "complete";
+    case RUN_FAILED: return "failed";
+    case RUN_GONE: return "gone";
+    default: return "running";
+    }
+}
+
+typedef struct row_copy {
+    bool found;
+    run_status status;
+    int64_t ingest_count;
+} row_copy;
+
+static void copy_state(void *user, const run_row *row) {
+    row_copy *rc = user;
+    rc->found = true;
+    rc->status = row->status;
+    rc->ingest_count = row->ingest_count;
+}
+
+static void remember(void *user, const run_row *row) {
+    json_object_set_new(user, row->id, json_string(kind_of(row->status)));
+}
+
+events *events_new(store *st, webhooks *hooks) {
+    events *ev = calloc(1, sizeof *ev);
+    if (!ev) return NULL;
+    ev->st = st;
+    ev->hooks = hooks;
+    ev->known = json_object();
+    pthread_mutex_init(&ev->lock, NULL);
+    ev->first_id = ev->next_id = (uint64_t)now_ms() * 1000;
+    store_reader *rd = store_reader_acquire(st);
+    char next[300];
+    store_list_runs(rd, -1, 1 << 30, NULL, false, remember, ev->known, next, sizeof next);
+    store_reader_release(st, rd);
+    return ev;
+}
+
+static void iso_now(char *out, size_t n) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    char b[32];
+    strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, n, "%s.%03dZ", b, (int)(tv.tv_usec / 1000));
+}
+
+/* Caller holds the lock: appends to the ring, wakes every waiting stream. */
+static void emit_locked(events *ev, const char *kind, const char *run_id, const char *status, const char *etag) {
+    char at[40];
+    iso_now(at, sizeof at);
+    uint64_t id = ev->next_id++;
+    json_t *doc = json_pack("{s:I, s:s, s:s, s:s*, s:s*, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id,
+                            "status", status, "etag", etag, "at", at);
+    char *data = doc ? json_text(doc, NULL) : NULL;
+    json_decref(doc);
+    if (!data) return;
+    char *text = NULL;
+    if (asprintf(&text, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)id, kind, data) < 0) text = NULL;
+    if (ev->hooks) webhooks_post(ev->hooks, data);
+    free(data);
+    if (!text) return;
+    event *slot = &ev->ring[ev->head];
+    free(slot->text);
+    slot->id = id;
+    slot->text = text;
+    ev->head = (ev->head + 1) % EVENTS_KEPT;
+    if (ev->count < EVENTS_KEPT) ev->count++;
+    for (sse_conn *s = ev->conns; s; s = s->next)
+        if (s->suspended) {
+            s->suspended = false;
+            MHD_resume_connection(s->c);
+        }
+}
+
+void events_run_changed(events *ev, const char *run_id) {
+    if (!ev) return;
+    row_copy rc = {0};
+    store_reader *rd = store_reader_acquire(ev->st);
+    store_get_run(rd, run_id, copy_state, &rc);
+    store_reader_release(ev->st, rd);
+    pthread_mutex_lock(&ev->lock);
+    const char *was = json_string_value(json_object_get(ev->known, run_id));
+    if (!rc.found) {
+        if (was) {
+            emit_locked(ev, "deleted", run_id, NULL, NULL);
+            json_object_del(ev->known, run_id);
+        }
+    } else {
+        const char *kind = kind_of(rc.status);
+        char etag[64];
+        snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)rc.ingest_count, run_status_name(rc.status));
+        if (!was) emit_locked(ev, "created", run_id, run_status_name(rc.status), etag);
+        if ((!was && strcmp(kind, "running")) || (was && strcmp(was, kind)))
+            emit_locked(ev, kind, run_id, run_status_name(rc.status), etag);
+        json_object_set_new(ev->known, run_id, json_string(kind));
+    }
+    pthread_mutex_unlock(&ev->lock);
+}
+
+void events_tick(events *ev) {
+    if (!ev) return;
+    int64_t now = now_ms();
+    pthread_mutex_lock(&ev->lock);
+    for (sse_conn *s = ev->conns; s; s = s->next)
+        if (s->suspended && now - s->last_write_ms >= EVENTS_KEEPALIVE_MS) {
+            s->suspended = false;
+            MHD_resume_connection(s->c);
+        }
+    pthread_mutex_unlock(&ev->lock);
+}
+
+void events_stop(events *ev) {
+    if (!ev) return;
+    pthread_mutex_lock(&ev->lock);
+    ev->stopping = true;
+    for (sse_conn *s = ev->conns; s; s = s->next)
+        if (s->suspended) {
+            s->suspended = false;
+            MHD_resume_connection(s->c);
+        }
+    pthread_mutex_unlock(&ev->lock);
+}
+
+void events_free(events *ev) {
+    if (!ev) return;
+    for (size_t i = 0; i < EVENTS_KEPT; i++) free(ev->ring[i].text);
+    json_decref(ev->known);
+    pthread_mutex_destroy(&ev->lock);
+    free(ev);
+}
+
+/* ---- one stream -------------------------------------------------------------------- */
+
+/* Caller holds the lock: the text of the events after s->cursor (NULL when none). */
+static char *next_text_locked(events *ev, sse_conn *s) {
+    if (!s->started) {
+        s->started = true;
+        return strdup(s->resync ? "retry: 2000\n\nevent: resync\ndata: {\"event\":\"resync\"}\n\n" : "retry: 2000\n\n");
+    }
+    size_t oldest = (ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT;
+    size_t len = 0, cap = 0;
+    char *out = NULL;
+    for (size_t i = 0; i < ev->count && len < 65536; i++) {
+        const event *e = &ev->ring[(oldest + i) % EVENTS_KEPT];
+        if (e->id <= s->cursor) continue;
+        size_t n = strlen(e->text);
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            char *o = realloc(out, cap);
+            if (!o) break;
+            out = o;
+        }
+        memcpy(out + len, e->text, n + 1);
+        len += n;
+        s->cursor = e->id;
+    }
+    return out;
+}
+
+static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
+    (void)pos;
+    sse_conn *s = cls;
+    events *ev = s->ev;
+    pthread_mutex_lock(&ev->lock);
+    if (!s->pending) {
+        if (ev->stopping) { pthread_mutex_unlock(&ev->lock); return MHD_CONTENT_READER_END_OF_STREAM; }
+        s->pending = next_text_locked(ev, s);
+        if (!s->pending && now_ms() - s->last_write_ms >= EVENTS_KEEPALIVE_MS) s->pending = strdup(": keep-alive\n\n");
+        s->pending_len = s->pending ? strlen(s->pending) : 0;
+        s->pending_off = 0;
+        if (!s->pending) {                              /* nothing to say: sleep until an event */
+            s->suspended = true;
+            MHD_suspend_connection(s->c);
+            pthread_mutex_unlock(&ev->lock);
+            return 0;
+        }
+    }
+    size_t n = s->pending_len - s->pending_off;
+    if (n > max) n = max;
+    memcpy(buf, s->pending + s->pending_off, n);
+    s->pending_off += n;
+    if (s->pending_off == s->pending_len) {
+        free(s->pending);
+        s->pending = NULL;
+    }
+    s->last_write_ms = now_ms();
+    pthread_mutex_unlock(&ev->lock);
+    return (ssize_t)n;
+}
+
+static void free_stream(void *cls) {
+    sse_conn *s = cls;
+    events *ev = s->ev;
+    pthread_mutex_lock(&ev->lock);
+    if (s->prev) s->prev->next = s->next;
+    else ev->conns = s->next;
+    if (s->next) s->next->prev = s->prev;
+    pthread_mutex_unlock(&ev->lock);
+    free(s->pending);
+    free(s);
+}
+
+enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *last_event_id) {
+    sse_conn *s = calloc(1, sizeof *s);
+    if (!s) return MHD_NO;
+    s->ev = ev;
+    s->c = c;
+    s->last_write_ms = now_ms();
+    pthread_mutex_lock(&ev->lock);
+    s->cursor = ev->next_id - 1;                        /* from now on ... */
+    if (last_event_id) {                                /* ... or from where the client left off */
+        char *end;
+        errno = 0;
+        unsigned long long want = strtoull(last_event_id, &end, 10);
+        if (!errno && end != last_event_id && !*end && want < ev->next_id) {
+            uint64_t oldest = ev->count ? ev->ring[(ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT].id : ev->next_id;
+            s->cursor = want;
+            /* from before this start, or dropped from the ring since: say so */
+            s->resync = want + 1 < ev->first_id || (want + 1 < oldest && ev->count == EVENTS_KEPT);
+        }
+    }
+    s->next = ev->conns;
+    if (ev->conns) ev->conns->prev = s;
+    ev->conns = s;
+    pthread_mutex_unlock(&ev->lock);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, read_stream, s, free_stream);
+    if (!r) { free_stream(s); return MHD_NO; }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream; charset=utf-8");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}

@@ -1,0 +1,41 @@
+/* events: run state changes as Server-Sent Events (GET /events) and webhooks.
+ *
+ * Every change the tracker reports (api_notify_run) is compared with the run's last known
+ * state; a new state becomes one event — created, running, complete, failed, gone or deleted —
+ * with the run id and its ETag, numbered with increasing ids (the daemon's start time in ms ×
+ * 1000 + a sequence, so ids also increase across restarts). The newest EVENTS_KEPT events are
+ * kept in memory: a client reconnecting with Last-Event-ID gets the ones it missed (or a
+ * `resync` event when they are no longer kept). One connection watches every run; a stream
+ * waiting for events is a suspended connection (no thread), resumed by the next event or by
+ * a keep-alive comment every EVENTS_KEEPALIVE_MS. Each event is also queued for the webhooks
+ * (webhooks.c), which never block the caller. */
+#ifndef GOBLIN_EVENTS_H
+#define GOBLIN_EVENTS_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+
+#define EVENTS_KEPT 4096
+#define EVENTS_KEEPALIVE_MS 15000
+
+typedef struct events events;
+typedef struct webhooks webhooks;
+
+/* Loads every stored run's state (so a run already complete at start is not "created").
+ * hooks may be NULL. */
+events *events_new(store *st, webhooks *hooks);
+/* Thread-safe: re-reads the run and emits an event when its state changed. */
+void events_run_changed(events *ev, const char *run_id);
+/* Every ~250 ms: resumes idle streams due for a keep-alive. */
+void events_tick(events *ev);
+/* Ends every stream (resumed, end of stream); call before MHD_stop_daemon. */
+void events_stop(events *ev);
+void events_free(events *ev);
+
+/* GET /events: queues the stream response on c (last_event_id: the Last-Event-ID header or NULL). */
+enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *last_event_id);
+
+#endif

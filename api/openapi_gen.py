@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Writes api/openapi.json, the OpenAPI 3.1 description of goblind's HTTP API, with the RunMetrics
+schema copied in from ../shared/schema/run_metrics.schema.json. Run it after changing an
+endpoint; tests/openapi_check.py fails when the committed file and this script disagree, and
+validates every endpoint's live responses against the document.
+
+usage: openapi_gen.py SHARED_DIR [OUT]
+"""
+import json
+import sys
+from pathlib import Path
+
+SHARED = Path(sys.argv[1])
+OUT = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).with_name("openapi.json")
+
+run_metrics = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
+run_metrics.pop("$schema", None)
+run_metrics.pop("$id", None)
+
+NUM_OR_NULL = {"type": ["number", "null"]}
+STATUS = {"type": "string", "enum": ["pending", "running", "complete", "failed", "gone"]}
+TIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"}
+RUN_ID = {"type": "string", "pattern": r"^[A-Za-z0-9._-]{1,128}$"}
+DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "candidate", "delta", "delta_pct"],
+         "properties": {"base": {"type": "number"}, "candidate": {"type": "number"}, "delta": {"type": "number"},
+                        "delta_pct": NUM_OR_NULL}}
+
+
+def ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def obj(props, required=None):
+    return {"type": "object", "additionalProperties": False, "required": required or list(props), "properties": props}
+
+
+schemas = {
+    "RunMetrics": run_metrics,
+    "Error": obj({"error": {"type": "string"}, "detail": {"type": "string"}}),
+    "Health": obj({"status": {"const": "ok"}}),
+    "Ready": obj({"ready": {"type": "boolean"}}),
+    "RunSummary": obj({"id": RUN_ID, "status": STATUS, "updated_at": TIME, "tokens_per_sec": NUM_OR_NULL,
+                       "mfu_pct": NUM_OR_NULL, "gpu_util_pct": NUM_OR_NULL, "step_time_seconds": NUM_OR_NULL,
+                       "hbm_peak_gb": NUM_OR_NULL}),
+    "RunList": obj({"runs": {"type": "array", "items": ref("RunSummary")}, "next_cursor": {"type": ["string", "null"]}}),
+    "Artefact": {**obj({"kind": {"type": "string", "enum": ["kernel_trace", "torch_profile", "telemetry"]},
+                     "path": {"type": "string"}, "present": {"type": "boolean"}, "size": {"type": "integer"},
+                     "mtime_ns": {"type": "integer"}, "inode": {"type": "integer"}, "bytes_parsed": {"type": "integer"},
+                     "parse_ms": {"type": "number"}, "format": {"type": ["string", "null"]},
+                     "error": {"type": ["string", "null"]},
+                     # how the artefact was read (issue 9; docs/API.md); null when it was not read
+                     "columns": {"type": ["object", "null"], "additionalProperties": {"type": ["string", "null"]}},
+                     "rows_used": {"type": ["integer", "null"], "minimum": 0},
+                     "rows_skipped": {"type": ["object", "null"], "additionalProperties": {"type": "integer", "minimum": 0}},
+                     "steps_source": {"type": ["string", "null"],
+                                      "enum": ["flag", "metadata", "profiler_steps", "default", None]},
+                     "step_time_source": {"type": ["string", "null"],
+                                          "enum": ["metadata", "profiler_steps", "span_per_step", "span", "none", None]},
+                     # how the file was chosen (issue 10): a name pattern or a content sniff, and its score
+                     "found_by": {"type": ["string", "null"]},
+                     "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100}}),
+                 "additionalProperties": True},
+    "RunDetail": {**obj({"id": RUN_ID, "status": STATUS, "root": {"type": "string"}, "path": {"type": "string"},
+                         "created_at": TIME, "updated_at": TIME, "completed_at": {"oneOf": [TIME, {"type": "null"}]},
+                         "ingest_count": {"type": "integer", "minimum": 0}, "last_parse_ms": NUM_OR_NULL,
+                         "error": {"type": ["string", "null"]}, "warnings": {"type": "array", "items": {"type": "string"}},
+                         "artefacts": {"type": "array", "items": ref("Artefact")},
+                         "step_time_seconds": NUM_OR_NULL}),
+                  "additionalProperties": True,
+                  "description": "Other keys may be added (per-artefact facts); these are always there."},
+    "Pending": obj({"status": {"type": "string", "enum": ["pending", "running"]}, "detail": {"type": "string"}}),
+    "Deleted": obj({"id": RUN_ID, "deleted": {"const": True}}),
+    "Kernel": obj({"name": {"type": "string"}, "calls": {"type": "integer"}, "total_ns": {"type": "integer"},
+                   "avg_ns": {"type": "number"}, "min_ns": {"type": "integer"}, "max_ns": {"type": "integer"},
+                   "pct_time": {"type": "number"}, "gemm": {"type": "boolean"}, "collective": {"type": "boolean"},
+                   "generic_gemm": {"type": "boolean"}}),
+    "KernelList": obj({"run": RUN_ID, "kernels": {"type": "array", "items": ref("Kernel")}}),
+    "CompareSide": obj({"id": RUN_ID, "metrics": ref("RunMetrics")}),
+    "Compare": obj({"base": ref("CompareSide"), "candidate": ref("CompareSide"),
+                    "headline": obj({k: DELTA for k in ("tokens_per_sec", "mfu_pct", "hbm_peak_gb", "hbm_avg_gb",
+                                                        "gpu_util_pct", "step_seconds")}),
+                    "waste_budget": {"type": "object", "additionalProperties": DELTA},
+                    "speedup": NUM_OR_NULL, "summary": {"type": "string"}}),
+    "RunEvent": obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
+                                                                                     "failed", "gone", "deleted"]},
+                     "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
+                    ["id", "event", "run", "at"]),
+}
+
+
+def json_body(schema, description):
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+ERR = {code: json_body(ref("Error"), text) for code, text in {
+    "400": "a bad id or query parameter", "401": "a bearer token is required (auth_token_file)",
+    "403": "a client certificate is required (tls_client_ca_file)", "404": "unknown run or path",
+    "409": "a run is not complete", "410": "the run directory was deleted before it was ever parsed",
+    "500": "the database failed part way through a read (never a short answer)",
+    "503": "the database refused the write, or the server is busy (Retry-After)"}.items()}
+RUN_PARAM = {"name": "id", "in": "path", "required": True, "schema": RUN_ID}
+ETAG = {"ETag": {"schema": {"type": "string"}, "description": "\"<ingest count>-<status>\""}}
+RUN_STATUS_HDR = {"Goblind-Run-Status": {"schema": STATUS, "description": "the state of the run"}}
+
+
+def q(name, schema, description):
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+paths = {
+    "/healthz": {"get": {"summary": "liveness", "responses": {"200": json_body(ref("Health"), "alive")}}},
+    "/readyz": {"get": {"summary": "readiness (start-up scan done)",
+                        "responses": {"200": json_body(ref("Ready"), "ready"), "503": json_body(ref("Ready"), "not yet")}}},
+    "/runs": {"get": {"summary": "runs, newest first; headline numbers null until known",
+                      "parameters": [q("status", STATUS, "only runs in this state"),
+                                     q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "page size (100)"),
+                                     q("cursor", {"type": "string"}, "next_cursor of the previous page")],
+                      "responses": {"200": json_body(ref("RunList"), "one page"), "400": ERR["400"], "401": ERR["401"]}}},
+    "/runs/{id}": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "status, artefacts, warnings",
+                "responses": {"200": {**json_body(ref("RunDetail"), "the run"), "headers": ETAG},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"]}},
+        "delete": {"summary": "forget the run (its directory is left alone, not ingested again unless it changes)",
+                   "responses": {"200": json_body(ref("Deleted"), "forgotten"), "400": ERR["400"], "401": ERR["401"],
+                                 "404": ERR["404"], "503": ERR["503"]}}},
+    "/runs/{id}/metrics": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "RunMetrics, byte for byte what `goblind parse` prints",
+                "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
+                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                "responses": {
+                    "200": {**json_body(ref("RunMetrics"), "complete, or gone after having been parsed"),
+                            "headers": {**ETAG, **RUN_STATUS_HDR}},
+                    "202": {**json_body(ref("Pending"), "still being written or parsed"),
+                            "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
+                    "304": {"description": "If-None-Match matches"},
+                    "400": ERR["400"], "401": ERR["401"], "404": ERR["404"], "410": ERR["410"],
+                    "422": {**json_body(ref("RunMetrics"), "the run failed: its RunMetrics (warnings say why), "
+                                                           "not a measurement"),
+                            "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
+    "/runs/{id}/kernels": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "per-kernel statistics of the last parse",
+                "parameters": [q("sort", {"type": "string", "enum": ["total_ns", "calls", "avg_ns", "max_ns", "name"]},
+                                 "order"), q("limit", {"type": "integer", "minimum": 1, "maximum": 100000}, "(100)")],
+                "responses": {"200": json_body(ref("KernelList"), "kernels"), "400": ERR["400"], "401": ERR["401"],
+                              "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
+    "/compare": {"get": {"summary": "before/after of two complete runs",
+                         "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
+                                        {**q("candidate", RUN_ID, "run id"), "required": True}],
+                         "responses": {"200": json_body(ref("Compare"), "deltas"), "400": ERR["400"],
+                                       "401": ERR["401"], "404": ERR["404"], "409": ERR["409"]}}},
+    "/events": {"get": {"summary": "run state changes as Server-Sent Events; each data line is a RunEvent",
+                        "parameters": [{"name": "Last-Event-ID", "in": "header", "required": False,
+                                        "schema": {"type": "string"}, "description": "resume after this event"}],
+                        "responses": {"200": {"description": "never-ending stream",
+                                              "content": {"text/event-stream": {"schema": {"type": "string"},
+                                                                                "x-data-schema": ref("RunEvent")}}},
+                                      "401": ERR["401"]}}},
+    "/metrics": {"get": {"summary": "Prometheus text 0.0.4, or OpenMetrics 1.0 on Accept",
+                         "responses": {"200": {"description": "exposition",
+                                               "content": {"text/plain": {"schema": {"type": "string"}},
+                                                           "application/openmetrics-text": {"schema": {"type": "string"}}}},
+                                       "401": ERR["401"]}}},
+    "/": {"get": {"summary": "the dashboard page",
+                  "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
+    "/openapi.json": {"get": {"summary": "this document",
+                              "responses": {"200": {"description": "OpenAPI 3.1",
+                                                    "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+}
+
+doc = {
+    "openapi": "3.1.0",
+    "info": {"title": "goblind", "version": "0.1.0",
+             "description": "Telemetry daemon for GPU training runs: RunMetrics, waste budget, run events. "
+                            "See docs/API.md. Numbers are written in their shortest round-trip form."},
+    "servers": [{"url": "http://127.0.0.1:9477"}],
+    "components": {"schemas": schemas,
+                   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+    "paths": paths,
+}
+OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")

@@ -1,0 +1,93 @@
+/* retention_timer: the periodic retention pass on the worker pool. */
+#include "daemon/retention_timer.h"
+
+#include <stdatomic.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "daemon/log.h"
+#include "daemon/run_log.h"
+
+struct retention_timer {
+    uv_timer_t timer;
+    uv_work_t work;
+    store *st;
+    api *http;
+    retention_policy policy;
+    goblind_counters *counters;
+    uint64_t ingest_errors;      /* at the last pass: a new failed ingest (full?) triggers one now */
+    unsigned ticks;
+    bool busy, closing, closed;
+    int evicted;
+};
+
+static int64_t wall_ms(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void maybe_free(retention_timer *rt) {
+    if (rt->closed && !rt->busy) free(rt);
+}
+
+/* Worker thread: log and tell the API (both thread-safe). */
+static void on_evicted(void *user, const char *id, const char *why) {
+    retention_timer *rt = user;
+    run_log_deleted(id, why);
+    api_notify_run(rt->http, id);
+}
+
+static void pass_work(uv_work_t *req) {
+    retention_timer *rt = req->data;
+    rt->evicted = retention_enforce(rt->st, &rt->policy, wall_ms(), on_evicted, rt);
+}
+
+static void pass_done(uv_work_t *req, int status) {
+    retention_timer *rt = req->data;
+    rt->busy = false;
+    if (status == 0 && rt->evicted < 0) log_error("retention: cannot evict runs: %s", store_last_error(rt->st));
+    maybe_free(rt);
+}
+
+static void on_timer(uv_timer_t *h) {
+    retention_timer *rt = h->data;
+    if (rt->busy || rt->closing) return;
+    uint64_t errors = atomic_load(&rt->counters->ingests[INGEST_ERROR]);
+    if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && errors == rt->ingest_errors) return;
+    /* a new failed ingest on a full database: make room for its retry now */
+    rt->policy.make_room = errors != rt->ingest_errors && strstr(store_last_error(rt->st), "full") != NULL;
+    rt->ingest_errors = errors;
+    rt->busy = true;
+    rt->work.data = rt;
+    if (uv_queue_work(h->loop, &rt->work, pass_work, pass_done) != 0) rt->busy = false;
+}
+
+retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http,
+                                      goblind_counters *counters) {
+    if (p->max_runs <= 0 && p->max_age_days <= 0 && p->max_size_mb <= 0) return NULL;
+    retention_timer *rt = calloc(1, sizeof *rt);
+    if (!rt) return NULL;
+    rt->st = st;
+    rt->http = http;
+    rt->policy = *p;
+    rt->counters = counters;
+    uv_timer_init(loop, &rt->timer);
+    rt->timer.data = rt;
+    uv_timer_start(&rt->timer, on_timer, 1000, 1000);
+    return rt;
+}
+
+static void on_closed(uv_handle_t *h) {
+    retention_timer *rt = h->data;
+    rt->closed = true;
+    maybe_free(rt);
+}
+
+void retention_timer_stop(retention_timer *rt) {
+    if (!rt || rt->closing) return;
+    rt->closing = true;
+    uv_close((uv_handle_t *)&rt->timer, on_closed);
+}

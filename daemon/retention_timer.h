@@ -1,0 +1,24 @@
+/* retention_timer: applies the retention policy (storage/retention.c) from the loop: every
+ * RETENTION_PERIOD_MS a pass on the worker pool evicts the oldest finished runs beyond
+ * retention_max_runs / retention_max_age_days / db_max_size_mb, logs each eviction and tells
+ * the API (cache, long polls). A failed ingest (the database at db_max_size_mb) triggers a pass
+ * within a second, so the tracker's retry finds room. At most one pass runs at a time. */
+#ifndef GOBLIN_RETENTION_TIMER_H
+#define GOBLIN_RETENTION_TIMER_H
+
+#include <uv.h>
+
+#include "api/http_api.h"
+#include "storage/retention.h"
+
+#define RETENTION_PERIOD_MS 10000
+
+typedef struct retention_timer retention_timer;
+
+/* NULL (nothing to do) when the policy has no limit. */
+retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http,
+                                      goblind_counters *counters);
+/* Closes the timer; the memory goes once an in-flight pass is done. */
+void retention_timer_stop(retention_timer *rt);
+
+#endif

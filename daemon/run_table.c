@@ -1,0 +1,127 @@
+/* run_table: the tracker's run hash table, artefact signatures and path helpers. */
+#include <dirent.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include "base/str_hash.h"
+
+#include "daemon/tracker_internal.h"
+#include "daemon/log.h"
+
+int64_t now_ms(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+char *join(const char *a, const char *b) {
+    char *s = NULL;
+    return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
+}
+
+bool is_real_dir(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void sig_of(const run *r, run_sig *sig) {
+    memset(sig, 0, sizeof *sig);
+    run_files f;
+    if (!run_files_find(r->path, &f)) return;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        artefact_sig *a = &sig->a[k];
+        a->present = artefact_identity(f.path[k], r->root, &a->size, &a->mtime_ns, &a->inode);
+    }
+    run_files_free(&f);
+}
+
+bool sig_equal(const run_sig *a, const run_sig *b) {
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        const artefact_sig *x = &a->a[k], *y = &b->a[k];
+        if (x->present != y->present) return false;
+        if (x->present && (x->size != y->size || x->inode != y->inode || x->mtime_ns != y->mtime_ns)) return false;
+    }
+    return true;
+}
+
+run *lookup(tracker *t, const char *id) {
+    if (!t->nbuckets) return NULL;
+    for (run *r = t->buckets[str_hash(id) & (t->nbuckets - 1)]; r; r = r->next)
+        if (!strcmp(r->id, id)) return r;
+    return NULL;
+}
+
+void insert(tracker *t, run *r) {
+    if (t->nruns >= t->nbuckets) {
+        size_t nb = t->nbuckets ? t->nbuckets * 2 : 256;
+        run **b = calloc(nb, sizeof *b);
+        if (!b) return;
+        for (size_t i = 0; i < t->nbuckets; i++)
+            for (run *x = t->buckets[i], *nx; x; x = nx) {
+                nx = x->next;
+                size_t j = str_hash(x->id) & (nb - 1);
+                x->next = b[j];
+                b[j] = x;
+            }
+        free(t->buckets);
+        t->buckets = b;
+        t->nbuckets = nb;
+    }
+    size_t j = str_hash(r->id) & (t->nbuckets - 1);
+    r->next = t->buckets[j];
+    t->buckets[j] = r;
+    t->nruns++;
+}
+
+void unlink_run(tracker *t, run *r) {
+    run **pp = &t->buckets[str_hash(r->id) & (t->nbuckets - 1)];
+    while (*pp && *pp != r) pp = &(*pp)->next;
+    if (*pp) { *pp = r->next; t->nruns--; }
+}
+
+void free_run(run *r) {
+    for (int i = 0; i < r->n_sub; i++) free(r->sub_name[i]);
+    free(r->sub);
+    free(r->sub_name);
+    free(r->id);
+    free(r->root);
+    free(r->path);
+    free(r->fail_reason);
+    free(r);
+}
+
+/* Drops one reference; a forgotten run is freed with its last one. */
+void run_unref(run *r) {
+    if (--r->refs == 0 && r->forgotten) free_run(r);
+}
+
+/* Handles' data point at their run or root; the tracker is the loop's data. */
+
+void handle_closed(uv_handle_t *h) {
+    tracker *t = handle_tracker(h);
+    if (--t->open_handles == 0 && t->inflight == 0 && t->done) t->done(t->done_arg);
+}
+
+run *run_new(tracker *t, const char *root_path, const char *id) {
+    run *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->t = t;
+    r->id = strdup(id);
+    r->root = strdup(root_path);
+    r->path = join(root_path, id);
+    r->status = RUN_STATUS_COUNT;               /* not stored yet: the first set_status writes */
+    uv_fs_event_init(t->loop, &r->watch);
+    uv_timer_init(t->loop, &r->settle);
+    uv_timer_init(t->loop, &r->quiet);
+    r->watch.data = r->settle.data = r->quiet.data = r;
+    t->open_handles += 3;
+    r->refs += 3;
+    insert(t, r);
+    return r;
+}
+
+tracker *handle_tracker(uv_handle_t *h) { return h->loop->data; }

@@ -1,0 +1,189 @@
+/* status_writer: each run's status stored in order off the loop thread, retried while the
+ * database refuses writes, stopped for good when it is corrupt. */
+#include <dirent.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include "daemon/tracker_internal.h"
+#include "daemon/log.h"
+
+/* A corrupt database stops every write and retry (they would fail forever); said once. */
+bool db_corrupt(tracker *t) {
+    const char *why = store_corruption(t->st);
+    if (why && !t->corrupt_logged) {
+        t->corrupt_logged = true;
+        log_error("%s; parses and writes stopped, the API answers 503 until goblind restarts on a good database", why);
+    }
+    return why != NULL;
+}
+
+/* Status writes have their own lane: one thread of their own (a locked database must not
+ * stall the loop, and a status must not wait behind two long parses on the worker pool),
+ * one write at a time per run so they land in order. A failed write (database full,
+ * read-only, locked) is logged once and retried every 2 s; the API keeps serving what is
+ * stored meanwhile. */
+typedef struct status_job {
+    struct status_job *next;
+    run *r;
+    char *id, *root, *path;
+    run_status status;
+    bool ok;
+} status_job;
+
+struct status_lane {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    status_job *todo, *todo_tail, *done;   /* todo in order; done in any order */
+    bool quit, started;
+    uv_async_t async;            /* the lane thread wakes the loop with finished jobs */
+    int in_flight;               /* loop thread: queued or running */
+};
+
+static void *lane_main(void *arg) {
+    status_lane *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->todo && !l->quit) pthread_cond_wait(&l->cv, &l->mu);
+        if (!l->todo) break;                    /* quit, and nothing left */
+        status_job *j = l->todo;
+        l->todo = j->next;
+        if (!l->todo) l->todo_tail = NULL;
+        pthread_mutex_unlock(&l->mu);
+        j->ok = store_set_status(j->r->t->st, j->id, j->root, j->path, j->status, now_ms()) == 0;
+        pthread_mutex_lock(&l->mu);
+        j->next = l->done;
+        l->done = j;
+        uv_async_send(&l->async);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+static void status_done(status_job *j);
+
+static void lane_closed(uv_handle_t *h) { handle_closed(h); }
+
+static void on_lane_async(uv_async_t *h) {
+    status_lane *l = h->data;
+    pthread_mutex_lock(&l->mu);
+    status_job *done = l->done;
+    l->done = NULL;
+    pthread_mutex_unlock(&l->mu);
+    while (done) {
+        status_job *j = done;
+        done = j->next;
+        l->in_flight--;
+        status_done(j);                         /* may free the tracker's last run, not the lane */
+    }
+}
+
+bool status_lane_start(tracker *t) {
+    status_lane *l = calloc(1, sizeof *l);
+    if (!l) return false;
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    uv_async_init(t->loop, &l->async, on_lane_async);
+    l->async.data = l;
+    t->open_handles++;
+    t->lane = l;
+    l->started = pthread_create(&l->thread, NULL, lane_main, l) == 0;
+    return l->started;
+}
+
+void status_lane_stop(tracker *t) {
+    status_lane *l = t->lane;
+    if (l && l->in_flight == 0 && !uv_is_closing((uv_handle_t *)&l->async))
+        uv_close((uv_handle_t *)&l->async, lane_closed);   /* else once the last write is back */
+}
+
+void status_lane_free(tracker *t) {
+    status_lane *l = t->lane;
+    if (!l) return;
+    pthread_mutex_lock(&l->mu);
+    l->quit = true;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    if (l->started) pthread_join(l->thread, NULL);
+    pthread_mutex_destroy(&l->mu);
+    pthread_cond_destroy(&l->cv);
+    free(l);
+    t->lane = NULL;
+}
+
+static void status_done(status_job *j) {
+    run *r = j->r;
+    tracker *t = r->t;
+    t->inflight--;
+    r->status_writing = false;
+    r->refs--;                                  /* the job's; the run is freed below at the latest */
+    if (t->stopping) status_lane_stop(t);       /* the lane's handle closes after its last write */
+    bool ok = j->ok;
+    if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, run_status_name(j->status));
+    if (!ok && db_corrupt(t)) r->status_failed = true;             /* no retry, no per-run line */
+    if (!ok && !r->status_failed)
+        log_error("run %s: cannot store status %s: %s; retrying", r->id, run_status_name(j->status), store_last_error(t->st));
+    r->status_failed = !ok;
+    if (!ok) r->status_dirty = true;
+    free(j->id);
+    free(j->root);
+    free(j->path);
+    free(j);
+    if (r->forgotten) {
+        if (r->refs == 0) free_run(r);
+        if (t->stopping && t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
+        return;
+    }
+    if (t->stopping) {
+        if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
+        return;
+    }
+    if (ok) t->changed(t->user, r->id);
+    if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
+    else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
+    else if (r->gone && !r->parsing) forget(r);
+}
+
+void write_status(run *r) {
+    tracker *t = r->t;
+    if (r->status_writing || t->stopping) { r->status_dirty = true; return; }
+    if (db_corrupt(t)) return;
+    status_job *j = calloc(1, sizeof *j);
+    if (!j) { r->status_dirty = true; return; }
+    j->r = r;
+    j->id = strdup(r->id);
+    j->root = strdup(r->root);
+    j->path = strdup(r->path);
+    j->status = r->status;
+    status_lane *l = t->lane;
+    if (!l || !l->started || !j->id || !j->root || !j->path) {
+        r->status_dirty = true;
+        free(j->id); free(j->root); free(j->path); free(j);
+        return;
+    }
+    r->status_dirty = false;
+    r->status_writing = true;
+    t->inflight++;
+    r->refs++;
+    l->in_flight++;
+    pthread_mutex_lock(&l->mu);
+    if (l->todo_tail) l->todo_tail->next = j;
+    else l->todo = j;
+    l->todo_tail = j;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void on_retry(uv_timer_t *h) {
+    tracker *t = h->data;
+    if (t->stopping) return;
+    FOR_EACH_RUN(t, r) {
+        if (r->status_dirty && !r->status_writing) write_status(r);
+    }
+}

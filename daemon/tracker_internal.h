@@ -1,0 +1,169 @@
+/* tracker_internal: the run tracker's private types, shared by its files only.
+ *
+ *   run_tracker.c    the per-run state machine (settle, parse, quiet) and the lifecycle
+ *   run_table.c      the run hash table, artefact signatures, small path helpers
+ *   status_writer.c  status writes on the worker pool, retries, the corrupt-database stop
+ *   watches.c        inotify watches (libuv fs events), fallback to scanning
+ *   discovery.c      root scans, discovery of run directories, the start-up backfill
+ *
+ * Everything here runs on the loop thread except parse_work/status_work. */
+#ifndef GOBLIN_TRACKER_INTERNAL_H
+#define GOBLIN_TRACKER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/run_files.h"
+#include "core/run_parse.h"
+#include "daemon/run_tracker.h"
+#include "parsers/artefact.h"
+
+#define MAX_SUBWATCH 8
+
+typedef struct run run;
+typedef struct status_lane status_lane;
+
+/* Which directory a watch is on: a path deleted and created again is another directory,
+ * and its old inotify watch is dead. */
+typedef struct dir_id {
+    uint64_t dev, ino;
+} dir_id;
+
+typedef struct root {
+    char *path;
+    dir_id watched_id;
+    uint64_t *skipped;           /* hashes of names already logged as skipped */
+    size_t n_skipped;
+    uv_fs_event_t ev;
+    uv_timer_t rescan;           /* debounces bursts of root events into one scan */
+    bool watching, unreadable_logged;
+    tracker *t;
+} root;
+
+struct run {
+    char *id, *root, *path;
+    run_status status;
+    tracker *t;
+    uv_fs_event_t watch;
+    dir_id watch_id;             /* the directory r->watch is on */
+    bool watching;
+    uv_fs_event_t *sub;          /* rocprofv3 sub-directories, allocated when one appears */
+    char **sub_name;
+    int n_sub;
+    uv_timer_t settle, quiet;
+    bool parsing, reparse, have_parse, parsed_ok, gone, dup_warned;
+    bool status_dirty;           /* the stored status is behind r->status */
+    bool status_writing, status_failed;
+    bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
+    int refs;                    /* open handles + jobs in flight that point at this run */
+    run_sig parsed_sig, seen_sig;
+    int64_t last_change_ms;
+    int64_t settle_since_ms;     /* first file event not yet parsed (0: none): bounds the debounce */
+    int64_t parse_started_ms;    /* of the last parse (0: never) */
+    int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
+    double parse_ms;             /* of the last stored parse (logged with the outcome) */
+    char *fail_reason;           /* owned copy: why the last parse is not complete (NULL: it is) */
+    run *next;                   /* hash chain */
+};
+
+struct tracker {
+    uv_loop_t *loop;
+    store *st;
+    const goblind_config *cfg;
+    tracker_changed_fn changed;
+    void *user;
+    run **buckets;
+    size_t nbuckets, nruns;
+    root roots[MAX_ROOTS];
+    size_t n_roots;
+    uv_timer_t scan, retry;
+    bool fallback, ready, stopping;
+    bool corrupt_logged;         /* the database is corrupt: said once, writes stopped */
+    _Atomic bool cancel;         /* shutdown: parses in flight stop at their next chunk */
+    status_lane *lane;           /* status writes' own thread (status_writer.c) */
+    goblind_counters *counters;
+    size_t watched;
+    int inflight, open_handles;
+    void (*done)(void *);
+    void *done_arg;
+};
+
+typedef struct parse_job {
+    uv_work_t req;
+    run *r;
+    char *id, *root, *path;
+    run_result res;
+    bool ok, stored;
+    bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
+    parse_limits lim;            /* copied from the configuration when queued */
+    run_sig sig;
+    uint64_t bytes;
+    double seconds;
+    const char *error;           /* NULL when ok; static text or a warning inside res: copy before free_job */
+} parse_job;
+
+#define FOR_EACH_RUN(t, r) \
+    for (size_t b_ = 0; b_ < (t)->nbuckets; b_++) for (run *r = (t)->buckets[b_]; r; r = r->next)
+
+/* run_table.c */
+int64_t now_ms(void);
+char *join(const char *a, const char *b);          /* "a/b", malloc'd */
+bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
+void sig_of(const run *r, run_sig *sig);            /* the artefacts' (size, mtime, inode) now */
+bool sig_equal(const run_sig *a, const run_sig *b);
+run *lookup(tracker *t, const char *id);
+void insert(tracker *t, run *r);
+void unlink_run(tracker *t, run *r);
+void free_run(run *r);
+void run_unref(run *r);                             /* a forgotten run is freed with its last ref */
+tracker *handle_tracker(uv_handle_t *h);
+void handle_closed(uv_handle_t *h);                 /* close callback of every tracker handle */
+run *run_new(tracker *t, const char *root_path, const char *id);
+
+/* status_writer.c */
+bool db_corrupt(tracker *t);                        /* store_corruption(), logged once */
+void write_status(run *r);                          /* store r->status (worker pool, in order) */
+void on_retry(uv_timer_t *h);
+bool status_lane_start(tracker *t);                 /* at tracker_start; false: no thread */
+void status_lane_stop(tracker *t);                  /* closes its handle once no write is in flight */
+void status_lane_free(tracker *t);                  /* joins the thread (after the loop ended) */
+
+/* watches.c */
+bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
+void unwatch(tracker *t, uv_fs_event_t *h);
+void watch_subdirs(run *r);
+bool dir_id_of(const char *path, dir_id *id);       /* stat (follows a symlink); false if not a dir */
+void watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
+/* r->path is now another directory than the watched one (deleted and created again, or
+ * replaced by a copy): watch the new one, sub-directories too, and touch the run. A
+ * recreated directory often gets the freed inode number back, so the watch's own
+ * IN_DELETE_SELF / IN_MOVE_SELF / IN_IGNORED (self_event) also counts as replaced. */
+bool rewatch_if_replaced(run *r, bool self_event);
+/* libuv reports a watched directory's own events under its base name. */
+bool is_self_event(const char *watched_path, const char *name);
+/* The same for a root: re-watch it when it was recreated; unwatch it while it is missing. */
+void rewatch_root(tracker *t, root *ro, bool exists);
+
+/* discovery.c */
+void scan_root(tracker *t, root *ro, store_reader *rd);
+void on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
+void on_scan(uv_timer_t *h);
+/* r's directory is gone from its root; when another root holds the same id, that copy takes
+ * over at once (not at the next rescan, and never `gone` in between). */
+bool take_over_from_other_root(run *r);
+
+/* run_tracker.c */
+void run_touch(run *r);                             /* a file changed: (re)start the settle timer */
+void set_status(run *r, run_status st);
+void forget(run *r);
+void mark_gone(run *r);
+void run_handle_closed(uv_handle_t *h);
+void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
+void on_settle(uv_timer_t *h);
+void on_quiet(uv_timer_t *h);
+void arm_quiet(run *r);
+void start_parse(run *r);
+
+#endif

@@ -1,0 +1,41 @@
+/* retention: forgetting runs — DELETE /runs/<id>, and the retention policy (at most N runs, at
+ * most D days old, the database under db_max_size_mb) that evicts the oldest finished runs.
+ *
+ * A forgotten run's row, artefacts, kernels and metrics are deleted; its artefact signature is
+ * kept in forgotten_runs / forgotten_artefacts so its directory is not ingested again while its
+ * files stay as they were. Two triggers make that hold whatever the tracker does: a status
+ * write (an INSERT with ingest_count 0) for a forgotten id is ignored, and a real ingest
+ * (ingest_count > 0) brings the run back and clears its forgotten entry. */
+#ifndef GOBLIN_RETENTION_H
+#define GOBLIN_RETENTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+
+typedef struct retention_policy {
+    int max_runs;          /* 0: no limit */
+    int max_age_days;      /* 0: no limit; by updated_at */
+    int max_size_mb;       /* 0: no limit; evict while the used pages exceed 90% of it, down to 80% */
+    bool make_room;        /* an ingest just failed on the size limit: evict the oldest finished run
+                              even below 90% (with max_size_mb set) */
+} retention_policy;
+
+/* Creates the retention tables and triggers when missing (idempotent). 0 on success. */
+int retention_init(store *s);
+
+/* Forgets one run (why: for the log and the table). *found false when the id is unknown.
+ * Thread-safe. 0 on success, -1 on a database error (store_last_error). */
+int retention_forget(store *s, const char *id, int64_t now_ms, const char *why, bool *found);
+
+/* The artefact signature a forgotten run had; false when id is not forgotten. */
+bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig);
+
+typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
+
+/* Evicts finished runs (complete, failed, gone) beyond the policy, oldest first, one
+ * transaction each, calling evicted() after each. Returns how many, or -1 on a database error. */
+int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, retention_evicted_fn evicted, void *user);
+
+#endif
