@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 
 static void write_value(jw_out *j, const json_t *v) {
     switch (json_typeof(v)) {

@@ -5,7 +5,7 @@
 #define GOBLIN_KERNELS_BODY_H
 
 #include "api/body_stream.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "storage/store.h"
 
 /* One kernel object: name, calls, total_ns, avg_ns, min_ns, max_ns, pct_time, gemm,

@@ -1,7 +1,7 @@
 /* metrics_cache: a small open-addressing table behind one mutex. */
 #include "api/metrics_cache.h"
 
-#include "core/str_hash.h"
+#include "base/str_hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>

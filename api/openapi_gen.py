@@ -56,7 +56,10 @@ schemas = {
                      "steps_source": {"type": ["string", "null"],
                                       "enum": ["flag", "metadata", "profiler_steps", "default", None]},
                      "step_time_source": {"type": ["string", "null"],
-                                          "enum": ["metadata", "profiler_steps", "span_per_step", "span", "none", None]}}),
+                                          "enum": ["metadata", "profiler_steps", "span_per_step", "span", "none", None]},
+                     # how the file was chosen (issue 10): a name pattern or a content sniff, and its score
+                     "found_by": {"type": ["string", "null"]},
+                     "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100}}),
                  "additionalProperties": True},
     "RunDetail": {**obj({"id": RUN_ID, "status": STATUS, "root": {"type": "string"}, "path": {"type": "string"},
                          "created_at": TIME, "updated_at": TIME, "completed_at": {"oneOf": [TIME, {"type": "null"}]},

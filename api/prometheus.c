@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "core/waste_budget.h"
 
 #define GIB 1073741824.0   /* the reference's "GB" is MiB / 1024 */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "core/counters.h"
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 #include "storage/store.h"
 
 typedef struct prometheus_source {

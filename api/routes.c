@@ -11,7 +11,7 @@
 #include "api/compare.h"
 #include "api/events.h"
 #include "api/kernels_body.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "core/run_files.h"
 #include "parsers/kernel_table.h"
 #include "storage/retention.h"
@@ -176,10 +176,12 @@ static void detail_row(void *user, const run_row *row) {
         "hbm_peak_gb", opt_json(row->hbm_peak_gb), "warnings", warnings ? warnings : json_array());
 }
 
-/* How the artefact was read (columns, rows_used, rows_skipped, steps_source,
- * step_time_source; docs/API.md), from its stored JSON; all null when it was not read. */
+/* How the artefact was found and read (found_by, sniff_score, columns, rows_used,
+ * rows_skipped, steps_source, step_time_source; docs/API.md), from its stored JSON; all
+ * null when it was not read. */
 static void add_reading(json_t *artefact, const char *reading) {
-    static const char *const KEYS[] = {"columns", "rows_used", "rows_skipped", "steps_source", "step_time_source"};
+    static const char *const KEYS[] = {"found_by", "sniff_score", "columns", "rows_used", "rows_skipped",
+                                       "steps_source", "step_time_source"};
     json_t *r = reading ? json_loads(reading, 0, NULL) : NULL;
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
         json_t *v = r ? json_object_get(r, KEYS[i]) : NULL;

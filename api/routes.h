@@ -10,7 +10,7 @@
 #include "api/body_stream.h"
 #include "api/http_api.h"
 #include "api/metrics_cache.h"
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
 typedef struct api_request {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/format_pipe.h"
 #include "core/run_files.h"
 #include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
@@ -224,7 +226,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
     info->size = (uint64_t)st.st_size;
     info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
     info->inode = (uint64_t)st.st_ino;
-    uint8_t head[64];
+    uint8_t head[SNIFF_BYTES];
     ssize_t hn = pread(fd, head, sizeof head, 0);
     o->p = parser_for(kind, o->label, head, hn > 0 ? (size_t)hn : 0);
     o->gz = ends_with(o->label, ".gz");
@@ -236,6 +238,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
         return false;
     }
     info->format = o->p->name;
+    info->sniff_score = o->p->sniff(o->label, head, hn > 0 ? (size_t)hn : 0);
     info->pieces = 1;
     return true;
 }
@@ -244,20 +247,33 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
 static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
                        artefact_info *info) {
     uint8_t *buf = malloc(READ_CHUNK);
-    void *state = buf ? o->p->open(opt, o->label, summary, diag) : NULL;
-    if (!state) {
+    format_pipe pipe;
+    if (!buf || !format_pipe_open(&pipe, o->p, kind, opt, o->label, summary, diag)) {
         diag_add(diag, "%s: out of memory", o->label);
         free(buf);
         close(o->fd);
         return;
     }
     double t0 = now_ms();
-    bool stopped, ok = o->gz ? pump_gzip(opt, o->fd, o->p, state, buf, o->label, diag, info)
-                             : pump_range(opt, o->fd, 0, UINT64_MAX, o->p, state, buf, o->label, diag, &info->bytes_parsed, &stopped);
-    if (ok) o->p->finish(state);
-    else artefact_summary_reset(kind, summary);       /* like the reference: nothing from a failed read */
+    if (o->p->read_path) {                          /* not a byte stream: the format reads the open file */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", o->fd);
+        bool ok = o->p->read_path(pipe.fmt, path);
+        info->bytes_parsed = ok ? info->size : 0;
+        if (ok) format_pipe_finish(&pipe);
+        info->parse_ms = now_ms() - t0;
+        format_pipe_close(&pipe);
+        if (!ok) artefact_summary_reset(kind, summary);
+        free(buf);
+        close(o->fd);
+        return;
+    }
+    bool stopped, ok = o->gz ? pump_gzip(opt, o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
+                             : pump_range(opt, o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
+    if (ok) format_pipe_finish(&pipe);
     info->parse_ms = now_ms() - t0;
-    o->p->close(state);
+    format_pipe_close(&pipe);
+    if (!ok) artefact_summary_reset(kind, summary);   /* like the reference: nothing from a failed read */
     free(buf);
     close(o->fd);
 }
@@ -284,7 +300,8 @@ struct artefact_reading {
     opened o;
     uint64_t at;
     uint8_t *head_buf;
-    void *head, *tail;
+    format_pipe head, tail;
+    bool head_open, tail_open;
     bool head_ok, head_stopped;
     double head_ms;
     diag_list tail_diag;
@@ -299,7 +316,7 @@ static void *whole_thread(void *arg) {
 static void *head_thread(void *arg) {
     artefact_reading *r = arg;
     double t0 = now_ms();
-    r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head, r->head_buf, r->o.label, r->diag,
+    r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
                             &r->info->bytes_parsed, &r->head_stopped);
     r->head_ms = now_ms() - t0;
     return NULL;
@@ -320,10 +337,10 @@ static uint64_t find_split(const opened *o, uint64_t want, uint64_t size, uint64
 }
 
 static void split_free(artefact_reading *r) {
-    if (r->head) r->o.p->close(r->head);
-    if (r->tail) r->o.p->close(r->tail);
+    if (r->head_open) format_pipe_close(&r->head);
+    if (r->tail_open) format_pipe_close(&r->tail);
     free(r->head_buf);
-    r->head = r->tail = NULL;
+    r->head_open = r->tail_open = false;
     r->head_buf = NULL;
 }
 
@@ -339,10 +356,13 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
         r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
         if (r->at) {
             r->head_buf = malloc(READ_CHUNK);
-            r->head = r->head_buf ? r->o.p->open(opt, r->o.label, summary, diag) : NULL;
-            r->tail = r->head ? r->o.p->open_resumed(opt, r->o.label, summary, &r->tail_diag, r->at) : NULL;
+            /* the file's first bytes, for a tail that must know the header (CSV) */
+            ssize_t hn = r->head_buf ? pread(r->o.fd, r->head_buf, RESUME_WINDOW, 0) : -1;
+            r->head_open = hn > 0 && format_pipe_open(&r->head, r->o.p, kind, opt, r->o.label, summary, diag);
+            r->tail_open = r->head_open && format_pipe_open_resumed(&r->tail, r->o.p, kind, opt, r->o.label, summary,
+                                                                    &r->tail_diag, r->at, r->head_buf, (size_t)hn);
         }
-        if (r->tail) {
+        if (r->tail_open) {
             r->split = true;
             r->threaded = pthread_create(&r->thread, NULL, head_thread, r) == 0;
             return r;
@@ -361,22 +381,22 @@ static void read_split(artefact_reading *r) {
     uint8_t *buf = malloc(READ_CHUNK);
     double t0 = now_ms();
     uint64_t tail_bytes = 0;
-    bool stopped, tail_ok = buf && pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail, buf, o->label, &r->tail_diag,
-                                              &tail_bytes, &stopped);
+    bool stopped, tail_ok = buf && pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
+                                              &r->tail_diag, &tail_bytes, &stopped);
     if (r->threaded) pthread_join(r->thread, NULL);
     else head_thread(r);
     bool head_whole = r->head_ok && !r->head_stopped && info->bytes_parsed == r->at;
-    if (head_whole && tail_ok && o->p->join(r->head, r->tail)) {
+    if (head_whole && tail_ok && format_pipe_join(&r->head, &r->tail)) {
         info->bytes_parsed += tail_bytes;
         info->pieces = 2;
-        o->p->finish(r->tail);
+        format_pipe_finish(&r->tail);
         diag_move(r->diag, &r->tail_diag);
     } else {
         bool ok = r->head_ok;
         if (head_whole)                          /* the head reads on alone */
-            ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->head, r->head_buf, o->label, r->diag,
+            ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, r->head_buf, o->label, r->diag,
                             &info->bytes_parsed, &stopped);
-        if (ok) o->p->finish(r->head);
+        if (ok) format_pipe_finish(&r->head);
         else artefact_summary_reset(r->kind, r->summary);
     }
     info->parse_ms = now_ms() - t0 + r->head_ms;

@@ -24,6 +24,7 @@ typedef struct artefact_info {
     double parse_ms;         /* reading and parsing, both pieces' times added when split */
     unsigned pieces;         /* 2 when read in two pieces on two threads and joined, else 1 (0: not read) */
     const char *format;      /* parser name, NULL when none ran */
+    int sniff_score;         /* how well the format's sniff said it fits (0-100) */
     const char *error;       /* the first warning about this file (owned by the run's warnings), or NULL */
 } artefact_info;
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 
 static void number(jw_out *j, const char *key, double v, const char **nonfinite) {
     jw_key(j, key);

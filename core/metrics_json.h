@@ -4,7 +4,7 @@
 #define GOBLIN_METRICS_JSON_H
 
 #include "core/waste_budget.h"
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 /* Renders m into out (appending). indent 0 = compact. A non-finite number is written as 0
  * and named in an extra warning. */

@@ -1,12 +1,17 @@
 /* read_facts_json: read_facts -> JSON (see the header). */
 #include "core/read_facts_json.h"
 
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 
 void read_facts_render(const read_facts *f, strbuf *out) {
     jw_out j;
     jw_begin(&j, out, 0);
     jw_object_open(&j);
+    jw_key(&j, "found_by");
+    if (f->found_by) jw_string(&j, f->found_by);
+    else jw_null(&j);
+    jw_key(&j, "sniff_score");
+    jw_int(&j, f->sniff_score);
     jw_key(&j, "columns");
     jw_object_open(&j);
     for (size_t i = 0; i < f->n_columns; i++) {

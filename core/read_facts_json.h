@@ -9,7 +9,7 @@
 #define GOBLIN_READ_FACTS_JSON_H
 
 #include "parsers/artefact.h"
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 /* Appends {"columns": {quantity: column|null}, "rows_used": n, "rows_skipped": {reason: n},
  * "steps_source": s|null, "step_time_source": s|null} (compact). */

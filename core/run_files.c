@@ -1,11 +1,14 @@
-/* run_files: artefact discovery in one run directory. */
+/* run_files: artefact discovery in one run directory, driven by the formats' names. */
 #include "core/run_files.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "parsers/parser_registry.h"
 
 static const char *const KIND_NAMES[ARTEFACT_KIND_COUNT] = {"kernel trace", "torch profile", "amd-smi telemetry"};
 
@@ -21,66 +24,80 @@ static bool exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
+static bool has_wildcard(const char *p) { return strpbrk(p, "*?[") != NULL; }
 
-/* Smallest name ending in *kernel_trace.csv in dir (not following into subdirectories). */
-static char *first_kernel_trace(const char *dir) {
+/* The smallest entry name of dir matching `pattern` (a plain name: when it exists), or NULL. */
+static char *smallest_match(const char *dir, const char *pattern) {
+    if (!has_wildcard(pattern)) {
+        char *p = join(dir, pattern);
+        bool found = p && exists(p);
+        free(p);
+        return found ? strdup(pattern) : NULL;
+    }
     DIR *d = opendir(dir);
     if (!d) return NULL;
     char *best = NULL;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!ends_with(e->d_name, "kernel_trace.csv")) continue;
+        if (fnmatch(pattern, e->d_name, 0) != 0) continue;
         if (!best || strcmp(e->d_name, best) < 0) { free(best); best = strdup(e->d_name); }
     }
     closedir(d);
-    if (!best) return NULL;
-    char *p = join(dir, best);
-    free(best);
-    return p;
+    return best;
 }
 
-static char *find_kernel_trace(const char *run_dir) {
-    char *p = join(run_dir, "trace.csv");
-    if (!p || exists(p)) return p;
-    char *found = first_kernel_trace(run_dir);
-    if (found) { free(p); return found; }
-    DIR *d = opendir(run_dir);                       /* rocprofv3: <host>/<pid>_kernel_trace.csv */
-    if (!d) return p;
+/* "sub/name" for a pattern "SUB/NAME": the smallest such pair over the real (not symlinked,
+ * not hidden) sub-directories of run_dir matching SUB, or NULL. */
+static char *smallest_nested_match(const char *run_dir, const char *pattern) {
+    const char *slash = strchr(pattern, '/');
+    char *sub_pat = strndup(pattern, (size_t)(slash - pattern));
+    DIR *d = sub_pat ? opendir(run_dir) : NULL;
     char *best = NULL;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || fnmatch(sub_pat, e->d_name, 0) != 0) continue;
         char *sub = join(run_dir, e->d_name);
         struct stat st;
-        if (sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            char *cand = first_kernel_trace(sub);
-            if (cand && (!best || strcmp(cand, best) < 0)) { free(best); best = cand; }
-            else free(cand);
-        }
+        char *name = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(sub, slash + 1) : NULL;
+        char *cand = name ? join(e->d_name, name) : NULL;
+        if (cand && (!best || strcmp(cand, best) < 0)) { free(best); best = cand; }
+        else free(cand);
+        free(name);
         free(sub);
     }
-    closedir(d);
-    if (best) { free(p); return best; }
-    return p;
+    if (d) closedir(d);
+    free(sub_pat);
+    return best;
+}
+
+/* The path of `kind` in run_dir: the first pattern (formats in registry order, each
+ * format's names in order) that matches; when none does, the first pattern's path, so
+ * the warning names the file that was expected. */
+static char *find_kind(const char *run_dir, artefact_kind kind, const char **found_by) {
+    const char *expected = NULL;
+    *found_by = NULL;
+    for (const artefact_parser *const *p = parser_list(); *p; p++) {
+        if ((*p)->kind != kind || !(*p)->names) continue;
+        for (const char *const *pat = (*p)->names; *pat; pat++) {
+            if (!expected) expected = *pat;
+            char *rel = strchr(*pat, '/') ? smallest_nested_match(run_dir, *pat) : smallest_match(run_dir, *pat);
+            if (rel) {
+                char *path = join(run_dir, rel);
+                free(rel);
+                *found_by = *pat;
+                return path;
+            }
+        }
+    }
+    return join(run_dir, expected ? expected : artefact_kind_name(kind));
 }
 
 bool run_files_find(const char *run_dir, run_files *out) {
     memset(out, 0, sizeof *out);
-    out->path[ARTEFACT_KERNEL_TRACE] = find_kernel_trace(run_dir);
-    char *torch = join(run_dir, "torch_profile.json");
-    if (torch && !exists(torch)) {
-        char *gz = join(run_dir, "torch_profile.json.gz");
-        if (gz && exists(gz)) { free(torch); torch = gz; }
-        else free(gz);
-    }
-    out->path[ARTEFACT_TORCH_PROFILE] = torch;
-    out->path[ARTEFACT_TELEMETRY] = join(run_dir, "amd_smi.csv");
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++)
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        out->path[k] = find_kind(run_dir, (artefact_kind)k, &out->found_by[k]);
         if (!out->path[k]) { run_files_free(out); return false; }
+    }
     return true;
 }
 

@@ -1,9 +1,11 @@
 /* run_files: which file in a run directory is which artefact.
  *
- * goblin_runner writes trace.csv, torch_profile.json (or .json.gz) and amd_smi.csv;
- * rocprofv3 left to itself writes <host>/<pid>_kernel_trace.csv, so when trace.csv is
- * absent the kernel trace is the first *kernel_trace.csv (by name) in the run
- * directory or one level below it. */
+ * Data-driven: every registered format declares the names its files have
+ * (artefact_parser.names), and the first pattern that matches wins for its kind. With
+ * today's formats: trace.csv, else the first *kernel_trace.csv (by name) in the run
+ * directory, else one level below it (rocprofv3 left to itself writes
+ * <host>/<pid>_kernel_trace.csv); torch_profile.json, else .json.gz; amd_smi.csv.
+ * Which format's content then reads the file is the reader's sniff (parser_for). */
 #ifndef GOBLIN_RUN_FILES_H
 #define GOBLIN_RUN_FILES_H
 
@@ -11,6 +13,7 @@
 
 typedef struct run_files {
     char *path[ARTEFACT_KIND_COUNT];   /* always set: the expected path when nothing was found */
+    const char *found_by[ARTEFACT_KIND_COUNT]; /* the name pattern that matched (static), NULL when none did */
 } run_files;
 
 /* false only on allocation failure. */

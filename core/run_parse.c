@@ -23,6 +23,17 @@ static uint64_t torch_tail_bytes(const run_files *f) {
     return tail > 0 ? (uint64_t)tail : 0;
 }
 
+/* When the kernel trace is the critical file (the torch profile is absent or much smaller,
+ * as when rocprofv3 ran alone), the tail of it this thread should read after the telemetry
+ * while a second thread reads its head: csv - tail = tail + telemetry. 0: read it whole
+ * here, as when the torch profile keeps the second thread busy. */
+static uint64_t kernel_tail_bytes(const run_files *f) {
+    uint64_t json = file_size(f->path[ARTEFACT_TORCH_PROFILE]), csv = file_size(f->path[ARTEFACT_KERNEL_TRACE]);
+    uint64_t smi = file_size(f->path[ARTEFACT_TELEMETRY]);
+    if (json * 4 >= csv || smi >= csv) return 0;
+    return (csv - smi) / 2;
+}
+
 /* Default mode, when the kernel trace yields no kernel: the torch profile's GPU kernel events
  * become the kernels (the reference's rule), with a warning giving their count. */
 static void kernels_from_torch(run_result *out) {
@@ -33,6 +44,12 @@ static void kernels_from_torch(run_result *out) {
     kernel_table_init(t);
     diag_add(&out->metrics.warnings, "kernels taken from the torch profile: %llu GPU kernel events",
              (unsigned long long)k->dispatches);
+}
+
+/* The read facts of artefact `kind` (each summary struct carries its own). */
+static read_facts *facts_of(run_result *r, artefact_kind kind) {
+    return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
+                                                                                         : &r->telemetry.facts;
 }
 
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
@@ -51,10 +68,17 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     artefact_reading *torch = artefact_read_begin(out->files.path[ARTEFACT_TORCH_PROFILE], ARTEFACT_TORCH_PROFILE,
                                                   &popt, &out->torch, &tdiag, &out->info[ARTEFACT_TORCH_PROFILE],
                                                   torch_tail_bytes(&out->files));
-    artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt, &out->kernels,
-                  &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
+    uint64_t kernel_tail = kernel_tail_bytes(&out->files);
+    artefact_reading *kernels = NULL;
+    if (kernel_tail)                    /* its head on a third thread, its tail here after the telemetry */
+        kernels = artefact_read_begin(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt,
+                                      &out->kernels, &kdiag, &out->info[ARTEFACT_KERNEL_TRACE], kernel_tail);
+    else
+        artefact_read(out->files.path[ARTEFACT_KERNEL_TRACE], ARTEFACT_KERNEL_TRACE, &popt, &out->kernels,
+                      &kdiag, &out->info[ARTEFACT_KERNEL_TRACE]);
     artefact_read(out->files.path[ARTEFACT_TELEMETRY], ARTEFACT_TELEMETRY, &popt, &out->telemetry,
                   &sdiag, &out->info[ARTEFACT_TELEMETRY]);
+    artefact_read_end(kernels);
     artefact_read_end(torch);
     if (!popt.seed_compat && kernel_rows_seen && !out->kernels.kernels.dispatches) {
         /* the kernel trace had rows but its read then failed (nothing kept, like the
@@ -84,6 +108,11 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     if (out->metrics.span_is_steps)
         diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
                  (long long)out->metrics.steps);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {        /* how each file was chosen */
+        read_facts *f = facts_of(out, (artefact_kind)k);
+        f->found_by = out->files.found_by[k];
+        f->sniff_score = out->info[k].sniff_score;
+    }
     out->torch.facts.steps_source = out->metrics.steps_source;
     out->torch.facts.step_time_source = out->metrics.step_time_source;
     run_metrics_clamp(&out->metrics);
@@ -99,10 +128,7 @@ void run_result_free(run_result *r) {
     memset(r, 0, sizeof *r);
 }
 
-const read_facts *run_result_facts(const run_result *r, artefact_kind kind) {
-    return kind == ARTEFACT_KERNEL_TRACE ? &r->kernels.facts : kind == ARTEFACT_TORCH_PROFILE ? &r->torch.facts
-                                                                                         : &r->telemetry.facts;
-}
+const read_facts *run_result_facts(const run_result *r, artefact_kind kind) { return facts_of((run_result *)r, kind); }
 
 headline_known run_result_known(const run_result *r) {
     return (headline_known){.tokens_per_sec = r->torch.tokens_per_sec.has, .mfu_pct = r->torch.mfu_pct.has,

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
-#include "core/str_hash.h"
+#include "base/str_hash.h"
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 #include "storage/retention.h"

@@ -107,7 +107,10 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
             report_steps(out, a, metrics, step_time_s);
             continue;
         }
-        fprintf(out, "      format        %s\n", str(a, "format"));
+        fprintf(out, "      format        %s (sniff score %lld", str(a, "format"),
+                (long long)json_integer_value(json_object_get(a, "sniff_score")));
+        if (json_is_string(json_object_get(a, "found_by"))) fprintf(out, "; found as %s", str(a, "found_by"));
+        fprintf(out, ")\n");
         json_t *cols = json_object_get(a, "columns");
         const char *q;
         json_t *v;

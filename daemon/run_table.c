@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include "core/str_hash.h"
+#include "base/str_hash.h"
 
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"

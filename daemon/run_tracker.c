@@ -167,12 +167,12 @@ static void parse_work(uv_work_t *req) {
         j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
         j->bytes += a->bytes_parsed;
     }
-    strbuf json = {0};
-    metrics_json_render(&j->res.metrics, 0, &json);
+    ingest_doc doc;                     /* the store sees a document, not the parse's structs */
+    bool doc_ok = ingest_doc_build(&j->res, &doc);
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
-                         .result = &j->res, .metrics_json = json.data, .error = error, .parse_ms = ms};
-    j->stored = json.data && store_ingest(j->r->t->st, &rec) == 0;
-    strbuf_free(&json);
+                         .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
+    j->stored = doc_ok && store_ingest(j->r->t->st, &rec) == 0;
+    ingest_doc_free(&doc);
 }
 
 static void free_job(parse_job *j) {
@@ -201,7 +201,7 @@ static void parse_done(uv_work_t *req, int status) {
         r->parsed_sig = j->sig;
         r->last_parse_ms = (int64_t)(j->seconds * 1000);
         r->parse_ms = j->seconds * 1e3;
-        free(r->fail_reason);                    /* j->error may point into j->res, freed below */
+        free(r->fail_reason);                   /* j->error may point into j->res, freed below */
         r->fail_reason = j->error ? strdup(j->error) : NULL;
         log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
     } else {

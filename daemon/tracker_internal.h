@@ -15,7 +15,10 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "core/run_files.h"
+#include "core/run_parse.h"
 #include "daemon/run_tracker.h"
+#include "parsers/artefact.h"
 
 #define MAX_SUBWATCH 8
 
@@ -61,7 +64,7 @@ struct run {
     int64_t parse_started_ms;    /* of the last parse (0: never) */
     int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
-    char *fail_reason;           /* owned copy: why the last parse is not complete (may be a warning) */
+    char *fail_reason;           /* owned copy: why the last parse is not complete (NULL: it is) */
     run *next;                   /* hash chain */
 };
 
@@ -98,7 +101,7 @@ typedef struct parse_job {
     run_sig sig;
     uint64_t bytes;
     double seconds;
-    const char *error;           /* static text, NULL when ok */
+    const char *error;           /* NULL when ok; static text or a warning inside res: copy before free_job */
 } parse_job;
 
 #define FOR_EACH_RUN(t, r) \

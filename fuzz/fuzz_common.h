@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format_pipe.h"
 #include "core/metrics_json.h"
 #include "core/waste_budget.h"
 #include "parsers/artefact.h"
@@ -31,7 +32,8 @@ static bool fuzz_sink(void *user, const uint8_t *buf, size_t n) {
     return p->feed(ctx[1], buf, n);
 }
 
-/* Parses data with p (through gunzip when gz), then computes and renders RunMetrics. */
+/* Parses data with p (through gunzip when gz; records through the kind's analysis, as the
+ * reader does), then computes and renders RunMetrics. */
 static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size, bool gz) {
     if (size == 0) return;
     size_t chunk = CHUNKS[data[0] & 7];
@@ -41,8 +43,9 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     fuzz_run r;
     memset(&r, 0, sizeof r);
     diag_init(&r.diag);
-    void *state = p->open(&opt, "fuzz", fuzz_summary(&r, p->kind), &r.diag);
-    if (!state) return;
+    format_pipe pipe;
+    if (!format_pipe_open(&pipe, p, p->kind, &opt, "fuzz", fuzz_summary(&r, p->kind), &r.diag)) return;
+    void *state = pipe.fmt;
     bool ok = true;
     if (gz) {
         void *ctx[2] = {(void *)p, state};
@@ -54,8 +57,8 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
         for (size_t i = 0; i < size && ok; i += chunk) ok = p->feed(state, data + i, size - i < chunk ? size - i : chunk);
         ok = true;
     }
-    if (ok) p->finish(state);
-    p->close(state);
+    if (ok) format_pipe_finish(&pipe);
+    format_pipe_close(&pipe);
     run_metrics m;
     memset(&m, 0, sizeof m);
     waste_inputs in = {.kernels = &r.k, .torch = &r.t, .telemetry = &r.s, .seed_compat = opt.seed_compat};
@@ -83,7 +86,7 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
  * way the reader joins them, must give the same summary to the bit and the same
  * warnings. Aborts (a finding) when they differ. */
 static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
-    if (!p->resume_point || from >= size) return;
+    if (!p->resume_point || !p->open_resumed || from >= size) return;   /* (record formats: tests/check_split.c) */
     size_t at = from + p->resume_point(data + from, size - from);
     if (at >= size || at == 0) return;
     parse_options opt = {0};
@@ -129,6 +132,55 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
     diag_free(&two.diag);
     torch_summary_free(&one.t);
     torch_summary_free(&two.t);
+}
+
+/* The same for a kernel-trace record format (core/format_pipe: the format's join and the
+ * kernel_stats analysis's): the kernel table, read facts and warnings of a read in two
+ * pieces must equal the sequential read's, or the harness aborts. */
+static inline void fuzz_split_equal_kernels(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
+    if (!p->resume_point || !p->open_records_resumed || from >= size) return;
+    size_t at = from + p->resume_point(data + from, size - from);
+    if (at >= size || at == 0) return;
+    parse_options opt = {0};
+    fuzz_run one, two;
+    memset(&one, 0, sizeof one);
+    memset(&two, 0, sizeof two);
+    diag_init(&one.diag);
+    diag_init(&two.diag);
+    diag_list tail_diag;
+    diag_init(&tail_diag);
+    format_pipe whole, head, tail;
+    bool w = format_pipe_open(&whole, p, p->kind, &opt, "fuzz", &one.k, &one.diag);
+    bool h = format_pipe_open(&head, p, p->kind, &opt, "fuzz", &two.k, &two.diag);
+    bool t = h && format_pipe_open_resumed(&tail, p, p->kind, &opt, "fuzz", &two.k, &tail_diag, at, data, size);
+    if (w && h) {
+        p->feed(whole.fmt, data, size);
+        format_pipe_finish(&whole);
+        bool head_whole = p->feed(head.fmt, data, at);
+        if (t) p->feed(tail.fmt, data + at, size - at);
+        if (t && head_whole && format_pipe_join(&head, &tail)) {
+            format_pipe_finish(&tail);
+            diag_move(&two.diag, &tail_diag);
+        } else {
+            if (head_whole) p->feed(head.fmt, data + at, size - at);
+            format_pipe_finish(&head);
+        }
+        const read_facts *a = &one.k.facts, *b = &two.k.facts;
+        bool same = kernel_table_equal(&one.k.kernels, &two.k.kernels) && one.k.complete == two.k.complete &&
+                    a->rows_used == b->rows_used && a->n_skips == b->n_skips && a->n_columns == b->n_columns &&
+                    one.diag.count == two.diag.count;
+        for (size_t i = 0; same && i < a->n_skips; i++) same = a->skipped[i].rows == b->skipped[i].rows;
+        for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
+        if (!same) abort();
+    }
+    if (w) format_pipe_close(&whole);
+    if (h) format_pipe_close(&head);
+    if (t) format_pipe_close(&tail);
+    diag_free(&tail_diag);
+    diag_free(&one.diag);
+    diag_free(&two.diag);
+    kernel_summary_free(&one.k);
+    kernel_summary_free(&two.k);
 }
 
 #endif

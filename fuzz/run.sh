@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-1800}}
 shift || true
-HARNESSES=${*:-kernel_trace torch_json torch_gzip amd_smi}
+HARNESSES=${*:-kernel_trace torch_json torch_gzip amd_smi nvidia_smi}
 SHARED=${SHARED:-../shared}
 B=build-fuzz
 CC=clang cmake -S . -B $B -DGOBLIND_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -31,6 +31,7 @@ for h in $HARNESSES; do
       torch_json) seed "$c" "$FX"/torch_profiler/*.json "$FX"/aie/*.json ;;
       torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
+      nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
     esac
     for f in tests/regressions/$h/*; do [ -f "$f" ] && cp "$f" "$c/regression-$(basename "$f")"; done   # findings, as found
   fi

@@ -18,15 +18,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/diag.h"
+#include "base/opt_num.h"
+#include "base/diag.h"
+#include "core/artefact_kind.h"
 #include "parsers/kernel_table.h"
+#include "parsers/record.h"
 
-typedef enum {
-    ARTEFACT_KERNEL_TRACE,
-    ARTEFACT_TORCH_PROFILE,
-    ARTEFACT_TELEMETRY,
-    ARTEFACT_KIND_COUNT
-} artefact_kind;
 
 /* Bounds on one parse (the daemon's): a gzip bomb or a sparse multi-GB file must not hold a
  * worker for minutes, and shutdown must not wait for a parse. The reader checks them before
@@ -50,11 +47,6 @@ typedef struct parse_options {
     const parse_limits *limits;  /* NULL: unbounded (goblind parse) */
 } parse_options;
 
-/* An optional number: the reference's None is has == false. */
-typedef struct opt_num {
-    bool has;
-    double v;
-} opt_num;
 
 /* How one file was read, for `goblind parse --explain`, GET /runs/<id> and `goblind show`:
  * the column chosen for each quantity, rows used and rows skipped by reason, and (torch
@@ -69,6 +61,11 @@ typedef struct read_facts {
     struct { const char *reason; uint64_t rows; } skipped[READ_SKIPS_MAX];
     const char *steps_source;      /* torch profile: flag | metadata | profiler_steps | default; else NULL */
     const char *step_time_source;  /* torch profile: metadata | profiler_steps | span | span_per_step | none */
+    bool truncated;                /* the last record was cut (a file still being written?) */
+    /* discovery: the name pattern that found the file (NULL: none matched, the expected
+     * name was tried) and the chosen format's sniff score (0-100) */
+    const char *found_by;
+    int sniff_score;
 } read_facts;
 
 /* Adds `rows` (> 0) to the skip count of `reason` (a static string). */
@@ -105,28 +102,57 @@ typedef struct telemetry_summary {
     read_facts facts;
 } telemetry_summary;
 
+#define SNIFF_BYTES 512
+
 typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
     artefact_kind kind;
-    /* Does this format fit the file? name is the file's base name, head its first bytes. */
-    bool (*sniff)(const char *name, const uint8_t *head, size_t n);
-    /* out points to the summary of `kind`; label names the file in warnings. */
+    /* Where files of this format lie in a run directory, most preferred first: shell
+     * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
+     * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).
+     * Discovery (core/run_files) takes, per kind, the first pattern of the first format
+     * (registry order) that matches, the smallest name when several do. NULL-terminated. */
+    const char *const *names;
+    /* How well this format fits a file: 0 (not at all) to 100 (certain), from the file's
+     * base name and first bytes (SNIFF_BYTES, fewer for a short file). The reader takes
+     * the highest score among the formats of the file's kind. */
+    int (*sniff)(const char *name, const uint8_t *head, size_t n);
+    /* A format emits records (the contract every new format follows): its records go to
+     * `sink` (the analysis of its kind, analyses/), how it read the file to `facts`.
+     * label names the file in warnings. */
+    void *(*open_records)(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                          diag_list *diag);
+    /* Instead of open_records, a format not yet split into records and an analysis fills
+     * the summary of `kind` (`out`) itself: the torch profile, whose two-core split read
+     * joins float sums (see ARCHITECTURE.md). Exactly one of the two is set. */
     void *(*open)(const parse_options *opt, const char *label, void *out, diag_list *diag);
     /* false: the parser needs no more input (a fatal error was recorded). */
     bool (*feed)(void *state, const uint8_t *buf, size_t n);
+    /* Instead of feed, for a format that is not a byte stream (an SQLite database): reads
+     * the whole file at `path` (a name for the reader's already checked and opened file).
+     * false after a warning: nothing from the file is kept. */
+    bool (*read_path)(void *state, const char *path);
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
 
-    /* Optional (all three or none). Where a second state could start in buf, the bytes
-     * at some offset of the file: an index into buf, or n when there is no such place. */
+    /* Optional (resume_point, join and the open_resumed matching the open: all or none).
+     * Where a second state could start in buf, the bytes at some offset of the file: an
+     * index into buf, or n when there is no such place. */
     size_t (*resume_point)(const uint8_t *buf, size_t n);
     /* A state that starts at file offset `offset`, a resume point. It writes `out` only
      * in finish(), so it may share `out` with the first state. */
     void *(*open_resumed)(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset);
+    /* The same for a record format: its records go to the second piece's analysis state,
+     * its facts to a scratch copy until the join. head holds the file's first bytes (a CSV
+     * format reads its header there). NULL: it cannot start there (the read is not split). */
+    void *(*open_records_resumed)(const parse_options *opt, const char *label, const record_sink *sink,
+                                  read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                  size_t head_n);
     /* `first` has been fed exactly the bytes before second's offset, `second` the rest.
      * true: second now stands for the whole file (first's results folded in, in file
-     * order); finish(second) completes the summary. false: first is not where second
-     * assumed, or second cannot be folded in exactly; first must read on from the offset. */
+     * order; a record format's second state then writes first's facts); finish(second)
+     * completes the summary. false (nothing changed): first is not where second assumed,
+     * or second cannot be folded in exactly; first must read on from the offset. */
     bool (*join)(void *first, void *second);
 } artefact_parser;
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 /* names: header fields as valid UTF-8. Returns the index whose value csv.DictReader
  * would give for the chosen name (the last column with that exact name), or -1. */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parsers/column_pick.h"
 
@@ -41,8 +42,14 @@ const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv
     return f->present ? f : NULL;
 }
 
-bool csv_name_sniff(const char *name, const uint8_t *head, size_t n) {
-    (void)head; (void)n;
+bool csv_name_is_csv(const char *name) {
     size_t l = strlen(name);
     return l >= 4 && strcmp(name + l - 4, ".csv") == 0;
+}
+
+bool csv_head_has(const uint8_t *head, size_t n, const char *word) {
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp((const char *)head + i, word, w) == 0) return true;
+    return false;
 }

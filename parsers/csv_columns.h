@@ -32,7 +32,9 @@ bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header
 void csv_columns_free(csv_columns *c);
 /* The field of quantity `which` in record r, or NULL when the column is absent or the row short. */
 const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv_record *r);
-/* sniff() for CSV formats: the file name ends in ".csv". */
-bool csv_name_sniff(const char *name, const uint8_t *head, size_t n);
+/* For CSV formats' sniff(): true when the file name ends in ".csv". */
+bool csv_name_is_csv(const char *name);
+/* For CSV formats' sniff(): true when the first bytes contain `word`, ASCII case-insensitively. */
+bool csv_head_has(const uint8_t *head, size_t n, const char *word);
 
 #endif

@@ -164,6 +164,8 @@ static const uint8_t *fast_line(csv_tokenizer *t, const uint8_t *p, const uint8_
     return next;
 }
 
+bool csv_at_record_start(const csv_tokenizer *t) { return t->state == START_RECORD && !t->prev_cr; }
+
 void csv_feed(csv_tokenizer *t, const uint8_t *buf, size_t n) {
     const uint8_t *p = buf, *end = buf + n;
     while (p < end) {

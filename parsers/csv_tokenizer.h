@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 #define CSV_MAX_CAPTURE 64
 
@@ -64,6 +64,9 @@ void csv_free(csv_tokenizer *t);
 /* From the next record on, copy only these columns. false on allocation failure. */
 bool csv_capture_columns(csv_tokenizer *t, const size_t *cols, size_t n);
 void csv_feed(csv_tokenizer *t, const uint8_t *buf, size_t n);
+/* True between records (outside any quoted field, no CR waiting for its LF): where a
+ * second piece of a split read may have begun. */
+bool csv_at_record_start(const csv_tokenizer *t);
 /* End of input: flushes a pending record (unterminated quote or missing final newline). */
 void csv_finish(csv_tokenizer *t);
 

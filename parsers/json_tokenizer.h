@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 #define JT_MAX_DEPTH 992      /* containers the reference's json.loads nests before RecursionError */
 #define JT_MAX_INT_DIGITS 4300 /* Python's int() digit limit */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 void kernel_table_init(kernel_table *t) {
     memset(t, 0, sizeof *t);

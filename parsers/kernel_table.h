@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parsers/py_number.h"
+#include "base/py_number.h"
 
 enum {
     KF_COLLECTIVE = 1 << 0,   /* rccl/nccl/all-reduce/broadcast/reduce-scatter word */

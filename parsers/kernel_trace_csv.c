@@ -1,8 +1,17 @@
-/* kernel_trace_csv: one kernel dispatch per CSV row, folded into a kernel_table.
+/* kernel_trace_csv: one kernel dispatch record per CSV row.
  *
  * The duration of a row is DurationNs when the file has it, else End - Start computed
  * in 128-bit integers from the integer timestamp text (rocprofv3 ns timestamps exceed
- * 2^53, so going through double would lose nanoseconds). */
+ * 2^53, so going through double would lose nanoseconds). The format only reads: rows
+ * become REC_KERNEL_DISPATCH records (name, duration, and start, end, agent, queue or
+ * stream and correlation id when the sink wants them and the file has them); what they
+ * mean is analyses/kernel_stats.c's business.
+ *
+ * A large file can be read in two pieces (artefact_parser.join): the second starts after
+ * a newline, having read the header from the file's first bytes; the join checks that the
+ * first piece ended there outside any quoted field, then folds its counts in and moves
+ * the second piece's line numbers on by the first piece's lines. The records of a second
+ * piece carry lines counted from its start. */
 #include "parsers/kernel_trace_csv.h"
 
 #include <stdio.h>
@@ -17,18 +26,28 @@ static const char *const NAME_COLS[] = {"KernelName", "Kernel_Name", "kernel_nam
 static const char *const START_COLS[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
 static const char *const END_COLS[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
 static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", NULL};
+/* rocprofv3's identity columns, read only when a consumer wants them (record_sink.fields) */
+static const char *const DEVICE_COLS[] = {"Agent_Id", "agent_id", NULL};
+static const char *const STREAM_COLS[] = {"Stream_Id", "stream_id", "Queue_Id", "queue_id", NULL};
+static const char *const CORR_COLS[] = {"Correlation_Id", "correlation_id", NULL};
 
-enum { C_NAME, C_START, C_END, C_DUR, C_COUNT };
+enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_COUNT };
 /* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
 static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
-                                       {DUR_COLS, NULL, true}};
+                                       {DUR_COLS, NULL, true}, {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
+                                       {CORR_COLS, NULL, true}};
 static const csv_want WANT_SEED[C_COUNT] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
-                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false}};
+                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false},
+                                            {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
+                                            {CORR_COLS, NULL, true}};
 static const char *const QUANTITY[C_COUNT] = {"name", "start", "end", "duration"};
 
 typedef struct state {
     csv_tokenizer csv;
-    kernel_summary *out;
+    record_sink sink;
+    read_facts *facts;
+    unsigned fields;                   /* RF_* the sink wants beyond name and duration */
+    uint64_t emitted;
     diag_list *diag;
     const char *label;
     bool seed_compat;
@@ -38,15 +57,18 @@ typedef struct state {
     strbuf name;                       /* scratch: sanitised name */
     uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
     uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
+    uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
     bool oom;
 } state;
 
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT)) s->oom = true;
-    for (int c = 0; c < C_COUNT; c++)
-        if (!read_facts_column(&s->out->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
+    /* the identity columns only when wanted: every captured column costs a copy per row */
+    size_t want = s->fields & (RF_DEVICE | RF_STREAM | RF_CORRELATION) ? C_COUNT : C_TIMING_COUNT;
+    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, want)) s->oom = true;
+    for (int c = 0; c < C_TIMING_COUNT; c++)
+        if (!read_facts_column(s->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
     const ssize_t *col = s->cols.col;
     if (col[C_NAME] < 0)
         diag_add(s->diag, "%s: line %llu: no kernel-name column in the header", s->label,
@@ -57,6 +79,24 @@ static void on_header(state *s, const csv_record *r) {
 }
 
 static bool nonempty(const csv_field *f) { return f && f->text.len > 0; }
+
+/* An optional integer column of the row into *v (false when absent, empty or not an integer). */
+static bool int_field(const state *s, int c, const csv_record *r, i128 *v) {
+    if ((size_t)c >= s->cols.n) return false;
+    const csv_field *f = field(s, c, r);
+    return nonempty(f) && !f->truncated && py_integer(f->text.data, f->text.len, v);
+}
+
+/* The fields a consumer asked for beyond name and duration, when the row has them. */
+static void identity_fields(const state *s, const csv_record *r, record *rec) {
+    i128 v;
+    if ((s->fields & RF_START) && int_field(s, C_START, r, &v)) rec->start_ns = v, rec->has |= RF_START;
+    if ((s->fields & RF_END) && int_field(s, C_END, r, &v)) rec->end_ns = v, rec->has |= RF_END;
+    if ((s->fields & RF_DEVICE) && int_field(s, C_DEVICE, r, &v)) rec->device = (int64_t)v, rec->has |= RF_DEVICE;
+    if ((s->fields & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
+    if ((s->fields & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)
+        rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
+}
 
 static void on_row(state *s, const csv_record *r) {
     s->records++;
@@ -95,8 +135,12 @@ static void on_row(state *s, const csv_record *r) {
         if (!s->nonpositive++) s->first_nonpositive_line = r->line;
         return;
     }
-    if (!kernel_table_add(&s->out->kernels, name, len, ns)) s->oom = true;
-    if (s->rows_seen && s->out->kernels.dispatches == 1) *s->rows_seen = true;
+    record rec = {.type = REC_KERNEL_DISPATCH, .has = RF_DURATION, .line = r->line, .duration_ns = ns,
+                  .name = name, .name_len = len};
+    if (s->fields) identity_fields(s, r, &rec);
+    if (!record_emit(&s->sink, &rec)) { s->oom = true; return; }
+    if (s->rows_seen && !s->emitted) *s->rows_seen = true;
+    s->emitted++;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -109,24 +153,76 @@ static void on_record(void *user, const csv_record *r) {
     }
     if (r->n_fields == 0) return;
     if (r->unterminated) {
-        s->out->complete = false;
+        s->facts->truncated = true;
         diag_add(s->diag, "%s: line %llu: last record ends inside a quoted field (file truncated?)",
                  s->label, (unsigned long long)r->line);
     }
     on_row(s, r);
 }
 
-static void *kt_open(const parse_options *opt, const char *label, void *out, diag_list *diag) {
+/* Defined below: kt_open_resumed starts as kt_open does. */
+static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag);
+
+/* The first byte after a newline: a record starts there unless the newline was inside a
+ * quoted field, which the join finds out. */
+static size_t kt_resume_point(const uint8_t *buf, size_t n) {
+    const uint8_t *nl = memchr(buf, '\n', n);
+    return nl && (size_t)(nl - buf) + 1 < n ? (size_t)(nl - buf) + 1 : n;
+}
+
+static void kt_close(void *st);
+
+static void *kt_open_resumed(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                             diag_list *diag, uint64_t offset, const uint8_t *head, size_t head_n) {
+    state *s = kt_open(opt, label, sink, facts, diag);
+    if (!s) return NULL;
+    diag_list quiet;                   /* the first piece warns about the header, once */
+    diag_init(&quiet);
+    s->diag = &quiet;
+    for (size_t i = 0; i < head_n && !s->have_header && i < offset; i++) csv_feed(&s->csv, head + i, 1);
+    s->diag = diag;
+    diag_free(&quiet);
+    s->csv.prev_cr = false;            /* the piece starts after a '\n': a pending CR was its pair */
+    if (!s->have_header || s->oom || !csv_at_record_start(&s->csv)) { kt_close(s); return NULL; }
+    s->start_line = s->csv.line;
+    return s;
+}
+
+/* A first-line number of the second piece, counted from the file's start. */
+static uint64_t moved(uint64_t line, uint64_t delta) { return line ? line + delta : 0; }
+
+static bool kt_join(void *fst, void *snd) {
+    state *a = fst, *b = snd;
+    if (!a->have_header || a->oom || b->oom || !csv_at_record_start(&a->csv)) return false;
+    uint64_t delta = a->csv.line - b->start_line;
+    b->csv.line += delta;
+    b->csv.rec.line += delta;
+    b->first_bad_line = a->bad_timing ? a->first_bad_line : moved(b->first_bad_line, delta);
+    b->first_nonpositive_line = a->nonpositive ? a->first_nonpositive_line : moved(b->first_nonpositive_line, delta);
+    b->first_zero_start_line = a->zero_start ? a->first_zero_start_line : moved(b->first_zero_start_line, delta);
+    b->records += a->records;
+    b->bad_timing += a->bad_timing;
+    b->nonpositive += a->nonpositive;
+    b->truncated_names += a->truncated_names;
+    b->no_name += a->no_name;
+    b->zero_start += a->zero_start;
+    b->emitted += a->emitted;
+    b->facts = a->facts;               /* the columns the first piece recorded stand */
+    return true;
+}
+
+static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->seed_compat = opt->seed_compat;
     s->rows_seen = opt->kernel_rows_seen;
-    s->out = out;
-    memset(&s->out->facts, 0, sizeof s->out->facts);
+    s->sink = *sink;
+    s->fields = sink->fields & (RF_START | RF_END | RF_DEVICE | RF_STREAM | RF_CORRELATION);
+    s->facts = facts;
     s->diag = diag;
     s->label = label;
-    kernel_table_init(&s->out->kernels);
-    s->out->complete = true;
     csv_init(&s->csv, NAME_CAP, on_record, s);
     return s;
 }
@@ -165,15 +261,11 @@ static void kt_finish(void *st) {
         diag_add(s->diag, "%s: %llu rows with a zero start timestamp in %s (first at line %llu): their durations "
                  "run from the clock's epoch and inflate the kernel totals", s->label,
                  (unsigned long long)s->zero_start, timing, (unsigned long long)s->first_zero_start_line);
-    read_facts *f = &s->out->facts;
-    f->rows_used = s->out->kernels.dispatches;
+    read_facts *f = s->facts;
+    f->rows_used = s->emitted;
     read_facts_skip(f, "no kernel name", s->no_name);
     read_facts_skip(f, "no usable duration or timestamps", s->bad_timing);
     read_facts_skip(f, "zero or negative duration", s->nonpositive);
-    if (s->out->kernels.overflow.dispatches)
-        diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
-                 "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,
-                 (unsigned long long)s->out->kernels.overflow.dispatches);
     if (s->truncated_names)
         diag_add(s->diag, "%s: %llu kernel names longer than %u bytes were cut", s->label,
                  (unsigned long long)s->truncated_names, NAME_CAP);
@@ -188,11 +280,24 @@ static void kt_close(void *st) {
     free(s);
 }
 
+/* goblin_runner's trace.csv, else rocprofv3's own names, here or in its <host>/ directory */
+static const char *const KT_NAMES[] = {"trace.csv", "*kernel_trace.csv", "*/*kernel_trace.csv", NULL};
+
+/* A CSV whose header names a kernel column is surely one; any other CSV may still be. */
+static int kt_sniff(const char *name, const uint8_t *head, size_t n) {
+    if (csv_head_has(head, n, "kernel_name") || csv_head_has(head, n, "kernelname")) return 90;
+    return csv_name_is_csv(name) ? 10 : 0;
+}
+
 const artefact_parser kernel_trace_csv_parser = {
     .name = "kernel-trace-csv",
     .kind = ARTEFACT_KERNEL_TRACE,
-    .sniff = csv_name_sniff,
-    .open = kt_open,
+    .names = KT_NAMES,
+    .sniff = kt_sniff,
+    .open_records = kt_open,
+    .resume_point = kt_resume_point,
+    .open_records_resumed = kt_open_resumed,
+    .join = kt_join,
     .feed = kt_feed,
     .finish = kt_finish,
     .close = kt_close,

@@ -3,26 +3,31 @@
 
 #include <stdlib.h>
 
-#include "parsers/amd_smi_csv.h"
-#include "parsers/kernel_trace_csv.h"
-#include "parsers/torch_trace_json.h"
+/* Every format, most preferred first (discovery tries their names in this order).
+ * Adding a format is one entry here. */
+#define FORMATS(X)               \
+    X(kernel_trace_csv_parser)   \
+    X(rocpd_sqlite_parser)       \
+    X(torch_trace_json_parser)   \
+    X(amd_smi_csv_parser)        \
+    X(nvidia_smi_csv_parser)
 
-static const artefact_parser *const PARSERS[] = {
-    &kernel_trace_csv_parser,
-    &torch_trace_json_parser,
-    &amd_smi_csv_parser,
-    NULL,
-};
+#define DECLARE(p) extern const artefact_parser p;
+FORMATS(DECLARE)
+#define ENTRY(p) &p,
+static const artefact_parser *const PARSERS[] = {FORMATS(ENTRY) NULL};
 
 const artefact_parser *const *parser_list(void) { return PARSERS; }
 
 const artefact_parser *parser_for(artefact_kind kind, const char *name, const uint8_t *head, size_t n) {
-    for (size_t i = 0; PARSERS[i]; i++)
-        if (PARSERS[i]->kind == kind && PARSERS[i]->sniff(name, head, n)) return PARSERS[i];
-    /* Fall back to any parser of the kind: a misnamed file still gets a clear error. */
-    for (size_t i = 0; PARSERS[i]; i++)
-        if (PARSERS[i]->kind == kind) return PARSERS[i];
-    return NULL;
+    const artefact_parser *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; PARSERS[i]; i++) {
+        if (PARSERS[i]->kind != kind) continue;
+        int score = PARSERS[i]->sniff(name, head, n);
+        if (!best || score > best_score) { best = PARSERS[i]; best_score = score; }
+    }
+    return best;
 }
 
 void kernel_summary_free(kernel_summary *s) { kernel_table_free(&s->kernels); read_facts_free(&s->facts); }

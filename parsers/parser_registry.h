@@ -1,15 +1,20 @@
 /* parser_registry: every artefact format goblind understands, and which one reads a file.
  *
- * To add a format: write parsers/<format>.c exporting one artefact_parser, then add it
- * to the table in parser_registry.c. Nothing else changes. */
+ * To add a format: write parsers/<format>.c exporting one artefact_parser (its names,
+ * its sniff, its record-emitting entry points), then add it to the table in
+ * parser_registry.c. Discovery, the reader, storage, the API and the daemon all go
+ * through this table; nothing else changes. */
 #ifndef GOBLIN_PARSER_REGISTRY_H
 #define GOBLIN_PARSER_REGISTRY_H
 
 #include "parsers/artefact.h"
 
-/* The first registered parser of `kind` whose sniff() accepts the file, or NULL. */
+/* The parser of `kind` whose sniff() scores the file highest (the first registered on a
+ * tie); when every score is 0, the first of the kind, so a misnamed file still gets a
+ * clear error. NULL only when no format of the kind is registered. */
 const artefact_parser *parser_for(artefact_kind kind, const char *name, const uint8_t *head, size_t n);
-/* Registered parsers, NULL-terminated (for --help and tests). */
+/* The registered parsers in preference order, NULL-terminated (discovery walks their
+ * names; tests check every entry is filled in). */
 const artefact_parser *const *parser_list(void);
 
 #endif

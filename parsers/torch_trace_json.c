@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "parsers/json_tokenizer.h"
-#include "parsers/py_number.h"
+#include "base/py_number.h"
 
 #define CAPTURE_CAP (64u * 1024u)
 #define REPLAY_MAX (256u * 1024u)   /* sum terms a second piece keeps: 2 MiB */
@@ -520,18 +520,23 @@ static void tj_close(void *st) {
     free(s);
 }
 
-static bool tj_sniff(const char *name, const uint8_t *head, size_t n) {
-    (void)name;
+static const char *const TJ_NAMES[] = {"torch_profile.json", "torch_profile.json.gz", NULL};
+
+/* JSON starts with '{' or '[' after blanks; the gzipped profile is only known by its name. */
+static int tj_sniff(const char *name, const uint8_t *head, size_t n) {
+    size_t l = strlen(name);
+    if (l >= 3 && !strcmp(name + l - 3, ".gz")) return 50;
     for (size_t i = 0; i < n; i++) {
-        if (head[i] == '{' || head[i] == '[') return true;
-        if (head[i] != ' ' && head[i] != '\n' && head[i] != '\t' && head[i] != '\r' && head[i] < 0x80) return false;
+        if (head[i] == '{' || head[i] == '[') return 80;
+        if (head[i] != ' ' && head[i] != '\n' && head[i] != '\t' && head[i] != '\r' && head[i] < 0x80) return 0;
     }
-    return true;
+    return 50;
 }
 
 const artefact_parser torch_trace_json_parser = {
     .name = "torch-trace-json",
     .kind = ARTEFACT_TORCH_PROFILE,
+    .names = TJ_NAMES,
     .sniff = tj_sniff,
     .open = tj_open,
     .feed = tj_feed,

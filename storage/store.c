@@ -10,12 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/read_facts_json.h"
 
 #define READERS 4
 
 static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone"};
-static const char *const KIND_KEYS[ARTEFACT_KIND_COUNT] = {"kernel_trace", "torch_profile", "telemetry"};
 
 const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
 
@@ -236,12 +234,6 @@ const char *store_last_error(store *s) { return s->err; }
 
 static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->w)); }
 
-static int64_t clamp64(i128 v) {
-    if (v > (i128)INT64_MAX) return INT64_MAX;
-    if (v < (i128)INT64_MIN) return INT64_MIN;
-    return (int64_t)v;
-}
-
 int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now) {
     static const char *SQL =
         "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
@@ -284,7 +276,7 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
 }
 
 sqlite3 *store_reader_db(store_reader *r) { return r->db; }
-const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? KIND_KEYS[kind] : ""; }
+const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? artefact_kind_key((artefact_kind)kind) : ""; }
 
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
@@ -305,8 +297,9 @@ static int exec_for_run(sqlite3 *db, const char *sql, const char *id, const char
 }
 
 static int ingest_tx(store *s, const ingest_record *r) {
-    const run_result *res = r->result;
-    const run_metrics *m = &res->metrics;
+    static const ingest_doc none;
+    const ingest_doc *doc = r->doc ? r->doc : &none;
+    const ingest_headline *m = &doc->headline;
     sqlite3_stmt *q = NULL;
     int rc;
     rc = sqlite3_prepare_v2(s->w,
@@ -328,12 +321,11 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
     /* A headline number is stored only when the parse measured it (its artefact gave it), so
      * a real 0 (an idle GPU) is listed as 0 and an unknown one as null (NULL here). */
-    headline_known known = run_result_known(res);
-    if (known.tokens_per_sec) sqlite3_bind_double(q, 11, m->tokens_per_sec);
-    if (known.mfu_pct) sqlite3_bind_double(q, 12, m->mfu_pct);
-    if (known.gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
-    if (known.step_time) sqlite3_bind_double(q, 14, m->step_time.v);   /* the one the budget used */
-    if (known.hbm) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    if (m->has_tokens_per_sec) sqlite3_bind_double(q, 11, m->tokens_per_sec);
+    if (m->has_mfu_pct) sqlite3_bind_double(q, 12, m->mfu_pct);
+    if (m->has_gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
+    if (m->has_step_seconds) sqlite3_bind_double(q, 14, m->step_seconds);   /* the one the budget used */
+    if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -350,11 +342,11 @@ static int ingest_tx(store *s, const ingest_record *r) {
         "INSERT INTO artefacts(run_id, kind, path, present, size, mtime_ns, inode, bytes_parsed, parse_ms, format, error,"
         " reading) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
-    for (int k = 0; k < ARTEFACT_KIND_COUNT && rc == SQLITE_OK; k++) {
-        const artefact_info *a = &res->info[k];
+    for (size_t k = 0; k < doc->n_artefacts && rc == SQLITE_OK; k++) {
+        const ingest_artefact *a = &doc->artefacts[k];
         sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, KIND_KEYS[k], -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, res->files.path[k] ? res->files.path[k] : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, a->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 3, a->path ? a->path : "", -1, SQLITE_STATIC);
         sqlite3_bind_int(q, 4, a->present);
         sqlite3_bind_int64(q, 5, (int64_t)a->size);
         sqlite3_bind_int64(q, 6, a->mtime_ns);
@@ -365,12 +357,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
         else sqlite3_bind_null(q, 10);
         if (a->error) sqlite3_bind_text(q, 11, a->error, -1, SQLITE_STATIC);
         else sqlite3_bind_null(q, 11);
-        strbuf reading = {0};
-        if (a->format || k == ARTEFACT_TORCH_PROFILE)      /* the step sources, even without the file */
-            read_facts_render(run_result_facts(res, (artefact_kind)k), &reading);
-        if (reading.data) sqlite3_bind_text(q, 12, reading.data, (int)reading.len, SQLITE_TRANSIENT);
+        if (a->reading) sqlite3_bind_text(q, 12, a->reading, -1, SQLITE_STATIC);
         else sqlite3_bind_null(q, 12);
-        strbuf_free(&reading);
         rc = step_done(q);
         sqlite3_clear_bindings(q);
     }
@@ -383,16 +371,15 @@ static int ingest_tx(store *s, const ingest_record *r) {
         "INSERT INTO kernels(run_id, name, calls, total_ns, min_ns, max_ns, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
-    const kernel_table *kt = &res->kernels.kernels;
-    for (size_t i = 0; i < kt->count && rc == SQLITE_OK; i++) {
-        const kernel_stat *k = &kt->items[i];
+    ingest_kernel k;
+    for (size_t i = 0; rc == SQLITE_OK && doc->kernel_at && doc->kernel_at(doc, i, &k); i++) {
         sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, k->name, (int)k->name_len, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 3, (int64_t)k->calls);
-        sqlite3_bind_int64(q, 4, clamp64(k->total_ns));
-        sqlite3_bind_int64(q, 5, clamp64(k->min_ns));
-        sqlite3_bind_int64(q, 6, clamp64(k->max_ns));
-        sqlite3_bind_int(q, 7, (int)k->flags);
+        sqlite3_bind_text(q, 2, k.name, (int)k.name_len, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 3, k.calls);
+        sqlite3_bind_int64(q, 4, k.total_ns);
+        sqlite3_bind_int64(q, 5, k.min_ns);
+        sqlite3_bind_int64(q, 6, k.max_ns);
+        sqlite3_bind_int(q, 7, (int)k.flags);
         rc = step_done(q);
     }
     sqlite3_finalize(q);
@@ -462,7 +449,7 @@ void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *s
     while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         const char *kind = col_text(q, 0);
         for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-            if (!kind || strcmp(kind, KIND_KEYS[k])) continue;
+            if (!kind || strcmp(kind, artefact_kind_key((artefact_kind)k))) continue;
             sig->a[k].present = sqlite3_column_int(q, 1) != 0;
             sig->a[k].size = (uint64_t)sqlite3_column_int64(q, 2);
             sig->a[k].mtime_ns = sqlite3_column_int64(q, 3);

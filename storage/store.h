@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/run_parse.h"
+#include "base/opt_num.h"
+#include "core/artefact_kind.h"
+#include "core/ingest_doc.h"
 
 typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_STATUS_COUNT } run_status;
 
@@ -55,7 +57,7 @@ typedef struct ingest_record {
     const char *id, *root, *path;
     run_status status;
     int64_t now_ms;
-    const run_result *result;
+    const ingest_doc *doc;         /* headline numbers, per-artefact facts, kernel rows (NULL: none) */
     const char *metrics_json;      /* rendered RunMetrics, compact */
     const char *error;             /* NULL, or why the run is not parseable yet */
     double parse_ms;
@@ -122,7 +124,7 @@ typedef struct kernel_row {
     const char *name;
     int64_t calls, total_ns, min_ns, max_ns;
     double avg_ns, pct_time;
-    unsigned flags;                /* KF_* of parsers/kernel_table.h */
+    unsigned flags;                /* KF_* name classes (parsers/kernel_table.h, stored as given) */
 } kernel_row;
 
 typedef enum { KSORT_TOTAL, KSORT_CALLS, KSORT_AVG, KSORT_MAX, KSORT_NAME } kernel_sort;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 #include "tests/test_util.h"
 
 static uint64_t dispatches(const run_result *r) { return r->kernels.kernels.dispatches; }

@@ -14,7 +14,7 @@
 #include "api/listen_addr.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "daemon/config.h"
 #include "storage/store.h"
 #include "tests/test_util.h"
@@ -213,10 +213,13 @@ END_TEST
 
 /* An ingest of a small parsed run, with a chosen id and time. */
 static void ingest(store *st, const char *id, int64_t now, run_status status, run_result *r) {
-    ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = status, .now_ms = now, .result = r,
+    ingest_doc doc;
+    ck_assert(ingest_doc_build(r, &doc));
+    ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = status, .now_ms = now, .doc = &doc,
                          .metrics_json = "{\"tokens_per_sec\": 5.0, \"waste_budget\": {\"useful_gpu\": 0.5}}",
                          .parse_ms = 1.0};
     ck_assert_int_eq(store_ingest(st, &rec), 0);
+    ingest_doc_free(&doc);
 }
 
 typedef struct seen { char ids[64][16]; int n; } seen;
@@ -300,13 +303,16 @@ START_TEST(retention_forget_and_policy) {
     /* size: fill past 90% of 2 MB, then evict down to 80% */
     char id[32];
     int n = 0;
+    ingest_doc doc;
+    ck_assert(ingest_doc_build(&r, &doc));
     for (; n < 5000; n++) {
         snprintf(id, sizeof id, "s-%04d", n);
         ingest_record rec = {.id = id, .root = "/r", .path = "/r/x", .status = RUN_COMPLETE, .now_ms = 30000 + n,
-                             .result = &r, .metrics_json = "{\"pad\": \"................................................"
+                             .doc = &doc, .metrics_json = "{\"pad\": \"................................................"
                              "......................................................................\"}", .parse_ms = 1.0};
         if (store_ingest(st, &rec) != 0) break;                      /* full */
     }
+    ingest_doc_free(&doc);
     ck_assert_int_lt(n, 5000);
     p = (retention_policy){.max_size_mb = 2};
     evictions = 0;

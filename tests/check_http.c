@@ -20,7 +20,7 @@
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
 #include "api/webhooks.h"
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 #include "storage/store.h"
 
 /* A reader missed the cache and read the run from the store (running); the ingest and the
@@ -90,11 +90,11 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     char *err = NULL;
     store *st = store_open(db, 0, &err);
     ck_assert_msg(st != NULL, "%s", err ? err : "");
-    run_result r;
-    memset(&r, 0, sizeof r);
-    r.torch.tokens_per_sec.has = r.telemetry.hbm_peak_gb.has = true;     /* measured */
+    ingest_doc doc = {0};                                                  /* measured */
+    doc.headline = (ingest_headline){.tokens_per_sec = 1e300, .hbm_peak_gb = 1.66e305,
+                                     .has_tokens_per_sec = true, .has_hbm_peak_gb = true};
     ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
-                         .result = &r, .parse_ms = 1.0,
+                         .doc = &doc, .parse_ms = 1.0,
                          .metrics_json = "{\"tokens_per_sec\": 1e300, \"hbm_peak_gb\": 1.66e305, \"hbm_avg_gb\": -1.66e305,"
                                          " \"waste_budget\": {\"useful_gpu\": 0.5}}"};
     ck_assert_int_eq(store_ingest(st, &rec), 0);

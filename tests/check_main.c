@@ -9,6 +9,8 @@ Suite *artefacts_suite(void);
 Suite *regressions_suite(void);
 Suite *gunzip_suite(void);
 Suite *split_suite(void);
+Suite *formats_suite(void);
+Suite *split_csv_suite(void);
 
 int main(void) {
     SRunner *sr = srunner_create(text_suite());
@@ -18,6 +20,8 @@ int main(void) {
     srunner_add_suite(sr, regressions_suite());
     srunner_add_suite(sr, gunzip_suite());
     srunner_add_suite(sr, split_suite());
+    srunner_add_suite(sr, formats_suite());
+    srunner_add_suite(sr, split_csv_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/artefact_reader.h"
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 #include "test_util.h"
 
 typedef struct outcome {

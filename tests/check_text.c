@@ -6,8 +6,8 @@
 
 #include "parsers/column_pick.h"
 #include "parsers/kernel_table.h"
-#include "parsers/py_number.h"
-#include "parsers/text_utf8.h"
+#include "base/py_number.h"
+#include "base/text_utf8.h"
 
 static char *sanitize(const char *in, size_t n, strbuf *b) {
     b->len = 0;

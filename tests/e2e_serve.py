@@ -160,6 +160,10 @@ def test_backfill_metrics_and_listing(tmp):
     for a in arts.values():
         assert a["rows_used"] > 0 and isinstance(a["rows_skipped"], dict) and isinstance(a["columns"], dict), a
     assert arts["kernel_trace"]["rows_skipped"] == {}
+    # which file each format's names found, and how well its content fitted (issue 10)
+    assert arts["kernel_trace"]["found_by"] == "trace.csv" and arts["kernel_trace"]["format"] == "kernel-trace-csv"
+    assert arts["torch_profile"]["found_by"] == "torch_profile.json" and arts["telemetry"]["found_by"] == "amd_smi.csv"
+    assert all(0 < a["sniff_score"] <= 100 for a in arts.values()), arts
     assert arts["kernel_trace"]["columns"]["name"] and arts["kernel_trace"]["steps_source"] is None
     assert arts["telemetry"]["columns"]["vram"] and arts["telemetry"]["columns"]["vram_unit"]
     assert arts["torch_profile"]["steps_source"] in ("metadata", "profiler_steps"), arts["torch_profile"]

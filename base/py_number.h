@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef __int128 i128;
+#include "base/i128.h"
 
 /* float(text): true and *out set (possibly inf or nan) when Python would accept it. */
 bool py_float(const char *s, size_t n, double *out);
@@ -23,18 +23,5 @@ bool py_number(const char *s, size_t n, double *out);
 bool py_integer(const char *s, size_t n, i128 *out);
 /* int(x) for a finite double, saturating to the 128-bit range. */
 i128 py_trunc(double x);
-
-/* Saturating 128-bit arithmetic: durations and their sums from absurd timestamps stay
- * defined (Python's integers are unbounded; ours stop at the 128-bit limits). */
-static inline i128 i128_add(i128 a, i128 b) {
-    i128 r;
-    if (!__builtin_add_overflow(a, b, &r)) return r;
-    return b > 0 ? (i128)(((unsigned __int128)1 << 127) - 1) : -(i128)(((unsigned __int128)1 << 127) - 1) - 1;
-}
-static inline i128 i128_sub(i128 a, i128 b) {
-    i128 r;
-    if (!__builtin_sub_overflow(a, b, &r)) return r;
-    return b < 0 ? (i128)(((unsigned __int128)1 << 127) - 1) : -(i128)(((unsigned __int128)1 << 127) - 1) - 1;
-}
 
 #endif

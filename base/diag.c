@@ -1,5 +1,5 @@
 /* diag: bounded list of parse warnings. */
-#include "parsers/diag.h"
+#include "base/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>

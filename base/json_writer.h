@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 typedef struct jw_out {
     strbuf *buf;
@@ -32,8 +32,6 @@ void jw_number(jw_out *j, double v);
 void jw_int(jw_out *j, int64_t v);
 void jw_bool(jw_out *j, bool v);
 void jw_null(jw_out *j);
-/* Appends pre-rendered JSON text as one value. */
-void jw_raw(jw_out *j, const char *text);
 /* Shortest round-trip text of a finite double (at least one digit after a '.' or an exponent). */
 void jw_format_double(double v, char out[32]);
 

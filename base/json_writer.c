@@ -1,5 +1,5 @@
 /* json_writer: JSON text writer. */
-#include "core/json_writer.h"
+#include "base/json_writer.h"
 
 #include <float.h>
 #include <math.h>
@@ -170,9 +170,4 @@ void jw_bool(jw_out *j, bool v) {
 void jw_null(jw_out *j) {
     before(j);
     strbuf_append(j->buf, "null", 4);
-}
-
-void jw_raw(jw_out *j, const char *text) {
-    before(j);
-    strbuf_append(j->buf, text, strlen(text));
 }

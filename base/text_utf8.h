@@ -13,19 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
+
 #define FOLD_OTHER 0x80u
-
-/* Growable byte buffer. */
-typedef struct strbuf {
-    char *data;
-    size_t len, cap;
-} strbuf;
-
-void strbuf_free(strbuf *b);
-bool strbuf_append(strbuf *b, const void *p, size_t n);
-bool strbuf_putc(strbuf *b, char c);
-/* Guarantees data[len] == '\0' (data is never NULL afterwards unless allocation failed). */
-bool strbuf_terminate(strbuf *b);
 
 /* Decodes one code point at s[0..n). Returns bytes consumed (>= 1 when n >= 1).
  * Invalid input yields U+FFFD and consumes the maximal ill-formed prefix.

@@ -1,39 +1,8 @@
 /* text_utf8: Python-compatible UTF-8 decoding, whitespace and case folds. */
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void strbuf_free(strbuf *b) { free(b->data); b->data = NULL; b->len = b->cap = 0; }
-
-static bool strbuf_reserve(strbuf *b, size_t extra) {
-    if (b->len + extra + 1 <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1) {
-        if (cap > SIZE_MAX / 2) return false;
-        cap *= 2;
-    }
-    char *p = realloc(b->data, cap);
-    if (!p) return false;
-    b->data = p;
-    b->cap = cap;
-    return true;
-}
-
-bool strbuf_append(strbuf *b, const void *p, size_t n) {
-    if (!strbuf_reserve(b, n)) return false;
-    if (n) memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return true;
-}
-
-bool strbuf_putc(strbuf *b, char c) { return strbuf_append(b, &c, 1); }
-
-bool strbuf_terminate(strbuf *b) {
-    if (!strbuf_reserve(b, 0)) return false;
-    b->data[b->len] = '\0';
-    return true;
-}
 
 size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates) {
     uint8_t c = s[0];

@@ -1,12 +1,12 @@
 /* py_number: Python float()/int() string grammar on UTF-8 text. */
-#include "parsers/py_number.h"
+#include "base/py_number.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "parsers/text_utf8.h"
+#include "base/text_utf8.h"
 
 #define I128_MAX ((i128)(((unsigned __int128)1 << 127) - 1))
 #define I128_MIN (-I128_MAX - 1)

@@ -1,0 +1,69 @@
+/* format_pipe: a format's records routed to its kind's analysis. */
+#include "core/format_pipe.h"
+
+#include <string.h>
+
+/* The sink a format emits into: records the analysis does not want are dropped here, so
+ * a format may emit every record type it reads. */
+static bool route(void *user, const record *r) {
+    format_pipe *fp = user;
+    if (!(fp->a->wants & REC_BIT(r->type))) return true;
+    return fp->a->consume(fp->an, r);
+}
+
+/* The analysis of the kind, opened, and the sink into it; false when there is none. */
+static bool open_analysis(format_pipe *fp, artefact_kind kind, const parse_options *opt, const char *label,
+                          void *summary, diag_list *diag) {
+    fp->a = analysis_for_kind(kind);
+    if (!fp->a || !(fp->an = fp->a->open(opt, label, summary, diag))) return false;
+    /* the summary analyses read names and durations only: no optional field is asked for */
+    fp->sink = (record_sink){.emit = route, .user = fp, .fields = 0};
+    return true;
+}
+
+bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
+                      const char *label, void *summary, diag_list *diag) {
+    memset(fp, 0, sizeof *fp);
+    fp->p = p;
+    if (!p->open_records) return (fp->fmt = p->open(opt, label, summary, diag)) != NULL;
+    if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
+    fp->fmt = p->open_records(opt, label, &fp->sink, fp->a->facts(summary), diag);
+    if (!fp->fmt) { fp->a->close(fp->an); fp->an = NULL; return false; }
+    return true;
+}
+
+bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
+                              const char *label, void *summary, diag_list *diag, uint64_t offset, const uint8_t *head,
+                              size_t head_n) {
+    memset(fp, 0, sizeof *fp);
+    fp->p = p;
+    if (!p->open_records) return p->open_resumed && (fp->fmt = p->open_resumed(opt, label, summary, diag, offset));
+    if (!p->open_records_resumed) return false;
+    if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
+    if (!fp->a->join || !(fp->fmt = p->open_records_resumed(opt, label, &fp->sink, &fp->scratch, diag, offset, head,
+                                                           head_n))) {
+        fp->a->close(fp->an);
+        fp->an = NULL;
+        return false;
+    }
+    return true;
+}
+
+bool format_pipe_join(format_pipe *head, format_pipe *tail) {
+    if (tail->a && !tail->a->can_join(head->an, tail->an)) return false;
+    if (!head->p->join(head->fmt, tail->fmt)) return false;
+    if (tail->a) tail->a->join(head->an, tail->an);     /* an allocation failure is reported by finish */
+    return true;
+}
+
+void format_pipe_finish(format_pipe *fp) {
+    fp->p->finish(fp->fmt);
+    if (fp->a) fp->a->finish(fp->an);
+}
+
+void format_pipe_close(format_pipe *fp) {
+    if (fp->fmt) fp->p->close(fp->fmt);
+    if (fp->an) fp->a->close(fp->an);
+    read_facts_free(&fp->scratch);
+    fp->fmt = fp->an = NULL;
+}

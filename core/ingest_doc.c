@@ -1,0 +1,57 @@
+/* ingest_doc: a run_result as the store's document. */
+#include "core/ingest_doc.h"
+
+#include <string.h>
+
+#include "core/metrics_json.h"
+#include "core/read_facts_json.h"
+#include "core/run_parse.h"
+
+static int64_t clamp64(i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+
+/* Row i of the run's kernel table. */
+static bool kernel_at(const ingest_doc *d, size_t i, ingest_kernel *k) {
+    const kernel_table *t = d->kernels;
+    if (!t || i >= t->count) return false;
+    const kernel_stat *s = &t->items[i];
+    *k = (ingest_kernel){.name = s->name, .name_len = s->name_len, .calls = (int64_t)s->calls,
+                         .total_ns = clamp64(s->total_ns), .min_ns = clamp64(s->min_ns), .max_ns = clamp64(s->max_ns),
+                         .flags = s->flags};
+    return true;
+}
+
+bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
+    memset(d, 0, sizeof *d);
+    const run_metrics *m = &r->metrics;
+    headline_known known = run_result_known(r);
+    d->headline = (ingest_headline){.tokens_per_sec = m->tokens_per_sec, .mfu_pct = m->mfu_pct,
+                                    .gpu_util_pct = m->gpu_util_pct, .hbm_peak_gb = m->hbm_peak_gb,
+                                    .has_step_seconds = known.step_time, .step_seconds = m->step_time.v,
+                                    .has_tokens_per_sec = known.tokens_per_sec, .has_mfu_pct = known.mfu_pct,
+                                    .has_gpu_util_pct = known.gpu_util_pct, .has_hbm_peak_gb = known.hbm};
+    metrics_json_render(m, 0, &d->metrics);
+    d->metrics_json = d->metrics.data;
+    bool ok = d->metrics_json != NULL;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        const artefact_info *a = &r->info[k];
+        if (a->format || k == ARTEFACT_TORCH_PROFILE) {     /* the step sources, even without the file */
+            read_facts_render(run_result_facts(r, (artefact_kind)k), &d->readings[k]);
+            ok = ok && d->readings[k].data;
+        }
+        d->artefacts[k] = (ingest_artefact){.kind = artefact_kind_key((artefact_kind)k),
+                                            .path = r->files.path[k] ? r->files.path[k] : "", .format = a->format,
+                                            .error = a->error, .reading = d->readings[k].data, .present = a->present,
+                                            .size = a->size, .inode = a->inode, .bytes_parsed = a->bytes_parsed,
+                                            .mtime_ns = a->mtime_ns, .parse_ms = a->parse_ms};
+    }
+    d->n_artefacts = ARTEFACT_KIND_COUNT;
+    d->kernels = &r->kernels.kernels;
+    d->kernel_at = kernel_at;
+    return ok;
+}
+
+void ingest_doc_free(ingest_doc *d) {
+    strbuf_free(&d->metrics);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) strbuf_free(&d->readings[k]);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,64 @@
+/* ingest_doc: what one parse of a run hands to the store, and nothing more.
+ *
+ * The store never sees parser or analysis structs: it takes the rendered RunMetrics
+ * document, the headline numbers it keeps as columns, per-artefact facts (identity, how
+ * the file was read, as JSON text) and the per-kernel rows through an iterator. Built from
+ * a run_result by ingest_doc_build; valid while that result lives. */
+#ifndef GOBLIN_INGEST_DOC_H
+#define GOBLIN_INGEST_DOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "core/artefact_kind.h"
+
+/* The numbers stored as columns for lists, Prometheus and /compare. step_seconds is the
+ * step time the waste budget used (the one definition of it). */
+typedef struct ingest_headline {
+    double tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb;
+    bool has_step_seconds;
+    double step_seconds;
+    /* which numbers the parse measured (run_result_known): the others are stored as NULL,
+     * so a measured 0 (an idle GPU) stays 0 and an unknown one is null */
+    bool has_tokens_per_sec, has_mfu_pct, has_gpu_util_pct, has_hbm_peak_gb;
+} ingest_headline;
+
+typedef struct ingest_artefact {
+    const char *kind;            /* artefact_kind_key() */
+    const char *path;            /* the file, or the expected path when none was found */
+    const char *format;          /* the format that read it, NULL when none did */
+    const char *error;           /* its first warning, or NULL */
+    const char *reading;         /* how it was read, JSON (core/read_facts_json), or NULL */
+    bool present;
+    uint64_t size, inode, bytes_parsed;
+    int64_t mtime_ns;
+    double parse_ms;
+} ingest_artefact;
+
+typedef struct ingest_kernel {
+    const char *name;            /* valid UTF-8 */
+    size_t name_len;
+    int64_t calls, total_ns, min_ns, max_ns;   /* clamped to the int64 range */
+    unsigned flags;              /* KF_* name classes */
+} ingest_kernel;
+
+typedef struct ingest_doc {
+    const char *metrics_json;    /* the RunMetrics section, compact JSON (served by /metrics as stored) */
+    ingest_headline headline;
+    ingest_artefact artefacts[ARTEFACT_KIND_COUNT];
+    size_t n_artefacts;
+    /* the per-kernel rows, in first-seen order: row i into *k, false past the last */
+    bool (*kernel_at)(const struct ingest_doc *d, size_t i, ingest_kernel *k);
+    /* private to the builder */
+    const void *kernels;
+    strbuf metrics, readings[ARTEFACT_KIND_COUNT];
+} ingest_doc;
+
+struct run_result;
+/* The document of one parse (r must outlive it). false on allocation failure. */
+bool ingest_doc_build(const struct run_result *r, ingest_doc *d);
+void ingest_doc_free(ingest_doc *d);
+
+#endif

@@ -1,0 +1,144 @@
+/* rocpd_sqlite: rocprofv3's rocpd SQLite database (<host>/<pid>_results.db) -> kernel
+ * dispatch records.
+ *
+ * Not a byte stream: the reader hands this format the opened file's path
+ * (artefact_parser.read_path) and it reads it with SQLite, read-only and immutable (no
+ * journal, no lock: the profiler has finished writing). Tables carry a per-file uuid
+ * suffix and their columns drift between rocprofiler-sdk versions, so the rows come from
+ * the un-suffixed `kernels` view by column name, else from rocpd_kernel_dispatch joined
+ * to rocpd_info_kernel_symbol (timestamps inline, as real databases store them). Each
+ * dispatch with a name and end > start becomes one REC_KERNEL_DISPATCH (start, end and
+ * end - start in integer ns; agent, stream or queue, correlation id), in start order. A
+ * file that is not such a database gets a warning, never a crash. This is the one place
+ * outside storage/ that speaks SQL, and it only reads the profiler's own file. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text_utf8.h"
+#include "parsers/artefact.h"
+
+static const char *const QUERIES[] = {
+    "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id FROM kernels "
+    "ORDER BY start, id",
+    "SELECT ks.kernel_name, kd.start, kd.\"end\", kd.agent_id, COALESCE(kd.stream_id, kd.queue_id), NULL "
+    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id ORDER BY kd.start, kd.id",
+    NULL,
+};
+
+typedef struct state {
+    record_sink sink;
+    read_facts *facts;
+    diag_list *diag;
+    const char *label;
+    strbuf name;
+    uint64_t rows, no_name, nonpositive, first_nonpositive;
+    bool oom;
+} state;
+
+static void *rp_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag) {
+    (void)opt;
+    state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    return s;
+}
+
+/* One result row -> one record (or a skip count). false: the sink is out of memory. */
+static bool row(state *s, sqlite3_stmt *q) {
+    s->rows++;
+    const unsigned char *text = sqlite3_column_text(q, 0);
+    int len = sqlite3_column_bytes(q, 0);
+    s->name.len = 0;
+    if (!text || !utf8_sanitize(text, (size_t)len, &s->name)) { s->no_name++; return true; }
+    const char *name = s->name.data;
+    size_t n = s->name.len;
+    py_strip(&name, &n);
+    if (!n) { s->no_name++; return true; }
+    i128 start = sqlite3_column_int64(q, 1), end = sqlite3_column_int64(q, 2);
+    if (sqlite3_column_type(q, 1) != SQLITE_INTEGER || sqlite3_column_type(q, 2) != SQLITE_INTEGER || end <= start) {
+        if (!s->nonpositive++) s->first_nonpositive = s->rows;
+        return true;
+    }
+    record r = {.type = REC_KERNEL_DISPATCH, .has = RF_START | RF_END | RF_DURATION, .line = s->rows,
+                .start_ns = start, .end_ns = end, .duration_ns = end - start, .name = name, .name_len = n};
+    if (sqlite3_column_type(q, 3) == SQLITE_INTEGER) r.device = sqlite3_column_int64(q, 3), r.has |= RF_DEVICE;
+    if (sqlite3_column_type(q, 4) == SQLITE_INTEGER) r.stream = sqlite3_column_int64(q, 4), r.has |= RF_STREAM;
+    if (sqlite3_column_type(q, 5) == SQLITE_INTEGER && sqlite3_column_int64(q, 5) >= 0)
+        r.correlation_id = (uint64_t)sqlite3_column_int64(q, 5), r.has |= RF_CORRELATION;
+    return record_emit(&s->sink, &r);
+}
+
+static bool rp_read_path(void *st, const char *path) {
+    state *s = st;
+    char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
+    sqlite3 *db = NULL;
+    int rc = uri ? sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL)
+                 : SQLITE_NOMEM;
+    sqlite3_free(uri);
+    sqlite3_stmt *q = NULL;
+    size_t which = 0;
+    for (; rc == SQLITE_OK && QUERIES[which]; which++)
+        if (sqlite3_prepare_v2(db, QUERIES[which], -1, &q, NULL) == SQLITE_OK) break;
+    if (rc != SQLITE_OK || !q) {
+        diag_add(s->diag, "%s: not a rocpd database (no kernels view or rocpd_kernel_dispatch table): %s", s->label,
+                 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return false;
+    }
+    read_facts_column(s->facts, "name", which == 0 ? "kernels.name" : "rocpd_info_kernel_symbol.kernel_name");
+    read_facts_column(s->facts, "start", which == 0 ? "kernels.start" : "rocpd_kernel_dispatch.start");
+    read_facts_column(s->facts, "end", which == 0 ? "kernels.end" : "rocpd_kernel_dispatch.end");
+    read_facts_column(s->facts, "duration", NULL);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+        if (!row(s, q)) { s->oom = true; break; }
+    bool ok = rc == SQLITE_DONE || s->oom;
+    if (!ok) diag_add(s->diag, "%s: database error after %llu kernel rows: %s", s->label,
+                      (unsigned long long)s->rows, sqlite3_errmsg(db));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return ok;
+}
+
+static void rp_finish(void *st) {
+    state *s = st;
+    if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
+    if (s->nonpositive)
+        diag_add(s->diag, "%s: %llu kernel rows without end > start ignored (first at row %llu)", s->label,
+                 (unsigned long long)s->nonpositive, (unsigned long long)s->first_nonpositive);
+    s->facts->rows_used = s->rows - s->no_name - s->nonpositive;
+    read_facts_skip(s->facts, "no kernel name", s->no_name);
+    read_facts_skip(s->facts, "zero or negative duration", s->nonpositive);
+}
+
+static void rp_close(void *st) {
+    state *s = st;
+    if (!s) return;
+    strbuf_free(&s->name);
+    free(s);
+}
+
+static const char *const RP_NAMES[] = {"*_results.db", "*/*_results.db", NULL};
+
+/* An SQLite file; rocprof v1's results.db is SQLite too, but has no kernels view (the
+ * query then fails with a clear warning). */
+static int rp_sniff(const char *name, const uint8_t *head, size_t n) {
+    (void)name;
+    return n >= 16 && !memcmp(head, "SQLite format 3", 16) ? 95 : 0;
+}
+
+const artefact_parser rocpd_sqlite_parser = {
+    .name = "rocpd-sqlite",
+    .kind = ARTEFACT_KERNEL_TRACE,
+    .names = RP_NAMES,
+    .sniff = rp_sniff,
+    .open_records = rp_open,
+    .read_path = rp_read_path,
+    .finish = rp_finish,
+    .close = rp_close,
+};
