@@ -46,9 +46,11 @@ static int64_t now_ms(void) {
     return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
-/* The event kind of a stored state: pending (just seen) and running are both "running". */
+/* The event kind of a stored state. "pending" is never sent as such: a new run's first sight
+ * is "created", and a finished run whose files changed again is "running" at once. */
 static const char *kind_of(run_status st) {
     switch (st) {
+    case RUN_PENDING: return "pending";
     case RUN_COMPLETE: return "complete";
     case RUN_FAILED: return "failed";
     case RUN_GONE: return "gone";
@@ -144,9 +146,11 @@ void events_run_changed(events *ev, const char *run_id) {
         char etag[64];
         snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)rc.ingest_count, run_status_name(rc.status));
         if (!was) emit_locked(ev, "created", run_id, run_status_name(rc.status), etag);
-        if ((!was && strcmp(kind, "running")) || (was && strcmp(was, kind)))
+        /* pending after a final state: its files changed, a new parse is coming */
+        if (!strcmp(kind, "pending") && was && strcmp(was, "pending") && strcmp(was, "running")) kind = "running";
+        if (strcmp(kind, "pending") && (!was || strcmp(was, kind)))
             emit_locked(ev, kind, run_id, run_status_name(rc.status), etag);
-        json_object_set_new(ev->known, run_id, json_string(kind));
+        json_object_set_new(ev->known, run_id, json_string(kind));   /* "pending": its parse is sent as "running" */
     }
     pthread_mutex_unlock(&ev->lock);
 }

@@ -726,7 +726,9 @@ def test_events_stream_and_webhooks(tmp):
     def seen(kind, run):
         return lambda m: m.get("event") == kind and m["json"]["run"] == run
     created = ev.wait(seen("created", "e-1"))
+    parsing = ev.wait(seen("running", "e-1"))                       # a new run's parse is "running" too
     done = ev.wait(seen("complete", "e-1"))
+    assert int(created["id"]) < int(parsing["id"]) < int(done["id"]), (created, parsing, done)
     assert done["json"]["etag"] == d.get("/runs/e-1")[1]["ETag"], (done, d.get("/runs/e-1")[1])
     assert int(done["id"]) > int(created["id"]) and done["json"]["id"] == int(done["id"])
     with open(d.roots[0] / "e-1" / "amd_smi.csv", "a") as f:     # a finished run's files change
