@@ -78,8 +78,8 @@ static bool token_is(const char *s, const size_t t[2], const char *word) {
     return true;
 }
 
-/* has_name_token() over every token, however many the name has. */
-static bool has_name_token_all(const char *s, size_t n, const char *word) {
+/* Whether word (lower-case) is one of the name tokens of s, however many tokens s has. */
+bool has_name_token(const char *s, size_t n, const char *word) {
     size_t tok[64][2];
     size_t done = 0;
     for (;;) {
@@ -91,46 +91,52 @@ static bool has_name_token_all(const char *s, size_t n, const char *word) {
     }
 }
 
-bool has_name_token(const char *s, size_t n, const char *word) { return has_name_token_all(s, n, word); }
-
-ssize_t column_pick_timing(const strbuf *names, size_t n, const char *const *cands) {
-    strbuf *low = calloc(n ? n : 1, sizeof *low);
-    bool *usable = calloc(n ? n : 1, sizeof *usable);
-    ssize_t found = -1;
-    if (!low || !usable) goto out;
-    for (size_t i = 0; i < n; i++) {
-        if (!fold_lower(names[i].data ? names[i].data : "", names[i].len, &low[i])) goto out;
-        usable[i] = true;
-    }
-    if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
-    for (size_t c = 0; cands[c]; c++) {                      /* 3. whole name tokens */
-        size_t ct[16][2];
-        size_t nc = name_tokens(cands[c], strlen(cands[c]), ct, 16);
-        if (nc == 0 || nc > 16) continue;
-        for (size_t i = 0; i < n; i++) {
-            const char *f = names[i].data ? names[i].data : "";
-            bool all = true;
-            for (size_t k = 0; k < nc && all; k++) {
-                char word[64];
-                size_t wl = ct[k][1] < sizeof word - 1 ? ct[k][1] : sizeof word - 1;
-                for (size_t b = 0; b < wl; b++) {
-                    char ch = cands[c][ct[k][0] + b];
-                    word[b] = is_upper(ch) ? (char)(ch + 32) : ch;
-                }
-                word[wl] = '\0';
-                all = has_name_token_all(f, names[i].len, word);
-            }
-            if (all) { found = last_named(names, n, i); goto out; }
+/* Step 3 of column_pick_timing(): every name token of cand is a whole name token of the
+ * column's original name. */
+static bool all_name_tokens(const char *cand, const strbuf *name, const strbuf *low) {
+    (void)low;
+    size_t ct[16][2];
+    size_t nc = name_tokens(cand, strlen(cand), ct, 16);
+    if (nc == 0 || nc > 16) return false;
+    const char *f = name->data ? name->data : "";
+    for (size_t k = 0; k < nc; k++) {
+        char word[64];
+        size_t wl = ct[k][1] < sizeof word - 1 ? ct[k][1] : sizeof word - 1;
+        for (size_t b = 0; b < wl; b++) {
+            char ch = cand[ct[k][0] + b];
+            word[b] = is_upper(ch) ? (char)(ch + 32) : ch;
         }
+        word[wl] = '\0';
+        if (!has_name_token(f, name->len, word)) return false;
     }
-out:
-    for (size_t i = 0; low && i < n; i++) strbuf_free(&low[i]);
-    free(low);
-    free(usable);
-    return found;
+    return true;
 }
 
-ssize_t column_pick(const strbuf *names, size_t n, const char *const *cands, const char *const *exclude) {
+/* Step 3 of column_pick() (the seed heuristics): every '_'/' '-separated token of cand is a
+ * substring of the lower-cased column name. */
+static bool all_tokens_contained(const char *cand, const strbuf *name, const strbuf *low) {
+    (void)name;
+    char lc[128];
+    ascii_lower(cand, lc, sizeof lc);
+    char *tokens[16];
+    size_t nt = 0;
+    for (char *p = lc; *p && nt < 16;) {
+        while (*p == '_' || *p == ' ') *p++ = '\0';
+        if (!*p) break;
+        tokens[nt++] = p;
+        while (*p && *p != '_' && *p != ' ') p++;
+    }
+    if (nt == 0) return false;
+    for (size_t k = 0; k < nt; k++)
+        if (!contains(low->data, low->len, tokens[k])) return false;
+    return true;
+}
+
+/* Both pickers: columns lower-cased, those naming an excluded word set aside, then exact
+ * and case-insensitive names (pick_named), then the first candidate that `matches` a usable
+ * column (in candidate order, then column order). */
+static ssize_t pick(const strbuf *names, size_t n, const char *const *cands, const char *const *exclude,
+                    bool (*matches)(const char *cand, const strbuf *name, const strbuf *low)) {
     strbuf *low = calloc(n ? n : 1, sizeof *low);
     bool *usable = calloc(n ? n : 1, sizeof *usable);
     ssize_t found = -1;
@@ -142,28 +148,20 @@ ssize_t column_pick(const strbuf *names, size_t n, const char *const *cands, con
             if (contains(low[i].data, low[i].len, exclude[x])) usable[i] = false;
     }
     if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
-    for (size_t c = 0; cands[c]; c++) {                      /* 3. every token is a substring */
-        char lc[128];
-        ascii_lower(cands[c], lc, sizeof lc);
-        char *tokens[16];
-        size_t nt = 0;
-        for (char *p = lc; *p && nt < 16;) {
-            while (*p == '_' || *p == ' ') *p++ = '\0';
-            if (!*p) break;
-            tokens[nt++] = p;
-            while (*p && *p != '_' && *p != ' ') p++;
-        }
-        if (nt == 0) continue;
-        for (size_t i = 0; i < n; i++) {
-            if (!usable[i]) continue;
-            bool all = true;
-            for (size_t k = 0; k < nt && all; k++) all = contains(low[i].data, low[i].len, tokens[k]);
-            if (all) { found = last_named(names, n, i); goto out; }
-        }
-    }
+    for (size_t c = 0; cands[c]; c++)
+        for (size_t i = 0; i < n; i++)
+            if (usable[i] && matches(cands[c], &names[i], &low[i])) { found = last_named(names, n, i); goto out; }
 out:
     for (size_t i = 0; low && i < n; i++) strbuf_free(&low[i]);
     free(low);
     free(usable);
     return found;
+}
+
+ssize_t column_pick_timing(const strbuf *names, size_t n, const char *const *cands) {
+    return pick(names, n, cands, NULL, all_name_tokens);
+}
+
+ssize_t column_pick(const strbuf *names, size_t n, const char *const *cands, const char *const *exclude) {
+    return pick(names, n, cands, exclude, all_tokens_contained);
 }

@@ -19,11 +19,8 @@ typedef struct outcome {
 
 /* tail_bytes 0: one sequential read; else a split read offering that tail to this thread. */
 static void read_kernels(const char *path, uint64_t tail_bytes, outcome *o) {
-    parse_options opt = {.split_min_bytes = 1};
     memset(o, 0, sizeof *o);
-    diag_init(&o->diag);
-    if (tail_bytes == 0) artefact_read(path, ARTEFACT_KERNEL_TRACE, &opt, &o->sum, &o->diag, &o->info);
-    else artefact_read_end(artefact_read_begin(path, ARTEFACT_KERNEL_TRACE, &opt, &o->sum, &o->diag, &o->info, tail_bytes));
+    tu_read_artefact(path, ARTEFACT_KERNEL_TRACE, tail_bytes, &o->sum, &o->diag, &o->info);
 }
 
 static void outcome_free(outcome *o) {

@@ -1,6 +1,8 @@
 /* test_util: helpers shared by the Check suites. */
 #include "tests/test_util.h"
 
+#include "core/artefact_reader.h"
+
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,4 +76,12 @@ bool tu_warned(const run_result *r, const char *needle) {
     for (size_t i = 0; i < r->metrics.warnings.count; i++)
         if (strstr(r->metrics.warnings.items[i], needle)) return true;
     return false;
+}
+
+void tu_read_artefact(const char *path, artefact_kind kind, uint64_t tail_bytes, void *summary, diag_list *diag,
+                      artefact_info *info) {
+    parse_options opt = {.split_min_bytes = 1};
+    diag_init(diag);
+    if (tail_bytes == 0) artefact_read(path, kind, &opt, summary, diag, info);
+    else artefact_read_end(artefact_read_begin(path, kind, &opt, summary, diag, info, tail_bytes));
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/run_parse.h"
 
@@ -21,6 +22,12 @@ const char *tu_fixture(const char *rel);
 void tu_copy_fixture(const char *rel, const char *dir, const char *name);
 /* Parses dir with default options (seed_compat as given). */
 void tu_parse(const char *dir, bool seed_compat, run_result *r);
+/* Reads one artefact of the given kind into summary (a *_summary of that kind), with
+ * warnings in diag (initialised here) and facts in info: tail_bytes 0 is one sequential
+ * read, otherwise a split read offering that tail to this thread (any size is worth a
+ * thread). The split tests compare the two. */
+void tu_read_artefact(const char *path, artefact_kind kind, uint64_t tail_bytes, void *summary, diag_list *diag,
+                      artefact_info *info);
 /* True when any warning contains needle. */
 bool tu_warned(const run_result *r, const char *needle);
 
