@@ -81,22 +81,41 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     telemetry_summary_free(&r.s);
 }
 
+/* The resume point of p at or after `from` inside data, or 0 when there is none worth a split. */
+static inline size_t fuzz_split_point(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
+    size_t at = from + p->resume_point(data + from, size - from);
+    return at >= size ? 0 : at;
+}
+
+/* Empty sequential (one) and split (two) results, and the tail's own warning list. */
+static inline void fuzz_runs_init(fuzz_run *one, fuzz_run *two, diag_list *tail_diag) {
+    memset(one, 0, sizeof *one);
+    memset(two, 0, sizeof *two);
+    diag_init(&one->diag);
+    diag_init(&two->diag);
+    diag_init(tail_diag);
+}
+
+/* The same warnings, in the same order. */
+static inline bool fuzz_same_warnings(const diag_list *a, const diag_list *b) {
+    if (a->count != b->count) return false;
+    for (size_t i = 0; i < a->count; i++)
+        if (strcmp(a->items[i], b->items[i])) return false;
+    return true;
+}
+
 /* The parser-level half of a split read (core/artefact_reader.c): data read sequentially
  * and read as a head and a tail from a resume point at or after `from`, joined the
  * way the reader joins them, must give the same summary to the bit and the same
  * warnings. Aborts (a finding) when they differ. */
 static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
     if (!p->resume_point || !p->open_resumed || from >= size) return;   /* (record formats: tests/check_split.c) */
-    size_t at = from + p->resume_point(data + from, size - from);
-    if (at >= size || at == 0) return;
+    size_t at = fuzz_split_point(p, data, size, from);
+    if (!at) return;
     parse_options opt = {0};
     fuzz_run one, two;
-    memset(&one, 0, sizeof one);
-    memset(&two, 0, sizeof two);
-    diag_init(&one.diag);
-    diag_init(&two.diag);
     diag_list tail_diag;
-    diag_init(&tail_diag);
+    fuzz_runs_init(&one, &two, &tail_diag);
     void *whole = p->open(&opt, "fuzz", fuzz_summary(&one, p->kind), &one.diag);
     void *head = p->open(&opt, "fuzz", fuzz_summary(&two, p->kind), &two.diag);
     void *tail = p->open_resumed(&opt, "fuzz", fuzz_summary(&two, p->kind), &tail_diag, at);
@@ -114,12 +133,11 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
         }
         const opt_num *a[] = {&one.t.tokens_per_sec, &one.t.mfu_pct, &one.t.step_time_seconds, &one.t.host_busy_fraction};
         const opt_num *b[] = {&two.t.tokens_per_sec, &two.t.mfu_pct, &two.t.step_time_seconds, &two.t.host_busy_fraction};
-        bool same = one.diag.count == two.diag.count && one.t.complete == two.t.complete &&
+        bool same = fuzz_same_warnings(&one.diag, &two.diag) && one.t.complete == two.t.complete &&
                     one.t.n_steps == two.t.n_steps && one.t.profiled_steps == two.t.profiled_steps &&
                     !one.t.pytorch_version == !two.t.pytorch_version &&
                     (!one.t.pytorch_version || strcmp(one.t.pytorch_version, two.t.pytorch_version) == 0);
         for (size_t i = 0; same && i < 4; i++) same = a[i]->has == b[i]->has && memcmp(&a[i]->v, &b[i]->v, sizeof a[i]->v) == 0;
-        for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
         same = same && one.t.step_time_is_span == two.t.step_time_is_span && one.t.step_events == two.t.step_events &&
                kernel_table_equal(&one.t.kernels, &two.t.kernels) && one.t.facts.rows_used == two.t.facts.rows_used;
         if (!same) abort();
@@ -139,16 +157,12 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
  * pieces must equal the sequential read's, or the harness aborts. */
 static inline void fuzz_split_equal_kernels(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
     if (!p->resume_point || !p->open_records_resumed || from >= size) return;
-    size_t at = from + p->resume_point(data + from, size - from);
-    if (at >= size || at == 0) return;
+    size_t at = fuzz_split_point(p, data, size, from);
+    if (!at) return;
     parse_options opt = {0};
     fuzz_run one, two;
-    memset(&one, 0, sizeof one);
-    memset(&two, 0, sizeof two);
-    diag_init(&one.diag);
-    diag_init(&two.diag);
     diag_list tail_diag;
-    diag_init(&tail_diag);
+    fuzz_runs_init(&one, &two, &tail_diag);
     format_pipe whole, head, tail;
     bool w = format_pipe_open(&whole, p, p->kind, &opt, "fuzz", &one.k, &one.diag);
     bool h = format_pipe_open(&head, p, p->kind, &opt, "fuzz", &two.k, &two.diag);
@@ -168,9 +182,8 @@ static inline void fuzz_split_equal_kernels(const artefact_parser *p, const uint
         const read_facts *a = &one.k.facts, *b = &two.k.facts;
         bool same = kernel_table_equal(&one.k.kernels, &two.k.kernels) && one.k.complete == two.k.complete &&
                     a->rows_used == b->rows_used && a->n_skips == b->n_skips && a->n_columns == b->n_columns &&
-                    one.diag.count == two.diag.count;
+                    fuzz_same_warnings(&one.diag, &two.diag);
         for (size_t i = 0; same && i < a->n_skips; i++) same = a->skipped[i].rows == b->skipped[i].rows;
-        for (size_t i = 0; same && i < one.diag.count; i++) same = strcmp(one.diag.items[i], two.diag.items[i]) == 0;
         if (!same) abort();
     }
     if (w) format_pipe_close(&whole);
