@@ -13,6 +13,12 @@ typedef enum {
     ARTEFACT_KIND_COUNT
 } artefact_kind;
 
+/* The kind of a format whose files feed only the analysis document (API and copy traces,
+ * counters, stats reports, NPU and AIE traces, ...), not one of RunMetrics' three
+ * artefacts: it has no slot in tables sized by ARTEFACT_KIND_COUNT, and RunMetrics'
+ * discovery (core/run_files) skips it. */
+#define ARTEFACT_ANALYSIS_ONLY ((artefact_kind)ARTEFACT_KIND_COUNT)
+
 /* The kind's key in the database and in GET /runs/<id>: "kernel_trace", "torch_profile",
  * "telemetry" ("artefact" out of range). */
 static inline const char *artefact_kind_key(artefact_kind k) {

@@ -46,6 +46,8 @@ typedef struct ingest_kernel {
 
 typedef struct ingest_doc {
     const char *metrics_json;    /* the RunMetrics section, compact JSON (served by /metrics as stored) */
+    const char *analysis_json;   /* the analysis document (GET /runs/<id>/analysis), compact JSON; NULL: none */
+    const char *report_md;       /* the Markdown report (GET /runs/<id>/report.md); NULL: none */
     ingest_headline headline;
     ingest_artefact artefacts[ARTEFACT_KIND_COUNT];
     size_t n_artefacts;

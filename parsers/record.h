@@ -21,12 +21,22 @@
 
 typedef enum {
     REC_KERNEL_DISPATCH,     /* one GPU kernel launch */
-    REC_MEMORY_COPY,         /* a host/device or device/device copy */
-    REC_API_CALL,            /* a HIP/CUDA runtime call on the host */
+    REC_MEMORY_COPY,         /* a host/device or device/device copy (copy says which way) */
+    REC_API_CALL,            /* a HIP/HSA/CUDA runtime or driver call on the host (domain) */
     REC_ANNOTATION,          /* a user range: a profiler step, an NVTX/roctx range */
-    REC_CPU_OP,              /* a host-side operator (aten::...) */
-    REC_TELEMETRY_SAMPLE,    /* one sample of device telemetry (VRAM, utilisation) */
-    REC_METADATA,            /* a key/value fact about the run (versions, step counts) */
+    REC_CPU_OP,              /* a host-side operator (aten::...), or a python_function frame (category) */
+    REC_TELEMETRY_SAMPLE,    /* one sample of device telemetry (VRAM, utilisation, power, temperature) */
+    REC_METADATA,            /* a key/value fact about the run (versions, device properties): see below */
+    REC_MEMSET,              /* a device memory fill (bytes, start/end) */
+    REC_ALLOCATION,          /* a memory allocation or free (category "alloc" / "free"), bytes */
+    REC_COUNTER,             /* a hardware counter value for a dispatch: name = counter, number */
+    REC_KERNEL_STATS,        /* one pre-aggregated row of a stats report (rocprofv3 *_stats.csv, nsys
+                              * cuda_gpu_kern_sum): name, calls, duration_ns = total, min/max_ns;
+                              * category says of what ("kernel", "api", "memory_copy") */
+    REC_NPU_OP,              /* one Ascend operator task (msprof op_summary / kernel_details row):
+                              * name = op type, duration_ns, fields = signature columns and counters */
+    REC_AIE_EVENT,           /* one AIE trace event: track = tile label, name = event, phase 'B'/'E',
+                              * cycles = timestamp in core clock cycles */
     REC_TYPE_COUNT
 } record_type;
 
@@ -39,28 +49,88 @@ enum {
     RF_DURATION = 1u << 4,
     RF_CORRELATION = 1u << 5,
     RF_BYTES = 1u << 6,
-    RF_VRAM = 1u << 7,
+    RF_VRAM = 1u << 7,       /* vram_gib: the reference rules' reading (RunMetrics) */
     RF_UTIL = 1u << 8,
+    RF_PID_TID = 1u << 9,    /* pid, tid */
+    RF_EXTERNAL = 1u << 10,  /* external_id: torch's "External id" (CPU op <-> launch <-> kernel) */
+    RF_GRID = 1u << 11,      /* grid[3], workgroup[3] (sizes as the file gives them) */
+    RF_RESOURCES = 1u << 12, /* lds_bytes, scratch_bytes, vgpr, sgpr */
+    RF_POWER = 1u << 13,     /* power_w */
+    RF_TEMP = 1u << 14,      /* temp_c */
+    RF_VRAM_BYTES = 1u << 15,/* vram_used_bytes (and vram_total_bytes when RF_VRAM_TOTAL) */
+    RF_VRAM_TOTAL = 1u << 16,
+    RF_VALUE = 1u << 17,     /* number: a counter's value, an allocator's total after the event */
+    RF_CALLS = 1u << 18,     /* calls, min_ns, max_ns (REC_KERNEL_STATS) */
+    RF_US_FLOAT = 1u << 19,  /* ts_us, dur_us: the file's own float microseconds (chrome traces),
+                              * for analyses that must reproduce the reference's float sums */
+    RF_CYCLES = 1u << 20,    /* cycles (REC_AIE_EVENT) */
+    RF_PEER = 1u << 21,      /* peer_device: a copy's other end */
 };
+
+/* Which way a copy went (REC_MEMORY_COPY.copy). */
+typedef enum { COPY_UNKNOWN, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_PTOP, COPY_HTOH } copy_kind;
+/* Which API a call belongs to (REC_API_CALL.domain). */
+typedef enum { API_UNKNOWN, API_HIP, API_HSA, API_CUDA_RUNTIME, API_CUDA_DRIVER, API_OTHER } api_domain;
+
+/* A named text field of a record (REC_NPU_OP's signature columns and counters, extra
+ * columns a format passes through). value is the file's text, valid UTF-8. */
+typedef struct record_field {
+    const char *key;
+    const char *value;
+    size_t value_len;
+} record_field;
 
 typedef struct record {
     record_type type;
     unsigned has;            /* RF_* bits: a field whose bit is clear is unknown, not 0 */
     uint64_t line;           /* where it came from: CSV line, or byte offset for binary/JSON */
-    int64_t device;          /* agent / GPU index */
+    int64_t device;          /* agent / GPU index (as the file numbers it) */
     int64_t stream;          /* stream or queue id */
     i128 start_ns, end_ns;   /* on the profiler's clock */
     i128 duration_ns;        /* as the file gives it (may differ from end - start) */
     uint64_t correlation_id; /* links a dispatch to the API call that launched it */
-    uint64_t bytes;          /* memory copies */
-    const char *name;        /* kernel, API, annotation or operator name; NULL when none */
+    uint64_t bytes;          /* memory copies, memsets, allocations */
+    const char *name;        /* kernel, API, annotation, operator or counter name; NULL when none */
     size_t name_len;
     /* telemetry samples, already in the quantity's unit (GiB, percent) */
     double vram_gib, util_pct;
     /* metadata */
     const char *key, *value;
     size_t value_len;
+    /* the rest, each behind its RF_ bit (or non-NULL / non-zero where said) */
+    const char *category;    /* chrome "cat", a stats row's subject, an allocation's "alloc"/"free";
+                              * NULL when none */
+    size_t category_len;
+    const char *track;       /* a lane label: the chrome process/thread name, an AIE tile; NULL when none */
+    size_t track_len;
+    const char *args;        /* operator input shapes as the file writes them (JSON text); NULL when none */
+    size_t args_len;
+    const record_field *fields;  /* n_fields extra named columns */
+    size_t n_fields;
+    char phase;              /* chrome "ph" ('X', 'B', 'E', 'i', ...); 0 when none */
+    copy_kind copy;          /* REC_MEMORY_COPY; COPY_UNKNOWN when the file does not say */
+    api_domain domain;       /* REC_API_CALL */
+    int64_t pid, tid;        /* RF_PID_TID */
+    int64_t peer_device;     /* RF_PEER */
+    uint64_t external_id;    /* RF_EXTERNAL */
+    uint32_t grid[3], workgroup[3];                   /* RF_GRID */
+    uint32_t lds_bytes, scratch_bytes, vgpr, sgpr;    /* RF_RESOURCES */
+    double power_w, temp_c;                           /* RF_POWER, RF_TEMP */
+    uint64_t vram_used_bytes, vram_total_bytes;       /* RF_VRAM_BYTES, RF_VRAM_TOTAL */
+    double number;                                    /* RF_VALUE */
+    uint64_t calls;                                   /* RF_CALLS, with min_ns and max_ns */
+    i128 min_ns, max_ns;
+    double ts_us, dur_us;                             /* RF_US_FLOAT */
+    i128 cycles;                                      /* RF_CYCLES */
 } record;
+
+/* REC_METADATA keys with a fixed meaning (a format may emit others verbatim; a key about
+ * one device carries RF_DEVICE): "vendor" ("AMD", "NVIDIA", "Huawei"), "device_name",
+ * "memory_bytes", "compute_units", "wave_size", "driver_version", "runtime_version",
+ * "rocm_version", "cuda_version", "pytorch_version", "roctracer_version", "cupti_version",
+ * "hostname", "rank", "world_size", and "aie.<key>" for an AIE run description
+ * (aie.M, aie.K, aie.N, aie.m, aie.k, aie.n, aie.rows, aie.cols, aie.warmup,
+ * aie.iterations, aie.clock_ghz, aie.macs_per_cycle). Values are the file's text. */
 
 /* Where a format sends its records. emit returns false when the consumer cannot take
  * more (out of memory): the format then stops and says so. fields: the optional RF_*

@@ -1,0 +1,101 @@
+/* section: the contract of an analysis that renders one section of the analysis document.
+ *
+ * The analysis document (`goblind analyze`, GET /runs/<id>/analysis) is one JSON object
+ * whose keys are sections ("sources", "device", "kernels", "timeline", "npu_ops", ...).
+ * Each section is one section_analysis, listed once in analyses/section_registry.c: adding
+ * an analysis is one file plus one registry line, and nothing in core/, storage/, api/ or
+ * daemon/ changes.
+ *
+ * The driver (core/run_analysis) reads every source of a run (one file read by one
+ * format; a run may hold several files of one kind, one per rank) and hands each source's
+ * records to every analysis that wants their type:
+ *
+ *   run   = open(cfg)                                  once per run, driver thread
+ *   src   = open_source(run, source)                   per source (or per piece of a
+ *                                                      split read), driver thread
+ *   consume(src, record) ...                           the source's records in file order,
+ *                                                      on the thread reading that source:
+ *                                                      touch only src, never run
+ *   end_source(run, src)                               driver thread, in source order
+ *                                                      (pieces in file order): folds src
+ *                                                      into run and frees src
+ *   finish(run, earlier)                               driver thread, registry order; a
+ *                                                      derived analysis reads the finished
+ *                                                      results of earlier ones here
+ *   render(run, w)                                     the section's JSON value
+ *   render_md(run, out)                                optional: its part of report.md
+ *   close(run)
+ *
+ * A section whose inputs are absent renders null. Sources whose kernels repeat another's
+ * (a rocprofv3 trace and the torch profile of one run) are chosen by the driver before
+ * the analyses see them (source_ref.kernels_chosen): an analysis never counts one kernel
+ * twice as long as it takes kernel dispatches only from chosen sources, which the driver
+ * guarantees by not delivering the others' REC_KERNEL_DISPATCH, REC_MEMORY_COPY and
+ * REC_MEMSET records.
+ *
+ * Split reads: the driver may read one large file as two pieces on two threads; the
+ * pieces are two sources with the same source_ref (piece 0 then 1) folded by end_source in
+ * file order. An analysis sets `splittable` only when folding the pieces in order gives
+ * exactly what one sequential pass gives (integer sums, sets, unions); when any analysis
+ * wanting a file's records is not splittable, the driver reads that file in one piece.
+ *
+ * Memory: a state keeps only what its answer needs (per-name aggregates, per-stream
+ * interval unions, bounded samples); never the records themselves. */
+#ifndef GOBLIN_SECTION_H
+#define GOBLIN_SECTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "base/json_writer.h"
+#include "base/strbuf.h"
+#include "parsers/record.h"
+
+#ifndef REC_BIT
+#define REC_BIT(t) (1u << (t))
+#endif
+
+/* One source of a run, as the analyses see it. Strings live for the whole run. */
+typedef struct source_ref {
+    size_t index;            /* position in the run's source list (the inventory's order) */
+    unsigned piece;          /* 0, or 1 for the second piece of a split read */
+    const char *path;        /* relative to the run directory */
+    const char *format;      /* the format that reads it (artefact_parser.name) */
+    int rank;                /* the distributed rank the file belongs to, -1 when unknown */
+    bool device_clock;       /* its kernel times come from the device (rocprofv3, rocpd, nsys),
+                              * not from a host-side profiler */
+    bool kernels_chosen;     /* its kernel dispatches / copies / memsets are delivered */
+} source_ref;
+
+/* Settings an analysis may read (config file keys, documented in OPERATIONS.md). */
+typedef struct analysis_config {
+    int64_t kernel_wait_threshold_ns;  /* timeline: an idle gap shorter than this is kernel_wait */
+    int64_t short_kernel_ns;           /* timeline: a kernel shorter than this is short (10 us) */
+    const char *npu_reference_dir;     /* msprof reference durations; NULL: <run>/reference */
+    const char *run_dir;               /* the run directory being analysed */
+} analysis_config;
+
+/* The finished results of the analyses registered before the one asking. */
+typedef struct section_results section_results;
+/* The run state of the analysis whose section is `key`, after its finish(), or NULL when
+ * no such analysis ran before the caller. Its layout is that analysis's own header. */
+const void *section_result(const section_results *r, const char *key);
+
+typedef struct section_analysis {
+    const char *key;         /* the section's key in the analysis document */
+    unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
+    unsigned fields;         /* RF_* optional fields it reads (a format may skip parsing others) */
+    bool splittable;         /* see the top of the file */
+    void *(*open)(const analysis_config *cfg, diag_list *diag);  /* NULL on allocation failure */
+    void *(*open_source)(void *run, const source_ref *src);     /* NULL on allocation failure */
+    bool (*consume)(void *src, const record *r);                 /* false: out of memory */
+    bool (*end_source)(void *run, void *src);                    /* folds and frees src; false: OOM */
+    bool (*finish)(void *run, const section_results *earlier);   /* false: OOM */
+    void (*render)(const void *run, jw_out *w);                  /* exactly one JSON value */
+    void (*render_md)(const void *run, strbuf *out);             /* optional (NULL) */
+    void (*close)(void *run);
+} section_analysis;
+
+#endif

@@ -1,0 +1,20 @@
+/* section_registry: the table of section analyses (see section_registry.h). */
+#include "analyses/section_registry.h"
+
+#include <string.h>
+
+/* One line per analysis, in document order; derived analyses after their inputs. */
+#define SECTIONS(X)
+
+#define DECLARE(a) extern const section_analysis a;
+SECTIONS(DECLARE)
+#define ENTRY(a) &a,
+static const section_analysis *const SECTION_LIST[] = {SECTIONS(ENTRY) NULL};
+
+const section_analysis *const *section_analyses(void) { return SECTION_LIST; }
+
+const section_analysis *section_analysis_named(const char *key) {
+    for (size_t i = 0; SECTION_LIST[i]; i++)
+        if (!strcmp(SECTION_LIST[i]->key, key)) return SECTION_LIST[i];
+    return NULL;
+}
