@@ -77,8 +77,13 @@ typedef struct analysis_config {
     const char *run_dir;               /* the run directory being analysed */
 } analysis_config;
 
-/* The finished results of the analyses registered before the one asking. */
-typedef struct section_results section_results;
+/* The finished results of the analyses registered before the one asking: analysis i's run
+ * state is states[i] (NULL when it did not run). */
+typedef struct section_results {
+    const struct section_analysis *const *analyses;
+    void *const *states;
+    size_t n;
+} section_results;
 /* The run state of the analysis whose section is `key`, after its finish(), or NULL when
  * no such analysis ran before the caller. Its layout is that analysis's own header. */
 const void *section_result(const section_results *r, const char *key);

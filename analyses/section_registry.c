@@ -18,3 +18,9 @@ const section_analysis *section_analysis_named(const char *key) {
         if (!strcmp(SECTION_LIST[i]->key, key)) return SECTION_LIST[i];
     return NULL;
 }
+
+const void *section_result(const section_results *r, const char *key) {
+    for (size_t i = 0; r && i < r->n; i++)
+        if (r->analyses[i] && !strcmp(r->analyses[i]->key, key)) return r->states[i];
+    return NULL;
+}
