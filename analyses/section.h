@@ -88,6 +88,10 @@ typedef struct section_results {
  * no such analysis ran before the caller. Its layout is that analysis's own header. */
 const void *section_result(const section_results *r, const char *key);
 
+/* The number `path` of the finished section `key` (section_analysis.number), false when
+ * that section did not run, has no number hook, or does not know the value. */
+bool section_number(const section_results *r, const char *key, const char *path, double *out);
+
 typedef struct section_analysis {
     const char *key;         /* the section's key in the analysis document */
     unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
@@ -100,6 +104,10 @@ typedef struct section_analysis {
     bool (*finish)(void *run, const section_results *earlier);   /* false: OOM */
     void (*render)(const void *run, jw_out *w);                  /* exactly one JSON value */
     void (*render_md)(const void *run, strbuf *out);             /* optional (NULL) */
+    /* Optional (NULL): one number of its finished result by name, the dotted path of the
+     * value in its rendered section ("run.busy_ns", "by_class.gemm.total_ns"), for derived
+     * analyses that must not depend on its state's layout. false: unknown / absent. */
+    bool (*number)(const void *run, const char *path, double *out);
     void (*close)(void *run);
 } section_analysis;
 

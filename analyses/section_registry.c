@@ -24,3 +24,10 @@ const void *section_result(const section_results *r, const char *key) {
         if (r->analyses[i] && !strcmp(r->analyses[i]->key, key)) return r->states[i];
     return NULL;
 }
+
+bool section_number(const section_results *r, const char *key, const char *path, double *out) {
+    for (size_t i = 0; r && i < r->n; i++)
+        if (r->analyses[i] && !strcmp(r->analyses[i]->key, key))
+            return r->states[i] && r->analyses[i]->number && r->analyses[i]->number(r->states[i], path, out);
+    return false;
+}

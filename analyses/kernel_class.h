@@ -1,0 +1,38 @@
+/* kernel_class: which kind of work a GPU kernel does, from its name alone.
+ *
+ * One documented table of name patterns for both vendors (docs/ANALYSIS.md "classes"),
+ * shared by every analysis that needs a kernel's class (classes, timeline's communication
+ * and compute, steps' communication part, layers' attention and GEMM work). The RunMetrics
+ * families (parsers/kernel_table.c KF_*) follow the reference and stay separate where
+ * they differ; where they overlap the table says so. */
+#ifndef GOBLIN_KERNEL_CLASS_H
+#define GOBLIN_KERNEL_CLASS_H
+
+#include <stddef.h>
+
+typedef enum {
+    KC_GEMM,
+    KC_ATTENTION,
+    KC_COMMUNICATION,
+    KC_MEMCPY,
+    KC_MEMSET,
+    KC_ELEMENTWISE,
+    KC_REDUCTION,
+    KC_NORMALIZATION,
+    KC_CONVOLUTION,
+    KC_OTHER,
+    KC_COUNT
+} kernel_class;
+
+/* The class of a kernel named `name` (len bytes, not NUL-terminated): the first matching
+ * row of the pattern table, KC_OTHER when none matches. Pure; thread-safe. */
+kernel_class kernel_class_of(const char *name, size_t len);
+/* The class's key in JSON and Prometheus labels: "gemm", "attention", "communication",
+ * "memcpy", "memset", "elementwise", "reduction", "normalization", "convolution", "other". */
+const char *kernel_class_key(kernel_class c);
+/* Compute work for the timeline: every class but communication, memcpy and memset. */
+static inline int kernel_class_is_compute(kernel_class c) {
+    return c != KC_COMMUNICATION && c != KC_MEMCPY && c != KC_MEMSET;
+}
+
+#endif
