@@ -3,10 +3,13 @@
  * analysis (tests compare its output with an independent computation in Python):
  *
  *   section_tool FORMAT=FILE [FORMAT=FILE ...]
+ *   section_tool --records FORMAT=FILE ...   one JSON line per record instead (every field
+ *                                            asked for; only fields whose RF_ bit is set)
  *
  * Each FILE is one source (in argument order) read whole by the named format (a `.gz`
  * file is inflated first; a format with read_path gets the path). Every source's kernels
  * are delivered (no source choice: that is the driver's). Warnings go to stderr. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,92 @@ typedef struct feed_ctx {
     const artefact_parser *p;
     void *st;
 } feed_ctx;
+
+static const char *const TYPE_NAMES[REC_TYPE_COUNT] = {
+    "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
+    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event"};
+
+static void jw_i128(jw_out *w, const char *key, i128 v) {
+    jw_key(w, key);
+    if (v >= (i128)INT64_MIN && v <= (i128)INT64_MAX) jw_int(w, (int64_t)v);
+    else jw_number(w, (double)v);
+}
+
+/* One record as one compact JSON line (the --records mode). */
+static bool dump_record(void *user, const record *r) {
+    (void)user;
+    strbuf b = {0};
+    jw_out w;
+    jw_begin(&w, &b, 0);
+    jw_object_open(&w);
+    jw_key(&w, "type");
+    jw_string(&w, (unsigned)r->type < REC_TYPE_COUNT ? TYPE_NAMES[r->type] : "?");
+    jw_key(&w, "line");
+    jw_int(&w, (int64_t)r->line);
+    if (r->name) { jw_key(&w, "name"); jw_string_n(&w, r->name, r->name_len); }
+    if (r->key) { jw_key(&w, "key"); jw_string(&w, r->key); }
+    if (r->value) { jw_key(&w, "value"); jw_string_n(&w, r->value, r->value_len); }
+    if (r->category) { jw_key(&w, "category"); jw_string_n(&w, r->category, r->category_len); }
+    if (r->track) { jw_key(&w, "track"); jw_string_n(&w, r->track, r->track_len); }
+    if (r->args) { jw_key(&w, "args"); jw_string_n(&w, r->args, r->args_len); }
+    if (r->phase) { char ph[2] = {r->phase, 0}; jw_key(&w, "phase"); jw_string(&w, ph); }
+    if (r->type == REC_MEMORY_COPY) { jw_key(&w, "copy"); jw_int(&w, r->copy); }
+    if (r->type == REC_API_CALL) { jw_key(&w, "domain"); jw_int(&w, r->domain); }
+    if (r->has & RF_DEVICE) { jw_key(&w, "device"); jw_int(&w, r->device); }
+    if (r->has & RF_STREAM) { jw_key(&w, "stream"); jw_int(&w, r->stream); }
+    if (r->has & RF_START) jw_i128(&w, "start_ns", r->start_ns);
+    if (r->has & RF_END) jw_i128(&w, "end_ns", r->end_ns);
+    if (r->has & RF_DURATION) jw_i128(&w, "duration_ns", r->duration_ns);
+    if (r->has & RF_CORRELATION) { jw_key(&w, "correlation_id"); jw_number(&w, (double)r->correlation_id); }
+    if (r->has & RF_BYTES) { jw_key(&w, "bytes"); jw_number(&w, (double)r->bytes); }
+    if (r->has & RF_VRAM) { jw_key(&w, "vram_gib"); jw_number(&w, r->vram_gib); }
+    if (r->has & RF_UTIL) { jw_key(&w, "util_pct"); jw_number(&w, r->util_pct); }
+    if (r->has & RF_PID_TID) { jw_key(&w, "pid"); jw_int(&w, r->pid); jw_key(&w, "tid"); jw_int(&w, r->tid); }
+    if (r->has & RF_PEER) { jw_key(&w, "peer_device"); jw_int(&w, r->peer_device); }
+    if (r->has & RF_EXTERNAL) { jw_key(&w, "external_id"); jw_number(&w, (double)r->external_id); }
+    if (r->has & RF_GRID) {
+        jw_key(&w, "grid");
+        jw_array_open(&w);
+        for (int i = 0; i < 3; i++) jw_int(&w, r->grid[i]);
+        jw_array_close(&w);
+        jw_key(&w, "workgroup");
+        jw_array_open(&w);
+        for (int i = 0; i < 3; i++) jw_int(&w, r->workgroup[i]);
+        jw_array_close(&w);
+    }
+    if (r->has & RF_RESOURCES) {
+        jw_key(&w, "lds_bytes"); jw_int(&w, r->lds_bytes);
+        jw_key(&w, "scratch_bytes"); jw_int(&w, r->scratch_bytes);
+        jw_key(&w, "vgpr"); jw_int(&w, r->vgpr);
+        jw_key(&w, "sgpr"); jw_int(&w, r->sgpr);
+    }
+    if (r->has & RF_POWER) { jw_key(&w, "power_w"); jw_number(&w, r->power_w); }
+    if (r->has & RF_TEMP) { jw_key(&w, "temp_c"); jw_number(&w, r->temp_c); }
+    if (r->has & RF_VRAM_BYTES) { jw_key(&w, "vram_used_bytes"); jw_number(&w, (double)r->vram_used_bytes); }
+    if (r->has & RF_VRAM_TOTAL) { jw_key(&w, "vram_total_bytes"); jw_number(&w, (double)r->vram_total_bytes); }
+    if (r->has & RF_VALUE) { jw_key(&w, "number"); jw_number(&w, r->number); }
+    if (r->has & RF_CALLS) {
+        jw_key(&w, "calls"); jw_number(&w, (double)r->calls);
+        jw_i128(&w, "min_ns", r->min_ns);
+        jw_i128(&w, "max_ns", r->max_ns);
+    }
+    if (r->has & RF_US_FLOAT) { jw_key(&w, "ts_us"); jw_number(&w, r->ts_us); jw_key(&w, "dur_us"); jw_number(&w, r->dur_us); }
+    if (r->has & RF_CYCLES) jw_i128(&w, "cycles", r->cycles);
+    if (r->n_fields) {
+        jw_key(&w, "fields");
+        jw_object_open(&w);
+        for (size_t i = 0; i < r->n_fields; i++) {
+            jw_key(&w, r->fields[i].key);
+            jw_string_n(&w, r->fields[i].value, r->fields[i].value_len);
+        }
+        jw_object_close(&w);
+    }
+    jw_object_close(&w);
+    fwrite(b.data, 1, b.len, stdout);
+    fputc('\n', stdout);
+    strbuf_free(&b);
+    return true;
+}
 
 static bool feed_inflated(void *user, const uint8_t *buf, size_t n) {
     feed_ctx *c = user;
@@ -82,6 +171,21 @@ int main(int argc, char **argv) {
     void **run = calloc(n_an + 1, sizeof *run), **src = calloc(n_an + 1, sizeof *src);
     for (size_t i = 0; i < n_an; i++) run[i] = an[i]->open(&cfg, &diag);
     int rc = 0;
+    if (argc > 1 && !strcmp(argv[1], "--records")) {
+        for (int a = 2; a < argc; a++) {
+            char *eq = strchr(argv[a], '=');
+            const artefact_parser *p = eq ? (*eq = 0, format_named(argv[a])) : NULL;
+            if (!p || !p->open_records) { fprintf(stderr, "usage: section_tool --records FORMAT=FILE ...\n"); return 2; }
+            record_sink sink = {.emit = dump_record, .user = NULL, .fields = ~0u};
+            rc |= read_source(p, eq + 1, &sink, &diag);
+        }
+        for (size_t i = 0; i < diag.count; i++) fprintf(stderr, "warning: %s\n", diag.items[i]);
+        for (size_t i = 0; i < n_an; i++) an[i]->close(run[i]);
+        diag_free(&diag);
+        free(run);
+        free(src);
+        return rc;
+    }
     for (int a = 1; a < argc; a++) {
         char *eq = strchr(argv[a], '=');
         if (!eq) { fprintf(stderr, "usage: section_tool FORMAT=FILE ...\n"); return 2; }
