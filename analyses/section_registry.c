@@ -4,7 +4,14 @@
 #include <string.h>
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
-#define SECTIONS(X)
+#define SECTIONS(X)                \
+    /* an11: issue 11's analyses */ \
+    X(device_section)              \
+    X(kernels_section)             \
+    X(memory_copies_section)       \
+    X(api_section)                 \
+    X(allocations_section)         \
+    X(telemetry_section)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)

@@ -1,0 +1,176 @@
+/* api_section: the `api` section: per host API function (HIP, HSA, CUDA runtime/driver), the
+ * columns of rocprofv3 --stats / rocpd summary (calls, total, average, min, max, sample
+ * stddev, percent), sorted by total time.
+ *
+ * Inputs: REC_API_CALL (duration_ns, else end - start), keyed by (domain, name). Stats rows
+ * (REC_KERNEL_STATS with category "api") fill the table only when the run has no API call
+ * record at all (*_hip_api_stats.csv alone). Exact i128 sums: splittable. docs/ANALYSIS.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/name_agg.h"
+#include "analyses/section.h"
+
+typedef struct api_state {
+    name_agg calls, stats;
+    uint64_t no_time;           /* calls without a duration or start/end */
+    diag_list *diag;            /* run state only */
+    const name_agg *result;     /* after finish: calls, stats, or NULL (absent) */
+    bool oom;
+} api_state;
+
+static void *a_open(const analysis_config *cfg, diag_list *diag) {
+    (void)cfg;
+    api_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    name_agg_init(&s->calls, false);
+    name_agg_init(&s->stats, false);
+    s->diag = diag;
+    return s;
+}
+
+static void *a_open_source(void *run, const source_ref *src) {
+    (void)src;
+    return a_open(NULL, ((api_state *)run)->diag);
+}
+
+static bool is_api_stats(const record *r) {
+    return r->category && r->category_len == 3 && !memcmp(r->category, "api", 3);
+}
+
+static const char *domain_key(int d) {
+    switch (d) {
+    case API_HIP: return "hip";
+    case API_HSA: return "hsa";
+    case API_CUDA_RUNTIME: return "cuda_runtime";
+    case API_CUDA_DRIVER: return "cuda_driver";
+    case API_OTHER: return "other";
+    default: return "unknown";
+    }
+}
+
+static bool a_consume(void *st, const record *r) {
+    api_state *s = st;
+    if (!r->name) return true;
+    if (r->type == REC_API_CALL) {
+        i128 d;
+        if (r->has & RF_DURATION) d = r->duration_ns;
+        else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) d = i128_sub(r->end_ns, r->start_ns);
+        else { s->no_time++; return true; }
+        return name_agg_add(&s->calls, (int)r->domain, r->name, r->name_len, d);
+    }
+    if (r->type == REC_KERNEL_STATS && is_api_stats(r) && (r->has & RF_DURATION) && (r->has & RF_CALLS))
+        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, r->calls, r->duration_ns, true, r->min_ns,
+                                  r->max_ns);
+    return true;
+}
+
+static void a_close(void *st) {
+    api_state *s = st;
+    if (!s) return;
+    name_agg_free(&s->calls);
+    name_agg_free(&s->stats);
+    free(s);
+}
+
+static bool a_end_source(void *run, void *src) {
+    api_state *r = run, *s = src;
+    bool ok = name_agg_append(&r->calls, &s->calls) && name_agg_append(&r->stats, &s->stats);
+    r->no_time += s->no_time;
+    a_close(s);
+    if (!ok) r->oom = true;
+    return ok;
+}
+
+static bool a_finish(void *run, const section_results *earlier) {
+    (void)earlier;
+    api_state *s = run;
+    if (s->calls.n || s->calls.unlisted_calls) s->result = &s->calls;
+    else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
+    if (s->no_time) diag_add(s->diag, "api: %llu calls without a duration or start/end are not counted",
+                             (unsigned long long)s->no_time);
+    if (s->oom) diag_add(s->diag, "api: out of memory; the API table is partial");
+    if (s->calls.unlisted_calls)
+        diag_add(s->diag, "api: more than %u distinct API functions: %llu calls of further functions count in "
+                 "the totals but are not listed", NA_MAX_NAMES, (unsigned long long)s->calls.unlisted_calls);
+    return true;
+}
+
+static void a_render(const void *run, jw_out *w) {
+    const api_state *s = run;
+    const name_agg *a = s->result;
+    if (!a) { jw_null(w); return; }
+    i128 total = name_agg_total(a);
+    jw_object_open(w);
+    jw_key(w, "from");
+    jw_string(w, a == &s->calls ? "calls" : "stats");
+    jw_key(w, "total_calls");
+    jw_u64(w, name_agg_calls(a));
+    jw_key(w, "total_ns");
+    jw_i128_value(w, total);
+    jw_key(w, "by_function");
+    jw_array_open(w);
+    size_t *idx = name_agg_sorted(a);
+    for (size_t i = 0; idx && i < a->n; i++) {
+        const name_entry *e = &a->e[idx[i]];
+        jw_object_open(w);
+        jw_key(w, "domain");
+        jw_string(w, domain_key(e->tag));
+        jw_key(w, "name");
+        jw_string_n(w, e->name, e->len);
+        jw_key(w, "calls");
+        jw_u64(w, e->calls);
+        jw_key(w, "total_ns");
+        jw_i128_value(w, e->total);
+        jw_key(w, "avg_ns");
+        if (e->calls) jw_u64(w, e->total / (double)e->calls); else jw_null(w);
+        jw_key(w, "min_ns");
+        if (e->minmax_unknown) jw_null(w); else jw_i128_value(w, e->min);
+        jw_key(w, "max_ns");
+        if (e->minmax_unknown) jw_null(w); else jw_i128_value(w, e->max);
+        double sd;
+        jw_key(w, "stddev_ns");
+        if (name_entry_stddev(e, &sd)) jw_number(w, sd); else jw_null(w);
+        jw_key(w, "pct");
+        if (total > 0) jw_number(w, 100.0 * (double)e->total / (double)total); else jw_null(w);
+        jw_object_close(w);
+    }
+    free(idx);
+    jw_array_close(w);
+    if (a->unlisted_calls) {
+        jw_key(w, "unlisted");
+        jw_object_open(w);
+        jw_key(w, "calls");
+        jw_u64(w, a->unlisted_calls);
+        jw_key(w, "total_ns");
+        jw_i128_value(w, a->unlisted_total);
+        jw_object_close(w);
+    }
+    jw_object_close(w);
+}
+
+/* Headline numbers: "total_calls", "total_ns", "functions" (distinct functions listed). */
+static bool a_number(const void *run, const char *path, double *out) {
+    const api_state *s = run;
+    if (!s->result) return false;
+    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->result);
+    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->result);
+    else if (!strcmp(path, "functions")) *out = (double)s->result->n;
+    else return false;
+    return true;
+}
+
+const section_analysis api_section = {
+    .key = "api",
+    .wants = REC_BIT(REC_API_CALL) | REC_BIT(REC_KERNEL_STATS),
+    .fields = RF_DURATION | RF_START | RF_END | RF_CALLS,
+    .splittable = true,
+    .open = a_open,
+    .open_source = a_open_source,
+    .consume = a_consume,
+    .end_source = a_end_source,
+    .finish = a_finish,
+    .render = a_render,
+    .number = a_number,
+    .close = a_close,
+};

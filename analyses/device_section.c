@@ -1,0 +1,243 @@
+/* device_section: the `device` section: what the run ran on (vendor, name, memory, compute
+ * units, wave/warp size, driver/runtime/ROCm/CUDA versions), from whichever source says it.
+ *
+ * Inputs: REC_METADATA with the fixed keys of parsers/record.h (a device property with
+ * RF_DEVICE belongs to that device, without it to the run's unnamed device), and the
+ * telemetry's vram_total_bytes (RF_VRAM_TOTAL), used for memory_bytes when no metadata gives
+ * it. The first value seen for a key wins (sources in inventory order), so folding the
+ * pieces of a split read in order equals one pass. Values are the file's text; the integer
+ * properties must read as decimal integers, else they stay null and a warning says so. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/name_agg.h"
+#include "analyses/section.h"
+
+#define MAX_DEVICES 64
+#define NO_DEVICE INT64_MIN
+
+enum { P_VENDOR, P_NAME, P_MEMORY, P_CU, P_WAVE, N_PROP };
+static const char *const PROP_KEY[N_PROP] = {"vendor", "device_name", "memory_bytes", "compute_units", "wave_size"};
+static const char *const PROP_OUT[N_PROP] = {"vendor", "name", "memory_bytes", "compute_units", "wave_size"};
+enum { V_DRIVER, V_RUNTIME, V_ROCM, V_CUDA, V_ROCTRACER, V_CUPTI, V_PYTORCH, V_HOST, N_VER };
+static const char *const VER_KEY[N_VER] = {"driver_version", "runtime_version", "rocm_version", "cuda_version",
+                                           "roctracer_version", "cupti_version", "pytorch_version", "hostname"};
+
+typedef struct device_facts {
+    int64_t index;                 /* NO_DEVICE: facts that name no device */
+    char *prop[N_PROP];
+    uint64_t vram_total;           /* largest telemetry total, 0: none */
+} device_facts;
+
+typedef struct device_state {
+    device_facts dev[MAX_DEVICES];
+    size_t n_dev;
+    char *ver[N_VER];
+    uint64_t dropped;              /* facts about devices past MAX_DEVICES */
+    diag_list *diag;
+} device_state;
+
+static void *d_open(const analysis_config *cfg, diag_list *diag) {
+    (void)cfg;
+    device_state *s = calloc(1, sizeof *s);
+    if (s) s->diag = diag;
+    return s;
+}
+
+static void *d_open_source(void *run, const source_ref *src) {
+    (void)src;
+    return d_open(NULL, ((device_state *)run)->diag);
+}
+
+static device_facts *device_of(device_state *s, int64_t index) {
+    for (size_t i = 0; i < s->n_dev; i++)
+        if (s->dev[i].index == index) return &s->dev[i];
+    if (s->n_dev == MAX_DEVICES) { s->dropped++; return NULL; }
+    device_facts *d = &s->dev[s->n_dev++];
+    *d = (device_facts){.index = index};
+    return d;
+}
+
+/* Keeps the first value of a fact. false: out of memory. */
+static bool keep_first(char **slot, const char *v, size_t n) {
+    if (*slot) return true;
+    *slot = strndup(v, n);
+    return *slot != NULL;
+}
+
+static bool d_consume(void *st, const record *r) {
+    device_state *s = st;
+    if (r->type == REC_TELEMETRY_SAMPLE) {
+        if (!(r->has & RF_VRAM_TOTAL) || !r->vram_total_bytes) return true;
+        device_facts *d = device_of(s, (r->has & RF_DEVICE) ? r->device : NO_DEVICE);
+        if (d && r->vram_total_bytes > d->vram_total) d->vram_total = r->vram_total_bytes;
+        return true;
+    }
+    if (!r->key || !r->value) return true;
+    for (int k = 0; k < N_VER; k++)
+        if (!strcmp(r->key, VER_KEY[k])) return r->value_len == 0 || keep_first(&s->ver[k], r->value, r->value_len);
+    for (int k = 0; k < N_PROP; k++)
+        if (!strcmp(r->key, PROP_KEY[k])) {
+            if (!r->value_len) return true;
+            device_facts *d = device_of(s, (r->has & RF_DEVICE) ? r->device : NO_DEVICE);
+            return !d || keep_first(&d->prop[k], r->value, r->value_len);
+        }
+    return true;
+}
+
+static void facts_free(device_facts *d) {
+    for (int k = 0; k < N_PROP; k++) free(d->prop[k]);
+}
+
+static void d_close(void *run) {
+    device_state *s = run;
+    if (!s) return;
+    for (size_t i = 0; i < s->n_dev; i++) facts_free(&s->dev[i]);
+    for (int k = 0; k < N_VER; k++) free(s->ver[k]);
+    free(s);
+}
+
+static bool d_end_source(void *run, void *src) {
+    device_state *r = run, *s = src;
+    bool ok = true;
+    for (size_t i = 0; i < s->n_dev; i++) {
+        device_facts *from = &s->dev[i], *to = device_of(r, from->index);
+        if (!to) continue;
+        for (int k = 0; k < N_PROP; k++)
+            if (!to->prop[k] && from->prop[k]) to->prop[k] = from->prop[k], from->prop[k] = NULL;
+        if (from->vram_total > to->vram_total) to->vram_total = from->vram_total;
+    }
+    for (int k = 0; k < N_VER; k++)
+        if (!r->ver[k] && s->ver[k]) r->ver[k] = s->ver[k], s->ver[k] = NULL;
+    r->dropped += s->dropped;
+    d_close(s);
+    return ok;
+}
+
+static int cmp_dev(const void *x, const void *y) {
+    int64_t a = ((const device_facts *)x)->index, b = ((const device_facts *)y)->index;
+    return (a > b) - (a < b);
+}
+
+/* A property as an integer: false when absent or not a decimal integer. */
+static bool prop_int(const device_facts *d, int k, uint64_t *out) {
+    if (k == P_MEMORY && !d->prop[k] && d->vram_total) { *out = d->vram_total; return true; }
+    const char *t = d->prop[k];
+    if (!t || !*t) return false;
+    char *end;
+    unsigned long long v = strtoull(t, &end, 10);
+    while (*end == ' ') end++;
+    if (*end || *t == '-') return false;
+    *out = v;
+    return true;
+}
+
+static bool d_finish(void *run, const section_results *earlier) {
+    (void)earlier;
+    device_state *s = run;
+    qsort(s->dev, s->n_dev, sizeof *s->dev, cmp_dev);   /* NO_DEVICE first, then by index */
+    for (size_t i = 0; i < s->n_dev; i++)
+        for (int k = P_MEMORY; k <= P_WAVE; k++) {
+            uint64_t v;
+            if (s->dev[i].prop[k] && !prop_int(&s->dev[i], k, &v))
+                diag_add(s->diag, "device: %s \"%s\" is not an integer; left null", PROP_KEY[k], s->dev[i].prop[k]);
+        }
+    if (s->dropped) diag_add(s->diag, "device: facts about more than %d devices are not listed", MAX_DEVICES);
+    return true;
+}
+
+static void prop_value(jw_out *w, const device_facts *d, int k) {
+    uint64_t v;
+    if (k >= P_MEMORY) { if (prop_int(d, k, &v)) jw_u64(w, v); else jw_null(w); }
+    else if (d->prop[k]) jw_string(w, d->prop[k]);
+    else jw_null(w);
+}
+
+static bool prop_known(const device_facts *d, int k) {
+    uint64_t v;
+    return k >= P_MEMORY ? prop_int(d, k, &v) : d->prop[k] != NULL;
+}
+
+/* The first device (in rendered order) that knows property k, or NULL. */
+static const device_facts *first_with(const device_state *s, int k) {
+    for (size_t i = 0; i < s->n_dev; i++)
+        if (prop_known(&s->dev[i], k)) return &s->dev[i];
+    return NULL;
+}
+
+static bool any_fact(const device_state *s) {
+    for (int k = 0; k < N_VER; k++)
+        if (s->ver[k]) return true;
+    return s->n_dev > 0;
+}
+
+/* Devices with an index; 1 when only unnamed facts exist (one device the files do not number). */
+static size_t device_count(const device_state *s) {
+    size_t named = 0;
+    for (size_t i = 0; i < s->n_dev; i++) named += s->dev[i].index != NO_DEVICE;
+    return named ? named : s->n_dev;
+}
+
+static void d_render(const void *run, jw_out *w) {
+    const device_state *s = run;
+    if (!any_fact(s)) { jw_null(w); return; }
+    jw_object_open(w);
+    for (int k = 0; k < N_PROP; k++) {
+        jw_key(w, PROP_OUT[k]);
+        const device_facts *d = first_with(s, k);
+        if (d) prop_value(w, d, k); else jw_null(w);
+    }
+    jw_key(w, "device_count");
+    jw_int(w, (int64_t)device_count(s));
+    for (int k = 0; k < N_VER; k++) {
+        jw_key(w, VER_KEY[k]);
+        if (s->ver[k]) jw_string(w, s->ver[k]); else jw_null(w);
+    }
+    jw_key(w, "devices");
+    jw_array_open(w);
+    for (size_t i = 0; i < s->n_dev; i++) {
+        const device_facts *d = &s->dev[i];
+        jw_object_open(w);
+        jw_key(w, "device");
+        if (d->index == NO_DEVICE) jw_null(w); else jw_int(w, d->index);
+        for (int k = 0; k < N_PROP; k++) {
+            jw_key(w, PROP_OUT[k]);
+            prop_value(w, d, k);
+        }
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+    jw_object_close(w);
+}
+
+/* "memory_bytes", "compute_units", "wave_size" (the first device knowing it), "device_count". */
+static bool d_number(const void *run, const char *path, double *out) {
+    const device_state *s = run;
+    if (!any_fact(s)) return false;
+    if (!strcmp(path, "device_count")) { *out = (double)device_count(s); return true; }
+    for (int k = P_MEMORY; k <= P_WAVE; k++)
+        if (!strcmp(path, PROP_OUT[k])) {
+            const device_facts *d = first_with(s, k);
+            uint64_t v;
+            if (!d || !prop_int(d, k, &v)) return false;
+            *out = (double)v;
+            return true;
+        }
+    return false;
+}
+
+const section_analysis device_section = {
+    .key = "device",
+    .wants = REC_BIT(REC_METADATA) | REC_BIT(REC_TELEMETRY_SAMPLE),
+    .fields = RF_DEVICE | RF_VRAM_TOTAL,
+    .splittable = true,
+    .open = d_open,
+    .open_source = d_open_source,
+    .consume = d_consume,
+    .end_source = d_end_source,
+    .finish = d_finish,
+    .render = d_render,
+    .number = d_number,
+    .close = d_close,
+};

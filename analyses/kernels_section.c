@@ -1,0 +1,173 @@
+/* kernels_section: the `kernels` section: per kernel name, the columns of rocprofv3 --stats
+ * (calls, total, average, min, max, sample stddev, percent) plus nsys stats' median.
+ *
+ * Inputs: REC_KERNEL_DISPATCH (duration_ns, else end - start). Pre-aggregated stats rows
+ * (REC_KERNEL_STATS with category "kernel" or none) fill the table only when the run has no
+ * dispatch at all (a *_kernel_stats.csv beside no trace); then stddev and median are null.
+ * Per-name aggregates live in name_agg (exact i128 sums: splittable). docs/ANALYSIS.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/kernel_class.h"
+#include "analyses/name_agg.h"
+#include "analyses/section.h"
+
+typedef struct kernels_state {
+    name_agg dispatches, stats;
+    uint64_t no_time;           /* dispatches without a duration or start/end */
+    diag_list *diag;            /* run state only */
+    const name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
+    bool oom;
+} kernels_state;
+
+static void *k_open(const analysis_config *cfg, diag_list *diag) {
+    (void)cfg;
+    kernels_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    name_agg_init(&s->dispatches, true);
+    name_agg_init(&s->stats, false);
+    s->diag = diag;
+    return s;
+}
+
+static void *k_open_source(void *run, const source_ref *src) {
+    (void)src;
+    return k_open(NULL, ((kernels_state *)run)->diag);
+}
+
+static bool is_kernel_stats(const record *r) {
+    return !r->category || (r->category_len == 6 && !memcmp(r->category, "kernel", 6));
+}
+
+static bool k_consume(void *st, const record *r) {
+    kernels_state *s = st;
+    if (!r->name) return true;
+    if (r->type == REC_KERNEL_DISPATCH) {
+        i128 d;
+        if (r->has & RF_DURATION) d = r->duration_ns;
+        else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) d = i128_sub(r->end_ns, r->start_ns);
+        else { s->no_time++; return true; }
+        return name_agg_add(&s->dispatches, 0, r->name, r->name_len, d);
+    }
+    if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && (r->has & RF_DURATION) && (r->has & RF_CALLS))
+        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, r->calls, r->duration_ns, true, r->min_ns,
+                                  r->max_ns);
+    return true;
+}
+
+static void k_close(void *st) {
+    kernels_state *s = st;
+    if (!s) return;
+    name_agg_free(&s->dispatches);
+    name_agg_free(&s->stats);
+    free(s);
+}
+
+static bool k_end_source(void *run, void *src) {
+    kernels_state *r = run, *s = src;
+    bool ok = name_agg_append(&r->dispatches, &s->dispatches) && name_agg_append(&r->stats, &s->stats);
+    r->no_time += s->no_time;
+    k_close(s);
+    if (!ok) r->oom = true;
+    return ok;
+}
+
+static bool k_finish(void *run, const section_results *earlier) {
+    (void)earlier;
+    kernels_state *s = run;
+    if (s->dispatches.n || s->dispatches.unlisted_calls) s->result = &s->dispatches;
+    else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
+    if (s->result) name_agg_finish(&s->dispatches);
+    if (s->no_time) diag_add(s->diag, "kernels: %llu dispatches without a duration or start/end are not counted",
+                             (unsigned long long)s->no_time);
+    if (s->oom) diag_add(s->diag, "kernels: out of memory; the kernel table is partial");
+    if (s->dispatches.unlisted_calls)
+        diag_add(s->diag, "kernels: more than %u distinct kernel names: %llu dispatches of further names count in "
+                 "the totals but are not listed", NA_MAX_NAMES, (unsigned long long)s->dispatches.unlisted_calls);
+    return true;
+}
+
+static void k_render(const void *run, jw_out *w) {
+    const kernels_state *s = run;
+    const name_agg *a = s->result;
+    if (!a) { jw_null(w); return; }
+    i128 total = name_agg_total(a);
+    jw_object_open(w);
+    jw_key(w, "from");
+    jw_string(w, a == &s->dispatches ? "dispatches" : "stats");
+    jw_key(w, "total_calls");
+    jw_u64(w, name_agg_calls(a));
+    jw_key(w, "total_ns");
+    jw_i128_value(w, total);
+    jw_key(w, "median_exact_cap");
+    jw_int(w, NA_EXACT_CAP);
+    jw_key(w, "by_name");
+    jw_array_open(w);
+    size_t *idx = name_agg_sorted(a);
+    for (size_t i = 0; idx && i < a->n; i++) {
+        const name_entry *e = &a->e[idx[i]];
+        jw_object_open(w);
+        jw_key(w, "name");
+        jw_string_n(w, e->name, e->len);
+        jw_key(w, "class");
+        jw_string(w, kernel_class_key(kernel_class_of(e->name, e->len)));
+        jw_key(w, "calls");
+        jw_u64(w, e->calls);
+        jw_key(w, "total_ns");
+        jw_i128_value(w, e->total);
+        jw_key(w, "avg_ns");
+        if (e->calls) jw_u64(w, e->total / (double)e->calls); else jw_null(w);
+        jw_key(w, "min_ns");
+        if (e->minmax_unknown) jw_null(w); else jw_i128_value(w, e->min);
+        jw_key(w, "max_ns");
+        if (e->minmax_unknown) jw_null(w); else jw_i128_value(w, e->max);
+        double sd;
+        jw_key(w, "stddev_ns");
+        if (name_entry_stddev(e, &sd)) jw_number(w, sd); else jw_null(w);
+        jw_key(w, "median_ns");
+        if (e->has_median) jw_number(w, e->median); else jw_null(w);
+        jw_key(w, "median_exact");
+        if (e->has_median) jw_bool(w, e->median_exact); else jw_null(w);
+        jw_key(w, "pct");
+        if (total > 0) jw_number(w, 100.0 * (double)e->total / (double)total); else jw_null(w);
+        jw_object_close(w);
+    }
+    free(idx);
+    jw_array_close(w);
+    if (a->unlisted_calls) {
+        jw_key(w, "unlisted");
+        jw_object_open(w);
+        jw_key(w, "calls");
+        jw_u64(w, a->unlisted_calls);
+        jw_key(w, "total_ns");
+        jw_i128_value(w, a->unlisted_total);
+        jw_object_close(w);
+    }
+    jw_object_close(w);
+}
+
+/* Headline numbers: "total_calls", "total_ns", "names" (distinct names listed). */
+static bool k_number(const void *run, const char *path, double *out) {
+    const kernels_state *s = run;
+    if (!s->result) return false;
+    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->result);
+    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->result);
+    else if (!strcmp(path, "names")) *out = (double)s->result->n;
+    else return false;
+    return true;
+}
+
+const section_analysis kernels_section = {
+    .key = "kernels",
+    .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_KERNEL_STATS),
+    .fields = RF_DURATION | RF_START | RF_END | RF_CALLS,
+    .splittable = true,
+    .open = k_open,
+    .open_source = k_open_source,
+    .consume = k_consume,
+    .end_source = k_end_source,
+    .finish = k_finish,
+    .render = k_render,
+    .number = k_number,
+    .close = k_close,
+};

@@ -1,0 +1,304 @@
+/* name_agg: per-name duration aggregates with an exact-then-bucketed median (name_agg.h). */
+#include "analyses/name_agg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void name_agg_init(name_agg *a, bool with_median) { *a = (name_agg){.with_median = with_median}; }
+
+static void entry_free(name_entry *e) {
+    free(e->name);
+    free(e->exact);
+    free(e->bins);
+}
+
+void name_agg_free(name_agg *a) {
+    for (size_t i = 0; i < a->n; i++) entry_free(&a->e[i]);
+    free(a->e);
+    free(a->slots);
+    name_agg_init(a, a->with_median);
+}
+
+static uint64_t hash_of(int tag, const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)tag;
+    for (size_t i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+static bool rehash(name_agg *a, size_t n_slots) {
+    uint32_t *s = calloc(n_slots, sizeof *s);
+    if (!s) return false;
+    for (size_t i = 0; i < a->n; i++) {
+        size_t j = hash_of(a->e[i].tag, a->e[i].name, a->e[i].len) & (n_slots - 1);
+        while (s[j]) j = (j + 1) & (n_slots - 1);
+        s[j] = (uint32_t)(i + 1);
+    }
+    free(a->slots);
+    a->slots = s;
+    a->n_slots = n_slots;
+    return true;
+}
+
+/* The entry of (tag, name), created when new; NULL when the table is full (*oom false) or
+ * allocation failed (*oom true). */
+static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len, bool *oom) {
+    *oom = false;
+    if (a->n_slots) {
+        size_t j = hash_of(tag, name, len) & (a->n_slots - 1);
+        for (; a->slots[j]; j = (j + 1) & (a->n_slots - 1)) {
+            name_entry *e = &a->e[a->slots[j] - 1];
+            if (e->tag == tag && e->len == len && !memcmp(e->name, name, len)) return e;
+        }
+    }
+    if (a->n >= NA_MAX_NAMES) return NULL;
+    if ((a->n + 1) * 2 > a->n_slots && !rehash(a, a->n_slots ? a->n_slots * 2 : 64)) { *oom = true; return NULL; }
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 32;
+        name_entry *e = realloc(a->e, cap * sizeof *e);
+        if (!e) { *oom = true; return NULL; }
+        a->e = e;
+        a->cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) { *oom = true; return NULL; }
+    memcpy(copy, name, len);
+    copy[len] = 0;
+    name_entry *e = &a->e[a->n];
+    *e = (name_entry){.name = copy, .len = len, .tag = tag};
+    size_t j = hash_of(tag, name, len) & (a->n_slots - 1);
+    while (a->slots[j]) j = (j + 1) & (a->n_slots - 1);
+    a->slots[j] = (uint32_t)++a->n;
+    return e;
+}
+
+/* The histogram bucket of a duration: k with 1.02^(k-1) <= v < 1.02^k, 0 below 1 ns. */
+static int32_t bucket_of(int64_t v) {
+    if (v < 1) return 0;
+    int32_t k = (int32_t)floor(log((double)v) / log(NA_BUCKET_RATIO)) + 1;
+    while (k > 1 && pow(NA_BUCKET_RATIO, k - 1) > (double)v) k--;
+    while (pow(NA_BUCKET_RATIO, k) <= (double)v) k++;
+    return k;
+}
+
+static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
+    uint32_t lo = 0, hi = e->n_bins;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (e->bins[mid].k < k) lo = mid + 1; else hi = mid;
+    }
+    if (lo < e->n_bins && e->bins[lo].k == k) { e->bins[lo].count += count; return true; }
+    if (e->n_bins == e->cap_bins) {
+        uint32_t cap = e->cap_bins ? e->cap_bins * 2 : 16;
+        na_bin *b = realloc(e->bins, cap * sizeof *b);
+        if (!b) return false;
+        e->bins = b;
+        e->cap_bins = cap;
+    }
+    memmove(&e->bins[lo + 1], &e->bins[lo], (e->n_bins - lo) * sizeof *e->bins);
+    e->bins[lo] = (na_bin){k, count};
+    e->n_bins++;
+    return true;
+}
+
+/* Moves an entry's exact durations into its histogram. */
+static bool to_hist(name_agg *a, name_entry *e) {
+    for (uint32_t i = 0; i < e->n_exact; i++)
+        if (!bin_add(e, bucket_of(e->exact[i]), 1)) return false;
+    a->exact_used -= e->n_exact;
+    free(e->exact);
+    e->exact = NULL;
+    e->n_exact = e->cap_exact = 0;
+    e->in_hist = true;
+    return true;
+}
+
+static int64_t clamp64(i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+
+static bool sample_add(name_agg *a, name_entry *e, i128 dur) {
+    int64_t v = clamp64(dur);
+    if (!e->in_hist && (e->n_exact >= NA_EXACT_CAP || a->exact_used >= NA_EXACT_BUDGET) && !to_hist(a, e)) return false;
+    if (e->in_hist) return bin_add(e, bucket_of(v), 1);
+    if (e->n_exact == e->cap_exact) {
+        uint32_t cap = e->cap_exact ? e->cap_exact * 2 : 4;
+        if (cap > NA_EXACT_CAP) cap = NA_EXACT_CAP;
+        int64_t *x = realloc(e->exact, cap * sizeof *x);
+        if (!x) return false;
+        e->exact = x;
+        e->cap_exact = cap;
+    }
+    e->exact[e->n_exact++] = v;
+    a->exact_used++;
+    return true;
+}
+
+static void sums_add(name_entry *e, uint64_t calls, i128 total, i128 min, i128 max) {
+    if (!e->calls || min < e->min) e->min = min;
+    if (!e->calls || max > e->max) e->max = max;
+    e->calls += calls;
+    e->total = i128_add(e->total, total);
+}
+
+bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur) {
+    bool oom;
+    name_entry *e = entry_for(a, tag, name, len, &oom);
+    if (!e) {
+        if (oom) return false;
+        a->unlisted_calls++;
+        a->unlisted_total = i128_add(a->unlisted_total, dur);
+        return true;
+    }
+    sums_add(e, 1, dur, dur, dur);
+    i128 sq;
+    if (dur > INT64_MAX || dur < INT64_MIN || __builtin_mul_overflow(dur, dur, &sq) ||
+        __builtin_add_overflow(e->sumsq, sq, &e->sumsq))
+        e->sumsq_overflow = true;
+    return !a->with_median || sample_add(a, e, dur);
+}
+
+bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, uint64_t calls, i128 total,
+                        bool has_minmax, i128 min, i128 max) {
+    bool oom;
+    name_entry *e = entry_for(a, tag, name, len, &oom);
+    if (!e) {
+        if (oom) return false;
+        a->unlisted_calls += calls;
+        a->unlisted_total = i128_add(a->unlisted_total, total);
+        return true;
+    }
+    e->stats_only = true;
+    if (has_minmax) sums_add(e, calls, total, min, max);
+    else e->minmax_unknown = true, e->calls += calls, e->total = i128_add(e->total, total);
+    return true;
+}
+
+bool name_agg_append(name_agg *dst, name_agg *src) {
+    bool ok = true;
+    for (size_t i = 0; i < src->n && ok; i++) {
+        name_entry *s = &src->e[i];
+        bool oom;
+        name_entry *d = entry_for(dst, s->tag, s->name, s->len, &oom);
+        if (!d) {
+            if (oom) { ok = false; break; }
+            dst->unlisted_calls += s->calls;
+            dst->unlisted_total = i128_add(dst->unlisted_total, s->total);
+            continue;
+        }
+        if (s->calls) sums_add(d, s->calls, s->total, s->min, s->max);
+        d->stats_only |= s->stats_only;
+        d->minmax_unknown |= s->minmax_unknown;
+        d->sumsq_overflow |= s->sumsq_overflow || __builtin_add_overflow(d->sumsq, s->sumsq, &d->sumsq);
+        if (!dst->with_median) continue;
+        if (!d->in_hist && !s->in_hist && d->n_exact + s->n_exact <= NA_EXACT_CAP &&
+            dst->exact_used + s->n_exact <= NA_EXACT_BUDGET) {
+            for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = sample_add(dst, d, s->exact[j]);
+            continue;
+        }
+        if (!d->in_hist) ok = to_hist(dst, d);
+        for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = bin_add(d, bucket_of(s->exact[j]), 1);
+        for (uint32_t j = 0; j < s->n_bins && ok; j++) ok = bin_add(d, s->bins[j].k, s->bins[j].count);
+    }
+    dst->unlisted_calls += src->unlisted_calls;
+    dst->unlisted_total = i128_add(dst->unlisted_total, src->unlisted_total);
+    name_agg_free(src);
+    return ok;
+}
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The representative of bucket k: its geometric middle, within [min, max]. */
+static double bucket_value(const name_entry *e, int32_t k) {
+    double v = k <= 0 ? 0.0 : pow(NA_BUCKET_RATIO, k - 0.5);
+    if (v < (double)e->min) v = (double)e->min;
+    if (v > (double)e->max) v = (double)e->max;
+    return v;
+}
+
+/* The value of rank r (0-based) in the histogram. */
+static double hist_rank(const name_entry *e, uint64_t r) {
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < e->n_bins; i++) {
+        seen += e->bins[i].count;
+        if (r < seen) return bucket_value(e, e->bins[i].k);
+    }
+    return (double)e->max;
+}
+
+void name_agg_finish(name_agg *a) {
+    for (size_t i = 0; i < a->n; i++) {
+        name_entry *e = &a->e[i];
+        e->has_median = false;
+        if (!a->with_median || e->stats_only || !e->calls) continue;
+        if (!e->in_hist) {
+            if (e->n_exact != e->calls) continue;
+            qsort(e->exact, e->n_exact, sizeof *e->exact, cmp_i64);
+            uint32_t n = e->n_exact;
+            e->median = n % 2 ? (double)e->exact[n / 2] : ((double)e->exact[n / 2 - 1] + (double)e->exact[n / 2]) / 2.0;
+            e->median_exact = true;
+        } else {
+            uint64_t n = e->calls;
+            e->median = n % 2 ? hist_rank(e, n / 2) : (hist_rank(e, n / 2 - 1) + hist_rank(e, n / 2)) / 2.0;
+            e->median_exact = false;
+        }
+        e->has_median = true;
+    }
+}
+
+uint64_t name_agg_calls(const name_agg *a) {
+    uint64_t n = a->unlisted_calls;
+    for (size_t i = 0; i < a->n; i++) n += a->e[i].calls;
+    return n;
+}
+
+i128 name_agg_total(const name_agg *a) {
+    i128 t = a->unlisted_total;
+    for (size_t i = 0; i < a->n; i++) t = i128_add(t, a->e[i].total);
+    return t;
+}
+
+static int cmp_entry(const void *x, const void *y, void *agg) {
+    const name_agg *g = agg;
+    const name_entry *a = &g->e[*(const size_t *)x], *b = &g->e[*(const size_t *)y];
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->name, b->name, n);
+    if (c) return c;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+size_t *name_agg_sorted(const name_agg *a) {
+    if (!a->n) return NULL;
+    size_t *idx = malloc(a->n * sizeof *idx);
+    if (!idx) return NULL;
+    for (size_t i = 0; i < a->n; i++) idx[i] = i;
+    qsort_r(idx, a->n, sizeof *idx, cmp_entry, (void *)a);
+    return idx;
+}
+
+bool name_entry_stddev(const name_entry *e, double *out) {
+    if (e->stats_only || e->sumsq_overflow || e->calls < 2) return false;
+    i128 n = (i128)e->calls, nsq, tsq, num;
+    long double var;
+    if (!__builtin_mul_overflow(n, e->sumsq, &nsq) && !__builtin_mul_overflow(e->total, e->total, &tsq) &&
+        !__builtin_sub_overflow(nsq, tsq, &num))
+        var = (long double)num / ((long double)n * (long double)(n - 1));
+    else
+        var = ((long double)e->sumsq - (long double)e->total * (long double)e->total / (long double)n) /
+              (long double)(n - 1);
+    *out = var > 0 ? (double)sqrtl(var) : 0.0;
+    return true;
+}
+
+void jw_i128_value(jw_out *w, i128 v) {
+    if (v >= (i128)INT64_MIN && v <= (i128)INT64_MAX) jw_int(w, (int64_t)v);
+    else jw_number(w, (double)v);
+}
+
+void jw_u64(jw_out *w, uint64_t v) {
+    if (v <= (uint64_t)INT64_MAX) jw_int(w, (int64_t)v);
+    else jw_number(w, (double)v);
+}

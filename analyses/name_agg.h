@@ -1,0 +1,85 @@
+/* name_agg: per-name duration aggregates (calls, total, min, max, sample stddev, median), the
+ * table behind the `kernels` and `api` sections (rocprofv3 --stats / rocpd summary / nsys
+ * stats columns).
+ *
+ * Sums (total, sum of squares) are exact 128-bit integers, so two pieces of one file fold
+ * (name_agg_append) into exactly what one pass gives. The median is exact while a name has
+ * at most NA_EXACT_CAP durations and the table holds at most NA_EXACT_BUDGET exact
+ * durations in all; beyond, that name's durations move into a log-bucketed histogram
+ * (bucket ratio 1.02, reported at the bucket's geometric middle): relative error <= 1 %
+ * (sqrt(1.02) - 1 = 0.995 %), flagged median_exact = false. Names past NA_MAX_NAMES are not
+ * listed: their calls and time count in `unlisted`. Entries keep first-seen order. */
+#ifndef GOBLIN_NAME_AGG_H
+#define GOBLIN_NAME_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/i128.h"
+#include "base/json_writer.h"
+
+#define NA_EXACT_CAP 4096u          /* exact durations kept per name */
+#define NA_EXACT_BUDGET (1u << 21)  /* exact durations kept per table (16 MiB) */
+#define NA_MAX_NAMES 65536u         /* distinct (tag, name) pairs listed */
+#define NA_BUCKET_RATIO 1.02        /* histogram bucket width beyond the exact cap */
+
+typedef struct na_bin {
+    int32_t k;                      /* bucket: [1.02^(k-1), 1.02^k) for k >= 1; k = 0: below 1 ns */
+    uint64_t count;
+} na_bin;
+
+typedef struct name_entry {
+    char *name;
+    size_t len;
+    int tag;                        /* a sub-key (the API domain); 0 when unused */
+    uint64_t calls;
+    i128 total, sumsq, min, max;
+    bool sumsq_overflow;            /* stddev unknown */
+    bool stats_only;                /* from pre-aggregated stats rows: no stddev, no median */
+    bool minmax_unknown;            /* a stats row without min/max: min_ns/max_ns null */
+    int64_t *exact;                 /* exact durations (NULL once in the histogram) */
+    uint32_t n_exact, cap_exact;
+    na_bin *bins;                   /* the histogram, sorted by k */
+    uint32_t n_bins, cap_bins;
+    bool in_hist;
+    /* set by name_agg_finish */
+    bool has_median, median_exact;
+    double median;
+} name_entry;
+
+typedef struct name_agg {
+    name_entry *e;
+    size_t n, cap;
+    uint32_t *slots;                /* open addressing: index + 1, 0 empty */
+    size_t n_slots;
+    bool with_median;
+    size_t exact_used;
+    uint64_t unlisted_calls;
+    i128 unlisted_total;
+} name_agg;
+
+void name_agg_init(name_agg *a, bool with_median);
+void name_agg_free(name_agg *a);
+/* One call of (tag, name) lasting dur ns. false: out of memory. */
+bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur);
+/* One pre-aggregated stats row (calls, total, min, max; min/max may be unknown: has_minmax). */
+bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, uint64_t calls, i128 total,
+                        bool has_minmax, i128 min, i128 max);
+/* Folds src (later in file order) into dst and empties src. false: out of memory. */
+bool name_agg_append(name_agg *dst, name_agg *src);
+/* Computes every entry's median (sorts the exact durations). */
+void name_agg_finish(name_agg *a);
+/* Totals over every entry and the unlisted ones. */
+uint64_t name_agg_calls(const name_agg *a);
+i128 name_agg_total(const name_agg *a);
+/* Entry indices sorted by total desc, then name, then tag (malloc'd; NULL on OOM or empty). */
+size_t *name_agg_sorted(const name_agg *a);
+/* Sample standard deviation (n - 1) in ns; false when unknown (one call, stats rows, overflow). */
+bool name_entry_stddev(const name_entry *e, double *out);
+/* An i128 as a JSON number (exact up to 2^63). */
+void jw_i128_value(jw_out *w, i128 v);
+/* A count as a JSON integer (exact up to 2^63). */
+void jw_u64(jw_out *w, uint64_t v);
+
+#endif
