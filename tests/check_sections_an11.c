@@ -1,0 +1,426 @@
+/* Tests (an11): the device, kernels, memory_copies, api, allocations and telemetry section
+ * analyses, fed hand-built records through the section_analysis contract (open, per-source
+ * states, fold, finish, render, number), without any format or the run driver. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/name_agg.h"
+#include "analyses/section_registry.h"
+
+typedef struct recs {
+    const record *r;
+    size_t n;
+} recs;
+
+static diag_list g_diag;
+
+/* Runs the analysis `key` over the sources (each a record array, folded in order) and
+ * returns its finished run state; *an is the analysis. */
+static void *drive(const char *key, const recs *src, size_t n_src, const section_analysis **an) {
+    const section_analysis *a = section_analysis_named(key);
+    ck_assert_msg(a != NULL, "no section %s", key);
+    analysis_config cfg = {.kernel_wait_threshold_ns = 50000, .short_kernel_ns = 10000, .run_dir = "."};
+    diag_init(&g_diag);
+    void *run = a->open(&cfg, &g_diag);
+    ck_assert_ptr_nonnull(run);
+    for (size_t i = 0; i < n_src; i++) {
+        source_ref ref = {.index = i, .path = "x", .format = "test", .rank = -1, .kernels_chosen = true};
+        void *s = a->open_source(run, &ref);
+        ck_assert_ptr_nonnull(s);
+        for (size_t j = 0; j < src[i].n; j++)
+            if (a->wants & REC_BIT(src[i].r[j].type)) ck_assert(a->consume(s, &src[i].r[j]));
+        ck_assert(a->end_source(run, s));
+    }
+    section_results none = {0};
+    ck_assert(a->finish(run, &none));
+    *an = a;
+    return run;
+}
+
+static char *render(const section_analysis *a, const void *run) {
+    strbuf b = {0};
+    jw_out w;
+    jw_begin(&w, &b, 0);
+    a->render(run, &w);
+    strbuf_terminate(&b);
+    return b.data;
+}
+
+/* The section rendered as JSON (and the state closed). */
+static json_t *section_json(const char *key, const recs *src, size_t n_src, char **text) {
+    const section_analysis *a;
+    void *run = drive(key, src, n_src, &a);
+    char *t = render(a, run);
+    a->close(run);
+    diag_free(&g_diag);
+    json_error_t err;
+    json_t *j = json_loads(t, JSON_DECODE_ANY, &err);
+    ck_assert_msg(j != NULL, "%s: bad JSON %s", key, t);
+    if (text) *text = t; else free(t);
+    return j;
+}
+
+static double num(json_t *o, const char *k) {
+    json_t *v = json_object_get(o, k);
+    ck_assert_msg(json_is_number(v), "%s is not a number", k);
+    return json_number_value(v);
+}
+
+static bool is_null(json_t *o, const char *k) { return json_is_null(json_object_get(o, k)); }
+
+static record kd(const char *name, int64_t dur) {
+    return (record){.type = REC_KERNEL_DISPATCH, .has = RF_DURATION, .duration_ns = dur, .name = name,
+                    .name_len = strlen(name)};
+}
+
+START_TEST(every_section_null_without_inputs) {
+    static const char *const KEYS[] = {"device", "kernels", "memory_copies", "api", "allocations", "telemetry"};
+    record other = {.type = REC_ANNOTATION, .name = "x", .name_len = 1};
+    recs src = {&other, 1};
+    for (size_t i = 0; i < 6; i++) {
+        char *t;
+        json_t *j = section_json(KEYS[i], &src, 1, &t);
+        ck_assert_msg(json_is_null(j), "%s: %s", KEYS[i], t);
+        free(t);
+        json_decref(j);
+        const section_analysis *a;
+        void *run = drive(KEYS[i], NULL, 0, &a);
+        double v;
+        ck_assert(!a->number || !a->number(run, "total_ns", &v));
+        a->close(run);
+        diag_free(&g_diag);
+    }
+}
+END_TEST
+
+START_TEST(kernels_columns) {
+    record r[] = {kd("b", 100), kd("a", 300), kd("a", 100), kd("a", 200), kd("c", 400), kd("b", 300)};
+    /* end - start when the file gives no duration */
+    r[5] = (record){.type = REC_KERNEL_DISPATCH, .has = RF_START | RF_END, .start_ns = 1000, .end_ns = 1300,
+                    .name = "b", .name_len = 1};
+    recs src = {r, 6};
+    json_t *j = section_json("kernels", &src, 1, NULL);
+    ck_assert_int_eq((int)num(j, "total_calls"), 6);
+    ck_assert_int_eq((int)num(j, "total_ns"), 1400);
+    json_t *by = json_object_get(j, "by_name");
+    ck_assert_uint_eq(json_array_size(by), 3);
+    /* sorted by total desc, ties by name: a (600), b (400), c (400) */
+    json_t *a = json_array_get(by, 0), *b = json_array_get(by, 1), *c = json_array_get(by, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(a, "name")), "a");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "name")), "b");
+    ck_assert_str_eq(json_string_value(json_object_get(c, "name")), "c");
+    ck_assert(num(a, "calls") == 3 && num(a, "total_ns") == 600 && num(a, "avg_ns") == 200);
+    ck_assert(num(a, "min_ns") == 100 && num(a, "max_ns") == 300);
+    ck_assert_double_eq_tol(num(a, "stddev_ns"), 100.0, 1e-9);   /* sample stddev of 100,200,300 */
+    ck_assert(num(a, "median_ns") == 200 && json_is_true(json_object_get(a, "median_exact")));
+    ck_assert_double_eq_tol(num(a, "pct"), 600.0 / 14, 1e-9);
+    ck_assert(num(b, "median_ns") == 200);                       /* even count: mean of the middle two */
+    ck_assert_msg(is_null(c, "stddev_ns"), "one call: stddev null");
+    ck_assert(num(c, "median_ns") == 400);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "from")), "dispatches");
+    json_decref(j);
+}
+END_TEST
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t next_rand(void) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+START_TEST(kernels_split_pieces_equal_one_pass) {
+    enum { N = 20000 };
+    static record r[N];
+    static const char *const NAMES[] = {"gemm", "relu", "nccl_allreduce", "softmax", "tiny"};
+    for (size_t i = 0; i < N; i++) {
+        const char *n = NAMES[next_rand() % (i < 100 ? 5 : 4)];
+        r[i] = kd(n, (int64_t)(next_rand() % 1000000) + 1);
+    }
+    recs one = {r, N};
+    char *a, *b, *c;
+    json_decref(section_json("kernels", &one, 1, &a));
+    recs two[2] = {{r, 7777}, {r + 7777, N - 7777}};
+    json_decref(section_json("kernels", two, 2, &b));
+    ck_assert_str_eq(a, b);
+    recs three[3] = {{r, 1}, {r + 1, 50}, {r + 51, N - 51}};
+    json_decref(section_json("kernels", three, 3, &c));
+    ck_assert_str_eq(a, c);
+    free(a), free(b), free(c);
+}
+END_TEST
+
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of n durations, brute force. */
+static double brute_median(const record *r, size_t n) {
+    int64_t *v = malloc(n * sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = (int64_t)r[i].duration_ns;
+    qsort(v, n, sizeof *v, cmp_i64);
+    double m = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+    free(v);
+    return m;
+}
+
+START_TEST(kernels_median_exact_then_bounded) {
+    enum { N = 50001 };
+    static record r[N];
+    for (int trial = 0; trial < 4; trial++) {
+        for (size_t i = 0; i < N; i++) {
+            uint64_t x = next_rand();
+            /* spread over six decades, some heavy tails */
+            int64_t d = trial == 3 ? (int64_t)(x % 7) + 1 : (int64_t)pow(10.0, 1.0 + (double)(x % 1000000) / 200000.0);
+            r[i] = kd("k", d);
+        }
+        size_t n = trial == 0 ? NA_EXACT_CAP : trial == 1 ? NA_EXACT_CAP + 1 : N;
+        recs src = {r, n};
+        json_t *j = section_json("kernels", &src, 1, NULL);
+        json_t *row = json_array_get(json_object_get(j, "by_name"), 0);
+        double want = brute_median(r, n), got = num(row, "median_ns");
+        if (trial == 0) {
+            ck_assert(json_is_true(json_object_get(row, "median_exact")));
+            ck_assert(got == want);
+        } else {
+            ck_assert(json_is_false(json_object_get(row, "median_exact")));
+            ck_assert_msg(fabs(got - want) <= 0.01 * want, "median %f vs %f", got, want);
+        }
+        json_decref(j);
+    }
+}
+END_TEST
+
+START_TEST(kernels_stats_rows_only_without_dispatches) {
+    record st = {.type = REC_KERNEL_STATS, .has = RF_DURATION | RF_CALLS, .name = "gemm", .name_len = 4,
+                 .category = "kernel", .category_len = 6, .calls = 10, .duration_ns = 5000, .min_ns = 100,
+                 .max_ns = 900};
+    recs only = {&st, 1};
+    json_t *j = section_json("kernels", &only, 1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "from")), "stats");
+    json_t *row = json_array_get(json_object_get(j, "by_name"), 0);
+    ck_assert(num(row, "calls") == 10 && num(row, "total_ns") == 5000 && num(row, "avg_ns") == 500);
+    ck_assert(num(row, "min_ns") == 100 && num(row, "max_ns") == 900);
+    ck_assert(is_null(row, "stddev_ns") && is_null(row, "median_ns"));
+    json_decref(j);
+    record both[] = {st, kd("relu", 7)};
+    recs src = {both, 2};
+    j = section_json("kernels", &src, 1, NULL);
+    ck_assert(num(j, "total_ns") == 7 && num(j, "total_calls") == 1);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(kernels_numbers) {
+    record r[] = {kd("x", 5), kd("y", 10)};
+    recs src = {r, 2};
+    const section_analysis *a;
+    void *run = drive("kernels", &src, 1, &a);
+    double v;
+    ck_assert(a->number(run, "total_ns", &v) && v == 15);
+    ck_assert(a->number(run, "total_calls", &v) && v == 2);
+    ck_assert(a->number(run, "names", &v) && v == 2);
+    ck_assert(!a->number(run, "nope", &v));
+    a->close(run);
+    diag_free(&g_diag);
+}
+END_TEST
+
+static record copy(copy_kind k, uint64_t bytes, int64_t ns) {
+    return (record){.type = REC_MEMORY_COPY, .has = RF_BYTES | RF_DURATION, .copy = k, .bytes = bytes,
+                    .duration_ns = ns};
+}
+
+START_TEST(memory_copies_units) {
+    record r[] = {copy(COPY_HTOD, 1000000000, 500000000), copy(COPY_HTOD, 1000000000, 500000000),
+                  copy(COPY_DTOH, 4096, 0), copy(COPY_PTOP, 300, 100),
+                  {.type = REC_MEMORY_COPY, .copy = COPY_DTOD}};
+    recs two[2] = {{r, 3}, {r + 3, 2}};
+    json_t *j = section_json("memory_copies", two, 2, NULL);
+    json_t *by = json_object_get(j, "by_direction");
+    json_t *h = json_object_get(by, "HtoD"), *d = json_object_get(by, "DtoH"), *p = json_object_get(by, "PtoP"),
+           *dd = json_object_get(by, "DtoD");
+    ck_assert(num(h, "calls") == 2 && num(h, "bytes") == 2e9 && num(h, "time_ns") == 1e9);
+    ck_assert_double_eq_tol(num(h, "gbps"), 2.0, 1e-12);        /* 2e9 bytes in 1 s = 2 GB/s (decimal) */
+    ck_assert(num(d, "bytes") == 4096 && num(d, "time_ns") == 0 && is_null(d, "gbps"));
+    ck_assert_double_eq_tol(num(p, "gbps"), 3.0, 1e-12);
+    ck_assert(num(dd, "calls") == 1 && is_null(dd, "bytes") && is_null(dd, "time_ns") && is_null(dd, "gbps"));
+    ck_assert(json_object_get(by, "unknown") == NULL);
+    json_t *t = json_object_get(j, "total");
+    ck_assert(num(t, "calls") == 5 && num(t, "bytes") == 2e9 + 4096 + 300);
+    json_decref(j);
+    const section_analysis *a;
+    void *run = drive("memory_copies", two, 2, &a);
+    double v;
+    ck_assert(a->number(run, "by_direction.HtoD.gbps", &v) && fabs(v - 2.0) < 1e-12);
+    ck_assert(a->number(run, "total.bytes", &v) && v == 2e9 + 4396);
+    ck_assert(!a->number(run, "by_direction.DtoH.gbps", &v));
+    ck_assert(!a->number(run, "by_direction.HtoH.calls", &v));
+    a->close(run);
+    diag_free(&g_diag);
+}
+END_TEST
+
+static record api(api_domain d, const char *name, int64_t ns) {
+    return (record){.type = REC_API_CALL, .has = RF_DURATION, .domain = d, .name = name, .name_len = strlen(name),
+                    .duration_ns = ns};
+}
+
+START_TEST(api_by_domain_and_function) {
+    record r[] = {api(API_HIP, "hipMemcpy", 500), api(API_HIP, "hipLaunchKernel", 10), api(API_HIP, "hipMemcpy", 700),
+                  api(API_HSA, "hipMemcpy", 1), api(API_HIP, "hipLaunchKernel", 30)};
+    recs src = {r, 5};
+    json_t *j = section_json("api", &src, 1, NULL);
+    ck_assert(num(j, "total_calls") == 5 && num(j, "total_ns") == 1241);
+    json_t *by = json_object_get(j, "by_function");
+    ck_assert_uint_eq(json_array_size(by), 3);
+    json_t *m = json_array_get(by, 0), *l = json_array_get(by, 1), *h = json_array_get(by, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(m, "name")), "hipMemcpy");
+    ck_assert_str_eq(json_string_value(json_object_get(m, "domain")), "hip");
+    ck_assert(num(m, "calls") == 2 && num(m, "avg_ns") == 600 && num(m, "min_ns") == 500 && num(m, "max_ns") == 700);
+    ck_assert_str_eq(json_string_value(json_object_get(l, "name")), "hipLaunchKernel");
+    ck_assert_str_eq(json_string_value(json_object_get(h, "domain")), "hsa");
+    ck_assert(is_null(h, "stddev_ns"));
+    json_decref(j);
+}
+END_TEST
+
+static record alloc_ev(const char *cat, int64_t dev, uint64_t bytes, bool has_bytes, int64_t ts, const char *addr) {
+    static record_field f[16];
+    static size_t next;
+    record r = {.type = REC_ALLOCATION, .has = RF_DEVICE | RF_START | (has_bytes ? RF_BYTES : 0), .category = cat,
+                .category_len = strlen(cat), .device = dev, .bytes = bytes, .start_ns = ts};
+    if (addr) {
+        record_field *x = &f[next++ % 16];
+        *x = (record_field){"address", addr, strlen(addr)};
+        r.fields = x, r.n_fields = 1;
+    }
+    return r;
+}
+
+START_TEST(allocations_peak_in_time_order) {
+    /* file order is not time order: sorted, the running sum on device 0 is 100, 300, 100, 150 */
+    record r[] = {alloc_ev("alloc", 0, 200, true, 20, "0x10"), alloc_ev("alloc", 0, 100, true, 10, "0x20"),
+                  alloc_ev("free", 0, 0, false, 30, "0x10"), alloc_ev("alloc", 0, 50, true, 40, NULL),
+                  alloc_ev("alloc", 1, 7, true, 5, NULL)};
+    recs src = {r, 5};
+    json_t *j = section_json("allocations", &src, 1, NULL);
+    ck_assert(num(j, "allocation_count") == 4 && num(j, "peak_bytes") == 300);
+    ck_assert(json_is_true(json_object_get(j, "peak_exact")));
+    json_t *d0 = json_array_get(json_object_get(j, "devices"), 0);
+    ck_assert(num(d0, "device") == 0 && num(d0, "frees") == 1 && num(d0, "freed_bytes") == 200);
+    ck_assert(num(d0, "allocated_bytes") == 350 && num(d0, "unmatched_frees") == 0);
+    json_decref(j);
+    /* a second file composes after the first: 150 + 200 */
+    record more[] = {alloc_ev("alloc", 0, 200, true, 50, NULL), alloc_ev("free", 0, 0, false, 60, "0x99")};
+    recs two[2] = {{r, 5}, {more, 2}};
+    j = section_json("allocations", two, 2, NULL);
+    ck_assert_msg(num(j, "peak_bytes") == 350, "%f", num(j, "peak_bytes"));
+    ck_assert(json_is_false(json_object_get(j, "peak_exact")));   /* an unmatched free */
+    json_decref(j);
+}
+END_TEST
+
+static record sample(int64_t dev, bool has_dev, double vram_gib, double util, int64_t ts_ms) {
+    record r = {.type = REC_TELEMETRY_SAMPLE, .has = RF_VRAM | RF_UTIL | RF_START | (has_dev ? RF_DEVICE : 0),
+                .device = dev, .vram_gib = vram_gib, .util_pct = util, .start_ns = (i128)ts_ms * 1000000};
+    return r;
+}
+
+START_TEST(telemetry_per_gpu_units) {
+    record r[] = {sample(0, true, 1.0, 50, 0), sample(1, true, 2.0, 10, 0), sample(0, true, 3.0, 100, 100),
+                  sample(0, true, 2.0, 30, 300), sample(0, true, 2.0, 30, 400)};
+    r[1].has |= RF_POWER | RF_TEMP | RF_VRAM_TOTAL, r[1].power_w = 300.5, r[1].temp_c = 71, r[1].vram_total_bytes = 1ull << 36;
+    r[2].has |= RF_VRAM_BYTES, r[2].vram_used_bytes = 123456789;     /* bytes win over GiB */
+    recs src = {r, 5};
+    json_t *j = section_json("telemetry", &src, 1, NULL);
+    ck_assert(num(j, "samples") == 5 && num(j, "util_max_pct") == 100);
+    ck_assert_double_eq_tol(num(j, "util_mean_pct"), 44.0, 1e-9);
+    ck_assert(num(j, "vram_peak_bytes") == 2147483648.0 && num(j, "power_max_w") == 300.5 && num(j, "temp_max_c") == 71);
+    json_t *g0 = json_array_get(json_object_get(j, "gpus"), 0), *g1 = json_array_get(json_object_get(j, "gpus"), 1);
+    ck_assert(num(g0, "device") == 0 && num(g0, "samples") == 4);
+    ck_assert(num(g0, "vram_peak_bytes") == 2147483648.0);
+    ck_assert_double_eq_tol(num(g0, "vram_mean_bytes"), (1073741824.0 + 123456789 + 2 * 2147483648.0) / 4, 1e-3);
+    ck_assert(num(g0, "cadence_ms") == 100);                  /* intervals 100, 200, 100 ms */
+    ck_assert(is_null(g0, "power_max_w") && is_null(g0, "temp_max_c") && is_null(g0, "vram_total_bytes"));
+    ck_assert(num(g1, "vram_total_bytes") == 68719476736.0 && is_null(g1, "cadence_ms"));
+    ck_assert(num(g1, "power_mean_w") == 300.5);
+    json_decref(j);
+    const section_analysis *a;
+    void *run = drive("telemetry", &src, 1, &a);
+    double v;
+    ck_assert(a->number(run, "vram_peak_bytes", &v) && v == 2147483648.0);
+    ck_assert(!a->number(run, "nope", &v));
+    a->close(run);
+    diag_free(&g_diag);
+}
+END_TEST
+
+static record meta(const char *key, const char *value, int64_t dev, bool has_dev) {
+    return (record){.type = REC_METADATA, .has = has_dev ? RF_DEVICE : 0, .device = dev, .key = key, .value = value,
+                    .value_len = strlen(value)};
+}
+
+START_TEST(device_facts) {
+    record r[] = {meta("vendor", "AMD", 0, false), meta("rocm_version", "6.2.0", 0, false),
+                  meta("device_name", "MI300X", 1, true), meta("memory_bytes", "206141652992", 1, true),
+                  meta("compute_units", "304", 1, true), meta("wave_size", "64", 1, true),
+                  meta("device_name", "MI250", 1, true), meta("memory_bytes", "lots", 2, true),
+                  {.type = REC_TELEMETRY_SAMPLE, .has = RF_DEVICE | RF_VRAM_TOTAL, .device = 3,
+                   .vram_total_bytes = 1ull << 34}};
+    recs two[2] = {{r, 4}, {r + 4, 5}};
+    char *t;
+    json_t *j = section_json("device", two, 2, &t);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "vendor")), "AMD");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "name")), "MI300X");   /* first value wins */
+    ck_assert(num(j, "memory_bytes") == 206141652992.0 && num(j, "compute_units") == 304 && num(j, "wave_size") == 64);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "rocm_version")), "6.2.0");
+    ck_assert(is_null(j, "cuda_version"));
+    ck_assert(num(j, "device_count") == 3);
+    json_t *devs = json_object_get(j, "devices");
+    ck_assert_uint_eq(json_array_size(devs), 4);
+    ck_assert(json_is_null(json_object_get(json_array_get(devs, 0), "device")));
+    ck_assert(is_null(json_array_get(devs, 2), "memory_bytes"));                 /* "lots" is not a number */
+    ck_assert(num(json_array_get(devs, 3), "memory_bytes") == 17179869184.0);    /* from telemetry */
+    free(t);
+    json_decref(j);
+    const section_analysis *a;
+    void *run = drive("device", two, 2, &a);
+    double v;
+    ck_assert(a->number(run, "memory_bytes", &v) && v == 206141652992.0);
+    ck_assert(a->number(run, "wave_size", &v) && v == 64);
+    a->close(run);
+    diag_free(&g_diag);
+}
+END_TEST
+
+static Suite *an11_suite(void) {
+    Suite *s = suite_create("sections_an11");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, every_section_null_without_inputs);
+    tcase_add_test(t, kernels_columns);
+    tcase_add_test(t, kernels_split_pieces_equal_one_pass);
+    tcase_add_test(t, kernels_median_exact_then_bounded);
+    tcase_add_test(t, kernels_stats_rows_only_without_dispatches);
+    tcase_add_test(t, kernels_numbers);
+    tcase_add_test(t, memory_copies_units);
+    tcase_add_test(t, api_by_domain_and_function);
+    tcase_add_test(t, allocations_peak_in_time_order);
+    tcase_add_test(t, telemetry_per_gpu_units);
+    tcase_add_test(t, device_facts);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(an11_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
