@@ -116,7 +116,7 @@ static void k_render(const void *run, jw_out *w) {
         jw_key(w, "total_ns");
         jw_i128_value(w, e->total);
         jw_key(w, "avg_ns");
-        if (e->calls) jw_u64(w, e->total / (double)e->calls); else jw_null(w);
+        if (e->calls) jw_number(w, (double)e->total / (double)e->calls); else jw_null(w);
         jw_key(w, "min_ns");
         if (e->minmax_unknown) jw_null(w); else jw_i128_value(w, e->min);
         jw_key(w, "max_ns");
