@@ -55,7 +55,7 @@ typedef struct alloc_state {
     uint64_t seq;
     i128 last_ts;
     addr_slot *addr;
-    size_t n_addr;
+    size_t n_addr, n_tomb;          /* live entries, tombstones */
     uint64_t untracked, dropped;    /* allocations past ADDR_CAP; events of devices past MAX_DEVICES */
     bool oom;
     diag_list *diag;
@@ -136,6 +136,19 @@ static addr_slot *addr_find(alloc_state *s, uint64_t a, bool for_insert) {
     return for_insert ? tomb : NULL;
 }
 
+/* Rebuilds the address table without its tombstones once they crowd it (keeps probes short
+ * under endless alloc/free churn). false: out of memory (the table is kept as it was). */
+static bool addr_compact(alloc_state *s) {
+    addr_slot *old = s->addr, *fresh = calloc(ADDR_SLOTS, sizeof *fresh);
+    if (!fresh) return false;
+    s->addr = fresh;
+    for (size_t i = 0; i < ADDR_SLOTS; i++)
+        if (old[i].used == 1) *addr_find(s, old[i].addr, true) = old[i];
+    free(old);
+    s->n_tomb = 0;
+    return true;
+}
+
 static bool al_consume(void *st, const record *r) {
     alloc_state *s = st;
     if (!r->category) return true;
@@ -159,6 +172,7 @@ static bool al_consume(void *st, const record *r) {
         d->alloc_bytes = i128_add(d->alloc_bytes, delta);
         if (has_addr) {
             addr_slot *x = s->n_addr < ADDR_CAP ? addr_find(s, addr, true) : NULL;
+            if (x && x->used == 2) s->n_tomb--;
             if (x && x->used != 1) s->n_addr++;
             if (x) *x = (addr_slot){addr, r->bytes, 1};
             else s->untracked++;
@@ -170,7 +184,8 @@ static bool al_consume(void *st, const record *r) {
         if (r->has & RF_BYTES) bytes = r->bytes;
         else if (x) bytes = x->bytes;
         else { d->unmatched++; return true; }
-        if (x) x->used = 2, s->n_addr--;
+        if (x) x->used = 2, s->n_addr--, s->n_tomb++;
+        if (s->n_tomb > ADDR_SLOTS / 4 && !addr_compact(s)) { s->oom = true; return false; }
         delta = -(i128)bytes;
         d->free_bytes = i128_add(d->free_bytes, (i128)bytes);
     }

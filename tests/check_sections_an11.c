@@ -326,6 +326,30 @@ START_TEST(allocations_peak_in_time_order) {
 }
 END_TEST
 
+START_TEST(allocations_churn_stays_matched) {
+    /* endless alloc/free churn at recycled addresses: every free matched, probes stay short */
+    enum { N = 300000 };
+    static record r[2 * N];
+    static record_field f[2 * N];
+    static char addr[64][20];
+    for (int i = 0; i < 64; i++) snprintf(addr[i], sizeof addr[i], "0x%x", 0x1000 * (i + 1));
+    for (size_t i = 0; i < N; i++) {
+        const char *a = addr[i % 64];
+        f[2 * i] = f[2 * i + 1] = (record_field){"address", a, strlen(a)};
+        r[2 * i] = (record){.type = REC_ALLOCATION, .has = RF_BYTES | RF_START, .category = "alloc", .category_len = 5,
+                            .bytes = 1000, .start_ns = (i128)(2 * i), .fields = &f[2 * i], .n_fields = 1};
+        r[2 * i + 1] = (record){.type = REC_ALLOCATION, .has = RF_START, .category = "free", .category_len = 4,
+                                .start_ns = (i128)(2 * i + 1), .fields = &f[2 * i + 1], .n_fields = 1};
+    }
+    recs src = {r, 2 * N};
+    json_t *j = section_json("allocations", &src, 1, NULL);
+    json_t *d = json_array_get(json_object_get(j, "devices"), 0);
+    ck_assert(num(j, "peak_bytes") == 1000 && json_is_true(json_object_get(j, "peak_exact")));
+    ck_assert(num(d, "unmatched_frees") == 0 && num(d, "freed_bytes") == 1000.0 * N);
+    json_decref(j);
+}
+END_TEST
+
 static record sample(int64_t dev, bool has_dev, double vram_gib, double util, int64_t ts_ms) {
     record r = {.type = REC_TELEMETRY_SAMPLE, .has = RF_VRAM | RF_UTIL | RF_START | (has_dev ? RF_DEVICE : 0),
                 .device = dev, .vram_gib = vram_gib, .util_pct = util, .start_ns = (i128)ts_ms * 1000000};
@@ -412,6 +436,7 @@ static Suite *an11_suite(void) {
     tcase_add_test(t, memory_copies_units);
     tcase_add_test(t, api_by_domain_and_function);
     tcase_add_test(t, allocations_peak_in_time_order);
+    tcase_add_test(t, allocations_churn_stays_matched);
     tcase_add_test(t, telemetry_per_gpu_units);
     tcase_add_test(t, device_facts);
     suite_add_tcase(s, t);
