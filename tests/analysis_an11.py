@@ -19,6 +19,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 TOOL, SHARED = sys.argv[1], sys.argv[2]
@@ -128,6 +129,20 @@ def test_kernels():
     compare_kernels("two sources", document(("kernel-trace-csv", a), ("kernel-trace-csv", b))["kernels"], both)
 
 
+def test_generated_run_beyond_exact_cap():
+    """A generated run whose busiest kernels exceed the exact cap: approximate medians within
+    1 % of statistics.median, every other column exact."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = os.path.join(tmp, "run")
+        subprocess.run([sys.executable, os.path.join(SHARED, "tools", "gen_run.py"), run, "--steps", "60",
+                        "--kernels-per-step", "400", "--cpu-ops-per-step", "1", "--smi-samples", "10"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        path = os.path.join(run, "trace.csv")
+        want = csv_kernel_durations(path)
+        check(max(len(v) for v in want.values()) > EXACT_CAP, "generated run: a name beyond the exact cap")
+        compare_kernels("generated", document(("kernel-trace-csv", path))["kernels"], want)
+
+
 def number(text):
     t = text.strip().rstrip("%").strip()
     for unit in ("MiB", "W", "C"):
@@ -206,7 +221,7 @@ def test_absent_sections():
         check(doc.get(key, "missing") is None, f"{key} null without its inputs")
 
 
-for test in (test_kernels, test_nvidia_smi, test_amd_smi, test_absent_sections):
+for test in (test_kernels, test_generated_run_beyond_exact_cap, test_nvidia_smi, test_amd_smi, test_absent_sections):
     test()
 if failures:
     print(f"{len(failures)} failure(s)")
