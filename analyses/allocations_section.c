@@ -18,6 +18,7 @@
 
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 #define MAX_DEVICES 64
 #define NO_DEVICE INT64_MIN
@@ -296,6 +297,24 @@ static void al_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+/* The report's allocation table: one row per device (MiB = 2^20 bytes). */
+static void al_render_md(const void *run, strbuf *out) {
+    const alloc_state *s = run;
+    if (!any_events(s)) return;
+    smd_printf(out, "## Allocations\n\n| device | allocations | frees | allocated (MiB) | peak (MiB) | unmatched frees |\n"
+                    "|---|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < s->n_dev; i++) {
+        const dev_seg *d = &s->dev[i];
+        if (d->device == NO_DEVICE) smd_printf(out, "| — |");
+        else smd_printf(out, "| %lld |", (long long)d->device);
+        smd_printf(out, " %llu | %llu |", (unsigned long long)d->allocs, (unsigned long long)d->frees);
+        smd_num(out, (double)d->alloc_bytes / 1048576.0, 2, true);
+        smd_num(out, (double)d->peak / 1048576.0, 2, true);
+        smd_printf(out, " %llu |\n", (unsigned long long)d->unmatched);
+    }
+    strbuf_putc(out, '\n');
+}
+
 /* "peak_bytes" (largest per-device peak), "allocation_count". */
 static bool al_number(const void *run, const char *path, double *out) {
     const alloc_state *s = run;
@@ -317,6 +336,7 @@ const section_analysis allocations_section = {
     .end_source = al_end_source,
     .finish = al_finish,
     .render = al_render,
+    .render_md = al_render_md,
     .number = al_number,
     .close = al_close,
 };

@@ -10,6 +10,7 @@
 
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 typedef struct api_state {
     name_agg calls, stats;
@@ -149,6 +150,32 @@ static void a_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+#define MD_ROWS 15
+
+/* The report's API table: the MD_ROWS functions with the most time. */
+static void a_render_md(const void *run, strbuf *out) {
+    const api_state *s = run;
+    const name_agg *a = s->result;
+    if (!a) return;
+    i128 total = name_agg_total(a);
+    smd_printf(out, "## API calls\n\n%llu calls, %.3f ms.\n\n| domain | function | calls | total (ms) | avg (us) | %% |\n"
+                    "|---|---|---:|---:|---:|---:|\n", (unsigned long long)name_agg_calls(a), (double)total / 1e6);
+    size_t *idx = name_agg_sorted(a);
+    for (size_t i = 0; idx && i < a->n && i < MD_ROWS; i++) {
+        const name_entry *e = &a->e[idx[i]];
+        smd_printf(out, "| %s | ", domain_key(e->tag));
+        smd_cell(out, e->name, e->len, 80);
+        smd_printf(out, " | %llu |", (unsigned long long)e->calls);
+        smd_num(out, (double)e->total / 1e6, 3, true);
+        smd_num(out, e->calls ? (double)e->total / (double)e->calls / 1e3 : 0, 3, e->calls > 0);
+        smd_num(out, total > 0 ? 100.0 * (double)e->total / (double)total : 0, 1, total > 0);
+        strbuf_putc(out, '\n');
+    }
+    if (idx && a->n > MD_ROWS) smd_printf(out, "\n%zu more functions in the analysis document.\n", a->n - MD_ROWS);
+    free(idx);
+    strbuf_putc(out, '\n');
+}
+
 /* Headline numbers: "total_calls", "total_ns", "functions" (distinct functions listed). */
 static bool a_number(const void *run, const char *path, double *out) {
     const api_state *s = run;
@@ -171,6 +198,7 @@ const section_analysis api_section = {
     .end_source = a_end_source,
     .finish = a_finish,
     .render = a_render,
+    .render_md = a_render_md,
     .number = a_number,
     .close = a_close,
 };

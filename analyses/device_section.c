@@ -13,6 +13,7 @@
 
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 #define MAX_DEVICES 64
 #define NO_DEVICE INT64_MIN
@@ -211,6 +212,42 @@ static void d_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+/* The report's device part: one row per device and the versions known. */
+static void d_render_md(const void *run, strbuf *out) {
+    const device_state *s = run;
+    if (!any_fact(s)) return;
+    smd_printf(out, "## Device\n\n");
+    if (s->n_dev) {
+        smd_printf(out, "| device | vendor | name | memory (GiB) | compute units | wave size |\n|---|---|---|---:|---:|---:|\n");
+        for (size_t i = 0; i < s->n_dev; i++) {
+            const device_facts *d = &s->dev[i];
+            uint64_t v;
+            if (d->index == NO_DEVICE) smd_printf(out, "| — |");
+            else smd_printf(out, "| %lld |", (long long)d->index);
+            for (int k = P_VENDOR; k <= P_NAME; k++) {
+                strbuf_putc(out, ' ');
+                if (d->prop[k]) smd_cell(out, d->prop[k], strlen(d->prop[k]), 80); else strbuf_append(out, "—", 3);
+                strbuf_append(out, " |", 2);
+            }
+            bool m = prop_int(d, P_MEMORY, &v);
+            smd_num(out, m ? (double)v / 1073741824.0 : 0, 1, m);
+            for (int k = P_CU; k <= P_WAVE; k++) {
+                bool h = prop_int(d, k, &v);
+                smd_num(out, h ? (double)v : 0, 0, h);
+            }
+            strbuf_putc(out, '\n');
+        }
+        strbuf_putc(out, '\n');
+    }
+    for (int k = 0; k < N_VER; k++)
+        if (s->ver[k]) {
+            smd_printf(out, "- %s: ", VER_KEY[k]);
+            smd_cell(out, s->ver[k], strlen(s->ver[k]), 200);
+            strbuf_putc(out, '\n');
+        }
+    strbuf_putc(out, '\n');
+}
+
 /* "memory_bytes", "compute_units", "wave_size" (the first device knowing it), "device_count". */
 static bool d_number(const void *run, const char *path, double *out) {
     const device_state *s = run;
@@ -238,6 +275,7 @@ const section_analysis device_section = {
     .end_source = d_end_source,
     .finish = d_finish,
     .render = d_render,
+    .render_md = d_render_md,
     .number = d_number,
     .close = d_close,
 };

@@ -11,6 +11,7 @@
 #include "analyses/kernel_class.h"
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 typedef struct kernels_state {
     name_agg dispatches, stats;
@@ -146,6 +147,40 @@ static void k_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+#define MD_ROWS 20
+
+/* The report's kernel table: the MD_ROWS busiest names (times in ms and us). */
+static void k_render_md(const void *run, strbuf *out) {
+    const kernels_state *s = run;
+    const name_agg *a = s->result;
+    if (!a) return;
+    i128 total = name_agg_total(a);
+    smd_printf(out, "## Kernels\n\n%llu dispatches, %.3f ms of kernel time (from %s).\n\n",
+               (unsigned long long)name_agg_calls(a), (double)total / 1e6, a == &s->dispatches ? "dispatches" : "stats rows");
+    smd_printf(out, "| kernel | class | calls | total (ms) | avg (us) | median (us) | min (us) | max (us) | stddev (us) | %% |\n"
+                    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    size_t *idx = name_agg_sorted(a);
+    for (size_t i = 0; idx && i < a->n && i < MD_ROWS; i++) {
+        const name_entry *e = &a->e[idx[i]];
+        double sd;
+        bool has_sd = name_entry_stddev(e, &sd);
+        strbuf_append(out, "| ", 2);
+        smd_cell(out, e->name, e->len, 80);
+        smd_printf(out, " | %s | %llu |", kernel_class_key(kernel_class_of(e->name, e->len)), (unsigned long long)e->calls);
+        smd_num(out, (double)e->total / 1e6, 3, true);
+        smd_num(out, e->calls ? (double)e->total / (double)e->calls / 1e3 : 0, 3, e->calls > 0);
+        smd_num(out, e->median / 1e3, 3, e->has_median);
+        smd_num(out, (double)e->min / 1e3, 3, !e->minmax_unknown);
+        smd_num(out, (double)e->max / 1e3, 3, !e->minmax_unknown);
+        smd_num(out, sd / 1e3, 3, has_sd);
+        smd_num(out, total > 0 ? 100.0 * (double)e->total / (double)total : 0, 1, total > 0);
+        strbuf_putc(out, '\n');
+    }
+    if (idx && a->n > MD_ROWS) smd_printf(out, "\n%zu more kernel names in the analysis document.\n", a->n - MD_ROWS);
+    free(idx);
+    strbuf_putc(out, '\n');
+}
+
 /* Headline numbers: "total_calls", "total_ns", "names" (distinct names listed). */
 static bool k_number(const void *run, const char *path, double *out) {
     const kernels_state *s = run;
@@ -168,6 +203,7 @@ const section_analysis kernels_section = {
     .end_source = k_end_source,
     .finish = k_finish,
     .render = k_render,
+    .render_md = k_render_md,
     .number = k_number,
     .close = k_close,
 };

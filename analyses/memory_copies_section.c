@@ -10,6 +10,7 @@
 
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 #define N_DIR 6
 
@@ -129,6 +130,26 @@ static void c_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+static void md_row(strbuf *out, const char *key, const dir_agg *d) {
+    smd_printf(out, "| %s | %llu |", key, (unsigned long long)d->calls);
+    smd_num(out, (double)d->bytes / 1e6, 3, d->with_bytes > 0);
+    smd_num(out, (double)d->time_ns / 1e6, 3, d->with_time > 0);
+    smd_num(out, d->bw_ns > 0 ? (double)d->bw_bytes / (double)d->bw_ns : 0, 2, d->bw_ns > 0);
+    strbuf_putc(out, '\n');
+}
+
+/* The report's copy table: one row per direction and the total (MB = 10^6 bytes). */
+static void c_render_md(const void *run, strbuf *out) {
+    const copies_state *s = run;
+    dir_agg t = total_of(s);
+    if (!t.calls) return;
+    smd_printf(out, "## Memory copies\n\n| direction | calls | MB | time (ms) | GB/s |\n|---|---:|---:|---:|---:|\n");
+    for (int i = 0; i < N_DIR; i++)
+        if (s->d[RENDER_ORDER[i]].calls) md_row(out, DIR_KEY[RENDER_ORDER[i]], &s->d[RENDER_ORDER[i]]);
+    md_row(out, "total", &t);
+    strbuf_putc(out, '\n');
+}
+
 /* One field of a direction's row. */
 static bool dir_number(const dir_agg *d, const char *field, double *out) {
     if (!strcmp(field, "calls")) *out = (double)d->calls;
@@ -168,6 +189,7 @@ const section_analysis memory_copies_section = {
     .end_source = c_end_source,
     .finish = c_finish,
     .render = c_render,
+    .render_md = c_render_md,
     .number = c_number,
     .close = c_close,
 };

@@ -15,6 +15,7 @@
 
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 
 #define MAX_GPUS 64
 #define NO_DEVICE INT64_MIN
@@ -210,6 +211,32 @@ static void t_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+/* The report's telemetry table: one row per GPU (VRAM in GiB = 2^30 bytes). */
+static void t_render_md(const void *run, strbuf *out) {
+    const telemetry_state *s = run;
+    if (!total_samples(s)) return;
+    smd_printf(out, "## Telemetry\n\n| GPU | samples | cadence (ms) | util mean (%%) | util max (%%) | VRAM peak (GiB) | "
+                    "VRAM mean (GiB) | power mean (W) | power max (W) | temp max (°C) |\n"
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < s->n; i++) {
+        const gpu_agg *g = &s->gpu[i];
+        double c = 0;
+        if (g->index == NO_DEVICE) smd_printf(out, "| — | %llu |", (unsigned long long)g->samples);
+        else smd_printf(out, "| %lld | %llu |", (long long)g->index, (unsigned long long)g->samples);
+        bool has_c = cadence_ms(g, &c);
+        smd_num(out, c, 1, has_c);
+        smd_num(out, g->util.n ? g->util.sum / (double)g->util.n : 0, 1, g->util.n > 0);
+        smd_num(out, g->util.max, 1, g->util.n > 0);
+        smd_num(out, g->vram.max / GIB, 2, g->vram.n > 0);
+        smd_num(out, g->vram.n ? g->vram.sum / (double)g->vram.n / GIB : 0, 2, g->vram.n > 0);
+        smd_num(out, g->power.n ? g->power.sum / (double)g->power.n : 0, 1, g->power.n > 0);
+        smd_num(out, g->power.max, 1, g->power.n > 0);
+        smd_num(out, g->temp.max, 1, g->temp.n > 0);
+        strbuf_putc(out, '\n');
+    }
+    strbuf_putc(out, '\n');
+}
+
 /* "samples", "util_mean_pct", "util_max_pct", "vram_peak_bytes", "power_max_w", "temp_max_c"
  * (over every GPU). */
 static bool t_number(const void *run, const char *path, double *out) {
@@ -248,6 +275,7 @@ const section_analysis telemetry_section = {
     .end_source = t_end_source,
     .finish = t_finish,
     .render = t_render,
+    .render_md = t_render_md,
     .number = t_number,
     .close = t_close,
 };

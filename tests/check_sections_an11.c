@@ -423,6 +423,42 @@ START_TEST(device_facts) {
 }
 END_TEST
 
+/* The section's report.md part. */
+static char *markdown(const char *key, const recs *src, size_t n_src) {
+    const section_analysis *a;
+    void *run = drive(key, src, n_src, &a);
+    strbuf b = {0};
+    ck_assert_ptr_nonnull(a->render_md);
+    a->render_md(run, &b);
+    strbuf_terminate(&b);
+    a->close(run);
+    diag_free(&g_diag);
+    return b.data;
+}
+
+START_TEST(report_parts) {
+    static const char *const KEYS[] = {"device", "kernels", "memory_copies", "api", "allocations", "telemetry"};
+    for (size_t i = 0; i < 6; i++) {
+        char *md = markdown(KEYS[i], NULL, 0);
+        ck_assert_msg(!md || !*md, "%s: absent inputs, empty report part", KEYS[i]);
+        free(md);
+    }
+    record r[] = {kd("a|b\nc", 1500), meta("device_name", "MI300X", 0, true), copy(COPY_HTOD, 2000000, 1000),
+                  api(API_HIP, "hipMemcpy", 5), alloc_ev("alloc", 0, 1048576, true, 1, NULL),
+                  sample(0, true, 2.0, 50, 0)};
+    recs src = {r, 6};
+    for (size_t i = 0; i < 6; i++) {
+        char *md = markdown(KEYS[i], &src, 1);
+        ck_assert_msg(md && !strncmp(md, "## ", 3), "%s: %s", KEYS[i], md ? md : "(none)");
+        ck_assert_msg(!strstr(md, "| 0.000 | 0.000 |") || i != 5, "telemetry: unknowns are dashes");
+        if (i == 1) ck_assert_msg(strstr(md, "| a\\|b c |") && strstr(md, "| 1.500 |"), "%s", md);
+        if (i == 2) ck_assert_msg(strstr(md, "| HtoD | 1 | 2.000 | 0.001 | 2000.00 |"), "%s", md);
+        if (i == 5) ck_assert_msg(strstr(md, "| 0 | 1 | — | 50.0 | 50.0 | 2.00 | 2.00 | — | — | — |"), "%s", md);
+        free(md);
+    }
+}
+END_TEST
+
 static Suite *an11_suite(void) {
     Suite *s = suite_create("sections_an11");
     TCase *t = tcase_create("core");
@@ -439,6 +475,7 @@ static Suite *an11_suite(void) {
     tcase_add_test(t, allocations_churn_stays_matched);
     tcase_add_test(t, telemetry_per_gpu_units);
     tcase_add_test(t, device_facts);
+    tcase_add_test(t, report_parts);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,0 +1,33 @@
+/* section_md: report.md text helpers (section_md.h). */
+#include "analyses/section_md.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void smd_printf(strbuf *out, const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0) strbuf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
+    bool cut = n > max;
+    if (cut) {
+        n = max;
+        while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;   /* not inside a UTF-8 sequence */
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '|' || c == '\\') strbuf_putc(out, '\\');
+        strbuf_putc(out, c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+    }
+    if (cut) strbuf_append(out, "…", 3);
+}
+
+void smd_num(strbuf *out, double v, int decimals, bool has) {
+    if (has) smd_printf(out, " %.*f |", decimals, v);
+    else strbuf_append(out, " — |", 6);
+}
