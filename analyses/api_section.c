@@ -16,7 +16,7 @@ typedef struct api_state {
     name_agg calls, stats;
     uint64_t no_time;           /* calls without a duration or start/end */
     diag_list *diag;            /* run state only */
-    const name_agg *result;     /* after finish: calls, stats, or NULL (absent) */
+    name_agg *result;     /* after finish: calls, stats, or NULL (absent) */
     bool oom;
 } api_state;
 
@@ -50,6 +50,16 @@ static const char *domain_key(int d) {
     }
 }
 
+/* A stats row names no domain: hip* is HIP, hsa_* HSA, cuda* the CUDA runtime, cu* the
+ * driver API; anything else unknown. */
+static api_domain domain_of_name(const char *n, size_t len) {
+    if (len >= 3 && !memcmp(n, "hip", 3)) return API_HIP;
+    if (len >= 4 && !memcmp(n, "hsa_", 4)) return API_HSA;
+    if (len >= 4 && !memcmp(n, "cuda", 4)) return API_CUDA_RUNTIME;
+    if (len >= 3 && n[0] == 'c' && n[1] == 'u' && n[2] >= 'A' && n[2] <= 'Z') return API_CUDA_DRIVER;
+    return API_UNKNOWN;
+}
+
 static bool a_consume(void *st, const record *r) {
     api_state *s = st;
     if (!r->name) return true;
@@ -60,9 +70,9 @@ static bool a_consume(void *st, const record *r) {
         else { s->no_time++; return true; }
         return name_agg_add(&s->calls, (int)r->domain, r->name, r->name_len, d);
     }
-    if (r->type == REC_KERNEL_STATS && is_api_stats(r) && (r->has & RF_DURATION) && (r->has & RF_CALLS))
-        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, r->calls, r->duration_ns, true, r->min_ns,
-                                  r->max_ns);
+    na_stats_row row;
+    if (r->type == REC_KERNEL_STATS && is_api_stats(r) && na_stats_row_of(r, &row))
+        return name_agg_add_stats(&s->stats, (int)domain_of_name(r->name, r->name_len), r->name, r->name_len, &row);
     return true;
 }
 
@@ -88,6 +98,7 @@ static bool a_finish(void *run, const section_results *earlier) {
     api_state *s = run;
     if (s->calls.n || s->calls.unlisted_calls) s->result = &s->calls;
     else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
+    if (s->result) name_agg_finish(s->result);
     if (s->no_time) diag_add(s->diag, "api: %llu calls without a duration or start/end are not counted",
                              (unsigned long long)s->no_time);
     if (s->oom) diag_add(s->diag, "api: out of memory; the API table is partial");

@@ -17,7 +17,7 @@ typedef struct kernels_state {
     name_agg dispatches, stats;
     uint64_t no_time;           /* dispatches without a duration or start/end */
     diag_list *diag;            /* run state only */
-    const name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
+    name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
     bool oom;
 } kernels_state;
 
@@ -50,9 +50,9 @@ static bool k_consume(void *st, const record *r) {
         else { s->no_time++; return true; }
         return name_agg_add(&s->dispatches, 0, r->name, r->name_len, d);
     }
-    if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && (r->has & RF_DURATION) && (r->has & RF_CALLS))
-        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, r->calls, r->duration_ns, true, r->min_ns,
-                                  r->max_ns);
+    na_stats_row row;
+    if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && na_stats_row_of(r, &row))
+        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, &row);
     return true;
 }
 
@@ -78,7 +78,7 @@ static bool k_finish(void *run, const section_results *earlier) {
     kernels_state *s = run;
     if (s->dispatches.n || s->dispatches.unlisted_calls) s->result = &s->dispatches;
     else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
-    if (s->result) name_agg_finish(&s->dispatches);
+    if (s->result) name_agg_finish(s->result);
     if (s->no_time) diag_add(s->diag, "kernels: %llu dispatches without a duration or start/end are not counted",
                              (unsigned long long)s->no_time);
     if (s->oom) diag_add(s->diag, "kernels: out of memory; the kernel table is partial");

@@ -4,6 +4,8 @@
  *
  * Inputs: REC_MEMORY_COPY (bytes, duration_ns else end - start). Bandwidth is bytes / ns =
  * decimal GB/s, over the copies that carry both bytes and a time; null when that time is 0.
+ * When the run has no copy record, stats rows (REC_KERNEL_STATS category "memory_copy")
+ * fill the table by the direction their name says, without bytes.
  * Integer sums only: splittable. docs/ANALYSIS.md. */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@ typedef struct dir_agg {
 
 typedef struct copies_state {
     dir_agg d[N_DIR];
+    dir_agg st[N_DIR];                /* from stats rows: used only when no copy record came */
+    bool from_stats;                  /* after finish: d[] holds st[] */
 } copies_state;
 
 /* Indexed by copy_kind. */
@@ -41,8 +45,33 @@ static void *c_open_source(void *run, const source_ref *src) {
     return calloc(1, sizeof(copies_state));
 }
 
+/* The direction a stats row's name says (rocprofv3 MEMORY_COPY_HOST_TO_DEVICE, nsys
+ * "[CUDA memcpy Host-to-Device]" / "[CUDA memcpy HtoD]"). */
+static copy_kind direction_of_name(const char *n, size_t len) {
+    static const struct { const char *word; copy_kind k; } W[] = {
+        {"HOST_TO_DEVICE", COPY_HTOD}, {"Host-to-Device", COPY_HTOD}, {"HtoD", COPY_HTOD},
+        {"DEVICE_TO_HOST", COPY_DTOH}, {"Device-to-Host", COPY_DTOH}, {"DtoH", COPY_DTOH},
+        {"DEVICE_TO_DEVICE", COPY_DTOD}, {"Device-to-Device", COPY_DTOD}, {"DtoD", COPY_DTOD},
+        {"PEER", COPY_PTOP}, {"Peer-to-Peer", COPY_PTOP}, {"PtoP", COPY_PTOP},
+        {"HOST_TO_HOST", COPY_HTOH}, {"Host-to-Host", COPY_HTOH}, {"HtoH", COPY_HTOH}};
+    for (size_t i = 0; i < sizeof W / sizeof *W; i++)
+        if (memmem(n, len, W[i].word, strlen(W[i].word))) return W[i].k;
+    return COPY_UNKNOWN;
+}
+
 static bool c_consume(void *st, const record *r) {
     copies_state *s = st;
+    if (r->type == REC_KERNEL_STATS) {
+        na_stats_row row;
+        if (!r->category || r->category_len != 11 || memcmp(r->category, "memory_copy", 11) || !r->name ||
+            !na_stats_row_of(r, &row))
+            return true;
+        dir_agg *d = &s->st[direction_of_name(r->name, r->name_len)];
+        d->calls += row.calls;
+        d->with_time += row.calls;
+        d->time_ns = i128_add(d->time_ns, row.total);
+        return true;
+    }
     unsigned k = (unsigned)r->copy < N_DIR ? (unsigned)r->copy : COPY_UNKNOWN;
     dir_agg *d = &s->d[k];
     d->calls++;
@@ -59,8 +88,8 @@ static bool c_consume(void *st, const record *r) {
 
 static bool c_end_source(void *run, void *src) {
     copies_state *r = run, *s = src;
-    for (int i = 0; i < N_DIR; i++) {
-        dir_agg *a = &r->d[i], *b = &s->d[i];
+    for (int i = 0; i < 2 * N_DIR; i++) {
+        dir_agg *a = i < N_DIR ? &r->d[i] : &r->st[i - N_DIR], *b = i < N_DIR ? &s->d[i] : &s->st[i - N_DIR];
         a->calls += b->calls;
         a->with_bytes += b->with_bytes;
         a->with_time += b->with_time;
@@ -73,8 +102,14 @@ static bool c_end_source(void *run, void *src) {
     return true;
 }
 
+/* No copy record but stats rows: the table comes from the stats rows (no bytes). */
 static bool c_finish(void *run, const section_results *earlier) {
-    (void)run, (void)earlier;
+    (void)earlier;
+    copies_state *s = run;
+    uint64_t copies = 0;
+    for (int i = 0; i < N_DIR; i++) copies += s->d[i].calls;
+    s->from_stats = !copies;
+    if (s->from_stats) memcpy(s->d, s->st, sizeof s->d);
     return true;
 }
 
@@ -116,6 +151,8 @@ static void c_render(const void *run, jw_out *w) {
     dir_agg t = total_of(s);
     if (!t.calls) { jw_null(w); return; }
     jw_object_open(w);
+    jw_key(w, "from");
+    jw_string(w, s->from_stats ? "stats" : "copies");
     jw_key(w, "total");
     render_dir(w, &t);
     jw_key(w, "by_direction");
@@ -180,8 +217,8 @@ static void c_close(void *run) { free(run); }
 
 const section_analysis memory_copies_section = {
     .key = "memory_copies",
-    .wants = REC_BIT(REC_MEMORY_COPY),
-    .fields = RF_DURATION | RF_START | RF_END | RF_BYTES,
+    .wants = REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_KERNEL_STATS),
+    .fields = RF_DURATION | RF_START | RF_END | RF_BYTES | RF_CALLS,
     .splittable = true,
     .open = c_open,
     .open_source = c_open_source,

@@ -156,19 +156,54 @@ bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur) 
     return !a->with_median || sample_add(a, e, dur);
 }
 
-bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, uint64_t calls, i128 total,
-                        bool has_minmax, i128 min, i128 max) {
+/* A named field of the record as a number (its text, at most 63 bytes). */
+static bool field_number(const record *r, const char *key, double *out) {
+    for (size_t i = 0; i < r->n_fields; i++) {
+        if (strcmp(r->fields[i].key, key) || !r->fields[i].value_len || r->fields[i].value_len > 63) continue;
+        char buf[64], *end;
+        memcpy(buf, r->fields[i].value, r->fields[i].value_len);
+        buf[r->fields[i].value_len] = 0;
+        *out = strtod(buf, &end);
+        while (*end == ' ') end++;
+        return end != buf && !*end && isfinite(*out) && *out >= 0;
+    }
+    return false;
+}
+
+bool na_stats_row_of(const record *r, na_stats_row *out) {
+    *out = (na_stats_row){0};
+    if (!(r->has & RF_DURATION) || r->duration_ns < 0) return false;
+    out->total = r->duration_ns;
+    double v;
+    if (r->has & RF_CALLS) {
+        out->calls = r->calls;
+        out->has_minmax = true, out->min = r->min_ns, out->max = r->max_ns;
+    } else if (field_number(r, "calls", &v) && v < 1.8e19 && v == floor(v)) {
+        out->calls = (uint64_t)v;
+    } else {
+        return false;
+    }
+    if (field_number(r, "median_ns", &v)) out->has_median = true, out->median = v;
+    if (field_number(r, "stddev_ns", &v)) out->has_stddev = true, out->stddev = v;
+    return true;
+}
+
+bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, const na_stats_row *row) {
     bool oom;
     name_entry *e = entry_for(a, tag, name, len, &oom);
     if (!e) {
         if (oom) return false;
-        a->unlisted_calls += calls;
-        a->unlisted_total = i128_add(a->unlisted_total, total);
+        a->unlisted_calls += row->calls;
+        a->unlisted_total = i128_add(a->unlisted_total, row->total);
         return true;
     }
     e->stats_only = true;
-    if (has_minmax) sums_add(e, calls, total, min, max);
-    else e->minmax_unknown = true, e->calls += calls, e->total = i128_add(e->total, total);
+    if (row->has_minmax) sums_add(e, row->calls, row->total, row->min, row->max);
+    else e->minmax_unknown = true, e->calls += row->calls, e->total = i128_add(e->total, row->total);
+    if (!e->stats_rows++) {
+        e->file_has_median = row->has_median, e->file_median = row->median;
+        e->file_has_stddev = row->has_stddev, e->file_stddev = row->stddev;
+    }
     return true;
 }
 
@@ -187,6 +222,11 @@ bool name_agg_append(name_agg *dst, name_agg *src) {
         if (s->calls) sums_add(d, s->calls, s->total, s->min, s->max);
         d->stats_only |= s->stats_only;
         d->minmax_unknown |= s->minmax_unknown;
+        if (!d->stats_rows) {
+            d->file_has_median = s->file_has_median, d->file_median = s->file_median;
+            d->file_has_stddev = s->file_has_stddev, d->file_stddev = s->file_stddev;
+        }
+        d->stats_rows += s->stats_rows;
         d->sumsq_overflow |= s->sumsq_overflow || __builtin_add_overflow(d->sumsq, s->sumsq, &d->sumsq);
         if (!dst->with_median) continue;
         if (!d->in_hist && !s->in_hist && d->n_exact + s->n_exact <= NA_EXACT_CAP &&
@@ -231,7 +271,12 @@ void name_agg_finish(name_agg *a) {
     for (size_t i = 0; i < a->n; i++) {
         name_entry *e = &a->e[i];
         e->has_median = false;
-        if (!a->with_median || e->stats_only || !e->calls) continue;
+        if (e->stats_only) {
+            /* the file's own median, when one row gave it */
+            if (e->stats_rows == 1 && e->file_has_median) e->has_median = e->median_exact = true, e->median = e->file_median;
+            continue;
+        }
+        if (!a->with_median || !e->calls) continue;
         if (!e->in_hist) {
             if (e->n_exact != e->calls) continue;
             qsort(e->exact, e->n_exact, sizeof *e->exact, cmp_i64);
@@ -280,7 +325,12 @@ size_t *name_agg_sorted(const name_agg *a) {
 }
 
 bool name_entry_stddev(const name_entry *e, double *out) {
-    if (e->stats_only || e->sumsq_overflow || e->calls < 2) return false;
+    if (e->stats_only) {
+        if (e->stats_rows != 1 || !e->file_has_stddev || e->calls < 2) return false;
+        *out = e->file_stddev;
+        return true;
+    }
+    if (e->sumsq_overflow || e->calls < 2) return false;
     i128 n = (i128)e->calls, nsq, tsq, num;
     long double var;
     if (!__builtin_mul_overflow(n, e->sumsq, &nsq) && !__builtin_mul_overflow(e->total, e->total, &tsq) &&

@@ -18,6 +18,7 @@
 
 #include "base/i128.h"
 #include "base/json_writer.h"
+#include "parsers/record.h"
 
 #define NA_EXACT_CAP 4096u          /* exact durations kept per name */
 #define NA_EXACT_BUDGET (1u << 21)  /* exact durations kept per table (16 MiB) */
@@ -38,6 +39,9 @@ typedef struct name_entry {
     bool sumsq_overflow;            /* stddev unknown */
     bool stats_only;                /* from pre-aggregated stats rows: no stddev, no median */
     bool minmax_unknown;            /* a stats row without min/max: min_ns/max_ns null */
+    uint32_t stats_rows;            /* stats rows folded in; their median/stddev hold for one row only */
+    bool file_has_median, file_has_stddev;
+    double file_median, file_stddev;
     int64_t *exact;                 /* exact durations (NULL once in the histogram) */
     uint32_t n_exact, cap_exact;
     na_bin *bins;                   /* the histogram, sorted by k */
@@ -63,9 +67,21 @@ void name_agg_init(name_agg *a, bool with_median);
 void name_agg_free(name_agg *a);
 /* One call of (tag, name) lasting dur ns. false: out of memory. */
 bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur);
-/* One pre-aggregated stats row (calls, total, min, max; min/max may be unknown: has_minmax). */
-bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, uint64_t calls, i128 total,
-                        bool has_minmax, i128 min, i128 max);
+/* One pre-aggregated stats row, as the file gives it. */
+typedef struct na_stats_row {
+    uint64_t calls;
+    i128 total;
+    bool has_minmax, has_median, has_stddev;
+    i128 min, max;
+    double median, stddev;
+} na_stats_row;
+/* A REC_KERNEL_STATS record as a stats row: calls from RF_CALLS (with min/max) or the named
+ * field "calls", the total from duration_ns, median/stddev from the named fields "median_ns"
+ * and "stddev_ns". false: the record has no total or no call count. */
+bool na_stats_row_of(const record *r, na_stats_row *out);
+/* Folds one stats row of (tag, name). Several rows of one name add their calls and totals;
+ * the file's median and stddev are then unknown. false: out of memory. */
+bool name_agg_add_stats(name_agg *a, int tag, const char *name, size_t len, const na_stats_row *row);
 /* Folds src (later in file order) into dst and empties src. false: out of memory. */
 bool name_agg_append(name_agg *dst, name_agg *src);
 /* Computes every entry's median (sorts the exact durations). */

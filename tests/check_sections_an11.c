@@ -215,6 +215,58 @@ START_TEST(kernels_stats_rows_only_without_dispatches) {
 }
 END_TEST
 
+static record copy(copy_kind k, uint64_t bytes, int64_t ns);
+
+static record stats_row(const char *cat, const char *name, const record_field *f, size_t nf, int64_t total) {
+    return (record){.type = REC_KERNEL_STATS, .has = RF_DURATION, .name = name, .name_len = strlen(name),
+                    .category = cat, .category_len = strlen(cat), .duration_ns = total, .fields = f, .n_fields = nf};
+}
+
+START_TEST(stats_rows_legacy_and_nsys) {
+    /* a legacy row: calls as a named field, no min/max; an nsys row: the file's median and stddev */
+    record_field legacy[] = {{"calls", "4", 1}};
+    record_field nsys[] = {{"median_ns", "250.5", 5}, {"stddev_ns", "12.25", 5}};
+    record r[] = {stats_row("kernel", "old", legacy, 1, 1000), stats_row("kernel", "new", nsys, 2, 900),
+                  stats_row("kernel", "twice", nsys, 2, 10), stats_row("kernel", "twice", nsys, 2, 10),
+                  stats_row("api", "hipMalloc", legacy, 1, 40), stats_row("memory_copy", "MEMORY_COPY_HOST_TO_DEVICE", legacy, 1, 80),
+                  stats_row("memory_copy", "[CUDA memcpy Device-to-Host]", legacy, 1, 8)};
+    r[1].has |= RF_CALLS, r[1].calls = 3, r[1].min_ns = 100, r[1].max_ns = 500;
+    r[2].has |= RF_CALLS, r[2].calls = 1, r[2].min_ns = r[2].max_ns = 10;
+    r[3].has |= RF_CALLS, r[3].calls = 1, r[3].min_ns = r[3].max_ns = 10;
+    recs src = {r, 7};
+    json_t *j = section_json("kernels", &src, 1, NULL);
+    ck_assert(num(j, "total_calls") == 9 && num(j, "total_ns") == 1920);
+    json_t *by = json_object_get(j, "by_name");
+    json_t *old = json_array_get(by, 0), *nw = json_array_get(by, 1), *tw = json_array_get(by, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(old, "name")), "old");
+    ck_assert(num(old, "calls") == 4 && num(old, "avg_ns") == 250 && is_null(old, "min_ns") && is_null(old, "max_ns"));
+    ck_assert(is_null(old, "median_ns") && is_null(old, "stddev_ns"));
+    ck_assert(num(nw, "median_ns") == 250.5 && num(nw, "stddev_ns") == 12.25 && num(nw, "min_ns") == 100);
+    ck_assert(num(tw, "calls") == 2 && is_null(tw, "median_ns") && is_null(tw, "stddev_ns"));  /* two rows: unknown */
+    json_decref(j);
+    j = section_json("api", &src, 1, NULL);
+    json_t *row = json_array_get(json_object_get(j, "by_function"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "from")), "stats");
+    ck_assert_str_eq(json_string_value(json_object_get(row, "domain")), "hip");
+    ck_assert(num(row, "calls") == 4 && num(row, "total_ns") == 40);
+    json_decref(j);
+    j = section_json("memory_copies", &src, 1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "from")), "stats");
+    json_t *h = json_object_get(json_object_get(j, "by_direction"), "HtoD"),
+           *d = json_object_get(json_object_get(j, "by_direction"), "DtoH");
+    ck_assert(num(h, "calls") == 4 && num(h, "time_ns") == 80 && is_null(h, "bytes") && is_null(h, "gbps"));
+    ck_assert(num(d, "calls") == 4 && num(d, "time_ns") == 8);
+    json_decref(j);
+    /* a copy record present: the stats rows are not used */
+    record both[] = {r[5], copy(COPY_DTOD, 10, 10)};
+    recs src2 = {both, 2};
+    j = section_json("memory_copies", &src2, 1, NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "from")), "copies");
+    ck_assert(json_object_get(json_object_get(j, "by_direction"), "HtoD") == NULL);
+    json_decref(j);
+}
+END_TEST
+
 START_TEST(kernels_numbers) {
     record r[] = {kd("x", 5), kd("y", 10)};
     recs src = {r, 2};
@@ -469,6 +521,7 @@ static Suite *an11_suite(void) {
     tcase_add_test(t, kernels_median_exact_then_bounded);
     tcase_add_test(t, kernels_stats_rows_only_without_dispatches);
     tcase_add_test(t, kernels_numbers);
+    tcase_add_test(t, stats_rows_legacy_and_nsys);
     tcase_add_test(t, memory_copies_units);
     tcase_add_test(t, api_by_domain_and_function);
     tcase_add_test(t, allocations_peak_in_time_order);
