@@ -72,10 +72,13 @@ static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len,
     return e;
 }
 
-/* The histogram bucket of a duration: k with 1.02^(k-1) <= v < 1.02^k, 0 below 1 ns. */
+/* The histogram bucket of a duration: k with 1.02^(k-1) <= v < 1.02^k, 0 below 1 ns. The
+ * logarithm decides unless v sits within 1e-9 of a bucket edge, where pow() settles it. */
 static int32_t bucket_of(int64_t v) {
     if (v < 1) return 0;
-    int32_t k = (int32_t)floor(log((double)v) / log(NA_BUCKET_RATIO)) + 1;
+    double x = log((double)v) / log(NA_BUCKET_RATIO), f = floor(x);
+    int32_t k = (int32_t)f + 1;
+    if (x - f > 1e-9 && x - f < 1 - 1e-9) return k;
     while (k > 1 && pow(NA_BUCKET_RATIO, k - 1) > (double)v) k--;
     while (pow(NA_BUCKET_RATIO, k) <= (double)v) k++;
     return k;
