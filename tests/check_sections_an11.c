@@ -511,6 +511,38 @@ START_TEST(report_parts) {
 }
 END_TEST
 
+/* The other splittable sections: two pieces folded in order render what one pass renders. */
+START_TEST(splittable_sections_fold_exactly) {
+    enum { N = 3000 };
+    static record r[N];
+    static const char *const F[] = {"hipMemcpy", "hipLaunchKernel", "hsa_signal_wait", "cudaMalloc"};
+    static const char *const K[] = {"vendor", "device_name", "memory_bytes", "rocm_version", "wave_size"};
+    static char val[N][24];
+    for (size_t i = 0; i < N; i++) {
+        uint64_t x = next_rand();
+        switch (i % 3) {
+        case 0: r[i] = api((api_domain)(x % 4 + 1), F[x % 4], (int64_t)(x % 100000)); break;
+        case 1: r[i] = copy((copy_kind)(x % 6), x % 1000000, (int64_t)(x % 5000)); if (x % 7 == 0) r[i].has = 0; break;
+        default:
+            snprintf(val[i], sizeof val[i], "%llu", (unsigned long long)(x % 1000));
+            r[i] = meta(K[x % 5], val[i], (int64_t)(x % 3), x % 2);
+        }
+    }
+    static const char *const KEYS[] = {"api", "memory_copies", "device"};
+    for (size_t k = 0; k < 3; k++) {
+        const section_analysis *a = section_analysis_named(KEYS[k]);
+        ck_assert(a && a->splittable);
+        recs one = {r, N}, two[2] = {{r, 1234}, {r + 1234, N - 1234}};
+        char *x, *y;
+        json_decref(section_json(KEYS[k], &one, 1, &x));
+        json_decref(section_json(KEYS[k], two, 2, &y));
+        ck_assert_msg(!strcmp(x, y), "%s: pieces differ", KEYS[k]);
+        free(x), free(y);
+    }
+    ck_assert(!section_analysis_named("allocations")->splittable && !section_analysis_named("telemetry")->splittable);
+}
+END_TEST
+
 static Suite *an11_suite(void) {
     Suite *s = suite_create("sections_an11");
     TCase *t = tcase_create("core");
@@ -529,6 +561,7 @@ static Suite *an11_suite(void) {
     tcase_add_test(t, telemetry_per_gpu_units);
     tcase_add_test(t, device_facts);
     tcase_add_test(t, report_parts);
+    tcase_add_test(t, splittable_sections_fold_exactly);
     suite_add_tcase(s, t);
     return s;
 }
