@@ -21,7 +21,7 @@
 #include "parsers/record.h"
 
 #define NA_EXACT_CAP 4096u          /* exact durations kept per name */
-#define NA_EXACT_BUDGET (1u << 21)  /* exact durations kept per table (16 MiB) */
+#define NA_EXACT_BUDGET (1u << 20)  /* exact durations kept per table (8 MiB) */
 #define NA_MAX_NAMES 65536u         /* distinct (tag, name) pairs listed */
 #define NA_BUCKET_RATIO 1.02        /* histogram bucket width beyond the exact cap */
 

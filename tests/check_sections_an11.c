@@ -195,6 +195,50 @@ START_TEST(kernels_median_exact_then_bounded) {
 }
 END_TEST
 
+/* Past the table-wide budget of exact durations, further names fall back to the histogram:
+ * every median still exact or within 1 % of a brute-force sort. */
+START_TEST(kernels_median_global_budget) {
+    enum { NAMES = 300, CALLS = 4000 };
+    static int64_t dur[NAMES][CALLS];
+    static record one[CALLS];
+    char names[NAMES][16];
+    const section_analysis *a = section_analysis_named("kernels");
+    analysis_config cfg = {0};
+    diag_init(&g_diag);
+    void *run = a->open(&cfg, &g_diag);
+    source_ref ref = {.path = "x", .format = "test", .rank = -1, .kernels_chosen = true};
+    void *src = a->open_source(run, &ref);
+    for (int c = 0; c < CALLS; c++)
+        for (int n = 0; n < NAMES; n++) {
+            snprintf(names[n], sizeof names[n], "k%03d", n);
+            dur[n][c] = (int64_t)(next_rand() % 100000) + 1000 * n;
+            record r = kd(names[n], dur[n][c]);
+            ck_assert(a->consume(src, &r));
+        }
+    ck_assert(a->end_source(run, src));
+    section_results none = {0};
+    ck_assert(a->finish(run, &none));
+    char *t = render(a, run);
+    a->close(run);
+    diag_free(&g_diag);
+    json_t *j = json_loads(t, 0, NULL);
+    json_t *by = json_object_get(j, "by_name");
+    ck_assert_uint_eq(json_array_size(by), NAMES);
+    int approx = 0;
+    for (size_t i = 0; i < NAMES; i++) {
+        json_t *row = json_array_get(by, i);
+        int n = atoi(json_string_value(json_object_get(row, "name")) + 1);
+        for (int c = 0; c < CALLS; c++) one[c] = kd("k", dur[n][c]);
+        double want = brute_median(one, CALLS), got = num(row, "median_ns");
+        if (json_is_true(json_object_get(row, "median_exact"))) ck_assert(got == want);
+        else approx++, ck_assert_msg(fabs(got - want) <= 0.01 * want, "%f vs %f", got, want);
+    }
+    ck_assert_msg(approx > 0 && approx < NAMES, "%d approximate", approx);
+    json_decref(j);
+    free(t);
+}
+END_TEST
+
 START_TEST(kernels_stats_rows_only_without_dispatches) {
     record st = {.type = REC_KERNEL_STATS, .has = RF_DURATION | RF_CALLS, .name = "gemm", .name_len = 4,
                  .category = "kernel", .category_len = 6, .calls = 10, .duration_ns = 5000, .min_ns = 100,
@@ -551,6 +595,7 @@ static Suite *an11_suite(void) {
     tcase_add_test(t, kernels_columns);
     tcase_add_test(t, kernels_split_pieces_equal_one_pass);
     tcase_add_test(t, kernels_median_exact_then_bounded);
+    tcase_add_test(t, kernels_median_global_budget);
     tcase_add_test(t, kernels_stats_rows_only_without_dispatches);
     tcase_add_test(t, kernels_numbers);
     tcase_add_test(t, stats_rows_legacy_and_nsys);
