@@ -223,6 +223,7 @@ bool name_agg_append(name_agg *dst, name_agg *src) {
             continue;
         }
         if (s->calls) sums_add(d, s->calls, s->total, s->min, s->max);
+        else d->total = i128_add(d->total, s->total);
         d->stats_only |= s->stats_only;
         d->minmax_unknown |= s->minmax_unknown;
         if (!d->stats_rows) {
