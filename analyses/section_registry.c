@@ -4,7 +4,10 @@
 #include <string.h>
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
-#define SECTIONS(X)
+#define SECTIONS(X) \
+    /* npu (issue 13) */ \
+    X(npu_ops_analysis) \
+    X(npu_hotspots_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)
