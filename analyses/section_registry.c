@@ -7,7 +7,9 @@
 #define SECTIONS(X) \
     /* npu (issue 13) */ \
     X(npu_ops_analysis) \
-    X(npu_hotspots_analysis)
+    X(npu_hotspots_analysis) \
+    X(aie_cores_analysis) \
+    X(aie_aggregate_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)
