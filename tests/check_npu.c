@@ -1,0 +1,579 @@
+/* check_npu: the npu part (issue 13): msprof and AIE formats on bytes, and the npu_ops,
+ * npu_hotspots, aie_cores and aie_aggregate analyses on hand-made edge cases (quirky
+ * msprof cells, alias operators, missing and duplicated references, duplicate markers, E
+ * and B at one timestamp, orphan starts, outliers, a core with no pairs, mismatched
+ * iteration counts), each checked against the numbers worked out by hand. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/section_registry.h"
+#include "parsers/aie_trace_json.h"
+#include "parsers/msprof_csv.h"
+#include "parsers/parser_registry.h"
+
+/* ---- harness: formats over in-memory files, then our four sections ---- */
+
+static const char *const KEYS[] = {"npu_ops", "npu_hotspots", "aie_cores", "aie_aggregate"};
+#define N_KEYS 4
+
+typedef struct fan {
+    const section_analysis *an[N_KEYS];
+    void *src[N_KEYS];
+} fan;
+
+static bool fan_emit(void *user, const record *r) {
+    fan *f = user;
+    for (int i = 0; i < N_KEYS; i++)
+        if (f->src[i] && (f->an[i]->wants & REC_BIT(r->type)) && !f->an[i]->consume(f->src[i], r)) return false;
+    return true;
+}
+
+static const artefact_parser *format_named(const char *name) {
+    for (const artefact_parser *const *p = parser_list(); *p; p++)
+        if (!strcmp((*p)->name, name)) return *p;
+    return NULL;
+}
+
+/* One input: a format, a label (its path) and its bytes. */
+typedef struct input { const char *format, *label, *text; } input;
+
+typedef struct doc {
+    json_t *json;            /* the four sections */
+    char *md;                /* their report.md parts */
+    diag_list diag;
+} doc;
+
+static void run_doc(const input *in, size_t n, doc *d) {
+    fan f = {0};
+    void *run[N_KEYS];
+    analysis_config cfg = {.run_dir = "."};
+    diag_init(&d->diag);
+    for (int i = 0; i < N_KEYS; i++) {
+        f.an[i] = section_analysis_named(KEYS[i]);
+        ck_assert_ptr_nonnull(f.an[i]);
+        run[i] = f.an[i]->open(&cfg, &d->diag);
+    }
+    for (size_t k = 0; k < n; k++) {
+        const artefact_parser *p = format_named(in[k].format);
+        ck_assert_ptr_nonnull(p);
+        source_ref ref = {.index = k, .path = in[k].label, .format = p->name, .rank = -1, .kernels_chosen = true};
+        for (int i = 0; i < N_KEYS; i++) f.src[i] = f.an[i]->wants ? f.an[i]->open_source(run[i], &ref) : NULL;
+        record_sink sink = {.emit = fan_emit, .user = &f, .fields = ~0u};
+        parse_options opt = {0};
+        read_facts facts = {0};
+        void *st = p->open_records(&opt, in[k].label, &sink, &facts, &d->diag);
+        ck_assert_ptr_nonnull(st);
+        size_t len = strlen(in[k].text);
+        for (size_t off = 0; off < len; off += 7)          /* small chunks: any split must work */
+            p->feed(st, (const uint8_t *)in[k].text + off, len - off < 7 ? len - off : 7);
+        p->finish(st);
+        p->close(st);
+        read_facts_free(&facts);
+        for (int i = 0; i < N_KEYS; i++)
+            if (f.src[i]) ck_assert(f.an[i]->end_source(run[i], f.src[i]));
+    }
+    /* the registry gives each analysis the ones before it; here: our four, in order */
+    section_results done = {f.an, run, 0};
+    strbuf js = {0}, md = {0};
+    jw_out w;
+    jw_begin(&w, &js, 0);
+    jw_object_open(&w);
+    for (int i = 0; i < N_KEYS; i++) {
+        done.n = (size_t)i;
+        ck_assert(f.an[i]->finish(run[i], &done));
+        jw_key(&w, KEYS[i]);
+        f.an[i]->render(run[i], &w);
+        if (f.an[i]->render_md) f.an[i]->render_md(run[i], &md);
+    }
+    jw_object_close(&w);
+    strbuf_terminate(&js);
+    strbuf_terminate(&md);
+    json_error_t err;
+    d->json = json_loads(js.data, 0, &err);
+    ck_assert_msg(d->json != NULL, "bad JSON: %s\n%s", err.text, js.data);
+    d->md = md.data;
+    for (int i = 0; i < N_KEYS; i++) f.an[i]->close(run[i]);
+    strbuf_free(&js);
+}
+
+static void doc_free(doc *d) {
+    json_decref(d->json);
+    free(d->md);
+    diag_free(&d->diag);
+}
+
+static bool warned(const doc *d, const char *needle) {
+    for (size_t i = 0; i < d->diag.count; i++)
+        if (strstr(d->diag.items[i], needle)) return true;
+    return false;
+}
+
+static double num(json_t *v) {
+    ck_assert_msg(json_is_number(v), "not a number");
+    return json_number_value(v);
+}
+
+static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
+#define CLOSE(a, b) ck_assert_msg(close_to((double)(a), (double)(b)), "%.12g != %.12g", (double)(a), (double)(b))
+
+/* ---- msprof ---- */
+
+static const char *const OP_HEADER =
+    "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+    "Block Dim,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,aicore_time(us),"
+    "aic_mac_ratio\n";
+
+START_TEST(us_to_ns_is_exact) {
+    i128 v;
+    ck_assert(msprof_us_to_ns("185.504", 7, &v) && v == 185504);
+    ck_assert(msprof_us_to_ns("12", 2, &v) && v == 12000);
+    ck_assert(msprof_us_to_ns("1736413971558972.912", 20, &v) && v == (i128)1736413971558972912LL);
+    ck_assert(msprof_us_to_ns("0.0004", 6, &v) && v == 0);
+    ck_assert(msprof_us_to_ns("0.0005", 6, &v) && v == 1);
+    ck_assert(msprof_us_to_ns("1.2345", 6, &v) && v == 1235);
+    ck_assert(!msprof_us_to_ns("1e3", 3, &v));
+    ck_assert(!msprof_us_to_ns("-1", 2, &v));
+    ck_assert(!msprof_us_to_ns("", 0, &v));
+    ck_assert(!msprof_us_to_ns(".", 1, &v));
+    ck_assert(!msprof_us_to_ns("12a", 3, &v));
+}
+END_TEST
+
+/* A collecting sink for format tests: the records' JSON-ish text, one line each. */
+typedef struct collect { strbuf text; size_t n; } collect;
+static bool collect_emit(void *user, const record *r) {
+    collect *c = user;
+    char buf[128];
+    snprintf(buf, sizeof buf, "#%zu %.*s dur=%lld has_start=%d start=%lld", c->n++, (int)r->name_len, r->name,
+             (long long)r->duration_ns, !!(r->has & RF_START), (long long)r->start_ns);
+    strbuf_append(&c->text, buf, strlen(buf));
+    for (size_t i = 0; i < r->n_fields; i++) {
+        strbuf_append(&c->text, " ", 1);
+        strbuf_append(&c->text, r->fields[i].key, strlen(r->fields[i].key));
+        strbuf_append(&c->text, "=[", 2);
+        strbuf_append(&c->text, r->fields[i].value, r->fields[i].value_len);
+        strbuf_append(&c->text, "]", 1);
+    }
+    strbuf_append(&c->text, "\n", 1);
+    return true;
+}
+
+START_TEST(msprof_quirky_cells) {
+    const char *csv =
+        "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+        "Block Num,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,aic_mac_ratio\n"
+        "0,4294967295,N/A,N/A,hcom_allReduce,HcomAllReduce,HCCL,\"1736413971558972.912\t\",10.5,N/A,"
+        "\"\"\"81920,4096;8192,512\"\"\",DT_BF16;DT_BF16,ND;ND,\"\"\"4096,512\"\"\",DT_BF16,N/A\n"
+        "0,7,12,3,mm,MatMulV2,AI_CORE,\"5.000\t\",,16,\"\"\"1,2\"\"\",DT_FLOAT,ND,\"\"\"1\"\"\",DT_FLOAT,0.5\n";
+    collect c = {0};
+    record_sink sink = {.emit = collect_emit, .user = &c, .fields = ~0u};
+    diag_list diag;
+    diag_init(&diag);
+    read_facts facts = {0};
+    parse_options opt = {0};
+    void *st = msprof_op_csv_parser.open_records(&opt, "op_summary_1.csv", &sink, &facts, &diag);
+    msprof_op_csv_parser.feed(st, (const uint8_t *)csv, strlen(csv));
+    msprof_op_csv_parser.finish(st);
+    msprof_op_csv_parser.close(st);
+    strbuf_terminate(&c.text);
+    ck_assert_uint_eq(c.n, 1);                              /* the row without a duration is skipped */
+    const char *t = c.text.data;
+    ck_assert_ptr_nonnull(strstr(t, "HcomAllReduce dur=10500 has_start=1 start=1736413971558972912"));
+    ck_assert_ptr_nonnull(strstr(t, "input_shapes=[81920,4096;8192,512]"));
+    ck_assert_ptr_nonnull(strstr(t, "output_shapes=[4096,512]"));
+    ck_assert_ptr_null(strstr(t, "model_id"));             /* 4294967295: no model */
+    ck_assert_ptr_null(strstr(t, "task_id"));              /* N/A: unknown */
+    ck_assert_ptr_null(strstr(t, "block_num"));
+    ck_assert_ptr_null(strstr(t, "aic_mac_ratio"));
+    bool named = false;
+    for (size_t i = 0; i < diag.count; i++)
+        named |= strstr(diag.items[i], "op_summary_1.csv: line 3:") && strstr(diag.items[i], "duration");
+    ck_assert_msg(named, "the skipped row is named by file and line");
+    strbuf_free(&c.text);
+    read_facts_free(&facts);
+    diag_free(&diag);
+}
+END_TEST
+
+START_TEST(msprof_block_dim_generations) {
+    char csv[2048];
+    snprintf(csv, sizeof csv, "%s0,4294967295,1,2,a,Add,AI_VECTOR_CORE,\"1.0\t\",2.5,8,\"\"\"4\"\"\",DT_FLOAT,ND,"
+             "\"\"\"4\"\"\",DT_FLOAT,1.0,0.25\n", OP_HEADER);
+    collect c = {0};
+    record_sink sink = {.emit = collect_emit, .user = &c, .fields = ~0u};
+    diag_list diag;
+    diag_init(&diag);
+    read_facts facts = {0};
+    parse_options opt = {0};
+    void *st = msprof_op_csv_parser.open_records(&opt, "kernel_details.csv", &sink, &facts, &diag);
+    msprof_op_csv_parser.feed(st, (const uint8_t *)csv, strlen(csv));
+    msprof_op_csv_parser.finish(st);
+    msprof_op_csv_parser.close(st);
+    strbuf_terminate(&c.text);
+    ck_assert_ptr_nonnull(strstr(c.text.data, "block_num=[8]"));
+    ck_assert_ptr_nonnull(strstr(c.text.data, "aicore_time(us)=[1.0]"));
+    ck_assert_ptr_nonnull(strstr(c.text.data, "aic_mac_ratio=[0.25]"));
+    ck_assert_uint_eq(diag.count, 0);
+    strbuf_free(&c.text);
+    read_facts_free(&facts);
+    diag_free(&diag);
+}
+END_TEST
+
+/* Row text: type, shape, duration (us), counter */
+static void op_row(strbuf *b, const char *type, const char *shape, const char *dur, const char *ratio) {
+    char line[512];
+    snprintf(line, sizeof line, "0,4294967295,1,2,n,%s,AI_CORE,\"1.0\t\",%s,8,\"\"\"%s\"\"\",DT_BF16,ND,\"\"\"1\"\"\","
+             "DT_BF16,1.0,%s\n", type, dur, shape, ratio);
+    strbuf_append(b, line, strlen(line));
+}
+
+static const char *const REF_HEADER =
+    "Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,Average Duration(us)\n";
+
+START_TEST(ops_stats_and_aliases) {
+    strbuf ops = {0};
+    strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
+    op_row(&ops, "MatMulV3", "8,8", "10", "0.5");
+    op_row(&ops, "MatMulV3", "8,8", "20", "N/A");
+    op_row(&ops, "MatMulV3", "8,8", "60", "1.5");
+    op_row(&ops, "MatMulV2", "8,8", "5", "0.1");         /* same shapes, other alias: its own group */
+    op_row(&ops, "Add", "4", "3", "0.1");                /* not in the reference: missing */
+    op_row(&ops, "Cast", "2", "2", "0.1");               /* 2 / 1 = 2.0: a hotspot */
+    op_row(&ops, "Mul", "2", "1", "0.1");                /* 1 / 4 = 0.25: the farthest off */
+    op_row(&ops, "Sub", "2", "1.1", "0.1");              /* 1.1 / 1 within the band */
+    strbuf_terminate(&ops);
+    /* reference files: MatMulV2.csv names its operator by file name (no type column) */
+    char mm[512], other[1024];
+    snprintf(mm, sizeof mm, "%s\"\"\"8,8\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,30\n", REF_HEADER);
+    snprintf(other, sizeof other,
+             "OP Type,%s"
+             "Cast,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,1\n"
+             "Mul,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,4\n"
+             "Sub,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,1\n"
+             "Sub,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,9\n", REF_HEADER);
+    input in[] = {{"msprof-op-csv", "op_summary_1.csv", ops.data},
+                  {"msprof-reference-csv", "reference/MatMulV2.csv", mm},
+                  {"msprof-reference-csv", "reference/other.csv", other}};
+    doc d;
+    run_doc(in, 3, &d);
+    json_t *no = json_object_get(d.json, "npu_ops");
+    ck_assert_int_eq((int)num(json_object_get(no, "ops")), 8);
+    json_t *items = json_object_get(no, "items");
+    ck_assert_uint_eq(json_array_size(items), 6);
+    json_t *mm3 = json_array_get(items, 0);               /* largest total first */
+    ck_assert_str_eq(json_string_value(json_object_get(mm3, "op_type")), "MatMulV3");
+    ck_assert_str_eq(json_string_value(json_object_get(mm3, "input_shapes")), "8,8");
+    CLOSE(num(json_object_get(mm3, "count")), 3);
+    CLOSE(num(json_object_get(mm3, "min_us")), 10);
+    CLOSE(num(json_object_get(mm3, "avg_us")), 30);
+    CLOSE(num(json_object_get(mm3, "median_us")), 20);
+    CLOSE(num(json_object_get(mm3, "std_us")), sqrt((400.0 + 100.0 + 900.0) / 2.0));   /* sample, n-1 */
+    CLOSE(num(json_object_get(json_object_get(mm3, "counters"), "aic_mac_ratio")), 1.0);  /* N/A left out */
+    CLOSE(num(json_object_get(mm3, "reference_us")), 30);  /* MatMulV2's reference, by alias */
+    CLOSE(num(json_object_get(mm3, "ratio")), 1.0);
+    json_t *mm2 = NULL;
+    for (size_t i = 0; i < json_array_size(items); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(items, i), "op_type")), "MatMulV2"))
+            mm2 = json_array_get(items, i);
+    ck_assert_ptr_nonnull(mm2);
+    ck_assert(json_is_null(json_object_get(mm2, "std_us")));   /* one row: unknown, not 0 */
+    CLOSE(num(json_object_get(mm2, "median_us")), 5);
+    /* missing: Add only */
+    json_t *missing = json_object_get(no, "missing_reference");
+    ck_assert_uint_eq(json_array_size(missing), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(missing, 0), "op_type")), "Add");
+    /* duplicates: Sub given twice, the first (1 us) used */
+    json_t *dups = json_object_get(no, "duplicates");
+    ck_assert_uint_eq(json_array_size(dups), 1);
+    CLOSE(num(json_object_get(json_array_get(dups, 0), "rows")), 2);
+    CLOSE(num(json_object_get(json_array_get(dups, 0), "reference_us")), 1);
+    /* hotspots: MatMulV2 (5/30: off 6), Mul (0.25: off 4), Cast (2.0: off 2); Sub (1.1) is within */
+    json_t *hot = json_object_get(d.json, "npu_hotspots");
+    ck_assert_uint_eq(json_array_size(hot), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(hot, 0), "op_type")), "MatMulV2");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(hot, 1), "op_type")), "Mul");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(hot, 2), "op_type")), "Cast");
+    CLOSE(num(json_object_get(json_array_get(hot, 1), "ratio")), 0.25);
+    CLOSE(num(json_object_get(json_array_get(hot, 1), "profiled_us")), 1);
+    CLOSE(num(json_object_get(json_array_get(hot, 1), "reference_us")), 4);
+    ck_assert_ptr_nonnull(strstr(d.md, "## Ascend operators: hotspots"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## Ascend operators: missing shapes"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## Ascend operators: duplicates"));
+    ck_assert(json_is_null(json_object_get(d.json, "aie_cores")));
+    ck_assert(json_is_null(json_object_get(d.json, "aie_aggregate")));
+    doc_free(&d);
+    strbuf_free(&ops);
+}
+END_TEST
+
+START_TEST(ops_without_reference) {
+    strbuf ops = {0};
+    strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
+    op_row(&ops, "Add|Fused", "4", "3", "0.1");          /* a '|' must not break the Markdown table */
+    strbuf_terminate(&ops);
+    input in[] = {{"msprof-op-csv", "op_summary_1.csv", ops.data}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *no = json_object_get(d.json, "npu_ops");
+    ck_assert(json_is_null(json_object_get(no, "missing_reference")));
+    ck_assert(json_is_null(json_object_get(no, "reference")));
+    ck_assert(json_is_null(json_object_get(json_array_get(json_object_get(no, "items"), 0), "ratio")));
+    ck_assert(json_is_null(json_object_get(d.json, "npu_hotspots")));
+    ck_assert_ptr_nonnull(strstr(d.md, "| Add\\|Fused |"));
+    doc_free(&d);
+    strbuf_free(&ops);
+}
+END_TEST
+
+/* ---- AIE ---- */
+
+typedef struct ev { const char *tile, *name; char ph; long ts; } ev;
+
+/* An mlir-aie style trace: one process_name per tile (pid = its index), then the events. */
+static char *aie_trace(const char *const *tiles, size_t n_tiles, const ev *evs, size_t n) {
+    strbuf b = {0};
+    char line[256];
+    strbuf_append(&b, "[", 1);
+    for (size_t t = 0; t < n_tiles; t++) {
+        snprintf(line, sizeof line, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %zu, \"args\": {\"name\": "
+                 "\"core_trace for tile%s\"}}", t ? ",\n" : "", t, tiles[t]);
+        strbuf_append(&b, line, strlen(line));
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t pid = 0;
+        for (size_t t = 0; t < n_tiles; t++)
+            if (!strcmp(tiles[t], evs[i].tile)) pid = t;
+        snprintf(line, sizeof line, ",\n{\"name\": \"%s\", \"ts\": %ld, \"ph\": \"%c\", \"pid\": %zu, \"tid\": 0, "
+                 "\"args\": {}}", evs[i].name, evs[i].ts, evs[i].ph, pid);
+        strbuf_append(&b, line, strlen(line));
+    }
+    strbuf_append(&b, "]\n", 2);
+    strbuf_terminate(&b);
+    return b.data;
+}
+
+/* Appends the markers of one kernel [s, e) on tile. */
+static size_t kernel(ev *evs, size_t n, const char *tile, long s, long e) {
+    evs[n++] = (ev){tile, "INSTR_EVENT_0", 'B', s};
+    evs[n++] = (ev){tile, "INSTR_EVENT_0", 'E', s + 1};
+    evs[n++] = (ev){tile, "INSTR_EVENT_1", 'B', e - 1};
+    evs[n++] = (ev){tile, "INSTR_EVENT_1", 'E', e};
+    return n;
+}
+
+static size_t stall(ev *evs, size_t n, const char *tile, long s, long e) {
+    evs[n++] = (ev){tile, "LOCK_STALL", 'B', s};
+    evs[n++] = (ev){tile, "LOCK_STALL", 'E', e};
+    return n;
+}
+
+START_TEST(aie_pairing_edge_cases) {
+    ev evs[128];
+    size_t n = 0;
+    /* an orphan start left by ring-buffer wrap, then kernels of 1000 cycles */
+    evs[n++] = (ev){"2,0", "INSTR_EVENT_0", 'B', 10};
+    n = kernel(evs, n, "2,0", 1000, 2000);
+    evs[n++] = (ev){"2,0", "INSTR_EVENT_0", 'B', 1050};   /* a duplicate start marker (50 < 1000/4) */
+    n = kernel(evs, n, "2,0", 2000, 3000);                /* E and B at one timestamp: 2000 */
+    n = kernel(evs, n, "2,0", 3100, 4100);
+    n = kernel(evs, n, "2,0", 4200, 8200);                /* 4000 > 3 x 1000: an outlier */
+    n = kernel(evs, n, "2,0", 8300, 9300);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 1);
+    json_t *c = json_array_get(cores, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "tile")), "2,0");
+    CLOSE(num(json_object_get(c, "kernels")), 4);
+    CLOSE(num(json_object_get(c, "dropped_duplicates")), 1);
+    CLOSE(num(json_object_get(c, "dropped_outliers")), 1);
+    CLOSE(num(json_object_get(c, "orphans")), 1);
+    CLOSE(num(json_object_get(c, "median_cycles")), 1000);
+    json_t *its = json_object_get(c, "iterations");
+    ck_assert_uint_eq(json_array_size(its), 1);
+    json_t *it = json_array_get(its, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(it, "label")), "unlabelled");
+    CLOSE(num(json_object_get(it, "kernels")), 4);
+    CLOSE(num(json_object_get(it, "avg_cycles")), 1000);
+    CLOSE(num(json_object_get(it, "span_cycles")), 9300 - 1000);
+    ck_assert(json_is_null(json_object_get(it, "gmacs")));   /* no aie_run.json: unknown */
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 8300);
+    ck_assert(json_is_null(json_object_get(agg, "gmacs_avg")));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_iterations_and_aggregate) {
+    ev evs[256];
+    size_t n = 0;
+    /* tile 2,0: 3 iterations of 2 kernels (100 cycles), separated by stalls >= 20 x 100 */
+    long t = 0;
+    for (int it = 0; it < 3; it++) {
+        n = stall(evs, n, "2,0", t, t + 2000);
+        t += 2000;
+        n = kernel(evs, n, "2,0", t, t + 100);
+        n = kernel(evs, n, "2,0", t + 100, t + 200 + it * 10);  /* last kernel longer each iteration */
+        n = stall(evs, n, "2,0", t + 300, t + 310);              /* a short stall is no boundary */
+        t += 400;
+    }
+    /* tile 3,0: 4 iterations (one extra) with a span of 300 */
+    t = 0;
+    for (int it = 0; it < 4; it++) {
+        n = stall(evs, n, "3,0", t, t + 2500);
+        t += 2500;
+        n = kernel(evs, n, "3,0", t, t + 100);
+        n = kernel(evs, n, "3,0", t + 200, t + 300);
+        t += 400;
+    }
+    /* tile 4,0: starts only: a core with no pairs */
+    evs[n++] = (ev){"4,0", "INSTR_EVENT_0", 'B', 5};
+    evs[n++] = (ev){"4,0", "INSTR_EVENT_0", 'B', 500};
+    const char *tiles[] = {"2,0", "3,0", "4,0"};
+    char *trace = aie_trace(tiles, 3, evs, n);
+    const char *run = "{\"M\": 64, \"K\": 32, \"N\": 64, \"m\": 16, \"k\": 8, \"n\": 16, \"rows\": 1, \"cols\": 2,"
+                      " \"warmup\": 1, \"iterations\": 2, \"clock_ghz\": 1.0}";
+    input in[] = {{"aie-trace-json", "trace_mm.json", trace}, {"aie-run-json", "aie_run.json", run}};
+    doc d;
+    run_doc(in, 2, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 3);
+    json_t *c0 = json_array_get(cores, 0), *c1 = json_array_get(cores, 1), *c2 = json_array_get(cores, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(c2, "tile")), "4,0");
+    ck_assert_uint_eq(json_array_size(json_object_get(c2, "iterations")), 0);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c2, "note")), "no kernel pairs"));
+    json_t *i0 = json_object_get(c0, "iterations"), *i1 = json_object_get(c1, "iterations");
+    ck_assert_uint_eq(json_array_size(i0), 3);
+    ck_assert_uint_eq(json_array_size(i1), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i0, 0), "label")), "warmup");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i0, 2), "label")), "perf");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i1, 3), "label")), "extra");
+    ck_assert(json_is_null(json_object_get(c0, "note")));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c1, "note")), "detected 4 iterations, expected 3"));
+    /* 2,0 iteration 2: kernels 100 and 120, span 220; GMAC/s = 2 x 16*8*16 x 1.0 / 220 */
+    json_t *last = json_array_get(i0, 2);
+    CLOSE(num(json_object_get(last, "span_cycles")), 220);
+    CLOSE(num(json_object_get(last, "max_cycles")), 120);
+    CLOSE(num(json_object_get(last, "avg_cycles")), 110);
+    CLOSE(num(json_object_get(last, "gmacs")), 2.0 * 16 * 8 * 16 / 220.0);
+    /* aggregate: perf iterations 1 and 2; runtimes max(210, 300) = 300 and max(220, 300) = 300 */
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    CLOSE(num(json_object_get(agg, "cores")), 2);
+    CLOSE(num(json_object_get(agg, "perf_iterations")), 2);
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 300);
+    CLOSE(num(json_object_get(agg, "gmacs_avg")), 64.0 * 32 * 64 / 300.0);
+    CLOSE(num(json_object_get(agg, "gmacs_best")), 64.0 * 32 * 64 / 300.0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(agg, "iterations"), 0),
+                                                       "slowest_tile")), "3,0");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(agg, "note")), "without kernel pairs"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## AIE cores"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## AIE aggregate"));
+    ck_assert(json_is_null(json_object_get(d.json, "npu_ops")));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_fewer_iterations_labelled_from_end) {
+    ev evs[64];
+    size_t n = 0;
+    n = kernel(evs, n, "2,0", 0, 100);
+    n = stall(evs, n, "2,0", 200, 3000);
+    n = kernel(evs, n, "2,0", 3000, 3100);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    const char *run = "{\"warmup\": 2, \"iterations\": 3}";
+    input in[] = {{"aie-trace-json", "trace.json", trace}, {"aie-run-json", "aie_run.json", run}};
+    doc d;
+    run_doc(in, 2, &d);
+    json_t *its = json_object_get(json_array_get(json_object_get(d.json, "aie_cores"), 0), "iterations");
+    ck_assert_uint_eq(json_array_size(its), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 0), "label")), "perf");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 1), "label")), "perf");
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    ck_assert(json_is_null(json_object_get(agg, "gmacs_avg")));     /* no M, K, N */
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 100);
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_bad_input_is_named) {
+    input in[] = {{"aie-trace-json", "trace.json",
+                   "[{\"name\": \"INSTR_EVENT_0\", \"ts\": 1.5, \"ph\": \"B\", \"pid\": 0},\n"
+                   " {\"name\": \"INSTR_EVENT_1\", \"ts\": 7, \"ph\": \"E\", \"pid\": 0}, {\"name\": "}};
+    doc d;
+    run_doc(in, 1, &d);
+    ck_assert(warned(&d, "trace.json: byte 1: event \"ts\" is not a non-negative integer"));
+    ck_assert(warned(&d, "trace.json: byte"));
+    json_t *c = json_array_get(json_object_get(d.json, "aie_cores"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "tile")), "pid 0");
+    ck_assert_uint_eq(json_array_size(json_object_get(c, "iterations")), 0);
+    doc_free(&d);
+}
+END_TEST
+
+START_TEST(sniffs_are_decisive) {
+    const char *aie = "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"core_trace for tile2,0\"}},";
+    const char *torch = "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\"}]}";
+    const char *torch_arr = "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"ts\": 1}]";
+    ck_assert_int_eq(aie_trace_json_parser.sniff("trace_4b.json", (const uint8_t *)aie, strlen(aie)), 100);
+    ck_assert_int_eq(aie_trace_json_parser.sniff("trace.json", (const uint8_t *)torch, strlen(torch)), 0);
+    ck_assert_int_eq(aie_trace_json_parser.sniff("trace.json", (const uint8_t *)torch_arr, strlen(torch_arr)), 0);
+    const artefact_parser *tj = format_named("torch-trace-json");
+    ck_assert_ptr_nonnull(tj);
+    ck_assert_int_lt(tj->sniff("trace_4b.json", (const uint8_t *)aie, strlen(aie)), 100);
+    ck_assert_int_eq(aie_run_json_parser.sniff("aie_run.json", (const uint8_t *)"{}", 2), 100);
+    ck_assert_int_eq(msprof_reference_csv_parser.sniff("x.csv", (const uint8_t *)OP_HEADER, strlen(OP_HEADER)), 0);
+    ck_assert_int_eq(msprof_op_csv_parser.sniff("op_summary_0_1.csv", (const uint8_t *)OP_HEADER, strlen(OP_HEADER)), 100);
+    ck_assert_int_eq(msprof_op_csv_parser.sniff("x.csv", (const uint8_t *)REF_HEADER, strlen(REF_HEADER)), 0);
+    strbuf lab = {0};
+    ck_assert(aie_tile_label("mem_trace for tile2,1", 21, &lab) && strbuf_terminate(&lab));
+    ck_assert_str_eq(lab.data, "mem 2,1");
+    ck_assert(aie_tile_label("shim_trace for tile0,0", 22, &lab) && strbuf_terminate(&lab));
+    ck_assert_str_eq(lab.data, "shim 0,0");
+    ck_assert(aie_tile_label("Core tile (3, 4)", 16, &lab) && strbuf_terminate(&lab));
+    ck_assert_str_eq(lab.data, "3,4");
+    ck_assert(aie_tile_label("something", 9, &lab) && strbuf_terminate(&lab));
+    ck_assert_str_eq(lab.data, "something");
+    strbuf_free(&lab);
+}
+END_TEST
+
+static Suite *npu_suite(void) {
+    Suite *s = suite_create("npu");
+    TCase *f = tcase_create("formats");
+    tcase_add_test(f, us_to_ns_is_exact);
+    tcase_add_test(f, msprof_quirky_cells);
+    tcase_add_test(f, msprof_block_dim_generations);
+    tcase_add_test(f, sniffs_are_decisive);
+    suite_add_tcase(s, f);
+    TCase *o = tcase_create("npu_ops");
+    tcase_add_test(o, ops_stats_and_aliases);
+    tcase_add_test(o, ops_without_reference);
+    suite_add_tcase(s, o);
+    TCase *a = tcase_create("aie");
+    tcase_add_test(a, aie_pairing_edge_cases);
+    tcase_add_test(a, aie_iterations_and_aggregate);
+    tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
+    tcase_add_test(a, aie_bad_input_is_named);
+    suite_add_tcase(s, a);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(npu_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
