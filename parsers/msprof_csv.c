@@ -21,7 +21,9 @@
  * reads as `"4096,512"` through CSV and loses one more pair here), "N/A" and empty cells
  * (left out: unknown), Model ID 4294967295 ("no model": left out), and the two column
  * generations Block Dim / Block Num (both become block_num). A row without an operator
- * type or a readable duration is skipped, counted, and the first one is named by line. */
+ * type or a readable duration, or with a cell of 64 KiB or more (which the tokenizer may
+ * have cut: a cut shape would be a wrong signature), is skipped, counted, and the first one
+ * is named by line. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,7 +33,7 @@
 #include "parsers/csv_columns.h"
 #include "parsers/csv_tokenizer.h"
 
-#define FIELD_CAP 4096u
+#define FIELD_CAP 65536u       /* a cell this long may have been cut: its row is skipped */
 #define MAX_FIELDS 96u
 
 /* A header column's role. */
@@ -56,7 +58,7 @@ typedef struct state {
     size_t n_cols;
     bool have_type, have_duration;
     char *type_from_name;    /* reference file without a type column: its base name */
-    uint64_t rows, skipped_type, skipped_duration, first_bad_line;
+    uint64_t rows, skipped_type, skipped_duration, skipped_long, first_bad_line;
     const char *first_bad_reason;
 } state;
 
@@ -201,6 +203,7 @@ static void on_record(void *user, const csv_record *r) {
         if (c->role == ROLE_SKIP) continue;
         const char *p = r->all[i].data ? r->all[i].data : "";
         size_t n = r->all[i].len;
+        if (n >= FIELD_CAP) { skip_row(s, r->line, "a cell of 64 KiB or more (cut)", &s->skipped_long); return; }
         clean_cell(&p, &n);
         if (is_unknown(p, n)) continue;
         switch (c->role) {
@@ -291,13 +294,14 @@ static void ms_finish(void *st) {
     csv_finish(&s->csv);
     if (!s->header_done) diag_add(s->diag, "%s: empty file, no header", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; operators are partial", s->label);
-    uint64_t bad = s->skipped_type + s->skipped_duration;
+    uint64_t bad = s->skipped_type + s->skipped_duration + s->skipped_long;
     if (bad)
         diag_add(s->diag, "%s: line %llu: %s; %llu row(s) skipped in all", s->label,
                  (unsigned long long)s->first_bad_line, s->first_bad_reason, (unsigned long long)bad);
     s->facts->rows_used = s->rows;
     read_facts_skip(s->facts, "no operator type", s->skipped_type);
     read_facts_skip(s->facts, "duration missing or not a decimal", s->skipped_duration);
+    read_facts_skip(s->facts, "a cell of 64 KiB or more", s->skipped_long);
 }
 
 static void ms_close(void *st) {

@@ -224,6 +224,25 @@ START_TEST(msprof_block_dim_generations) {
 }
 END_TEST
 
+START_TEST(msprof_cut_cell_skips_row) {
+    strbuf csv = {0};
+    strbuf_append(&csv, OP_HEADER, strlen(OP_HEADER));
+    const char *pre = "0,1,1,2,a,Add,AI_CORE,1.0,2.5,8,";
+    strbuf_append(&csv, pre, strlen(pre));
+    for (int i = 0; i < 70000; i++) strbuf_putc(&csv, '7');
+    const char *post = ",DT_FLOAT,ND,4,DT_FLOAT,1.0,0.25\n";
+    strbuf_append(&csv, post, strlen(post));
+    strbuf_terminate(&csv);
+    input in[] = {{"msprof-op-csv", "op_summary_2.csv", csv.data}};
+    doc d;
+    run_doc(in, 1, &d);
+    ck_assert(warned(&d, "op_summary_2.csv: line 2: a cell of 64 KiB or more"));
+    ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(d.json, "npu_ops"), "items")), 0);
+    doc_free(&d);
+    strbuf_free(&csv);
+}
+END_TEST
+
 /* Row text: type, shape, duration (us), counter */
 static void op_row(strbuf *b, const char *type, const char *shape, const char *dur, const char *ratio) {
     char line[512];
@@ -560,6 +579,7 @@ static Suite *npu_suite(void) {
     TCase *o = tcase_create("npu_ops");
     tcase_add_test(o, ops_stats_and_aliases);
     tcase_add_test(o, ops_without_reference);
+    tcase_add_test(o, msprof_cut_cell_skips_row);
     suite_add_tcase(s, o);
     TCase *a = tcase_create("aie");
     tcase_add_test(a, aie_pairing_edge_cases);
