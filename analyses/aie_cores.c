@@ -157,6 +157,10 @@ static int cmp_i128(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static void sort_list(i128_list *l) {
+    if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_i128);
+}
+
 typedef struct pair { i128 s, e; } pair;
 
 /* Pairs sorted starts and ends (step 1). out has room for min(nS, nE) pairs. */
@@ -219,10 +223,10 @@ static void label_iterations(aie_core *c, const aie_cfg *cfg) {
 
 /* Steps 1-5 for one core. false on OOM. */
 static bool analyse_core(aie_core *c, const aie_cfg *cfg) {
-    qsort(c->starts.v, c->starts.n, sizeof(i128), cmp_i128);
-    qsort(c->ends.v, c->ends.n, sizeof(i128), cmp_i128);
-    qsort(c->stall_b.v, c->stall_b.n, sizeof(i128), cmp_i128);
-    qsort(c->stall_e.v, c->stall_e.n, sizeof(i128), cmp_i128);
+    sort_list(&c->starts);
+    sort_list(&c->ends);
+    sort_list(&c->stall_b);
+    sort_list(&c->stall_e);
     size_t cap = (c->starts.n < c->ends.n ? c->starts.n : c->ends.n) + 1;
     size_t scap = (c->stall_b.n < c->stall_e.n ? c->stall_b.n : c->stall_e.n) + 1;
     pair *p = malloc(cap * sizeof *p), *st = malloc(scap * sizeof *st);
@@ -317,7 +321,7 @@ static bool ac_finish(void *run, const section_results *earlier) {
         R->cores[k++] = R->cores[i];
     }
     R->n = k;
-    qsort(R->cores, R->n, sizeof *R->cores, cmp_tile);
+    if (R->n > 1) qsort(R->cores, R->n, sizeof *R->cores, cmp_tile);
     for (size_t i = 0; i < R->n; i++)
         if (!analyse_core(&R->cores[i], &R->cfg)) return false;
     if (R->n && !R->cfg.any && !R->note[0])

@@ -418,7 +418,7 @@ static bool no_finish(void *run, const section_results *earlier) {
     if (!R->order) return false;
     for (size_t i = 0; i < t->n; i++) R->order[i] = i;
     sort_ctx = R;
-    qsort(R->order, t->n, sizeof *R->order, cmp_total);
+    if (t->n > 1) qsort(R->order, t->n, sizeof *R->order, cmp_total);
     sort_ctx = NULL;
     if (t->rows_dropped)
         diag_add(R->diag, "npu_ops: more than %u operator signatures; %llu row(s) of further signatures left out",
