@@ -73,4 +73,11 @@ typedef struct npu_ops_run {
  * MatMulCommon (and MatMul) are one operator; any other type is itself. */
 const char *npu_canonical_type(const char *op_type);
 
+/* npu_ops_render.c: the section's JSON value (`npu_ops` in docs/ANALYSIS.md), its report.md
+ * part, and its numbers by dotted path ("ops", "signatures", "total_us",
+ * "reference.signatures", "missing_reference"). run is an npu_ops_run after finish(). */
+void npu_ops_render(const void *run, jw_out *w);
+void npu_ops_render_md(const void *run, strbuf *out);
+bool npu_ops_number(const void *run, const char *path, double *out);
+
 #endif
