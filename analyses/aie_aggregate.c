@@ -8,7 +8,9 @@
  * GMAC/s = M*K*N * clock_ghz / runtime_cycles (clock 1.25 GHz unless aie_run.json says).
  * runtime_cycles is the mean of the runtimes; gmacs_avg is the throughput at that mean
  * runtime, gmacs_best at the shortest runtime and gmacs_worst at the longest. GMAC/s are
- * null without M, K and N. null when aie_cores found no core. */
+ * null without M, K and N. peak_gmacs = macs_per_cycle (64 unless given) * clock * cores
+ * (rows * cols when given, else the cores with pairs); efficiency_pct = gmacs_avg / peak.
+ * null when aie_cores found no core. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef struct aggregate_run {
     size_t cores, common;
     agg_iter *iters;
     double runtime_avg, macs, clock;
+    double peak;                     /* macs_per_cycle * clock * cores configured (GMAC/s) */
     int64_t runtime_min, runtime_max;
     bool has_macs;
     char note[256];
@@ -61,6 +64,7 @@ static bool ag_finish(void *run, const section_results *earlier) {
     A->clock = cfg->has[AIE_CLOCK_GHZ] ? cfg->v[AIE_CLOCK_GHZ] : 1.25;
     A->has_macs = cfg->has[AIE_M] && cfg->has[AIE_K] && cfg->has[AIE_N];
     if (A->has_macs) A->macs = cfg->v[AIE_M] * cfg->v[AIE_K] * cfg->v[AIE_N];
+    double per_core = cfg->has[AIE_MACS_PER_CYCLE] ? cfg->v[AIE_MACS_PER_CYCLE] : 64.0;
     size_t min_perf = SIZE_MAX, max_perf = 0, skipped = 0;
     for (size_t i = 0; i < C->n; i++) {
         if (!C->cores[i].n_iters) { skipped++; continue; }
@@ -70,6 +74,8 @@ static bool ag_finish(void *run, const section_results *earlier) {
         if (n > max_perf) max_perf = n;
     }
     A->common = A->cores ? min_perf : 0;
+    double n_cores = cfg->has[AIE_ROWS] && cfg->has[AIE_COLS] ? cfg->v[AIE_ROWS] * cfg->v[AIE_COLS] : (double)A->cores;
+    A->peak = per_core * A->clock * n_cores;
     int len = 0;
     if (skipped) len = snprintf(A->note, sizeof A->note, "%zu core(s) without kernel pairs left out", skipped);
     if (A->cores && min_perf != max_perf && len >= 0 && (size_t)len < sizeof A->note)
@@ -143,6 +149,13 @@ static void ag_render(const void *run, jw_out *w) {
     json_gmacs(A, w, "gmacs_avg", A->runtime_avg);
     json_gmacs(A, w, "gmacs_best", (double)A->runtime_min);
     json_gmacs(A, w, "gmacs_worst", (double)A->runtime_max);
+    jw_key(w, "peak_gmacs");
+    if (A->peak > 0) jw_number(w, A->peak);
+    else jw_null(w);
+    jw_key(w, "efficiency_pct");
+    if (A->peak > 0 && A->has_macs && A->common && A->runtime_avg > 0)
+        jw_number(w, 100.0 * A->macs * A->clock / A->runtime_avg / A->peak);
+    else jw_null(w);
     jw_key(w, "note");
     if (A->note[0]) jw_string(w, A->note);
     else jw_null(w);
@@ -173,16 +186,24 @@ static void ag_render_md(const void *run, strbuf *out) {
         md_num(out, A->has_macs && rt[k] > 0 ? A->macs * A->clock / rt[k] : 0, A->has_macs && rt[k] > 0);
         md_printf(out, " |\n");
     }
+    if (A->peak > 0 && A->has_macs && A->runtime_avg > 0)
+        md_printf(out, "\nPeak %.3f GMAC/s (MACs per cycle x clock x cores); average efficiency %.2f%%.\n",
+                  A->peak, 100.0 * A->macs * A->clock / A->runtime_avg / A->peak);
     md_printf(out, "\n");
 }
 
 /* Numbers by path: "runtime_cycles", "gmacs_avg", "gmacs_best", "gmacs_worst", "cores",
- * "perf_iterations". */
+ * "perf_iterations", "peak_gmacs", "efficiency_pct". */
 static bool ag_number(const void *run, const char *path, double *out) {
     const aggregate_run *A = run;
     if (!A->present) return false;
     if (!strcmp(path, "cores")) { *out = (double)A->cores; return true; }
     if (!strcmp(path, "perf_iterations")) { *out = (double)A->common; return true; }
+    if (!strcmp(path, "peak_gmacs") && A->peak > 0) { *out = A->peak; return true; }
+    if (!strcmp(path, "efficiency_pct") && A->peak > 0 && A->has_macs && A->common && A->runtime_avg > 0) {
+        *out = 100.0 * A->macs * A->clock / A->runtime_avg / A->peak;
+        return true;
+    }
     if (!A->common) return false;
     if (!strcmp(path, "runtime_cycles")) { *out = A->runtime_avg; return true; }
     double rt = !strcmp(path, "gmacs_avg") ? A->runtime_avg : !strcmp(path, "gmacs_best") ? (double)A->runtime_min

@@ -320,8 +320,13 @@ static bool name_has_prefix(const char *name, const char *prefix) {
     return !strncmp(base, prefix, strlen(prefix));
 }
 
+/* msprof writes PROF_<id>/mindstudio_profiler_output/op_summary_<ts>.csv and torch_npu
+ * <worker>_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv: the two-slash patterns match
+ * only where the inventory looks two levels down. */
 static const char *const OP_NAMES[] = {"op_summary_*.csv", "mindstudio_profiler_output/op_summary_*.csv",
-                                       "kernel_details.csv", "ASCEND_PROFILER_OUTPUT/kernel_details.csv", NULL};
+                                       "PROF_*/mindstudio_profiler_output/op_summary_*.csv", "kernel_details.csv",
+                                       "ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+                                       "*_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", NULL};
 
 /* An operator table names its duration and signature columns in the header; a reference
  * table (Average Duration) is the other format's. */

@@ -272,6 +272,9 @@ def aie_check(trace_path, cfg, what):
     close(agg["gmacs_avg"], macs * clock / statistics.mean(runtimes), "%s: gmacs_avg" % what)
     close(agg["gmacs_best"], macs * clock / min(runtimes), "%s: gmacs_best" % what)
     close(agg["gmacs_worst"], macs * clock / max(runtimes), "%s: gmacs_worst" % what)
+    peak = cfg.get("macs_per_cycle", 64) * clock * cfg["rows"] * cfg["cols"]
+    close(agg["peak_gmacs"], peak, "%s: peak_gmacs" % what)
+    close(agg["efficiency_pct"], 100 * macs * clock / statistics.mean(runtimes) / peak, "%s: efficiency_pct" % what)
     for j, it in enumerate(agg["iterations"]):
         check(it["runtime_cycles"] == runtimes[j], "%s: iteration %d runtime" % (what, j))
 
