@@ -5,7 +5,9 @@ Runs build/tests/section_tool over the msprof fixture (with a reference folder m
 and over the AIE fixture plus synthetic multi-core traces (with a hand-made aie_run.json),
 and recomputes every number in plain Python: grouping with the csv module and
 statistics.median / statistics.stdev on exact fractions, the pairing rules of
-docs/ANALYSIS.md re-implemented naively, GMAC/s from their formulas.
+docs/ANALYSIS.md re-implemented naively, GMAC/s from their formulas. Last, mutated fixtures
+through every npu format must give a valid document and no sanitizer report (the ASan
+build's section_tool runs this under the sanitizers).
 
 usage: npu_oracle.py SECTION_TOOL SHARED_DIR
 """
@@ -313,6 +315,39 @@ def synthetic_trace(seed):
     return path
 
 
+def hostile_inputs(cases=40):
+    """Mutated fixtures (fixed seed) through each npu format and every section: a warning at
+    most, never a crash, a sanitizer report or an invalid document."""
+    srcs = {"msprof-op-csv": FIX_MSPROF, "msprof-reference-csv": FIX_MSPROF, "aie-trace-json": FIX_AIE,
+            "aie-run-json": FIX_AIE}
+    rnd = random.Random(13)
+    d = tempfile.mkdtemp()
+    for i in range(cases * len(srcs)):
+        fmt = list(srcs)[i % len(srcs)]
+        with open(srcs[fmt], "rb") as f:
+            data = bytearray(f.read())
+        for _ in range(rnd.randint(1, 20)):
+            op, p = rnd.random(), rnd.randrange(len(data))
+            if op < 0.4:
+                data[p] = rnd.choice(b'",\t\n{}[]:0123456789.-eN/A\x00\xff')
+            elif op < 0.7:
+                del data[p:p + rnd.randint(1, 50)]
+            else:
+                data[p:p] = data[rnd.randrange(len(data)):][:rnd.randint(1, 200)]
+        if rnd.random() < 0.3:
+            data = data[:rnd.randrange(len(data))]
+        path = os.path.join(d, "case%d" % i)
+        with open(path, "wb") as f:
+            f.write(data)
+        r = subprocess.run([TOOL, fmt + "=" + path], capture_output=True, text=True, errors="replace")
+        ok = r.returncode in (0, 1) and "Sanitizer" not in r.stderr and "runtime error" not in r.stderr
+        try:
+            json.loads(r.stdout)
+        except ValueError:
+            ok = False
+        check(ok, "hostile %s case %d: rc %d %s" % (fmt, i, r.returncode, r.stderr[-300:]))
+
+
 def main():
     msprof_oracle()
     aie_check(FIX_AIE, {"M": 256, "K": 64, "N": 256, "m": 64, "k": 64, "n": 64, "rows": 1, "cols": 1,
@@ -320,6 +355,7 @@ def main():
     for seed in range(5):
         aie_check(synthetic_trace(seed), {"M": 512, "K": 512, "N": 512, "m": 32, "k": 32, "n": 32, "rows": 1,
                                           "cols": 4, "warmup": 1, "iterations": 3}, "synthetic seed %d" % seed)
+    hostile_inputs()
     print("npu_oracle: %d passed, %d failed" % (passed[0], len(failures)))
     return 1 if failures else 0
 
