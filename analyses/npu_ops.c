@@ -281,16 +281,17 @@ static bool no_consume(void *st, const record *r) {
         int w;
         if (is_sig_key(r->fields[i].key, &w)) sig[w] = r->fields[i].value, sig_len[w] = r->fields[i].value_len;
     }
-    char type[256];
-    size_t tl = r->name_len < sizeof type - 1 ? r->name_len : sizeof type - 1;
-    memcpy(type, r->name, tl);
-    type[tl] = 0;
-    if (r->category && r->category_len == 9 && !memcmp(r->category, "reference", 9))
-        return add_ref(t, type, sig, sig_len, r->duration_ns, r->duration_ns, r->duration_ns, 1);
-    char *key = make_key(type, tl, sig, sig_len);
+    size_t tl = r->name_len;
+    if (r->category && r->category_len == 9 && !memcmp(r->category, "reference", 9)) {
+        char *type = strndup(r->name, tl);
+        bool ok = type && add_ref(t, type, sig, sig_len, r->duration_ns, r->duration_ns, r->duration_ns, 1);
+        free(type);
+        return ok;
+    }
+    char *key = make_key(r->name, tl, sig, sig_len);
     if (!key) return false;
     bool oom = false;
-    npu_group *g = group_of(t, key, type, tl, sig, sig_len, &oom);
+    npu_group *g = group_of(t, key, r->name, tl, sig, sig_len, &oom);
     if (!g) return !oom;
     if (!add_duration(g, r->duration_ns)) return false;
     for (size_t i = 0; i < r->n_fields; i++) {
