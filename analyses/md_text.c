@@ -24,7 +24,7 @@ void md_cell(strbuf *out, const char *s, size_t n) {
     if (!s) { strbuf_append(out, "—", strlen("—")); return; }
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_') { strbuf_putc(out, '\\'); strbuf_putc(out, c); }
+        if (c == '|' || c == '\\' || c == '`' || c == '*') { strbuf_putc(out, '\\'); strbuf_putc(out, c); }
         else if (c == '\n' || c == '\r' || c == '\t') strbuf_putc(out, ' ');
         else strbuf_putc(out, c);
     }
