@@ -41,7 +41,17 @@ static const artefact_parser *format_named(const char *name) {
 /* One input: a format, a label (its path) and its bytes. */
 typedef struct input { const char *format, *label, *text; } input;
 
+/* The numbers every test asks for through section_number (the derived analyses' view). */
+static const char *const NUMBERS[][2] = {
+    {"npu_ops", "ops"}, {"npu_ops", "signatures"}, {"npu_ops", "total_us"}, {"npu_ops", "reference.signatures"},
+    {"npu_ops", "missing_reference"}, {"npu_hotspots", "count"}, {"npu_hotspots", "worst_off_by"},
+    {"aie_cores", "cores"}, {"aie_cores", "kernels"}, {"aie_aggregate", "runtime_cycles"},
+    {"aie_aggregate", "gmacs_avg"}, {"aie_aggregate", "gmacs_best"}, {"aie_aggregate", "gmacs_worst"},
+    {"aie_aggregate", "perf_iterations"}, {"aie_aggregate", "peak_gmacs"}, {"aie_aggregate", "efficiency_pct"},
+    {"npu_ops", "no.such.path"}};
+
 typedef struct doc {
+    json_t *numbers;         /* "key/path" -> the number, for the ones known */
     json_t *json;            /* the four sections */
     char *md;                /* their report.md parts */
     diag_list diag;
@@ -90,6 +100,14 @@ static void run_doc(const input *in, size_t n, doc *d) {
         if (f.an[i]->render_md) f.an[i]->render_md(run[i], &md);
     }
     jw_object_close(&w);
+    done.n = N_KEYS;
+    d->numbers = json_object();
+    for (size_t i = 0; i < sizeof NUMBERS / sizeof NUMBERS[0]; i++) {
+        double v;
+        char name[96];
+        snprintf(name, sizeof name, "%s/%s", NUMBERS[i][0], NUMBERS[i][1]);
+        if (section_number(&done, NUMBERS[i][0], NUMBERS[i][1], &v)) json_object_set_new(d->numbers, name, json_real(v));
+    }
     strbuf_terminate(&js);
     strbuf_terminate(&md);
     json_error_t err;
@@ -101,6 +119,7 @@ static void run_doc(const input *in, size_t n, doc *d) {
 }
 
 static void doc_free(doc *d) {
+    json_decref(d->numbers);
     json_decref(d->json);
     free(d->md);
     diag_free(&d->diag);
@@ -325,6 +344,16 @@ START_TEST(ops_stats_and_aliases) {
     ck_assert_ptr_nonnull(strstr(d.md, "## Ascend operators: duplicates"));
     ck_assert(json_is_null(json_object_get(d.json, "aie_cores")));
     ck_assert(json_is_null(json_object_get(d.json, "aie_aggregate")));
+    /* the number hook answers what the JSON says, and nothing for absent sections */
+    CLOSE(num(json_object_get(d.numbers, "npu_ops/ops")), 8);
+    CLOSE(num(json_object_get(d.numbers, "npu_ops/signatures")), 6);
+    CLOSE(num(json_object_get(d.numbers, "npu_ops/total_us")), num(json_object_get(no, "total_us")));
+    CLOSE(num(json_object_get(d.numbers, "npu_ops/missing_reference")), 1);
+    CLOSE(num(json_object_get(d.numbers, "npu_hotspots/count")), 3);
+    CLOSE(num(json_object_get(d.numbers, "npu_hotspots/worst_off_by")), 6);
+    ck_assert_ptr_null(json_object_get(d.numbers, "npu_ops/no.such.path"));
+    ck_assert_ptr_null(json_object_get(d.numbers, "aie_cores/cores"));
+    ck_assert_ptr_null(json_object_get(d.numbers, "aie_aggregate/gmacs_avg"));
     doc_free(&d);
     strbuf_free(&ops);
 }
@@ -496,6 +525,12 @@ START_TEST(aie_iterations_and_aggregate) {
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(agg, "note")), "without kernel pairs"));
     ck_assert_ptr_nonnull(strstr(d.md, "## AIE cores"));
     ck_assert_ptr_nonnull(strstr(d.md, "## AIE aggregate"));
+    CLOSE(num(json_object_get(d.numbers, "aie_cores/cores")), 3);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/gmacs_avg")), 64.0 * 32 * 64 / 300.0);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/runtime_cycles")), 300);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/peak_gmacs")), 64.0 * 1.0 * 2);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/efficiency_pct")), 100.0 * 64 * 32 * 64 / 300.0 / 128.0);
+    ck_assert_ptr_null(json_object_get(d.numbers, "npu_ops/ops"));
     ck_assert(json_is_null(json_object_get(d.json, "npu_ops")));
     doc_free(&d);
     free(trace);
