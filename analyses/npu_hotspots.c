@@ -35,8 +35,9 @@ static void *nh_open(const analysis_config *cfg, diag_list *diag) {
 
 static double avg_us(const npu_group *g) { return (double)g->sum_ns / (double)g->count / 1000.0; }
 
-static const npu_ops_run *cmp_ops;
-static int cmp_off(const void *a, const void *b) {
+/* Farthest off first; ties by total time, then key (qsort_r: runs finish on several threads). */
+static int cmp_off(const void *a, const void *b, void *ctx) {
+    const npu_ops_run *cmp_ops = ctx;
     const hot *x = a, *y = b;
     if (x->off != y->off) return x->off > y->off ? -1 : 1;
     const npu_group *gx = &cmp_ops->t.groups[x->group], *gy = &cmp_ops->t.groups[y->group];
@@ -59,9 +60,7 @@ static bool nh_finish(void *run, const section_results *earlier) {
         double off = r >= 1 ? r : (r > 0 ? 1 / r : 1e300);
         H->items[H->n++] = (hot){i, r, off};
     }
-    cmp_ops = ops;
-    qsort(H->items, H->n, sizeof *H->items, cmp_off);
-    cmp_ops = NULL;
+    if (H->n > 1) qsort_r(H->items, H->n, sizeof *H->items, cmp_off, (void *)ops);
     return true;
 }
 

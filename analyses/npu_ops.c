@@ -365,8 +365,9 @@ static int cmp_i128(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static const npu_ops_run *sort_ctx;
-static int cmp_total(const void *a, const void *b) {
+/* Largest total first, ties by key (qsort_r: runs finish on several threads). */
+static int cmp_total(const void *a, const void *b, void *ctx) {
+    const npu_ops_run *sort_ctx = ctx;
     const npu_group *x = &sort_ctx->t.groups[*(const size_t *)a], *y = &sort_ctx->t.groups[*(const size_t *)b];
     if (x->sum_ns != y->sum_ns) return x->sum_ns > y->sum_ns ? -1 : 1;
     return strcmp(x->key, y->key);
@@ -417,9 +418,7 @@ static bool no_finish(void *run, const section_results *earlier) {
     R->order = malloc((t->n ? t->n : 1) * sizeof *R->order);
     if (!R->order) return false;
     for (size_t i = 0; i < t->n; i++) R->order[i] = i;
-    sort_ctx = R;
-    if (t->n > 1) qsort(R->order, t->n, sizeof *R->order, cmp_total);
-    sort_ctx = NULL;
+    if (t->n > 1) qsort_r(R->order, t->n, sizeof *R->order, cmp_total, R);
     if (t->rows_dropped)
         diag_add(R->diag, "npu_ops: more than %u operator signatures; %llu row(s) of further signatures left out",
                  NPU_MAX_GROUPS, (unsigned long long)t->rows_dropped);
