@@ -272,14 +272,34 @@ static void *no_open_source(void *run, const source_ref *src) {
     return calloc(1, sizeof(npu_table));
 }
 
+/* What field i of a record is (signature column w >= 0, -1 identity, -2 counter with its
+ * index in *counter, -1 when past NPU_MAX_COUNTERS), cached by position. */
+static int field_class(npu_table *t, size_t i, const char *key, long *counter) {
+    bool cacheable = i < NPU_POS_CACHE && strlen(key) < sizeof t->pos_key[0];
+    if (cacheable && t->pos_key[i][0] && !strcmp(t->pos_key[i], key)) {
+        *counter = t->pos_counter[i];
+        return t->pos_class[i];
+    }
+    int w;
+    int cls = is_sig_key(key, &w) ? w : is_identity_key(key) ? -1 : -2;
+    *counter = cls == -2 ? counter_index(t, key) : -1;
+    if (cacheable) {
+        strcpy(t->pos_key[i], key);
+        t->pos_class[i] = cls;
+        t->pos_counter[i] = *counter;
+    }
+    return cls;
+}
+
 static bool no_consume(void *st, const record *r) {
     npu_table *t = st;
     if (!(r->has & RF_DURATION) || !r->name || !r->name_len || r->duration_ns < 0) return true;
     const char *sig[NPU_SIG_FIELDS] = {0};
     size_t sig_len[NPU_SIG_FIELDS] = {0};
     for (size_t i = 0; i < r->n_fields; i++) {
-        int w;
-        if (is_sig_key(r->fields[i].key, &w)) sig[w] = r->fields[i].value, sig_len[w] = r->fields[i].value_len;
+        long c;
+        int w = field_class(t, i, r->fields[i].key, &c);
+        if (w >= 0) sig[w] = r->fields[i].value, sig_len[w] = r->fields[i].value_len;
     }
     size_t tl = r->name_len;
     if (r->category && r->category_len == 9 && !memcmp(r->category, "reference", 9)) {
@@ -295,12 +315,11 @@ static bool no_consume(void *st, const record *r) {
     if (!g) return !oom;
     if (!add_duration(g, r->duration_ns)) return false;
     for (size_t i = 0; i < r->n_fields; i++) {
-        int w;
+        long idx;
         double v;
         const record_field *f = &r->fields[i];
-        if (is_sig_key(f->key, &w) || is_identity_key(f->key) || !cell_number(f->value, f->value_len, &v)) continue;
-        long idx = counter_index(t, f->key);
-        if (idx >= 0 && !add_counter(g, (size_t)idx, v, 1)) return false;
+        if (field_class(t, i, f->key, &idx) != -2 || idx < 0 || !cell_number(f->value, f->value_len, &v)) continue;
+        if (!add_counter(g, (size_t)idx, v, 1)) return false;
     }
     return true;
 }

@@ -44,6 +44,8 @@ typedef struct npu_ref {
     bool matched;                    /* some profiled group looked it up */
 } npu_ref;
 
+#define NPU_POS_CACHE 128
+
 typedef struct npu_table {
     npu_group *groups;
     size_t n, cap;
@@ -56,6 +58,11 @@ typedef struct npu_table {
     char **counters;                 /* counter column names, first-seen order */
     size_t n_counters;
     uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS */
+    /* a source's field classification by position (a file's columns keep their places):
+     * what each field is, with one string compare instead of a search */
+    char pos_key[NPU_POS_CACHE][48];
+    int pos_class[NPU_POS_CACHE];    /* 0..4: signature column; -1 identity; -2 counter */
+    long pos_counter[NPU_POS_CACHE];
 } npu_table;
 
 typedef struct npu_ops_run {
