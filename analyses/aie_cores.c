@@ -19,7 +19,8 @@
  *      n != W+P. Without aie_run.json every iteration is "unlabelled".
  * All thresholds are compared in integers (twice the median), never through rounding.
  * Tracks that carry no INSTR_EVENT_0/1 marker (memory, shim tiles) are not cores.
- * Memory: the marker timestamps of each tile, at most AIE_MAX_EVENTS per kind. */
+ * Memory: the marker timestamps of each tile, at most AIE_MAX_EVENTS per kind, at most
+ * AIE_MAX_MARKERS in all, on at most AIE_MAX_TILES tiles (beyond: not read, and noted). */
 #include "analyses/aie_cores.h"
 
 #include <stdio.h>
@@ -66,9 +67,11 @@ static void core_free(aie_core *c) {
     free(c->iters);
 }
 
+/* The core of `tile` (created when new); NULL on OOM, or (tiles_capped set) past AIE_MAX_TILES. */
 static aie_core *core_named(aie_cores_run *r, const char *tile, size_t n) {
     for (size_t i = 0; i < r->n; i++)
         if (strlen(r->cores[i].tile) == n && !memcmp(r->cores[i].tile, tile, n)) return &r->cores[i];
+    if (r->n >= AIE_MAX_TILES) { r->tiles_capped = true; return NULL; }
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 8;
         aie_core *c = realloc(r->cores, cap * sizeof *c);
@@ -126,9 +129,11 @@ static bool ac_consume(void *st, const record *r) {
     bool start = r->phase == 'B' && name_is(r, "INSTR_EVENT_0"), end = r->phase == 'E' && name_is(r, "INSTR_EVENT_1");
     bool stall = name_is(r, "LOCK_STALL") && (r->phase == 'B' || r->phase == 'E');
     if (!start && !end && !stall) return true;
+    if (s->markers >= AIE_MAX_MARKERS) { s->markers_capped = true; return true; }
     aie_core *c = core_named(s, r->track, r->track_len);
-    if (!c) return false;
+    if (!c) return s->tiles_capped;
     s->any_events = true;
+    s->markers++;
     i128_list *l = start ? &c->starts : end ? &c->ends : r->phase == 'B' ? &c->stall_b : &c->stall_e;
     return list_push(l, r->cycles);
 }
@@ -137,10 +142,17 @@ static bool ac_end_source(void *run, void *st) {
     aie_cores_run *R = run, *s = st;
     bool ok = true;
     for (size_t i = 0; ok && i < s->n; i++) {
-        aie_core *c = core_named(R, s->cores[i].tile, strlen(s->cores[i].tile));
-        ok = c && list_append(&c->starts, &s->cores[i].starts) && list_append(&c->ends, &s->cores[i].ends) &&
-             list_append(&c->stall_b, &s->cores[i].stall_b) && list_append(&c->stall_e, &s->cores[i].stall_e);
+        const aie_core *sc = &s->cores[i];
+        uint64_t n = sc->starts.n + sc->ends.n + sc->stall_b.n + sc->stall_e.n;
+        if (R->markers + n > AIE_MAX_MARKERS) { R->markers_capped = true; continue; }
+        aie_core *c = core_named(R, sc->tile, strlen(sc->tile));
+        if (!c) { ok = R->tiles_capped; continue; }
+        R->markers += n;
+        ok = list_append(&c->starts, &sc->starts) && list_append(&c->ends, &sc->ends) &&
+             list_append(&c->stall_b, &sc->stall_b) && list_append(&c->stall_e, &sc->stall_e);
     }
+    R->markers_capped |= s->markers_capped;
+    R->tiles_capped |= s->tiles_capped;
     for (int k = 0; k < AIE_CFG_COUNT; k++)
         if (s->cfg.has[k] && !R->cfg.has[k]) R->cfg.v[k] = s->cfg.v[k], R->cfg.has[k] = true;
     R->cfg.any |= s->cfg.any;
@@ -324,8 +336,16 @@ static bool ac_finish(void *run, const section_results *earlier) {
     if (R->n > 1) qsort(R->cores, R->n, sizeof *R->cores, cmp_tile);
     for (size_t i = 0; i < R->n; i++)
         if (!analyse_core(&R->cores[i], &R->cfg)) return false;
-    if (R->n && !R->cfg.any && !R->note[0])
-        snprintf(R->note, sizeof R->note, "no aie_run.json: iterations are unlabelled and GMAC/s unknown");
+    size_t len = strlen(R->note);
+    if (R->n && !R->cfg.any && len < sizeof R->note)
+        len += (size_t)snprintf(R->note + len, sizeof R->note - len, "%sno aie_run.json: iterations are unlabelled and "
+                                "GMAC/s unknown", len ? "; " : "");
+    if ((R->markers_capped || R->tiles_capped) && len < sizeof R->note)
+        snprintf(R->note + len, sizeof R->note - len, "%smore than %u markers or %u tiles: the rest were not read",
+                 len ? "; " : "", AIE_MAX_MARKERS, AIE_MAX_TILES);
+    if (R->markers_capped || R->tiles_capped)
+        diag_add(R->diag, "aie_cores: more than %u kernel/stall markers or %u tiles; the rest were not read",
+                 AIE_MAX_MARKERS, AIE_MAX_TILES);
     return true;
 }
 

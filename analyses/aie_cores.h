@@ -10,8 +10,11 @@
 
 #include "analyses/section.h"
 
-/* Per tile and marker kind, the most events kept (beyond: the tile is cut, with a note). */
+/* Per tile and marker kind, the most events kept (beyond: the tile is cut, with a note);
+ * in all, the most markers and tiles a run keeps (beyond: the rest are not read, noted). */
 #define AIE_MAX_EVENTS (1u << 20)
+#define AIE_MAX_MARKERS (1u << 22)
+#define AIE_MAX_TILES 1024u
 
 /* The run description (aie_run.json, aie.* metadata). */
 enum { AIE_M, AIE_K, AIE_N, AIE_m, AIE_k, AIE_n, AIE_ROWS, AIE_COLS, AIE_WARMUP, AIE_ITERATIONS, AIE_CLOCK_GHZ,
@@ -62,6 +65,8 @@ typedef struct aie_cores_run {
     aie_cfg cfg;
     diag_list *diag;
     bool any_events;
+    uint64_t markers;                /* kept, all tiles */
+    bool markers_capped, tiles_capped;
     char note[256];                  /* run-level note (labels, configuration), "" when none */
 } aie_cores_run;
 

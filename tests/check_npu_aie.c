@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/aie_cores.h"
 #include "base/strbuf.h"
 #include "tests/npu_harness.h"
 
@@ -205,11 +206,34 @@ START_TEST(aie_bad_input_is_named) {
 }
 END_TEST
 
+START_TEST(aie_tiles_are_bounded) {
+    enum { TILES = AIE_MAX_TILES + 6 };
+    static char names[TILES][16];
+    static const char *tiles[TILES];
+    static ev evs[TILES * 4];
+    size_t n = 0;
+    for (int t = 0; t < TILES; t++) {
+        snprintf(names[t], sizeof names[t], "%d,%d", t / 8, t % 8);
+        tiles[t] = names[t];
+        n = kernel(evs, n, tiles[t], 0, 100);
+    }
+    char *trace = aie_trace(tiles, TILES, evs, n);
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    ck_assert_uint_eq(json_array_size(json_object_get(d.json, "aie_cores")), AIE_MAX_TILES);
+    ck_assert(warned(&d, "tiles; the rest were not read"));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
 TCase *npu_aie_tcase(void) {
     TCase *a = tcase_create("aie");
     tcase_add_test(a, aie_pairing_edge_cases);
     tcase_add_test(a, aie_iterations_and_aggregate);
     tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
     tcase_add_test(a, aie_bad_input_is_named);
+    tcase_add_test(a, aie_tiles_are_bounded);
     return a;
 }
