@@ -20,6 +20,7 @@
 #include "parsers/json_tokenizer.h"
 
 #define CAPTURE_CAP 256u
+#define MAX_LABELS 4096u          /* process_name labels kept (a tile array has a few hundred) */
 
 typedef enum { K_OTHER, K_NAME, K_PH, K_PID, K_TID, K_TS, K_ARGS } ev_key;
 
@@ -48,7 +49,7 @@ typedef struct state {
     pid_label *pids;
     size_t n_pids, cap_pids;
     strbuf track;
-    uint64_t events, bad_ts, first_bad_offset;
+    uint64_t events, bad_ts, first_bad_offset, labels_dropped;
 } state;
 
 /* Reads an unsigned decimal integer at *p; false when there is none. */
@@ -107,6 +108,7 @@ static void set_pid_label(state *s, int64_t pid, const char *text, size_t n) {
     if (!aie_tile_label(text, n, &lab) || !strbuf_terminate(&lab)) { strbuf_free(&lab); s->oom = true; return; }
     for (size_t i = 0; i < s->n_pids; i++)
         if (s->pids[i].pid == pid) { free(s->pids[i].label); s->pids[i].label = lab.data; return; }
+    if (s->n_pids >= MAX_LABELS) { strbuf_free(&lab); s->labels_dropped++; return; }
     if (s->n_pids == s->cap_pids) {
         size_t cap = s->cap_pids ? 2 * s->cap_pids : 8;
         pid_label *np = realloc(s->pids, cap * sizeof *np);
@@ -258,6 +260,9 @@ static void at_finish(void *st) {
         diag_add(s->diag, "%s: byte %llu: event \"ts\" is not a non-negative integer cycle count; %llu event(s) skipped",
                  s->label, (unsigned long long)s->first_bad_offset, (unsigned long long)s->bad_ts);
     if (s->oom) diag_add(s->diag, "%s: out of memory; AIE events are partial", s->label);
+    if (s->labels_dropped)
+        diag_add(s->diag, "%s: more than %u process_name labels; %llu more ignored (their events are on \"pid N\")",
+                 s->label, MAX_LABELS, (unsigned long long)s->labels_dropped);
     s->facts->rows_used = s->events;
     read_facts_skip(s->facts, "ts not an integer cycle count", s->bad_ts);
 }
