@@ -242,6 +242,11 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
         free(key);
         return true;
     }
+    if (t->n_refs >= NPU_MAX_GROUPS) {              /* counted with the dropped rows, warned */
+        free(key);
+        t->rows_dropped += rows;
+        return true;
+    }
     if (t->n_refs == t->cap_refs) {
         size_t cap = t->cap_refs ? 2 * t->cap_refs : 16;
         npu_ref *r = realloc(t->refs, cap * sizeof *r);
@@ -439,7 +444,8 @@ static bool no_finish(void *run, const section_results *earlier) {
     for (size_t i = 0; i < t->n; i++) R->order[i] = i;
     if (t->n > 1) qsort_r(R->order, t->n, sizeof *R->order, cmp_total, R);
     if (t->rows_dropped)
-        diag_add(R->diag, "npu_ops: more than %u operator signatures; %llu row(s) of further signatures left out",
+        diag_add(R->diag, "npu_ops: more than %u operator (or reference) signatures; %llu row(s) of further "
+                 "signatures left out",
                  NPU_MAX_GROUPS, (unsigned long long)t->rows_dropped);
     return true;
 }
