@@ -9,6 +9,7 @@
 
 #include "tests/npu_harness.h"
 #include "parsers/aie_trace_json.h"
+#include "analyses/npu_ops.h"
 #include "parsers/msprof_csv.h"
 
 /* ---- msprof ---- */
@@ -231,6 +232,26 @@ START_TEST(ops_stats_and_aliases) {
 }
 END_TEST
 
+START_TEST(ops_signatures_are_bounded) {
+    strbuf ops = {0};
+    strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
+    for (unsigned i = 0; i < NPU_MAX_GROUPS + 3; i++) {
+        char shape[32];
+        snprintf(shape, sizeof shape, "%u", i);
+        op_row(&ops, "Add", shape, "1", "0.1");
+    }
+    strbuf_terminate(&ops);
+    input in[] = {{"msprof-op-csv", "op_summary_1.csv", ops.data}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *no = json_object_get(d.json, "npu_ops");
+    ck_assert_uint_eq(json_array_size(json_object_get(no, "items")), NPU_MAX_GROUPS);
+    ck_assert(warned(&d, "3 row(s) of further signatures left out"));
+    doc_free(&d);
+    strbuf_free(&ops);
+}
+END_TEST
+
 START_TEST(ops_without_reference) {
     strbuf ops = {0};
     strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
@@ -289,6 +310,8 @@ static Suite *npu_suite(void) {
     tcase_add_test(o, ops_stats_and_aliases);
     tcase_add_test(o, ops_without_reference);
     tcase_add_test(o, msprof_cut_cell_skips_row);
+    tcase_add_test(o, ops_signatures_are_bounded);
+    tcase_set_timeout(o, 60);                       /* 65,539 rows in 7-byte chunks on a busy CI */
     suite_add_tcase(s, o);
     suite_add_tcase(s, npu_aie_tcase());
     return s;
