@@ -11,7 +11,12 @@
     X(memory_copies_section)       \
     X(api_section)                 \
     X(allocations_section)         \
-    X(telemetry_section)
+    X(telemetry_section)           \
+    /* npu (issue 13) */           \
+    X(npu_ops_analysis)            \
+    X(npu_hotspots_analysis)       \
+    X(aie_cores_analysis)          \
+    X(aie_aggregate_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)

@@ -10,7 +10,12 @@
     X(rocpd_sqlite_parser)       \
     X(torch_trace_json_parser)   \
     X(amd_smi_csv_parser)        \
-    X(nvidia_smi_csv_parser)
+    X(nvidia_smi_csv_parser)     \
+    /* npu (issue 13): Ascend msprof and AMD AIE, analysis only */ \
+    X(msprof_op_csv_parser)      \
+    X(msprof_reference_csv_parser) \
+    X(aie_trace_json_parser)     \
+    X(aie_run_json_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

@@ -1,0 +1,200 @@
+/* npu_ops_render: the npu_ops section's JSON value, its report.md part (overview and the
+ * per-operator table) and its number hook, from the finished run state (npu_ops.c). */
+#include <string.h>
+
+#include "analyses/md_text.h"
+#include "analyses/npu_ops.h"
+
+static void json_sig(jw_out *w, char *const sig[NPU_SIG_FIELDS]) {
+    for (int k = 0; k < NPU_SIG_FIELDS; k++) {
+        jw_key(w, NPU_SIG_KEYS[k]);
+        if (sig[k]) jw_string(w, sig[k]);
+        else jw_null(w);
+    }
+}
+
+static void json_opt(jw_out *w, const char *key, double v, bool has) {
+    jw_key(w, key);
+    if (has) jw_number(w, v);
+    else jw_null(w);
+}
+
+void npu_ops_render(const void *run, jw_out *w) {
+    const npu_ops_run *R = run;
+    const npu_table *t = &R->t;
+    if (!R->any_ops && !t->n_refs) { jw_null(w); return; }
+    i128 total = 0;
+    uint64_t ops = 0;
+    for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+    jw_object_open(w);
+    jw_key(w, "ops");
+    jw_number(w, (double)ops);
+    jw_key(w, "signatures");
+    jw_number(w, (double)t->n);
+    jw_key(w, "total_us");
+    jw_number(w, (double)total / 1000.0);
+    jw_key(w, "items");
+    jw_array_open(w);
+    for (size_t o = 0; o < t->n; o++) {
+        const npu_group *g = &t->groups[R->order[o]];
+        jw_object_open(w);
+        jw_key(w, "op_type");
+        jw_string(w, g->op_type);
+        json_sig(w, g->sig);
+        jw_key(w, "count");
+        jw_number(w, (double)g->count);
+        jw_key(w, "total_us");
+        jw_number(w, (double)g->sum_ns / 1000.0);
+        jw_key(w, "min_us");
+        jw_number(w, (double)g->min_ns / 1000.0);
+        jw_key(w, "max_us");
+        jw_number(w, (double)g->max_ns / 1000.0);
+        jw_key(w, "avg_us");
+        jw_number(w, (double)g->sum_ns / (double)g->count / 1000.0);
+        json_opt(w, "median_us", g->median_us, g->has_median);
+        json_opt(w, "std_us", g->std_us, g->has_std);
+        jw_key(w, "counters");
+        jw_object_open(w);
+        for (size_t c = 0; c < g->n_counter_slots; c++)
+            if (g->counter_n[c]) {
+                jw_key(w, t->counters[c]);
+                jw_number(w, g->counter_sum[c] / (double)g->counter_n[c]);
+            }
+        jw_object_close(w);
+        json_opt(w, "reference_us", g->reference_us, g->has_reference);
+        json_opt(w, "ratio", g->has_reference && g->reference_us > 0 ? g->sum_ns / (double)g->count / 1000.0 / g->reference_us : 0,
+                 g->has_reference && g->reference_us > 0);
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+    /* reference: null when no reference row was read */
+    jw_key(w, "reference");
+    if (!t->n_refs) jw_null(w);
+    else {
+        size_t matched = 0;
+        uint64_t rows = 0;
+        for (size_t i = 0; i < t->n_refs; i++) matched += t->refs[i].matched, rows += t->refs[i].rows;
+        jw_object_open(w);
+        jw_key(w, "rows");
+        jw_number(w, (double)rows);
+        jw_key(w, "signatures");
+        jw_number(w, (double)t->n_refs);
+        jw_key(w, "matched");
+        jw_number(w, (double)matched);
+        jw_object_close(w);
+    }
+    jw_key(w, "missing_reference");
+    if (!t->n_refs) jw_null(w);
+    else {
+        jw_array_open(w);
+        for (size_t o = 0; o < t->n; o++) {
+            const npu_group *g = &t->groups[R->order[o]];
+            if (g->has_reference) continue;
+            jw_object_open(w);
+            jw_key(w, "op_type");
+            jw_string(w, g->op_type);
+            json_sig(w, g->sig);
+            jw_key(w, "count");
+            jw_number(w, (double)g->count);
+            jw_key(w, "avg_us");
+            jw_number(w, (double)g->sum_ns / (double)g->count / 1000.0);
+            jw_object_close(w);
+        }
+        jw_array_close(w);
+    }
+    jw_key(w, "duplicates");
+    if (!t->n_refs) jw_null(w);
+    else {
+        jw_array_open(w);
+        for (size_t i = 0; i < t->n_refs; i++) {
+            const npu_ref *r = &t->refs[i];
+            if (r->rows < 2) continue;
+            jw_object_open(w);
+            jw_key(w, "op_type");
+            jw_string(w, r->op_type);
+            json_sig(w, r->sig);
+            jw_key(w, "rows");
+            jw_number(w, (double)r->rows);
+            jw_key(w, "reference_us");
+            jw_number(w, (double)r->first_ns / 1000.0);
+            jw_key(w, "min_us");
+            jw_number(w, (double)r->min_ns / 1000.0);
+            jw_key(w, "max_us");
+            jw_number(w, (double)r->max_ns / 1000.0);
+            jw_object_close(w);
+        }
+        jw_array_close(w);
+    }
+    jw_object_close(w);
+}
+
+static void md_sig(strbuf *out, char *const sig[NPU_SIG_FIELDS]) {
+    for (int k = 0; k < NPU_SIG_FIELDS; k++) {
+        md_cell(out, sig[k], sig[k] ? strlen(sig[k]) : 0);
+        md_printf(out, " | ");
+    }
+}
+
+/* report.md: the overview and the per-operator table. */
+void npu_ops_render_md(const void *run, strbuf *out) {
+    const npu_ops_run *R = run;
+    const npu_table *t = &R->t;
+    if (!R->any_ops) return;
+    i128 total = 0;
+    uint64_t ops = 0;
+    for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+    md_printf(out, "## Ascend operators: overview\n\n");
+    md_printf(out, "- Operator tasks: %llu\n- Signatures (operator type + shapes, types, formats): %zu\n",
+              (unsigned long long)ops, t->n);
+    md_printf(out, "- Total task duration: %.3f us\n", (double)total / 1000.0);
+    if (t->n_refs) md_printf(out, "- Reference signatures: %zu\n", t->n_refs);
+    else md_printf(out, "- Reference durations: none given\n");
+    md_printf(out, "\n## Ascend operators: per operator\n\n");
+    md_printf(out, "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
+                   "| Count | Min (us) | Avg (us) | Median (us) | Std (us) | Reference (us) |\n");
+    md_printf(out, "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t o = 0; o < t->n; o++) {
+        const npu_group *g = &t->groups[R->order[o]];
+        md_printf(out, "| ");
+        md_cell(out, g->op_type, strlen(g->op_type));
+        md_printf(out, " | ");
+        md_sig(out, g->sig);
+        md_printf(out, "%llu | ", (unsigned long long)g->count);
+        md_num(out, (double)g->min_ns / 1000.0, 1);
+        md_printf(out, " | ");
+        md_num(out, (double)g->sum_ns / (double)g->count / 1000.0, 1);
+        md_printf(out, " | ");
+        md_num(out, g->median_us, g->has_median);
+        md_printf(out, " | ");
+        md_num(out, g->std_us, g->has_std);
+        md_printf(out, " | ");
+        md_num(out, g->reference_us, g->has_reference);
+        md_printf(out, " |\n");
+    }
+    md_printf(out, "\n");
+}
+
+/* Numbers by path: "ops", "signatures", "total_us", "reference.signatures", "missing_reference". */
+bool npu_ops_number(const void *run, const char *path, double *out) {
+    const npu_ops_run *R = run;
+    const npu_table *t = &R->t;
+    if (!R->any_ops && !t->n_refs) return false;
+    if (!strcmp(path, "signatures")) { *out = (double)t->n; return true; }
+    if (!strcmp(path, "ops") || !strcmp(path, "total_us")) {
+        i128 total = 0;
+        uint64_t ops = 0;
+        for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+        *out = !strcmp(path, "ops") ? (double)ops : (double)total / 1000.0;
+        return true;
+    }
+    if (!t->n_refs) return false;
+    if (!strcmp(path, "reference.signatures")) { *out = (double)t->n_refs; return true; }
+    if (!strcmp(path, "missing_reference")) {
+        size_t n = 0;
+        for (size_t i = 0; i < t->n; i++) n += !t->groups[i].has_reference;
+        *out = (double)n;
+        return true;
+    }
+    return false;
+}
+

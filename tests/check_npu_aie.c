@@ -1,0 +1,239 @@
+/* check_npu_aie: the AIE half of check_npu: aie-trace-json and aie-run-json through the
+ * aie_cores and aie_aggregate sections on hand-made traces (duplicate markers, E and B at
+ * one timestamp, orphan starts, outliers, a core with no pairs, mismatched iteration
+ * counts, fewer iterations than configured, bad input), against numbers worked out by hand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/aie_cores.h"
+#include "base/strbuf.h"
+#include "tests/npu_harness.h"
+
+typedef struct ev { const char *tile, *name; char ph; long ts; } ev;
+
+/* An mlir-aie style trace: one process_name per tile (pid = its index), then the events. */
+static char *aie_trace(const char *const *tiles, size_t n_tiles, const ev *evs, size_t n) {
+    strbuf b = {0};
+    char line[256];
+    strbuf_append(&b, "[", 1);
+    for (size_t t = 0; t < n_tiles; t++) {
+        snprintf(line, sizeof line, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %zu, \"args\": {\"name\": "
+                 "\"core_trace for tile%s\"}}", t ? ",\n" : "", t, tiles[t]);
+        strbuf_append(&b, line, strlen(line));
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t pid = 0;
+        for (size_t t = 0; t < n_tiles; t++)
+            if (!strcmp(tiles[t], evs[i].tile)) pid = t;
+        snprintf(line, sizeof line, ",\n{\"name\": \"%s\", \"ts\": %ld, \"ph\": \"%c\", \"pid\": %zu, \"tid\": 0, "
+                 "\"args\": {}}", evs[i].name, evs[i].ts, evs[i].ph, pid);
+        strbuf_append(&b, line, strlen(line));
+    }
+    strbuf_append(&b, "]\n", 2);
+    strbuf_terminate(&b);
+    return b.data;
+}
+
+/* Appends the markers of one kernel [s, e) on tile. */
+static size_t kernel(ev *evs, size_t n, const char *tile, long s, long e) {
+    evs[n++] = (ev){tile, "INSTR_EVENT_0", 'B', s};
+    evs[n++] = (ev){tile, "INSTR_EVENT_0", 'E', s + 1};
+    evs[n++] = (ev){tile, "INSTR_EVENT_1", 'B', e - 1};
+    evs[n++] = (ev){tile, "INSTR_EVENT_1", 'E', e};
+    return n;
+}
+
+static size_t stall(ev *evs, size_t n, const char *tile, long s, long e) {
+    evs[n++] = (ev){tile, "LOCK_STALL", 'B', s};
+    evs[n++] = (ev){tile, "LOCK_STALL", 'E', e};
+    return n;
+}
+
+START_TEST(aie_pairing_edge_cases) {
+    ev evs[128];
+    size_t n = 0;
+    /* an orphan start left by ring-buffer wrap, then kernels of 1000 cycles */
+    evs[n++] = (ev){"2,0", "INSTR_EVENT_0", 'B', 10};
+    n = kernel(evs, n, "2,0", 1000, 2000);
+    evs[n++] = (ev){"2,0", "INSTR_EVENT_0", 'B', 1050};   /* a duplicate start marker (50 < 1000/4) */
+    n = kernel(evs, n, "2,0", 2000, 3000);                /* E and B at one timestamp: 2000 */
+    n = kernel(evs, n, "2,0", 3100, 4100);
+    n = kernel(evs, n, "2,0", 4200, 8200);                /* 4000 > 3 x 1000: an outlier */
+    n = kernel(evs, n, "2,0", 8300, 9300);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 1);
+    json_t *c = json_array_get(cores, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "tile")), "2,0");
+    CLOSE(num(json_object_get(c, "kernels")), 4);
+    CLOSE(num(json_object_get(c, "dropped_duplicates")), 1);
+    CLOSE(num(json_object_get(c, "dropped_outliers")), 1);
+    CLOSE(num(json_object_get(c, "orphans")), 1);
+    CLOSE(num(json_object_get(c, "median_cycles")), 1000);
+    json_t *its = json_object_get(c, "iterations");
+    ck_assert_uint_eq(json_array_size(its), 1);
+    json_t *it = json_array_get(its, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(it, "label")), "unlabelled");
+    CLOSE(num(json_object_get(it, "kernels")), 4);
+    CLOSE(num(json_object_get(it, "avg_cycles")), 1000);
+    CLOSE(num(json_object_get(it, "span_cycles")), 9300 - 1000);
+    ck_assert(json_is_null(json_object_get(it, "gmacs")));   /* no aie_run.json: unknown */
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 8300);
+    ck_assert(json_is_null(json_object_get(agg, "gmacs_avg")));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_iterations_and_aggregate) {
+    ev evs[256];
+    size_t n = 0;
+    /* tile 2,0: 3 iterations of 2 kernels (100 cycles), separated by stalls >= 20 x 100 */
+    long t = 0;
+    for (int it = 0; it < 3; it++) {
+        n = stall(evs, n, "2,0", t, t + 2000);
+        t += 2000;
+        n = kernel(evs, n, "2,0", t, t + 100);
+        n = kernel(evs, n, "2,0", t + 100, t + 200 + it * 10);  /* last kernel longer each iteration */
+        n = stall(evs, n, "2,0", t + 300, t + 310);              /* a short stall is no boundary */
+        t += 400;
+    }
+    /* tile 3,0: 4 iterations (one extra) with a span of 300 */
+    t = 0;
+    for (int it = 0; it < 4; it++) {
+        n = stall(evs, n, "3,0", t, t + 2500);
+        t += 2500;
+        n = kernel(evs, n, "3,0", t, t + 100);
+        n = kernel(evs, n, "3,0", t + 200, t + 300);
+        t += 400;
+    }
+    /* tile 4,0: starts only: a core with no pairs */
+    evs[n++] = (ev){"4,0", "INSTR_EVENT_0", 'B', 5};
+    evs[n++] = (ev){"4,0", "INSTR_EVENT_0", 'B', 500};
+    const char *tiles[] = {"2,0", "3,0", "4,0"};
+    char *trace = aie_trace(tiles, 3, evs, n);
+    const char *run = "{\"M\": 64, \"K\": 32, \"N\": 64, \"m\": 16, \"k\": 8, \"n\": 16, \"rows\": 1, \"cols\": 2,"
+                      " \"warmup\": 1, \"iterations\": 2, \"clock_ghz\": 1.0}";
+    input in[] = {{"aie-trace-json", "trace_mm.json", trace}, {"aie-run-json", "aie_run.json", run}};
+    doc d;
+    run_doc(in, 2, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 3);
+    json_t *c0 = json_array_get(cores, 0), *c1 = json_array_get(cores, 1), *c2 = json_array_get(cores, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(c2, "tile")), "4,0");
+    ck_assert_uint_eq(json_array_size(json_object_get(c2, "iterations")), 0);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c2, "note")), "no kernel pairs"));
+    json_t *i0 = json_object_get(c0, "iterations"), *i1 = json_object_get(c1, "iterations");
+    ck_assert_uint_eq(json_array_size(i0), 3);
+    ck_assert_uint_eq(json_array_size(i1), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i0, 0), "label")), "warmup");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i0, 2), "label")), "perf");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(i1, 3), "label")), "extra");
+    ck_assert(json_is_null(json_object_get(c0, "note")));
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(c1, "note")), "detected 4 iterations, expected 3"));
+    /* 2,0 iteration 2: kernels 100 and 120, span 220; GMAC/s = 2 x 16*8*16 x 1.0 / 220 */
+    json_t *last = json_array_get(i0, 2);
+    CLOSE(num(json_object_get(last, "span_cycles")), 220);
+    CLOSE(num(json_object_get(last, "max_cycles")), 120);
+    CLOSE(num(json_object_get(last, "avg_cycles")), 110);
+    CLOSE(num(json_object_get(last, "gmacs")), 2.0 * 16 * 8 * 16 / 220.0);
+    /* aggregate: perf iterations 1 and 2; runtimes max(210, 300) = 300 and max(220, 300) = 300 */
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    CLOSE(num(json_object_get(agg, "cores")), 2);
+    CLOSE(num(json_object_get(agg, "perf_iterations")), 2);
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 300);
+    CLOSE(num(json_object_get(agg, "gmacs_avg")), 64.0 * 32 * 64 / 300.0);
+    CLOSE(num(json_object_get(agg, "gmacs_best")), 64.0 * 32 * 64 / 300.0);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(agg, "iterations"), 0),
+                                                       "slowest_tile")), "3,0");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(agg, "note")), "without kernel pairs"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## AIE cores"));
+    ck_assert_ptr_nonnull(strstr(d.md, "## AIE aggregate"));
+    CLOSE(num(json_object_get(d.numbers, "aie_cores/cores")), 3);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/gmacs_avg")), 64.0 * 32 * 64 / 300.0);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/runtime_cycles")), 300);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/peak_gmacs")), 64.0 * 1.0 * 2);
+    CLOSE(num(json_object_get(d.numbers, "aie_aggregate/efficiency_pct")), 100.0 * 64 * 32 * 64 / 300.0 / 128.0);
+    ck_assert_ptr_null(json_object_get(d.numbers, "npu_ops/ops"));
+    ck_assert(json_is_null(json_object_get(d.json, "npu_ops")));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_fewer_iterations_labelled_from_end) {
+    ev evs[64];
+    size_t n = 0;
+    n = kernel(evs, n, "2,0", 0, 100);
+    n = stall(evs, n, "2,0", 200, 3000);
+    n = kernel(evs, n, "2,0", 3000, 3100);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    const char *run = "{\"warmup\": 2, \"iterations\": 3}";
+    input in[] = {{"aie-trace-json", "trace.json", trace}, {"aie-run-json", "aie_run.json", run}};
+    doc d;
+    run_doc(in, 2, &d);
+    json_t *its = json_object_get(json_array_get(json_object_get(d.json, "aie_cores"), 0), "iterations");
+    ck_assert_uint_eq(json_array_size(its), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 0), "label")), "perf");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 1), "label")), "perf");
+    json_t *agg = json_object_get(d.json, "aie_aggregate");
+    ck_assert(json_is_null(json_object_get(agg, "gmacs_avg")));     /* no M, K, N */
+    CLOSE(num(json_object_get(agg, "runtime_cycles")), 100);
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_bad_input_is_named) {
+    input in[] = {{"aie-trace-json", "trace.json",
+                   "[{\"name\": \"INSTR_EVENT_0\", \"ts\": 1.5, \"ph\": \"B\", \"pid\": 0},\n"
+                   " {\"name\": \"INSTR_EVENT_1\", \"ts\": 7, \"ph\": \"E\", \"pid\": 0}, {\"name\": "}};
+    doc d;
+    run_doc(in, 1, &d);
+    ck_assert(warned(&d, "trace.json: byte 1: event \"ts\" is not a non-negative integer"));
+    ck_assert(warned(&d, "trace.json: byte"));
+    json_t *c = json_array_get(json_object_get(d.json, "aie_cores"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c, "tile")), "pid 0");
+    ck_assert_uint_eq(json_array_size(json_object_get(c, "iterations")), 0);
+    doc_free(&d);
+}
+END_TEST
+
+START_TEST(aie_tiles_are_bounded) {
+    enum { TILES = AIE_MAX_TILES + 6 };
+    static char names[TILES][16];
+    static const char *tiles[TILES];
+    static ev evs[TILES * 4];
+    size_t n = 0;
+    for (int t = 0; t < TILES; t++) {
+        snprintf(names[t], sizeof names[t], "%d,%d", t / 8, t % 8);
+        tiles[t] = names[t];
+        n = kernel(evs, n, tiles[t], 0, 100);
+    }
+    char *trace = aie_trace(tiles, TILES, evs, n);
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    ck_assert_uint_eq(json_array_size(json_object_get(d.json, "aie_cores")), AIE_MAX_TILES);
+    ck_assert(warned(&d, "tiles; the rest were not read"));
+    doc_free(&d);
+    free(trace);
+}
+END_TEST
+
+TCase *npu_aie_tcase(void) {
+    TCase *a = tcase_create("aie");
+    tcase_add_test(a, aie_pairing_edge_cases);
+    tcase_add_test(a, aie_iterations_and_aggregate);
+    tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
+    tcase_add_test(a, aie_bad_input_is_named);
+    tcase_add_test(a, aie_tiles_are_bounded);
+    return a;
+}
