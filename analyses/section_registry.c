@@ -4,7 +4,11 @@
 #include <string.h>
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
-#define SECTIONS(X)
+#define SECTIONS(X) \
+    /* an12a (issue 12): classes, timeline, then the derived recommendations */ \
+    X(classes_section)            \
+    X(timeline_section)           \
+    X(recommendations_section)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)
