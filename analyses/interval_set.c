@@ -102,6 +102,18 @@ int64_t iset_overlap(const interval_set *a, const interval_set *b) {
     return t;
 }
 
+bool iset_intersect(const interval_set *a, const interval_set *b, interval_set *out) {
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+        int64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+        if (hi > lo && !iset_add(out, lo, hi, IV_NO_LAUNCH)) return false;
+        if (a->v[i].end < b->v[j].end) i++;
+        else j++;
+    }
+    return iset_flush(out);
+}
+
 bool iset_set_launch(interval_set *s, int64_t start, int64_t launch) {
     if (!iset_flush(s)) return false;
     size_t lo = 0, hi = s->n;

@@ -42,6 +42,8 @@ bool iset_add_all(interval_set *dst, const interval_set *src);
 int64_t iset_total(const interval_set *s);
 /* Length of the intersection of two flushed sets. */
 int64_t iset_overlap(const interval_set *a, const interval_set *b);
+/* The intersection of two flushed sets, into an empty set `out` (flushed). false on OOM. */
+bool iset_intersect(const interval_set *a, const interval_set *b, interval_set *out);
 /* Records `launch` for the operation starting at `start` when it starts an island (flushes
  * first). false on OOM. */
 bool iset_set_launch(interval_set *s, int64_t start, int64_t launch);

@@ -247,11 +247,15 @@ static bool scope_numbers(tl_scope *o, interval_set *set, int64_t first, int64_t
     o->comm_overlapped = iset_overlap(&set[TL_COMM], &set[TL_COMPUTE]);
     o->exposed_comm = o->comm - o->comm_overlapped;
     o->exposed_memcpy = o->memcpy;
-    if (o->memcpy) {   /* TraceLens: memcpy not hidden under compute or communication */
-        interval_set either = {0};
-        bool ok = iset_add_all(&either, &set[TL_COMPUTE]) && iset_add_all(&either, &set[TL_COMM]) && iset_flush(&either);
-        if (ok) o->exposed_memcpy = o->memcpy - iset_overlap(&set[TL_MEMCPY], &either);
-        iset_free(&either);
+    if (o->memcpy) {   /* TraceLens: memcpy not hidden under compute or communication, by
+                        * inclusion-exclusion: |M| - |M&C| - |M&K| + |M&C&K| (temporaries
+                        * no larger than the memcpy islands) */
+        interval_set mc = {0};
+        bool ok = iset_intersect(&set[TL_MEMCPY], &set[TL_COMPUTE], &mc);
+        if (ok)
+            o->exposed_memcpy = o->memcpy - iset_total(&mc) - iset_overlap(&set[TL_MEMCPY], &set[TL_COMM]) +
+                                iset_overlap(&mc, &set[TL_COMM]);
+        iset_free(&mc);
         if (!ok) return false;
     }
     const interval_set *b = &set[TL_BUSY];
@@ -285,6 +289,16 @@ static bool union_scope(tl_state *s, tl_scope *o, bool has_dev, int64_t dev, boo
     int64_t first = INT64_MAX, last = INT64_MIN;
     uint64_t ops = 0;
     bool ok = true;
+    size_t picked = 0, only = 0;
+    for (size_t i = 0; i < s->n_lanes; i++)
+        if (all || (s->lanes[i].has_device == has_dev && (!has_dev || s->lanes[i].device == dev))) picked++, only = i;
+    if (picked == 1) {   /* one lane: its own unions, no copy (the common single-stream run) */
+        tl_lane *l = &s->lanes[only];
+        memset(o, 0, sizeof *o);
+        o->has_device = has_dev && !all, o->device = dev;
+        o->ops = l->ops;
+        return scope_numbers(o, l->set, l->first_start, l->last_end, threshold);
+    }
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
         if (!all && (l->has_device != has_dev || (has_dev && l->device != dev))) continue;
