@@ -97,8 +97,11 @@ static bool is_launch_name(const char *n, size_t len) {
     return false;
 }
 
+/* A time the timeline can subtract and sum without overflow: |t| <= 2^61 ns (73 years;
+ * real profiler clocks are below 2^53). Others make the operation untimed. */
+#define TL_TIME_LIMIT ((int64_t)1 << 61)
 static bool to_i64(i128 v, int64_t *out) {
-    if (v < (i128)INT64_MIN || v > (i128)INT64_MAX) return false;
+    if (v < -(i128)TL_TIME_LIMIT || v > (i128)TL_TIME_LIMIT) return false;
     *out = (int64_t)v;
     return true;
 }

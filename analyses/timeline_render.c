@@ -39,9 +39,11 @@ static bool overlap_pct(const tl_scope *o, double *v) {
     return true;
 }
 
-static void render_scope(const tl_scope *o, jw_out *w, bool lane) {
+/* kind: 0 the run, 1 a device (with `device`), 2 a lane (with `device` and `stream`). */
+static void render_scope(const tl_scope *o, jw_out *w, int kind) {
+    bool lane = kind == 2;
     jw_object_open(w);
-    if (lane || o->has_device) {
+    if (kind) {
         jw_key(w, "device");
         if (o->has_device) jw_int(w, o->device);
         else jw_null(w);
@@ -130,14 +132,14 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_key(w, "kernel_wait_threshold_ns");
     jw_int(w, s->cfg ? s->cfg->kernel_wait_threshold_ns : 0);
     jw_key(w, "run");
-    render_scope(&s->scopes[s->n_scopes - 1], w, false);
+    render_scope(&s->scopes[s->n_scopes - 1], w, 0);
     jw_key(w, "devices");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], w, false);
+    for (size_t i = 0; i < s->n_devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], w, 1);
     jw_array_close(w);
     jw_key(w, "streams");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_lane_scopes; i++) render_scope(&s->scopes[i], w, true);
+    for (size_t i = 0; i < s->n_lane_scopes; i++) render_scope(&s->scopes[i], w, 2);
     jw_array_close(w);
     jw_key(w, "launch_delay");
     render_launch_delay(s, w);

@@ -130,7 +130,7 @@ static double num(const section_analysis *an, void *run, const char *path) {
     return v;
 }
 
-static record op(record_type t, const char *name, int64_t dev, int64_t stream, int64_t s, int64_t e) {
+static record op(record_type t, const char *name, int64_t dev, int64_t stream, i128 s, i128 e) {
     record r = {.type = t, .has = RF_DEVICE | RF_STREAM | RF_START | RF_END, .device = dev, .stream = stream,
                 .start_ns = s, .end_ns = e, .name = name, .name_len = name ? strlen(name) : 0};
     return r;
@@ -255,6 +255,31 @@ START_TEST(timeline_idle_split_and_launch_delay) {
 }
 END_TEST
 
+/* Hostile times: huge, reversed, missing — untimed, never overflowing (UBSan build). */
+START_TEST(timeline_hostile_times) {
+    record recs[5] = {op(REC_KERNEL_DISPATCH, "k", 0, 0, -((i128)1 << 62), (i128)1 << 62),
+                      op(REC_KERNEL_DISPATCH, "k", 0, 0, 500, 100),
+                      op(REC_KERNEL_DISPATCH, "k", 0, 0, (i128)INT64_MAX * 4, (i128)INT64_MAX * 5),
+                      op(REC_KERNEL_DISPATCH, "k", 0, 0, 10, 20), launch(9, -((i128)1 << 62), 0)};
+    recs[1].has &= ~(unsigned)RF_DEVICE;
+    recs[3].has |= RF_CORRELATION;
+    recs[3].correlation_id = 9;
+    recs[4].end_ns = (i128)1 << 70;
+    void *run = run_analysis(&timeline_section, recs, 5, 1, NULL);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 10);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.span_ns"), 10);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 0);
+    strbuf b = {0};
+    jw_out w;
+    jw_begin(&w, &b, 0);
+    timeline_section.render(run, &w);
+    strbuf_terminate(&b);
+    ck_assert_ptr_nonnull(strstr(b.data, "\"untimed_operations\":3"));
+    strbuf_free(&b);
+    timeline_section.close(run);
+}
+END_TEST
+
 /* Class totals sum to the total, kernels' to the kernel total, whatever the split. */
 START_TEST(classes_sum_to_total) {
     enum { N = 500 };
@@ -336,6 +361,7 @@ int main(void) {
     tcase_add_test(tc, union_matches_bitmap);
     tcase_add_test(tc, timeline_matches_bitmaps);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
+    tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, classes_sum_to_total);
     tcase_add_test(tc, recommendations_rules);
     suite_add_tcase(s, tc);
