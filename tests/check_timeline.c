@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/corr_map.h"
 #include "analyses/interval_set.h"
 #include "analyses/kernel_class.h"
 #include "analyses/section.h"
@@ -98,6 +99,37 @@ START_TEST(union_matches_bitmap) {
         for (size_t i = 1; i < a.n; i++) ck_assert_int_gt(a.v[i].start, a.v[i - 1].end);   /* disjoint, not touching */
         iset_free(&a), iset_free(&b);
     }
+}
+END_TEST
+
+/* The bounded correlation map against a plain array: random puts and takes (colliding
+ * probe runs, backward-shift deletion), and the cap refusing inserts when full. */
+START_TEST(corr_map_matches_reference) {
+    enum { KEYS = 40000 };
+    static int64_t ref[KEYS];      /* -1: absent */
+    for (int i = 0; i < KEYS; i++) ref[i] = -1;
+    corr_map m = {0};
+    size_t count = 0;
+    for (int step = 0; step < 400000; step++) {
+        uint64_t k = rnd(KEYS);
+        corr_entry e;
+        if (rnd(3)) {
+            bool ok = corr_put(&m, k * 131072u, (int64_t)step, 0, 0);   /* keys sharing low bits */
+            if (ref[k] >= 0 || count < CORR_MAP_MAX) {
+                ck_assert(ok);
+                if (ref[k] < 0) count++;
+                ref[k] = step;
+            } else {
+                ck_assert(!ok);
+            }
+        } else {
+            bool got = corr_take(&m, k * 131072u, &e);
+            ck_assert_int_eq(got, ref[k] >= 0);
+            if (got) { ck_assert_int_eq(e.a, ref[k]); ref[k] = -1; count--; }
+        }
+        ck_assert_uint_eq(m.count, count);
+    }
+    corr_free(&m);
 }
 END_TEST
 
@@ -255,6 +287,35 @@ START_TEST(timeline_idle_split_and_launch_delay) {
 }
 END_TEST
 
+/* The report.md parts of the three sections. */
+START_TEST(report_md_parts) {
+    record recs[4] = {kernel_c(1, 0, 100), launch(1, -20, -10), op(REC_KERNEL_DISPATCH, "ncclKernel", 0, 1, 50, 120),
+                      op(REC_MEMORY_COPY, NULL, 0, 0, 200, 300)};
+    void *tl = run_analysis(&timeline_section, recs, 4, 1, NULL);
+    void *cl = run_analysis(&classes_section, recs, 4, 1, NULL);
+    const section_analysis *ans[2] = {&classes_section, &timeline_section};
+    void *states[2] = {cl, tl};
+    section_results earlier = {ans, states, 2};
+    void *rc = run_analysis(&recommendations_section, recs, 4, 1, &earlier);
+    strbuf b = {0};
+    timeline_section.render_md(tl, &b);
+    classes_section.render_md(cl, &b);
+    recommendations_section.render_md(rc, &b);
+    strbuf_terminate(&b);
+    ck_assert_ptr_nonnull(strstr(b.data, "## Timeline"));
+    ck_assert_ptr_nonnull(strstr(b.data, "| busy_ns | 0.000 | 73.3% |"));
+    ck_assert_ptr_nonnull(strstr(b.data, "Communication overlapped by compute: 71.4%"));
+    ck_assert_ptr_nonnull(strstr(b.data, "## Kernel classes"));
+    ck_assert_ptr_nonnull(strstr(b.data, "| communication | 1 |"));
+    ck_assert_ptr_nonnull(strstr(b.data, "## Recommendations"));
+    ck_assert_ptr_nonnull(strstr(b.data, "**dominant_kernel** (high)"));
+    strbuf_free(&b);
+    recommendations_section.close(rc);
+    classes_section.close(cl);
+    timeline_section.close(tl);
+}
+END_TEST
+
 /* Hostile times: huge, reversed, missing — untimed, never overflowing (UBSan build). */
 START_TEST(timeline_hostile_times) {
     record recs[5] = {op(REC_KERNEL_DISPATCH, "k", 0, 0, -((i128)1 << 62), (i128)1 << 62),
@@ -359,7 +420,9 @@ int main(void) {
     tcase_add_test(tc, class_table_on_fixture_names);
     tcase_add_test(tc, class_table_other_vendors);
     tcase_add_test(tc, union_matches_bitmap);
+    tcase_add_test(tc, corr_map_matches_reference);
     tcase_add_test(tc, timeline_matches_bitmaps);
+    tcase_add_test(tc, report_md_parts);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, classes_sum_to_total);
