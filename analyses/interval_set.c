@@ -12,49 +12,75 @@ static int64_t launch_of_tie(int64_t a, int64_t b) {
     return a < b ? a : b;
 }
 
-static bool grow(iv **v, size_t *cap, size_t need) {
-    if (need <= *cap) return true;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need) nc *= 2;
-    iv *p = realloc(*v, nc * sizeof *p);
+/* Room for `need` islands (growing by half: the vectors are the timeline's memory). */
+static bool grow(interval_set *s, size_t need) {
+    if (need <= s->cap) return true;
+    size_t nc = s->cap ? s->cap + s->cap / 2 : 64;
+    if (nc < need) nc = need;
+    iv *p = realloc(s->v, nc * sizeof *p);
     if (!p) return false;
-    *v = p;
-    *cap = nc;
+    s->v = p;
+    if (s->launch) {
+        int64_t *l = realloc(s->launch, nc * sizeof *l);
+        if (!l) return false;
+        s->launch = l;
+    }
+    s->cap = nc;
+    return true;
+}
+
+/* Gives the set a launch array (all unknown) the first time a launch is known. */
+static bool want_launch(interval_set *s) {
+    if (s->launch) return true;
+    size_t cap = s->cap ? s->cap : 1;
+    if (!(s->launch = malloc(cap * sizeof *s->launch))) return false;
+    for (size_t i = 0; i < s->n; i++) s->launch[i] = IV_NO_LAUNCH;
     return true;
 }
 
 static int by_start(const void *a, const void *b) {
-    const iv *x = a, *y = b;
+    const iv_launch *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Appends x to out[0..*n) (sorted by start), merging it into the last island when they
- * overlap or touch. */
-static void push_merge(iv *out, size_t *n, iv x) {
+/* Appends x to (v, l)[0..*n) (sorted by start), merging it into the last island when they
+ * overlap or touch. l may be NULL (no launches kept). */
+static void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
     if (*n) {
-        iv *last = &out[*n - 1];
+        iv *last = &v[*n - 1];
         if (x.start <= last->end) {
             if (x.end > last->end) last->end = x.end;
-            if (x.start == last->start) last->launch = launch_of_tie(last->launch, x.launch);
+            if (l && x.start == last->start) l[*n - 1] = launch_of_tie(l[*n - 1], x.launch);
             return;
         }
     }
-    out[(*n)++] = x;
+    v[*n] = (iv){x.start, x.end};
+    if (l) l[*n] = x.launch;
+    (*n)++;
 }
 
 bool iset_flush(interval_set *s) {
     if (!s->nb) return true;
     qsort(s->buf, s->nb, sizeof *s->buf, by_start);
-    iv *out = malloc((s->n + s->nb) * sizeof *out);
-    if (!out) return false;
+    bool launches = s->launch != NULL;
+    for (size_t j = 0; !launches && j < s->nb; j++) launches = s->buf[j].launch != IV_NO_LAUNCH;
+    size_t cap = s->n + s->nb;
+    iv *out = malloc(cap * sizeof *out);
+    int64_t *outl = launches ? malloc(cap * sizeof *outl) : NULL;
+    if (!out || (launches && !outl)) { free(out); free(outl); return false; }
     size_t i = 0, j = 0, n = 0;
     while (i < s->n || j < s->nb) {
         bool take_v = j >= s->nb || (i < s->n && s->v[i].start <= s->buf[j].start);
-        push_merge(out, &n, take_v ? s->v[i++] : s->buf[j++]);
+        iv_launch x;
+        if (take_v) x = (iv_launch){s->v[i].start, s->v[i].end, iset_launch(s, i)}, i++;
+        else x = s->buf[j++];
+        push_merge(out, outl, &n, x);
     }
     free(s->v);
-    s->cap = s->n + s->nb;   /* what was allocated above */
+    free(s->launch);
     s->v = out;
+    s->launch = outl;
+    s->cap = cap;
     s->n = n;
     s->nb = 0;
     return true;
@@ -62,14 +88,11 @@ bool iset_flush(interval_set *s) {
 
 bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
     if (end <= start) return true;
-    iv x = {start, end, launch};
-    if (!s->n || start > s->v[s->n - 1].end) {            /* in order: a new island */
-        if (!grow(&s->v, &s->cap, s->n + 1)) return false;
-        s->v[s->n++] = x;
-        return true;
-    }
-    if (start >= s->v[s->n - 1].start) {                  /* overlaps or touches the last island */
-        push_merge(s->v, &s->n, x);
+    iv_launch x = {start, end, launch};
+    if (!s->n || start >= s->v[s->n - 1].start) {   /* in order: a new island or the last one grows */
+        if (launch != IV_NO_LAUNCH && !want_launch(s)) return false;
+        if (!grow(s, s->n + 1)) return false;
+        push_merge(s->v, s->launch, &s->n, x);
         return true;
     }
     if (!s->buf && !(s->buf = malloc(IV_BUFFER * sizeof *s->buf))) return false;
@@ -79,7 +102,7 @@ bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
 
 bool iset_add_all(interval_set *dst, const interval_set *src) {
     for (size_t i = 0; i < src->n; i++)
-        if (!iset_add(dst, src->v[i].start, src->v[i].end, src->v[i].launch)) return false;
+        if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
     return true;
 }
 
@@ -122,12 +145,16 @@ bool iset_set_launch(interval_set *s, int64_t start, int64_t launch) {
         if (s->v[mid].start < start) lo = mid + 1;
         else hi = mid;
     }
-    if (lo < s->n && s->v[lo].start == start) s->v[lo].launch = launch_of_tie(s->v[lo].launch, launch);
+    if (lo < s->n && s->v[lo].start == start && launch != IV_NO_LAUNCH) {
+        if (!want_launch(s)) return false;
+        s->launch[lo] = launch_of_tie(s->launch[lo], launch);
+    }
     return true;
 }
 
 void iset_free(interval_set *s) {
     free(s->v);
+    free(s->launch);
     free(s->buf);
     memset(s, 0, sizeof *s);
 }

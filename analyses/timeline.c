@@ -197,8 +197,15 @@ static bool tl_end_source(void *run, void *src) {
         if (li < 0) { r->dropped_lane_ops += sl->ops; map[i] = UINT32_MAX; continue; }
         map[i] = (uint32_t)li;
         tl_lane *rl = &r->lanes[li];
-        for (int k = 0; ok && k < TL_SETS; k++)
+        for (int k = 0; ok && k < TL_SETS; k++) {
+            if (!rl->set[k].n && !rl->set[k].nb) {   /* the run's lane is empty: move, not copy */
+                interval_set t = rl->set[k];
+                rl->set[k] = sl->set[k];
+                sl->set[k] = t;
+                continue;
+            }
             ok = iset_flush(&sl->set[k]) && iset_add_all(&rl->set[k], &sl->set[k]);
+        }
         if (sl->first_start < rl->first_start) rl->first_start = sl->first_start;
         if (sl->last_end > rl->last_end) rl->last_end = sl->last_end;
         rl->ops += sl->ops;
@@ -267,9 +274,10 @@ static bool scope_numbers(tl_scope *o, interval_set *set, int64_t first, int64_t
     for (size_t i = 1; i < b->n; i++) {
         int64_t gap = b->v[i].start - b->v[i - 1].end;
         o->gaps++;
-        if (b->v[i].launch != IV_NO_LAUNCH) {
+        int64_t launch = iset_launch(b, i);
+        if (launch != IV_NO_LAUNCH) {
             o->gaps_with_launch++;
-            if (b->v[i].launch > b->v[i - 1].end) { o->host_wait += gap; continue; }
+            if (launch > b->v[i - 1].end) { o->host_wait += gap; continue; }
         }
         if (gap < threshold) o->kernel_wait += gap;
     }

@@ -287,6 +287,62 @@ START_TEST(timeline_idle_split_and_launch_delay) {
 }
 END_TEST
 
+/* host_wait / kernel_wait against brute force: random kernels on one lane, half with a
+ * launch call (random times), kernels and launches in random order and split into 1-3
+ * sources. Expected: islands from a bitmap; an island's launch is the earliest known launch
+ * of the operations starting exactly at its start. */
+START_TEST(idle_split_matches_brute_force) {
+    for (int round = 0; round < 150; round++) {
+        enum { K = 60 };
+        static record recs[2 * K];
+        static unsigned char bits[T];
+        int64_t ks[K], ke[K], ls[K];
+        memset(bits, 0, sizeof bits);
+        size_t n = 0;
+        for (int i = 0; i < K; i++) {
+            ks[i] = rnd(T - 200), ke[i] = ks[i] + 1 + rnd(60);
+            ls[i] = rnd(3) ? (int64_t)rnd(T) - 100 : IV_NO_LAUNCH;
+            for (int64_t x = ks[i]; x < ke[i]; x++) bits[x] = 1;
+            recs[n++] = kernel_c((uint64_t)i + 1, ks[i], ke[i]);
+            if (ls[i] != IV_NO_LAUNCH) recs[n++] = launch((uint64_t)i + 1, ls[i], ls[i] + 5);
+        }
+        for (size_t i = n - 1; i > 0; i--) {   /* shuffle */
+            size_t j = rnd((unsigned)i + 1);
+            record t = recs[i]; recs[i] = recs[j]; recs[j] = t;
+        }
+        int64_t hw = 0, kw = 0, idle = 0, prev_end = -1, first = -1, last = -1;
+        bool any_launch = false;
+        uint64_t gaps = 0;
+        for (int64_t x = 0; x <= T; x++) {
+            bool on = x < T && bits[x], was = x > 0 && bits[x - 1];
+            if (on && !was) {                    /* an island starts at x */
+                if (first < 0) first = x;
+                if (prev_end >= 0) {
+                    int64_t gap = x - prev_end, l = IV_NO_LAUNCH;
+                    for (int i = 0; i < K; i++)
+                        if (ks[i] == x && ls[i] != IV_NO_LAUNCH && (l == IV_NO_LAUNCH || ls[i] < l)) l = ls[i];
+                    gaps++;
+                    idle += gap;
+                    if (l != IV_NO_LAUNCH) any_launch = true;
+                    if (l != IV_NO_LAUNCH && l > prev_end) hw += gap;
+                    else if (gap < CFG.kernel_wait_threshold_ns) kw += gap;
+                }
+            }
+            if (!on && was) prev_end = last = x;
+        }
+        void *run = run_analysis(&timeline_section, recs, n, 1 + rnd(3), NULL);
+        double v;
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.idle_ns"), idle);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.span_ns"), last - first);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.kernel_wait_ns"), kw);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.other_ns"), idle - hw - kw);
+        if (any_launch || !gaps) ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.host_wait_ns"), hw);
+        else ck_assert(!timeline_section.number(run, "run.host_wait_ns", &v));
+        timeline_section.close(run);
+    }
+}
+END_TEST
+
 /* The report.md parts of the three sections. */
 START_TEST(report_md_parts) {
     record recs[4] = {kernel_c(1, 0, 100), launch(1, -20, -10), op(REC_KERNEL_DISPATCH, "ncclKernel", 0, 1, 50, 120),
@@ -423,6 +479,7 @@ int main(void) {
     tcase_add_test(tc, corr_map_matches_reference);
     tcase_add_test(tc, timeline_matches_bitmaps);
     tcase_add_test(tc, report_md_parts);
+    tcase_add_test(tc, idle_split_matches_brute_force);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, classes_sum_to_total);
