@@ -25,8 +25,9 @@ static void *tl_open(const analysis_config *cfg, diag_list *diag) {
 }
 
 static void *tl_open_source(void *run, const source_ref *src) {
-    (void)src;
-    return tl_open(((tl_state *)run)->cfg, ((tl_state *)run)->diag);
+    tl_state *s = tl_open(((tl_state *)run)->cfg, ((tl_state *)run)->diag);
+    if (s) s->ignore_launches = src && !src->kernels_chosen;
+    return s;
 }
 
 /* The lane of (device, stream) as the record gives them; creates it. -1 past TL_MAX_LANES
@@ -121,7 +122,7 @@ static bool consume_launch(tl_state *s, const record *r) {
 
 static bool tl_consume(void *st, const record *r) {
     tl_state *s = st;
-    if (r->type == REC_API_CALL) return consume_launch(s, r);
+    if (r->type == REC_API_CALL) return s->ignore_launches || consume_launch(s, r);
     int64_t start, end;
     bool timed = (r->has & RF_START) && to_i64(r->start_ns, &start);
     if (timed && (r->has & RF_END)) timed = to_i64(r->end_ns, &end);

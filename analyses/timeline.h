@@ -60,6 +60,8 @@ typedef struct tl_state {
     i128 kernel_ns, short_ns;
     uint64_t dropped_lane_ops, untimed_ops;
     bool any;
+    bool ignore_launches;            /* a source whose kernels are not chosen: its launch calls'
+                                      * correlation ids belong to another profiler's id space */
     kernel_class_cache cache;
     /* finish() results */
     tl_scope *scopes;                /* lanes (sorted), then devices, then the run */

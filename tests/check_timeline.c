@@ -137,6 +137,7 @@ END_TEST
 typedef struct run_out { void *run; } run_out;
 static const analysis_config CFG = {.kernel_wait_threshold_ns = 50, .short_kernel_ns = 100, .run_dir = "."};
 
+static bool chosen_last = true;   /* kernels_chosen of the last source (launch-space test) */
 static void *run_analysis(const section_analysis *an, const record *recs, size_t n, size_t n_sources,
                           const section_results *earlier) {
     diag_list diag;
@@ -144,7 +145,8 @@ static void *run_analysis(const section_analysis *an, const record *recs, size_t
     void *run = an->open(&CFG, &diag);
     ck_assert_ptr_nonnull(run);
     for (size_t s = 0; s < n_sources; s++) {
-        source_ref ref = {.index = s, .path = "x", .format = "test", .rank = -1, .kernels_chosen = true};
+        source_ref ref = {.index = s, .path = "x", .format = "test", .rank = -1,
+                          .kernels_chosen = s + 1 < n_sources || chosen_last};
         void *src = an->open_source(run, &ref);
         for (size_t i = s * n / n_sources; i < (s + 1) * n / n_sources; i++)
             if (an->wants & REC_BIT(recs[i].type)) ck_assert(an->consume(src, &recs[i]));
@@ -284,6 +286,15 @@ START_TEST(timeline_idle_split_and_launch_delay) {
         ck_assert_int_eq((int64_t)num(&timeline_section, run, "short_kernels.count"), 1);   /* C: 90 ns < 100 */
         timeline_section.close(run);
     }
+    /* launches from a source whose kernels are not chosen (another profiler's correlation
+     * ids) are ignored: the split case then has no matched launch */
+    chosen_last = false;
+    void *run = run_analysis(&timeline_section, split, 8, 2, NULL);
+    chosen_last = true;
+    double v;
+    ck_assert(!timeline_section.number(run, "run.host_wait_ns", &v));
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 0);
+    timeline_section.close(run);
 }
 END_TEST
 
