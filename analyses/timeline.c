@@ -20,31 +20,32 @@
 
 static void *tl_open(const analysis_config *cfg, diag_list *diag) {
     tl_state *s = calloc(1, sizeof *s);
-    if (s) { s->cfg = cfg; s->diag = diag; s->delay_min = INT64_MAX; s->delay_max = INT64_MIN; }
+    if (s) { s->cfg = cfg; s->diag = diag; s->rank = -1; s->delay_min = INT64_MAX; s->delay_max = INT64_MIN; }
     return s;
 }
 
 static void *tl_open_source(void *run, const source_ref *src) {
     tl_state *s = tl_open(((tl_state *)run)->cfg, ((tl_state *)run)->diag);
-    if (s) s->ignore_launches = src && !src->kernels_chosen;
+    if (s) {
+        s->ignore_launches = src && !src->kernels_chosen;
+        s->rank = src && src->rank >= 0 ? src->rank : -1;
+    }
     return s;
 }
 
-/* The lane of (device, stream) as the record gives them; creates it. -1 past TL_MAX_LANES
- * or on OOM (*oom set). */
-static long lane_of(tl_state *s, bool has_dev, int64_t dev, bool has_str, int64_t str, bool *oom) {
-    if (s->last_lane < s->n_lanes) {
-        tl_lane *l = &s->lanes[s->last_lane];
-        if (l->has_device == has_dev && l->has_stream == has_str && (!has_dev || l->device == dev) &&
-            (!has_str || l->stream == str))
-            return (long)s->last_lane;
-    }
-    for (size_t i = 0; i < s->n_lanes; i++) {
-        tl_lane *l = &s->lanes[i];
-        if (l->has_device == has_dev && l->has_stream == has_str && (!has_dev || l->device == dev) &&
-            (!has_str || l->stream == str))
-            return (long)(s->last_lane = i);
-    }
+/* Whether lane l is (rank, device, stream). */
+static bool same_lane(const tl_lane *l, int rank, bool has_dev, int64_t dev, bool has_str, int64_t str) {
+    return l->rank == rank && l->has_device == has_dev && l->has_stream == has_str && (!has_dev || l->device == dev) &&
+           (!has_str || l->stream == str);
+}
+
+/* The lane of (rank, device, stream) as the source and record give them; creates it. -1
+ * past TL_MAX_LANES or on OOM (*oom set). */
+static long lane_of(tl_state *s, int rank, bool has_dev, int64_t dev, bool has_str, int64_t str, bool *oom) {
+    if (s->last_lane < s->n_lanes && same_lane(&s->lanes[s->last_lane], rank, has_dev, dev, has_str, str))
+        return (long)s->last_lane;
+    for (size_t i = 0; i < s->n_lanes; i++)
+        if (same_lane(&s->lanes[i], rank, has_dev, dev, has_str, str)) return (long)(s->last_lane = i);
     if (s->n_lanes >= TL_MAX_LANES) return -1;
     if (s->n_lanes == s->cap_lanes) {
         size_t nc = s->cap_lanes ? s->cap_lanes * 2 : 8;
@@ -55,6 +56,7 @@ static long lane_of(tl_state *s, bool has_dev, int64_t dev, bool has_str, int64_
     }
     tl_lane *l = &s->lanes[s->n_lanes];
     memset(l, 0, sizeof *l);
+    l->rank = rank;
     l->has_device = has_dev, l->device = has_dev ? dev : 0;
     l->has_stream = has_str, l->stream = has_str ? str : 0;
     l->first_start = INT64_MAX, l->last_end = INT64_MIN;
@@ -130,7 +132,7 @@ static bool tl_consume(void *st, const record *r) {
     else timed = false;
     if (!timed || end < start) { s->untimed_ops++; return true; }
     bool oom = false;
-    long li = lane_of(s, r->has & RF_DEVICE, r->device, r->has & RF_STREAM, r->stream, &oom);
+    long li = lane_of(s, s->rank, r->has & RF_DEVICE, r->device, r->has & RF_STREAM, r->stream, &oom);
     if (oom) return false;
     if (li < 0) { s->dropped_lane_ops++; return true; }
     tl_lane *l = &s->lanes[li];
@@ -193,7 +195,7 @@ static bool tl_end_source(void *run, void *src) {
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *sl = &s->lanes[i];
         bool oom = false;
-        long li = lane_of(r, sl->has_device, sl->device, sl->has_stream, sl->stream, &oom);
+        long li = lane_of(r, sl->rank, sl->has_device, sl->device, sl->has_stream, sl->stream, &oom);
         if (oom) { ok = false; break; }
         if (li < 0) { r->dropped_lane_ops += sl->ops; map[i] = UINT32_MAX; continue; }
         map[i] = (uint32_t)li;
@@ -288,14 +290,20 @@ static bool scope_numbers(tl_scope *o, interval_set *set, int64_t first, int64_t
 
 static int cmp_scope(const void *a, const void *b) {
     const tl_scope *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
     if (x->has_device != y->has_device) return x->has_device ? -1 : 1;
     if (x->device != y->device) return x->device < y->device ? -1 : 1;
     if (x->has_stream != y->has_stream) return x->has_stream ? -1 : 1;
     return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-/* Unions of the lanes selected by `pick` (device index or -1 for all) into one scope. */
-static bool union_scope(tl_state *s, tl_scope *o, bool has_dev, int64_t dev, bool all, int64_t threshold) {
+/* Whether lane l belongs to the device (rank, has_dev, dev). */
+static bool on_device(const tl_lane *l, int rank, bool has_dev, int64_t dev) {
+    return l->rank == rank && l->has_device == has_dev && (!has_dev || l->device == dev);
+}
+
+/* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope. */
+static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold) {
     interval_set set[TL_SETS];
     memset(set, 0, sizeof set);
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -303,17 +311,18 @@ static bool union_scope(tl_state *s, tl_scope *o, bool has_dev, int64_t dev, boo
     bool ok = true;
     size_t picked = 0, only = 0;
     for (size_t i = 0; i < s->n_lanes; i++)
-        if (all || (s->lanes[i].has_device == has_dev && (!has_dev || s->lanes[i].device == dev))) picked++, only = i;
+        if (all || on_device(&s->lanes[i], rank, has_dev, dev)) picked++, only = i;
     if (picked == 1) {   /* one lane: its own unions, no copy (the common single-stream run) */
         tl_lane *l = &s->lanes[only];
         memset(o, 0, sizeof *o);
         o->has_device = has_dev && !all, o->device = dev;
+        o->rank = all ? -1 : rank;
         o->ops = l->ops;
         return scope_numbers(o, l->set, l->first_start, l->last_end, threshold);
     }
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
-        if (!all && (l->has_device != has_dev || (has_dev && l->device != dev))) continue;
+        if (!all && !on_device(l, rank, has_dev, dev)) continue;
         for (int k = 0; ok && k < TL_SETS; k++) ok = iset_add_all(&set[k], &l->set[k]);
         if (l->first_start < first) first = l->first_start;
         if (l->last_end > last) last = l->last_end;
@@ -322,6 +331,7 @@ static bool union_scope(tl_state *s, tl_scope *o, bool has_dev, int64_t dev, boo
     for (int k = 0; ok && k < TL_SETS; k++) ok = iset_flush(&set[k]);
     memset(o, 0, sizeof *o);
     o->has_device = has_dev && !all, o->device = dev;
+    o->rank = all ? -1 : rank;
     o->ops = ops;
     if (ok) ok = scope_numbers(o, set, first, last, threshold);
     for (int k = 0; k < TL_SETS; k++) iset_free(&set[k]);
@@ -344,6 +354,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
         for (int k = 0; k < TL_SETS; k++)
             if (!iset_flush(&l->set[k])) return false;
         tl_scope *o = &s->scopes[i];
+        o->rank = l->rank;
         o->has_device = l->has_device, o->device = l->device;
         o->has_stream = l->has_stream, o->stream = l->stream;
         o->ops = l->ops;
@@ -353,11 +364,13 @@ static bool tl_finish(void *run, const section_results *earlier) {
     size_t nd = 0;
     for (size_t i = 0; i < s->n_lanes; i++) {
         const tl_scope *l = &s->scopes[i];
-        if (i && l->has_device == s->scopes[i - 1].has_device && l->device == s->scopes[i - 1].device) continue;
-        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->has_device, l->device, false, threshold)) return false;
+        const tl_scope *p = i ? &s->scopes[i - 1] : NULL;
+        if (p && l->rank == p->rank && l->has_device == p->has_device && l->device == p->device) continue;
+        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->rank, l->has_device, l->device, false, threshold))
+            return false;
         nd++;
     }
-    if (!union_scope(s, &s->scopes[s->n_lanes + nd], false, 0, true, threshold)) return false;
+    if (!union_scope(s, &s->scopes[s->n_lanes + nd], -1, false, 0, true, threshold)) return false;
     s->n_devices = nd;
     s->n_lane_scopes = s->n_lanes;
     s->n_scopes = s->n_lanes + nd + 1;

@@ -13,7 +13,7 @@
 #include "analyses/kernel_class_cache.h"
 #include "analyses/section.h"
 
-/* At most this many (device, stream) lanes per run; the operations of further lanes are
+/* At most this many (rank, device, stream) lanes per run; the operations of further lanes are
  * counted (dropped_lane_ops) and left out, with a warning. */
 #define TL_MAX_LANES 1024u
 /* Launch delay above this is an outlier (HTA's launch-delay outlier rule, 100 us). */
@@ -25,6 +25,7 @@
 enum { TL_BUSY, TL_COMPUTE, TL_COMM, TL_MEMCPY, TL_SETS };
 
 typedef struct tl_lane {
+    int rank;                        /* the source's distributed rank, -1 when unknown */
     int64_t device, stream;
     bool has_device, has_stream;
     interval_set set[TL_SETS];
@@ -34,6 +35,7 @@ typedef struct tl_lane {
 
 /* The numbers of one scope (a lane, a device, the run), computed in finish. */
 typedef struct tl_scope {
+    int rank;
     int64_t device, stream;
     bool has_device, has_stream;
     uint64_t ops;
@@ -46,6 +48,7 @@ typedef struct tl_scope {
 typedef struct tl_state {
     const analysis_config *cfg;
     diag_list *diag;
+    int rank;                        /* a source state: its source's rank (-1 unknown) */
     tl_lane *lanes;
     size_t n_lanes, cap_lanes, last_lane;
     corr_map launches;               /* launch calls waiting for their operation */

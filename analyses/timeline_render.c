@@ -44,6 +44,9 @@ static void render_scope(const tl_scope *o, jw_out *w, int kind) {
     bool lane = kind == 2;
     jw_object_open(w);
     if (kind) {
+        jw_key(w, "rank");
+        if (o->rank >= 0) jw_int(w, o->rank);
+        else jw_null(w);
         jw_key(w, "device");
         if (o->has_device) jw_int(w, o->device);
         else jw_null(w);

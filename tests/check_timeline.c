@@ -137,7 +137,8 @@ END_TEST
 typedef struct run_out { void *run; } run_out;
 static const analysis_config CFG = {.kernel_wait_threshold_ns = 50, .short_kernel_ns = 100, .run_dir = "."};
 
-static bool chosen_last = true;   /* kernels_chosen of the last source (launch-space test) */
+static bool chosen_last = true;
+static bool rank_per_source = false;  /* source i is rank i (multi-rank test) */   /* kernels_chosen of the last source (launch-space test) */
 static void *run_analysis(const section_analysis *an, const record *recs, size_t n, size_t n_sources,
                           const section_results *earlier) {
     diag_list diag;
@@ -145,7 +146,7 @@ static void *run_analysis(const section_analysis *an, const record *recs, size_t
     void *run = an->open(&CFG, &diag);
     ck_assert_ptr_nonnull(run);
     for (size_t s = 0; s < n_sources; s++) {
-        source_ref ref = {.index = s, .path = "x", .format = "test", .rank = -1,
+        source_ref ref = {.index = s, .path = "x", .format = "test", .rank = rank_per_source ? (int)s : -1,
                           .kernels_chosen = s + 1 < n_sources || chosen_last};
         void *src = an->open_source(run, &ref);
         for (size_t i = s * n / n_sources; i < (s + 1) * n / n_sources; i++)
@@ -408,6 +409,29 @@ START_TEST(timeline_hostile_times) {
 }
 END_TEST
 
+/* One trace per rank: the same device and stream numbers in two ranks are two lanes and
+ * two devices; the run is the union of both. */
+START_TEST(timeline_ranks_are_lanes) {
+    record recs[2] = {op(REC_KERNEL_DISPATCH, "Cijk_a", 0, 0, 0, 100), op(REC_KERNEL_DISPATCH, "Cijk_a", 0, 0, 50, 300)};
+    rank_per_source = true;
+    void *run = run_analysis(&timeline_section, recs, 2, 2, NULL);
+    rank_per_source = false;
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.0.busy_ns"), 100);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.1.busy_ns"), 250);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "devices.1.busy_ns"), 250);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 300);
+    strbuf b = {0};
+    jw_out w;
+    jw_begin(&w, &b, 0);
+    timeline_section.render(run, &w);
+    strbuf_terminate(&b);
+    ck_assert_ptr_nonnull(strstr(b.data, "\"streams\":[{\"rank\":0,\"device\":0,\"stream\":0,"));
+    ck_assert_ptr_nonnull(strstr(b.data, "{\"rank\":1,\"device\":0,\"stream\":0,"));
+    strbuf_free(&b);
+    timeline_section.close(run);
+}
+END_TEST
+
 /* Class totals sum to the total, kernels' to the kernel total, whatever the split. */
 START_TEST(classes_sum_to_total) {
     enum { N = 500 };
@@ -493,6 +517,7 @@ int main(void) {
     tcase_add_test(tc, idle_split_matches_brute_force);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
     tcase_add_test(tc, timeline_hostile_times);
+    tcase_add_test(tc, timeline_ranks_are_lanes);
     tcase_add_test(tc, classes_sum_to_total);
     tcase_add_test(tc, recommendations_rules);
     suite_add_tcase(s, tc);
