@@ -64,23 +64,27 @@ bool iset_flush(interval_set *s) {
     qsort(s->buf, s->nb, sizeof *s->buf, by_start);
     bool launches = s->launch != NULL;
     for (size_t j = 0; !launches && j < s->nb; j++) launches = s->buf[j].launch != IV_NO_LAUNCH;
-    size_t cap = s->n + s->nb;
-    iv *out = malloc(cap * sizeof *out);
-    int64_t *outl = launches ? malloc(cap * sizeof *outl) : NULL;
-    if (!out || (launches && !outl)) { free(out); free(outl); return false; }
-    size_t i = 0, j = 0, n = 0;
-    while (i < s->n || j < s->nb) {
-        bool take_v = j >= s->nb || (i < s->n && s->v[i].start <= s->buf[j].start);
-        iv_launch x;
-        if (take_v) x = (iv_launch){s->v[i].start, s->v[i].end, iset_launch(s, i)}, i++;
-        else x = s->buf[j++];
-        push_merge(out, outl, &n, x);
+    if ((launches && !want_launch(s)) || !grow(s, s->n + s->nb)) return false;
+    /* merge the two sorted runs in place, from the back (no second array) ... */
+    size_t i = s->n, j = s->nb, k = s->n + s->nb;
+    while (j > 0) {
+        k--;
+        if (i > 0 && s->v[i - 1].start > s->buf[j - 1].start) {
+            i--;
+            s->v[k] = s->v[i];
+            if (s->launch) s->launch[k] = s->launch[i];
+        } else {
+            j--;
+            s->v[k] = (iv){s->buf[j].start, s->buf[j].end};
+            if (s->launch) s->launch[k] = s->buf[j].launch;
+        }
     }
-    free(s->v);
-    free(s->launch);
-    s->v = out;
-    s->launch = outl;
-    s->cap = cap;
+    /* ... then coalesce overlapping and touching neighbours, front to back */
+    size_t total = s->n + s->nb, n = 0;
+    for (size_t x = 0; x < total; x++) {
+        iv_launch it = {s->v[x].start, s->v[x].end, iset_launch(s, x)};
+        push_merge(s->v, s->launch, &n, it);
+    }
     s->n = n;
     s->nb = 0;
     return true;
