@@ -432,6 +432,64 @@ START_TEST(timeline_ranks_are_lanes) {
 }
 END_TEST
 
+/* Random records (any type, any mix of fields, hostile values, names with NUL bytes) into
+ * all three sections over 1-3 sources: no crash, no sanitizer report, and the idle parts
+ * still sum to idle. */
+START_TEST(random_records_hold_invariants) {
+    static const char NAME[] = "nccl\0Cijk_fp16_generic_gemm__amd_rocclr_copyBuffer_launch";
+    enum { N = 3000 };
+    static record recs[N];
+    static const int64_t VALS[] = {0, 1, -1, 1000, 123456789, INT64_MAX, INT64_MIN, (int64_t)1 << 61, -((int64_t)1 << 61)};
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < N; i++) {
+            record r = {0};
+            r.type = (record_type)rnd(REC_TYPE_COUNT);
+            r.has = (unsigned)rnd(1u << 22);
+            r.device = rnd(3), r.stream = rnd(3);
+            int64_t s0 = rnd(4) ? (int64_t)rnd(100000) : VALS[rnd(9)];
+            r.start_ns = s0;
+            r.end_ns = rnd(5) ? (i128)s0 + rnd(5000) : (i128)VALS[rnd(9)] * (rnd(2) ? 1 : 3);
+            r.duration_ns = rnd(4) ? (i128)rnd(5000) : VALS[rnd(9)];
+            r.correlation_id = rnd(200);
+            r.name = rnd(8) ? NAME + rnd(20) : NULL;
+            r.name_len = r.name ? (size_t)rnd(30) : 0;
+            if (r.type == REC_METADATA) { r.key = "device_name"; r.value = "MI300X"; r.value_len = 6; }
+            recs[i] = r;
+        }
+        size_t sources = 1 + rnd(3);
+        void *tl = run_analysis(&timeline_section, recs, N, sources, NULL);
+        void *cl = run_analysis(&classes_section, recs, N, sources, NULL);
+        const section_analysis *ans[2] = {&classes_section, &timeline_section};
+        void *states[2] = {cl, tl};
+        section_results earlier = {ans, states, 2};
+        void *rc = run_analysis(&recommendations_section, recs, N, sources, &earlier);
+        double idle, hw = 0, kw, other;
+        if (timeline_section.number(tl, "run.idle_ns", &idle)) {
+            timeline_section.number(tl, "run.host_wait_ns", &hw);
+            kw = num(&timeline_section, tl, "run.kernel_wait_ns");
+            other = num(&timeline_section, tl, "run.other_ns");
+            ck_assert_int_eq((int64_t)(hw + kw + other), (int64_t)idle);
+            ck_assert(idle >= 0 && kw >= 0 && other >= 0);
+        }
+        strbuf b = {0};
+        jw_out w;
+        jw_begin(&w, &b, 0);
+        jw_array_open(&w);
+        timeline_section.render(tl, &w);
+        classes_section.render(cl, &w);
+        recommendations_section.render(rc, &w);
+        jw_array_close(&w);
+        timeline_section.render_md(tl, &b);
+        classes_section.render_md(cl, &b);
+        recommendations_section.render_md(rc, &b);
+        strbuf_free(&b);
+        recommendations_section.close(rc);
+        classes_section.close(cl);
+        timeline_section.close(tl);
+    }
+}
+END_TEST
+
 /* Class totals sum to the total, kernels' to the kernel total, whatever the split. */
 START_TEST(classes_sum_to_total) {
     enum { N = 500 };
@@ -518,6 +576,7 @@ int main(void) {
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, timeline_ranks_are_lanes);
+    tcase_add_test(tc, random_records_hold_invariants);
     tcase_add_test(tc, classes_sum_to_total);
     tcase_add_test(tc, recommendations_rules);
     suite_add_tcase(s, tc);
