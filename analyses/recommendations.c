@@ -426,7 +426,11 @@ const section_analysis recommendations_section = {
     .key = "recommendations",
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_METADATA),
     .fields = RF_START | RF_END | RF_DURATION,
-    .splittable = true,   /* kernel_table_append folds pieces exactly (or marks names incomplete) */
+    /* Not splittable: past KT_MAX_NAMES / 2 distinct names per piece, kernel_table_can_append
+     * declines (it counts names shared by both pieces twice) where one pass would not have
+     * overflowed, and the per-name rules would be skipped. The timeline is not splittable
+     * either, so this costs nothing today. */
+    .splittable = false,
     .open = rc_open,
     .open_source = rc_open_source,
     .consume = rc_consume,
