@@ -1,8 +1,17 @@
-/* kernel_class: the name-pattern table (see kernel_class.h). PLACEHOLDER table: only the
- * communication rule; the classes engineer replaces it with the documented table. */
+/* kernel_class: the name-pattern table (see kernel_class.h and docs/ANALYSIS.md "classes").
+ *
+ * The table is data: one row per pattern, {prefix, substring, class, note}, both matched on
+ * the ASCII-lowercased name (a leading "void " is skipped for the prefix), both optional
+ * (NULL = no condition), first matching row wins, KC_OTHER when none matches. Rows are
+ * ordered from the most specific to the most generic: communication and the runtime's copy
+ * and fill kernels first (their names contain "reduce" or "copy"), then attention (flash
+ * attention kernels contain "gemm"), normalization, convolution (cuDNN and MIOpen implicit
+ * GEMM convolutions contain "gemm"), Triton by its fused op words, GEMM, then reductions
+ * and elementwise kernels. tests/kernel_classes_expected.tsv checks every fixture's kernel
+ * names against it. */
 #include "analyses/kernel_class.h"
 
-#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const KEYS[KC_COUNT] = {"gemm", "attention", "communication", "memcpy", "memset",
@@ -10,19 +19,155 @@ static const char *const KEYS[KC_COUNT] = {"gemm", "attention", "communication",
 
 const char *kernel_class_key(kernel_class c) { return (unsigned)c < KC_COUNT ? KEYS[c] : "other"; }
 
-/* Case-insensitive substring search in a name that is not NUL-terminated. */
-static int has_word(const char *name, size_t len, const char *w) {
-    size_t n = strlen(w);
-    for (size_t i = 0; i + n <= len; i++) {
-        size_t j = 0;
-        while (j < n && tolower((unsigned char)name[i + j]) == w[j]) j++;
-        if (j == n) return 1;
-    }
+typedef struct class_rule {
+    const char *prefix;     /* the lowercased name (after "void ") starts with it; NULL: any */
+    const char *contains;   /* the lowercased name contains it; NULL: any */
+    kernel_class cls;
+    const char *note;       /* what the row recognises (documented in ANALYSIS.md) */
+} class_rule;
+
+static const class_rule RULES[] = {
+    /* communication: NCCL / RCCL and collective words (TraceLens: rccl|nccl|cross_device_reduce) */
+    {NULL, "nccl", KC_COMMUNICATION, "NCCL (ncclDevKernel_*, ncclKernel_*)"},
+    {NULL, "rccl", KC_COMMUNICATION, "RCCL"},
+    {NULL, "cross_device_reduce", KC_COMMUNICATION, "vLLM custom all-reduce"},
+    {NULL, "allreduce", KC_COMMUNICATION, "all-reduce kernels"},
+    {NULL, "all_reduce", KC_COMMUNICATION, "all-reduce kernels"},
+    {NULL, "allgather", KC_COMMUNICATION, "all-gather kernels"},
+    {NULL, "all_gather", KC_COMMUNICATION, "all-gather kernels"},
+    {NULL, "reducescatter", KC_COMMUNICATION, "reduce-scatter kernels"},
+    {NULL, "reduce_scatter", KC_COMMUNICATION, "reduce-scatter kernels"},
+    {NULL, "alltoall", KC_COMMUNICATION, "all-to-all kernels"},
+    {NULL, "all_to_all", KC_COMMUNICATION, "all-to-all kernels"},
+    /* the runtimes' copy and fill kernels */
+    {"__amd_rocclr_copy", NULL, KC_MEMCPY, "HIP runtime blit copies (__amd_rocclr_copyBuffer, copyBufferRect, copyImage)"},
+    {"__amd_rocclr_fill", NULL, KC_MEMSET, "HIP runtime fills (__amd_rocclr_fillBuffer, fillBufferAligned, fillImage)"},
+    {NULL, "memcpy", KC_MEMCPY, "memcpy kernels"},
+    {NULL, "copybuffer", KC_MEMCPY, "blit copy kernels"},
+    {NULL, "memset", KC_MEMSET, "memset kernels (incl. Triton *_memset)"},
+    {NULL, "fillbuffer", KC_MEMSET, "blit fill kernels"},
+    /* attention (before GEMM: fused attention kernels contain gemm words) */
+    {NULL, "reshape_and_cache", KC_ELEMENTWISE, "vLLM KV-cache write (contains \"flash\", is not attention)"},
+    {NULL, "fmha", KC_ATTENTION, "CK / aiter fused multi-head attention (fmha_fwd, FmhaFwdKernel)"},
+    {NULL, "flash", KC_ATTENTION, "FlashAttention (flash_fwd_kernel, flash_attn_*)"},
+    {NULL, "attention", KC_ATTENTION, "attention kernels (paged_attention, unified_attention, scaled_dot_product_attention)"},
+    {NULL, "attn", KC_ATTENTION, "attention kernels (attn_fwd, triton attn)"},
+    {NULL, "sdpa", KC_ATTENTION, "SDPA kernels"},
+    /* normalization (softmax normalises a row: reduce then scale, like a norm) */
+    {NULL, "layer_norm", KC_NORMALIZATION, "at::native layer norm, Triton native_layer_norm"},
+    {NULL, "layernorm", KC_NORMALIZATION, "apex / CK layernorm"},
+    {NULL, "rms_norm", KC_NORMALIZATION, "RMS norm (vLLM, Triton)"},
+    {NULL, "rmsnorm", KC_NORMALIZATION, "RMS norm (CK ck_tile Rmsnorm2dFwd)"},
+    {NULL, "batch_norm", KC_NORMALIZATION, "batch norm"},
+    {NULL, "batchnorm", KC_NORMALIZATION, "batch norm (cuDNN bn_fw_*, MIOpen BatchNorm*)"},
+    {NULL, "bn_fw", KC_NORMALIZATION, "cuDNN batch norm forward"},
+    {NULL, "bn_bw", KC_NORMALIZATION, "cuDNN batch norm backward"},
+    {NULL, "group_norm", KC_NORMALIZATION, "group norm"},
+    {NULL, "groupnorm", KC_NORMALIZATION, "group norm"},
+    {NULL, "instance_norm", KC_NORMALIZATION, "instance norm"},
+    {NULL, "softmax", KC_NORMALIZATION, "softmax (cunn_SoftMaxForward, Triton softmax)"},
+    /* convolution (before GEMM: implicit-GEMM convolutions contain "gemm") */
+    {NULL, "nchwtonhwc", KC_ELEMENTWISE, "cuDNN layout transform"},
+    {NULL, "nhwctonchw", KC_ELEMENTWISE, "cuDNN layout transform"},
+    {NULL, "convolution", KC_CONVOLUTION, "convolution kernels (gridwise_convolution_*)"},
+    {NULL, "conv1d", KC_CONVOLUTION, "1-D convolution"},
+    {NULL, "conv2d", KC_CONVOLUTION, "2-D convolution"},
+    {NULL, "conv3d", KC_CONVOLUTION, "3-D convolution"},
+    {NULL, "conv_", KC_CONVOLUTION, "convolution kernels (naive_conv_fwd, MIOpen conv_*)"},
+    {NULL, "asmconv", KC_CONVOLUTION, "MIOpen assembly convolutions (miopenSp3AsmConv*)"},
+    {NULL, "igemm_", KC_CONVOLUTION, "MIOpen implicit-GEMM convolutions (igemm_fwd_gtc*, igemm_bwd_*, igemm_wrw_*)"},
+    {NULL, "implicit_gemm", KC_CONVOLUTION, "cuDNN implicit-GEMM convolutions (xmma_fprop_implicit_gemm)"},
+    {NULL, "fprop", KC_CONVOLUTION, "cuDNN convolution forward"},
+    {NULL, "dgrad", KC_CONVOLUTION, "cuDNN convolution data gradient"},
+    {NULL, "wgrad", KC_CONVOLUTION, "cuDNN convolution weight gradient"},
+    {NULL, "winograd", KC_CONVOLUTION, "Winograd convolutions"},
+    {NULL, "scudnn", KC_CONVOLUTION, "cuDNN convolution kernels (*_scudnn_*)"},
+    {NULL, "cask_cudnn", KC_CONVOLUTION, "cuDNN convolution helpers (cask_cudnn::computeOffsetsKernel)"},
+    {"fft2d_", NULL, KC_CONVOLUTION, "cuDNN FFT convolution"},
+    {NULL, "depthwise", KC_CONVOLUTION, "depthwise convolutions"},
+    /* Triton (Inductor names say what was fused: triton_<kind>_fused_<ops>) */
+    {"triton_tem_", NULL, KC_GEMM, "Inductor template kernels (mm, bmm, addmm)"},
+    {"triton_", "_mm", KC_GEMM, "Triton fused matmul"},
+    {"triton_", "addmm", KC_GEMM, "Triton fused addmm"},
+    {"triton_red_", NULL, KC_REDUCTION, "Inductor reduction kernels"},
+    {"triton_per_", NULL, KC_REDUCTION, "Inductor persistent reductions"},
+    {"triton_poi_", NULL, KC_ELEMENTWISE, "Inductor pointwise kernels"},
+    /* the MoE matmul finalize step sums expert outputs (its name contains "matmul") */
+    {NULL, "finalize_matmul", KC_REDUCTION, "Triton MoE finalize (sums top-k expert outputs)"},
+    /* GEMM: both vendors' BLAS libraries and the generic words */
+    {"cijk_", NULL, KC_GEMM, "Tensile (rocBLAS / hipBLASLt) Cijk_* kernels"},
+    {NULL, "hipblaslt", KC_GEMM, "hipBLASLt"},
+    {NULL, "wvsplitk", KC_GEMM, "vLLM skinny GEMM (wvSplitK)"},
+    {NULL, "nvjet", KC_GEMM, "cuBLAS nvjet kernels (Hopper/Blackwell)"},
+    {NULL, "xmma", KC_GEMM, "cuBLAS xmma kernels (sm90_xmma_gemm_*)"},
+    {NULL, "cutlass", KC_GEMM, "CUTLASS kernels"},
+    {NULL, "cublas", KC_GEMM, "cuBLAS / cuBLASLt kernels (incl. the cublasLt epilogue)"},
+    {NULL, "rocblas", KC_GEMM, "rocBLAS kernels"},
+    {NULL, "gemm", KC_GEMM, "GEMM kernels (ck BatchedGemmKernel, ampere_sgemm_*, *_gemm_*)"},
+    {NULL, "gemv", KC_GEMM, "matrix-vector kernels"},
+    {NULL, "matmul", KC_GEMM, "matmul kernels (Triton _matmul_*)"},
+    /* reductions */
+    {NULL, "reduce", KC_REDUCTION, "at::native reduce_kernel, reduce_segments"},
+    {NULL, "topk", KC_REDUCTION, "top-k selection"},
+    {NULL, "argmax", KC_REDUCTION, "argmax"},
+    {NULL, "argmin", KC_REDUCTION, "argmin"},
+    {NULL, "_sum_", KC_REDUCTION, "sums (_sum_bitmatrix_rows)"},
+    {NULL, "cumsum", KC_REDUCTION, "prefix sums"},
+    {NULL, "scan", KC_REDUCTION, "scans"},
+    {NULL, "pool", KC_REDUCTION, "pooling (max_pool, adaptive_average_pool): windowed reductions"},
+    /* elementwise / memory-bound kernels */
+    {NULL, "elementwise", KC_ELEMENTWISE, "at::native elementwise_kernel, vectorized_/unrolled_elementwise_kernel"},
+    {NULL, "multi_tensor_apply", KC_ELEMENTWISE, "fused optimizer steps"},
+    {NULL, "dropout", KC_ELEMENTWISE, "dropout"},
+    {NULL, "indexselect", KC_ELEMENTWISE, "index_select"},
+    {NULL, "gather", KC_ELEMENTWISE, "gather"},
+    {NULL, "scatter", KC_ELEMENTWISE, "scatter"},
+    {NULL, "index_", KC_ELEMENTWISE, "indexing kernels"},
+    {NULL, "catarray", KC_ELEMENTWISE, "torch.cat"},
+    {NULL, "transpose", KC_ELEMENTWISE, "transposes"},
+    {NULL, "rotary", KC_ELEMENTWISE, "rotary embeddings"},
+    {NULL, "embedding", KC_ELEMENTWISE, "embedding lookups"},
+    {NULL, "activation", KC_ELEMENTWISE, "activation kernels (vLLM act_and_mul)"},
+};
+#define N_RULES (sizeof RULES / sizeof RULES[0])
+
+static int starts_with(const char *s, size_t n, const char *p) {
+    size_t m = strlen(p);
+    return m <= n && memcmp(s, p, m) == 0;
+}
+
+static int contains(const char *s, size_t n, const char *w) {
+    size_t m = strlen(w);
+    if (m > n) return 0;
+    for (size_t i = 0; i + m <= n; i++)
+        if (s[i] == w[0] && memcmp(s + i, w, m) == 0) return 1;
     return 0;
+}
+
+/* The row of the table that classifies a lowercased name, or -1. */
+static int rule_of(const char *low, size_t n) {
+    const char *body = low;
+    size_t bn = n;
+    if (starts_with(body, bn, "void ")) body += 5, bn -= 5;
+    for (size_t i = 0; i < N_RULES; i++) {
+        const class_rule *r = &RULES[i];
+        if (r->prefix && !starts_with(body, bn, r->prefix)) continue;
+        if (r->contains && !contains(low, n, r->contains)) continue;
+        return (int)i;
+    }
+    return -1;
 }
 
 kernel_class kernel_class_of(const char *name, size_t len) {
     if (!name) return KC_OTHER;
-    if (has_word(name, len, "nccl") || has_word(name, len, "rccl")) return KC_COMMUNICATION;
-    return KC_OTHER;
+    char stack[512];
+    char *low = len <= sizeof stack ? stack : malloc(len);
+    if (!low) return KC_OTHER;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        low[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    int r = rule_of(low, len);
+    if (low != stack) free(low);
+    return r < 0 ? KC_OTHER : RULES[r].cls;
 }

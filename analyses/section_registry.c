@@ -16,7 +16,11 @@
     X(npu_ops_analysis)            \
     X(npu_hotspots_analysis)       \
     X(aie_cores_analysis)          \
-    X(aie_aggregate_analysis)
+    X(aie_aggregate_analysis)      \
+    /* an12a (issue 12): classes, timeline, then the derived recommendations */ \
+    X(classes_section)             \
+    X(timeline_section)            \
+    X(recommendations_section)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)

@@ -1,0 +1,164 @@
+/* interval_set: sorted island vector + out-of-order buffer (see interval_set.h). */
+#include "analyses/interval_set.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Which launch an island keeps when two intervals starting at the same time meet: the
+ * known one, and of two known ones the earlier (host_wait then needs both late). */
+static int64_t launch_of_tie(int64_t a, int64_t b) {
+    if (a == IV_NO_LAUNCH) return b;
+    if (b == IV_NO_LAUNCH) return a;
+    return a < b ? a : b;
+}
+
+/* Room for `need` islands (growing by half: the vectors are the timeline's memory). */
+static bool grow(interval_set *s, size_t need) {
+    if (need <= s->cap) return true;
+    size_t nc = s->cap ? s->cap + s->cap / 2 : 64;
+    if (nc < need) nc = need;
+    iv *p = realloc(s->v, nc * sizeof *p);
+    if (!p) return false;
+    s->v = p;
+    if (s->launch) {
+        int64_t *l = realloc(s->launch, nc * sizeof *l);
+        if (!l) return false;
+        s->launch = l;
+    }
+    s->cap = nc;
+    return true;
+}
+
+/* Gives the set a launch array (all unknown) the first time a launch is known. */
+static bool want_launch(interval_set *s) {
+    if (s->launch) return true;
+    size_t cap = s->cap ? s->cap : 1;
+    if (!(s->launch = malloc(cap * sizeof *s->launch))) return false;
+    for (size_t i = 0; i < s->n; i++) s->launch[i] = IV_NO_LAUNCH;
+    return true;
+}
+
+static int by_start(const void *a, const void *b) {
+    const iv_launch *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Appends x to (v, l)[0..*n) (sorted by start), merging it into the last island when they
+ * overlap or touch. l may be NULL (no launches kept). */
+static void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
+    if (*n) {
+        iv *last = &v[*n - 1];
+        if (x.start <= last->end) {
+            if (x.end > last->end) last->end = x.end;
+            if (l && x.start == last->start) l[*n - 1] = launch_of_tie(l[*n - 1], x.launch);
+            return;
+        }
+    }
+    v[*n] = (iv){x.start, x.end};
+    if (l) l[*n] = x.launch;
+    (*n)++;
+}
+
+bool iset_flush(interval_set *s) {
+    if (!s->nb) return true;
+    qsort(s->buf, s->nb, sizeof *s->buf, by_start);
+    bool launches = s->launch != NULL;
+    for (size_t j = 0; !launches && j < s->nb; j++) launches = s->buf[j].launch != IV_NO_LAUNCH;
+    if ((launches && !want_launch(s)) || !grow(s, s->n + s->nb)) return false;
+    /* merge the two sorted runs in place, from the back (no second array) ... */
+    size_t i = s->n, j = s->nb, k = s->n + s->nb;
+    while (j > 0) {
+        k--;
+        if (i > 0 && s->v[i - 1].start > s->buf[j - 1].start) {
+            i--;
+            s->v[k] = s->v[i];
+            if (s->launch) s->launch[k] = s->launch[i];
+        } else {
+            j--;
+            s->v[k] = (iv){s->buf[j].start, s->buf[j].end};
+            if (s->launch) s->launch[k] = s->buf[j].launch;
+        }
+    }
+    /* ... then coalesce overlapping and touching neighbours, front to back */
+    size_t total = s->n + s->nb, n = 0;
+    for (size_t x = 0; x < total; x++) {
+        iv_launch it = {s->v[x].start, s->v[x].end, iset_launch(s, x)};
+        push_merge(s->v, s->launch, &n, it);
+    }
+    s->n = n;
+    s->nb = 0;
+    return true;
+}
+
+bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
+    if (end <= start) return true;
+    iv_launch x = {start, end, launch};
+    if (!s->n || start >= s->v[s->n - 1].start) {   /* in order: a new island or the last one grows */
+        if (launch != IV_NO_LAUNCH && !want_launch(s)) return false;
+        if (!grow(s, s->n + 1)) return false;
+        push_merge(s->v, s->launch, &s->n, x);
+        return true;
+    }
+    if (!s->buf && !(s->buf = malloc(IV_BUFFER * sizeof *s->buf))) return false;
+    s->buf[s->nb++] = x;
+    return s->nb < IV_BUFFER || iset_flush(s);
+}
+
+bool iset_add_all(interval_set *dst, const interval_set *src) {
+    for (size_t i = 0; i < src->n; i++)
+        if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
+    return true;
+}
+
+int64_t iset_total(const interval_set *s) {
+    int64_t t = 0;
+    for (size_t i = 0; i < s->n; i++) t += s->v[i].end - s->v[i].start;
+    return t;
+}
+
+int64_t iset_overlap(const interval_set *a, const interval_set *b) {
+    int64_t t = 0;
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+        int64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+        if (hi > lo) t += hi - lo;
+        if (a->v[i].end < b->v[j].end) i++;
+        else j++;
+    }
+    return t;
+}
+
+bool iset_intersect(const interval_set *a, const interval_set *b, interval_set *out) {
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+        int64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+        if (hi > lo && !iset_add(out, lo, hi, IV_NO_LAUNCH)) return false;
+        if (a->v[i].end < b->v[j].end) i++;
+        else j++;
+    }
+    return iset_flush(out);
+}
+
+bool iset_set_launch(interval_set *s, int64_t start, int64_t launch) {
+    if (!iset_flush(s)) return false;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].start < start) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < s->n && s->v[lo].start == start && launch != IV_NO_LAUNCH) {
+        if (!want_launch(s)) return false;
+        s->launch[lo] = launch_of_tie(s->launch[lo], launch);
+    }
+    return true;
+}
+
+void iset_free(interval_set *s) {
+    free(s->v);
+    free(s->launch);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+}

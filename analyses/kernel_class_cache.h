@@ -1,0 +1,35 @@
+/* kernel_class_cache: kernel_class_of() memoised per kernel name.
+ *
+ * Classifying a name walks the whole pattern table (~90 substring searches), and a trace
+ * repeats a few hundred names millions of times; the analyses that classify every
+ * dispatch (classes, timeline, recommendations) keep one cache per source state. Bounded:
+ * at most KCC_MAX_NAMES names are remembered (then names are classified directly), so a
+ * trace of distinct names cannot grow it without bound. Not thread-safe (one per state). */
+#ifndef GOBLIN_KERNEL_CLASS_CACHE_H
+#define GOBLIN_KERNEL_CLASS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/kernel_class.h"
+
+#define KCC_MAX_NAMES 8192u
+
+typedef struct kcc_entry {
+    uint64_t hash;
+    char *name;          /* NULL: empty slot */
+    size_t len;
+    kernel_class cls;
+} kcc_entry;
+
+typedef struct kernel_class_cache {
+    kcc_entry *slots;    /* open addressing, 2 * KCC_MAX_NAMES slots once used */
+    size_t used;
+} kernel_class_cache;
+
+/* The class of `name` (len bytes), from the cache or the table (then remembered). */
+kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len);
+/* Frees the names and slots; the cache is empty (and usable) again. */
+void kcc_free(kernel_class_cache *c);
+
+#endif
