@@ -10,7 +10,9 @@
     X(rocpd_sqlite_parser)       \
     X(torch_trace_json_parser)   \
     X(amd_smi_csv_parser)        \
-    X(nvidia_smi_csv_parser)
+    X(nvidia_smi_csv_parser)     \
+    /* fmtjson (issue 11) */     \
+    X(rocprofv3_json_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

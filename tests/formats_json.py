@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""formats_json: the JSON, SQLite and telemetry formats (issue 11, fmtjson) against
+independent reads of the same files.
+
+Each check runs `section_tool --records FORMAT=FILE` (one JSON line per record the format
+emits) and compares counts and totals with what Python computes from the file itself: the
+JSON's own records via json/gzip, SQL over a rocpd database via sqlite3, a plain CSV read.
+
+usage: formats_json.py SECTION_TOOL SHARED_DIR [CHECK ...]
+"""
+import csv
+import gzip
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+TOOL = SHARED = None
+FAILED = []
+
+
+def records(fmt, path):
+    """The records the format emits, as dicts; also the tool's stderr (warnings)."""
+    p = subprocess.run([TOOL, "--records", f"{fmt}={path}"], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError(f"section_tool failed ({p.returncode}): {p.stderr}")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr
+
+
+def by_type(recs, t):
+    return [r for r in recs if r["type"] == t]
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ---------------------------------------------------------------- rocprofv3 JSON
+def check_rocprofv3_json():
+    path = os.path.join(SHARED, "fixtures/rocprofv3/rocprofv3_908_results.json.gz")
+    doc = json.load(gzip.open(path))
+    recs, _ = records("rocprofv3-json", path)
+    tool = doc["rocprofiler-sdk-tool"][0]
+    syms = {k["kernel_id"]: k["formatted_kernel_name"] for k in tool["kernel_symbols"]}
+    node_of = {a["id"]["handle"]: a["node_id"] for a in tool["agents"]}
+    disp = tool["buffer_records"]["kernel_dispatch"]
+    got = by_type(recs, "kernel_dispatch")
+    expect(len(got) == len(disp), f"dispatches {len(got)} != {len(disp)}")
+    total = sum(d["end_timestamp"] - d["start_timestamp"] for d in disp)
+    expect(sum(r["duration_ns"] for r in got) == total, "dispatch time total differs")
+    for r, d in zip(got, disp):
+        expect(r["name"] == syms[d["dispatch_info"]["kernel_id"]], f"name of dispatch at {r['line']}")
+        expect(r["device"] == node_of[d["dispatch_info"]["agent_id"]["handle"]], "device")
+        expect(r["start_ns"] == d["start_timestamp"] and r["end_ns"] == d["end_timestamp"], "times")
+        expect(r["correlation_id"] == d["correlation_id"]["internal"], "correlation id")
+        expect(r["grid"] == [d["dispatch_info"]["grid_size"][c] for c in "xyz"], "grid")
+        expect(r["lds_bytes"] == d["dispatch_info"]["group_segment_size"], "lds")
+    gpus = [a for a in tool["agents"] if a["type"] == 2]
+    meta = by_type(recs, "metadata")
+    for key, field in (("device_name", "product_name"), ("compute_units", "cu_count"), ("wave_size", "wave_front_size")):
+        vals = {m["device"]: m["value"] for m in meta if m["key"] == key}
+        expect(vals == {a["node_id"]: str(a[field]) for a in gpus}, f"metadata {key}: {vals}")
+    mem = {m["device"]: int(m["value"]) for m in meta if m["key"] == "memory_bytes"}
+    expect(mem == {a["node_id"]: sum(b["size_in_bytes"] for b in a["mem_banks"] if b["heap_type"] in (1, 2))
+                   for a in gpus}, "memory_bytes")
+
+
+def check_rocprofv3_json_synthetic():
+    """Copies, API calls and allocations (the fixture has only dispatches): a small file
+    written as rocprofiler-sdk's JSON writer lays them out."""
+    ops = [{"kind": "NONE", "operations": []}] * 1
+    kinds = ["NONE", "HSA_CORE_API", "HIP_RUNTIME_API", "MEMORY_COPY", "KERNEL_DISPATCH", "MEMORY_ALLOCATION"]
+    strings = [{"kind": k, "operations": []} for k in kinds]
+    strings[2]["operations"] = ["hipApiName", "hipMalloc", "hipMemcpy", "hipLaunchKernel"]
+    strings[1]["operations"] = ["hsa_init", "hsa_shut_down"]
+    strings[3]["operations"] = ["MEMORY_COPY_NONE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COPY_HOST_TO_DEVICE",
+                                "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"]
+    strings[5]["operations"] = ["MEMORY_ALLOCATION_NONE", "MEMORY_ALLOCATION_ALLOCATE",
+                                "MEMORY_ALLOCATION_VMEM_ALLOCATE", "MEMORY_ALLOCATION_FREE"]
+    del ops
+    agents = [{"id": {"handle": 11}, "type": 1, "node_id": 0, "name": "cpu", "cu_count": 8, "wave_front_size": 0},
+              {"id": {"handle": 12}, "type": 2, "node_id": 1, "name": "gfx90a", "product_name": "AMD Instinct MI210",
+               "vendor_name": "AMD", "cu_count": 104, "wave_front_size": 64,
+               "mem_banks": [{"heap_type": 1, "size_in_bytes": 68702699520}]}]
+    br = {
+        "kernel_dispatch": [
+            {"kind": 4, "operation": 2, "thread_id": 5, "correlation_id": {"internal": 3, "external": 0},
+             "start_timestamp": 1000, "end_timestamp": 1500,
+             "dispatch_info": {"agent_id": {"handle": 12}, "queue_id": {"handle": 1}, "kernel_id": 7,
+                               "private_segment_size": 0, "group_segment_size": 64,
+                               "workgroup_size": {"x": 64, "y": 1, "z": 1}, "grid_size": {"x": 1024, "y": 1, "z": 1}}},
+            {"kind": 4, "operation": 2, "correlation_id": {"internal": 4, "external": 0},
+             "start_timestamp": 2000, "end_timestamp": 2100, "dispatch_info": {"agent_id": {"handle": 12},
+                                                                              "kernel_id": 99}},
+            {"kind": 4, "operation": 2, "start_timestamp": 3000, "end_timestamp": 2999,
+             "dispatch_info": {"kernel_id": 7}}],
+        "hip_api": [{"kind": 2, "operation": 2, "thread_id": 5, "correlation_id": {"internal": 1},
+                     "start_timestamp": 100, "end_timestamp": 900},
+                    {"kind": 2, "operation": 3, "correlation_id": {"internal": 3}, "start_timestamp": 950,
+                     "end_timestamp": 990}],
+        "hsa_api": [{"kind": 1, "operation": 0, "start_timestamp": 1, "end_timestamp": 2}],
+        "memory_copy": [{"kind": 3, "operation": 2, "correlation_id": {"internal": 1}, "start_timestamp": 200,
+                         "end_timestamp": 700, "dst_agent_id": {"handle": 12}, "src_agent_id": {"handle": 11},
+                         "bytes": 4096},
+                        {"kind": 3, "operation": 3, "start_timestamp": 800, "end_timestamp": 850,
+                         "dst_agent_id": {"handle": 11}, "src_agent_id": {"handle": 12}, "bytes": 128}],
+        "memory_allocation": [{"kind": 5, "operation": 1, "start_timestamp": 10, "end_timestamp": 20,
+                               "agent_id": {"handle": 12}, "address": {"handle": 1}, "allocation_size": 1048576},
+                              {"kind": 5, "operation": 3, "start_timestamp": 30, "end_timestamp": 40,
+                               "agent_id": {"handle": 12}, "allocation_size": 0}],
+        "scratch_memory": [{"kind": 9, "operation": 1, "start_timestamp": 1, "end_timestamp": 2}],
+    }
+    doc = {"rocprofiler-sdk-tool": [{"metadata": {"node": {"hostname": "node7"}}, "agents": agents,
+                                     "strings": {"buffer_records": strings},
+                                     "kernel_symbols": [{"kernel_id": 7, "kernel_name": "_Z3addv.kd",
+                                                         "formatted_kernel_name": "add()",
+                                                         "sgpr_count": 16, "arch_vgpr_count": 8}],
+                                     "buffer_records": br}]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "1_results.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        recs, err = records("rocprofv3-json", path)
+    k = by_type(recs, "kernel_dispatch")
+    expect(len(k) == 2, f"dispatches: {k}")
+    expect(k[0]["name"] == "add()" and k[0]["device"] == 1 and k[0]["vgpr"] == 8 and k[0]["sgpr"] == 16, str(k[0]))
+    expect("name" not in k[1] and "vgpr" not in k[1], f"unknown symbol: {k[1]}")
+    expect("kernel_id is not in kernel_symbols" in err and "end_timestamp ignored" in err, err)
+    api = by_type(recs, "api_call")
+    expect([(a["name"], a["domain"], a["duration_ns"]) for a in api] ==
+           [("hipMemcpy", 1, 800), ("hipLaunchKernel", 1, 40), ("hsa_init", 2, 1)], str(api))
+    cp = by_type(recs, "memory_copy")
+    expect([(c["copy"], c["bytes"], c["device"], c["peer_device"]) for c in cp] == [(1, 4096, 1, 0), (2, 128, 0, 1)],
+           str(cp))
+    al = by_type(recs, "allocation")
+    expect([(a["category"], a["bytes"], a["device"]) for a in al] == [("alloc", 1048576, 1), ("free", 0, 1)], str(al))
+    meta = {(m["key"], m.get("device")): m["value"] for m in by_type(recs, "metadata")}
+    expect(meta == {("hostname", None): "node7", ("vendor", 1): "AMD", ("device_name", 1): "AMD Instinct MI210",
+                    ("arch", 1): "gfx90a", ("compute_units", 1): "104", ("wave_size", 1): "64",
+                    ("memory_bytes", 1): "68702699520"}, str(meta))
+
+
+CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
+
+
+def main():
+    global TOOL, SHARED
+    TOOL, SHARED = sys.argv[1], sys.argv[2]
+    names = sys.argv[3:] or list(CHECKS)
+    for n in names:
+        try:
+            CHECKS[n]()
+            print(f"ok   {n}")
+        except Exception as e:  # noqa: BLE001 - report every check, then fail
+            FAILED.append(n)
+            print(f"FAIL {n}: {type(e).__name__}: {e}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
