@@ -144,6 +144,71 @@ def check_rocprofv3_json_synthetic():
                     ("memory_bytes", 1): "68702699520"}, str(meta))
 
 
+# ---------------------------------------------------------------- rocpd SQLite
+def check_rocpd_sqlite():
+    path = os.path.join(SHARED, "fixtures/rocprofv3/rocpd_ck_bmm_28_results.db")
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    recs, _ = records("rocpd-sqlite", path)
+    k = by_type(recs, "kernel_dispatch")
+    rows = db.execute('SELECT name, start, "end", agent_abs_index, grid_x, workgroup_x, lds_size, vgpr_count, sgpr_count '
+                      'FROM kernels WHERE "end" > start ORDER BY start, id').fetchall()
+    expect(len(k) == len(rows), f"kernels {len(k)} != {len(rows)}")
+    expect(sum(r["duration_ns"] for r in k) == sum(e - s for _, s, e, *_ in rows), "kernel time total")
+    for r, (name, st, en, dev, gx, wx, lds, vgpr, sgpr) in zip(k, rows):
+        expect((r["name"], r["start_ns"], r["end_ns"], r["device"]) == (name.strip(), st, en, dev), f"kernel {r}")
+        expect((r["grid"][0], r["workgroup"][0], r["lds_bytes"], r["vgpr"], r["sgpr"]) == (gx, wx, lds, vgpr, sgpr),
+               f"kernel resources {r}")
+    api = by_type(recs, "api_call") + by_type(recs, "annotation")
+    regions = db.execute('SELECT category, name, "end" - start FROM regions WHERE "end" >= start '
+                         'ORDER BY start, id').fetchall()
+    expect(len(api) == len(regions), f"regions {len(api)} != {len(regions)}")
+    expect(sum(a["duration_ns"] for a in api) == sum(d for *_, d in regions), "region time total")
+    hip = sum(1 for c, *_ in regions if c.startswith("HIP_"))
+    expect(sum(1 for a in api if a.get("domain") == 1) == hip, "HIP regions")
+    copies = db.execute("SELECT count(*), coalesce(sum(size), 0) FROM memory_copies").fetchone()
+    cp = by_type(recs, "memory_copy")
+    expect((len(cp), sum(c.get("bytes", 0) for c in cp)) == copies, f"copies {len(cp)} vs {copies}")
+    allocs = db.execute("SELECT count(*) FROM memory_allocations").fetchone()[0]
+    expect(len(by_type(recs, "allocation")) == allocs, "allocations")
+    meta = by_type(recs, "metadata")
+    gpus = db.execute("SELECT absolute_index, product_name, extdata FROM rocpd_info_agent WHERE type = 'GPU'").fetchall()
+    names = {m["device"]: m["value"] for m in meta if m["key"] == "device_name"}
+    expect(names == {i: p for i, p, _ in gpus}, f"device names {names}")
+    mem = {m["device"]: int(m["value"]) for m in meta if m["key"] == "memory_bytes"}
+    want = {i: sum(b["size_in_bytes"] for b in json.loads(x)["mem_banks"] if b["heap_type"] in (1, 2)) for i, _, x in gpus}
+    expect(mem == want, f"memory bytes {mem} != {want}")
+    cus = {m["device"]: int(m["value"]) for m in meta if m["key"] == "compute_units"}
+    expect(cus == {i: json.loads(x)["cu_count"] for i, _, x in gpus}, "compute units")
+
+
+def check_rocpd_sqlite_copies():
+    """Copies and allocations (the fixture has none): a database with the views' columns."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "9_results.db")
+        db = sqlite3.connect(path)
+        db.executescript("""
+            CREATE TABLE kernels(id, name, start, "end", agent_abs_index, stream_id, queue_id, corr_id);
+            INSERT INTO kernels VALUES (1, 'k', 10, 20, 2, NULL, 1, 5);
+            CREATE TABLE memory_copies(id, name, start, "end", size, dst_agent_abs_index, src_agent_abs_index,
+                                       stream_id, queue_id, corr_id);
+            INSERT INTO memory_copies VALUES (1, 'MEMORY_COPY_HOST_TO_DEVICE', 100, 300, 4096, 2, 0, 1, NULL, 7),
+                                             (2, 'MEMORY_COPY_DEVICE_TO_HOST', 400, 450, 64, 0, 2, NULL, 3, 8),
+                                             (3, 'MEMORY_COPY_DEVICE_TO_DEVICE', 500, 490, 64, 2, 2, NULL, 3, 9);
+            CREATE TABLE memory_allocations(id, type, level, start, "end", size, agent_abs_index, corr_id);
+            INSERT INTO memory_allocations VALUES (1, 'ALLOC', 'REAL', 1, 2, 1048576, 2, 1), (2, 'FREE', 'REAL', 3, 4, 0, 2, 2);
+        """)
+        db.commit()
+        db.close()
+        recs, err = records("rocpd-sqlite", path)
+    cp = by_type(recs, "memory_copy")
+    expect([(c["copy"], c["bytes"], c["device"], c["peer_device"], c["stream"], c["duration_ns"]) for c in cp] ==
+           [(1, 4096, 2, 0, 1, 200), (2, 64, 0, 2, 3, 50)], str(cp))
+    al = by_type(recs, "allocation")
+    expect([(a["category"], a["bytes"], a["device"]) for a in al] == [("alloc", 1048576, 2), ("free", 0, 2)], str(al))
+    k = by_type(recs, "kernel_dispatch")
+    expect(len(k) == 1 and "grid" not in k[0], str(k))
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
