@@ -209,6 +209,48 @@ def check_rocpd_sqlite_copies():
     expect(len(k) == 1 and "grid" not in k[0], str(k))
 
 
+# ---------------------------------------------------------------- telemetry
+def num(cell):
+    """A plain read of a telemetry cell: the number before any unit word, None for N/A."""
+    t = cell.strip().split(" ")[0] if cell.strip() else ""
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def check_nvidia_smi():
+    base = os.path.join(SHARED, "fixtures/nvidia_smi")
+    import datetime
+    for name in sorted(os.listdir(base)):
+        if not name.endswith(".csv"):
+            continue
+        path = os.path.join(base, name)
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f, skipinitialspace=True))
+        header = rows[0]
+        data = [r for r in rows[1:] if r and r != header]
+        col = {h: i for i, h in enumerate(header)}
+        recs, _ = records("nvidia-smi-csv", path)
+        tel = by_type(recs, "telemetry_sample")
+        expect(len(tel) == len(data), f"{name}: samples {len(tel)} != {len(data)}")
+        pcol = col.get("power.draw [W]", col.get("power_W"))
+        if pcol is not None:
+            want = sum(num(r[pcol]) for r in data if num(r[pcol]) is not None)
+            expect(abs(sum(t.get("power_w", 0) for t in tel) - want) < 1e-6, f"{name}: power total")
+        ucol = col.get("memory.used [MiB]")
+        if ucol is not None:
+            expect([t["vram_used_bytes"] for t in tel] == [num(r[ucol]) * 2**20 for r in data], f"{name}: vram bytes")
+            tcol = col["memory.total [MiB]"]
+            expect([t["vram_total_bytes"] for t in tel] == [num(r[tcol]) * 2**20 for r in data], f"{name}: total")
+        tcol = col.get("temperature_C")
+        if tcol is not None:
+            expect([t["temp_c"] for t in tel] == [num(r[tcol]) for r in data], f"{name}: temperature")
+        ts = data[0][col["timestamp"]].strip().rstrip("Z").replace("/", "-").replace("T", " ")
+        epoch = datetime.datetime.fromisoformat(ts).replace(tzinfo=datetime.timezone.utc).timestamp()
+        expect(tel[0]["start_ns"] == round(epoch * 1000) * 1000000, f"{name}: first timestamp {tel[0]}")
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
