@@ -251,6 +251,41 @@ def check_nvidia_smi():
         expect(tel[0]["start_ns"] == round(epoch * 1000) * 1000000, f"{name}: first timestamp {tel[0]}")
 
 
+def check_amd_smi():
+    path = os.path.join(SHARED, "fixtures/amd_smi/amd-smi_metric_watch_csv_InferenceX_gpu_metrics_EXCERPT.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    recs, _ = records("amd-smi-csv", path)
+    tel = by_type(recs, "telemetry_sample")
+    expect(len(tel) == len(rows), f"samples {len(tel)} != {len(rows)}")
+    expect([t["device"] for t in tel] == [int(r["gpu"]) for r in rows], "gpu index")
+    expect([t.get("power_w") for t in tel] == [num(r["socket_power"]) for r in rows], "socket_power (W)")
+    expect([t.get("temp_c") for t in tel] == [num(r["hotspot"]) for r in rows], "hotspot (C)")
+    expect([t["start_ns"] for t in tel] == [int(r["timestamp"]) * 10**9 for r in rows], "timestamp (epoch s -> ns)")
+    expect([t.get("util_pct") for t in tel] == [num(r["gfx_activity"]) for r in rows], "gfx_activity (%)")
+
+
+def check_amd_smi_units():
+    """VRAM used/total conversions: MB (2^20 bytes) and bytes columns."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "amd_smi.csv")
+        with open(path, "w") as f:
+            f.write("timestamp,gpu,used_vram,total_vram,socket_power,edge\n"
+                    "1700000000.5,card1,1024,196592,N/A,55\n")
+        recs, _ = records("amd-smi-csv", path)
+        t = by_type(recs, "telemetry_sample")[0]
+        expect(t["vram_gib"] == 1.0 and t["vram_used_bytes"] == 2**30 and t["vram_total_bytes"] == 196592 * 2**20,
+               str(t))
+        expect(t["device"] == 1 and t["start_ns"] == 1700000000500000000 and "power_w" not in t and t["temp_c"] == 55,
+               str(t))
+        with open(path, "w") as f:
+            f.write("device,VRAM Total Memory (B),VRAM Total Used Memory (B),GPU use (%)\n"
+                    "card0,68702699520,1073741824,12\n")
+        recs, _ = records("amd-smi-csv", path)
+        t = by_type(recs, "telemetry_sample")[0]
+        expect(t.get("vram_total_bytes") == 68702699520 and t["device"] == 0 and t["util_pct"] == 12, str(t))
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
