@@ -12,7 +12,8 @@
     X(amd_smi_csv_parser)        \
     X(nvidia_smi_csv_parser)     \
     /* fmtjson (issue 11) */     \
-    X(rocprofv3_json_parser)
+    X(rocprofv3_json_parser)     \
+    X(rocm_smi_csv_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

@@ -286,6 +286,32 @@ def check_amd_smi_units():
         expect(t.get("vram_total_bytes") == 68702699520 and t["device"] == 0 and t["util_pct"] == 12, str(t))
 
 
+ROCM_SMI = """device,Temperature (Sensor edge) (C),Temperature (Sensor junction) (C),Temperature (Sensor memory) (C),\
+Average Graphics Package Power (W),GPU use (%)
+card0,35.0,40.0,38.0,90.0,5
+card1,36.0,N/A,39.0,N/A (Secondary die),7
+
+device,VRAM Total Memory (B),VRAM Total Used Memory (B)
+card0,68702699520,10960896
+card1,68702699520,N/A
+"""
+
+
+def check_rocm_smi():
+    """rocm-smi --csv, hand-made from its documented labels (no fixture): two blocks, units in
+    the labels, a secondary die's N/A power."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "rocm_smi.csv")
+        with open(path, "w") as f:
+            f.write(ROCM_SMI)
+        recs, err = records("rocm-smi-csv", path)
+    tel = by_type(recs, "telemetry_sample")
+    expect([(t["device"], t.get("temp_c"), t.get("power_w"), t.get("util_pct")) for t in tel[:2]] ==
+           [(0, 40.0, 90.0, 5.0), (1, None, None, 7.0)], str(tel))
+    expect(len(tel) == 3 and tel[2]["vram_used_bytes"] == 10960896 and tel[2]["vram_total_bytes"] == 68702699520,
+           str(tel))
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
