@@ -13,7 +13,8 @@
     X(nvidia_smi_csv_parser)     \
     /* fmtjson (issue 11) */     \
     X(rocprofv3_json_parser)     \
-    X(rocm_smi_csv_parser)
+    X(rocm_smi_csv_parser)       \
+    X(madengine_csv_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

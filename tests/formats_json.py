@@ -312,6 +312,35 @@ def check_rocm_smi():
            str(tel))
 
 
+def check_madengine():
+    """madengine gpu_info_profiler logs, written as gpu_info_profiler.py's csv.DictWriter does
+    (FORMAT_NOTES.txt; no fixture): power mode and vram mode."""
+    import datetime
+    t0 = datetime.datetime(2024, 5, 1, 10, 0, 0, 250000)
+    rows = [(t0 + datetime.timedelta(seconds=i), [120.5 + i, "N/A" if i == 0 else 99.0]) for i in range(5)]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "gpu_info_power_profiler_output.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["time", "Power(Watt) GPU0", "Power(Watt) GPU1"])
+            w.writeheader()
+            for t, (p0, p1) in rows:
+                w.writerow({"time": t.strftime("%Y-%m-%d %H:%M:%S.%f"), "Power(Watt) GPU0": str(p0),
+                            "Power(Watt) GPU1": str(p1)})
+        recs, _ = records("madengine-gpu-info-csv", path)
+        tel = by_type(recs, "telemetry_sample")
+        want = [(t, g, p) for t, ps in rows for g, p in enumerate(ps) if p != "N/A"]
+        expect(len(tel) == len(want), f"samples {len(tel)} != {len(want)}")
+        for r, (t, g, p) in zip(tel, want):
+            ns = int(t.replace(tzinfo=datetime.timezone.utc).timestamp()) * 10**9 + t.microsecond * 1000
+            expect((r["device"], r["power_w"], r["start_ns"]) == (g, p, ns), f"{r} vs {(t, g, p)}")
+        path = os.path.join(d, "gpu_info_vram_profiler_output.csv")
+        with open(path, "w") as f:
+            f.write("time,vram(%) GPU0,vram(%) GPU1\n2024-05-01 10:00:00.000001,12.5,0.0\n")
+        recs, _ = records("madengine-gpu-info-csv", path)
+        tel = by_type(recs, "telemetry_sample")
+        expect([(r["device"], r["fields"]["vram_pct"]) for r in tel] == [(0, "12.5"), (1, "0.0")], str(tel))
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
