@@ -64,7 +64,7 @@ START_TEST(every_registry_entry_is_filled_in) {
     for (const artefact_parser *const *pp = parser_list(); *pp; pp++, n++) {
         const artefact_parser *p = *pp;
         ck_assert_msg(p->name && *p->name, "format %zu has no name", n);
-        ck_assert_msg(p->kind < ARTEFACT_KIND_COUNT, "%s: no kind", p->name);
+        ck_assert_msg(p->kind <= ARTEFACT_ANALYSIS_ONLY, "%s: no kind", p->name);
         ck_assert_msg(p->names && p->names[0], "%s: no file names", p->name);
         ck_assert_msg(p->sniff && p->finish && p->close, "%s: an entry point is missing", p->name);
         ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
@@ -73,7 +73,7 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(!p->resume_point == !p->join &&
                       !p->resume_point == !(p->open_records ? (void *)p->open_records_resumed : (void *)p->open_resumed),
                       "%s: resume hooks are all or none", p->name);
-        if (p->open_records) {
+        if (p->open_records && p->kind != ARTEFACT_ANALYSIS_ONLY) {   /* analysis-only: section analyses read it */
             const analysis *a = analysis_for_kind(p->kind);
             ck_assert_msg(a && a->open && a->consume && a->finish && a->close && a->facts && a->wants,
                           "%s: no complete analysis consumes its kind", p->name);
@@ -156,13 +156,15 @@ START_TEST(telemetry_rows_become_samples) {
         read_bytes("amd-smi-csv", csv, chunk, 0, &c, &f, &d);
         ck_assert_uint_eq(c.n, 4);                        /* three samples and the first ROCm version */
         ck_assert_int_eq(c.r[0].type, REC_TELEMETRY_SAMPLE);
-        ck_assert_uint_eq(c.r[0].has, RF_VRAM | RF_UTIL);
+        /* RunMetrics' readings; the raw ones (device, time, bytes) are check_formats_json.c's */
+        ck_assert_uint_eq(c.r[0].has & (RF_VRAM | RF_UTIL), RF_VRAM | RF_UTIL);
         ck_assert(c.r[0].vram_gib == 2.0 && c.r[0].util_pct == 50.0);
-        ck_assert_uint_eq(c.r[1].has, 0);                 /* negative VRAM and 150 % are refused, not 0 */
+        ck_assert_uint_eq(c.r[0].vram_used_bytes, 2ull << 30);
+        ck_assert_uint_eq(c.r[1].has & (RF_VRAM | RF_UTIL | RF_VRAM_BYTES), 0);   /* negative VRAM and 150 % are refused, not 0 */
         ck_assert_int_eq(c.r[2].type, REC_METADATA);
         ck_assert_str_eq(c.r[2].key, "rocm_version");
         ck_assert_str_eq(c.text[2], "6.2.1");
-        ck_assert_uint_eq(c.r[3].has, RF_VRAM);
+        ck_assert_uint_eq(c.r[3].has & (RF_VRAM | RF_UTIL), RF_VRAM);
         ck_assert(c.r[3].vram_gib == 1.0);
         ck_assert_uint_eq(f.rows_used, 2);
         diag_free(&d);
@@ -182,9 +184,9 @@ START_TEST(nvidia_smi_rows_become_samples) {
         diag_list d;
         read_bytes("nvidia-smi-csv", csv, chunk, 0, &c, &f, &d);
         ck_assert_uint_eq(c.n, 2);                        /* the repeated header is no sample */
-        ck_assert_uint_eq(c.r[0].has, RF_VRAM | RF_UTIL | RF_DEVICE);
+        ck_assert_uint_eq(c.r[0].has & (RF_VRAM | RF_UTIL | RF_DEVICE), RF_VRAM | RF_UTIL | RF_DEVICE);
         ck_assert(c.r[0].vram_gib == 841.0 / 1024.0 && c.r[0].util_pct == 22.0);
-        ck_assert_uint_eq(c.r[1].has, RF_VRAM | RF_DEVICE);   /* [N/A] is unknown, not 0 */
+        ck_assert_uint_eq(c.r[1].has & (RF_VRAM | RF_UTIL | RF_DEVICE), RF_VRAM | RF_DEVICE);   /* [N/A] is unknown, not 0 */
         ck_assert_int_eq(c.r[1].device, 1);
         ck_assert(c.r[1].vram_gib == 1.0);
         ck_assert_uint_eq(f.rows_used, 2);
