@@ -14,7 +14,8 @@
     /* fmtjson (issue 11) */     \
     X(rocprofv3_json_parser)     \
     X(rocm_smi_csv_parser)       \
-    X(madengine_csv_parser)
+    X(madengine_csv_parser)      \
+    X(rocprof_v1_db_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

@@ -341,6 +341,62 @@ def check_madengine():
         expect([(r["device"], r["fields"]["vram_pct"]) for r in tel] == [(0, "12.5"), (1, "0.0")], str(tel))
 
 
+# ---------------------------------------------------------------- legacy rocprof (v1)
+V1_SCHEMA = """
+    CREATE TABLE A ("Index" INTEGER, "KernelName" TEXT, "gpu-id" INTEGER, "queue-id" INTEGER, "queue-index" INTEGER,
+                    "pid" INTEGER, "tid" INTEGER, "grd" INTEGER, "wgr" INTEGER, "lds" INTEGER, "scr" INTEGER,
+                    "vgpr" INTEGER, "sgpr" INTEGER, "fbar" INTEGER, "sig" TEXT, "obj" TEXT, "DispatchNs" INTEGER,
+                    "BeginNs" INTEGER, "EndNs" INTEGER, "CompleteNs" INTEGER, "DurationNs" INTEGER);
+    CREATE TABLE OPS ("BeginNs" INTEGER, "EndNs" INTEGER, "dev-id" INTEGER, "queue-id" INTEGER, "Name" TEXT,
+                      "pid" INTEGER, "tid" INTEGER, "Index" INTEGER, "proc-id" INTEGER, "Data" TEXT);
+    CREATE TABLE COPY ("BeginNs" INTEGER, "EndNs" INTEGER, "Name" TEXT, "pid" INTEGER, "tid" INTEGER,
+                       "Index" INTEGER, "proc-id" INTEGER);
+    CREATE TABLE HIP ("BeginNs" INTEGER, "EndNs" INTEGER, "pid" INTEGER, "tid" INTEGER, "Name" TEXT, "args" TEXT,
+                      "Index" INTEGER, "Data" TEXT);
+    CREATE TABLE rocTX ("BeginNs" INTEGER, "EndNs" INTEGER, "pid" INTEGER, "tid" INTEGER, "Name" TEXT, "Index" INTEGER);
+"""
+
+
+def check_rocprof_v1_db():
+    """rocprof v1 results.db with the tables tblextr.py creates (no real fixture exists)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "results.db")
+        db = sqlite3.connect(path)
+        db.executescript(V1_SCHEMA)
+        kern = [(i, f'"k{i % 3}"', i % 2, 1, i, 7, 8, 1024 * (i + 1), 256, 0, 0, 16, 24, 0, "0x1", "0x2",
+                 1000 * i, 1000 * i + 10, 1000 * i + 10 + 37 * i, 1000 * i + 900, 37 * i) for i in range(1, 40)]
+        db.executemany(f"INSERT INTO A VALUES ({','.join('?' * 21)})", kern)
+        db.executemany("INSERT INTO OPS VALUES (?,?,?,?,?,?,?,?,?,?)",
+                       [(5, 9, 0, 0, "k0", 6, 0, 1, 7, ""), (10, 20, 0, 0, "hipMemcpyHtoD", 1, 0, 2, 7, "")])
+        db.executemany("INSERT INTO COPY VALUES (?,?,?,?,?,?,?)",
+                       [(100, 300, "CopyHostToDevice", 1, 0, 0, 7), (400, 450, "CopyDeviceToHost", 1, 0, 1, 7),
+                        (500, 400, "CopyDeviceToHost", 1, 0, 2, 7)])
+        db.executemany("INSERT INTO HIP VALUES (?,?,?,?,?,?,?,?)",
+                       [(1, 50, 7, 8, "hipMalloc", "(ptr(0x1) size(4096))", 0, ""),
+                        (60, 70, 7, 8, "hipLaunchKernel", "(kernel(k0))", 1, "")])
+        db.execute("INSERT INTO rocTX VALUES (0, 1000, 7, 8, 'epoch', 0)")
+        db.commit()
+        recs, err = records("rocprof-v1-db", path)
+        k = by_type(recs, "kernel_dispatch")
+        want = db.execute('SELECT count(*), sum(EndNs - BeginNs) FROM A WHERE EndNs > BeginNs').fetchone()
+        expect((len(k), sum(r["duration_ns"] for r in k)) == want, f"kernels {len(k)} vs {want}")
+        expect(k[0]["name"] == "k1" and k[0]["device"] == 1 and k[0]["lds_bytes"] == 0 and k[0]["vgpr"] == 16, str(k[0]))
+        cp = by_type(recs, "memory_copy")
+        expect([(c["copy"], c["duration_ns"]) for c in cp] == [(1, 200), (2, 50)] and "bytes" not in cp[0], str(cp))
+        expect("1 rows without integer BeginNs <= EndNs" in err, err)
+        api = by_type(recs, "api_call")
+        expect([(a["name"], a["domain"], a["correlation_id"]) for a in api] == [("hipMalloc", 1, 0), ("hipLaunchKernel", 1, 1)],
+               str(api))
+        expect([a["name"] for a in by_type(recs, "annotation")] == ["epoch"], "rocTX")
+        # without A: kernels from OPS (its copy rows are COPY's)
+        db.execute("DELETE FROM A")
+        db.commit()
+        db.close()
+        recs, _ = records("rocprof-v1-db", path)
+        k = by_type(recs, "kernel_dispatch")
+        expect([(r["name"], r["duration_ns"]) for r in k] == [("k0", 4)], str(k))
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
