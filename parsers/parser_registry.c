@@ -15,7 +15,8 @@
     X(rocprofv3_json_parser)     \
     X(rocm_smi_csv_parser)       \
     X(madengine_csv_parser)      \
-    X(rocprof_v1_db_parser)
+    X(rocprof_v1_db_parser)      \
+    X(rocprof_v1_json_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

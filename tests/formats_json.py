@@ -397,6 +397,50 @@ def check_rocprof_v1_db():
         expect([(r["name"], r["duration_ns"]) for r in k] == [("k0", 4)], str(k))
 
 
+def v1_results_json(kernels, activity, copies, hip):
+    """A results.json laid out as rocprof v1's sqlitedb.py writes it (string values)."""
+    out = ['{ "traceEvents":[{}\n']
+    for i, (pid, label) in enumerate([(2, "CPU HIP API"), (1, "COPY"), (6, "GPU0"), (7, "GPU1")]):
+        out.append(',{"args":{"name":"%s"},"ph":"M","pid":%d,"name":"process_name","sort_index":%d}\n' % (label, pid, i))
+
+    def x(name, pid, tid, b, e, args):
+        a = ",\n    ".join('"%s":"%s"' % kv for kv in args.items())
+        return ',{"ph":"X","name":"%s","pid":%d,"tid":%d,"ts":"%d","dur":"%d",\n  "args":{\n    %s\n  }\n}\n' % (
+            name, pid, tid, b // 1000, (e - b) // 1000, a)
+    for name, gpu, b, e in kernels:
+        out.append(x(name, 6 + gpu, 0, b, e, {"KernelName": name, "gpu-id": gpu, "BeginNs": b, "EndNs": e}))
+    for name, gpu, b, e in activity:
+        out.append(x(name, 6 + gpu, 0, b, e, {"Name": name, "proc-id": 7, "BeginNs": b, "EndNs": e}))
+    for name, b, e in copies:
+        out.append(x(name, 1, 0, b, e, {"Name": name, "BeginNs": b, "EndNs": e}))
+    for name, b, e in hip:
+        out.append(x(name, 2, 8, b, e, {"Name": name, "args": "(size(4))", "BeginNs": b, "EndNs": e}))
+    out.append('],\n"otherData": {\n    "ROCm version": "5.7"\n  }\n}')
+    return "".join(out)
+
+
+def check_rocprof_v1_json():
+    kernels = [(f"k{i % 3}", i % 2, 10**15 + 1000 * i, 10**15 + 1000 * i + 333 * i + 1) for i in range(50)]
+    activity = [("k0", 0, 5, 9)]
+    copies = [("CopyHostToDevice", 100, 300), ("CopyDeviceToHost", 400, 450)]
+    hip = [("hipMemcpy", 90, 310)]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "results.json")
+        with open(path, "w") as f:
+            f.write(v1_results_json(kernels, activity, copies, hip))
+        doc = json.load(open(path))
+        recs, err = records("rocprof-v1-json", path)
+    k = by_type(recs, "kernel_dispatch")
+    xs = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e["pid"] >= 6 and "KernelName" in e["args"]]
+    expect(len(k) == len(xs), f"kernels {len(k)} != {len(xs)}")
+    expect(sum(r["duration_ns"] for r in k) == sum(int(e["args"]["EndNs"]) - int(e["args"]["BeginNs"]) for e in xs),
+           "kernel time (exact ns from args)")
+    expect([r["device"] for r in k] == [e["pid"] - 6 for e in xs], "device from the GPU lane")
+    expect("1 HIP activity kernel events skipped" in err, err)
+    expect([(c["copy"], c["duration_ns"]) for c in by_type(recs, "memory_copy")] == [(1, 200), (2, 50)], "copies")
+    expect([(a["name"], a["domain"]) for a in by_type(recs, "api_call")] == [("hipMemcpy", 1)], "HIP calls")
+
+
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
