@@ -239,9 +239,45 @@ START_TEST(sniff_knows_the_new_formats) {
     ck_assert_int_eq(format_named("rocm-smi-csv")->sniff("x.csv", (const uint8_t *)rs, strlen(rs)), 90);
     const char *me = "time,vram(%) GPU0\n";
     ck_assert_int_eq(format_named("madengine-gpu-info-csv")->sniff("p.csv", (const uint8_t *)me, strlen(me)), 95);
+    const char *v1 = "{ \"traceEvents\":[{}\n";
+    ck_assert_int_eq(format_named("rocprof-v1-json")->sniff("results.json", (const uint8_t *)v1, strlen(v1)), 95);
+    ck_assert_int_eq(format_named("rocprof-v1-db")->sniff("results.db", (const uint8_t *)"SQLite format 3", 16), 90);
+    ck_assert_int_eq(format_named("rocprof-v1-db")->sniff("results.db", (const uint8_t *)"hello", 5), 0);
     ck_assert_int_eq(format_named("rocprofv3-json")->kind, ARTEFACT_ANALYSIS_ONLY);
     ck_assert_int_eq(format_named("rocm-smi-csv")->kind, ARTEFACT_ANALYSIS_ONLY);
     ck_assert_int_eq(format_named("madengine-gpu-info-csv")->kind, ARTEFACT_ANALYSIS_ONLY);
+}
+END_TEST
+
+START_TEST(rocprof_v1_json_lanes_and_exact_times) {
+    const char *json =
+        "{ \"traceEvents\":[{}\n"
+        ",{\"args\":{\"name\":\"COPY\"},\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"sort_index\":0}\n"
+        ",{\"args\":{\"name\":\"GPU1\"},\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\",\"sort_index\":1}\n"
+        ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\n"
+        "  \"args\":{\n    \"KernelName\":\"gemm\",\n    \"queue-id\":\"2\",\n"
+        "    \"BeginNs\":\"9007199254740993\",\n    \"EndNs\":\"9007199254744994\"\n  }\n}\n"
+        ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\"args\":{\"proc-id\":\"1\"}}\n"
+        ",{\"ph\":\"X\",\"name\":\"CopyDeviceToHost\",\"pid\":1,\"tid\":0,\"ts\":\"20\",\"dur\":\"5\",\"args\":{}}\n"
+        ",{\"ph\":\"X\",\"name\":\"lost\",\"pid\":99,\"tid\":0,\"ts\":\"20\",\"dur\":\"5\",\"args\":{}}\n"
+        "],\n\"otherData\": {\n    \"x\": \"y\"\n  }\n}";
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 5) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("rocprof-v1-json", json, chunk, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);
+        ck_assert_int_eq(c.r[0].type, REC_KERNEL_DISPATCH);
+        ck_assert(c.r[0].start_ns == (i128)9007199254740993ll && c.r[0].duration_ns == 4001);   /* args, exact */
+        ck_assert(c.r[0].device == 1 && c.r[0].stream == 2);
+        ck_assert_int_eq(c.r[1].type, REC_MEMORY_COPY);
+        ck_assert_int_eq(c.r[1].copy, COPY_DTOH);
+        ck_assert(c.r[1].start_ns == 20000 && c.r[1].duration_ns == 5000);                  /* ts/dur µs */
+        ck_assert(warned(&d, "1 HIP activity kernel events skipped"));
+        ck_assert_uint_eq(d.count, 1);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
 }
 END_TEST
 
@@ -256,6 +292,7 @@ static Suite *formats_json_suite(void) {
     tcase_add_test(tc, rocprofv3_json_bad_input_is_named);
     tcase_add_test(tc, rocm_smi_blocks_in_any_chunking);
     tcase_add_test(tc, madengine_columns_per_gpu);
+    tcase_add_test(tc, rocprof_v1_json_lanes_and_exact_times);
     tcase_add_test(tc, sniff_knows_the_new_formats);
     suite_add_tcase(s, tc);
     return s;
