@@ -25,6 +25,12 @@
  *                                  bytes, device = destination agent, peer = source agent)
  *   buffer_records.hip_api / hsa_api / rccl_api -> REC_API_CALL (name = operation name)
  *   buffer_records.memory_allocation -> REC_ALLOCATION (category "alloc"/"free", bytes)
+ *   callback_records.counter_collection -> REC_COUNTER per (dispatch, counter): name from
+ *                                  counters[] by id, number = the sum of the dispatch's
+ *                                  records of that counter (its dimension instances, as
+ *                                  rocprofv3's CSV sums them), the dispatch's times, agent
+ *                                  and correlation id; fields "kernel" (symbol name) and
+ *                                  "dispatch_id"
  *   buffer_records.scratch_memory, marker_api, others -> counted as skipped.
  * Times are the file's integer nanoseconds. A record's line is the byte offset of its '{'. */
 #include <stdio.h>
@@ -35,73 +41,9 @@
 #include "parsers/artefact.h"
 #include "parsers/json_tokenizer.h"
 
-#define CAPTURE_CAP (64u * 1024u)  /* longest kernel name kept whole */
-#define KEY_CAP 48
-#define MAX_DEPTH 12
-#define TABLE_MAX (1u << 22)       /* symbols, agents, operation names per file */
+#include "parsers/rocprofv3_json_internal.h"
 
-typedef struct agent { uint64_t handle; int64_t node_id; bool has_node; } agent;
-typedef struct symbol { uint64_t id; char *name; uint32_t vgpr, sgpr; bool has_regs; } symbol;
-typedef struct op_kind { char *name; char **ops; size_t n_ops; } op_kind;
-
-/* Which buffer record array an object belongs to. */
-typedef enum { B_NONE, B_DISPATCH, B_COPY, B_HIP, B_HSA, B_RCCL, B_ALLOC, B_OTHER } buf_kind;
-
-/* The fields of one buffer record (or agent, or symbol) being read. */
-typedef struct pending {
-    unsigned have;                    /* P_* bits */
-    uint64_t kind, op, tid, corr, start, end, agent, queue, stream, kernel_id, dst, src, bytes;
-    uint64_t lds, scratch, grid[3], wg[3];
-    uint64_t type, node_id, cu, wave, mem, heap, vgpr, sgpr;
-    bool mem_bank_fb;
-    strbuf name, pname, vendor, arch, fname, dname;
-    uint64_t offset;
-} pending;
-enum {
-    P_KIND = 1u << 0, P_OP = 1u << 1, P_TID = 1u << 2, P_CORR = 1u << 3, P_START = 1u << 4, P_END = 1u << 5,
-    P_AGENT = 1u << 6, P_QUEUE = 1u << 7, P_STREAM = 1u << 8, P_KID = 1u << 9, P_DST = 1u << 10,
-    P_SRC = 1u << 11, P_BYTES = 1u << 12, P_LDS = 1u << 13, P_SCRATCH = 1u << 14, P_GRID = 1u << 15,
-    P_WG = 1u << 16, P_TYPE = 1u << 17, P_NODE = 1u << 18, P_CU = 1u << 19, P_WAVE = 1u << 20, P_MEM = 1u << 21,
-    P_VGPR = 1u << 22, P_SGPR = 1u << 23,
-};
-
-typedef struct state {
-    record_sink sink;
-    read_facts *facts;
-    diag_list *diag;
-    const char *label;
-    jt_tokenizer json;
-    char key[MAX_DEPTH + 1][KEY_CAP];
-    bool saw_tool, oom, stopped;
-    buf_kind buf;
-    pending p;
-    agent *agents;
-    size_t n_agents, cap_agents;
-    symbol *syms;
-    size_t n_syms, cap_syms;
-    bool syms_sorted;
-    op_kind *kinds;
-    size_t n_kinds, cap_kinds;
-    uint64_t used, unknown_symbol, bad_times, unsupported, truncated_names, table_full;
-    uint64_t first_bad_times;
-} state;
-
-static bool key_is(const state *s, unsigned d, const char *k) { return d <= MAX_DEPTH && !strcmp(s->key[d], k); }
-
-/* An unsigned integer token (no sign, fraction or exponent), overflow-checked. */
-static bool tok_u64(const jt_token *t, uint64_t *v) {
-    if (t->kind != JT_NUMBER || t->is_float || t->truncated || !t->len || t->text[0] == '-') return false;
-    uint64_t r = 0;
-    for (size_t i = 0; i < t->len; i++) {
-        unsigned d = (unsigned)(t->text[i] - '0');
-        if (d > 9 || r > (UINT64_MAX - d) / 10) return false;
-        r = r * 10 + d;
-    }
-    *v = r;
-    return true;
-}
-
-static void pending_reset(pending *p, uint64_t offset) {
+void rpj_pending_reset(pending *p, uint64_t offset) {
     strbuf keep[6] = {p->name, p->pname, p->vendor, p->arch, p->fname, p->dname};
     memset(p, 0, sizeof *p);
     p->name = keep[0], p->pname = keep[1], p->vendor = keep[2], p->arch = keep[3], p->fname = keep[4];
@@ -110,14 +52,14 @@ static void pending_reset(pending *p, uint64_t offset) {
     p->offset = offset;
 }
 
-static char *dup_n(const char *t, size_t n) {
+char *rpj_dup_n(const char *t, size_t n) {
     char *c = malloc(n + 1);
     if (c) memcpy(c, t, n), c[n] = 0;
     return c;
 }
 
 /* Grows an array of `size`-byte items to hold one more. false: out of memory or too many. */
-static bool grow(void **arr, size_t *cap, size_t n, size_t size) {
+bool rpj_grow(void **arr, size_t *cap, size_t n, size_t size) {
     if (n < *cap) return true;
     if (n >= TABLE_MAX) return false;
     size_t nc = *cap ? *cap * 2 : 64;
@@ -133,7 +75,7 @@ static int sym_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static const symbol *symbol_of(state *s, uint64_t id) {
+const symbol *rpj_symbol_of(state *s, uint64_t id) {
     if (!s->syms_sorted) { qsort(s->syms, s->n_syms, sizeof *s->syms, sym_cmp); s->syms_sorted = true; }
     size_t lo = 0, hi = s->n_syms;
     while (lo < hi) {
@@ -144,7 +86,7 @@ static const symbol *symbol_of(state *s, uint64_t id) {
     return lo < s->n_syms && s->syms[lo].id == id ? &s->syms[lo] : NULL;
 }
 
-static bool agent_index(const state *s, uint64_t handle, int64_t *out) {
+bool rpj_agent_index(const state *s, uint64_t handle, int64_t *out) {
     for (size_t i = 0; i < s->n_agents; i++)
         if (s->agents[i].handle == handle && s->agents[i].has_node) { *out = s->agents[i].node_id; return true; }
     return false;
@@ -165,12 +107,15 @@ static void tables_free(state *s) {
     free(s->syms);
     free(s->kinds);
     free(s->agents);
+    for (size_t i = 0; i < s->n_counters; i++) free(s->counters[i].name);
+    free(s->counters);
+    s->counters = NULL, s->n_counters = s->cap_counters = 0;
     s->syms = NULL, s->kinds = NULL, s->agents = NULL;
     s->n_syms = s->cap_syms = s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
     s->syms_sorted = true;
 }
 
-static void emit(state *s, const record *r) {
+void rpj_emit(state *s, const record *r) {
     if (!s->oom && !record_emit(&s->sink, r)) s->oom = true;
     else s->used++;
 }
@@ -180,7 +125,7 @@ static void emit_meta(state *s, int64_t device, bool has_device, const char *key
     if (!n) return;
     record r = {.type = REC_METADATA, .line = offset, .key = key, .value = v, .value_len = n};
     if (has_device) r.has |= RF_DEVICE, r.device = device;
-    emit(s, &r);
+    rpj_emit(s, &r);
 }
 
 static void emit_meta_u64(state *s, int64_t device, const char *key, uint64_t v, uint64_t offset) {
@@ -193,7 +138,7 @@ static void emit_meta_u64(state *s, int64_t device, const char *key, uint64_t v,
 static void agent_end(state *s) {
     pending *p = &s->p;
     if (!(p->have & P_AGENT)) return;
-    if (!grow((void **)&s->agents, &s->cap_agents, s->n_agents, sizeof *s->agents)) { s->table_full++; return; }
+    if (!rpj_grow((void **)&s->agents, &s->cap_agents, s->n_agents, sizeof *s->agents)) { s->table_full++; return; }
     s->agents[s->n_agents++] = (agent){p->agent, (int64_t)p->node_id, (p->have & P_NODE) && p->node_id < INT64_MAX};
     if (!(p->have & P_NODE) || !(p->have & P_TYPE) || p->type != 2) return;
     int64_t d = (int64_t)p->node_id;
@@ -209,8 +154,8 @@ static void symbol_end(state *s) {
     pending *p = &s->p;
     const strbuf *n = p->fname.len ? &p->fname : p->dname.len ? &p->dname : &p->name;
     if (!(p->have & P_KID) || !n->len) return;
-    if (!grow((void **)&s->syms, &s->cap_syms, s->n_syms, sizeof *s->syms)) { s->table_full++; return; }
-    char *c = dup_n(n->data, n->len);
+    if (!rpj_grow((void **)&s->syms, &s->cap_syms, s->n_syms, sizeof *s->syms)) { s->table_full++; return; }
+    char *c = rpj_dup_n(n->data, n->len);
     if (!c) { s->oom = true; return; }
     if (s->n_syms && s->syms[s->n_syms - 1].id >= p->kernel_id) s->syms_sorted = false;
     bool regs = (p->have & (P_VGPR | P_SGPR)) == (P_VGPR | P_SGPR) && p->vgpr <= UINT32_MAX && p->sgpr <= UINT32_MAX;
@@ -250,13 +195,13 @@ static void buffer_end(state *s) {
     case B_DISPATCH: {
         r.type = REC_KERNEL_DISPATCH;
         r.has &= ~(unsigned)RF_PID_TID;      /* a thread id without the pid: not a pid/tid pair */
-        if ((p->have & P_AGENT) && agent_index(s, p->agent, &dev)) r.has |= RF_DEVICE, r.device = dev;
+        if ((p->have & P_AGENT) && rpj_agent_index(s, p->agent, &dev)) r.has |= RF_DEVICE, r.device = dev;
         if (p->have & P_QUEUE) r.has |= RF_STREAM, r.stream = (int64_t)p->queue;
         if ((p->have & (P_GRID | P_WG)) == (P_GRID | P_WG)) {
             r.has |= RF_GRID;
             for (int i = 0; i < 3; i++) r.grid[i] = (uint32_t)p->grid[i], r.workgroup[i] = (uint32_t)p->wg[i];
         }
-        const symbol *k = (p->have & P_KID) ? symbol_of(s, p->kernel_id) : NULL;
+        const symbol *k = (p->have & P_KID) ? rpj_symbol_of(s, p->kernel_id) : NULL;
         /* RF_RESOURCES only when all four are known: registers come from the symbol */
         if (k && k->has_regs && (p->have & (P_LDS | P_SCRATCH)) == (P_LDS | P_SCRATCH) && p->lds <= UINT32_MAX &&
             p->scratch <= UINT32_MAX) {
@@ -272,15 +217,15 @@ static void buffer_end(state *s) {
         r.type = REC_MEMORY_COPY;
         r.has &= ~(unsigned)RF_PID_TID;
         r.copy = copy_of(op, (p->have & P_OP) ? p->op : 0);
-        if ((p->have & P_DST) && agent_index(s, p->dst, &dev)) r.has |= RF_DEVICE, r.device = dev;
-        if ((p->have & P_SRC) && agent_index(s, p->src, &dev)) r.has |= RF_PEER, r.peer_device = dev;
+        if ((p->have & P_DST) && rpj_agent_index(s, p->dst, &dev)) r.has |= RF_DEVICE, r.device = dev;
+        if ((p->have & P_SRC) && rpj_agent_index(s, p->src, &dev)) r.has |= RF_PEER, r.peer_device = dev;
         if (p->have & P_BYTES) r.has |= RF_BYTES, r.bytes = p->bytes;
         if (op) r.name = op, r.name_len = strlen(op);
         break;
     case B_ALLOC:
         r.type = REC_ALLOCATION;
         r.has &= ~(unsigned)RF_PID_TID;
-        if ((p->have & P_AGENT) && agent_index(s, p->agent, &dev)) r.has |= RF_DEVICE, r.device = dev;
+        if ((p->have & P_AGENT) && rpj_agent_index(s, p->agent, &dev)) r.has |= RF_DEVICE, r.device = dev;
         if (p->have & P_BYTES) r.has |= RF_BYTES, r.bytes = p->bytes;
         if (op && strstr(op, "FREE")) r.category = "free", r.category_len = 4;
         else if (op && strstr(op, "ALLOC")) r.category = "alloc", r.category_len = 5;
@@ -293,11 +238,11 @@ static void buffer_end(state *s) {
         if (op) r.name = op, r.name_len = strlen(op);
         break;
     }
-    emit(s, &r);
+    rpj_emit(s, &r);
 }
 
 /* A scalar inside a buffer record, agent or symbol: `path` is its key path from the element. */
-static void pending_value(state *s, const char *path, const jt_token *t, unsigned depth_in) {
+void rpj_pending_value(state *s, const char *path, const jt_token *t, unsigned depth_in) {
     pending *p = &s->p;
     uint64_t v = 0;
     bool num = tok_u64(t, &v);
@@ -360,7 +305,7 @@ static buf_kind buf_kind_of(const char *k) {
 }
 
 /* The key path from depth `from` to `to` (inclusive) joined with '.', into out. */
-static void key_path(const state *s, unsigned from, unsigned to, char *out, size_t cap) {
+void rpj_key_path(const state *s, unsigned from, unsigned to, char *out, size_t cap) {
     size_t n = 0;
     out[0] = 0;
     for (unsigned d = from; d <= to && d <= MAX_DEPTH; d++) {
@@ -374,13 +319,13 @@ static void key_path(const state *s, unsigned from, unsigned to, char *out, size
 static void strings_token(state *s, const jt_token *t) {
     unsigned d = t->depth;
     if (t->kind == JT_OBJECT_BEGIN && d == 5) {
-        if (!grow((void **)&s->kinds, &s->cap_kinds, s->n_kinds, sizeof *s->kinds)) { s->table_full++; return; }
+        if (!rpj_grow((void **)&s->kinds, &s->cap_kinds, s->n_kinds, sizeof *s->kinds)) { s->table_full++; return; }
         s->kinds[s->n_kinds++] = (op_kind){0};
         return;
     }
     if (!s->n_kinds) return;
     op_kind *k = &s->kinds[s->n_kinds - 1];
-    if (t->kind == JT_STRING && d == 6 && key_is(s, 6, "kind") && !k->name) k->name = dup_n(t->text, t->len);
+    if (t->kind == JT_STRING && d == 6 && key_is(s, 6, "kind") && !k->name) k->name = rpj_dup_n(t->text, t->len);
     else if (t->kind == JT_STRING && d == 7 && key_is(s, 6, "operations")) {
         size_t cap = k->n_ops;   /* grow by powers of two: capacity is implied by n_ops */
         if (!(cap & (cap - 1)) || !cap) {
@@ -389,7 +334,7 @@ static void strings_token(state *s, const jt_token *t) {
             if (!o) { s->oom = true; return; }
             k->ops = o;
         }
-        char *c = dup_n(t->text, t->len);
+        char *c = rpj_dup_n(t->text, t->len);
         if (!c) { s->oom = true; return; }
         k->ops[k->n_ops++] = c;
     }
@@ -411,7 +356,9 @@ static bool on_token(void *user, const jt_token *t) {
         }
         if (d == 3)
             return key_is(s, 3, "metadata") || key_is(s, 3, "agents") || key_is(s, 3, "strings") ||
-                   key_is(s, 3, "kernel_symbols") || key_is(s, 3, "buffer_records");
+                   key_is(s, 3, "kernel_symbols") || key_is(s, 3, "buffer_records") || key_is(s, 3, "counters") ||
+                   key_is(s, 3, "callback_records");
+        if (d == 4 && key_is(s, 3, "callback_records")) return key_is(s, 4, "counter_collection");
         if (d == 4 && key_is(s, 3, "strings")) return key_is(s, 4, "buffer_records");
         if (d == 4 && key_is(s, 3, "metadata")) return key_is(s, 4, "node");
         if (d == 5 && key_is(s, 3, "agents"))
@@ -429,21 +376,24 @@ static bool on_token(void *user, const jt_token *t) {
             emit_meta(s, 0, false, "hostname", t->text, t->len, t->offset);
     } else if (key_is(s, 3, "strings")) {
         if (d >= 5 && key_is(s, 4, "buffer_records")) strings_token(s, t);
-    } else if (key_is(s, 3, "agents") || key_is(s, 3, "kernel_symbols")) {
+    } else if (key_is(s, 3, "callback_records")) {
+        if (d >= 5 && key_is(s, 4, "counter_collection")) rpj_counter_token(s, t);
+    } else if (key_is(s, 3, "agents") || key_is(s, 3, "kernel_symbols") || key_is(s, 3, "counters")) {
         bool agents = key_is(s, 3, "agents");
-        if (d == 4 && t->kind == JT_OBJECT_BEGIN) pending_reset(&s->p, t->offset);
-        else if (d == 4 && t->kind == JT_OBJECT_END) agents ? agent_end(s) : symbol_end(s);
+        if (d == 4 && t->kind == JT_OBJECT_BEGIN) rpj_pending_reset(&s->p, t->offset);
+        else if (d == 4 && t->kind == JT_OBJECT_END)
+            agents ? agent_end(s) : key_is(s, 3, "counters") ? rpj_counter_def_end(s) : symbol_end(s);
         else if (d >= 5 && !open && !close) {
-            key_path(s, 5, d, path, sizeof path);
+            rpj_key_path(s, 5, d, path, sizeof path);
             if (agents && d == 7 && key_is(s, 5, "mem_banks")) snprintf(path, sizeof path, "mem_banks.%s", s->key[7]);
-            pending_value(s, path, t, d);
+            rpj_pending_value(s, path, t, d);
         }
     } else if (key_is(s, 3, "buffer_records")) {
-        if (d == 5 && t->kind == JT_OBJECT_BEGIN) { s->buf = buf_kind_of(s->key[4]); pending_reset(&s->p, t->offset); }
+        if (d == 5 && t->kind == JT_OBJECT_BEGIN) { s->buf = buf_kind_of(s->key[4]); rpj_pending_reset(&s->p, t->offset); }
         else if (d == 5 && t->kind == JT_OBJECT_END) { buffer_end(s); s->buf = B_NONE; }
         else if (d >= 6 && !open && !close && s->buf != B_OTHER && s->buf != B_NONE) {
-            key_path(s, 6, d, path, sizeof path);
-            pending_value(s, path, t, d);
+            rpj_key_path(s, 6, d, path, sizeof path);
+            rpj_pending_value(s, path, t, d);
         }
     }
     return true;
@@ -498,6 +448,8 @@ static void rj_finish(void *st) {
     read_facts_skip(s->facts, "kernel symbol unknown (emitted without name)", s->unknown_symbol);
     read_facts_skip(s->facts, "record kind not read (scratch, marker, ...)", s->unsupported);
     read_facts_skip(s->facts, "kernel name longer than 64 KiB (cut)", s->truncated_names);
+    read_facts_skip(s->facts, "counter id not in counters[]", s->counter_unknown);
+    read_facts_skip(s->facts, "more than 1024 counters in one dispatch", s->counters_dropped);
 }
 
 static void rj_close(void *st) {

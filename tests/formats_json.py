@@ -114,11 +114,17 @@ def check_rocprofv3_json_synthetic():
                                "agent_id": {"handle": 12}, "allocation_size": 0}],
         "scratch_memory": [{"kind": 9, "operation": 1, "start_timestamp": 1, "end_timestamp": 2}],
     }
+    counters = [{"id": {"handle": 55}, "name": "SQ_WAVES"}, {"id": {"handle": 56}, "name": "GRBM_COUNT"}]
+    cc = [{"dispatch_data": {"correlation_id": {"internal": 3}, "start_timestamp": 1000, "end_timestamp": 1500,
+                             "dispatch_info": {"dispatch_id": 1, "agent_id": {"handle": 12}, "kernel_id": 7}},
+           "records": [{"counter_id": {"handle": 55}, "value": 2.0}, {"counter_id": {"handle": 55}, "value": 3.5},
+                       {"counter_id": {"handle": 56}, "value": 7}]}]
     doc = {"rocprofiler-sdk-tool": [{"metadata": {"node": {"hostname": "node7"}}, "agents": agents,
-                                     "strings": {"buffer_records": strings},
+                                     "counters": counters, "strings": {"buffer_records": strings},
                                      "kernel_symbols": [{"kernel_id": 7, "kernel_name": "_Z3addv.kd",
                                                          "formatted_kernel_name": "add()",
                                                          "sgpr_count": 16, "arch_vgpr_count": 8}],
+                                     "callback_records": {"counter_collection": cc},   # the writer's order
                                      "buffer_records": br}]}
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "1_results.json")
@@ -138,6 +144,15 @@ def check_rocprofv3_json_synthetic():
            str(cp))
     al = by_type(recs, "allocation")
     expect([(a["category"], a["bytes"], a["device"]) for a in al] == [("alloc", 1048576, 1), ("free", 0, 1)], str(al))
+    ctr = by_type(recs, "counter")
+    want = {}
+    for e in cc:   # per dispatch and counter, the sum of its instances (rocprofv3's CSV does the same)
+        for r in e["records"]:
+            name = {c["id"]["handle"]: c["name"] for c in counters}[r["counter_id"]["handle"]]
+            want[name] = want.get(name, 0) + r["value"]
+    expect({c["name"]: c["number"] for c in ctr} == want, f"counters {ctr}")
+    expect(all(c["device"] == 1 and c["fields"] == {"kernel": "add()", "dispatch_id": "1"} and c["duration_ns"] == 500
+               for c in ctr), str(ctr))
     meta = {(m["key"], m.get("device")): m["value"] for m in by_type(recs, "metadata")}
     expect(meta == {("hostname", None): "node7", ("vendor", 1): "AMD", ("device_name", 1): "AMD Instinct MI210",
                     ("arch", 1): "gfx90a", ("compute_units", 1): "104", ("wave_size", 1): "64",
