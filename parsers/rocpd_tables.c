@@ -20,11 +20,14 @@ typedef struct reader {
     uint64_t row;
 } reader;
 
-/* Column c as sanitized UTF-8 in buf (NULL when SQL NULL or empty). */
+/* Column c as sanitized, NUL-terminated UTF-8 in buf (NULL when SQL NULL or empty). */
 static const char *text(sqlite3_stmt *q, int c, strbuf *buf, size_t *len) {
     const unsigned char *t = sqlite3_column_text(q, c);
     buf->len = 0;
-    if (!t || !utf8_sanitize(t, (size_t)sqlite3_column_bytes(q, c), buf) || !buf->len) { *len = 0; return NULL; }
+    if (!t || !utf8_sanitize(t, (size_t)sqlite3_column_bytes(q, c), buf) || !buf->len || !strbuf_terminate(buf)) {
+        *len = 0;
+        return NULL;
+    }
     *len = buf->len;
     return buf->data;
 }
