@@ -48,8 +48,9 @@ static const char *const HEADER_WORDS[] = {"vram", "gfx_", "timestamp,", "gpu_us
 static const char *const POWER_COLS[] = {"socket_power", "power_usage", "current_socket_power", "average_socket_power",
     "Average Graphics Package Power (W)", "Current Socket Graphics Package Power (W)", NULL};
 static const char *const NOT_POWER[] = {"management", "limit", "cap", "volt", NULL};
-static const char *const TEMP_COLS[] = {"hotspot", "temperature_hotspot", "Temperature (Sensor junction) (C)", "edge",
-    "temperature_edge", "Temperature (Sensor edge) (C)", NULL};
+static const char *const TEMP_COLS[] = {"hotspot", "hotspot_temperature", "temperature_hotspot",
+    "Temperature (Sensor junction) (C)", "edge", "edge_temperature", "temperature_edge", "Temperature (Sensor edge) (C)",
+    NULL};
 static const char *const NOT_TEMP[] = {"mem", "limit", "critical", "shutdown", NULL};
 static const char *const GPU_COLS[] = {"gpu", "GPU", "device", NULL};
 static const char *const NOT_GPU[] = {"use", "util", "busy", "power", "temp", "mem", "clk", "activity", NULL};

@@ -281,6 +281,33 @@ START_TEST(rocprof_v1_json_lanes_and_exact_times) {
 }
 END_TEST
 
+START_TEST(amd_smi_raw_readings_beside_the_reference_ones) {
+    /* amd-smi metric --csv: epoch timestamps, several GPUs per timestamp, list-valued cells */
+    const char *csv = "timestamp,gpu,gfx_activity,vcn_activity,socket_power,power_management,used_vram,total_vram,"
+                      "edge,hotspot,mem\n"
+                      "1786553852,0,10,\"['N/A', 'N/A']\",238,ENABLED,1024,196592,N/A,37,40\n"
+                      "1786553852,1,20,\"[0, 0]\",N/A,ENABLED,N/A,196592,30,N/A,41\n";
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 6) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("amd-smi-csv", csv, chunk, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);
+        const record *a = &c.r[0], *b = &c.r[1];
+        ck_assert(a->device == 0 && b->device == 1);
+        ck_assert(a->start_ns == (i128)1786553852 * 1000000000 && b->start_ns == a->start_ns);
+        ck_assert(a->power_w == 238.0 && !(b->has & RF_POWER));             /* N/A: unknown, not 0 */
+        ck_assert(a->temp_c == 37.0 && !(b->has & RF_TEMP));                /* hotspot, never mem */
+        ck_assert(a->vram_gib == 1.0 && a->vram_used_bytes == 1ull << 30);
+        ck_assert(a->vram_total_bytes == 196592ull << 20);
+        ck_assert_uint_eq(b->has & (RF_VRAM | RF_VRAM_BYTES | RF_VRAM_TOTAL), 0);   /* no used, no total alone */
+        ck_assert(a->util_pct == 10.0 && b->util_pct == 20.0);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
+}
+END_TEST
+
 static Suite *formats_json_suite(void) {
     Suite *s = suite_create("formats_json");
     TCase *tc = tcase_create("telemetry_values");
@@ -294,6 +321,7 @@ static Suite *formats_json_suite(void) {
     tcase_add_test(tc, madengine_columns_per_gpu);
     tcase_add_test(tc, rocprof_v1_json_lanes_and_exact_times);
     tcase_add_test(tc, sniff_knows_the_new_formats);
+    tcase_add_test(tc, amd_smi_raw_readings_beside_the_reference_ones);
     suite_add_tcase(s, tc);
     return s;
 }
