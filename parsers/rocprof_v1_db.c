@@ -188,8 +188,8 @@ static bool v1_read_path(void *st, const char *path) {
         {"COPY", T_COPY}, {"HIP", T_HIP}, {"HSA", T_HSA}, {"KFD", T_KFD}, {"rocTX", T_ROCTX}};
     for (size_t i = 0; ok && i < sizeof REST / sizeof *REST; i++) ok = read_table(s, db, REST[i].name, REST[i].t, &rows);
     if (ok && !s->tables) {
-        diag_add(s->diag, "%s: not a rocprof v1 results.db (none of the tables A, KERN, OPS, COPY, HIP, HSA, KFD, rocTX)",
-                 s->label);
+        diag_add(s->diag, "%s: not a rocprof v1 results.db (none of the tables A, KERN, OPS, COPY, HIP, HSA, KFD, "
+                 "rocTX): %s", s->label, sqlite3_errmsg(db));
         ok = false;
     }
     sqlite3_close(db);

@@ -410,6 +410,11 @@ def check_rocprof_v1_db():
         recs, _ = records("rocprof-v1-db", path)
         k = by_type(recs, "kernel_dispatch")
         expect([(r["name"], r["duration_ns"]) for r in k] == [("k0", 4)], str(k))
+        # not a database: a warning naming the file and why, no records
+        with open(path, "w") as f:
+            f.write("hello")
+        recs, err = records("rocprof-v1-db", path)
+        expect(not recs and f"{path}: not a rocprof v1 results.db" in err and "not a database" in err, err)
 
 
 def v1_results_json(kernels, activity, copies, hip):
