@@ -10,7 +10,6 @@ usage: formats_json.py SECTION_TOOL SHARED_DIR [CHECK ...]
 """
 import csv
 import gzip
-import io
 import json
 import os
 import sqlite3
