@@ -71,7 +71,6 @@ def check_rocprofv3_json():
 def check_rocprofv3_json_synthetic():
     """Copies, API calls and allocations (the fixture has only dispatches): a small file
     written as rocprofiler-sdk's JSON writer lays them out."""
-    ops = [{"kind": "NONE", "operations": []}] * 1
     kinds = ["NONE", "HSA_CORE_API", "HIP_RUNTIME_API", "MEMORY_COPY", "KERNEL_DISPATCH", "MEMORY_ALLOCATION"]
     strings = [{"kind": k, "operations": []} for k in kinds]
     strings[2]["operations"] = ["hipApiName", "hipMalloc", "hipMemcpy", "hipLaunchKernel"]
@@ -80,7 +79,6 @@ def check_rocprofv3_json_synthetic():
                                 "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"]
     strings[5]["operations"] = ["MEMORY_ALLOCATION_NONE", "MEMORY_ALLOCATION_ALLOCATE",
                                 "MEMORY_ALLOCATION_VMEM_ALLOCATE", "MEMORY_ALLOCATION_FREE"]
-    del ops
     agents = [{"id": {"handle": 11}, "type": 1, "node_id": 0, "name": "cpu", "cu_count": 8, "wave_front_size": 0},
               {"id": {"handle": 12}, "type": 2, "node_id": 1, "name": "gfx90a", "product_name": "AMD Instinct MI210",
                "vendor_name": "AMD", "cu_count": 104, "wave_front_size": 64,
