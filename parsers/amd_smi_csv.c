@@ -10,15 +10,25 @@
  * unit decided from the column name) and utilisation (percent) it has; values the rules
  * refuse (negative VRAM, utilisation outside [0, 100] in the default mode) are counted
  * here and left out of the record. The first ROCm version is a REC_METADATA record.
- * Peaks and means are analyses/telemetry_stats.c's. */
+ * Peaks and means are analyses/telemetry_stats.c's.
+ *
+ * For the analysis document the same record also carries the raw readings when the header
+ * has them: the GPU index (gpu / device column; "card3" -> 3), the sample time (timestamp:
+ * epoch seconds in amd-smi, see telemetry_values.h), power (socket_power ..., W),
+ * temperature (hotspot, else edge, °C), VRAM used in bytes (the reading above x 2^30, so
+ * the unit rule is the same) and VRAM total (total_vram ...: MB = 2^20 bytes, or bytes
+ * when the name says "(B)" / bytes). vram_gib and util_pct, which RunMetrics reads, are
+ * unchanged. */
 #include "parsers/amd_smi_csv.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parsers/column_pick.h"
 #include "parsers/csv_columns.h"
 #include "base/py_number.h"
+#include "parsers/telemetry_values.h"
 
 #define LINE_CAP (1u << 20)
 #define FIELD_CAP 4096u
@@ -34,11 +44,29 @@ static const char *const UTIL_COLS_REAL[] = {"usage", "USAGE", "GFX_UTIL", "gfx_
 static const char *const ROCM_COLS[] = {"ROCM_VERSION", "rocm_version", NULL};
 static const char *const NOT_UTIL[] = {"power", "energy", "clk", "clock", "temp", "volt", "fan", NULL};
 static const char *const HEADER_WORDS[] = {"vram", "gfx_", "timestamp,", "gpu_use", "gpu,", NULL};
+/* the raw readings (analysis document only) */
+static const char *const POWER_COLS[] = {"socket_power", "power_usage", "current_socket_power", "average_socket_power",
+    "Average Graphics Package Power (W)", "Current Socket Graphics Package Power (W)", NULL};
+static const char *const NOT_POWER[] = {"management", "limit", "cap", "volt", NULL};
+static const char *const TEMP_COLS[] = {"hotspot", "hotspot_temperature", "temperature_hotspot",
+    "Temperature (Sensor junction) (C)", "edge", "edge_temperature", "temperature_edge", "Temperature (Sensor edge) (C)",
+    NULL};
+static const char *const NOT_TEMP[] = {"mem", "limit", "critical", "shutdown", NULL};
+static const char *const GPU_COLS[] = {"gpu", "GPU", "device", NULL};
+static const char *const NOT_GPU[] = {"use", "util", "busy", "power", "temp", "mem", "clk", "activity", NULL};
+static const char *const TIME_COLS[] = {"timestamp", NULL};
+static const char *const TOTAL_COLS[] = {"total_vram", "vram_total", "VRAM_TOTAL", "VRAM Total Memory (B)", NULL};
+static const char *const NOT_TOTAL[] = {"used", "free", NULL};
 
-enum { C_HBM, C_UTIL, C_ROCM, C_COUNT };
+enum { C_HBM, C_UTIL, C_ROCM, C_POWER, C_TEMP, C_GPU, C_TIME, C_TOTAL, C_COUNT };
 static const csv_want WANT[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS_REAL, NOT_UTIL, false},
-                                       {ROCM_COLS, NULL, false}};
-static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {ROCM_COLS, NULL, false}};
+                                       {ROCM_COLS, NULL, false}, {POWER_COLS, NOT_POWER, false},
+                                       {TEMP_COLS, NOT_TEMP, false}, {GPU_COLS, NOT_GPU, false},
+                                       {TIME_COLS, NULL, false}, {TOTAL_COLS, NOT_TOTAL, false}};
+static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {ROCM_COLS, NULL, false},
+                                            {POWER_COLS, NOT_POWER, false}, {TEMP_COLS, NOT_TEMP, false},
+                                            {GPU_COLS, NOT_GPU, false}, {TIME_COLS, NULL, false},
+                                            {TOTAL_COLS, NOT_TOTAL, false}};
 
 /* How a VRAM column's values become GiB, decided from its name as hbm_gb() does. */
 typedef enum { U_BYTES, U_MB, U_GB, U_GUESS } vram_unit;
@@ -137,6 +165,42 @@ static void on_header(state *s, const csv_record *r) {
                  (unsigned long long)s->header_line);
 }
 
+/* The GPU index of a cell: "3" or "card3". */
+static bool gpu_index(const csv_field *f, int64_t *out) {
+    if (!f || f->truncated || !f->text.data) return false;
+    const char *p = f->text.data;
+    size_t n = f->text.len;
+    py_strip(&p, &n);
+    if (n > 4 && !memcmp(p, "card", 4)) p += 4, n -= 4;
+    i128 v;
+    if (!n || !py_integer(p, n, &v) || v < 0 || v > 65535) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* The raw readings of the analysis document (see the top comment); never touches the
+ * RunMetrics fields. */
+static void raw_readings(const state *s, const csv_record *r, record *rec) {
+    const csv_field *f;
+    double v;
+    if (rec->has & RF_VRAM) rec->vram_used_bytes = (uint64_t)llround(rec->vram_gib * 1073741824.0), rec->has |= RF_VRAM_BYTES;
+    if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated &&
+        telemetry_number(f->text.data, f->text.len, &v) && v >= 0) {
+        const char *name = s->cols.name[C_TOTAL];
+        bool bytes = has_name_token(name, strlen(name), "bytes") || strstr(name, "(B)");
+        unsigned long long b;
+        if (bytes && v < 1.8e19) rec->vram_total_bytes = (uint64_t)llround(v), rec->has |= RF_VRAM_TOTAL;
+        else if (!bytes && telemetry_mib_to_bytes(v, &b)) rec->vram_total_bytes = b, rec->has |= RF_VRAM_TOTAL;
+    }
+    if ((f = field(s, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v) && v >= 0)
+        rec->power_w = v, rec->has |= RF_POWER;
+    if ((f = field(s, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
+        rec->temp_c = v, rec->has |= RF_TEMP;
+    if (gpu_index(field(s, C_GPU, r), &rec->device)) rec->has |= RF_DEVICE;
+    if ((f = field(s, C_TIME, r)) && !f->truncated && telemetry_time_ns(f->text.data, f->text.len, &rec->start_ns))
+        rec->has |= RF_START;
+}
+
 static void on_record(void *user, const csv_record *r) {
     state *s = user;
     if (!s->csv_header_done) { s->csv_header_done = true; on_header(s, r); return; }
@@ -161,6 +225,7 @@ static void on_record(void *user, const csv_record *r) {
         else { rec.util_pct = u < 100.0 ? u : 100.0; rec.has |= RF_UTIL; used = true; }
     } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
     if (used) s->rows_used++;
+    raw_readings(s, r, &rec);
     if (!record_emit(&s->sink, &rec)) s->oom = true;
     if ((f = field(s, C_ROCM, r)) && !s->rocm_sent && !s->oom) {
         strbuf v = {0};

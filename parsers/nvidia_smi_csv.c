@@ -5,13 +5,19 @@
  * --format=csv (units in the header and in every value: "841 MiB", "22 %", a space after
  * each comma) and csv,noheader,nounits logs with a hand-written header are read. Scripts
  * that append a header before every sample repeat it: such rows are dropped. Values
- * such as "[N/A]" are counted as skipped, never read as 0. */
+ * such as "[N/A]" are counted as skipped, never read as 0.
+ *
+ * The raw readings ride along for the analysis document: power.draw (W), temperature.gpu
+ * (°C), memory.used / memory.total (MiB -> bytes, x 2^20) and the timestamp (start_ns, see
+ * telemetry_values.h). The same columns by the names of hand-written headers (power_W,
+ * temperature_C, ...) are taken too. RunMetrics reads only vram_gib and util_pct. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/py_number.h"
 #include "parsers/artefact.h"
 #include "parsers/csv_columns.h"
+#include "parsers/telemetry_values.h"
 
 #define FIELD_CAP 4096u
 
@@ -19,9 +25,18 @@ static const char *const VRAM_COLS[] = {"memory.used [MiB]", "memory.used", "mem
 static const char *const UTIL_COLS[] = {"utilization.gpu [%]", "utilization.gpu", "utilization_gpu_percent",
                                         "utilization_gpu", NULL};
 static const char *const INDEX_COLS[] = {"index", "gpu_index", NULL};
+static const char *const POWER_COLS[] = {"power.draw [W]", "power.draw", "power_W", "power_draw_w", "power_draw", NULL};
+static const char *const NOT_POWER[] = {"limit", "max", "min", "default", "enforced", NULL};
+static const char *const TEMP_COLS[] = {"temperature.gpu", "temperature_C", "temperature_gpu", "temp_c", NULL};
+static const char *const NOT_TEMP[] = {"memory", "limit", "max", "slowdown", "shutdown", NULL};
+static const char *const TOTAL_COLS[] = {"memory.total [MiB]", "memory.total", "memory_total_mib", "memory_total", NULL};
+static const char *const TIME_COLS[] = {"timestamp", NULL};
 
-enum { C_VRAM, C_UTIL, C_INDEX, C_COUNT };
-static const csv_want WANT[C_COUNT] = {{VRAM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {INDEX_COLS, NULL, false}};
+enum { C_VRAM, C_UTIL, C_INDEX, C_POWER, C_TEMP, C_TOTAL, C_TIME, C_COUNT };
+static const csv_want WANT[C_COUNT] = {{VRAM_COLS, NULL, false},   {UTIL_COLS, NULL, false},
+                                       {INDEX_COLS, NULL, false},  {POWER_COLS, NOT_POWER, false},
+                                       {TEMP_COLS, NOT_TEMP, false}, {TOTAL_COLS, NULL, false},
+                                       {TIME_COLS, NULL, false}};
 
 typedef struct state {
     csv_tokenizer csv;
@@ -45,9 +60,9 @@ static bool value_number(const csv_field *f, double *v) {
     return n && py_number(p, n, v);
 }
 
-/* A row that repeats the header (its VRAM or utilisation cell is the column's own name). */
+/* A row that repeats the header (a cell of a chosen column is the column's own name). */
 static bool is_header_again(const state *s, const csv_record *r) {
-    for (int c = 0; c < C_INDEX; c++) {
+    for (int c = 0; c < C_COUNT; c++) {
         const csv_field *f = csv_columns_field(&s->cols, (size_t)c, r);
         const char *name = s->cols.name[c];
         if (!f || !name) continue;
@@ -66,8 +81,12 @@ static void on_header(state *s, const csv_record *r) {
     if (s->cols.name[C_VRAM]) read_facts_column(s->facts, "vram_unit", "MiB (/ 1024)");
     read_facts_column(s->facts, "utilisation", s->cols.name[C_UTIL]);
     read_facts_column(s->facts, "device", s->cols.name[C_INDEX]);
-    if (s->cols.col[C_VRAM] < 0 && s->cols.col[C_UTIL] < 0)
-        diag_add(s->diag, "%s: line %llu: header has no memory.used or utilization.gpu column", s->label,
+    read_facts_column(s->facts, "power", s->cols.name[C_POWER]);
+    read_facts_column(s->facts, "temperature", s->cols.name[C_TEMP]);
+    read_facts_column(s->facts, "vram_total", s->cols.name[C_TOTAL]);
+    read_facts_column(s->facts, "time", s->cols.name[C_TIME]);
+    if (s->cols.col[C_VRAM] < 0 && s->cols.col[C_UTIL] < 0 && s->cols.col[C_POWER] < 0 && s->cols.col[C_TEMP] < 0)
+        diag_add(s->diag, "%s: line %llu: header has no memory.used, utilization.gpu, power.draw or temperature.gpu column", s->label,
                  (unsigned long long)r->line);
 }
 
@@ -80,9 +99,11 @@ static void on_record(void *user, const csv_record *r) {
     if (r->unterminated) s->facts->truncated = true;
     record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
     double v;
+    unsigned long long bytes;
     if (value_number(csv_columns_field(&s->cols, C_VRAM, r), &v) && v >= 0) {
         rec.vram_gib = v / 1024.0;
         rec.has |= RF_VRAM;
+        if (telemetry_mib_to_bytes(v, &bytes)) rec.vram_used_bytes = bytes, rec.has |= RF_VRAM_BYTES;
     } else if (s->cols.col[C_VRAM] >= 0) s->vram_bad++;
     if (value_number(csv_columns_field(&s->cols, C_UTIL, r), &v) && v >= 0 && v <= 100) {
         rec.util_pct = v;
@@ -92,6 +113,18 @@ static void on_record(void *user, const csv_record *r) {
         rec.device = (int64_t)v;
         rec.has |= RF_DEVICE;
     }
+    const csv_field *f;
+    if ((rec.has & RF_VRAM_BYTES) && value_number(csv_columns_field(&s->cols, C_TOTAL, r), &v) &&
+        telemetry_mib_to_bytes(v, &bytes))
+        rec.vram_total_bytes = bytes, rec.has |= RF_VRAM_TOTAL;
+    if ((f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v) &&
+        v >= 0)
+        rec.power_w = v, rec.has |= RF_POWER;
+    if ((f = csv_columns_field(&s->cols, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
+        rec.temp_c = v, rec.has |= RF_TEMP;
+    if ((f = csv_columns_field(&s->cols, C_TIME, r)) && !f->truncated &&
+        telemetry_time_ns(f->text.data, f->text.len, &rec.start_ns))
+        rec.has |= RF_START;
     if (rec.has & (RF_VRAM | RF_UTIL)) s->rows_used++;
     if (!record_emit(&s->sink, &rec)) s->oom = true;
 }
@@ -140,7 +173,8 @@ static const char *const NS_NAMES[] = {"nvidia_smi.csv", "nvidia-smi.csv", NULL}
 static int ns_sniff(const char *name, const uint8_t *head, size_t n) {
     (void)name;
     bool ours = csv_head_has(head, n, "memory.used") || csv_head_has(head, n, "utilization.gpu") ||
-                csv_head_has(head, n, "utilization_gpu");
+                csv_head_has(head, n, "utilization_gpu") || csv_head_has(head, n, "power.draw") ||
+                csv_head_has(head, n, "temperature.gpu");
     return ours ? 90 : 0;
 }
 

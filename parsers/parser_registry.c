@@ -15,7 +15,13 @@
     X(msprof_op_csv_parser)      \
     X(msprof_reference_csv_parser) \
     X(aie_trace_json_parser)     \
-    X(aie_run_json_parser)
+    X(aie_run_json_parser)       \
+    /* fmtjson (issue 11) */     \
+    X(rocprofv3_json_parser)     \
+    X(rocm_smi_csv_parser)       \
+    X(madengine_csv_parser)      \
+    X(rocprof_v1_db_parser)      \
+    X(rocprof_v1_json_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

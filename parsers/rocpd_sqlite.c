@@ -1,5 +1,5 @@
 /* rocpd_sqlite: rocprofv3's rocpd SQLite database (<host>/<pid>_results.db) -> kernel
- * dispatch records.
+ * dispatch records, then (rocpd_tables.c) agents, API regions, memory copies and allocations.
  *
  * Not a byte stream: the reader hands this format the opened file's path
  * (artefact_parser.read_path) and it reads it with SQLite, read-only and immutable (no
@@ -18,8 +18,14 @@
 
 #include "base/text_utf8.h"
 #include "parsers/artefact.h"
+#include "parsers/rocpd_tables.h"
 
+/* The first query adds grid, workgroup and resource columns (the kernels view of real
+ * schema-3 databases); the second is the same view without them (rows and order identical). */
 static const char *const QUERIES[] = {
+    "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, grid_x, grid_y, grid_z, "
+    "workgroup_x, workgroup_y, workgroup_z, lds_size, scratch_size, vgpr_count, sgpr_count FROM kernels "
+    "ORDER BY start, id",
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id FROM kernels "
     "ORDER BY start, id",
     "SELECT ks.kernel_name, kd.start, kd.\"end\", kd.agent_id, COALESCE(kd.stream_id, kd.queue_id), NULL "
@@ -31,9 +37,11 @@ typedef struct state {
     record_sink sink;
     read_facts *facts;
     diag_list *diag;
+    bool extended;               /* the query has grid and resource columns (6..15) */
     const char *label;
     strbuf name;
     uint64_t rows, no_name, nonpositive, first_nonpositive;
+    rocpd_extra_counts extra;
     bool oom;
 } state;
 
@@ -71,6 +79,23 @@ static bool row(state *s, sqlite3_stmt *q) {
     if (sqlite3_column_type(q, 4) == SQLITE_INTEGER) r.stream = sqlite3_column_int64(q, 4), r.has |= RF_STREAM;
     if (sqlite3_column_type(q, 5) == SQLITE_INTEGER && sqlite3_column_int64(q, 5) >= 0)
         r.correlation_id = (uint64_t)sqlite3_column_int64(q, 5), r.has |= RF_CORRELATION;
+    if (s->extended) {
+        bool grid = true, res = true;
+        for (int c = 6; c < 12; c++) grid &= sqlite3_column_type(q, c) == SQLITE_INTEGER;
+        for (int c = 12; c < 16; c++) res &= sqlite3_column_type(q, c) == SQLITE_INTEGER;
+        for (int c = 6; c < 16; c++) grid &= c >= 12 || (uint64_t)sqlite3_column_int64(q, c) <= UINT32_MAX;
+        for (int c = 12; c < 16; c++) res &= (uint64_t)sqlite3_column_int64(q, c) <= UINT32_MAX;
+        if (grid) {
+            r.has |= RF_GRID;
+            for (int i = 0; i < 3; i++)
+                r.grid[i] = (uint32_t)sqlite3_column_int64(q, 6 + i), r.workgroup[i] = (uint32_t)sqlite3_column_int64(q, 9 + i);
+        }
+        if (res) {
+            r.has |= RF_RESOURCES;
+            r.lds_bytes = (uint32_t)sqlite3_column_int64(q, 12), r.scratch_bytes = (uint32_t)sqlite3_column_int64(q, 13);
+            r.vgpr = (uint32_t)sqlite3_column_int64(q, 14), r.sgpr = (uint32_t)sqlite3_column_int64(q, 15);
+        }
+    }
     return record_emit(&s->sink, &r);
 }
 
@@ -91,6 +116,8 @@ static bool rp_read_path(void *st, const char *path) {
         sqlite3_close(db);
         return false;
     }
+    s->extended = which == 0;
+    if (which > 0) which--;      /* the facts name the view as before */
     read_facts_column(s->facts, "name", which == 0 ? "kernels.name" : "rocpd_info_kernel_symbol.kernel_name");
     read_facts_column(s->facts, "start", which == 0 ? "kernels.start" : "rocpd_kernel_dispatch.start");
     read_facts_column(s->facts, "end", which == 0 ? "kernels.end" : "rocpd_kernel_dispatch.end");
@@ -101,6 +128,9 @@ static bool rp_read_path(void *st, const char *path) {
     if (!ok) diag_add(s->diag, "%s: database error after %llu kernel rows: %s", s->label,
                       (unsigned long long)s->rows, sqlite3_errmsg(db));
     sqlite3_finalize(q);
+    /* The other tables only feed the analysis document: a failure there warns but keeps the
+     * kernels (RunMetrics reads them). */
+    if (ok && !s->oom) (void)rocpd_read_extras(db, &s->sink, s->label, s->diag, &s->extra);
     sqlite3_close(db);
     return ok;
 }
@@ -114,6 +144,7 @@ static void rp_finish(void *st) {
     s->facts->rows_used = s->rows - s->no_name - s->nonpositive;
     read_facts_skip(s->facts, "no kernel name", s->no_name);
     read_facts_skip(s->facts, "zero or negative duration", s->nonpositive);
+    read_facts_skip(s->facts, "region, copy or allocation without start <= end", s->extra.bad_times);
 }
 
 static void rp_close(void *st) {

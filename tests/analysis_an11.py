@@ -153,7 +153,30 @@ def number(text):
         return None
 
 
-def compare_gpu(label, gpu, samples, util, vram_bytes):
+def cadence(stamps):
+    """Median of the positive intervals between consecutive timestamps (seconds), in ms."""
+    iv = [(b - a) / 1e6 for a, b in zip(stamps, stamps[1:]) if b > a]   # ns -> ms
+    return statistics.median(iv) if iv else None
+
+
+def parse_time(text):
+    """A telemetry timestamp as integer ns: epoch seconds, ISO 8601 with Z, or nvidia-smi's
+    'YYYY/MM/DD HH:MM:SS.fff' (read as UTC: only differences matter)."""
+    import datetime
+    t = text.strip()
+    if t.isdigit():
+        return int(t) * 10**9
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ", "%Y/%m/%d %H:%M:%S.%f", "%Y/%m/%d %H:%M:%S"):
+        try:
+            d = datetime.datetime.strptime(t, fmt)
+            delta = d - datetime.datetime(1970, 1, 1)
+            return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+        except ValueError:
+            continue
+    return None
+
+
+def compare_gpu(label, gpu, samples, util, vram_bytes, stamps=None):
     check(gpu["samples"] == samples, f"{label}: samples {gpu['samples']} != {samples}")
     if util:
         check(close(gpu["util_mean_pct"], statistics.fmean(util)), f"{label}: util mean")
@@ -165,7 +188,12 @@ def compare_gpu(label, gpu, samples, util, vram_bytes):
         check(close(gpu["vram_mean_bytes"], statistics.fmean(vram_bytes)), f"{label}: vram mean")
     else:
         check(gpu["vram_peak_bytes"] is None, f"{label}: vram peak not null")
-    check(gpu["cadence_ms"] is None, f"{label}: no timestamps in the records yet, cadence null")
+    want = cadence(stamps) if stamps else None
+    if want is None:
+        check(gpu["cadence_ms"] is None, f"{label}: cadence null without timestamps")
+    else:
+        check(gpu["cadence_ms"] is not None and close(gpu["cadence_ms"], want),
+              f"{label}: cadence {gpu['cadence_ms']} != {want}")
 
 
 def test_nvidia_smi():
@@ -173,10 +201,12 @@ def test_nvidia_smi():
     path = os.path.join(FIX, "nvidia_smi", "nanoGPT_gpu_metrics.csv")
     per = defaultdict(lambda: ([], []))
     counts = defaultdict(int)
+    stamps = defaultdict(list)
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             g = int(row["gpu_index"])
             counts[g] += 1
+            stamps[g].append(parse_time(row["timestamp"]))
             u = number(row["utilization_gpu_percent"])
             if u is not None and 0 <= u <= 100:
                 per[g][0].append(u)
@@ -184,7 +214,7 @@ def test_nvidia_smi():
     gpus = {g["device"]: g for g in t["gpus"]}
     check(sorted(gpus) == sorted(counts), f"nanoGPT: GPUs {sorted(gpus)}")
     for g in counts:
-        compare_gpu(f"nanoGPT gpu {g}", gpus[g], counts[g], per[g][0], [])
+        compare_gpu(f"nanoGPT gpu {g}", gpus[g], counts[g], per[g][0], [], stamps[g])
     check(t["samples"] == sum(counts.values()), "nanoGPT: samples")
     all_util = [u for g in per.values() for u in g[0]]
     check(close(t["util_mean_pct"], statistics.fmean(all_util)), "nanoGPT: run util mean")
@@ -199,7 +229,7 @@ def test_nvidia_smi():
     vram = [round(number(r["memory.used [MiB]"]) * 2**20) for r in data]
     t = document(("nvidia-smi-csv", path))["telemetry"]
     check(len(t["gpus"]) == 1, "gpu-usage: one GPU")
-    compare_gpu("gpu-usage", t["gpus"][0], len(data), util, vram)
+    compare_gpu("gpu-usage", t["gpus"][0], len(data), util, vram, [parse_time(r["timestamp"]) for r in data])
     check(t["vram_peak_bytes"] == max(vram), "gpu-usage: run vram peak")
 
 
@@ -209,10 +239,15 @@ def test_amd_smi():
         rows = [r for r in csv.reader(f) if r]
     header = rows[0]
     data = [dict(zip(header, r)) for r in rows[1:] if r != header]
-    util = [u for u in (number(r["gfx_activity"]) for r in data) if u is not None and 0 <= u <= 100]
+    by_gpu = defaultdict(list)
+    for r in data:
+        by_gpu[int(r["gpu"])].append(r)
     t = document(("amd-smi-csv", path))["telemetry"]
-    check(t is not None and len(t["gpus"]) == 1, "amd-smi: one GPU (the format names no device yet)")
-    compare_gpu("amd-smi", t["gpus"][0], len(data), util, [])
+    check(t is not None and sorted(g["device"] for g in t["gpus"]) == sorted(by_gpu), "amd-smi: one entry per gpu column value")
+    gpus = {g["device"]: g for g in t["gpus"]}
+    for g, rows_g in by_gpu.items():
+        util = [u for u in (number(r["gfx_activity"]) for r in rows_g) if u is not None and 0 <= u <= 100]
+        compare_gpu(f"amd-smi gpu {g}", gpus[g], len(rows_g), util, [], [parse_time(r["timestamp"]) for r in rows_g])
 
 
 def test_absent_sections():

@@ -156,13 +156,15 @@ START_TEST(telemetry_rows_become_samples) {
         read_bytes("amd-smi-csv", csv, chunk, 0, &c, &f, &d);
         ck_assert_uint_eq(c.n, 4);                        /* three samples and the first ROCm version */
         ck_assert_int_eq(c.r[0].type, REC_TELEMETRY_SAMPLE);
-        ck_assert_uint_eq(c.r[0].has, RF_VRAM | RF_UTIL);
+        /* RunMetrics' readings; the raw ones (device, time, bytes) are check_formats_json.c's */
+        ck_assert_uint_eq(c.r[0].has & (RF_VRAM | RF_UTIL), RF_VRAM | RF_UTIL);
         ck_assert(c.r[0].vram_gib == 2.0 && c.r[0].util_pct == 50.0);
-        ck_assert_uint_eq(c.r[1].has, 0);                 /* negative VRAM and 150 % are refused, not 0 */
+        ck_assert_uint_eq(c.r[0].vram_used_bytes, 2ull << 30);
+        ck_assert_uint_eq(c.r[1].has & (RF_VRAM | RF_UTIL | RF_VRAM_BYTES), 0);   /* negative VRAM and 150 % are refused, not 0 */
         ck_assert_int_eq(c.r[2].type, REC_METADATA);
         ck_assert_str_eq(c.r[2].key, "rocm_version");
         ck_assert_str_eq(c.text[2], "6.2.1");
-        ck_assert_uint_eq(c.r[3].has, RF_VRAM);
+        ck_assert_uint_eq(c.r[3].has & (RF_VRAM | RF_UTIL), RF_VRAM);
         ck_assert(c.r[3].vram_gib == 1.0);
         ck_assert_uint_eq(f.rows_used, 2);
         diag_free(&d);
@@ -182,9 +184,9 @@ START_TEST(nvidia_smi_rows_become_samples) {
         diag_list d;
         read_bytes("nvidia-smi-csv", csv, chunk, 0, &c, &f, &d);
         ck_assert_uint_eq(c.n, 2);                        /* the repeated header is no sample */
-        ck_assert_uint_eq(c.r[0].has, RF_VRAM | RF_UTIL | RF_DEVICE);
+        ck_assert_uint_eq(c.r[0].has & (RF_VRAM | RF_UTIL | RF_DEVICE), RF_VRAM | RF_UTIL | RF_DEVICE);
         ck_assert(c.r[0].vram_gib == 841.0 / 1024.0 && c.r[0].util_pct == 22.0);
-        ck_assert_uint_eq(c.r[1].has, RF_VRAM | RF_DEVICE);   /* [N/A] is unknown, not 0 */
+        ck_assert_uint_eq(c.r[1].has & (RF_VRAM | RF_UTIL | RF_DEVICE), RF_VRAM | RF_DEVICE);   /* [N/A] is unknown, not 0 */
         ck_assert_int_eq(c.r[1].device, 1);
         ck_assert(c.r[1].vram_gib == 1.0);
         ck_assert_uint_eq(f.rows_used, 2);
