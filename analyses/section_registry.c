@@ -4,7 +4,9 @@
 #include <string.h>
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
-#define SECTIONS(X)
+#define SECTIONS(X) \
+    /* an12b: steps, ops, phases, layers, ranks (issue 12) */ \
+    X(steps_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)
