@@ -6,7 +6,8 @@
 /* One line per analysis, in document order; derived analyses after their inputs. */
 #define SECTIONS(X) \
     /* an12b: steps, ops, phases, layers, ranks (issue 12) */ \
-    X(steps_analysis)
+    X(steps_analysis) \
+    X(ops_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 
 Suite *steps_suite(void);
+Suite *ops_suite(void);
 
 int main(void) {
     SRunner *sr = srunner_create(steps_suite());
+    srunner_add_suite(sr, ops_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
