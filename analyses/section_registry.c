@@ -7,7 +7,9 @@
 #define SECTIONS(X) \
     /* an12b: steps, ops, phases, layers, ranks (issue 12) */ \
     X(steps_analysis) \
-    X(ops_analysis)
+    X(ops_analysis) \
+    X(phases_analysis) \
+    X(layers_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)

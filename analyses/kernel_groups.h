@@ -1,0 +1,40 @@
+/* kernel_groups: kernels of one trace file grouped by an id (a launch's correlation id, or
+ * torch's External id), with per-group counts, durations and attention/GEMM work.
+ *
+ * The phases and layers sections join groups to what launched them: a CUDA/HIP graph
+ * launch is one correlation id for hundreds of kernels, an eager launch one id per kernel.
+ * Memory is one entry per group, at most KGROUPS_MAX (further groups are counted in
+ * `dropped` and their kernels are not grouped). */
+#ifndef GOBLIN_KERNEL_GROUPS_H
+#define GOBLIN_KERNEL_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/id_map.h"
+#include "analyses/kernel_class.h"
+
+#define KGROUPS_MAX ((size_t)1 << 18)
+
+typedef struct kgroup {
+    uint64_t key;
+    uint64_t kernels, attention, gemm;   /* kernel counts: all, attention class, GEMM class */
+    int64_t lo, hi;                      /* first kernel start, last kernel end */
+    int64_t sum_ns, attention_ns, gemm_ns;  /* sums of kernel durations */
+} kgroup;
+
+typedef struct kgroups {
+    kgroup *v;
+    size_t n, cap;
+    id_map index;
+    uint64_t dropped;                    /* kernels not grouped (table full) */
+} kgroups;
+
+/* Adds the kernel [a, b) of class c to group key. False: out of memory. */
+bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b);
+/* Folds every group of src into dst (same keys join). False: out of memory. */
+bool kgroups_merge(kgroups *dst, const kgroups *src);
+void kgroups_free(kgroups *g);
+
+#endif

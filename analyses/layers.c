@@ -1,0 +1,214 @@
+/* layers: transformer layers found as kernel groups (section "layers").
+ *
+ * A group is the kernels sharing one torch External id (one operator call), or, for
+ * kernels without one, one launch correlation id (a CUDA/HIP graph launch runs hundreds of
+ * kernels under one id). A group is a layer when it has at least LAYER_MIN_KERNELS kernels
+ * and holds both attention-class and GEMM-class work (analyses/kernel_class.h); layers are
+ * numbered in time order (first kernel start) within their file. Per layer: kernels, span
+ * (first start to last end), kernel time (sum of durations), attention and GEMM time.
+ * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/kernel_groups.h"
+#include "analyses/section.h"
+
+#define LAYER_MIN_KERNELS 8
+#define MAX_LAYERS 65536
+#define LISTED_LAYERS 1024
+
+typedef struct layer {
+    size_t source;
+    kgroup g;
+} layer;
+
+typedef struct layers_file {
+    size_t index;
+    kgroups by_ext, by_corr;
+} layers_file;
+
+typedef struct layers_run {
+    diag_list *diag;
+    layers_file *acc;
+    layer *v;
+    size_t n, cap;
+    uint64_t dropped_layers, dropped_kernels;
+    bool oom;
+} layers_run;
+
+static void *layers_open(const analysis_config *cfg, diag_list *diag) {
+    (void)cfg;
+    layers_run *r = calloc(1, sizeof *r);
+    if (r) r->diag = diag;
+    return r;
+}
+
+static void *layers_open_source(void *run, const source_ref *src) {
+    (void)run;
+    layers_file *f = calloc(1, sizeof *f);
+    if (f) f->index = src->index;
+    return f;
+}
+
+static void file_free(layers_file *f) {
+    if (!f) return;
+    kgroups_free(&f->by_ext);
+    kgroups_free(&f->by_corr);
+    free(f);
+}
+
+static bool layers_consume(void *src, const record *r) {
+    layers_file *f = src;
+    if (!(r->has & RF_START) || !(r->has & (RF_END | RF_DURATION))) return true;
+    i128 end = (r->has & RF_END) ? r->end_ns : i128_add(r->start_ns, r->duration_ns);
+    const i128 lim = (i128)INT64_MAX / 2;
+    if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
+    kernel_class c = kernel_class_of(r->name, r->name_len);
+    if ((r->has & RF_EXTERNAL) && r->external_id)
+        return kgroups_add(&f->by_ext, r->external_id, c, (int64_t)r->start_ns, (int64_t)end);
+    if (r->has & RF_CORRELATION) return kgroups_add(&f->by_corr, r->correlation_id, c, (int64_t)r->start_ns, (int64_t)end);
+    return true;
+}
+
+static bool collect(layers_run *r, const layers_file *f, const kgroups *g) {
+    for (size_t i = 0; i < g->n; i++) {
+        const kgroup *k = &g->v[i];
+        if (k->kernels < LAYER_MIN_KERNELS || !k->attention || !k->gemm) continue;
+        if (r->n >= MAX_LAYERS) {
+            r->dropped_layers++;
+            continue;
+        }
+        if (r->n == r->cap) {
+            size_t c = r->cap ? r->cap * 2 : 64;
+            layer *v = realloc(r->v, c * sizeof *v);
+            if (!v) return false;
+            r->v = v;
+            r->cap = c;
+        }
+        r->v[r->n++] = (layer){f->index, *k};
+    }
+    r->dropped_kernels += g->dropped;
+    return true;
+}
+
+static bool layers_end_source(void *run, void *src) {
+    layers_run *r = run;
+    layers_file *f = src;
+    bool ok = true;
+    if (r->acc && r->acc->index == f->index) {
+        ok = kgroups_merge(&r->acc->by_ext, &f->by_ext) && kgroups_merge(&r->acc->by_corr, &f->by_corr);
+        file_free(f);
+    } else {
+        if (r->acc) ok = collect(r, r->acc, &r->acc->by_ext) && collect(r, r->acc, &r->acc->by_corr);
+        file_free(r->acc);
+        r->acc = f;
+    }
+    if (!ok) r->oom = true;
+    return ok;
+}
+
+static int cmp_layer(const void *x, const void *y) {
+    const layer *a = x, *b = y;
+    if (a->source != b->source) return a->source < b->source ? -1 : 1;
+    if (a->g.lo != b->g.lo) return a->g.lo < b->g.lo ? -1 : 1;
+    return (a->g.key > b->g.key) - (a->g.key < b->g.key);
+}
+
+static bool layers_finish(void *run, const section_results *earlier) {
+    (void)earlier;
+    layers_run *r = run;
+    if (r->acc) {
+        bool ok = collect(r, r->acc, &r->acc->by_ext) && collect(r, r->acc, &r->acc->by_corr);
+        file_free(r->acc);
+        r->acc = NULL;
+        if (!ok) return !(r->oom = true);
+    }
+    qsort(r->v, r->n, sizeof *r->v, cmp_layer);
+    if (r->dropped_kernels)
+        diag_add(r->diag, "layers: more than %zu launch groups in one file; %llu kernels were not grouped",
+                 KGROUPS_MAX, (unsigned long long)r->dropped_kernels);
+    return true;
+}
+
+static void layers_render(const void *run, jw_out *w) {
+    const layers_run *r = run;
+    if (!r->n || r->oom) {
+        jw_null(w);
+        return;
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < r->n; i++) total += r->v[i].g.sum_ns;
+    jw_object_open(w);
+    jw_key(w, "complete");
+    jw_bool(w, !r->dropped_kernels && !r->dropped_layers);
+    jw_key(w, "min_kernels");
+    jw_int(w, LAYER_MIN_KERNELS);
+    jw_key(w, "count");
+    jw_int(w, (int64_t)r->n);
+    jw_key(w, "kernel_time_ns");
+    jw_int(w, total);
+    jw_key(w, "mean_kernel_time_ns");
+    jw_int(w, total / (int64_t)r->n);
+    jw_key(w, "items");
+    jw_array_open(w);
+    size_t number = 0;
+    for (size_t i = 0; i < r->n && i < LISTED_LAYERS; i++) {
+        const kgroup *g = &r->v[i].g;
+        number = i && r->v[i].source == r->v[i - 1].source ? number + 1 : 0;
+        jw_object_open(w);
+        jw_key(w, "layer");
+        jw_int(w, (int64_t)number);
+        jw_key(w, "source");
+        jw_int(w, (int64_t)r->v[i].source);
+        jw_key(w, "start_ns");
+        jw_int(w, g->lo);
+        jw_key(w, "span_ns");
+        jw_int(w, g->hi - g->lo);
+        jw_key(w, "kernels");
+        jw_int(w, (int64_t)g->kernels);
+        jw_key(w, "kernel_time_ns");
+        jw_int(w, g->sum_ns);
+        jw_key(w, "attention_ns");
+        jw_int(w, g->attention_ns);
+        jw_key(w, "gemm_ns");
+        jw_int(w, g->gemm_ns);
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+    jw_object_close(w);
+}
+
+/* "count", "kernel_time_ns", "mean_kernel_time_ns". */
+static bool layers_number(const void *run, const char *path, double *out) {
+    const layers_run *r = run;
+    if (!r->n || r->oom) return false;
+    int64_t total = 0;
+    for (size_t i = 0; i < r->n; i++) total += r->v[i].g.sum_ns;
+    if (!strcmp(path, "count")) return *out = (double)r->n, true;
+    if (!strcmp(path, "kernel_time_ns")) return *out = (double)total, true;
+    if (!strcmp(path, "mean_kernel_time_ns")) return *out = (double)(total / (int64_t)r->n), true;
+    return false;
+}
+
+static void layers_close(void *run) {
+    layers_run *r = run;
+    if (!r) return;
+    file_free(r->acc);
+    free(r->v);
+    free(r);
+}
+
+const section_analysis layers_analysis = {
+    .key = "layers",
+    .wants = REC_BIT(REC_KERNEL_DISPATCH),
+    .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL,
+    .splittable = true,
+    .open = layers_open,
+    .open_source = layers_open_source,
+    .consume = layers_consume,
+    .end_source = layers_end_source,
+    .finish = layers_finish,
+    .render = layers_render,
+    .number = layers_number,
+    .close = layers_close,
+};
