@@ -21,8 +21,8 @@
 #include "analyses/ops_frames.h"
 #include "analyses/section.h"
 
-#define MAX_OPS_PER_FILE ((size_t)1 << 21)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 21) /* launch calls (correlation -> External id) */
+#define MAX_OPS_PER_FILE ((size_t)1 << 19)      /* operator instances with an External id */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 19) /* launch calls (correlation -> External id) */
 #define MAX_PENDING ((size_t)1 << 20)           /* kernels waiting for their operator */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */

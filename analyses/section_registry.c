@@ -9,7 +9,8 @@
     X(steps_analysis) \
     X(ops_analysis) \
     X(phases_analysis) \
-    X(layers_analysis)
+    X(layers_analysis) \
+    X(ranks_analysis)
 
 #define DECLARE(a) extern const section_analysis a;
 SECTIONS(DECLARE)
