@@ -123,7 +123,7 @@ static bool layers_finish(void *run, const section_results *earlier) {
         r->acc = NULL;
         if (!ok) return !(r->oom = true);
     }
-    qsort(r->v, r->n, sizeof *r->v, cmp_layer);
+    if (r->n > 1) qsort(r->v, r->n, sizeof *r->v, cmp_layer);
     if (r->dropped_kernels)
         diag_add(r->diag, "layers: more than %zu launch groups in one file; %llu kernels were not grouped",
                  KGROUPS_MAX, (unsigned long long)r->dropped_kernels);

@@ -449,7 +449,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
     for (size_t i = 0; i < r->pool.n && i < r->capagg; i++)
         if (r->agg[i].kernels) r->order[r->norder++] = i;
     sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
-    qsort(r->order, r->norder, sizeof *r->order, cmp_time);
+    if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
     sort_run = NULL;
     if (r->pending_dropped)
         diag_add(r->diag, "ops: more than %zu kernels waited for their operator in one file; %llu are counted as "

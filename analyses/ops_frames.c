@@ -56,7 +56,7 @@ static int cmp_frame(const void *x, const void *y) {
 
 uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) {
     if (!f->sorted) {
-        qsort(f->v, f->n, sizeof *f->v, cmp_frame);
+        if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_frame);
         f->sorted = true;
     }
     /* the last frame of (pid, tid) starting at or before t */

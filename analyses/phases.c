@@ -200,7 +200,7 @@ static void resolve_file(phases_run *r, phases_file *f) {
         for (size_t i = 0; i < f->by_corr.n; i++) r->unattributed += f->by_corr.v[i].kernels;
         return;
     }
-    qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);
+    if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);
     for (size_t i = 0; i < f->nsteps; i++) {
         if (f->steps[i].gpu_lane) continue;  /* a GPU-lane copy is the same step again */
         phase_sum *s = &r->sum[f->steps[i].phase];

@@ -251,7 +251,7 @@ static bool ranks_finish(void *run, const section_results *earlier) {
     (void)earlier;
     ranks_run *r = run;
     if (r->oom) return false;
-    qsort(r->occ.v, r->occ.n, sizeof *r->occ.v, cmp_occ);
+    if (r->occ.n > 1) qsort(r->occ.v, r->occ.n, sizeof *r->occ.v, cmp_occ);
     for (size_t i = 0; i < r->occ.n; i++) {  /* per-rank totals */
         rank_total *t = total_of(r, r->occ.v[i].rank);
         if (!t) {
@@ -268,7 +268,7 @@ static bool ranks_finish(void *run, const section_results *earlier) {
         for (j = i + 1; j < r->occ.n && r->occ.v[j].name == r->occ.v[i].name;) j++;
         if (!summarise(r, r->occ.v + i, j - i)) return !(r->oom = true);
     }
-    qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
+    if (r->ncoll > 1) qsort(r->coll, r->ncoll, sizeof *r->coll, cmp_coll);
     /* per_rank sorted by rank (insertion followed the sorted occurrences of the first name only) */
     for (size_t a = 1; a < r->nranks; a++)
         for (size_t b = a; b > 0 && r->per_rank[b - 1].rank > r->per_rank[b].rank; b--) {

@@ -287,7 +287,7 @@ static void mean_parts(rank_data *d) {
 }
 
 static bool finish_rank(rank_data *d) {
-    qsort(d->steps, d->nsteps, sizeof *d->steps, cmp_step);
+    if (d->nsteps > 1) qsort(d->steps, d->nsteps, sizeof *d->steps, cmp_step);
     size_t k = 0;  /* drop exact duplicates (one step filed twice) */
     for (size_t i = 0; i < d->nsteps; i++) {
         if (k && !cmp_step(&d->steps[k - 1], &d->steps[i])) free(d->steps[i].name);
@@ -309,7 +309,7 @@ static bool finish_rank(rank_data *d) {
 static bool steps_finish(void *run, const section_results *earlier) {
     (void)earlier;
     steps_run *r = run;
-    qsort(r->ranks, r->n, sizeof *r->ranks, cmp_rank);
+    if (r->n > 1) qsort(r->ranks, r->n, sizeof *r->ranks, cmp_rank);
     for (size_t i = 0; i < r->n; i++) {
         rank_data *d = &r->ranks[i];
         if (!finish_rank(d)) {
