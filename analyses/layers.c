@@ -168,6 +168,10 @@ static void layers_render(const void *run, jw_out *w) {
         jw_int(w, (int64_t)g->kernels);
         jw_key(w, "kernel_time_ns");
         jw_int(w, g->sum_ns);
+        jw_key(w, "attention_kernels");
+        jw_int(w, (int64_t)g->attention);
+        jw_key(w, "gemm_kernels");
+        jw_int(w, (int64_t)g->gemm);
         jw_key(w, "attention_ns");
         jw_int(w, g->attention_ns);
         jw_key(w, "gemm_ns");

@@ -324,6 +324,12 @@ static bool steps_finish(void *run, const section_results *earlier) {
         if (d->steps_dropped)
             diag_add(r->diag, "steps: rank %d: more than %d ProfilerStep ranges; %llu further steps are not listed",
                      d->rank, MAX_STEPS, (unsigned long long)d->steps_dropped);
+        int64_t in_steps = 0;
+        for (size_t k = 0; k < d->nsteps; k++) in_steps += d->step_parts[k][P_KERNEL] + d->step_parts[k][P_COMM];
+        if (d->nsteps && !in_steps && (d->run_parts[P_KERNEL] || d->run_parts[P_COMM]))
+            diag_add(r->diag, "steps: rank %d: no kernel time falls inside any ProfilerStep range although the "
+                     "run has kernels: the steps and the kernels may come from files on different clocks",
+                     d->rank);
         if (d->out_of_range)
             diag_add(r->diag, "steps: rank %d: %llu records with timestamps beyond 2^62 ns were ignored", d->rank,
                      (unsigned long long)d->out_of_range);

@@ -234,6 +234,23 @@ START_TEST(ranks_and_split_pieces) {
 }
 END_TEST
 
+/* Steps and kernels that never meet (two clocks): a warning, not a silent zero. */
+START_TEST(clock_mismatch_warning) {
+    drive d;
+    drive_open(&d, "steps");
+    drive_source(&d, 0, -1, 0);
+    record s = rec_span(REC_ANNOTATION, "ProfilerStep#1", 1000, 2000), k = rec_span(REC_KERNEL_DISPATCH, "k", 5000000, 5000100);
+    drive_record(&d, &s);
+    drive_record(&d, &k);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(d.diag.count, 1);
+    ck_assert(strstr(d.diag.items[0], "different clocks") != NULL);
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
 Suite *steps_suite(void) {
     Suite *s = suite_create("steps");
     TCase *tc = tcase_create("steps");
@@ -242,6 +259,7 @@ Suite *steps_suite(void) {
     tcase_add_test(tc, mean_rounding);
     tcase_add_test(tc, random_vs_brute_force);
     tcase_add_test(tc, ranks_and_split_pieces);
+    tcase_add_test(tc, clock_mismatch_warning);
     suite_add_tcase(s, tc);
     return s;
 }
