@@ -198,6 +198,49 @@ def check_generated(tool, tmp):
     return True
 
 
+def check_ranks(tool, tmp):
+    """Two generated rank traces (distributedInfo.rank) with NCCL kernels: skews, straggler,
+    slowest rank and per-rank totals against a plain Python match of the n-th occurrences."""
+    paths, kernels = [], {}
+    for rank in (0, 1, 2):
+        ev = []
+        for i in range(4):
+            ts = 100 + i * 1000 + (rank * 7 if i % 2 else (2 - rank) * 3)
+            dur = 50 + ((rank + i) % 3) * 10
+            ev.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7,
+                       "ts": ts, "dur": dur, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+        kernels[rank] = sorted((ns(e["ts"]), ns(e["dur"])) for e in ev)
+        path = os.path.join(tmp, "rank%d.pt.trace.json" % rank)
+        with open(path, "w") as f:
+            json.dump({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 3},
+                       "traceEvents": list(reversed(ev))}, f)
+        paths.append("torch-trace-json=" + path)
+    out = subprocess.run([tool] + paths, capture_output=True, text=True, timeout=600)
+    ranks = json.loads(out.stdout).get("ranks")
+    check(isinstance(ranks, dict), "ranks: section present for three rank traces")
+    if not isinstance(ranks, dict):
+        return
+    skews, late, slow = [], {}, {}
+    for i in range(4):
+        occ = {r: kernels[r][i] for r in kernels}
+        starts = [occ[r][0] for r in occ]
+        skews.append(max(starts) - min(starts))
+        lr = min(r for r in occ if occ[r][0] == max(starts))
+        sr = min(r for r in occ if occ[r][1] == max(o[1] for o in occ.values()))
+        late[lr] = late.get(lr, 0) + 1
+        slow[sr] = slow.get(sr, 0) + 1
+    c = ranks["collectives"][0]
+    check(c["max_skew_ns"] == max(skews) and c["mean_skew_ns"] == sum(skews) // len(skews),
+          "ranks: skews %s/%s, python %s" % (c["max_skew_ns"], c["mean_skew_ns"], skews))
+    best = max(late.values())
+    check(c["straggler_rank"] == min(r for r in late if late[r] == best), "ranks: straggler %s, python %s" % (c["straggler_rank"], late))
+    best = max(slow.values())
+    check(c["slowest_rank"] == min(r for r in slow if slow[r] == best), "ranks: slowest %s, python %s" % (c["slowest_rank"], slow))
+    for pr in ranks["per_rank"]:
+        check(pr["collective_time_ns"] == sum(d for _, d in kernels[pr["rank"]]), "ranks: rank %d time" % pr["rank"])
+    print("ok ranks: 3 ranks, skews %s" % skews)
+
+
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
@@ -264,6 +307,7 @@ def main():
             print("SKIP: the torch-trace-json format emits no records yet (core's torch profile -> records "
                   "work is not merged): nothing to compare")
             return SKIP
+        check_ranks(tool, tmp)
     fx = os.path.join(shared, "fixtures", "torch_profiler")
     for name in ("kineto_tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz",
                  "hta_amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json"):
