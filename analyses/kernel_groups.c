@@ -9,7 +9,7 @@
 static kgroup *group_of(kgroups *g, uint64_t key, bool *oom) {
     uint32_t i = id_map_get(&g->index, key);
     if (i != ID_MAP_NONE) return &g->v[i];
-    if (g->n >= KGROUPS_MAX) return NULL;
+    if (g->n >= (g->max_groups ? g->max_groups : KGROUPS_MAX)) return NULL;
     if (g->n == g->cap) {
         size_t c = g->cap ? g->cap * 2 : 256;
         kgroup *v = realloc(g->v, c * sizeof *v);
@@ -58,6 +58,22 @@ bool kgroups_merge(kgroups *dst, const kgroups *src) {
     }
     dst->dropped += src->dropped;
     return true;
+}
+
+size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom) {
+    size_t k = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (g->v[i].kernels >= min_kernels || g->v[i].hi >= before) g->v[k++] = g->v[i];
+    size_t removed = g->n - k;
+    if (!removed) return 0;
+    g->n = k;
+    id_map_free(&g->index);
+    for (size_t i = 0; i < g->n; i++)
+        if (id_map_put(&g->index, g->v[i].key, (uint32_t)i) == ID_MAP_OOM) {
+            *oom = true;
+            return removed;
+        }
+    return removed;
 }
 
 void kgroups_free(kgroups *g) {

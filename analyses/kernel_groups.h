@@ -27,6 +27,7 @@ typedef struct kgroup {
 typedef struct kgroups {
     kgroup *v;
     size_t n, cap;
+    size_t max_groups;                   /* 0: KGROUPS_MAX; a caller may lower or raise it */
     id_map index;
     uint64_t dropped;                    /* kernels not grouped (table full) */
 } kgroups;
@@ -35,6 +36,10 @@ typedef struct kgroups {
 bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b);
 /* Folds every group of src into dst (same keys join). False: out of memory. */
 bool kgroups_merge(kgroups *dst, const kgroups *src);
+/* Removes every group with fewer than min_kernels kernels whose last kernel ended before
+ * `before` (a finished group that can no longer matter), and rebuilds the index. Returns
+ * how many groups went; false in *oom when the index could not be rebuilt. */
+size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom);
 void kgroups_free(kgroups *g);
 
 #endif

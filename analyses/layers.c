@@ -14,6 +14,8 @@
 #include "analyses/section.h"
 
 #define LAYER_MIN_KERNELS 8
+#define LAYER_GROUPS ((size_t)1 << 16)       /* groups held per file before compaction */
+#define LAYER_FINISHED_NS ((int64_t)1000000000) /* a group idle this long before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024
 
@@ -25,6 +27,7 @@ typedef struct layer {
 typedef struct layers_file {
     size_t index;
     kgroups by_ext, by_corr;
+    int64_t newest;          /* the latest kernel start seen */
 } layers_file;
 
 typedef struct layers_run {
@@ -46,7 +49,10 @@ static void *layers_open(const analysis_config *cfg, diag_list *diag) {
 static void *layers_open_source(void *run, const source_ref *src) {
     (void)run;
     layers_file *f = calloc(1, sizeof *f);
-    if (f) f->index = src->index;
+    if (!f) return NULL;
+    f->index = src->index;
+    f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
+    f->newest = INT64_MIN;
     return f;
 }
 
@@ -64,10 +70,16 @@ static bool layers_consume(void *src, const record *r) {
     const i128 lim = (i128)INT64_MAX / 2;
     if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
     kernel_class c = kernel_class_of(r->name, r->name_len);
-    if ((r->has & RF_EXTERNAL) && r->external_id)
-        return kgroups_add(&f->by_ext, r->external_id, c, (int64_t)r->start_ns, (int64_t)end);
-    if (r->has & RF_CORRELATION) return kgroups_add(&f->by_corr, r->correlation_id, c, (int64_t)r->start_ns, (int64_t)end);
-    return true;
+    kgroups *g = (r->has & RF_EXTERNAL) && r->external_id ? &f->by_ext : (r->has & RF_CORRELATION) ? &f->by_corr : NULL;
+    if (!g) return true;
+    if ((int64_t)r->start_ns > f->newest) f->newest = (int64_t)r->start_ns;
+    if (g->n >= g->max_groups) {  /* drop finished groups too small to be layers */
+        bool oom = false;
+        kgroups_compact(g, LAYER_MIN_KERNELS, f->newest - LAYER_FINISHED_NS, &oom);
+        if (oom) return false;
+    }
+    return kgroups_add(g, (r->has & RF_EXTERNAL) && r->external_id ? r->external_id : r->correlation_id, c,
+                       (int64_t)r->start_ns, (int64_t)end);
 }
 
 static bool collect(layers_run *r, const layers_file *f, const kgroups *g) {
@@ -96,7 +108,12 @@ static bool layers_end_source(void *run, void *src) {
     layers_file *f = src;
     bool ok = true;
     if (r->acc && r->acc->index == f->index) {
-        ok = kgroups_merge(&r->acc->by_ext, &f->by_ext) && kgroups_merge(&r->acc->by_corr, &f->by_corr);
+        layers_file *a = r->acc;
+        bool oom = false;
+        if (f->newest > a->newest) a->newest = f->newest;
+        kgroups_compact(&a->by_ext, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
+        kgroups_compact(&a->by_corr, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
+        ok = !oom && kgroups_merge(&a->by_ext, &f->by_ext) && kgroups_merge(&a->by_corr, &f->by_corr);
         file_free(f);
     } else {
         if (r->acc) ok = collect(r, r->acc, &r->acc->by_ext) && collect(r, r->acc, &r->acc->by_corr);
@@ -125,8 +142,8 @@ static bool layers_finish(void *run, const section_results *earlier) {
     }
     if (r->n > 1) qsort(r->v, r->n, sizeof *r->v, cmp_layer);
     if (r->dropped_kernels)
-        diag_add(r->diag, "layers: more than %zu launch groups in one file; %llu kernels were not grouped",
-                 KGROUPS_MAX, (unsigned long long)r->dropped_kernels);
+        diag_add(r->diag, "layers: more than %zu unfinished launch groups in one file; %llu kernels were not "
+                 "grouped", LAYER_GROUPS, (unsigned long long)r->dropped_kernels);
     return true;
 }
 

@@ -21,9 +21,10 @@
 #include "analyses/ops_frames.h"
 #include "analyses/section.h"
 
-#define MAX_OPS_PER_FILE ((size_t)1 << 19)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 19) /* launch calls (correlation -> External id) */
+#define MAX_OPS_PER_FILE ((size_t)1 << 18)      /* operator instances with an External id */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 18) /* launch calls (correlation -> External id) */
 #define MAX_PENDING ((size_t)1 << 20)           /* kernels waiting for their operator */
+#define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
@@ -280,7 +281,7 @@ static bool ops_consume(void *src, const record *r) {
     k.start = a, k.end = b;
     uint32_t op = op_of(f, &k);
     if (op != ID_MAP_NONE) return attribute(f, op, a, b);
-    if (f->npending >= MAX_PENDING) {
+    if (f->npending >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
         f->pending_dropped++;
         return true;
     }
@@ -451,7 +452,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
     sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
     if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
     sort_run = NULL;
-    if (r->pending_dropped)
+    if (r->pending_dropped && r->any_op)
         diag_add(r->diag, "ops: more than %zu kernels waited for their operator in one file; %llu are counted as "
                  "unattributed", MAX_PENDING, (unsigned long long)r->pending_dropped);
     if (r->ops_dropped)
@@ -478,7 +479,7 @@ static void ops_render(const void *run, jw_out *w) {
     }
     jw_object_open(w);
     jw_key(w, "complete");
-    jw_bool(w, !r->pending_dropped && !r->ops_dropped && !r->time_dropped);
+    jw_bool(w, !r->pending_dropped && !r->ops_dropped && !r->time_dropped);  /* any_op holds here */
     jw_key(w, "kernels");
     jw_int(w, (int64_t)r->kernels);
     jw_key(w, "attributed_kernels");

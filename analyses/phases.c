@@ -22,6 +22,7 @@ static const char *const PHASE_KEYS[N_PHASES] = {"prefill", "decode", "mixed", "
 
 #define MAX_STEPS ((size_t)1 << 17)
 #define MAX_LAUNCHES ((size_t)1 << 19)
+#define EARLY_LIMIT ((size_t)1 << 16)   /* launches and groups kept before a step annotation is seen */
 
 typedef struct phase_step {
     int64_t lo, hi;
@@ -66,7 +67,8 @@ static void *phases_open_source(void *run, const source_ref *src) {
     phases_file *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->index = src->index;
-    f->launch_by_corr.max_entries = MAX_LAUNCHES;
+    f->launch_by_corr.max_entries = EARLY_LIMIT;
+    f->by_corr.max_groups = EARLY_LIMIT;
     return f;
 }
 
@@ -145,7 +147,8 @@ static bool phases_consume(void *src, const record *r) {
         f->launch_start[f->nlaunch] = a;
         uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunch);
         if (got == ID_MAP_OOM) return false;
-        if (got != ID_MAP_FULL) f->nlaunch++;
+        if (got == ID_MAP_FULL) f->dropped++;
+        else f->nlaunch++;
         return true;
     }
     if (r->type == REC_KERNEL_DISPATCH) {
@@ -171,6 +174,8 @@ static bool phases_consume(void *src, const record *r) {
         f->steps = v, f->cap = c;
     }
     bool gpu = r->category && r->category_len >= 4 && !memcmp(r->category, "gpu_", 4);
+    f->launch_by_corr.max_entries = MAX_LAUNCHES;  /* a step file: keep what joins need */
+    f->by_corr.max_groups = KGROUPS_MAX;
     f->steps[f->nsteps++] = (phase_step){a, b, tokens, phase, gpu};
     return true;
 }
@@ -227,6 +232,10 @@ static bool phases_end_source(void *run, void *src) {
     phases_file *f = src;
     if (r->acc && r->acc->index == f->index) {
         phases_file *a = r->acc;
+        if (a->nsteps || f->nsteps) {
+            a->launch_by_corr.max_entries = MAX_LAUNCHES;
+            a->by_corr.max_groups = KGROUPS_MAX;
+        }
         bool ok = kgroups_merge(&a->by_corr, &f->by_corr);
         for (size_t i = 0; ok && i < f->nsteps; i++) {
             if (a->nsteps == a->cap) {
@@ -267,7 +276,7 @@ static bool phases_finish(void *run, const section_results *earlier) {
     if (r->acc) resolve_file(r, r->acc);
     file_free(r->acc);
     r->acc = NULL;
-    if (r->dropped)
+    if (r->dropped && r->annotations)
         diag_add(r->diag, "phases: more than %zu step annotations or launch groups in one file; %llu were not "
                  "counted", MAX_STEPS, (unsigned long long)r->dropped);
     return true;

@@ -118,11 +118,46 @@ START_TEST(layers_groups) {
 }
 END_TEST
 
+/* More one-kernel launches than the group table holds: finished small groups are dropped,
+ * the layers before and after them are still found, nothing is reported lost. */
+START_TEST(layers_compaction) {
+    const char *attn = "fmha_fwd_hd128_bf16", *gemm = "Cijk_Alik_Bljk_BBS_BH_MT128x128x64";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(gemm, strlen(gemm)) == KC_GEMM;
+    drive d;
+    drive_open(&d, "layers");
+    drive_source(&d, 0, -1, 0);
+    for (int i = 0; i < 8; i++) {
+        record r = kern(i % 2 ? gemm : attn, i * 10, i * 10 + 5, 0, 1);
+        drive_record(&d, &r);
+    }
+    for (uint64_t i = 0; i < 200000; i++) {  /* eager launches, 100 us apart: 20 s of them */
+        record r = kern("elementwise", 1000 + (int64_t)i * 100000, 1000 + (int64_t)i * 100000 + 50, 0, 10 + i);
+        drive_record(&d, &r);
+    }
+    for (int i = 0; i < 8; i++) {
+        record r = kern(i % 2 ? gemm : attn, 30000000000 + i * 10, 30000000000 + i * 10 + 5, 0, 5);
+        drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(d.diag.count, 0);
+    if (classes_known) {
+        ck_assert_int_eq(geti(j, "count"), 2);
+        ck_assert(json_is_true(json_object_get(j, "complete")));
+    } else {
+        ck_assert(json_is_null(j));
+    }
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
 Suite *phases_layers_suite(void) {
     Suite *s = suite_create("phases_layers");
     TCase *tc = tcase_create("phases_layers");
     tcase_add_test(tc, phases_prefill_decode);
     tcase_add_test(tc, layers_groups);
+    tcase_add_test(tc, layers_compaction);
     suite_add_tcase(s, tc);
     return s;
 }
