@@ -15,7 +15,7 @@
 
 #define LAYER_MIN_KERNELS 8
 #define LAYER_GROUPS ((size_t)1 << 16)       /* groups held per file before compaction */
-#define LAYER_FINISHED_NS ((int64_t)1000000000) /* a group idle this long before the newest kernel is over */
+#define LAYER_FINISHED_NS ((int64_t)200000000) /* a group idle 200 ms before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024
 
@@ -28,6 +28,7 @@ typedef struct layers_file {
     size_t index;
     kgroups by_ext, by_corr;
     int64_t newest;          /* the latest kernel start seen */
+    int64_t retry_after;     /* no compaction before the newest start passes this */
 } layers_file;
 
 typedef struct layers_run {
@@ -52,7 +53,7 @@ static void *layers_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
-    f->newest = INT64_MIN;
+    f->newest = f->retry_after = INT64_MIN;
     return f;
 }
 
@@ -73,10 +74,12 @@ static bool layers_consume(void *src, const record *r) {
     kgroups *g = (r->has & RF_EXTERNAL) && r->external_id ? &f->by_ext : (r->has & RF_CORRELATION) ? &f->by_corr : NULL;
     if (!g) return true;
     if ((int64_t)r->start_ns > f->newest) f->newest = (int64_t)r->start_ns;
-    if (g->n >= g->max_groups) {  /* drop finished groups too small to be layers */
+    if (g->n >= g->max_groups && f->newest >= f->retry_after) {  /* drop finished groups too small to be layers */
         bool oom = false;
-        kgroups_compact(g, LAYER_MIN_KERNELS, f->newest - LAYER_FINISHED_NS, &oom);
+        size_t removed = kgroups_compact(g, LAYER_MIN_KERNELS, f->newest - LAYER_FINISHED_NS, &oom);
         if (oom) return false;
+        /* little went: wait for time to move on rather than sweep the table on every kernel */
+        if (removed < g->max_groups / 4) f->retry_after = f->newest + LAYER_FINISHED_NS / 4;
     }
     return kgroups_add(g, (r->has & RF_EXTERNAL) && r->external_id ? r->external_id : r->correlation_id, c,
                        (int64_t)r->start_ns, (int64_t)end);
