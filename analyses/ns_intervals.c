@@ -70,6 +70,15 @@ static size_t merge_lists(const ns_span *a, size_t na, const ns_span *b, size_t 
 
 bool nsi_merge(ns_intervals *dst, const ns_intervals *src) {
     if (!src->n) return true;
+    if (!dst->n) {  /* nothing to merge with: one copy of the spans, exactly sized */
+        ns_span *v = malloc(src->n * sizeof *v);
+        if (!v) return false;
+        memcpy(v, src->v, src->n * sizeof *v);
+        free(dst->v);
+        dst->v = v, dst->n = dst->cap = src->n;
+        dst->dropped += src->dropped;
+        return true;
+    }
     size_t alloc = dst->n + src->n;
     ns_span *out = malloc(alloc * sizeof *out);
     if (!out) return false;
@@ -79,6 +88,22 @@ bool nsi_merge(ns_intervals *dst, const ns_intervals *src) {
     dst->n = n;
     dst->cap = alloc;
     dst->dropped += src->dropped;
+    return true;
+}
+
+bool nsi_move(ns_intervals *dst, ns_intervals *src) {
+    if (!dst->n) {
+        uint64_t dropped = dst->dropped + src->dropped;
+        size_t max = dst->max_spans;
+        free(dst->v);
+        *dst = *src;
+        dst->dropped = dropped, dst->max_spans = max;
+        src->v = NULL, src->n = src->cap = 0, src->dropped = 0;
+        return true;
+    }
+    if (!nsi_merge(dst, src)) return false;
+    nsi_free(src);
+    src->dropped = 0;
     return true;
 }
 
@@ -106,36 +131,28 @@ void nsi_free(ns_intervals *s) {
 bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t hi, int64_t *part) {
     for (size_t i = 0; i <= n; i++) part[i] = 0;
     if (hi <= lo) return true;
-    size_t total_cap = 0;
-    for (size_t c = 0; c < n; c++) total_cap += cats[c].n;
-    /* claimed: the union of the higher-priority categories inside the window so far. */
-    ns_span *claimed = malloc((total_cap + 1) * sizeof *claimed), *next = malloc((total_cap + 1) * sizeof *next);
-    ns_span *clip = malloc((total_cap + 1) * sizeof *clip);
-    if (!claimed || !next || !clip) {
-        free(claimed), free(next), free(clip);
-        return false;
-    }
-    size_t nclaimed = 0;
-    int64_t claimed_len = 0, used = 0;
-    for (size_t c = 0; c < n; c++) {
-        const ns_intervals *s = &cats[c];
-        size_t nclip = 0;
-        for (size_t i = first_reaching(s->v, s->n, lo); i < s->n && s->v[i].start < hi; i++) {
-            int64_t a = s->v[i].start > lo ? s->v[i].start : lo, b = s->v[i].end < hi ? s->v[i].end : hi;
-            if (b > a) clip[nclip++] = (ns_span){a, b};
+    /* A sweep over the categories' boundaries: between two consecutive boundaries the
+     * label is the first category covering the stretch (or "other"). No allocation. */
+    size_t pos[NSI_MAX_CATS];
+    if (n > NSI_MAX_CATS) return false;
+    for (size_t c = 0; c < n; c++) pos[c] = first_reaching(cats[c].v, cats[c].n, lo);
+    for (int64_t t = lo; t < hi;) {
+        size_t label = n;
+        int64_t next = hi;
+        for (size_t c = 0; c < n; c++) {
+            const ns_intervals *s = &cats[c];
+            while (pos[c] < s->n && s->v[pos[c]].end <= t) pos[c]++;
+            if (pos[c] >= s->n) continue;
+            const ns_span *sp = &s->v[pos[c]];
+            if (sp->start <= t) {
+                if (label == n) label = c;
+                if (sp->end < next) next = sp->end;
+            } else if (sp->start < next) {
+                next = sp->start;
+            }
         }
-        size_t nn = merge_lists(claimed, nclaimed, clip, nclip, next);
-        int64_t len = 0;
-        for (size_t i = 0; i < nn; i++) len += next[i].end - next[i].start;
-        part[c] = len - claimed_len;
-        used += part[c];
-        claimed_len = len;
-        ns_span *t = claimed;
-        claimed = next;
-        next = t;
-        nclaimed = nn;
+        part[label] += next - t;
+        t = next;
     }
-    part[n] = (hi - lo) - used;
-    free(claimed), free(next), free(clip);
     return true;
 }

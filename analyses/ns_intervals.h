@@ -31,15 +31,21 @@ typedef struct ns_intervals {
 bool nsi_add(ns_intervals *s, int64_t start, int64_t end);
 /* Adds every span of src into dst (a linear merge; src unchanged). False: out of memory. */
 bool nsi_merge(ns_intervals *dst, const ns_intervals *src);
+/* Moves every span of src into dst and empties src (a merge that steals src's array when
+ * dst is empty: no second copy). False: out of memory (src then unchanged). */
+bool nsi_move(ns_intervals *dst, ns_intervals *src);
 /* The total length of the set, in ns. */
 int64_t nsi_total(const ns_intervals *s);
 /* The length of the part of the set inside [lo, hi). */
 int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi);
 void nsi_free(ns_intervals *s);
 
+#define NSI_MAX_CATS 16
+
 /* The priority split of the window [lo, hi): part[i] is the time inside the window covered
  * by cats[i] and by none of cats[0..i-1]; part[n] is the rest ("other"). The n+1 parts sum
- * exactly to hi - lo (when hi > lo; all zero otherwise). False: out of memory. */
+ * exactly to hi - lo (when hi > lo; all zero otherwise). A sweep over the boundaries inside
+ * the window, without allocation. False only when n > NSI_MAX_CATS. */
 bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t hi, int64_t *part);
 
 #endif

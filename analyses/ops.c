@@ -23,7 +23,7 @@
 
 #define MAX_OPS_PER_FILE ((size_t)1 << 18)      /* operator instances with an External id */
 #define MAX_LAUNCHES_PER_FILE ((size_t)1 << 18) /* launch calls (correlation -> External id) */
-#define MAX_PENDING ((size_t)1 << 20)           /* kernels waiting for their operator */
+#define MAX_PENDING ((size_t)1 << 18)           /* kernels waiting for their operator */
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */

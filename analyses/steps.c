@@ -205,7 +205,7 @@ static bool steps_consume(void *src, const record *r) {
 /* Folds src's data into the run's data of the same rank. */
 static bool fold_into(rank_data *dst, rank_data *src) {
     for (int p = 0; p < P_TIMED; p++)
-        if (!nsi_merge(&dst->part[p], &src->part[p])) return false;
+        if (!nsi_move(&dst->part[p], &src->part[p])) return false;
     for (size_t i = 0; i < src->nsteps; i++) {
         if (!add_step(dst, src->steps[i].name, strlen(src->steps[i].name), src->steps[i].start, src->steps[i].end))
             return false;
