@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/kernel_class.h"
+#include "analyses/kclass_cache.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/section.h"
 
@@ -63,6 +63,7 @@ typedef struct steps_src {
     size_t index;
     unsigned piece;
     rank_data d;
+    kclass_cache classes;
 } steps_src;
 
 static void rank_data_init(rank_data *d, int rank) {
@@ -177,7 +178,7 @@ static bool steps_consume(void *src, const record *r) {
     int part;
     switch (r->type) {
     case REC_KERNEL_DISPATCH:
-        part = kernel_class_of(r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
+        part = kclass_cached(&s->classes, r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
         break;
     case REC_MEMORY_COPY: part = P_MEMCPY; break;
     case REC_MEMSET: part = P_MEMSET; break;
