@@ -22,7 +22,7 @@
 #include "analyses/section.h"
 
 #define MAX_OPS_PER_FILE ((size_t)1 << 18)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 18) /* launch calls (correlation -> External id) */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 17) /* launch calls (correlation -> External id) */
 #define MAX_PENDING ((size_t)1 << 18)           /* kernels waiting for their operator */
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
