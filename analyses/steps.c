@@ -12,6 +12,8 @@
  * (few); the split is done at finish. Multi-rank runs keep one set per rank (the
  * source's rank, or its REC_METADATA "rank"): the top-level answer is the lowest rank's,
  * `ranks[]` has every rank's summary. docs/ANALYSIS.md "steps" has the definitions. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -435,6 +437,40 @@ static void steps_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
+/* Appends printf-style text (report.md lines are short). */
+static void md_printf(strbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void md_printf(strbuf *out, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0) strbuf_append(out, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* report.md: the mean step's breakdown (or the run's when there are no steps). */
+static void steps_render_md(const void *run, strbuf *out) {
+    const steps_run *r = run;
+    const rank_data *d = primary(r);
+    if (!d || r->oom) return;
+    const int64_t *parts = d->nsteps ? d->mean_parts : d->run_parts;
+    int64_t wall = d->nsteps ? d->mean_wall : d->hi - d->lo;
+    md_printf(out, "## Step time breakdown\n\n");
+    if (d->nsteps)
+        md_printf(out, "%zu ProfilerStep ranges; mean step %.3f ms; slowest %s (%.3f ms).\n\n", d->nsteps,
+                  (double)wall / 1e6, d->steps[d->slowest].name,
+                  (double)(d->steps[d->slowest].end - d->steps[d->slowest].start) / 1e6);
+    else
+        md_printf(out, "No ProfilerStep ranges: the whole run (%.3f ms).\n\n", (double)wall / 1e6);
+    md_printf(out, "| part | %s ms | share |\n|---|---:|---:|\n", d->nsteps ? "mean" : "run");
+    for (int p = 0; p < N_PARTS; p++) {
+        size_t n = strlen(PART_KEYS[p]) - 3;  /* the key without "_ns" */
+        md_printf(out, "| %.*s | %.3f | %.1f %% |\n", (int)n, PART_KEYS[p], (double)parts[p] / 1e6,
+                  wall > 0 ? 100.0 * (double)parts[p] / (double)wall : 0.0);
+    }
+    md_printf(out, "\n");
+}
+
 /* "count", "{mean,run}.wall_ns", "{mean,run}.parts.<part>_ns", "slowest.wall_ns" of the
  * primary rank. */
 static bool steps_number(const void *run, const char *path, double *out) {
@@ -481,6 +517,7 @@ const section_analysis steps_analysis = {
     .end_source = steps_end_source,
     .finish = steps_finish,
     .render = steps_render,
+    .render_md = steps_render_md,
     .number = steps_number,
     .close = steps_close,
 };

@@ -72,6 +72,12 @@ START_TEST(priority_and_outside_kernel) {
     ck_assert(d.an->number(d.run, "run.wall_ns", &v));
     ck_assert_int_eq((int64_t)v, 2300);
     ck_assert(!d.an->number(d.run, "mean.parts.bogus_ns", &v));
+    strbuf md = {0};
+    d.an->render_md(d.run, &md);
+    strbuf_terminate(&md);
+    ck_assert(strstr(md.data, "| dataloader | 0.000 | 7.0 % |") != NULL);
+    ck_assert(strstr(md.data, "slowest ProfilerStep#7") != NULL);
+    strbuf_free(&md);
     json_decref(j);
     drive_close(&d);
 }
