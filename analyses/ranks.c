@@ -252,6 +252,18 @@ static bool ranks_finish(void *run, const section_results *earlier) {
     (void)earlier;
     ranks_run *r = run;
     if (r->oom) return false;
+    /* Sources of unknown rank belong to the run's only known rank, when it has one. */
+    int known = -1;
+    bool several = false, unknown = false;
+    for (size_t i = 0; i < r->occ.n; i++) {
+        int rk = r->occ.v[i].rank;
+        if (rk < 0) unknown = true;
+        else if (known < 0) known = rk;
+        else if (rk != known) several = true;
+    }
+    if (unknown && known >= 0 && !several)
+        for (size_t i = 0; i < r->occ.n; i++)
+            if (r->occ.v[i].rank < 0) r->occ.v[i].rank = known;
     if (r->occ.n > 1) qsort(r->occ.v, r->occ.n, sizeof *r->occ.v, cmp_occ);
     for (size_t i = 0; i < r->occ.n; i++) {  /* per-rank totals */
         rank_total *t = total_of(r, r->occ.v[i].rank);

@@ -313,6 +313,16 @@ static bool steps_finish(void *run, const section_results *earlier) {
     (void)earlier;
     steps_run *r = run;
     if (r->n > 1) qsort(r->ranks, r->n, sizeof *r->ranks, cmp_rank);
+    /* Sources of unknown rank (a kernel trace without rank) belong to the run's only rank. */
+    if (r->n == 2 && r->ranks[0].rank < 0) {
+        if (!fold_into(&r->ranks[1], &r->ranks[0])) {
+            r->oom = true;
+            return false;
+        }
+        rank_data_free(&r->ranks[0]);
+        r->ranks[0] = r->ranks[1];
+        r->n = 1;
+    }
     for (size_t i = 0; i < r->n; i++) {
         rank_data *d = &r->ranks[i];
         if (!finish_rank(d)) {

@@ -69,9 +69,12 @@ START_TEST(cross_rank_skew) {
     json_decref(j);
     drive_close(&d);
 
-    drive_open(&d, "ranks");  /* one rank: null */
+    drive_open(&d, "ranks");  /* one rank (and a source of unknown rank, which is that rank): null */
     drive_source(&d, 0, 0, 0);
     coll(&d, ar, 100, 50);
+    drive_end_source(&d);
+    drive_source(&d, 1, -1, 0);
+    coll(&d, ar, 120, 50);
     drive_end_source(&d);
     j = drive_finish(&d);
     ck_assert(json_is_null(j));

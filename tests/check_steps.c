@@ -257,6 +257,28 @@ START_TEST(clock_mismatch_warning) {
 }
 END_TEST
 
+/* A kernel trace of unknown rank and a torch profile of rank 0: one rank, the kernels in its steps. */
+START_TEST(unknown_rank_joins_the_only_rank) {
+    drive d;
+    drive_open(&d, "steps");
+    drive_source(&d, 0, -1, 0);
+    record k = rec_span(REC_KERNEL_DISPATCH, "Cijk", 10, 60);
+    drive_record(&d, &k);
+    drive_end_source(&d);
+    drive_source(&d, 1, -1, 0);
+    record m = rec_meta("rank", "0"), s = rec_span(REC_ANNOTATION, "ProfilerStep#3", 0, 100);
+    drive_record(&d, &m);
+    drive_record(&d, &s);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "rank")), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "ranks")), 0);
+    ck_assert_int_eq(part(json_array_get(json_object_get(j, "items"), 0), "kernel_ns"), 50);
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
 Suite *steps_suite(void) {
     Suite *s = suite_create("steps");
     TCase *tc = tcase_create("steps");
@@ -266,6 +288,7 @@ Suite *steps_suite(void) {
     tcase_add_test(tc, random_vs_brute_force);
     tcase_add_test(tc, ranks_and_split_pieces);
     tcase_add_test(tc, clock_mismatch_warning);
+    tcase_add_test(tc, unknown_rank_joins_the_only_rank);
     suite_add_tcase(s, tc);
     return s;
 }
