@@ -28,6 +28,7 @@ static void fold(kgroup *d, const kgroup *s) {
     d->sum_ns += s->sum_ns, d->attention_ns += s->attention_ns, d->gemm_ns += s->gemm_ns;
     if (s->lo < d->lo) d->lo = s->lo;
     if (s->hi > d->hi) d->hi = s->hi;
+    if (s->kernels) d->gemm_since_attention = s->gemm_since_attention;
 }
 
 bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b) {
@@ -41,7 +42,9 @@ bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b)
     kgroup one = {.kernels = 1, .lo = a, .hi = b, .sum_ns = b - a};
     if (c == KC_ATTENTION) one.attention = 1, one.attention_ns = b - a;
     if (c == KC_GEMM) one.gemm = 1, one.gemm_ns = b - a;
+    bool since = k->gemm_since_attention;
     fold(k, &one);
+    k->gemm_since_attention = c == KC_ATTENTION ? false : (c == KC_GEMM && k->attention) ? true : since;
     return true;
 }
 

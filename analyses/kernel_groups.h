@@ -22,6 +22,7 @@ typedef struct kgroup {
     uint64_t kernels, attention, gemm;   /* kernel counts: all, attention class, GEMM class */
     int64_t lo, hi;                      /* first kernel start, last kernel end */
     int64_t sum_ns, attention_ns, gemm_ns;  /* sums of kernel durations */
+    bool gemm_since_attention;           /* a GEMM kernel came after the latest attention kernel */
 } kgroup;
 
 typedef struct kgroups {

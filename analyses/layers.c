@@ -3,8 +3,10 @@
  * A group is the kernels sharing one torch External id (one operator call), or, for
  * kernels without one, one launch correlation id (a CUDA/HIP graph launch runs hundreds of
  * kernels under one id). A group is a layer when it has at least LAYER_MIN_KERNELS kernels
- * and holds both attention-class and GEMM-class work (analyses/kernel_class.h); layers are
- * numbered in time order (first kernel start) within their file. Per layer: kernels, span
+ * and holds both attention-class and GEMM-class work (analyses/kernel_class.h). A group that
+ * meets attention work again after attention and GEMM work (a graph launch of a whole
+ * model) is cut there: each layer is then its attention kernels and the work after them up
+ * to the next attention (the first holds what came before too). Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
  * (first start to last end), kernel time (sum of durations), attention and GEMM time.
  * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
 #include <stdlib.h>
@@ -31,6 +33,9 @@ typedef struct layers_file {
     int64_t newest;          /* the latest kernel start seen */
     int64_t retry_after;     /* no compaction before the newest start passes this */
     kclass_cache classes;
+    kgroup *cut;             /* segments cut off a group at its next attention kernel */
+    size_t ncut, capcut;
+    uint64_t cut_dropped;
 } layers_file;
 
 typedef struct layers_run {
@@ -63,7 +68,34 @@ static void file_free(layers_file *f) {
     if (!f) return;
     kgroups_free(&f->by_ext);
     kgroups_free(&f->by_corr);
+    free(f->cut);
     free(f);
+}
+
+static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS && k->attention && k->gemm; }
+
+/* A group that meets an attention kernel after attention and then GEMM work spans several
+ * layers (a graph launch of a whole model): the segment so far is cut off as one (kept when
+ * it qualifies) and the group starts again with this kernel. Attention split in several
+ * kernels (split-KV and combine) stays in one segment: no GEMM between them. */
+static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
+    uint32_t i = id_map_get(&g->index, key);
+    if (i == ID_MAP_NONE || !g->v[i].gemm_since_attention) return true;
+    if (qualifies(&g->v[i])) {
+        if (f->ncut >= MAX_LAYERS) {
+            f->cut_dropped++;
+        } else {
+            if (f->ncut == f->capcut) {
+                size_t c = f->capcut ? f->capcut * 2 : 64;
+                kgroup *v = realloc(f->cut, c * sizeof *v);
+                if (!v) return false;
+                f->cut = v, f->capcut = c;
+            }
+            f->cut[f->ncut++] = g->v[i];
+        }
+    }
+    g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN};
+    return true;
 }
 
 static bool layers_consume(void *src, const record *r) {
@@ -83,14 +115,15 @@ static bool layers_consume(void *src, const record *r) {
         /* little went: wait for time to move on rather than sweep the table on every kernel */
         if (removed < g->max_groups / 4) f->retry_after = f->newest + LAYER_FINISHED_NS / 4;
     }
-    return kgroups_add(g, (r->has & RF_EXTERNAL) && r->external_id ? r->external_id : r->correlation_id, c,
-                       (int64_t)r->start_ns, (int64_t)end);
+    uint64_t key = (r->has & RF_EXTERNAL) && r->external_id ? r->external_id : r->correlation_id;
+    if (c == KC_ATTENTION && !cut_at_attention(f, g, key)) return false;
+    return kgroups_add(g, key, c, (int64_t)r->start_ns, (int64_t)end);
 }
 
-static bool collect(layers_run *r, const layers_file *f, const kgroups *g) {
-    for (size_t i = 0; i < g->n; i++) {
-        const kgroup *k = &g->v[i];
-        if (k->kernels < LAYER_MIN_KERNELS || !k->attention || !k->gemm) continue;
+static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const kgroup *k = &list[i];
+        if (!qualifies(k)) continue;
         if (r->n >= MAX_LAYERS) {
             r->dropped_layers++;
             continue;
@@ -104,8 +137,15 @@ static bool collect(layers_run *r, const layers_file *f, const kgroups *g) {
         }
         r->v[r->n++] = (layer){f->index, *k};
     }
-    r->dropped_kernels += g->dropped;
     return true;
+}
+
+/* Every layer of a finished file: its cut segments and its qualifying groups. */
+static bool collect(layers_run *r, const layers_file *f) {
+    r->dropped_kernels += f->by_ext.dropped + f->by_corr.dropped;
+    r->dropped_layers += f->cut_dropped;
+    return collect_list(r, f, f->cut, f->ncut) && collect_list(r, f, f->by_ext.v, f->by_ext.n) &&
+           collect_list(r, f, f->by_corr.v, f->by_corr.n);
 }
 
 static bool layers_end_source(void *run, void *src) {
@@ -119,9 +159,20 @@ static bool layers_end_source(void *run, void *src) {
         kgroups_compact(&a->by_ext, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
         kgroups_compact(&a->by_corr, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
         ok = !oom && kgroups_merge(&a->by_ext, &f->by_ext) && kgroups_merge(&a->by_corr, &f->by_corr);
+        for (size_t i = 0; ok && i < f->ncut; i++) {  /* the second piece's cut segments */
+            if (a->ncut >= MAX_LAYERS) { a->cut_dropped++; continue; }
+            if (a->ncut == a->capcut) {
+                size_t c = a->capcut ? a->capcut * 2 : 64;
+                kgroup *v = realloc(a->cut, c * sizeof *v);
+                if (!v) { ok = false; break; }
+                a->cut = v, a->capcut = c;
+            }
+            a->cut[a->ncut++] = f->cut[i];
+        }
+        a->cut_dropped += f->cut_dropped;
         file_free(f);
     } else {
-        if (r->acc) ok = collect(r, r->acc, &r->acc->by_ext) && collect(r, r->acc, &r->acc->by_corr);
+        if (r->acc) ok = collect(r, r->acc);
         file_free(r->acc);
         r->acc = f;
     }
@@ -140,7 +191,7 @@ static bool layers_finish(void *run, const section_results *earlier) {
     (void)earlier;
     layers_run *r = run;
     if (r->acc) {
-        bool ok = collect(r, r->acc, &r->acc->by_ext) && collect(r, r->acc, &r->acc->by_corr);
+        bool ok = collect(r, r->acc);
         file_free(r->acc);
         r->acc = NULL;
         if (!ok) return !(r->oom = true);

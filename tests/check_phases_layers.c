@@ -78,7 +78,7 @@ START_TEST(layers_groups) {
     drive_source(&d, 0, -1, 0);
     int64_t t = 1000;
     for (int i = 0; i < 8; i++, t += 10) {  /* graph launch 9 (no External id): a later layer */
-        record r = kern(i % 4 ? gemm : attn, t + 1000, t + 1005, 0, 9);
+        record r = kern(i ? gemm : attn, t + 1000, t + 1005, 0, 9);
         drive_record(&d, &r);
     }
     t = 0;
@@ -127,7 +127,7 @@ START_TEST(layers_compaction) {
     drive_open(&d, "layers");
     drive_source(&d, 0, -1, 0);
     for (int i = 0; i < 8; i++) {
-        record r = kern(i % 2 ? gemm : attn, i * 10, i * 10 + 5, 0, 1);
+        record r = kern(i ? gemm : attn, i * 10, i * 10 + 5, 0, 1);
         drive_record(&d, &r);
     }
     for (uint64_t i = 0; i < 200000; i++) {  /* eager launches, 100 us apart: 20 s of them */
@@ -135,7 +135,7 @@ START_TEST(layers_compaction) {
         drive_record(&d, &r);
     }
     for (int i = 0; i < 8; i++) {
-        record r = kern(i % 2 ? gemm : attn, 30000000000 + i * 10, 30000000000 + i * 10 + 5, 0, 5);
+        record r = kern(i ? gemm : attn, 30000000000 + i * 10, 30000000000 + i * 10 + 5, 0, 5);
         drive_record(&d, &r);
     }
     drive_end_source(&d);
@@ -152,12 +152,55 @@ START_TEST(layers_compaction) {
 }
 END_TEST
 
+/* One graph launch of a three-layer model: cut at each attention after GEMM work; a
+ * two-kernel attention (split-KV + combine) stays in one layer. */
+START_TEST(layers_graph_cut) {
+    const char *attn = "fmha_fwd_splitkv_hd128_bf16", *comb = "fmha_fwd_splitkv_combine", *gemm = "Cijk_Alik_Bljk_BBS_BH",
+               *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::add>";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(comb, strlen(comb)) == KC_ATTENTION &&
+                         kernel_class_of(gemm, strlen(gemm)) == KC_GEMM && kernel_class_of(ew, strlen(ew)) != KC_GEMM &&
+                         kernel_class_of(ew, strlen(ew)) != KC_ATTENTION;
+    drive d;
+    drive_open(&d, "layers");
+    drive_source(&d, 0, -1, 0);
+    int64_t t = 0;
+    const char *pre[] = {ew, gemm};
+    for (int i = 0; i < 2; i++, t += 10) {
+        record r = kern(pre[i], t, t + 5, 0, 42);
+        drive_record(&d, &r);
+    }
+    const char *layer[] = {attn, comb, gemm, gemm, gemm, gemm, ew, ew, ew};
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < 9; i++, t += 10) {
+            record r = kern(layer[i], t, t + 5, 0, 42);
+            drive_record(&d, &r);
+        }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    if (!classes_known) {
+        ck_assert(json_is_null(j));
+    } else {
+        ck_assert_int_eq(geti(j, "count"), 3);
+        json_t *items = json_object_get(j, "items");
+        ck_assert_int_eq(geti(json_array_get(items, 0), "kernels"), 11);
+        ck_assert_int_eq(geti(json_array_get(items, 0), "attention_kernels"), 2);
+        ck_assert_int_eq(geti(json_array_get(items, 1), "kernels"), 9);
+        ck_assert_int_eq(geti(json_array_get(items, 2), "layer"), 2);
+        ck_assert_int_eq(geti(json_array_get(items, 2), "kernel_time_ns"), 45);
+        ck_assert_int_eq(geti(j, "kernel_time_ns"), 29 * 5);
+    }
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
 Suite *phases_layers_suite(void) {
     Suite *s = suite_create("phases_layers");
     TCase *tc = tcase_create("phases_layers");
     tcase_add_test(tc, phases_prefill_decode);
     tcase_add_test(tc, layers_groups);
     tcase_add_test(tc, layers_compaction);
+    tcase_add_test(tc, layers_graph_cut);
     suite_add_tcase(s, tc);
     return s;
 }
