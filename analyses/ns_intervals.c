@@ -7,7 +7,7 @@
 static bool reserve(ns_span **v, size_t *cap, size_t need) {
     if (need <= *cap) return true;
     size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
+    while (c < need) c += c / 2;  /* growth by half: less slack than doubling in the big sets */
     ns_span *nv = realloc(*v, c * sizeof *nv);
     if (!nv) return false;
     *v = nv;

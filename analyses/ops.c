@@ -155,7 +155,7 @@ static void *ops_open_source(void *run, const source_ref *src) {
 /* Grows an array of n elements of size sz to hold one more. */
 static bool grow_one(void **v, size_t *cap, size_t n, size_t sz) {
     if (n < *cap) return true;
-    size_t c = *cap ? *cap * 2 : 256;
+    size_t c = *cap ? *cap + *cap / 2 : 256;
     void *nv = realloc(*v, c * sz);
     if (!nv) return false;
     *v = nv;
