@@ -72,6 +72,11 @@ static void file_free(layers_file *f) {
     free(f);
 }
 
+/* The end time before which a group is finished: LAYER_FINISHED_NS before the newest start. */
+static int64_t finished_before(int64_t newest) {
+    return newest > INT64_MIN + LAYER_FINISHED_NS ? newest - LAYER_FINISHED_NS : INT64_MIN;
+}
+
 static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS && k->attention && k->gemm; }
 
 /* A group that meets an attention kernel after attention and then GEMM work spans several
@@ -110,7 +115,7 @@ static bool layers_consume(void *src, const record *r) {
     if ((int64_t)r->start_ns > f->newest) f->newest = (int64_t)r->start_ns;
     if (g->n >= g->max_groups && f->newest >= f->retry_after) {  /* drop finished groups too small to be layers */
         bool oom = false;
-        size_t removed = kgroups_compact(g, LAYER_MIN_KERNELS, f->newest - LAYER_FINISHED_NS, &oom);
+        size_t removed = kgroups_compact(g, LAYER_MIN_KERNELS, finished_before(f->newest), &oom);
         if (oom) return false;
         /* little went: wait for time to move on rather than sweep the table on every kernel */
         if (removed < g->max_groups / 4) f->retry_after = f->newest + LAYER_FINISHED_NS / 4;
@@ -156,8 +161,8 @@ static bool layers_end_source(void *run, void *src) {
         layers_file *a = r->acc;
         bool oom = false;
         if (f->newest > a->newest) a->newest = f->newest;
-        kgroups_compact(&a->by_ext, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
-        kgroups_compact(&a->by_corr, LAYER_MIN_KERNELS, a->newest - LAYER_FINISHED_NS, &oom);
+        kgroups_compact(&a->by_ext, LAYER_MIN_KERNELS, finished_before(a->newest), &oom);
+        kgroups_compact(&a->by_corr, LAYER_MIN_KERNELS, finished_before(a->newest), &oom);
         ok = !oom && kgroups_merge(&a->by_ext, &f->by_ext) && kgroups_merge(&a->by_corr, &f->by_corr);
         for (size_t i = 0; ok && i < f->ncut; i++) {  /* the second piece's cut segments */
             if (a->ncut >= MAX_LAYERS) { a->cut_dropped++; continue; }
