@@ -20,6 +20,12 @@
     /* an12a (issue 12): classes, timeline, then the derived recommendations */ \
     X(classes_section)             \
     X(timeline_section)            \
+    /* an12b: steps, ops, phases, layers, ranks (issue 12) */ \
+    X(steps_analysis)              \
+    X(ops_analysis)                \
+    X(phases_analysis)             \
+    X(layers_analysis)             \
+    X(ranks_analysis)              \
     X(recommendations_section)
 
 #define DECLARE(a) extern const section_analysis a;

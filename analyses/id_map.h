@@ -1,0 +1,47 @@
+/* id_map: an open-addressing hash map from a 64-bit id (a correlation id, torch's External
+ * id) to a 32-bit slot index, and str_pool: interned strings (names, input shapes) by id.
+ *
+ * They are what the ops, phases and layers analyses join records on: a kernel and its
+ * launch share a correlation id, the launch and its CPU operator share an External id.
+ * Both grow by doubling and stop at a caller-given limit (id_map_put returns ID_MAP_FULL),
+ * so memory stays bounded whatever the trace. */
+#ifndef GOBLIN_ID_MAP_H
+#define GOBLIN_ID_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ID_MAP_NONE UINT32_MAX       /* id_map_get: not present */
+#define ID_MAP_FULL (UINT32_MAX - 1) /* id_map_put: the map holds max_entries already */
+#define ID_MAP_OOM (UINT32_MAX - 2)  /* id_map_put: out of memory */
+
+typedef struct id_map {
+    uint64_t *keys;
+    uint32_t *vals;
+    unsigned char *used;
+    size_t cap, n, max_entries;
+} id_map;
+
+/* The value stored for id, or ID_MAP_NONE. */
+uint32_t id_map_get(const id_map *m, uint64_t id);
+/* Stores id -> val (replacing an earlier value); returns val, ID_MAP_FULL or ID_MAP_OOM. */
+uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val);
+void id_map_free(id_map *m);
+
+/* Interned strings: equal text, equal id (ids count from 0 in first-seen order). */
+typedef struct str_pool {
+    char **s;
+    size_t *len;
+    size_t n, cap;
+    id_map index;            /* hash of the text -> first id with that hash (chained by next) */
+    uint32_t *next;
+    size_t bytes, max_bytes; /* max_bytes: no new string beyond it (str_pool_intern: NONE) */
+} str_pool;
+
+/* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full or out of
+ * memory. */
+uint32_t str_pool_intern(str_pool *p, const char *s, size_t n);
+void str_pool_free(str_pool *p);
+
+#endif

@@ -1,0 +1,158 @@
+/* ns_intervals: sorted disjoint nanosecond interval sets (see ns_intervals.h). */
+#include "analyses/ns_intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(ns_span **v, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c += c / 2;  /* growth by half: less slack than doubling in the big sets */
+    ns_span *nv = realloc(*v, c * sizeof *nv);
+    if (!nv) return false;
+    *v = nv;
+    *cap = c;
+    return true;
+}
+
+/* The first span whose end is >= t (a span ending exactly at t touches t). */
+static size_t first_reaching(const ns_span *v, size_t n, int64_t t) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].end < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+bool nsi_add(ns_intervals *s, int64_t start, int64_t end) {
+    if (end <= start) return true;
+    /* The common case: records arrive roughly in time order. */
+    if (s->n && start >= s->v[s->n - 1].start && start <= s->v[s->n - 1].end) {
+        if (end > s->v[s->n - 1].end) s->v[s->n - 1].end = end;
+        return true;
+    }
+    size_t i = first_reaching(s->v, s->n, start);
+    size_t j = i;  /* spans i..j-1 overlap or touch [start, end) */
+    while (j < s->n && s->v[j].start <= end) j++;
+    if (j > i) {
+        ns_span m = {start < s->v[i].start ? start : s->v[i].start, end > s->v[j - 1].end ? end : s->v[j - 1].end};
+        s->v[i] = m;
+        memmove(s->v + i + 1, s->v + j, (s->n - j) * sizeof *s->v);
+        s->n -= j - i - 1;
+        return true;
+    }
+    if (s->max_spans && s->n >= s->max_spans) {
+        s->dropped++;
+        return true;
+    }
+    if (!reserve(&s->v, &s->cap, s->n + 1)) return false;
+    memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);
+    s->v[i] = (ns_span){start, end};
+    s->n++;
+    return true;
+}
+
+/* Merges two sorted disjoint span lists into out (sorted, disjoint, touching spans joined). */
+static size_t merge_lists(const ns_span *a, size_t na, const ns_span *b, size_t nb, ns_span *out) {
+    size_t i = 0, j = 0, n = 0;
+    while (i < na || j < nb) {
+        ns_span x = (j >= nb || (i < na && a[i].start <= b[j].start)) ? a[i++] : b[j++];
+        if (n && x.start <= out[n - 1].end) {
+            if (x.end > out[n - 1].end) out[n - 1].end = x.end;
+        } else {
+            out[n++] = x;
+        }
+    }
+    return n;
+}
+
+bool nsi_merge(ns_intervals *dst, const ns_intervals *src) {
+    if (!src->n) return true;
+    if (!dst->n) {  /* nothing to merge with: one copy of the spans, exactly sized */
+        ns_span *v = malloc(src->n * sizeof *v);
+        if (!v) return false;
+        memcpy(v, src->v, src->n * sizeof *v);
+        free(dst->v);
+        dst->v = v, dst->n = dst->cap = src->n;
+        dst->dropped += src->dropped;
+        return true;
+    }
+    size_t alloc = dst->n + src->n;
+    ns_span *out = malloc(alloc * sizeof *out);
+    if (!out) return false;
+    size_t n = merge_lists(dst->v, dst->n, src->v, src->n, out);
+    free(dst->v);
+    dst->v = out;
+    dst->n = n;
+    dst->cap = alloc;
+    dst->dropped += src->dropped;
+    return true;
+}
+
+bool nsi_move(ns_intervals *dst, ns_intervals *src) {
+    if (!dst->n) {
+        uint64_t dropped = dst->dropped + src->dropped;
+        size_t max = dst->max_spans;
+        free(dst->v);
+        *dst = *src;
+        dst->dropped = dropped, dst->max_spans = max;
+        src->v = NULL, src->n = src->cap = 0, src->dropped = 0;
+        return true;
+    }
+    if (!nsi_merge(dst, src)) return false;
+    nsi_free(src);
+    src->dropped = 0;
+    return true;
+}
+
+int64_t nsi_total(const ns_intervals *s) {
+    int64_t t = 0;
+    for (size_t i = 0; i < s->n; i++) t += s->v[i].end - s->v[i].start;
+    return t;
+}
+
+int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi) {
+    int64_t t = 0;
+    for (size_t i = first_reaching(s->v, s->n, lo); i < s->n && s->v[i].start < hi; i++) {
+        int64_t a = s->v[i].start > lo ? s->v[i].start : lo, b = s->v[i].end < hi ? s->v[i].end : hi;
+        if (b > a) t += b - a;
+    }
+    return t;
+}
+
+void nsi_free(ns_intervals *s) {
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
+bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t hi, int64_t *part) {
+    for (size_t i = 0; i <= n; i++) part[i] = 0;
+    if (hi <= lo) return true;
+    /* A sweep over the categories' boundaries: between two consecutive boundaries the
+     * label is the first category covering the stretch (or "other"). No allocation. */
+    size_t pos[NSI_MAX_CATS];
+    if (n > NSI_MAX_CATS) return false;
+    for (size_t c = 0; c < n; c++) pos[c] = first_reaching(cats[c].v, cats[c].n, lo);
+    for (int64_t t = lo; t < hi;) {
+        size_t label = n;
+        int64_t next = hi;
+        for (size_t c = 0; c < n; c++) {
+            const ns_intervals *s = &cats[c];
+            while (pos[c] < s->n && s->v[pos[c]].end <= t) pos[c]++;
+            if (pos[c] >= s->n) continue;
+            const ns_span *sp = &s->v[pos[c]];
+            if (sp->start <= t) {
+                if (label == n) label = c;
+                if (sp->end < next) next = sp->end;
+            } else if (sp->start < next) {
+                next = sp->start;
+            }
+        }
+        part[label] += next - t;
+        t = next;
+    }
+    return true;
+}

@@ -1,0 +1,51 @@
+/* ns_intervals: a set of disjoint half-open nanosecond intervals [start, end), kept sorted
+ * and merged on insert, and the priority split that the steps breakdown is built on.
+ *
+ * Memory is one 16-byte span per maximal busy stretch (touching or overlapping intervals
+ * join), not per record: a stream of back-to-back kernels costs one span. A set stops
+ * growing at `max_spans` (0: no limit); further intervals that would need a new span are
+ * dropped and `dropped` counts them, so a caller can say its answer is partial.
+ *
+ * Times are int64 nanoseconds (every profiler clock we read fits: rocprofv3's boot-time
+ * clock is ~2^61 at most); callers convert from i128 and skip what does not fit. */
+#ifndef GOBLIN_NS_INTERVALS_H
+#define GOBLIN_NS_INTERVALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ns_span {
+    int64_t start, end;
+} ns_span;
+
+typedef struct ns_intervals {
+    ns_span *v;
+    size_t n, cap;
+    size_t max_spans;    /* 0: unbounded */
+    uint64_t dropped;    /* intervals not kept because the set was full */
+} ns_intervals;
+
+/* Adds [start, end) (ignored when end <= start), merging with every span it overlaps or
+ * touches. False only when out of memory (the set is unchanged). */
+bool nsi_add(ns_intervals *s, int64_t start, int64_t end);
+/* Adds every span of src into dst (a linear merge; src unchanged). False: out of memory. */
+bool nsi_merge(ns_intervals *dst, const ns_intervals *src);
+/* Moves every span of src into dst and empties src (a merge that steals src's array when
+ * dst is empty: no second copy). False: out of memory (src then unchanged). */
+bool nsi_move(ns_intervals *dst, ns_intervals *src);
+/* The total length of the set, in ns. */
+int64_t nsi_total(const ns_intervals *s);
+/* The length of the part of the set inside [lo, hi). */
+int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi);
+void nsi_free(ns_intervals *s);
+
+#define NSI_MAX_CATS 16
+
+/* The priority split of the window [lo, hi): part[i] is the time inside the window covered
+ * by cats[i] and by none of cats[0..i-1]; part[n] is the rest ("other"). The n+1 parts sum
+ * exactly to hi - lo (when hi > lo; all zero otherwise). A sweep over the boundaries inside
+ * the window, without allocation. False only when n > NSI_MAX_CATS. */
+bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t hi, int64_t *part);
+
+#endif

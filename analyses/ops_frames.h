@@ -1,0 +1,39 @@
+/* ops_frames: the user Python frames of one trace file (python_function events), kept to
+ * name the innermost user frame enclosing an operator call (section "ops").
+ *
+ * Only user frames are kept: a frame `FILE(LINE): FUNC` whose FILE is not the Python
+ * library, an installed package (site-packages, dist-packages) or torch itself; built-ins
+ * (`<built-in ...>`) and module markers (`nn.Module: ...`) are not user frames. */
+#ifndef GOBLIN_OPS_FRAMES_H
+#define GOBLIN_OPS_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PY_FRAMES_MAX ((size_t)1 << 18)
+
+typedef struct py_frame {
+    int64_t start, end, pid, tid;
+    uint32_t name;           /* the caller's string id */
+} py_frame;
+
+typedef struct py_frames {
+    py_frame *v;
+    size_t n, cap;
+    uint64_t dropped;        /* frames beyond PY_FRAMES_MAX */
+    bool sorted;
+} py_frames;
+
+/* Whether the python_function name (len bytes) is a user frame (see the top comment). */
+bool py_frame_is_user(const char *name, size_t len);
+/* Keeps one frame. False: out of memory. */
+bool py_frames_add(py_frames *f, py_frame fr);
+/* Appends every frame of src (src unchanged). False: out of memory. */
+bool py_frames_append(py_frames *dst, const py_frames *src);
+/* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
+ * UINT32_MAX when none. Sorts the frames on first use. */
+uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
+void py_frames_free(py_frames *f);
+
+#endif

@@ -1,0 +1,206 @@
+/* Tests of the phases and layers sections (analyses/phases.c, analyses/layers.c) on tiny
+ * hand-built streams: vLLM step annotations in both spellings, kernels joined through
+ * their launch call (a graph launch's kernels after the annotation ended), and layers as
+ * launch groups holding attention and GEMM work, numbered in time order. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyses/kernel_class.h"
+#include "tests/an12b_drive.h"
+
+static record kern(const char *name, int64_t a, int64_t b, uint64_t ext, uint64_t corr) {
+    record r = rec_span(REC_KERNEL_DISPATCH, name, a, b);
+    if (ext) r.has |= RF_EXTERNAL, r.external_id = ext;
+    if (corr) r.has |= RF_CORRELATION, r.correlation_id = corr;
+    return r;
+}
+
+static record call(int64_t at, uint64_t corr) {
+    record r = rec_span(REC_API_CALL, "hipGraphLaunch", at, at + 5);
+    r.has |= RF_CORRELATION;
+    r.correlation_id = corr;
+    return r;
+}
+
+static int64_t geti(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
+
+START_TEST(phases_prefill_decode) {
+    drive d;
+    drive_open(&d, "phases");
+    drive_source(&d, 0, -1, 0);
+    record rs[] = {
+        kern("k", 300, 340, 0, 1), kern("k", 340, 360, 0, 1),     /* a graph: both after its step ended */
+        rec_span(REC_ANNOTATION, "execute_context_2(512)_generation_0(0)", 0, 100),
+        rec_span(REC_ANNOTATION, "execute_4_context_0(sq0sk0sqsq0sqsk0)_generation_4(sq4sk900sqsq1sqsk225)", 100, 200),
+        rec_span(REC_ANNOTATION, "execute_model", 0, 200),       /* not a step name */
+        call(50, 1), call(150, 2), call(250, 4),
+        kern("k", 400, 410, 0, 2),
+        kern("k", 120, 125, 0, 3),                                  /* no launch: by its own start */
+        kern("k", 500, 510, 0, 4),                                  /* launched outside every step */
+    };
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) drive_record(&d, &rs[i]);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    json_t *pre = json_object_get(j, "prefill"), *dec = json_object_get(j, "decode");
+    ck_assert_int_eq(geti(j, "steps"), 2);
+    ck_assert_int_eq(geti(pre, "steps"), 1);
+    ck_assert_int_eq(geti(pre, "tokens"), 512);
+    ck_assert_int_eq(geti(pre, "kernels"), 2);
+    ck_assert_int_eq(geti(pre, "kernel_time_ns"), 60);
+    ck_assert_int_eq(geti(pre, "wall_ns"), 100);
+    ck_assert_int_eq(geti(dec, "tokens"), 4);
+    ck_assert_int_eq(geti(dec, "kernels"), 2);
+    ck_assert_int_eq(geti(dec, "kernel_time_ns"), 15);
+    ck_assert_int_eq(geti(json_object_get(j, "mixed"), "steps"), 0);
+    ck_assert_int_eq(geti(j, "unattributed_kernels"), 1);
+    double v;
+    ck_assert(d.an->number(d.run, "decode.kernel_time_ns", &v) && v == 15);
+    json_decref(j);
+    drive_close(&d);
+
+    drive_open(&d, "phases");  /* no step annotation: null */
+    drive_source(&d, 0, -1, 0);
+    drive_record(&d, &rs[0]);
+    drive_end_source(&d);
+    j = drive_finish(&d);
+    ck_assert(json_is_null(j));
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
+START_TEST(layers_groups) {
+    const char *attn = "fmha_fwd_hd128_bf16", *gemm = "Cijk_Alik_Bljk_BBS_BH_MT128x128x64";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(gemm, strlen(gemm)) == KC_GEMM;
+    drive d;
+    drive_open(&d, "layers");
+    drive_source(&d, 0, -1, 0);
+    int64_t t = 1000;
+    for (int i = 0; i < 8; i++, t += 10) {  /* graph launch 9 (no External id): a later layer */
+        record r = kern(i ? gemm : attn, t + 1000, t + 1005, 0, 9);
+        drive_record(&d, &r);
+    }
+    t = 0;
+    for (int i = 0; i < 10; i++, t += 10) {  /* External id 5: the first layer */
+        record r = kern(i < 4 ? attn : gemm, t, t + 7, 5, 100 + (uint64_t)i);
+        drive_record(&d, &r);
+    }
+    for (int i = 0; i < 3; i++) {  /* too few kernels */
+        record r = kern(i ? gemm : attn, 5000 + i, 5001 + i, 6, 200 + (uint64_t)i);
+        drive_record(&d, &r);
+    }
+    for (int i = 0; i < 10; i++) {  /* GEMM only */
+        record r = kern(gemm, 6000 + i, 6001 + i, 7, 300 + (uint64_t)i);
+        drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    if (!classes_known) {
+        fprintf(stderr, "layers_groups: kernel_class has no attention/GEMM rows yet (placeholder table): "
+                        "only checking that no layer is claimed\n");
+        ck_assert(json_is_null(j));
+    } else {
+        ck_assert_int_eq(geti(j, "count"), 2);
+        json_t *l0 = json_array_get(json_object_get(j, "items"), 0), *l1 = json_array_get(json_object_get(j, "items"), 1);
+        ck_assert_int_eq(geti(l0, "layer"), 0);
+        ck_assert_int_eq(geti(l0, "kernels"), 10);
+        ck_assert_int_eq(geti(l0, "kernel_time_ns"), 70);
+        ck_assert_int_eq(geti(l0, "attention_ns"), 28);
+        ck_assert_int_eq(geti(l0, "gemm_ns"), 42);
+        ck_assert_int_eq(geti(l0, "span_ns"), 97);
+        ck_assert_int_eq(geti(l1, "layer"), 1);
+        ck_assert_int_eq(geti(l1, "kernels"), 8);
+        ck_assert_int_eq(geti(l1, "start_ns"), 2000);
+    }
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
+/* More one-kernel launches than the group table holds: finished small groups are dropped,
+ * the layers before and after them are still found, nothing is reported lost. */
+START_TEST(layers_compaction) {
+    const char *attn = "fmha_fwd_hd128_bf16", *gemm = "Cijk_Alik_Bljk_BBS_BH_MT128x128x64";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(gemm, strlen(gemm)) == KC_GEMM;
+    drive d;
+    drive_open(&d, "layers");
+    drive_source(&d, 0, -1, 0);
+    for (int i = 0; i < 8; i++) {
+        record r = kern(i ? gemm : attn, i * 10, i * 10 + 5, 0, 1);
+        drive_record(&d, &r);
+    }
+    for (uint64_t i = 0; i < 200000; i++) {  /* eager launches, 100 us apart: 20 s of them */
+        record r = kern("elementwise", 1000 + (int64_t)i * 100000, 1000 + (int64_t)i * 100000 + 50, 0, 10 + i);
+        drive_record(&d, &r);
+    }
+    for (int i = 0; i < 8; i++) {
+        record r = kern(i ? gemm : attn, 30000000000 + i * 10, 30000000000 + i * 10 + 5, 0, 5);
+        drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(d.diag.count, 0);
+    if (classes_known) {
+        ck_assert_int_eq(geti(j, "count"), 2);
+        ck_assert(json_is_true(json_object_get(j, "complete")));
+    } else {
+        ck_assert(json_is_null(j));
+    }
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
+/* One graph launch of a three-layer model: cut at each attention after GEMM work; a
+ * two-kernel attention (split-KV + combine) stays in one layer. */
+START_TEST(layers_graph_cut) {
+    const char *attn = "fmha_fwd_splitkv_hd128_bf16", *comb = "fmha_fwd_splitkv_combine", *gemm = "Cijk_Alik_Bljk_BBS_BH",
+               *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::add>";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(comb, strlen(comb)) == KC_ATTENTION &&
+                         kernel_class_of(gemm, strlen(gemm)) == KC_GEMM && kernel_class_of(ew, strlen(ew)) != KC_GEMM &&
+                         kernel_class_of(ew, strlen(ew)) != KC_ATTENTION;
+    drive d;
+    drive_open(&d, "layers");
+    drive_source(&d, 0, -1, 0);
+    int64_t t = 0;
+    const char *pre[] = {ew, gemm};
+    for (int i = 0; i < 2; i++, t += 10) {
+        record r = kern(pre[i], t, t + 5, 0, 42);
+        drive_record(&d, &r);
+    }
+    const char *layer[] = {attn, comb, gemm, gemm, gemm, gemm, ew, ew, ew};
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < 9; i++, t += 10) {
+            record r = kern(layer[i], t, t + 5, 0, 42);
+            drive_record(&d, &r);
+        }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    if (!classes_known) {
+        ck_assert(json_is_null(j));
+    } else {
+        ck_assert_int_eq(geti(j, "count"), 3);
+        json_t *items = json_object_get(j, "items");
+        ck_assert_int_eq(geti(json_array_get(items, 0), "kernels"), 11);
+        ck_assert_int_eq(geti(json_array_get(items, 0), "attention_kernels"), 2);
+        ck_assert_int_eq(geti(json_array_get(items, 1), "kernels"), 9);
+        ck_assert_int_eq(geti(json_array_get(items, 2), "layer"), 2);
+        ck_assert_int_eq(geti(json_array_get(items, 2), "kernel_time_ns"), 45);
+        ck_assert_int_eq(geti(j, "kernel_time_ns"), 29 * 5);
+    }
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
+Suite *phases_layers_suite(void) {
+    Suite *s = suite_create("phases_layers");
+    TCase *tc = tcase_create("phases_layers");
+    tcase_add_test(tc, phases_prefill_decode);
+    tcase_add_test(tc, layers_groups);
+    tcase_add_test(tc, layers_compaction);
+    tcase_add_test(tc, layers_graph_cut);
+    suite_add_tcase(s, tc);
+    return s;
+}
