@@ -1,0 +1,271 @@
+/* run_analysis: the run driver of the analysis document (see run_analysis.h). */
+#include "core/run_analysis.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/section_registry.h"
+#include "core/source_read.h"
+#include "parsers/parser_registry.h"
+
+static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
+    "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
+    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event"};
+
+#define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
+
+/* One source being read: its analyses' source states and what the sources section says. */
+typedef struct job {
+    const section_analysis *const *an;
+    size_t n_an;
+    const inventory_source *inv;
+    source_ref *ref;
+    const parse_options *parse;
+    void **src;                   /* per analysis; NULL when it does not want this source */
+    uint64_t counts[REC_TYPE_COUNT];
+    uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
+    int meta_rank;                /* distributedInfo rank, -1 when none */
+    bool oom;
+    diag_list diag;
+    read_facts facts;
+    source_read_stats stats;
+} job;
+
+/* The sink: count, then hand the record to every analysis wanting its type. */
+static bool fan_out(void *user, const record *r) {
+    job *j = user;
+    if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
+    if (r->type == REC_METADATA && r->key && !strcmp(r->key, "rank") && r->value && r->value_len < 12) {
+        char buf[16];
+        memcpy(buf, r->value, r->value_len);
+        buf[r->value_len] = 0;
+        char *end;
+        long v = strtol(buf, &end, 10);
+        if (!*end && v >= 0 && v < 1000000) j->meta_rank = (int)v;
+    }
+    if (!j->ref->kernels_chosen && (KERNEL_TYPES & REC_BIT(r->type))) { j->dropped_kernels++; return true; }
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i] && (j->an[i]->wants & REC_BIT(r->type)) && !j->an[i]->consume(j->src[i], r)) {
+            j->oom = true;
+            return false;
+        }
+    return true;
+}
+
+/* Opens the analyses' source states (driver thread). false on allocation failure. */
+static bool job_open(job *j, void *const *run) {
+    j->meta_rank = -1;
+    diag_init(&j->diag);
+    if (!(j->src = calloc(j->n_an ? j->n_an : 1, sizeof *j->src))) return false;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (run[i] && j->an[i]->wants && !(j->src[i] = j->an[i]->open_source(run[i], j->ref))) return false;
+    return true;
+}
+
+static void *job_read(void *arg) {
+    job *j = arg;
+    unsigned fields = 0;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) fields |= j->an[i]->fields;
+    record_sink sink = {.emit = fan_out, .user = j, .fields = fields};
+    source_read(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats);
+    if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
+    return NULL;
+}
+
+/* Folds the job's source states into the run (driver thread, source order). */
+static bool job_end(job *j, void *const *run) {
+    bool ok = true;
+    if (j->ref->rank < 0 && j->meta_rank >= 0) j->ref->rank = j->meta_rank;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) { ok &= j->an[i]->end_source(run[i], j->src[i]); j->src[i] = NULL; }
+    return ok;
+}
+
+/* Frees a job; a source state left by a failure half-way is folded (end_source frees it). */
+static void job_free(job *j, void *const *run) {
+    if (j->src)
+        for (size_t i = 0; i < j->n_an; i++)
+            if (j->src[i] && run[i]) j->an[i]->end_source(run[i], j->src[i]);
+    free(j->src);
+    j->src = NULL;
+    diag_free(&j->diag);
+    read_facts_free(&j->facts);
+}
+
+void run_analysis_defaults(run_analysis_options *o) {
+    memset(o, 0, sizeof *o);
+    o->cfg.kernel_wait_threshold_ns = 50000;
+    o->cfg.short_kernel_ns = 10000;
+    o->threads = 2;
+}
+
+/* The device-clock kernel family: the first format (registry order) among the inventory's
+ * device-clock kernel sources, or NULL. */
+static const artefact_parser *device_family(const run_inventory *inv) {
+    const artefact_parser *best = NULL;
+    size_t best_pos = SIZE_MAX;
+    for (size_t i = 0; i < inv->n; i++) {
+        if (!inv->src[i].kernel_source || !inv->src[i].device_clock) continue;
+        size_t pos = 0;
+        for (const artefact_parser *const *p = parser_list(); *p && *p != inv->src[i].format; p++) pos++;
+        if (pos < best_pos) { best_pos = pos; best = inv->src[i].format; }
+    }
+    return best;
+}
+
+static void render_sources(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w) {
+    jw_array_open(w);
+    for (size_t i = 0; i < inv->n; i++) {
+        const inventory_source *s = &inv->src[i];
+        job *j = &jobs[i];
+        jw_object_open(w);
+        jw_key(w, "path"); jw_string(w, s->rel);
+        jw_key(w, "format"); jw_string(w, s->format->name);
+        jw_key(w, "found_by"); jw_string(w, s->found_by);
+        jw_key(w, "sniff_score"); jw_int(w, s->sniff_score);
+        jw_key(w, "rank"); if (refs[i].rank >= 0) jw_int(w, refs[i].rank); else jw_null(w);
+        jw_key(w, "size_bytes"); jw_int(w, (int64_t)s->size);
+        jw_key(w, "read"); jw_bool(w, j->stats.present);
+        jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
+        jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
+        jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
+        jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
+        jw_key(w, "records");
+        jw_object_open(w);
+        for (int t = 0; t < REC_TYPE_COUNT; t++)
+            if (j->counts[t]) { jw_key(w, TYPE_KEYS[t]); jw_int(w, (int64_t)j->counts[t]); }
+        jw_object_close(w);
+        jw_key(w, "records_not_delivered"); jw_int(w, (int64_t)j->dropped_kernels);
+        jw_key(w, "rows_used"); jw_int(w, (int64_t)j->facts.rows_used);
+        jw_key(w, "skipped");
+        jw_object_open(w);
+        for (size_t k = 0; k < j->facts.n_skips; k++) { jw_key(w, j->facts.skipped[k].reason); jw_int(w, (int64_t)j->facts.skipped[k].rows); }
+        jw_object_close(w);
+        jw_key(w, "truncated"); jw_bool(w, j->facts.truncated);
+        jw_key(w, "warnings");
+        jw_array_open(w);
+        for (size_t k = 0; k < j->diag.count; k++) jw_string(w, j->diag.items[k]);
+        jw_array_close(w);
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+}
+
+static void sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md) {
+    static const char head[] = "## Sources\n\n| file | format | records | kernels chosen | warnings |\n|---|---|---|---|---|\n";
+    strbuf_append(md, head, sizeof head - 1);
+    for (size_t i = 0; i < inv->n; i++) {
+        uint64_t total = 0;
+        for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
+        char line[1024];
+        int n = snprintf(line, sizeof line, "| %s | %s | %llu | %s | %zu |\n", inv->src[i].rel, inv->src[i].format->name,
+                         (unsigned long long)total, refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
+        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+    if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
+    strbuf_putc(md, '\n');
+}
+
+/* Reads jobs a (and b when not NULL, on a second thread). */
+static void read_pair(job *a, job *b) {
+    pthread_t th;
+    bool threaded = b && pthread_create(&th, NULL, job_read, b) == 0;
+    job_read(a);
+    if (threaded) pthread_join(th, NULL);
+    else if (b) job_read(b);
+}
+
+bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
+    memset(out, 0, sizeof *out);
+    diag_init(&out->diag);
+    const section_analysis *const *an = opt->sections ? opt->sections : section_analyses();
+    size_t n_an = 0;
+    while (an[n_an]) n_an++;
+    analysis_config cfg = opt->cfg;
+    cfg.run_dir = run_dir;
+    const char *extra = cfg.npu_reference_dir;
+    if (!run_inventory_build(run_dir, extra, &out->inventory, &out->diag)) { run_analysis_free(out); return false; }
+    run_inventory *inv = &out->inventory;
+    void **run = calloc(n_an + 1, sizeof *run);
+    source_ref *refs = calloc(inv->n + 1, sizeof *refs);
+    job *jobs = calloc(inv->n + 1, sizeof *jobs);
+    bool ok = run && refs && jobs;
+    for (size_t i = 0; ok && i < n_an; i++) ok = (run[i] = an[i]->open(&cfg, &out->diag)) != NULL;
+    const artefact_parser *family = device_family(inv);
+    uint64_t device_dispatches = 0;
+    for (size_t i = 0; ok && i < inv->n; i++) {
+        const inventory_source *s = &inv->src[i];
+        refs[i] = (source_ref){.index = i, .path = s->rel, .format = s->format->name, .rank = s->rank,
+                               .device_clock = s->device_clock, .kernels_chosen = true};
+        if (s->kernel_source && s->device_clock) refs[i].kernels_chosen = s->format == family;
+        jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i], .parse = &opt->parse};
+    }
+    int threads = opt->threads > 0 ? opt->threads : 2;
+    for (size_t i = 0; ok && i < inv->n;) {
+        /* torch kernels only when the device-clock family gave none: decided after it is read */
+        if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
+        job *a = &jobs[i], *b = NULL;
+        if (threads > 1 && i + 1 < inv->n) {
+            const inventory_source *t = &inv->src[i + 1];
+            bool depends = t->kernel_source && !t->device_clock && inv->src[i].device_clock && inv->src[i].kernel_source;
+            if (!depends) {
+                if (t->kernel_source && !t->device_clock) refs[i + 1].kernels_chosen = device_dispatches == 0;
+                b = &jobs[i + 1];
+            }
+        }
+        ok = job_open(a, run) && (!b || job_open(b, run));
+        if (!ok) break;
+        read_pair(a, b);
+        for (job *j = a; ok && j <= (b ? b : a); j++) {
+            ok = job_end(j, run);
+            if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
+            for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
+            out->sources_read++;
+        }
+        i += b ? 2 : 1;
+    }
+    /* finish in registry order: each sees the finished results of those before it */
+    for (size_t i = 0; ok && i < n_an; i++) {
+        section_results earlier = {an, run, i};
+        ok = an[i]->finish(run[i], &earlier);
+    }
+    if (ok) {
+        jw_out w;
+        jw_begin(&w, &out->json, opt->json_indent);
+        jw_object_open(&w);
+        jw_key(&w, "sources");
+        render_sources(inv, refs, jobs, &w);
+        for (size_t i = 0; i < n_an; i++) {
+            jw_key(&w, an[i]->key);
+            an[i]->render(run[i], &w);
+        }
+        jw_object_close(&w);
+        const char *base = strrchr(run_dir, '/');
+        base = base && base[1] ? base + 1 : run_dir;
+        char title[512];
+        int n = snprintf(title, sizeof title, "# goblind analysis: %s\n\n", base);
+        strbuf_append(&out->report_md, title, n > 0 && (size_t)n < sizeof title ? (size_t)n : 0);
+        sources_md(inv, refs, jobs, &out->report_md);
+        for (size_t i = 0; i < n_an; i++)
+            if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
+        ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);
+    }
+    for (size_t i = 0; jobs && run && i < inv->n; i++) job_free(&jobs[i], run);
+    for (size_t i = 0; run && i < n_an; i++)
+        if (run[i]) an[i]->close(run[i]);
+    free(jobs);
+    free(refs);
+    free(run);
+    if (!ok) { run_analysis_free(out); return false; }
+    return true;
+}
+
+void run_analysis_free(run_analysis *a) {
+    strbuf_free(&a->json);
+    strbuf_free(&a->report_md);
+    run_inventory_free(&a->inventory);
+    diag_free(&a->diag);
+}
