@@ -6,6 +6,7 @@
  * what the same format's open_records returns. It walks every event of the root object's
  * "traceEvents" list and emits, at the event's end (in file order):
  *   cat kernel                          -> REC_KERNEL_DISPATCH
+ *   (categories compare case-insensitively; 2021 Kineto's Memcpy/Memset/Runtime/Operator too)
  *   cat gpu_memcpy                      -> REC_MEMORY_COPY (direction from the name / args.kind)
  *   cat gpu_memset                      -> REC_MEMSET
  *   cat cuda_runtime/cuda_driver/hip_*  -> REC_API_CALL (domain from the name)
@@ -157,8 +158,8 @@ static bool ieq(const char *s, size_t n, const char *lower) {
 
 static int cat_id(const char *s, size_t n) {
     if (ieq(s, n, "kernel")) return C_KERNEL;
-    if (ieq(s, n, "gpu_memcpy")) return C_MEMCPY;
-    if (ieq(s, n, "gpu_memset")) return C_MEMSET;
+    if (ieq(s, n, "gpu_memcpy") || ieq(s, n, "memcpy")) return C_MEMCPY;   /* (2021 Kineto: Memcpy, Memset, */
+    if (ieq(s, n, "gpu_memset") || ieq(s, n, "memset")) return C_MEMSET;   /*  Runtime, Operator, Kernel) */
     if (ieq(s, n, "cuda_runtime") || ieq(s, n, "hip_runtime") || ieq(s, n, "runtime")) return C_RUNTIME;
     if (ieq(s, n, "cuda_driver") || ieq(s, n, "hip_driver")) return C_DRIVER;
     if (ieq(s, n, "cpu_op") || ieq(s, n, "operator")) return C_CPU_OP;
