@@ -2,6 +2,8 @@
 #include "core/run_analysis.h"
 
 #include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ typedef struct job {
     uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
+    bool split;                   /* read in two pieces on two threads and joined */
     diag_list diag;
     read_facts facts;
     source_read_stats stats;
@@ -131,6 +134,7 @@ static void render_sources(const run_inventory *inv, const source_ref *refs, job
         jw_key(w, "read"); jw_bool(w, j->stats.present);
         jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
         jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
+        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : 1);
         jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
         jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
         jw_key(w, "records");
@@ -178,6 +182,131 @@ static void read_pair(job *a, job *b) {
     else if (b) job_read(b);
 }
 
+#define SPLIT_MIN_DEFAULT (16u << 20)   /* smaller files are not worth a second thread */
+#define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the middle */
+#define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
+
+/* May source j be read in two pieces: two threads, a plain file large enough, a format that
+ * can resume and join, and every analysis wanting records splittable. */
+static bool can_split(const job *j, int threads) {
+    const artefact_parser *p = j->inv->format;
+    size_t len = strlen(j->inv->path);
+    uint64_t min = j->parse->split_min_bytes ? j->parse->split_min_bytes : SPLIT_MIN_DEFAULT;
+    if (threads < 2 || !p->feed || !p->resume_point || !p->open_records_resumed || !p->join || j->inv->size < min ||
+        (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
+        return false;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->an[i]->wants && !j->an[i]->splittable) return false;
+    return true;
+}
+
+/* A resume point near the middle of the file (0: none). */
+static uint64_t split_point(int fd, const job *j) {
+    uint64_t mid = j->inv->size / 2;
+    uint8_t *win = malloc(SPLIT_WINDOW);
+    if (!win) return 0;
+    ssize_t n = pread(fd, win, SPLIT_WINDOW, (off_t)mid);
+    size_t at = n > 0 ? j->inv->format->resume_point(win, (size_t)n) : 0;
+    free(win);
+    return n > 0 && at < (size_t)n ? mid + at : 0;
+}
+
+typedef struct piece_read {
+    job *j;
+    int fd;
+    void *st;
+    uint64_t from, to, fed;
+} piece_read;
+
+static void *piece_thread(void *arg) {
+    piece_read *r = arg;
+    r->fed = source_feed_range(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel, &r->j->diag);
+    return NULL;
+}
+
+static record_sink job_sink(job *j) {
+    unsigned fields = 0;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) fields |= j->an[i]->fields;
+    return (record_sink){.emit = fan_out, .user = j, .fields = fields};
+}
+
+/* Folds a job's source states into throw-away run states: a split read whose join failed
+ * leaves nothing behind in the real run. */
+static void discard_job(job *j, const analysis_config *cfg) {
+    for (size_t i = 0; j->src && i < j->n_an; i++) {
+        if (!j->src[i]) continue;
+        diag_list d;
+        diag_init(&d);
+        void *scratch = j->an[i]->open(cfg, &d);
+        if (scratch) { j->an[i]->end_source(scratch, j->src[i]); j->an[i]->close(scratch); }
+        j->src[i] = NULL;
+        diag_free(&d);
+    }
+}
+
+/* Reads job a's file in two pieces: the head into a (second thread), the tail into b (this
+ * thread); a and b have their source states open. 1: joined (b's records follow a's), 0: no
+ * resume point or no second state (nothing read), -1: read but not joinable (discard both). */
+static int split_read(job *a, job *b, int fd, uint64_t offset) {
+    const artefact_parser *p = a->inv->format;
+    uint8_t *head = malloc(SPLIT_HEAD);
+    ssize_t hn = head ? pread(fd, head, SPLIT_HEAD, 0) : -1;
+    record_sink sa = job_sink(a), sb = job_sink(b);
+    void *A = hn > 0 ? p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag) : NULL;
+    void *B = A ? p->open_records_resumed(b->parse, b->inv->rel, &sb, &b->facts, &b->diag, offset, head, (size_t)hn) : NULL;
+    free(head);
+    if (!B) { if (A) p->close(A); return 0; }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    piece_read ra = {a, fd, A, 0, offset, 0}, rb = {b, fd, B, offset, a->inv->size, 0};
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
+    if (!threaded) piece_thread(&ra);
+    piece_thread(&rb);
+    if (threaded) pthread_join(th, NULL);
+    bool joined = ra.fed == offset && p->join(A, B);
+    if (joined) p->finish(B);
+    p->close(A);
+    p->close(B);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!joined) return -1;
+    a->stats.present = true;
+    a->stats.bytes_read = ra.fed + rb.fed;
+    a->stats.parse_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    a->split = true;
+    return 1;
+}
+
+/* Reads job a's source in two pieces when that works (b: its second piece, states opened
+ * here), else in one. false on allocation failure. */
+static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_config *cfg) {
+    int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
+    uint64_t offset = fd >= 0 ? split_point(fd, a) : 0;
+    if (offset) {
+        if (!job_open(b, run)) { close(fd); return false; }
+        int r = split_read(a, b, fd, offset);
+        if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
+            discard_job(a, cfg);
+            discard_job(b, cfg);
+            diag_free(&a->diag);
+            diag_free(&b->diag);
+            read_facts_free(&a->facts);
+            memset(a->counts, 0, sizeof a->counts);
+            a->dropped_kernels = 0;
+            a->meta_rank = -1;
+            a->oom = false;
+            free(a->src);
+            a->src = NULL;
+            if (!job_open(a, run)) { close(fd); return false; }
+        }
+        if (r <= 0) { free(b->src); b->src = NULL; }
+    }
+    if (fd >= 0) close(fd);
+    if (!a->split) job_read(a);
+    return true;
+}
+
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -192,7 +321,10 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     void **run = calloc(n_an + 1, sizeof *run);
     source_ref *refs = calloc(inv->n + 1, sizeof *refs);
     job *jobs = calloc(inv->n + 1, sizeof *jobs);
-    bool ok = run && refs && jobs;
+    /* the second pieces of split reads: their refs (piece 1) and jobs */
+    source_ref *tail_refs = calloc(inv->n + 1, sizeof *tail_refs);
+    job *tails = calloc(inv->n + 1, sizeof *tails);
+    bool ok = run && refs && jobs && tail_refs && tails;
     for (size_t i = 0; ok && i < n_an; i++) ok = (run[i] = an[i]->open(&cfg, &out->diag)) != NULL;
     const artefact_parser *family = device_family(inv);
     uint64_t device_dispatches = 0;
@@ -208,7 +340,9 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
         job *a = &jobs[i], *b = NULL;
-        if (threads > 1 && i + 1 < inv->n) {
+        /* a large file that splits takes both threads alone; its neighbour is read next */
+        bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
+        if (threads > 1 && i + 1 < inv->n && !split_alone) {
             const inventory_source *t = &inv->src[i + 1];
             bool depends = t->kernel_source && !t->device_clock && inv->src[i].device_clock && inv->src[i].kernel_source;
             if (!depends) {
@@ -218,9 +352,21 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         }
         ok = job_open(a, run) && (!b || job_open(b, run));
         if (!ok) break;
-        read_pair(a, b);
+        tail_refs[i] = refs[i];
+        tail_refs[i].piece = 1;
+        tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = &opt->parse};
+        if (b || !can_split(a, threads)) read_pair(a, b);
+        else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++) {
             ok = job_end(j, run);
+            if (j->split) {             /* the second piece after the first, then one source */
+                job *t = &tails[i];
+                ok = ok && job_end(t, run);
+                for (int k = 0; k < REC_TYPE_COUNT; k++) j->counts[k] += t->counts[k];
+                j->dropped_kernels += t->dropped_kernels;
+                if (j->ref->rank < 0 && t->meta_rank >= 0) j->ref->rank = t->meta_rank;
+                for (size_t k = 0; k < t->diag.count; k++) diag_add(&j->diag, "%s", t->diag.items[k]);
+            }
             if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
             for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
             out->sources_read++;
@@ -254,6 +400,9 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);
     }
     for (size_t i = 0; jobs && run && i < inv->n; i++) job_free(&jobs[i], run);
+    for (size_t i = 0; tails && run && i < inv->n; i++) job_free(&tails[i], run);
+    free(tails);
+    free(tail_refs);
     for (size_t i = 0; run && i < n_an; i++)
         if (run[i]) an[i]->close(run[i]);
     free(jobs);

@@ -119,3 +119,35 @@ void source_read(const char *path, const char *label, const artefact_parser *p, 
     st->bytes_read = u.fed;
     st->parse_ms = (double)(now_ns() - t0) / 1e6;
 }
+
+int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag) {
+    uint64_t size, inode;
+    int64_t mtime;
+    if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
+        diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) { close(fd); fd = -1; }
+    if (fd < 0) diag_add(diag, "%s: cannot be opened as a regular file", label);
+    return fd;
+}
+
+uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag) {
+    pump u = {p, st, opt, label, diag, 0, false};
+    uint8_t *buf = malloc(CHUNK);
+    if (!buf) { diag_add(diag, "%s: out of memory", label); return 0; }
+    for (uint64_t off = from; off < to && !u.stopped;) {
+        if (over_limits(&u)) break;
+        size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
+        ssize_t n = pread(fd, buf, want, (off_t)off);
+        if (n < 0) { diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)off); break; }
+        if (n == 0) break;
+        pump_feed(&u, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    free(buf);
+    return u.fed;
+}

@@ -23,4 +23,12 @@ typedef struct source_read_stats {
 void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
                  const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st);
 
+/* For a split read (core/run_analysis): opens path with the same checks as source_read; the
+ * descriptor, or -1 after a warning. */
+int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag);
+/* Feeds bytes [from, to) of fd to format state st (a feed-based format); the bytes fed.
+ * Limits are checked before every chunk, read errors become warnings. */
+uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag);
+
 #endif

@@ -393,7 +393,12 @@ static size_t tj_resume_point(const uint8_t *buf, size_t n) {
     return n;
 }
 
+/* The records state (open_records, torch_trace_records.c) shares feed/finish/close/join. */
+static bool is_records(const void *st) { return *(const unsigned *)st == TORCH_RECORDS_MAGIC; }
+
 static bool tj_join(void *fst, void *snd) {
+    if (is_records(fst) != is_records(snd)) return false;
+    if (is_records(fst)) return torch_records_join(fst, snd);
     state *a = fst, *b = snd;
     if (b->terms_full || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event ||
         !jt_is_at(&a->json, "{[", b->start_offset))
@@ -438,9 +443,6 @@ static bool tj_join(void *fst, void *snd) {
     b->long_numbers += a->long_numbers;
     return true;
 }
-
-/* The records state (open_records, torch_trace_records.c) shares feed/finish/close. */
-static bool is_records(const void *st) { return *(const unsigned *)st == TORCH_RECORDS_MAGIC; }
 
 static bool tj_feed(void *st, const uint8_t *buf, size_t n) {
     if (is_records(st)) return torch_records_feed(st, buf, n);
@@ -554,4 +556,5 @@ const artefact_parser torch_trace_json_parser = {
     .resume_point = tj_resume_point,
     .open_resumed = tj_open_resumed,
     .join = tj_join,
+    .open_records_resumed = torch_records_open_resumed,
 };

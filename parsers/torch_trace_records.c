@@ -77,6 +77,9 @@ typedef struct tr_state {
     int meta_key;
     /* facts */
     uint64_t emitted, untimed, other_cat;
+    /* the second piece of a split read: started at start_offset, inside "traceEvents" */
+    bool resumed;
+    uint64_t start_offset;
 } tr_state;
 
 /* Decimal microseconds text (a JSON number, or the same in a string) -> integer ns, rounded
@@ -140,13 +143,14 @@ static int event_key(const char *k, size_t n) {
 }
 
 static int args_key(const char *k, size_t n) {
-    static const struct { const char *k; int id; } KEYS[] = {
-        {"device", A_DEVICE}, {"stream", A_STREAM}, {"correlation", A_CORR}, {"External id", A_EXTERNAL},
-        {"grid", A_GRID}, {"block", A_BLOCK}, {"Input Dims", A_DIMS}, {"Input type", A_TYPES}, {"bytes", A_BYTES},
-        {"kind", A_KIND}};
-    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
-        if (strlen(KEYS[i].k) == n && !memcmp(KEYS[i].k, k, n)) return KEYS[i].id;
-    return A_OTHER;
+    switch (n) {
+    case 4: return !memcmp(k, "grid", 4) ? A_GRID : !memcmp(k, "kind", 4) ? A_KIND : A_OTHER;
+    case 5: return !memcmp(k, "block", 5) ? A_BLOCK : !memcmp(k, "bytes", 5) ? A_BYTES : A_OTHER;
+    case 6: return !memcmp(k, "device", 6) ? A_DEVICE : !memcmp(k, "stream", 6) ? A_STREAM : A_OTHER;
+    case 10: return !memcmp(k, "Input Dims", 10) ? A_DIMS : !memcmp(k, "Input type", 10) ? A_TYPES : A_OTHER;
+    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : !memcmp(k, "External id", 11) ? A_EXTERNAL : A_OTHER;
+    default: return A_OTHER;
+    }
 }
 
 static bool ieq(const char *s, size_t n, const char *lower) {
@@ -169,14 +173,21 @@ static int cat_id(const char *s, size_t n) {
     return C_OTHER;
 }
 
+/* An integer id or index: decimal digits (fast path), else strtoll's reading ("0x0" streams). */
 static bool token_i64(const jt_token *t, int64_t *out) {
     if (t->kind != JT_NUMBER && t->kind != JT_STRING) return false;
     if (t->truncated || t->len == 0 || t->len > 20) return false;
+    if (t->len <= 18) {
+        int64_t v = 0;
+        size_t i = t->text[0] == '-' ? 1 : 0;
+        for (; i < t->len && t->text[i] >= '0' && t->text[i] <= '9'; i++) v = v * 10 + (t->text[i] - '0');
+        if (i == t->len && t->len > (t->text[0] == '-' ? 1u : 0u)) { *out = t->text[0] == '-' ? -v : v; return true; }
+    }
     char buf[24];
     memcpy(buf, t->text, t->len);
     buf[t->len] = 0;
     char *end;
-    long long v = strtoll(buf, &end, 0);            /* "0x0" streams are hexadecimal text */
+    long long v = strtoll(buf, &end, 0);
     if (*end) return false;
     *out = v;
     return true;
@@ -522,6 +533,44 @@ void *torch_records_open(const parse_options *opt, const char *label, const reco
     s->label = label;
     if (!jt_init(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
     return s;
+}
+
+void *torch_records_open_resumed(const parse_options *opt, const char *label, const record_sink *sink,
+                                 read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                 size_t head_n) {
+    (void)opt; (void)head; (void)head_n;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = TORCH_RECORDS_MAGIC;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    /* what a resume point implies: before an event of the root object's "traceEvents" list */
+    if (!jt_init_resumed(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s, "{[", offset)) {
+        jt_free(&s->json);
+        free(s);
+        return NULL;
+    }
+    s->root = 1;
+    s->top = T_EVENTS;
+    s->events_is_list = true;
+    s->resumed = true;
+    s->start_offset = offset;
+    return s;
+}
+
+bool torch_records_join(void *first, void *second) {
+    tr_state *a = first, *b = second;
+    if (a->stopped || a->root != 1 || a->top != T_EVENTS || !a->events_is_list || a->in_event ||
+        !jt_is_at(&a->json, "{[", b->start_offset))
+        return false;
+    b->emitted += a->emitted;
+    b->untimed += a->untimed;
+    b->other_cat += a->other_cat;
+    b->facts = a->facts;              /* the second state now writes the file's facts */
+    a->facts = NULL;
+    return true;
 }
 
 bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {

@@ -13,6 +13,15 @@
 /* A record-emitting state (records to sink, how the file was read to facts); NULL on OOM. */
 void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
                          diag_list *diag);
+/* The second piece of a split read, at `offset` (a resume point of torch_trace_json's):
+ * before an event of the root object's "traceEvents" list. */
+void *torch_records_open_resumed(const parse_options *opt, const char *label, const record_sink *sink,
+                                 read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                 size_t head_n);
+/* first read exactly the bytes before second's offset: true when it stands where second
+ * began (second then counts for the whole file and writes first's facts); false: the
+ * pieces' records are not one sequential pass, the caller reads the file again. */
+bool torch_records_join(void *first, void *second);
 /* false: stop feeding (invalid JSON, or the sink refused a record). */
 bool torch_records_feed(void *state, const uint8_t *buf, size_t n);
 /* End of input: warnings and the read facts. */

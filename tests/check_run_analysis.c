@@ -278,6 +278,68 @@ START_TEST(end_source_order) {
 }
 END_TEST
 
+/* A large file read in two pieces (every analysis wanting it splittable): the pieces are
+ * folded in file order (piece 0 then 1 of the same source) and give what one pass gives. */
+static const section_analysis SPLIT_ORDER = {
+    .key = "order", .splittable = true,
+    .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_CPU_OP) | REC_BIT(REC_METADATA),
+    .open = order_open, .open_source = fake_open_source, .consume = fake_consume, .end_source = fake_end_source,
+    .finish = fake_finish, .render = fake_render, .close = order_close};
+
+START_TEST(split_read_folds_in_order) {
+    char *dir = tu_tempdir();
+    /* one trace of many events, written as trace writers do (",\n{" between events) */
+    strbuf b = {0};
+    const char *head = "{\"distributedInfo\": {\"rank\": 2},\n \"traceEvents\": [\n";
+    strbuf_append(&b, head, strlen(head));
+    for (int i = 0; i < 4000; i++) {
+        char ev[256];
+        int n = snprintf(ev, sizeof ev, "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"k%d\", \"ts\": %d.5, \"dur\": 1.25, "
+                         "\"args\": {\"device\": 0, \"stream\": 1}}", i ? ",\n" : "", i % 3 ? "kernel" : "cpu_op", i, i * 3);
+        strbuf_append(&b, ev, (size_t)n);
+    }
+    strbuf_append(&b, "\n]}\n", 4);
+    tu_write(dir, "torch_profile.json", b.data, b.len);
+    strbuf_free(&b);
+    static const section_analysis *const ONLY[] = {&SPLIT_ORDER, NULL};
+    uint64_t totals[2][3];
+    for (int threads = 1; threads <= 2; threads++) {
+        run_analysis_options o;
+        run_analysis_defaults(&o);
+        o.sections = ONLY;
+        o.threads = threads;
+        o.parse.split_min_bytes = 1;
+        run_analysis a;
+        ck_assert(run_analyze(dir, &o, &a));
+        ck_assert_ptr_nonnull(last_run);
+        if (threads == 2) {
+            ck_assert_ptr_nonnull(strstr(a.json.data, "\"pieces\":2"));
+            ck_assert_uint_eq(last_run->n_ends, 2);          /* piece 0, then piece 1, of source 0 */
+            ck_assert_uint_eq(last_run->order[0], 0);
+            ck_assert_uint_eq(last_run->order[1], 0);
+            ck_assert_uint_gt(last_run->per_source[0], 0);
+        } else {
+            ck_assert_ptr_nonnull(strstr(a.json.data, "\"pieces\":1"));
+            ck_assert_uint_eq(last_run->n_ends, 1);
+        }
+        totals[threads - 1][0] = last_run->dispatches;
+        totals[threads - 1][1] = last_run->cpu_ops;
+        totals[threads - 1][2] = last_run->metadata;
+        ck_assert_ptr_nonnull(strstr(a.json.data, "\"kernel_dispatch\":2666"));
+        ck_assert_ptr_nonnull(strstr(a.json.data, "\"cpu_op\":1334"));
+        free(last_run);
+        last_run = NULL;
+        run_analysis_free(&a);
+    }
+    ck_assert_uint_eq(totals[0][0], 2666);
+    ck_assert_uint_eq(totals[1][0], totals[0][0]);
+    ck_assert_uint_eq(totals[1][1], totals[0][1]);
+    ck_assert_uint_eq(totals[1][2], totals[0][2]);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(torch_times_in_fixed_point) {
     i128 ns;
     ck_assert(torch_us_text_ns("4203669603454.206", 17, &ns));
@@ -302,6 +364,7 @@ static Suite *run_analysis_suite(void) {
     tcase_add_test(tc, kernel_source_choice);
     tcase_add_test(tc, fan_out_in_source_order);
     tcase_add_test(tc, end_source_order);
+    tcase_add_test(tc, split_read_folds_in_order);
     tcase_add_test(tc, torch_times_in_fixed_point);
     suite_add_tcase(s, tc);
     return s;
