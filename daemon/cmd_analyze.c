@@ -101,6 +101,16 @@ int cmd_analyze(int argc, char **argv) {
             if (!val) { fprintf(stderr, "goblind analyze: --npu-reference-dir takes a directory\n"); return EXIT_USAGE; }
             npu_ref = val;
             i++;
+        } else if (!strcmp(a, "--kernel-wait-threshold-ns") || !strcmp(a, "--short-kernel-ns")) {
+            char *end = NULL;
+            long long v = val ? strtoll(val, &end, 10) : -1;
+            if (!val || *end || v < 0 || v > 1000000000) {
+                fprintf(stderr, "goblind analyze: %s takes nanoseconds from 0 to 1000000000\n", a);
+                return EXIT_USAGE;
+            }
+            if (!strcmp(a, "--short-kernel-ns")) opt.cfg.short_kernel_ns = v;
+            else opt.cfg.kernel_wait_threshold_ns = v;
+            i++;
         } else if (!strcmp(a, "--threads")) {
             if (!val || (strcmp(val, "1") && strcmp(val, "2"))) {
                 fprintf(stderr, "goblind analyze: --threads takes 1 or 2\n");

@@ -175,6 +175,9 @@ static void parse_work(uv_work_t *req) {
     run_analysis_options aopt;
     run_analysis_defaults(&aopt);
     aopt.parse = opt.parse;
+    aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
+    aopt.cfg.short_kernel_ns = j->short_kernel_ns;
+    aopt.cfg.npu_reference_dir = j->npu_reference_dir;
     bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
     if (doc_ok && an_ok) { doc.analysis_json = an.json.data; doc.report_md = an.report_md.data; }
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
@@ -190,6 +193,7 @@ static void free_job(parse_job *j) {
     free(j->id);
     free(j->root);
     free(j->path);
+    free(j->npu_reference_dir);
     free(j);
 }
 
@@ -258,6 +262,9 @@ void start_parse(run *r) {
     j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
     j->lim.max_seconds = t->cfg->max_parse_s;
     j->lim.cancel = &t->cancel;
+    j->kernel_wait_threshold_ns = t->cfg->kernel_wait_threshold_ns;
+    j->short_kernel_ns = t->cfg->short_kernel_ns;
+    j->npu_reference_dir = t->cfg->npu_reference_dir ? strdup(t->cfg->npu_reference_dir) : NULL;
     r->settle_since_ms = 0;                     /* what changed before now is in this parse */
     r->parse_started_ms = now_ms();
     set_status(r, RUN_RUNNING);

@@ -168,6 +168,37 @@ START_TEST(inventory_takes_ranks_and_a_rocprofv3_tree) {
 }
 END_TEST
 
+/* npu_reference_dir outside the run directory is one more root, named by its last component */
+START_TEST(inventory_takes_an_extra_root) {
+    char *dir = tu_tempdir(), *ref = tu_tempdir();
+    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", ref, "durations.csv");
+    tu_write_str(dir, "torch_profile.json", TORCH_TRACE);
+    run_analysis_options o;
+    run_analysis_defaults(&o);
+    o.sections = SECTIONS_UNDER_TEST;
+    o.cfg.npu_reference_dir = ref;
+    run_analysis a;
+    ck_assert(run_analyze(dir, &o, &a));
+    ck_assert_uint_eq(a.inventory.n, 2);
+    const char *base = strrchr(ref, '/') + 1;
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s/durations.csv", base);
+    const inventory_source *s = find_source(&a, rel);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(s->found_by, "sniff");
+    run_analysis_free(&a);
+    /* inside the run directory it is not scanned twice */
+    o.cfg.npu_reference_dir = dir;
+    ck_assert(run_analyze(dir, &o, &a));
+    ck_assert_uint_eq(a.inventory.n, 1);
+    run_analysis_free(&a);
+    tu_rmrf(dir);
+    tu_rmrf(ref);
+    free(dir);
+    free(ref);
+}
+END_TEST
+
 START_TEST(rank_names) {
     ck_assert_int_eq(inventory_rank_from_name("rank-34.Jul_15.pt.trace.json.gz"), 34);
     ck_assert_int_eq(inventory_rank_from_name("trace_rank_2.json"), 2);
@@ -360,6 +391,7 @@ static Suite *run_analysis_suite(void) {
     TCase *tc = tcase_create("driver");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, inventory_takes_ranks_and_a_rocprofv3_tree);
+    tcase_add_test(tc, inventory_takes_an_extra_root);
     tcase_add_test(tc, rank_names);
     tcase_add_test(tc, kernel_source_choice);
     tcase_add_test(tc, fan_out_in_source_order);
