@@ -316,7 +316,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     analysis_config cfg = opt->cfg;
     cfg.run_dir = run_dir;
     const char *extra = cfg.npu_reference_dir;
-    if (!run_inventory_build(run_dir, extra, &out->inventory, &out->diag)) { run_analysis_free(out); return false; }
+    if (!run_inventory_build(run_dir, extra, opt->parse.confine_root, &out->inventory, &out->diag)) { run_analysis_free(out); return false; }
     run_inventory *inv = &out->inventory;
     void **run = calloc(n_an + 1, sizeof *run);
     source_ref *refs = calloc(inv->n + 1, sizeof *refs);
@@ -326,6 +326,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     job *tails = calloc(inv->n + 1, sizeof *tails);
     bool ok = run && refs && jobs && tail_refs && tails;
     for (size_t i = 0; ok && i < n_an; i++) ok = (run[i] = an[i]->open(&cfg, &out->diag)) != NULL;
+    parse_options unconfined = opt->parse;      /* the configured extra root's files */
+    unconfined.confine_root = NULL;
     const artefact_parser *family = device_family(inv);
     uint64_t device_dispatches = 0;
     for (size_t i = 0; ok && i < inv->n; i++) {
@@ -333,7 +335,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         refs[i] = (source_ref){.index = i, .path = s->rel, .format = s->format->name, .rank = s->rank,
                                .device_clock = s->device_clock, .kernels_chosen = true};
         if (s->kernel_source && s->device_clock) refs[i].kernels_chosen = s->format == family;
-        jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i], .parse = &opt->parse};
+        jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i],
+                        .parse = s->extra_root ? &unconfined : &opt->parse};
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
     for (size_t i = 0; ok && i < inv->n;) {
@@ -354,7 +357,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         if (!ok) break;
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
-        tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = &opt->parse};
+        tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
         if (b || !can_split(a, threads)) read_pair(a, b);
         else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++) {

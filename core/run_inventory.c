@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/artefact_reader.h"
 #include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
 
@@ -80,7 +81,10 @@ static int cmp_sources(const void *a, const void *b) {
 
 /* Claims one regular file (rel names it; nested: it is one directory down). */
 static bool consider(run_inventory *inv, const char *path, const char *rel, bool nested, uint64_t size,
-                     diag_list *diag) {
+                     const char *confine_root, diag_list *diag) {
+    uint64_t sz, ino;
+    int64_t mt;
+    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return true;
     const artefact_parser *best = NULL;
     const char *found_by = NULL;
     int best_score = -1;
@@ -133,6 +137,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, bool
     s->found_by = found_by;
     s->rank = inventory_rank_from_name(base);
     s->size = size;
+    s->extra_root = inv->scanning_extra;
     s->kernel_source = best->kind == ARTEFACT_KERNEL_TRACE || best->kind == ARTEFACT_TORCH_PROFILE;
     s->device_clock = best->kind == ARTEFACT_KERNEL_TRACE;
     inv->n++;
@@ -173,7 +178,8 @@ static void free_names(char **names, size_t n) {
 
 /* Scans root (files, and files one real directory down); rel_prefix: NULL for the run
  * directory itself, else the prefix of every rel (an extra root outside it). */
-static bool scan_root(run_inventory *inv, const char *root, const char *rel_prefix, diag_list *diag) {
+static bool scan_root(run_inventory *inv, const char *root, const char *rel_prefix, const char *confine_root,
+                      diag_list *diag) {
     size_t n;
     char **names = list_dir(root, &n);
     if (!names) {
@@ -183,21 +189,23 @@ static bool scan_root(run_inventory *inv, const char *root, const char *rel_pref
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
         char *path = NULL, *rel = NULL;
-        struct stat st;
+        struct stat st, lst;
         if (asprintf(&path, "%s/%s", root, names[i]) < 0) { ok = false; break; }
-        if (lstat(path, &st) != 0) { free(path); continue; }
+        /* a file may be a symlink (the reader then applies the daemon's confinement); a
+         * directory is entered only when it is a real one (no loops, no escapes) */
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0) { free(path); continue; }
         if (S_ISREG(st.st_mode)) {
             if (asprintf(&rel, "%s%s%s", rel_prefix ? rel_prefix : "", rel_prefix ? "/" : "", names[i]) < 0) ok = false;
-            else ok = consider(inv, path, rel, rel_prefix != NULL, (uint64_t)st.st_size, diag);
-        } else if (S_ISDIR(st.st_mode) && !rel_prefix) {
+            else ok = consider(inv, path, rel, rel_prefix != NULL, (uint64_t)st.st_size, confine_root, diag);
+        } else if (S_ISDIR(lst.st_mode) && !rel_prefix) {
             size_t m;
             char **sub = list_dir(path, &m);
             for (size_t j = 0; ok && sub && j < m; j++) {
                 char *p2 = NULL, *r2 = NULL;
                 struct stat st2;
                 if (asprintf(&p2, "%s/%s", path, sub[j]) < 0 || asprintf(&r2, "%s/%s", names[i], sub[j]) < 0) ok = false;
-                else if (lstat(p2, &st2) == 0 && S_ISREG(st2.st_mode))
-                    ok = consider(inv, p2, r2, true, (uint64_t)st2.st_size, diag);
+                else if (stat(p2, &st2) == 0 && S_ISREG(st2.st_mode))
+                    ok = consider(inv, p2, r2, true, (uint64_t)st2.st_size, confine_root, diag);
                 free(p2);
                 free(r2);
             }
@@ -210,20 +218,23 @@ static bool scan_root(run_inventory *inv, const char *root, const char *rel_pref
     return ok;
 }
 
-bool run_inventory_build(const char *run_dir, const char *extra_root, run_inventory *out, diag_list *diag) {
+bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
+                         diag_list *diag) {
     memset(out, 0, sizeof *out);
-    bool ok = scan_root(out, run_dir, NULL, diag);
+    bool ok = scan_root(out, run_dir, NULL, confine_root, diag);
     if (ok && extra_root && *extra_root) {
         char *a = realpath(run_dir, NULL), *b = realpath(extra_root, NULL);
         size_t al = a ? strlen(a) : 0;
         bool inside = a && b && !strncmp(a, b, al) && (b[al] == '/' || b[al] == 0);
         if (!inside) {
             const char *slash = strrchr(extra_root, '/');
-            ok = scan_root(out, extra_root, slash && slash[1] ? slash + 1 : extra_root, diag);
+            out->scanning_extra = true;
+            ok = scan_root(out, extra_root, slash && slash[1] ? slash + 1 : extra_root, NULL, diag);   /* configured: trusted */
         }
         free(a);
         free(b);
     }
+    out->scanning_extra = false;
     if (!ok) { run_inventory_free(out); return false; }
     if (out->n) qsort(out->src, out->n, sizeof *out->src, cmp_sources);
     return true;

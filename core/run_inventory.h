@@ -31,6 +31,8 @@ typedef struct inventory_source {
     int rank;                        /* from the file name (rank3, rank-3, rank_3), -1 when none */
     uint64_t size;
     bool device_clock;               /* kernel times from the device (not a host-side profiler's) */
+    bool extra_root;                 /* found under the configured extra root (not confined to the
+                                      * daemon's run root: the configuration named it) */
     bool kernel_source;              /* its format may carry kernel dispatches (a kernel trace or
                                       * torch profile kind): one family of them is chosen */
 } inventory_source;
@@ -38,13 +40,16 @@ typedef struct inventory_source {
 typedef struct run_inventory {
     inventory_source *src;
     size_t n, cap;
+    bool scanning_extra;             /* (while building) */
 } run_inventory;
 
 /* Lists the sources of run_dir (and of extra_root when not NULL and not inside it), in
- * reading order: kernel-carrying formats with a device clock first, then torch traces,
+ * reading order (confine_root, when set: a symlinked file resolving outside it is not
+ * looked at, not even sniffed): kernel-carrying formats with a device clock first, then torch traces,
  * then everything else; by path within each group. Warnings (unreadable directory, too
  * many files) go to diag. false only on allocation failure. */
-bool run_inventory_build(const char *run_dir, const char *extra_root, run_inventory *out, diag_list *diag);
+bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
+                         diag_list *diag);
 void run_inventory_free(run_inventory *inv);
 /* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
 int inventory_rank_from_name(const char *name);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/run_analysis.h"
 #include "parsers/torch_trace_records.h"
@@ -196,6 +197,36 @@ START_TEST(inventory_takes_an_extra_root) {
     tu_rmrf(ref);
     free(dir);
     free(ref);
+}
+END_TEST
+
+/* A symlinked file is followed by `goblind analyze`; the daemon (confine_root) does not even
+ * sniff one that resolves outside its root. */
+START_TEST(inventory_symlinks_and_confinement) {
+    char *dir = tu_tempdir(), *outside = tu_tempdir();
+    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", outside, "k.csv");
+    char *target = NULL, *link = NULL;
+    ck_assert(asprintf(&target, "%s/k.csv", outside) > 0 && asprintf(&link, "%s/trace.csv", dir) > 0);
+    ck_assert_int_eq(symlink(target, link), 0);
+    run_analysis_options o;
+    run_analysis_defaults(&o);
+    o.sections = SECTIONS_UNDER_TEST;
+    run_analysis a;
+    ck_assert(run_analyze(dir, &o, &a));
+    ck_assert_uint_eq(a.inventory.n, 1);
+    ck_assert_ptr_nonnull(strstr(a.json.data, "\"fake\":{\"dispatches\":8}"));
+    run_analysis_free(&a);
+    o.parse.confine_root = dir;
+    ck_assert(run_analyze(dir, &o, &a));
+    ck_assert_uint_eq(a.inventory.n, 0);
+    ck_assert_ptr_nonnull(strstr(a.json.data, "\"fake\":{\"dispatches\":0}"));
+    run_analysis_free(&a);
+    free(target);
+    free(link);
+    tu_rmrf(dir);
+    tu_rmrf(outside);
+    free(dir);
+    free(outside);
 }
 END_TEST
 
@@ -392,6 +423,7 @@ static Suite *run_analysis_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, inventory_takes_ranks_and_a_rocprofv3_tree);
     tcase_add_test(tc, inventory_takes_an_extra_root);
+    tcase_add_test(tc, inventory_symlinks_and_confinement);
     tcase_add_test(tc, rank_names);
     tcase_add_test(tc, kernel_source_choice);
     tcase_add_test(tc, fan_out_in_source_order);
