@@ -392,11 +392,14 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             an[i]->render(run[i], &w);
         }
         jw_object_close(&w);
-        const char *base = strrchr(run_dir, '/');
-        base = base && base[1] ? base + 1 : run_dir;
+        char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
+        const char *name = real ? real : run_dir;
+        const char *base = strrchr(name, '/');
+        base = base && base[1] ? base + 1 : name;
         char title[512];
         int n = snprintf(title, sizeof title, "# goblind analysis: %s\n\n", base);
         strbuf_append(&out->report_md, title, n > 0 && (size_t)n < sizeof title ? (size_t)n : 0);
+        free(real);
         sources_md(inv, refs, jobs, &out->report_md);
         for (size_t i = 0; i < n_an; i++)
             if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
