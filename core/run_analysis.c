@@ -282,7 +282,8 @@ static int split_read(job *a, job *b, int fd, uint64_t offset) {
  * here), else in one. false on allocation failure. */
 static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_config *cfg) {
     int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
-    uint64_t offset = fd >= 0 ? split_point(fd, a) : 0;
+    if (fd < 0) return true;            /* not read: the warning says why */
+    uint64_t offset = split_point(fd, a);
     if (offset) {
         if (!job_open(b, run)) { close(fd); return false; }
         int r = split_read(a, b, fd, offset);
@@ -302,7 +303,7 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
         }
         if (r <= 0) { free(b->src); b->src = NULL; }
     }
-    if (fd >= 0) close(fd);
+    close(fd);
     if (!a->split) job_read(a);
     return true;
 }
