@@ -4,10 +4,15 @@ against independent computations: the torch trace's own event counts by category
 module), a rocprofv3 CSV's row count (csv module), the kernel source choice, ranks, the
 table and markdown outputs, exit statuses.
 
-usage: analyze_cli.py GOBLIND SHARED_DIR
+Also each torch fixture's records, field by field, against the JSON read with exact decimals:
+start/end ns from the ts/dur text (half away from zero past the ns digit), device, stream,
+correlation, External id, grid/block, copy direction, input shapes.
+
+usage: analyze_cli.py GOBLIND SHARED_DIR [SECTION_TOOL]
 """
 import collections
 import csv
+import decimal
 import gzip
 import json
 import os
@@ -17,6 +22,7 @@ import sys
 import tempfile
 
 GOBLIND, SHARED = sys.argv[1], sys.argv[2]
+SECTION_TOOL = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(GOBLIND), "tests", "section_tool")
 FIX = os.path.join(SHARED, "fixtures")
 failures = 0
 
@@ -158,6 +164,78 @@ try:
     rc, out, _ = analyze(bad)
     s = source(json.loads(out), "torch_profile.json")
     check(rc == 0 and s["truncated"] and any("byte" in w for w in s["warnings"]), f"truncated trace: {s}")
+
+    # 6. records field by field (section_tool --records), against exact decimals of the JSON
+    def ns(v):
+        q = (decimal.Decimal(str(v)) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)
+        return int(q)
+
+    def as_int(v):
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, int):
+            return v
+        if isinstance(v, str):
+            try:
+                return int(v, 0)
+            except ValueError:
+                return None
+        return None
+
+    COPY = {"HtoD": 1, "DtoH": 2, "DtoD": 3, "PtoP": 4, "HtoH": 5}
+    for name in ("hta_amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json",
+                 "tracelens_mi300__gaunernst_bert-small-uncased__1016001.json.gz",
+                 "kineto_docs__traces__after_fix_trace.json"):
+        path = os.path.join(FIX, "torch_profiler", name)
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            doc = json.load(f, parse_float=decimal.Decimal)
+        p = subprocess.run([SECTION_TOOL, "--records", "torch-trace-json=" + path], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, f"{name}: section_tool exit {p.returncode}")
+        recs = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+        recs = [r for r in recs if r["type"] != "metadata"]
+        want = []
+        for e in doc.get("traceEvents", []):
+            cat = e.get("cat")
+            kind = CATS.get(cat.lower()) if isinstance(cat, str) else None
+            if kind is None and isinstance(e.get("name"), str) and e["name"].startswith("ProfilerStep#"):
+                kind = "annotation"
+            num = lambda v: isinstance(v, (int, decimal.Decimal)) and not isinstance(v, bool)
+            if kind is None or not num(e.get("ts")) or not num(e.get("dur")):
+                continue
+            want.append((kind, e))
+        check(len(recs) == len(want), f"{name}: {len(recs)} records, {len(want)} events")
+        bad = 0
+        for r, (kind, e) in zip(recs, want):
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            exp = {"type": kind, "start_ns": ns(e["ts"]), "duration_ns": ns(e["dur"]),
+                   "end_ns": ns(e["ts"]) + ns(e["dur"])}
+            for key, field in (("device", "device"), ("stream", "stream"), ("correlation", "correlation_id"),
+                               ("External id", "external_id")):
+                v = as_int(args.get(key))
+                if v is not None:
+                    exp[field] = v
+            if isinstance(args.get("grid"), list) and isinstance(args.get("block"), list):
+                exp["grid"], exp["workgroup"] = args["grid"], args["block"]
+            if kind == "memory_copy":
+                exp["copy"] = next((c for d, c in COPY.items() if d in e.get("name", "")), 0)
+            if kind == "cpu_op" and ("Input Dims" in args or "Input type" in args):
+                exp["args"] = {k: args[k] for k in args if k in ("Input Dims", "Input type")}
+            got = dict(r)
+            if "args" in got:
+                got["args"] = json.loads(got["args"], parse_float=decimal.Decimal)
+            for k, v in exp.items():
+                g = got.get(k)
+                if isinstance(g, float):
+                    g = int(g)
+                if g != v:
+                    bad += 1
+                    if bad <= 3:
+                        print(f"{name}: event at byte {r['line']}: {k} = {got.get(k)!r}, the JSON says {v!r}")
+            if r.get("name") != e.get("name"):
+                bad += 1
+        check(bad == 0, f"{name}: {bad} record fields differ from the JSON")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
