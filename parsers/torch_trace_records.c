@@ -219,6 +219,7 @@ static void args_put_string(strbuf *b, const char *s, size_t n) {
 static void args_token(tr_state *s, const jt_token *t) {
     strbuf *b = &s->args;
     unsigned d = s->arg_depth;
+    if (b->len > TR_ARGS_MAX) return;   /* too long to keep: dropped at the event's end (bounded memory) */
     bool close = t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END;
     if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) strbuf_putc(b, ',');
     if (!close && d <= TR_EMIT_DEPTH) s->args_need_comma[d] = true;
@@ -393,7 +394,7 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
         if (t->kind == JT_KEY) {
             s->arg_key = args_key(t->text, t->len);
             *report = s->arg_key != A_OTHER;
-            if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) {
+            if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
                 if (!s->args.len) strbuf_putc(&s->args, '{');
                 else strbuf_putc(&s->args, ',');
                 args_put_string(&s->args, t->text, t->len);

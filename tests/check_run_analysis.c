@@ -402,6 +402,48 @@ START_TEST(split_read_folds_in_order) {
 }
 END_TEST
 
+/* The records state on bytes: an operator's input shapes as compact JSON, dropped (not grown
+ * without bound) past 16 KiB; a ProfilerStep of another category is an annotation. */
+typedef struct shapes_seen { int ops, steps; bool args_null; char args[256]; } shapes_seen;
+static bool keep_shapes(void *user, const record *r) {
+    shapes_seen *s = user;
+    if (r->type == REC_ANNOTATION) s->steps++;
+    if (r->type != REC_CPU_OP) return true;
+    if (s->ops++ == 0 && r->args) snprintf(s->args, sizeof s->args, "%.*s", (int)r->args_len, r->args);
+    if (s->ops == 2) s->args_null = r->args == NULL;
+    return true;
+}
+
+START_TEST(torch_records_shapes) {
+    strbuf b = {0};
+    const char *head = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"ts\": 1, \"dur\": 2, "
+                       "\"args\": {\"Input Dims\": [[2, 3], []], \"Sequence number\": 4, \"Input type\": [\"float\", \"\\\"q\"]}},\n"
+                       "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"big\", \"ts\": 3, \"dur\": 1, \"args\": {\"Input Dims\": [";
+    strbuf_append(&b, head, strlen(head));
+    for (int i = 0; i < 10000; i++) strbuf_append(&b, i ? ",[1,2]" : "[1,2]", i ? 6 : 5);
+    const char *tail = "]}},\n{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"ProfilerStep#3\", \"ts\": 0, \"dur\": 9}]}";
+    strbuf_append(&b, tail, strlen(tail));
+    shapes_seen seen = {0};
+    record_sink sink = {.emit = keep_shapes, .user = &seen, .fields = ~0u};
+    parse_options opt = {0};
+    read_facts f = {0};
+    diag_list d;
+    diag_init(&d);
+    void *st = torch_records_open(&opt, "t.json", &sink, &f, &d);
+    ck_assert(torch_records_feed(st, (const uint8_t *)b.data, b.len));
+    torch_records_finish(st);
+    torch_records_close(st);
+    ck_assert_int_eq(seen.ops, 2);
+    ck_assert_str_eq(seen.args, "{\"Input Dims\":[[2,3],[]],\"Input type\":[\"float\",\"\\\"q\"]}");
+    ck_assert(seen.args_null);
+    ck_assert_int_eq(seen.steps, 1);
+    ck_assert_uint_eq(d.count, 0);
+    read_facts_free(&f);
+    diag_free(&d);
+    strbuf_free(&b);
+}
+END_TEST
+
 START_TEST(torch_times_in_fixed_point) {
     i128 ns;
     ck_assert(torch_us_text_ns("4203669603454.206", 17, &ns));
@@ -430,6 +472,7 @@ static Suite *run_analysis_suite(void) {
     tcase_add_test(tc, end_source_order);
     tcase_add_test(tc, split_read_folds_in_order);
     tcase_add_test(tc, torch_times_in_fixed_point);
+    tcase_add_test(tc, torch_records_shapes);
     suite_add_tcase(s, tc);
     return s;
 }
