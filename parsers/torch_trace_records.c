@@ -512,7 +512,7 @@ static bool on_token(void *user, const jt_token *t) {
                                                      (t->len == 13 && !memcmp(t->text, "torch_version", 13)) ? 3 : 0;
             return s->meta_key != 0;
         }
-        if (t->kind == JT_STRING || t->kind == JT_NUMBER)
+        if (s->meta_key && (t->kind == JT_STRING || t->kind == JT_NUMBER))   /* (a list has no keys) */
             emit_meta(s, s->meta_key == 1 ? "rank" : s->meta_key == 2 ? "world_size" : "pytorch_version", t->text, t->len,
                       false, 0, t->offset);
         s->meta_key = 0;

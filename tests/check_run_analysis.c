@@ -444,6 +444,30 @@ START_TEST(torch_records_shapes) {
 }
 END_TEST
 
+static bool count_meta(void *user, const record *r) {
+    if (r->type == REC_METADATA) (*(int *)user)++;
+    return true;
+}
+
+/* metadata and distributedInfo as lists (not objects) give no keys, so no metadata record */
+START_TEST(torch_records_metadata_lists) {
+    const char *doc = "{\"metadata\": [\"2.5\"], \"distributedInfo\": [3, 8], \"cupti_version\": 24, \"traceEvents\": []}";
+    int n = 0;
+    record_sink sink = {.emit = count_meta, .user = &n, .fields = ~0u};
+    parse_options opt = {0};
+    read_facts f = {0};
+    diag_list d;
+    diag_init(&d);
+    void *st = torch_records_open(&opt, "t.json", &sink, &f, &d);
+    ck_assert(torch_records_feed(st, (const uint8_t *)doc, strlen(doc)));
+    torch_records_finish(st);
+    torch_records_close(st);
+    ck_assert_int_eq(n, 2);      /* cupti_version and vendor NVIDIA */
+    read_facts_free(&f);
+    diag_free(&d);
+}
+END_TEST
+
 START_TEST(torch_times_in_fixed_point) {
     i128 ns;
     ck_assert(torch_us_text_ns("4203669603454.206", 17, &ns));
@@ -473,6 +497,7 @@ static Suite *run_analysis_suite(void) {
     tcase_add_test(tc, split_read_folds_in_order);
     tcase_add_test(tc, torch_times_in_fixed_point);
     tcase_add_test(tc, torch_records_shapes);
+    tcase_add_test(tc, torch_records_metadata_lists);
     suite_add_tcase(s, tc);
     return s;
 }
