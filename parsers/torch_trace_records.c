@@ -85,6 +85,25 @@ typedef struct tr_state {
 /* Decimal microseconds text (a JSON number, or the same in a string) -> integer ns, rounded
  * half away from zero past the ns digit. false when it is not a number or out of range. */
 bool torch_us_text_ns(const char *s, size_t n, i128 *out) {
+    /* fast path: [digits][.digits] with at most 15 integer and 3 fraction digits (every
+     * Kineto timestamp): exact in int64 */
+    if (n && n <= 19) {
+        int64_t v = 0;
+        size_t k = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9') v = v * 10 + (s[k++] - '0');
+        if (k && k <= 15) {
+            int frac = 0;
+            if (k < n && s[k] == '.') {
+                k++;
+                while (k < n && frac < 3 && s[k] >= '0' && s[k] <= '9') { v = v * 10 + (s[k++] - '0'); frac++; }
+            }
+            if (k == n && (frac || s[n - 1] != '.')) {
+                for (; frac < 3; frac++) v *= 10;
+                *out = v;
+                return true;
+            }
+        }
+    }
     size_t i = 0;
     bool neg = false;
     if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
@@ -153,6 +172,13 @@ static int args_key(const char *k, size_t n) {
     }
 }
 
+/* The record field each args key fills (0: always read). */
+static const unsigned ARG_FIELD[] = {
+    [A_OTHER] = 0, [A_DEVICE] = RF_DEVICE, [A_STREAM] = RF_STREAM, [A_CORR] = RF_CORRELATION,
+    [A_EXTERNAL] = RF_EXTERNAL, [A_GRID] = RF_GRID, [A_BLOCK] = RF_GRID, [A_DIMS] = 0, [A_TYPES] = 0,
+    [A_BYTES] = RF_BYTES, [A_KIND] = 0};
+#define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
+
 static bool ieq(const char *s, size_t n, const char *lower) {
     if (strlen(lower) != n) return false;
     for (size_t i = 0; i < n; i++)
@@ -193,10 +219,11 @@ static bool token_i64(const jt_token *t, int64_t *out) {
     return true;
 }
 
-static tr_num token_time(const jt_token *t) {
+/* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
+static tr_num token_time(const jt_token *t, bool want_double) {
     tr_num r = {0};
     if ((t->kind == JT_NUMBER || t->kind == JT_STRING) && !t->truncated && torch_us_text_ns(t->text, t->len, &r.ns)) {
-        r.us = jt_strtod(t->text, t->len);
+        if (want_double) r.us = jt_strtod(t->text, t->len);
         r.has = true;
     }
     return r;
@@ -309,7 +336,7 @@ static void event_end(tr_state *s) {
     r.category = s->catname.len ? s->catname.data : NULL;
     r.category_len = s->catname.len;
     r.phase = s->ph;
-    r.has = RF_START | RF_US_FLOAT;
+    r.has = RF_START | (s->sink.fields & RF_US_FLOAT);
     r.start_ns = s->ts.ns;
     r.ts_us = s->ts.us;
     if (s->dur.has) {
@@ -374,13 +401,22 @@ static const char *version_meta_key(const char *k, size_t n) {
 
 static void event_token(tr_state *s, const jt_token *t, bool *report) {
     if (t->depth == 3) {
-        if (t->kind == JT_KEY) { s->ev_key = event_key(t->text, t->len); *report = s->ev_key != K_OTHER; return; }
+        if (t->kind == JT_KEY) {
+            s->ev_key = event_key(t->text, t->len);
+            /* fields no consumer reads are only validated (record_sink.fields) */
+            if ((s->ev_key == K_PID || s->ev_key == K_TID) && !(s->sink.fields & RF_PID_TID)) s->ev_key = K_OTHER;
+            if (s->ev_key == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY &&
+                s->catname.len)
+                s->ev_key = K_OTHER;            /* (a CPU op's shapes and a copy's kind are always read) */
+            *report = s->ev_key != K_OTHER;
+            return;
+        }
         if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return;
         switch (s->ev_key) {
         case K_NAME: if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); } break;
         case K_CAT: if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); } break;
-        case K_TS: s->ts = token_time(t); break;
-        case K_DUR: s->dur = token_time(t); break;
+        case K_TS: s->ts = token_time(t, s->sink.fields & RF_US_FLOAT); break;
+        case K_DUR: s->dur = token_time(t, s->sink.fields & RF_US_FLOAT); break;
         case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
         case K_PID: s->has_pid = token_i64(t, &s->pid); break;
         case K_TID: s->has_tid = token_i64(t, &s->tid); break;
@@ -393,6 +429,9 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
     if (t->depth == 4) {
         if (t->kind == JT_KEY) {
             s->arg_key = args_key(t->text, t->len);
+            if (s->arg_key != A_OTHER && s->arg_key != A_DIMS && s->arg_key != A_TYPES && s->arg_key != A_KIND &&
+                !(s->sink.fields & ARG_FIELD[s->arg_key]))
+                s->arg_key = A_OTHER;
             *report = s->arg_key != A_OTHER;
             if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
                 if (!s->args.len) strbuf_putc(&s->args, '{');
