@@ -52,6 +52,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     torch_trace_json_parser.close(st);
     read_facts_free(&f);
     diag_free(&d);
+    /* asking for no optional field changes which records come, never how many */
+    tally bare = {0};
+    record_sink s0 = {.emit = count, .user = &bare, .fields = 0};
+    diag_init(&d);
+    st = torch_trace_json_parser.open_records(&opt, "fuzz", &s0, &f, &d);
+    if (st) {
+        feed_all(st, data, size, chunk);
+        torch_trace_json_parser.finish(st);
+        torch_trace_json_parser.close(st);
+        for (int t = 0; t < REC_TYPE_COUNT; t++)
+            if (bare.by_type[t] != one.by_type[t]) abort();
+    }
+    read_facts_free(&f);
+    diag_free(&d);
     /* split at the first resume point after a place the chunk byte picks */
     size_t from = (size_t)((uint64_t)size * (data[-1] >> 3) / 32);
     size_t at = from + torch_trace_json_parser.resume_point(data + from, size - from);

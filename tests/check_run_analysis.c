@@ -478,6 +478,14 @@ START_TEST(torch_times_in_fixed_point) {
     ck_assert(torch_us_text_ns("2.5E-3", 6, &ns) && ns == 3);
     ck_assert(torch_us_text_ns("-2", 2, &ns) && ns == -2000);
     ck_assert(torch_us_text_ns("12", 2, &ns) && ns == 12000);
+    /* the int64 fast path and the general path agree */
+    ck_assert(torch_us_text_ns("123.4", 5, &ns) && ns == 123400);
+    ck_assert(torch_us_text_ns("0.001", 5, &ns) && ns == 1);
+    ck_assert(torch_us_text_ns("5", 1, &ns) && ns == 5000);
+    ck_assert(torch_us_text_ns("1.", 2, &ns) && ns == 1000);
+    ck_assert(torch_us_text_ns(".5", 2, &ns) && ns == 500);
+    ck_assert(torch_us_text_ns("123456789012345.678", 19, &ns) && ns == (i128)123456789012345678LL);
+    ck_assert(torch_us_text_ns("1234567890123456.7", 18, &ns) && ns == (i128)1234567890123456700LL);
     ck_assert(!torch_us_text_ns("abc", 3, &ns));
     ck_assert(!torch_us_text_ns("1.5x", 4, &ns));
 }
