@@ -27,6 +27,7 @@
 
 #include "base/strbuf.h"
 #include "parsers/json_tokenizer.h"
+#include "parsers/torch_values.h"
 
 #define TR_CAPTURE_CAP (64u * 1024u)
 #define TR_EMIT_DEPTH 12
@@ -82,75 +83,6 @@ typedef struct tr_state {
     uint64_t start_offset;
 } tr_state;
 
-/* Decimal microseconds text (a JSON number, or the same in a string) -> integer ns, rounded
- * half away from zero past the ns digit. false when it is not a number or out of range. */
-bool torch_us_text_ns(const char *s, size_t n, i128 *out) {
-    /* fast path: [digits][.digits] with at most 15 integer and 3 fraction digits (every
-     * Kineto timestamp): exact in int64 */
-    if (n && n <= 19) {
-        int64_t v = 0;
-        size_t k = 0;
-        while (k < n && s[k] >= '0' && s[k] <= '9') v = v * 10 + (s[k++] - '0');
-        if (k && k <= 15) {
-            int frac = 0;
-            if (k < n && s[k] == '.') {
-                k++;
-                while (k < n && frac < 3 && s[k] >= '0' && s[k] <= '9') { v = v * 10 + (s[k++] - '0'); frac++; }
-            }
-            if (k == n && (frac || s[n - 1] != '.')) {
-                for (; frac < 3; frac++) v *= 10;
-                *out = v;
-                return true;
-            }
-        }
-    }
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
-    i128 mant = 0;
-    int digits = 0, frac = 0, dropped = 0;
-    bool any = false, in_frac = false;
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '.' && !in_frac) { in_frac = true; continue; }
-        if (c < '0' || c > '9') break;
-        any = true;
-        if (digits < 30) {
-            if (digits || c != '0') digits++;
-            mant = mant * 10 + (c - '0');
-            if (in_frac) frac++;
-        } else if (!in_frac) {
-            dropped++;                     /* an integer digit past the precision: scale */
-        }                                  /* (fraction digits past it are below any ns) */
-    }
-    if (!any) return false;
-    long e = 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < n && (s[i] == '-' || s[i] == '+')) eneg = s[i++] == '-';
-        if (i >= n) return false;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-            if (e < 100000) e = e * 10 + (s[i] - '0');
-        if (eneg) e = -e;
-    }
-    if (i != n) return false;
-    long scale = e + dropped - frac + 3;     /* mant * 10^scale ns */
-    if (scale > 0) {
-        for (long k = 0; k < scale; k++) {
-            if (mant > (i128)1e30) return false;
-            mant *= 10;
-        }
-    } else if (scale < 0) {
-        i128 rem = 0, div = 1;
-        for (long k = 0; k < -scale && k < 40; k++) div *= 10;
-        if (-scale >= 40) { mant = 0; }
-        else { rem = mant % div; mant /= div; if (rem * 2 >= div) mant++; }
-    }
-    *out = neg ? -mant : mant;
-    return true;
-}
-
 static int event_key(const char *k, size_t n) {
     switch (n) {
     case 2: return !memcmp(k, "ts", 2) ? K_TS : !memcmp(k, "ph", 2) ? K_PH : K_OTHER;
@@ -199,26 +131,6 @@ static int cat_id(const char *s, size_t n) {
     return C_OTHER;
 }
 
-/* An integer id or index: decimal digits (fast path), else strtoll's reading ("0x0" streams). */
-static bool token_i64(const jt_token *t, int64_t *out) {
-    if (t->kind != JT_NUMBER && t->kind != JT_STRING) return false;
-    if (t->truncated || t->len == 0 || t->len > 20) return false;
-    if (t->len <= 18) {
-        int64_t v = 0;
-        size_t i = t->text[0] == '-' ? 1 : 0;
-        for (; i < t->len && t->text[i] >= '0' && t->text[i] <= '9'; i++) v = v * 10 + (t->text[i] - '0');
-        if (i == t->len && t->len > (t->text[0] == '-' ? 1u : 0u)) { *out = t->text[0] == '-' ? -v : v; return true; }
-    }
-    char buf[24];
-    memcpy(buf, t->text, t->len);
-    buf[t->len] = 0;
-    char *end;
-    long long v = strtoll(buf, &end, 0);
-    if (*end) return false;
-    *out = v;
-    return true;
-}
-
 /* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
 static tr_num token_time(const jt_token *t, bool want_double) {
     tr_num r = {0};
@@ -227,20 +139,6 @@ static tr_num token_time(const jt_token *t, bool want_double) {
         r.has = true;
     }
     return r;
-}
-
-/* The args text: a compact JSON object of the captured keys, numbers as the file writes them. */
-static void args_put_string(strbuf *b, const char *s, size_t n) {
-    strbuf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') { strbuf_putc(b, '\\'); strbuf_putc(b, (char)c); }
-        else if (c < 0x20) { char e[8]; static const char H[] = "0123456789abcdef";
-            e[0] = '\\'; e[1] = 'u'; e[2] = '0'; e[3] = '0'; e[4] = H[c >> 4]; e[5] = H[c & 15];
-            strbuf_append(b, e, 6); }
-        else strbuf_putc(b, (char)c);
-    }
-    strbuf_putc(b, '"');
 }
 
 static void args_token(tr_state *s, const jt_token *t) {
@@ -261,11 +159,11 @@ static void args_token(tr_state *s, const jt_token *t) {
         if (s->arg_depth) s->arg_depth--;
         break;
     case JT_KEY:
-        args_put_string(b, t->text, t->len);
+        torch_json_string(b, t->text, t->len);
         strbuf_putc(b, ':');
         s->args_need_comma[d] = false;
         break;
-    case JT_STRING: args_put_string(b, t->text, t->len); break;
+    case JT_STRING: torch_json_string(b, t->text, t->len); break;
     case JT_NUMBER: strbuf_append(b, t->text, t->len); break;
     case JT_TRUE: strbuf_append(b, "true", 4); break;
     case JT_FALSE: strbuf_append(b, "false", 5); break;
@@ -418,8 +316,8 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
         case K_TS: s->ts = token_time(t, s->sink.fields & RF_US_FLOAT); break;
         case K_DUR: s->dur = token_time(t, s->sink.fields & RF_US_FLOAT); break;
         case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
-        case K_PID: s->has_pid = token_i64(t, &s->pid); break;
-        case K_TID: s->has_tid = token_i64(t, &s->tid); break;
+        case K_PID: s->has_pid = torch_token_i64(t, &s->pid); break;
+        case K_TID: s->has_tid = torch_token_i64(t, &s->tid); break;
         default: break;
         }
         if (s->ev_key != K_ARGS || t->kind != JT_OBJECT_BEGIN) s->ev_key = K_OTHER;
@@ -436,7 +334,7 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
             if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
                 if (!s->args.len) strbuf_putc(&s->args, '{');
                 else strbuf_putc(&s->args, ',');
-                args_put_string(&s->args, t->text, t->len);
+                torch_json_string(&s->args, t->text, t->len);
                 strbuf_putc(&s->args, ':');
                 s->arg_depth = 0;
                 s->args_need_comma[0] = false;
@@ -446,11 +344,11 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
         if (t->kind == JT_OBJECT_END) return;
         int64_t v;
         switch (s->arg_key) {
-        case A_DEVICE: s->has_device = token_i64(t, &s->device); break;
-        case A_STREAM: s->has_stream = token_i64(t, &s->stream); break;
-        case A_CORR: if ((s->has_corr = token_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
-        case A_EXTERNAL: if ((s->has_ext = token_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
-        case A_BYTES: if ((s->has_bytes = token_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+        case A_DEVICE: s->has_device = torch_token_i64(t, &s->device); break;
+        case A_STREAM: s->has_stream = torch_token_i64(t, &s->stream); break;
+        case A_CORR: if ((s->has_corr = torch_token_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+        case A_EXTERNAL: if ((s->has_ext = torch_token_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+        case A_BYTES: if ((s->has_bytes = torch_token_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
         case A_KIND: put_text(&s->kind, t); break;
         case A_DIMS: case A_TYPES: args_token(s, t); break;
         default: break;
@@ -464,7 +362,7 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
         uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
         unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
         if (t->kind == JT_ARRAY_END) return;
-        if (*n < 3 && token_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
+        if (*n < 3 && torch_token_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
         else *n = 4;                              /* not three sizes: no grid */
     }
 }
@@ -490,7 +388,7 @@ static void devprops_token(tr_state *s, const jt_token *t) {
         return;
     }
     switch (s->dp_key) {
-    case 1: s->dp_has_id = token_i64(t, &s->dp_id); break;
+    case 1: s->dp_has_id = torch_token_i64(t, &s->dp_id); break;
     case 2: put_text(&s->dp_name, t); break;
     case 3: put_text(&s->dp_mem, t); break;
     case 4: put_text(&s->dp_cus, t); break;

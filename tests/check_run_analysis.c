@@ -486,6 +486,7 @@ START_TEST(torch_times_in_fixed_point) {
     ck_assert(torch_us_text_ns(".5", 2, &ns) && ns == 500);
     ck_assert(torch_us_text_ns("123456789012345.678", 19, &ns) && ns == (i128)123456789012345678LL);
     ck_assert(torch_us_text_ns("1234567890123456.7", 18, &ns) && ns == (i128)1234567890123456700LL);
+    ck_assert(torch_us_text_ns("9999999999999999999", 19, &ns) && ns == (i128)9999999999999999999ULL * 1000);
     ck_assert(!torch_us_text_ns("abc", 3, &ns));
     ck_assert(!torch_us_text_ns("1.5x", 4, &ns));
 }
