@@ -25,7 +25,8 @@ bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind k
                       const char *label, void *summary, diag_list *diag) {
     memset(fp, 0, sizeof *fp);
     fp->p = p;
-    if (!p->open_records) return (fp->fmt = p->open(opt, label, summary, diag)) != NULL;
+    /* a format with a summary state of its own (the torch profile) fills it itself */
+    if (p->open) return (fp->fmt = p->open(opt, label, summary, diag)) != NULL;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
     fp->fmt = p->open_records(opt, label, &fp->sink, fp->a->facts(summary), diag);
     if (!fp->fmt) { fp->a->close(fp->an); fp->an = NULL; return false; }
@@ -37,7 +38,7 @@ bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefac
                               size_t head_n) {
     memset(fp, 0, sizeof *fp);
     fp->p = p;
-    if (!p->open_records) return p->open_resumed && (fp->fmt = p->open_resumed(opt, label, summary, diag, offset));
+    if (p->open) return p->open_resumed && (fp->fmt = p->open_resumed(opt, label, summary, diag, offset));
     if (!p->open_records_resumed) return false;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
     if (!fp->a->join || !(fp->fmt = p->open_records_resumed(opt, label, &fp->sink, &fp->scratch, diag, offset, head,

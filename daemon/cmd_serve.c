@@ -121,6 +121,8 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
         {"--tls-client-ca-file", "tls_client_ca_file"},
         {"--db-max-size-mb", "db_max_size_mb"}, {"--retention-max-runs", "retention_max_runs"},
         {"--retention-max-age-days", "retention_max_age_days"}, {"--webhook-url", "webhook_url"}, {"--max-request-kb", "max_request_kb"},
+        {"--kernel-wait-threshold-ns", "kernel_wait_threshold_ns"}, {"--short-kernel-ns", "short_kernel_ns"},
+        {"--npu-reference-dir", "npu_reference_dir"},
     };
     bool roots_from_flags = false;
     for (int i = 1; i < argc; i++) {
@@ -184,6 +186,7 @@ static void reload_config(server *s) {
         s->cfg.field = n.field; \
     }
     LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
+    LIVE_INT(kernel_wait_threshold_ns) LIVE_INT(short_kernel_ns)
 #undef LIVE_INT
     if (n.log_level != s->cfg.log_level) {
         len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");
@@ -198,6 +201,7 @@ static void reload_config(server *s) {
         : n.max_connections != s->cfg.max_connections ? "max_connections"
         : n.connection_timeout_s != s->cfg.connection_timeout_s ? "connection_timeout_s"
         : n.max_request_kb != s->cfg.max_request_kb ? "max_request_kb"
+        : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
         : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
         : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
         : n.scan_only != s->cfg.scan_only ? "watch_mode"

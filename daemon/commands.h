@@ -9,6 +9,7 @@
 #define EXIT_NO_ARTEFACTS 3   /* goblind parse: the directory holds none of the three artefacts */
 
 int cmd_parse(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);  /* cmd_analyze.c: the analysis document of one run */
 int cmd_serve(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -17,6 +17,8 @@ void config_defaults(goblind_config *c) {
     c->settle_ms = 500;
     c->settle_max_ms = 5000;
     c->max_parse_mb = 8192;
+    c->kernel_wait_threshold_ns = 50000;
+    c->short_kernel_ns = 10000;
     c->max_parse_s = 120;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
@@ -38,6 +40,7 @@ void config_free(goblind_config *c) {
     free(c->tls_client_ca_file);
     free(c->log_file);
     free(c->metrics_labels);
+    free(c->npu_reference_dir);
     for (size_t i = 0; i < c->n_webhook_urls; i++) free(c->webhook_urls[i]);
     memset(c, 0, sizeof *c);
 }
@@ -109,6 +112,11 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
         c->metrics_labels = rendered;
         return true;
     }
+    if (!strcmp(key, "npu_reference_dir")) {
+        free(c->npu_reference_dir);
+        c->npu_reference_dir = *v ? strdup(v) : NULL;
+        return true;
+    }
     if (!strcmp(key, "watch_mode")) {
         if (strcmp(v, "events") && strcmp(v, "scan")) {
             snprintf(err, errlen, "watch_mode: expected events or scan, got '%s'", v);
@@ -126,6 +134,8 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     }
     if (!strcmp(key, "settle_ms")) { ip = &c->settle_ms; lo = 10; hi = 600000; }
     else if (!strcmp(key, "max_parse_mb")) { ip = &c->max_parse_mb; lo = 0; hi = 1 << 24; }
+    else if (!strcmp(key, "kernel_wait_threshold_ns")) { ip = &c->kernel_wait_threshold_ns; lo = 0; hi = 1000000000; }
+    else if (!strcmp(key, "short_kernel_ns")) { ip = &c->short_kernel_ns; lo = 0; hi = 1000000000; }
     else if (!strcmp(key, "max_parse_s")) { ip = &c->max_parse_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }

@@ -37,6 +37,10 @@ typedef struct goblind_config {
     char *auth_token_file;      /* bearer token required on every endpoint but /healthz */
     char *tls_cert_file, *tls_key_file;   /* HTTPS */
     char *tls_client_ca_file;   /* require client certificates signed by this CA */
+    /* the analysis document (core/run_analysis, analyses/section.h's analysis_config) */
+    int kernel_wait_threshold_ns;   /* timeline: an idle gap shorter than this is kernel_wait */
+    int short_kernel_ns;            /* timeline: a kernel shorter than this is short */
+    char *npu_reference_dir;        /* msprof reference durations; NULL: <run>/reference */
     log_level log_level;
     char *log_file;             /* NULL: stderr (journald); else appended to, reopened on SIGHUP */
 } goblind_config;

@@ -1,5 +1,5 @@
 /* main: goblind's command line. `goblind parse` runs one run directory through the
- * parsers and prints RunMetrics; `goblind serve` is the daemon; runs, show and forget talk
+ * parsers and prints RunMetrics; `goblind analyze` prints its analysis document; `goblind serve` is the daemon; runs, show and forget talk
  * to a daemon. Usage texts are in help.c. */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
     /* COMMAND --help: that command's usage on stdout, exit 0 (before any other argument check) */
     if (wants_help(argc - 1, argv + 1) && usage_command(cmd, stdout)) return 0;
     if (!strcmp(cmd, "parse")) return cmd_parse(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analyze")) return cmd_analyze(argc - 1, argv + 1);
     if (!strcmp(cmd, "serve")) return cmd_serve(argc - 1, argv + 1);
     if (!strcmp(cmd, "runs")) return cmd_runs(argc - 1, argv + 1);
     if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);

@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include "core/metrics_json.h"
+#include "core/run_analysis.h"
 #include "core/run_parse.h"
 
 #include "daemon/tracker_internal.h"
@@ -169,10 +170,22 @@ static void parse_work(uv_work_t *req) {
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */
     bool doc_ok = ingest_doc_build(&j->res, &doc);
+    /* the analysis document: a second read of the run's files (core/run_analysis) */
+    run_analysis an;
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.parse = opt.parse;
+    aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
+    aopt.cfg.short_kernel_ns = j->short_kernel_ns;
+    aopt.cfg.npu_reference_dir = j->npu_reference_dir;
+    bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
+    if (doc_ok && an_ok) { doc.analysis_json = an.json.data; doc.report_md = an.report_md.data; }
+    if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
-    j->stored = doc_ok && store_ingest(j->r->t->st, &rec) == 0;
+    j->stored = !j->cancelled && doc_ok && store_ingest(j->r->t->st, &rec) == 0;
     ingest_doc_free(&doc);
+    if (an_ok) run_analysis_free(&an);
 }
 
 static void free_job(parse_job *j) {
@@ -180,6 +193,7 @@ static void free_job(parse_job *j) {
     free(j->id);
     free(j->root);
     free(j->path);
+    free(j->npu_reference_dir);
     free(j);
 }
 
@@ -248,6 +262,9 @@ void start_parse(run *r) {
     j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
     j->lim.max_seconds = t->cfg->max_parse_s;
     j->lim.cancel = &t->cancel;
+    j->kernel_wait_threshold_ns = t->cfg->kernel_wait_threshold_ns;
+    j->short_kernel_ns = t->cfg->short_kernel_ns;
+    j->npu_reference_dir = t->cfg->npu_reference_dir ? strdup(t->cfg->npu_reference_dir) : NULL;
     r->settle_since_ms = 0;                     /* what changed before now is in this parse */
     r->parse_started_ms = now_ms();
     set_status(r, RUN_RUNNING);

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-1800}}
 shift || true
-HARNESSES=${*:-kernel_trace torch_json torch_gzip amd_smi nvidia_smi}
+HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi}
 SHARED=${SHARED:-../shared}
 B=build-fuzz
 CC=clang cmake -S . -B $B -DGOBLIND_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -29,6 +29,7 @@ for h in $HARNESSES; do
     case $h in
       kernel_trace) seed "$c" "$FX"/rocprofv3/*.csv "$FX"/msprof/*.csv ;;
       torch_json) seed "$c" "$FX"/torch_profiler/*.json "$FX"/aie/*.json ;;
+      torch_records) seed "$c" "$FX"/torch_profiler/*.json "$FX"/aie/*.json ;;
       torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
       nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "parsers/json_tokenizer.h"
+#include "parsers/torch_trace_records.h"
 #include "base/py_number.h"
 
 #define CAPTURE_CAP (64u * 1024u)
@@ -43,6 +44,7 @@ typedef struct terms {
 } terms;
 
 typedef struct state {
+    unsigned magic;          /* 0: this summary state; TORCH_RECORDS_MAGIC: a records state */
     jt_tokenizer json;
     torch_summary *out;
     diag_list *diag;
@@ -391,7 +393,12 @@ static size_t tj_resume_point(const uint8_t *buf, size_t n) {
     return n;
 }
 
+/* The records state (open_records, torch_trace_records.c) shares feed/finish/close/join. */
+static bool is_records(const void *st) { return *(const unsigned *)st == TORCH_RECORDS_MAGIC; }
+
 static bool tj_join(void *fst, void *snd) {
+    if (is_records(fst) != is_records(snd)) return false;
+    if (is_records(fst)) return torch_records_join(fst, snd);
     state *a = fst, *b = snd;
     if (b->terms_full || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event ||
         !jt_is_at(&a->json, "{[", b->start_offset))
@@ -438,11 +445,13 @@ static bool tj_join(void *fst, void *snd) {
 }
 
 static bool tj_feed(void *st, const uint8_t *buf, size_t n) {
+    if (is_records(st)) return torch_records_feed(st, buf, n);
     state *s = st;
     return jt_feed(&s->json, buf, n) && !s->terms_full;
 }
 
 static void tj_finish(void *st) {
+    if (is_records(st)) { torch_records_finish(st); return; }
     state *s = st;
     torch_summary *o = s->out;
     if (!jt_finish(&s->json)) {
@@ -510,6 +519,7 @@ static void tj_finish(void *st) {
 static void tj_close(void *st) {
     state *s = st;
     if (!s) return;
+    if (is_records(st)) { torch_records_close(st); return; }
     jt_free(&s->json);
     kernel_table_free(&s->step_names);
     kernel_table_free(&s->kernels);
@@ -538,11 +548,13 @@ const artefact_parser torch_trace_json_parser = {
     .kind = ARTEFACT_TORCH_PROFILE,
     .names = TJ_NAMES,
     .sniff = tj_sniff,
-    .open = tj_open,
+    .open = tj_open,                 /* RunMetrics' summary (bit-identical to the reference) */
+    .open_records = torch_records_open,  /* the analysis document's records */
     .feed = tj_feed,
     .finish = tj_finish,
     .close = tj_close,
     .resume_point = tj_resume_point,
     .open_resumed = tj_open_resumed,
     .join = tj_join,
+    .open_records_resumed = torch_records_open_resumed,
 };

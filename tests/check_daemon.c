@@ -36,6 +36,13 @@ START_TEST(config_keys_and_errors) {
     ck_assert(config_set(&c, "max_parse_mb", "0", err, sizeof err) && c.max_parse_mb == 0);
     ck_assert(!config_set(&c, "max_parse_s", "-1", err, sizeof err));
     ck_assert(!config_set(&c, "nope", "1", err, sizeof err) && strstr(err, "unknown setting"));
+    /* core: the analysis document's settings, with their defaults */
+    ck_assert_int_eq(c.kernel_wait_threshold_ns, 50000);
+    ck_assert_int_eq(c.short_kernel_ns, 10000);
+    ck_assert(config_set(&c, "kernel_wait_threshold_ns", "20000", err, sizeof err) && c.kernel_wait_threshold_ns == 20000);
+    ck_assert(!config_set(&c, "short_kernel_ns", "-5", err, sizeof err));
+    ck_assert(config_set(&c, "npu_reference_dir", "/srv/ref", err, sizeof err) && !strcmp(c.npu_reference_dir, "/srv/ref"));
+    ck_assert(config_set(&c, "npu_reference_dir", "", err, sizeof err) && c.npu_reference_dir == NULL);
     ck_assert(!config_set(&c, "listen", "9477", err, sizeof err));
     ck_assert(config_set(&c, "listen", "[::1]:9477", err, sizeof err));
     ck_assert(!config_set(&c, "watch_mode", "magic", err, sizeof err));

@@ -1,0 +1,427 @@
+/* run_analysis: the run driver of the analysis document (see run_analysis.h). */
+#include "core/run_analysis.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/section_registry.h"
+#include "core/source_read.h"
+#include "parsers/parser_registry.h"
+
+static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
+    "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
+    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event"};
+
+#define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
+
+/* One source being read: its analyses' source states and what the sources section says. */
+typedef struct job {
+    const section_analysis *const *an;
+    size_t n_an;
+    const inventory_source *inv;
+    source_ref *ref;
+    const parse_options *parse;
+    void **src;                   /* per analysis; NULL when it does not want this source */
+    uint64_t counts[REC_TYPE_COUNT];
+    uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
+    int meta_rank;                /* distributedInfo rank, -1 when none */
+    bool oom;
+    bool split;                   /* read in two pieces on two threads and joined */
+    diag_list diag;
+    read_facts facts;
+    source_read_stats stats;
+} job;
+
+/* The sink: count, then hand the record to every analysis wanting its type. */
+static bool fan_out(void *user, const record *r) {
+    job *j = user;
+    if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
+    if (r->type == REC_METADATA && r->key && !strcmp(r->key, "rank") && r->value && r->value_len < 12) {
+        char buf[16];
+        memcpy(buf, r->value, r->value_len);
+        buf[r->value_len] = 0;
+        char *end;
+        long v = strtol(buf, &end, 10);
+        if (!*end && v >= 0 && v < 1000000) j->meta_rank = (int)v;
+    }
+    if (!j->ref->kernels_chosen && (KERNEL_TYPES & REC_BIT(r->type))) { j->dropped_kernels++; return true; }
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i] && (j->an[i]->wants & REC_BIT(r->type)) && !j->an[i]->consume(j->src[i], r)) {
+            j->oom = true;
+            return false;
+        }
+    return true;
+}
+
+/* Opens the analyses' source states (driver thread). false on allocation failure. */
+static bool job_open(job *j, void *const *run) {
+    j->meta_rank = -1;
+    diag_init(&j->diag);
+    if (!(j->src = calloc(j->n_an ? j->n_an : 1, sizeof *j->src))) return false;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (run[i] && j->an[i]->wants && !(j->src[i] = j->an[i]->open_source(run[i], j->ref))) return false;
+    return true;
+}
+
+static void *job_read(void *arg) {
+    job *j = arg;
+    unsigned fields = 0;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) fields |= j->an[i]->fields;
+    record_sink sink = {.emit = fan_out, .user = j, .fields = fields};
+    source_read(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats);
+    if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
+    return NULL;
+}
+
+/* Folds the job's source states into the run (driver thread, source order). */
+static bool job_end(job *j, void *const *run) {
+    bool ok = true;
+    if (j->ref->rank < 0 && j->meta_rank >= 0) j->ref->rank = j->meta_rank;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) { ok &= j->an[i]->end_source(run[i], j->src[i]); j->src[i] = NULL; }
+    return ok;
+}
+
+/* Frees a job; a source state left by a failure half-way is folded (end_source frees it). */
+static void job_free(job *j, void *const *run) {
+    if (j->src)
+        for (size_t i = 0; i < j->n_an; i++)
+            if (j->src[i] && run[i]) j->an[i]->end_source(run[i], j->src[i]);
+    free(j->src);
+    j->src = NULL;
+    diag_free(&j->diag);
+    read_facts_free(&j->facts);
+}
+
+void run_analysis_defaults(run_analysis_options *o) {
+    memset(o, 0, sizeof *o);
+    o->cfg.kernel_wait_threshold_ns = 50000;
+    o->cfg.short_kernel_ns = 10000;
+    o->threads = 2;
+}
+
+/* The device-clock kernel family: the first format (registry order) among the inventory's
+ * device-clock kernel sources, or NULL. */
+static const artefact_parser *device_family(const run_inventory *inv) {
+    const artefact_parser *best = NULL;
+    size_t best_pos = SIZE_MAX;
+    for (size_t i = 0; i < inv->n; i++) {
+        if (!inv->src[i].kernel_source || !inv->src[i].device_clock) continue;
+        size_t pos = 0;
+        for (const artefact_parser *const *p = parser_list(); *p && *p != inv->src[i].format; p++) pos++;
+        if (pos < best_pos) { best_pos = pos; best = inv->src[i].format; }
+    }
+    return best;
+}
+
+static void render_sources(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w) {
+    jw_array_open(w);
+    for (size_t i = 0; i < inv->n; i++) {
+        const inventory_source *s = &inv->src[i];
+        job *j = &jobs[i];
+        jw_object_open(w);
+        jw_key(w, "path"); jw_string(w, s->rel);
+        jw_key(w, "format"); jw_string(w, s->format->name);
+        jw_key(w, "found_by"); jw_string(w, s->found_by);
+        jw_key(w, "sniff_score"); jw_int(w, s->sniff_score);
+        jw_key(w, "rank"); if (refs[i].rank >= 0) jw_int(w, refs[i].rank); else jw_null(w);
+        jw_key(w, "size_bytes"); jw_int(w, (int64_t)s->size);
+        jw_key(w, "read"); jw_bool(w, j->stats.present);
+        jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
+        jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
+        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : 1);
+        jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
+        jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
+        jw_key(w, "records");
+        jw_object_open(w);
+        for (int t = 0; t < REC_TYPE_COUNT; t++)
+            if (j->counts[t]) { jw_key(w, TYPE_KEYS[t]); jw_int(w, (int64_t)j->counts[t]); }
+        jw_object_close(w);
+        jw_key(w, "records_not_delivered"); jw_int(w, (int64_t)j->dropped_kernels);
+        jw_key(w, "rows_used"); jw_int(w, (int64_t)j->facts.rows_used);
+        jw_key(w, "skipped");
+        jw_object_open(w);
+        for (size_t k = 0; k < j->facts.n_skips; k++) { jw_key(w, j->facts.skipped[k].reason); jw_int(w, (int64_t)j->facts.skipped[k].rows); }
+        jw_object_close(w);
+        jw_key(w, "truncated"); jw_bool(w, j->facts.truncated);
+        jw_key(w, "warnings");
+        jw_array_open(w);
+        for (size_t k = 0; k < j->diag.count; k++) jw_string(w, j->diag.items[k]);
+        jw_array_close(w);
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+}
+
+static void sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md) {
+    static const char head[] = "## Sources\n\n| file | format | records | kernels chosen | warnings |\n|---|---|---|---|---|\n";
+    strbuf_append(md, head, sizeof head - 1);
+    for (size_t i = 0; i < inv->n; i++) {
+        uint64_t total = 0;
+        for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
+        char line[1024];
+        int n = snprintf(line, sizeof line, "| %s | %s | %llu | %s | %zu |\n", inv->src[i].rel, inv->src[i].format->name,
+                         (unsigned long long)total, refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
+        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+    if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
+    strbuf_putc(md, '\n');
+}
+
+/* Reads jobs a (and b when not NULL, on a second thread). */
+static void read_pair(job *a, job *b) {
+    pthread_t th;
+    bool threaded = b && pthread_create(&th, NULL, job_read, b) == 0;
+    job_read(a);
+    if (threaded) pthread_join(th, NULL);
+    else if (b) job_read(b);
+}
+
+#define SPLIT_MIN_DEFAULT (16u << 20)   /* smaller files are not worth a second thread */
+#define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the middle */
+#define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
+
+/* May source j be read in two pieces: two threads, a plain file large enough, a format that
+ * can resume and join, and every analysis wanting records splittable. */
+static bool can_split(const job *j, int threads) {
+    const artefact_parser *p = j->inv->format;
+    size_t len = strlen(j->inv->path);
+    uint64_t min = j->parse->split_min_bytes ? j->parse->split_min_bytes : SPLIT_MIN_DEFAULT;
+    if (threads < 2 || !p->feed || !p->resume_point || !p->open_records_resumed || !p->join || j->inv->size < min ||
+        (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
+        return false;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->an[i]->wants && !j->an[i]->splittable) return false;
+    return true;
+}
+
+/* A resume point near the middle of the file (0: none). */
+static uint64_t split_point(int fd, const job *j) {
+    uint64_t mid = j->inv->size / 2;
+    uint8_t *win = malloc(SPLIT_WINDOW);
+    if (!win) return 0;
+    ssize_t n = pread(fd, win, SPLIT_WINDOW, (off_t)mid);
+    size_t at = n > 0 ? j->inv->format->resume_point(win, (size_t)n) : 0;
+    free(win);
+    return n > 0 && at < (size_t)n ? mid + at : 0;
+}
+
+typedef struct piece_read {
+    job *j;
+    int fd;
+    void *st;
+    uint64_t from, to, fed;
+} piece_read;
+
+static void *piece_thread(void *arg) {
+    piece_read *r = arg;
+    r->fed = source_feed_range(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel, &r->j->diag);
+    return NULL;
+}
+
+static record_sink job_sink(job *j) {
+    unsigned fields = 0;
+    for (size_t i = 0; i < j->n_an; i++)
+        if (j->src[i]) fields |= j->an[i]->fields;
+    return (record_sink){.emit = fan_out, .user = j, .fields = fields};
+}
+
+/* Folds a job's source states into throw-away run states: a split read whose join failed
+ * leaves nothing behind in the real run. */
+static void discard_job(job *j, const analysis_config *cfg) {
+    for (size_t i = 0; j->src && i < j->n_an; i++) {
+        if (!j->src[i]) continue;
+        diag_list d;
+        diag_init(&d);
+        void *scratch = j->an[i]->open(cfg, &d);
+        if (scratch) { j->an[i]->end_source(scratch, j->src[i]); j->an[i]->close(scratch); }
+        j->src[i] = NULL;
+        diag_free(&d);
+    }
+}
+
+/* Reads job a's file in two pieces: the head into a (second thread), the tail into b (this
+ * thread); a and b have their source states open. 1: joined (b's records follow a's), 0: no
+ * resume point or no second state (nothing read), -1: read but not joinable (discard both). */
+static int split_read(job *a, job *b, int fd, uint64_t offset) {
+    const artefact_parser *p = a->inv->format;
+    uint8_t *head = malloc(SPLIT_HEAD);
+    ssize_t hn = head ? pread(fd, head, SPLIT_HEAD, 0) : -1;
+    record_sink sa = job_sink(a), sb = job_sink(b);
+    void *A = hn > 0 ? p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag) : NULL;
+    void *B = A ? p->open_records_resumed(b->parse, b->inv->rel, &sb, &b->facts, &b->diag, offset, head, (size_t)hn) : NULL;
+    free(head);
+    if (!B) { if (A) p->close(A); return 0; }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    piece_read ra = {a, fd, A, 0, offset, 0}, rb = {b, fd, B, offset, a->inv->size, 0};
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
+    if (!threaded) piece_thread(&ra);
+    piece_thread(&rb);
+    if (threaded) pthread_join(th, NULL);
+    bool joined = ra.fed == offset && p->join(A, B);
+    if (joined) p->finish(B);
+    p->close(A);
+    p->close(B);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!joined) return -1;
+    a->stats.present = true;
+    a->stats.bytes_read = ra.fed + rb.fed;
+    a->stats.parse_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    a->split = true;
+    return 1;
+}
+
+/* Reads job a's source in two pieces when that works (b: its second piece, states opened
+ * here), else in one. false on allocation failure. */
+static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_config *cfg) {
+    int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
+    if (fd < 0) return true;            /* not read: the warning says why */
+    uint64_t offset = split_point(fd, a);
+    if (offset) {
+        if (!job_open(b, run)) { close(fd); return false; }
+        int r = split_read(a, b, fd, offset);
+        if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
+            discard_job(a, cfg);
+            discard_job(b, cfg);
+            diag_free(&a->diag);
+            diag_free(&b->diag);
+            read_facts_free(&a->facts);
+            memset(a->counts, 0, sizeof a->counts);
+            a->dropped_kernels = 0;
+            a->meta_rank = -1;
+            a->oom = false;
+            free(a->src);
+            a->src = NULL;
+            if (!job_open(a, run)) { close(fd); return false; }
+        }
+        if (r <= 0) { free(b->src); b->src = NULL; }
+    }
+    close(fd);
+    if (!a->split) job_read(a);
+    return true;
+}
+
+bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
+    memset(out, 0, sizeof *out);
+    diag_init(&out->diag);
+    const section_analysis *const *an = opt->sections ? opt->sections : section_analyses();
+    size_t n_an = 0;
+    while (an[n_an]) n_an++;
+    analysis_config cfg = opt->cfg;
+    cfg.run_dir = run_dir;
+    const char *extra = cfg.npu_reference_dir;
+    if (!run_inventory_build(run_dir, extra, opt->parse.confine_root, &out->inventory, &out->diag)) { run_analysis_free(out); return false; }
+    run_inventory *inv = &out->inventory;
+    void **run = calloc(n_an + 1, sizeof *run);
+    source_ref *refs = calloc(inv->n + 1, sizeof *refs);
+    job *jobs = calloc(inv->n + 1, sizeof *jobs);
+    /* the second pieces of split reads: their refs (piece 1) and jobs */
+    source_ref *tail_refs = calloc(inv->n + 1, sizeof *tail_refs);
+    job *tails = calloc(inv->n + 1, sizeof *tails);
+    bool ok = run && refs && jobs && tail_refs && tails;
+    for (size_t i = 0; ok && i < n_an; i++) ok = (run[i] = an[i]->open(&cfg, &out->diag)) != NULL;
+    parse_options unconfined = opt->parse;      /* the configured extra root's files */
+    unconfined.confine_root = NULL;
+    const artefact_parser *family = device_family(inv);
+    uint64_t device_dispatches = 0;
+    for (size_t i = 0; ok && i < inv->n; i++) {
+        const inventory_source *s = &inv->src[i];
+        refs[i] = (source_ref){.index = i, .path = s->rel, .format = s->format->name, .rank = s->rank,
+                               .device_clock = s->device_clock, .kernels_chosen = true};
+        if (s->kernel_source && s->device_clock) refs[i].kernels_chosen = s->format == family;
+        jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i],
+                        .parse = s->extra_root ? &unconfined : &opt->parse};
+    }
+    int threads = opt->threads > 0 ? opt->threads : 2;
+    for (size_t i = 0; ok && i < inv->n;) {
+        /* torch kernels only when the device-clock family gave none: decided after it is read */
+        if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
+        job *a = &jobs[i], *b = NULL;
+        /* a large file that splits takes both threads alone; its neighbour is read next */
+        bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
+        if (threads > 1 && i + 1 < inv->n && !split_alone) {
+            const inventory_source *t = &inv->src[i + 1];
+            bool depends = t->kernel_source && !t->device_clock && inv->src[i].device_clock && inv->src[i].kernel_source;
+            if (!depends) {
+                if (t->kernel_source && !t->device_clock) refs[i + 1].kernels_chosen = device_dispatches == 0;
+                b = &jobs[i + 1];
+            }
+        }
+        ok = job_open(a, run) && (!b || job_open(b, run));
+        if (!ok) break;
+        tail_refs[i] = refs[i];
+        tail_refs[i].piece = 1;
+        tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
+        if (b || !can_split(a, threads)) read_pair(a, b);
+        else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
+        for (job *j = a; ok && j <= (b ? b : a); j++) {
+            ok = job_end(j, run);
+            if (j->split) {             /* the second piece after the first, then one source */
+                job *t = &tails[i];
+                ok = ok && job_end(t, run);
+                for (int k = 0; k < REC_TYPE_COUNT; k++) j->counts[k] += t->counts[k];
+                j->dropped_kernels += t->dropped_kernels;
+                if (j->ref->rank < 0 && t->meta_rank >= 0) j->ref->rank = t->meta_rank;
+                for (size_t k = 0; k < t->diag.count; k++) diag_add(&j->diag, "%s", t->diag.items[k]);
+            }
+            if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
+            for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
+            out->sources_read++;
+        }
+        i += b ? 2 : 1;
+    }
+    /* finish in registry order: each sees the finished results of those before it */
+    for (size_t i = 0; ok && i < n_an; i++) {
+        section_results earlier = {an, run, i};
+        ok = an[i]->finish(run[i], &earlier);
+    }
+    if (ok) {
+        jw_out w;
+        jw_begin(&w, &out->json, opt->json_indent);
+        jw_object_open(&w);
+        jw_key(&w, "sources");
+        render_sources(inv, refs, jobs, &w);
+        for (size_t i = 0; i < n_an; i++) {
+            jw_key(&w, an[i]->key);
+            an[i]->render(run[i], &w);
+        }
+        jw_object_close(&w);
+        char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
+        const char *name = real ? real : run_dir;
+        const char *base = strrchr(name, '/');
+        base = base && base[1] ? base + 1 : name;
+        char title[512];
+        int n = snprintf(title, sizeof title, "# goblind analysis: %s\n\n", base);
+        strbuf_append(&out->report_md, title, n > 0 && (size_t)n < sizeof title ? (size_t)n : 0);
+        free(real);
+        sources_md(inv, refs, jobs, &out->report_md);
+        for (size_t i = 0; i < n_an; i++)
+            if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
+        ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);
+    }
+    for (size_t i = 0; jobs && run && i < inv->n; i++) job_free(&jobs[i], run);
+    for (size_t i = 0; tails && run && i < inv->n; i++) job_free(&tails[i], run);
+    free(tails);
+    free(tail_refs);
+    for (size_t i = 0; run && i < n_an; i++)
+        if (run[i]) an[i]->close(run[i]);
+    free(jobs);
+    free(refs);
+    free(run);
+    if (!ok) { run_analysis_free(out); return false; }
+    return true;
+}
+
+void run_analysis_free(run_analysis *a) {
+    strbuf_free(&a->json);
+    strbuf_free(&a->report_md);
+    run_inventory_free(&a->inventory);
+    diag_free(&a->diag);
+}

@@ -1,0 +1,52 @@
+/* run_analysis: the run driver of the analysis document.
+ *
+ * One run directory -> the analysis document (`goblind analyze`, stored at ingest and served
+ * by GET /runs/<id>/analysis) and its Markdown report. The inventory (core/run_inventory)
+ * lists every source; each is read once through its format, and a sink fans its records out
+ * to every section analysis wanting their type (analyses/section.h), on the thread reading
+ * that source; end_source folds the per-source states in source order, then finish, render
+ * and render_md run in registry order. Two sources are read at a time on two threads when
+ * the caller allows it.
+ *
+ * Kernel source choice: kernels, copies and memsets are delivered from one family only,
+ * device timestamps first. Among the sources whose format may carry kernels, the ones with a
+ * device clock (a kernel-trace kind: rocprofv3 CSV, rocpd) come first in the inventory;
+ * the first such format in registry order is chosen (all its files: every pid and rank);
+ * the torch traces' kernels are delivered only when that family gave no kernel dispatch
+ * (or there is none). Formats that carry no kernels (telemetry, analysis-only formats) are
+ * always delivered whole. The `sources` section says which were chosen. */
+#ifndef GOBLIN_RUN_ANALYSIS_H
+#define GOBLIN_RUN_ANALYSIS_H
+
+#include <stdbool.h>
+
+#include "analyses/section.h"
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "core/run_inventory.h"
+
+typedef struct run_analysis_options {
+    analysis_config cfg;                     /* run_dir is set by run_analyze */
+    parse_options parse;                     /* confine_root and limits (the daemon's) */
+    const section_analysis *const *sections; /* NULL: the registry (section_analyses()) */
+    int threads;                             /* 1 or 2 sources read at a time (0: 2) */
+    int json_indent;                         /* 0: compact (stored), 2: for people */
+} run_analysis_options;
+
+typedef struct run_analysis {
+    strbuf json;                 /* the document, NUL-terminated */
+    strbuf report_md;            /* the Markdown report, NUL-terminated */
+    run_inventory inventory;
+    diag_list diag;              /* every warning, each naming its file */
+    size_t sources_read;
+} run_analysis;
+
+/* Sensible defaults for analysis_config (documented in OPERATIONS.md):
+ * kernel_wait_threshold_ns 50000, short_kernel_ns 10000, npu_reference_dir NULL. */
+void run_analysis_defaults(run_analysis_options *o);
+/* Analyses run_dir into out. false only on allocation failure (out is then freed); bad or
+ * missing files are warnings, in the `sources` section and in out->diag. */
+bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out);
+void run_analysis_free(run_analysis *a);
+
+#endif

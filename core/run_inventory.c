@@ -1,0 +1,247 @@
+/* run_inventory: the (file, format) pairs of a run directory (see run_inventory.h). */
+#include "core/run_inventory.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/artefact_reader.h"
+#include "parsers/gunzip.h"
+#include "parsers/parser_registry.h"
+
+int inventory_rank_from_name(const char *name) {
+    for (const char *p = name; (p = strstr(p, "rank")) != NULL; p += 4) {
+        const char *q = p + 4;
+        if (*q == '-' || *q == '_' || *q == '.') q++;
+        if (!isdigit((unsigned char)*q)) continue;
+        long v = 0;
+        while (isdigit((unsigned char)*q) && v < 1000000) v = v * 10 + (*q++ - '0');
+        return v < 1000000 ? (int)v : -1;
+    }
+    return -1;
+}
+
+typedef struct head_buf {
+    uint8_t b[SNIFF_BYTES];
+    size_t n;
+} head_buf;
+
+static bool head_take(void *user, const uint8_t *buf, size_t n) {
+    head_buf *h = user;
+    size_t k = n < sizeof h->b - h->n ? n : sizeof h->b - h->n;
+    memcpy(h->b + h->n, buf, k);
+    h->n += k;
+    return h->n < sizeof h->b;   /* enough: stop inflating */
+}
+
+static bool ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* The file's first bytes (inflated for .gz), for sniffing. */
+static void read_head(const char *path, head_buf *h) {
+    h->n = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    uint8_t raw[SNIFF_BYTES * 8];
+    ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
+    close(fd);
+    if (got <= 0) return;
+    if (!ends_with(path, ".gz")) { memcpy(h->b, raw, (size_t)got); h->n = (size_t)got; return; }
+    gunzip *g = gunzip_new(head_take, h);
+    if (!g) return;
+    gunzip_feed(g, raw, (size_t)got);
+    gunzip_free(g);
+}
+
+/* Does a format's pattern match rel ("name", or "sub/name" for a pattern with a slash)? */
+static bool pattern_matches(const char *pat, const char *rel, bool nested) {
+    if ((strchr(pat, '/') != NULL) != nested) return false;
+    return fnmatch(pat, rel, FNM_PATHNAME | FNM_PERIOD) == 0;
+}
+
+static int group_of(const inventory_source *s) {
+    if (s->kernel_source && s->device_clock) return 0;
+    return s->kernel_source ? 1 : 2;
+}
+
+static int cmp_sources(const void *a, const void *b) {
+    const inventory_source *x = a, *y = b;
+    int gx = group_of(x), gy = group_of(y);
+    if (gx != gy) return gx - gy;
+    return strcmp(x->rel, y->rel);
+}
+
+/* Claims one regular file (rel names it; nested: it is one directory down). */
+static bool consider(run_inventory *inv, const char *path, const char *rel, bool nested, uint64_t size,
+                     const char *confine_root, diag_list *diag) {
+    uint64_t sz, ino;
+    int64_t mt;
+    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return true;
+    const artefact_parser *best = NULL;
+    const char *found_by = NULL;
+    int best_score = -1;
+    head_buf h;
+    bool have_head = false;
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    char sniff_name[256];
+    snprintf(sniff_name, sizeof sniff_name, "%s", base);
+    if (ends_with(sniff_name, ".gz")) sniff_name[strlen(sniff_name) - 3] = 0;
+    for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
+        const artefact_parser *p = *pp;
+        if (!p->open_records || !p->names) continue;
+        const char *pat = NULL;
+        for (const char *const *n = p->names; *n && !pat; n++)
+            if (pattern_matches(*n, rel, nested)) pat = *n;
+        if (!pat) continue;
+        if (!have_head) { read_head(path, &h); have_head = true; }
+        int score = p->sniff(ends_with(base, ".gz") && h.n ? sniff_name : base, h.b, h.n);
+        if (score > best_score) { best = p; best_score = score; found_by = pat; }
+    }
+    if (!best) {                          /* no name claims it: content alone, when sure */
+        if (!have_head) read_head(path, &h);
+        for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
+            const artefact_parser *p = *pp;
+            if (!p->open_records) continue;
+            int score = p->sniff(sniff_name, h.b, h.n);
+            if (score >= INVENTORY_SNIFF_SURE && score > best_score) { best = p; best_score = score; found_by = "sniff"; }
+        }
+    }
+    if (!best) return true;
+    if (inv->n == INVENTORY_MAX_SOURCES) {
+        diag_add(diag, "%s: more than %d files to read; the rest of the run directory is ignored", rel,
+                 INVENTORY_MAX_SOURCES);
+        return true;
+    }
+    if (inv->n == inv->cap) {
+        size_t nc = inv->cap ? inv->cap * 2 : 16;
+        inventory_source *ns = realloc(inv->src, nc * sizeof *ns);
+        if (!ns) return false;
+        inv->src = ns;
+        inv->cap = nc;
+    }
+    inventory_source *s = &inv->src[inv->n];
+    memset(s, 0, sizeof *s);
+    s->rel = strdup(rel);
+    s->path = strdup(path);
+    if (!s->rel || !s->path) { free(s->rel); free(s->path); return false; }
+    s->format = best;
+    s->sniff_score = best_score < 0 ? 0 : best_score;
+    s->found_by = found_by;
+    s->rank = inventory_rank_from_name(base);
+    s->size = size;
+    s->extra_root = inv->scanning_extra;
+    s->kernel_source = best->kind == ARTEFACT_KERNEL_TRACE || best->kind == ARTEFACT_TORCH_PROFILE;
+    s->device_clock = best->kind == ARTEFACT_KERNEL_TRACE;
+    inv->n++;
+    return true;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The visible entry names of dir, sorted (NULL on failure; *n set). */
+static char **list_dir(const char *dir, size_t *n) {
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d) return NULL;
+    char **names = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            char **nn = realloc(names, nc * sizeof *nn);
+            if (!nn) break;
+            names = nn;
+            cap = nc;
+        }
+        if (!(names[*n] = strdup(e->d_name))) break;
+        (*n)++;
+    }
+    closedir(d);
+    if (names) qsort(names, *n, sizeof *names, cmp_names);
+    return names;
+}
+
+static void free_names(char **names, size_t n) {
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* Scans root (files, and files one real directory down); rel_prefix: NULL for the run
+ * directory itself, else the prefix of every rel (an extra root outside it). */
+static bool scan_root(run_inventory *inv, const char *root, const char *rel_prefix, const char *confine_root,
+                      diag_list *diag) {
+    size_t n;
+    char **names = list_dir(root, &n);
+    if (!names) {
+        if (rel_prefix) diag_add(diag, "%s: the directory cannot be read", root);
+        return true;
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        char *path = NULL, *rel = NULL;
+        struct stat st, lst;
+        if (asprintf(&path, "%s/%s", root, names[i]) < 0) { ok = false; break; }
+        /* a file may be a symlink (the reader then applies the daemon's confinement); a
+         * directory is entered only when it is a real one (no loops, no escapes) */
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0) { free(path); continue; }
+        if (S_ISREG(st.st_mode)) {
+            if (asprintf(&rel, "%s%s%s", rel_prefix ? rel_prefix : "", rel_prefix ? "/" : "", names[i]) < 0) ok = false;
+            else ok = consider(inv, path, rel, rel_prefix != NULL, (uint64_t)st.st_size, confine_root, diag);
+        } else if (S_ISDIR(lst.st_mode) && !rel_prefix) {
+            size_t m;
+            char **sub = list_dir(path, &m);
+            for (size_t j = 0; ok && sub && j < m; j++) {
+                char *p2 = NULL, *r2 = NULL;
+                struct stat st2;
+                if (asprintf(&p2, "%s/%s", path, sub[j]) < 0 || asprintf(&r2, "%s/%s", names[i], sub[j]) < 0) ok = false;
+                else if (stat(p2, &st2) == 0 && S_ISREG(st2.st_mode))
+                    ok = consider(inv, p2, r2, true, (uint64_t)st2.st_size, confine_root, diag);
+                free(p2);
+                free(r2);
+            }
+            free_names(sub, m);
+        }
+        free(path);
+        free(rel);
+    }
+    free_names(names, n);
+    return ok;
+}
+
+bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
+                         diag_list *diag) {
+    memset(out, 0, sizeof *out);
+    bool ok = scan_root(out, run_dir, NULL, confine_root, diag);
+    if (ok && extra_root && *extra_root) {
+        char *a = realpath(run_dir, NULL), *b = realpath(extra_root, NULL);
+        size_t al = a ? strlen(a) : 0;
+        bool inside = a && b && !strncmp(a, b, al) && (b[al] == '/' || b[al] == 0);
+        if (!inside) {
+            const char *slash = strrchr(extra_root, '/');
+            out->scanning_extra = true;
+            ok = scan_root(out, extra_root, slash && slash[1] ? slash + 1 : extra_root, NULL, diag);   /* configured: trusted */
+        }
+        free(a);
+        free(b);
+    }
+    out->scanning_extra = false;
+    if (!ok) { run_inventory_free(out); return false; }
+    if (out->n) qsort(out->src, out->n, sizeof *out->src, cmp_sources);
+    return true;
+}
+
+void run_inventory_free(run_inventory *inv) {
+    for (size_t i = 0; i < inv->n; i++) { free(inv->src[i].rel); free(inv->src[i].path); }
+    free(inv->src);
+    memset(inv, 0, sizeof *inv);
+}

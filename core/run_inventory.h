@@ -1,0 +1,57 @@
+/* run_inventory: every file of a run directory that a registered format reads, for the
+ * analysis document (core/run_analysis).
+ *
+ * RunMetrics keeps one file per kind (core/run_files); the analysis document takes every
+ * source: several torch traces (one per rank), a whole rocprofv3 output tree
+ * (<host>/<pid>_*.csv, *_results.db one level down), analysis-only formats (API and copy
+ * traces, stats reports, NPU reference durations under reference/ or the configured
+ * npu_reference_dir). A file is claimed by the formats whose name patterns match it (the
+ * best sniff score among them wins), else by content alone when some format's sniff is
+ * sure enough (>= INVENTORY_SNIFF_SURE): `rank3.pt.trace.json.gz` is a torch trace by its
+ * inflated first bytes. */
+#ifndef GOBLIN_RUN_INVENTORY_H
+#define GOBLIN_RUN_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parsers/artefact.h"
+
+#define INVENTORY_SNIFF_SURE 80
+#define INVENTORY_MAX_SOURCES 4096   /* a directory with more is cut there, with a warning */
+
+typedef struct inventory_source {
+    char *rel;                       /* path shown and used as source_ref.path (relative to the run
+                                      * directory; absolute for an extra root outside it) */
+    char *path;                      /* the path opened */
+    const artefact_parser *format;
+    int sniff_score;
+    const char *found_by;            /* the name pattern that matched (static), or "sniff" */
+    int rank;                        /* from the file name (rank3, rank-3, rank_3), -1 when none */
+    uint64_t size;
+    bool device_clock;               /* kernel times from the device (not a host-side profiler's) */
+    bool extra_root;                 /* found under the configured extra root (not confined to the
+                                      * daemon's run root: the configuration named it) */
+    bool kernel_source;              /* its format may carry kernel dispatches (a kernel trace or
+                                      * torch profile kind): one family of them is chosen */
+} inventory_source;
+
+typedef struct run_inventory {
+    inventory_source *src;
+    size_t n, cap;
+    bool scanning_extra;             /* (while building) */
+} run_inventory;
+
+/* Lists the sources of run_dir (and of extra_root when not NULL and not inside it), in
+ * reading order (confine_root, when set: a symlinked file resolving outside it is not
+ * looked at, not even sniffed): kernel-carrying formats with a device clock first, then torch traces,
+ * then everything else; by path within each group. Warnings (unreadable directory, too
+ * many files) go to diag. false only on allocation failure. */
+bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
+                         diag_list *diag);
+void run_inventory_free(run_inventory *inv);
+/* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
+int inventory_rank_from_name(const char *name);
+
+#endif

@@ -1,0 +1,153 @@
+/* source_read: one file through its record format (see source_read.h). */
+#include "core/source_read.h"
+
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/artefact_reader.h"
+#include "parsers/gunzip.h"
+
+#define CHUNK (1u << 20)
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+typedef struct pump {
+    const artefact_parser *p;
+    void *st;
+    const parse_options *opt;
+    const char *label;
+    diag_list *diag;
+    uint64_t fed;
+    bool stopped;            /* the format needs no more input, or a limit stopped the read */
+} pump;
+
+/* true (with a warning) when a limit of the daemon's says stop. */
+static bool over_limits(pump *u) {
+    const parse_limits *l = u->opt ? u->opt->limits : NULL;
+    if (!l) return false;
+    if (l->cancel && atomic_load(l->cancel)) {
+        diag_add(u->diag, "%s: read cancelled at byte %llu (shutting down)", u->label, (unsigned long long)u->fed);
+        return true;
+    }
+    if (l->max_bytes && u->fed >= l->max_bytes) {
+        diag_add(u->diag, "%s: read stopped after %llu MiB of content; max_parse_mb bounds a parse", u->label,
+                 (unsigned long long)(l->max_bytes >> 20));
+        return true;
+    }
+    if (l->deadline_ms && now_ns() / 1000000 > l->deadline_ms) {
+        diag_add(u->diag, "%s: read stopped at byte %llu after %d s; max_parse_s bounds a parse", u->label,
+                 (unsigned long long)u->fed, l->max_seconds);
+        return true;
+    }
+    return false;
+}
+
+static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
+    pump *u = user;
+    if (u->stopped) return false;
+    u->fed += n;
+    if (!u->p->feed(u->st, buf, n)) u->stopped = true;
+    return !u->stopped;
+}
+
+void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
+                 const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st) {
+    memset(st, 0, sizeof *st);
+    int64_t t0 = now_ns();
+    uint64_t size, inode;
+    int64_t mtime;
+    if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
+        diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        return;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { diag_add(diag, "%s: cannot be opened", label); return; }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        diag_add(diag, "%s: not read: not a regular file", label);
+        close(fd);
+        return;
+    }
+    void *state = p->open_records(opt, label, sink, facts, diag);
+    if (!state) { diag_add(diag, "%s: out of memory", label); close(fd); return; }
+    st->present = true;
+    pump u = {p, state, opt, label, diag, 0, false};
+    if (p->read_path) {
+        char name[64];
+        snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+        p->read_path(state, name);
+        u.fed = (uint64_t)sb.st_size;
+    } else {
+        size_t len = strlen(path);
+        bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
+        gunzip *g = gz ? gunzip_new(pump_feed, &u) : NULL;
+        uint8_t *buf = malloc(CHUNK);
+        if (!buf || (gz && !g)) diag_add(diag, "%s: out of memory", label);
+        while (buf && (!gz || g) && !u.stopped) {
+            if (over_limits(&u)) { u.stopped = true; break; }
+            ssize_t n = read(fd, buf, CHUNK);
+            if (n < 0) { diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)u.fed); break; }
+            if (n == 0) {
+                if (g && !gunzip_finish(g))
+                    diag_add(diag, "%s: bad gzip data at byte %llu: %s", label,
+                             (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
+                break;
+            }
+            if (!g) { pump_feed(&u, buf, (size_t)n); continue; }
+            if (!gunzip_feed(g, buf, (size_t)n) && !u.stopped) {   /* (the format declining is no gzip error) */
+                diag_add(diag, "%s: bad gzip data at byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
+                         gunzip_error(g));
+                break;
+            }
+        }
+        free(buf);
+        if (g) gunzip_free(g);
+    }
+    p->finish(state);
+    p->close(state);
+    close(fd);
+    st->bytes_read = u.fed;
+    st->parse_ms = (double)(now_ns() - t0) / 1e6;
+}
+
+int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag) {
+    uint64_t size, inode;
+    int64_t mtime;
+    if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
+        diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) { close(fd); fd = -1; }
+    if (fd < 0) diag_add(diag, "%s: cannot be opened as a regular file", label);
+    return fd;
+}
+
+uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag) {
+    pump u = {p, st, opt, label, diag, 0, false};
+    uint8_t *buf = malloc(CHUNK);
+    if (!buf) { diag_add(diag, "%s: out of memory", label); return 0; }
+    for (uint64_t off = from; off < to && !u.stopped;) {
+        if (over_limits(&u)) break;
+        size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
+        ssize_t n = pread(fd, buf, want, (off_t)off);
+        if (n < 0) { diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)off); break; }
+        if (n == 0) break;
+        pump_feed(&u, buf, (size_t)n);
+        off += (uint64_t)n;
+    }
+    free(buf);
+    return u.fed;
+}

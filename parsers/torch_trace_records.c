@@ -1,0 +1,548 @@
+/* torch_trace_records: a torch.profiler (Kineto) chrome trace as typed records, for the
+ * analysis document.
+ *
+ * RunMetrics still reads the profile through torch_trace_json.c's summary state (its float
+ * sums and two-core split read must stay bit-identical to the reference); this state is
+ * what the same format's open_records returns. It walks every event of the root object's
+ * "traceEvents" list and emits, at the event's end (in file order):
+ *   cat kernel                          -> REC_KERNEL_DISPATCH
+ *   (categories compare case-insensitively; 2021 Kineto's Memcpy/Memset/Runtime/Operator too)
+ *   cat gpu_memcpy                      -> REC_MEMORY_COPY (direction from the name / args.kind)
+ *   cat gpu_memset                      -> REC_MEMSET
+ *   cat cuda_runtime/cuda_driver/hip_*  -> REC_API_CALL (domain from the name)
+ *   cat cpu_op / operator               -> REC_CPU_OP (args = {"Input Dims", "Input type"} JSON)
+ *   cat python_function                 -> REC_CPU_OP, category "python_function"
+ *   cat user_annotation / gpu_user_annotation, or a ProfilerStep#N name -> REC_ANNOTATION
+ * and REC_METADATA for deviceProperties (per device), the tracer/runtime versions, the
+ * goblin "metadata" dict's pytorch version and distributedInfo's rank and world size.
+ *
+ * Times: ns are computed from the decimal text of ts/dur (microseconds) in fixed point,
+ * never through a double; the file's own doubles ride along as RF_US_FLOAT. Only args keys
+ * a record uses are reported by the tokenizer; every other value is only validated. */
+#include "parsers/torch_trace_records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "parsers/json_tokenizer.h"
+#include "parsers/torch_values.h"
+
+#define TR_CAPTURE_CAP (64u * 1024u)
+#define TR_EMIT_DEPTH 12
+#define TR_ARGS_MAX (16u * 1024u)    /* longest args text kept for one operator */
+
+enum { T_OTHER, T_EVENTS, T_METADATA, T_DEVPROPS, T_DIST, T_VERSION };
+enum { K_OTHER, K_NAME, K_CAT, K_TS, K_DUR, K_PH, K_PID, K_TID, K_ARGS };
+enum { A_OTHER, A_DEVICE, A_STREAM, A_CORR, A_EXTERNAL, A_GRID, A_BLOCK, A_DIMS, A_TYPES, A_BYTES, A_KIND };
+enum { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_RUNTIME, C_DRIVER, C_CPU_OP, C_PYTHON, C_ANNOT, C_GPU_ANNOT };
+
+typedef struct tr_num {
+    bool has;
+    i128 ns;                 /* fixed point from the text */
+    double us;               /* the file's double */
+} tr_num;
+
+typedef struct tr_state {
+    unsigned magic;          /* TORCH_RECORDS_MAGIC: tells torch_trace_json.c's feed which state it has */
+    jt_tokenizer json;
+    record_sink sink;
+    read_facts *facts;
+    diag_list *diag;
+    const char *label;
+    bool stopped;            /* the sink refused a record (out of memory) */
+    int root, top;
+    char version_key[32];    /* a root-level version key being read (T_VERSION) */
+    /* the event being read */
+    bool events_is_list, in_event;
+    int ev_key, arg_key, cat;
+    unsigned arg_depth;      /* container depth inside a captured args value */
+    uint64_t ev_offset;
+    strbuf name, catname, args, kind;
+    tr_num ts, dur;
+    char ph;
+    bool has_pid, has_tid, has_device, has_stream, has_corr, has_ext, has_bytes, has_grid, has_block;
+    int64_t pid, tid, device, stream;
+    uint64_t corr, ext, bytes;
+    uint32_t grid[3], block[3];
+    unsigned grid_n, block_n;
+    bool args_comma;         /* a member was written to args */
+    bool args_need_comma[TR_EMIT_DEPTH + 2];
+    /* deviceProperties: the device object being read */
+    int dp_key;
+    bool dp_has_id;
+    int64_t dp_id;
+    strbuf dp_name, dp_mem, dp_cus, dp_wave;
+    int dist_key;
+    int meta_key;
+    /* facts */
+    uint64_t emitted, untimed, other_cat;
+    /* the second piece of a split read: started at start_offset, inside "traceEvents" */
+    bool resumed;
+    uint64_t start_offset;
+} tr_state;
+
+static int event_key(const char *k, size_t n) {
+    switch (n) {
+    case 2: return !memcmp(k, "ts", 2) ? K_TS : !memcmp(k, "ph", 2) ? K_PH : K_OTHER;
+    case 3: return !memcmp(k, "cat", 3) ? K_CAT : !memcmp(k, "dur", 3) ? K_DUR : !memcmp(k, "pid", 3) ? K_PID
+                 : !memcmp(k, "tid", 3) ? K_TID : K_OTHER;
+    case 4: return !memcmp(k, "name", 4) ? K_NAME : !memcmp(k, "args", 4) ? K_ARGS : K_OTHER;
+    default: return K_OTHER;
+    }
+}
+
+static int args_key(const char *k, size_t n) {
+    switch (n) {
+    case 4: return !memcmp(k, "grid", 4) ? A_GRID : !memcmp(k, "kind", 4) ? A_KIND : A_OTHER;
+    case 5: return !memcmp(k, "block", 5) ? A_BLOCK : !memcmp(k, "bytes", 5) ? A_BYTES : A_OTHER;
+    case 6: return !memcmp(k, "device", 6) ? A_DEVICE : !memcmp(k, "stream", 6) ? A_STREAM : A_OTHER;
+    case 10: return !memcmp(k, "Input Dims", 10) ? A_DIMS : !memcmp(k, "Input type", 10) ? A_TYPES : A_OTHER;
+    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : !memcmp(k, "External id", 11) ? A_EXTERNAL : A_OTHER;
+    default: return A_OTHER;
+    }
+}
+
+/* The record field each args key fills (0: always read). */
+static const unsigned ARG_FIELD[] = {
+    [A_OTHER] = 0, [A_DEVICE] = RF_DEVICE, [A_STREAM] = RF_STREAM, [A_CORR] = RF_CORRELATION,
+    [A_EXTERNAL] = RF_EXTERNAL, [A_GRID] = RF_GRID, [A_BLOCK] = RF_GRID, [A_DIMS] = 0, [A_TYPES] = 0,
+    [A_BYTES] = RF_BYTES, [A_KIND] = 0};
+#define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
+
+static bool ieq(const char *s, size_t n, const char *lower) {
+    if (strlen(lower) != n) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0)) != lower[i]) return false;
+    return true;
+}
+
+static int cat_id(const char *s, size_t n) {
+    if (ieq(s, n, "kernel")) return C_KERNEL;
+    if (ieq(s, n, "gpu_memcpy") || ieq(s, n, "memcpy")) return C_MEMCPY;   /* (2021 Kineto: Memcpy, Memset, */
+    if (ieq(s, n, "gpu_memset") || ieq(s, n, "memset")) return C_MEMSET;   /*  Runtime, Operator, Kernel) */
+    if (ieq(s, n, "cuda_runtime") || ieq(s, n, "hip_runtime") || ieq(s, n, "runtime")) return C_RUNTIME;
+    if (ieq(s, n, "cuda_driver") || ieq(s, n, "hip_driver")) return C_DRIVER;
+    if (ieq(s, n, "cpu_op") || ieq(s, n, "operator")) return C_CPU_OP;
+    if (ieq(s, n, "python_function")) return C_PYTHON;
+    if (ieq(s, n, "user_annotation")) return C_ANNOT;
+    if (ieq(s, n, "gpu_user_annotation")) return C_GPU_ANNOT;
+    return C_OTHER;
+}
+
+/* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
+static tr_num token_time(const jt_token *t, bool want_double) {
+    tr_num r = {0};
+    if ((t->kind == JT_NUMBER || t->kind == JT_STRING) && !t->truncated && torch_us_text_ns(t->text, t->len, &r.ns)) {
+        if (want_double) r.us = jt_strtod(t->text, t->len);
+        r.has = true;
+    }
+    return r;
+}
+
+static void args_token(tr_state *s, const jt_token *t) {
+    strbuf *b = &s->args;
+    unsigned d = s->arg_depth;
+    if (b->len > TR_ARGS_MAX) return;   /* too long to keep: dropped at the event's end (bounded memory) */
+    bool close = t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END;
+    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) strbuf_putc(b, ',');
+    if (!close && d <= TR_EMIT_DEPTH) s->args_need_comma[d] = true;
+    switch (t->kind) {
+    case JT_OBJECT_BEGIN: case JT_ARRAY_BEGIN:
+        strbuf_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
+        s->arg_depth++;
+        if (s->arg_depth <= TR_EMIT_DEPTH) s->args_need_comma[s->arg_depth] = false;
+        break;
+    case JT_OBJECT_END: case JT_ARRAY_END:
+        strbuf_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
+        if (s->arg_depth) s->arg_depth--;
+        break;
+    case JT_KEY:
+        torch_json_string(b, t->text, t->len);
+        strbuf_putc(b, ':');
+        s->args_need_comma[d] = false;
+        break;
+    case JT_STRING: torch_json_string(b, t->text, t->len); break;
+    case JT_NUMBER: strbuf_append(b, t->text, t->len); break;
+    case JT_TRUE: strbuf_append(b, "true", 4); break;
+    case JT_FALSE: strbuf_append(b, "false", 5); break;
+    default: strbuf_append(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
+    }
+}
+
+static void event_begin(tr_state *s, uint64_t offset) {
+    s->in_event = true;
+    s->ev_key = K_OTHER;
+    s->arg_key = A_OTHER;
+    s->cat = C_OTHER;
+    s->ev_offset = offset;
+    s->name.len = s->catname.len = s->args.len = s->kind.len = 0;
+    s->ts.has = s->dur.has = false;
+    s->ph = 0;
+    s->has_pid = s->has_tid = s->has_device = s->has_stream = s->has_corr = s->has_ext = false;
+    s->has_bytes = s->has_grid = s->has_block = false;
+    s->grid_n = s->block_n = 0;
+    s->args_comma = false;
+}
+
+static copy_kind copy_from(const char *s, size_t n) {
+    static const struct { const char *k; copy_kind c; } DIRS[] = {
+        {"HtoD", COPY_HTOD}, {"DtoH", COPY_DTOH}, {"DtoD", COPY_DTOD}, {"PtoP", COPY_PTOP}, {"HtoH", COPY_HTOH}};
+    for (size_t d = 0; d < 5; d++)
+        for (size_t i = 0; i + 4 <= n; i++)
+            if (!memcmp(s + i, DIRS[d].k, 4)) return DIRS[d].c;
+    return COPY_UNKNOWN;
+}
+
+static api_domain domain_of(int cat, const char *name, size_t n) {
+    if (n >= 3 && !memcmp(name, "hip", 3)) return API_HIP;
+    if (n >= 3 && !memcmp(name, "hsa", 3)) return API_HSA;
+    if (cat == C_DRIVER || (n >= 2 && !memcmp(name, "cu", 2) && (n < 4 || memcmp(name, "cuda", 4)))) return API_CUDA_DRIVER;
+    if (n >= 4 && !memcmp(name, "cuda", 4)) return API_CUDA_RUNTIME;
+    return API_OTHER;
+}
+
+static void emit(tr_state *s, const record *r) {
+    if (s->stopped) return;
+    if (!record_emit(&s->sink, r)) { s->stopped = true; return; }
+    s->emitted++;
+}
+
+static void event_end(tr_state *s) {
+    s->in_event = false;
+    bool step = s->name.len >= 13 && !memcmp(s->name.data, "ProfilerStep#", 13);
+    int cat = s->cat;
+    record_type type;
+    switch (cat) {
+    case C_KERNEL: type = REC_KERNEL_DISPATCH; break;
+    case C_MEMCPY: type = REC_MEMORY_COPY; break;
+    case C_MEMSET: type = REC_MEMSET; break;
+    case C_RUNTIME: case C_DRIVER: type = REC_API_CALL; break;
+    case C_CPU_OP: case C_PYTHON: type = REC_CPU_OP; break;
+    case C_ANNOT: case C_GPU_ANNOT: type = REC_ANNOTATION; break;
+    default:
+        if (!step) { s->other_cat++; return; }
+        type = REC_ANNOTATION;
+    }
+    if (!s->ts.has || (s->ph != 'i' && s->ph != 'I' && !s->dur.has)) { s->untimed++; return; }
+    record r = {0};
+    r.type = type;
+    r.line = s->ev_offset;
+    r.name = s->name.len ? s->name.data : NULL;
+    r.name_len = s->name.len;
+    r.category = s->catname.len ? s->catname.data : NULL;
+    r.category_len = s->catname.len;
+    r.phase = s->ph;
+    r.has = RF_START | (s->sink.fields & RF_US_FLOAT);
+    r.start_ns = s->ts.ns;
+    r.ts_us = s->ts.us;
+    if (s->dur.has) {
+        r.has |= RF_END | RF_DURATION;
+        r.duration_ns = s->dur.ns;
+        r.end_ns = s->ts.ns + s->dur.ns;
+        r.dur_us = s->dur.us;
+    }
+    if (s->has_pid && s->has_tid) { r.has |= RF_PID_TID; r.pid = s->pid; r.tid = s->tid; }
+    if (s->has_device) { r.has |= RF_DEVICE; r.device = s->device; }
+    if (s->has_stream) { r.has |= RF_STREAM; r.stream = s->stream; }
+    if (s->has_corr) { r.has |= RF_CORRELATION; r.correlation_id = s->corr; }
+    if (s->has_ext) { r.has |= RF_EXTERNAL; r.external_id = s->ext; }
+    if (s->has_bytes) { r.has |= RF_BYTES; r.bytes = s->bytes; }
+    if (s->grid_n == 3 && s->block_n == 3) {
+        r.has |= RF_GRID;
+        memcpy(r.grid, s->grid, sizeof r.grid);
+        memcpy(r.workgroup, s->block, sizeof r.workgroup);
+    }
+    if (type == REC_MEMORY_COPY) {
+        r.copy = copy_from(s->name.data, s->name.len);
+        if (r.copy == COPY_UNKNOWN && s->kind.len) r.copy = copy_from(s->kind.data, s->kind.len);
+    }
+    if (type == REC_API_CALL) r.domain = domain_of(cat, s->name.data, s->name.len);
+    if (type == REC_CPU_OP && s->args.len && s->args.len < TR_ARGS_MAX) {
+        strbuf_putc(&s->args, '}');
+        r.args = s->args.data;
+        r.args_len = s->args.len;
+    }
+    emit(s, &r);
+}
+
+static void emit_meta(tr_state *s, const char *key, const char *value, size_t len, bool dev, int64_t device,
+                      uint64_t offset) {
+    if (!len) return;
+    record r = {0};
+    r.type = REC_METADATA;
+    r.line = offset;
+    r.key = key;
+    r.value = value;
+    r.value_len = len;
+    if (dev) { r.has |= RF_DEVICE; r.device = device; }
+    emit(s, &r);
+}
+
+static void put_text(strbuf *b, const jt_token *t) {
+    b->len = 0;
+    if (t->kind == JT_STRING || t->kind == JT_NUMBER) strbuf_append(b, t->text, t->len);
+    strbuf_terminate(b);
+}
+
+/* Root-level scalar keys that are versions, and the metadata key each becomes. */
+static const char *version_meta_key(const char *k, size_t n) {
+    static const char *const MAP[][2] = {
+        {"roctracer_version", "roctracer_version"}, {"cupti_version", "cupti_version"},
+        {"cuda_runtime_version", "runtime_version"}, {"hip_runtime_version", "runtime_version"},
+        {"cuda_driver_version", "driver_version"}, {"hip_driver_version", "driver_version"}};
+    for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
+        if (strlen(MAP[i][0]) == n && !memcmp(MAP[i][0], k, n)) return MAP[i][1];
+    return NULL;
+}
+
+static void event_token(tr_state *s, const jt_token *t, bool *report) {
+    if (t->depth == 3) {
+        if (t->kind == JT_KEY) {
+            s->ev_key = event_key(t->text, t->len);
+            /* fields no consumer reads are only validated (record_sink.fields) */
+            if ((s->ev_key == K_PID || s->ev_key == K_TID) && !(s->sink.fields & RF_PID_TID)) s->ev_key = K_OTHER;
+            if (s->ev_key == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY &&
+                s->catname.len)
+                s->ev_key = K_OTHER;            /* (a CPU op's shapes and a copy's kind are always read) */
+            *report = s->ev_key != K_OTHER;
+            return;
+        }
+        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return;
+        switch (s->ev_key) {
+        case K_NAME: if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); } break;
+        case K_CAT: if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); } break;
+        case K_TS: s->ts = token_time(t, s->sink.fields & RF_US_FLOAT); break;
+        case K_DUR: s->dur = token_time(t, s->sink.fields & RF_US_FLOAT); break;
+        case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
+        case K_PID: s->has_pid = torch_token_i64(t, &s->pid); break;
+        case K_TID: s->has_tid = torch_token_i64(t, &s->tid); break;
+        default: break;
+        }
+        if (s->ev_key != K_ARGS || t->kind != JT_OBJECT_BEGIN) s->ev_key = K_OTHER;
+        return;
+    }
+    if (s->ev_key != K_ARGS) return;
+    if (t->depth == 4) {
+        if (t->kind == JT_KEY) {
+            s->arg_key = args_key(t->text, t->len);
+            if (s->arg_key != A_OTHER && s->arg_key != A_DIMS && s->arg_key != A_TYPES && s->arg_key != A_KIND &&
+                !(s->sink.fields & ARG_FIELD[s->arg_key]))
+                s->arg_key = A_OTHER;
+            *report = s->arg_key != A_OTHER;
+            if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
+                if (!s->args.len) strbuf_putc(&s->args, '{');
+                else strbuf_putc(&s->args, ',');
+                torch_json_string(&s->args, t->text, t->len);
+                strbuf_putc(&s->args, ':');
+                s->arg_depth = 0;
+                s->args_need_comma[0] = false;
+            }
+            return;
+        }
+        if (t->kind == JT_OBJECT_END) return;
+        int64_t v;
+        switch (s->arg_key) {
+        case A_DEVICE: s->has_device = torch_token_i64(t, &s->device); break;
+        case A_STREAM: s->has_stream = torch_token_i64(t, &s->stream); break;
+        case A_CORR: if ((s->has_corr = torch_token_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+        case A_EXTERNAL: if ((s->has_ext = torch_token_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+        case A_BYTES: if ((s->has_bytes = torch_token_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+        case A_KIND: put_text(&s->kind, t); break;
+        case A_DIMS: case A_TYPES: args_token(s, t); break;
+        default: break;
+        }
+        return;
+    }
+    /* deeper: inside an args value */
+    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return; }
+    if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
+        int64_t v;
+        uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
+        unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
+        if (t->kind == JT_ARRAY_END) return;
+        if (*n < 3 && torch_token_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
+        else *n = 4;                              /* not three sizes: no grid */
+    }
+}
+
+static void devprops_token(tr_state *s, const jt_token *t) {
+    if (t->depth == 2) {
+        if (t->kind == JT_OBJECT_BEGIN) {
+            s->dp_has_id = false;
+            s->dp_name.len = s->dp_mem.len = s->dp_cus.len = s->dp_wave.len = 0;
+        } else if (t->kind == JT_OBJECT_END && s->dp_has_id) {
+            emit_meta(s, "device_name", s->dp_name.data, s->dp_name.len, true, s->dp_id, t->offset);
+            emit_meta(s, "memory_bytes", s->dp_mem.data, s->dp_mem.len, true, s->dp_id, t->offset);
+            emit_meta(s, "compute_units", s->dp_cus.data, s->dp_cus.len, true, s->dp_id, t->offset);
+            emit_meta(s, "wave_size", s->dp_wave.data, s->dp_wave.len, true, s->dp_id, t->offset);
+        }
+        return;
+    }
+    if (t->depth != 3) return;
+    if (t->kind == JT_KEY) {
+        s->dp_key = t->len == 2 && !memcmp(t->text, "id", 2) ? 1 : t->len == 4 && !memcmp(t->text, "name", 4) ? 2
+                  : t->len == 14 && !memcmp(t->text, "totalGlobalMem", 14) ? 3 : t->len == 6 && !memcmp(t->text, "numSms", 6) ? 4
+                  : t->len == 8 && !memcmp(t->text, "warpSize", 8) ? 5 : 0;
+        return;
+    }
+    switch (s->dp_key) {
+    case 1: s->dp_has_id = torch_token_i64(t, &s->dp_id); break;
+    case 2: put_text(&s->dp_name, t); break;
+    case 3: put_text(&s->dp_mem, t); break;
+    case 4: put_text(&s->dp_cus, t); break;
+    case 5: put_text(&s->dp_wave, t); break;
+    }
+    s->dp_key = 0;
+}
+
+static bool on_token(void *user, const jt_token *t) {
+    tr_state *s = user;
+    bool report = true;
+    if (s->stopped) return false;
+    if (t->depth == 0) {
+        if (t->kind == JT_OBJECT_BEGIN) s->root = 1;
+        else if (t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END) s->root = 2;
+        return true;
+    }
+    if (s->root != 1) return false;
+    if (t->depth == 1) {
+        if (t->kind == JT_KEY) {
+            const char *vk = version_meta_key(t->text, t->len);
+            s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
+                   : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
+                   : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
+                   : t->len == 15 && !memcmp(t->text, "distributedInfo", 15) ? T_DIST : vk ? T_VERSION : T_OTHER;
+            if (vk) snprintf(s->version_key, sizeof s->version_key, "%s", vk);
+            return s->top != T_OTHER;
+        }
+        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
+        if (s->top == T_EVENTS) s->events_is_list = t->kind == JT_ARRAY_BEGIN;
+        if (s->top == T_VERSION && (t->kind == JT_STRING || t->kind == JT_NUMBER)) {
+            emit_meta(s, s->version_key, t->text, t->len, false, 0, t->offset);
+            if (!strcmp(s->version_key, "roctracer_version")) emit_meta(s, "vendor", "AMD", 3, false, 0, t->offset);
+            if (!strcmp(s->version_key, "cupti_version")) emit_meta(s, "vendor", "NVIDIA", 6, false, 0, t->offset);
+        }
+        return true;
+    }
+    switch (s->top) {
+    case T_EVENTS:
+        if (!s->events_is_list) return false;
+        if (t->depth == 2) {
+            if (t->kind == JT_OBJECT_BEGIN) event_begin(s, t->offset);
+            else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+            return true;
+        }
+        if (s->in_event) event_token(s, t, &report);
+        return report;
+    case T_DEVPROPS:
+        devprops_token(s, t);
+        return true;
+    case T_DIST:
+    case T_METADATA:
+        if (t->depth != 2) return false;
+        if (t->kind == JT_KEY) {
+            s->meta_key = s->top == T_DIST ? (t->len == 4 && !memcmp(t->text, "rank", 4) ? 1
+                                             : t->len == 10 && !memcmp(t->text, "world_size", 10) ? 2 : 0)
+                                           : (t->len == 15 && !memcmp(t->text, "pytorch_version", 15)) ||
+                                                     (t->len == 13 && !memcmp(t->text, "torch_version", 13)) ? 3 : 0;
+            return s->meta_key != 0;
+        }
+        if (s->meta_key && (t->kind == JT_STRING || t->kind == JT_NUMBER))   /* (a list has no keys) */
+            emit_meta(s, s->meta_key == 1 ? "rank" : s->meta_key == 2 ? "world_size" : "pytorch_version", t->text, t->len,
+                      false, 0, t->offset);
+        s->meta_key = 0;
+        return true;
+    default:
+        return false;
+    }
+}
+
+void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                         diag_list *diag) {
+    (void)opt;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = TORCH_RECORDS_MAGIC;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    if (!jt_init(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
+    return s;
+}
+
+void *torch_records_open_resumed(const parse_options *opt, const char *label, const record_sink *sink,
+                                 read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                 size_t head_n) {
+    (void)opt; (void)head; (void)head_n;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = TORCH_RECORDS_MAGIC;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    /* what a resume point implies: before an event of the root object's "traceEvents" list */
+    if (!jt_init_resumed(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s, "{[", offset)) {
+        jt_free(&s->json);
+        free(s);
+        return NULL;
+    }
+    s->root = 1;
+    s->top = T_EVENTS;
+    s->events_is_list = true;
+    s->resumed = true;
+    s->start_offset = offset;
+    return s;
+}
+
+bool torch_records_join(void *first, void *second) {
+    tr_state *a = first, *b = second;
+    if (a->stopped || a->root != 1 || a->top != T_EVENTS || !a->events_is_list || a->in_event ||
+        !jt_is_at(&a->json, "{[", b->start_offset))
+        return false;
+    b->emitted += a->emitted;
+    b->untimed += a->untimed;
+    b->other_cat += a->other_cat;
+    b->facts = a->facts;              /* the second state now writes the file's facts */
+    a->facts = NULL;
+    return true;
+}
+
+bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
+    tr_state *s = st;
+    return jt_feed(&s->json, buf, n) && !s->stopped;
+}
+
+void torch_records_finish(void *st) {
+    tr_state *s = st;
+    if (s->stopped) diag_add(s->diag, "%s: out of memory; records after byte %llu are missing", s->label,
+                             (unsigned long long)s->ev_offset);
+    else if (!jt_finish(&s->json)) {
+        diag_add(s->diag, "%s: unreadable JSON at byte %llu: %s; the records before it were kept", s->label,
+                 (unsigned long long)jt_error_offset(&s->json), jt_error(&s->json));
+        if (s->facts) s->facts->truncated = true;
+    } else if (s->root != 1)
+        diag_add(s->diag, "%s: the JSON document is not an object; no records", s->label);
+    if (!s->facts) return;
+    s->facts->rows_used = s->emitted;
+    read_facts_skip(s->facts, "no numeric ts or dur", s->untimed);
+    read_facts_skip(s->facts, "category not analysed", s->other_cat);
+}
+
+void torch_records_close(void *st) {
+    tr_state *s = st;
+    if (!s) return;
+    jt_free(&s->json);
+    strbuf_free(&s->name);
+    strbuf_free(&s->catname);
+    strbuf_free(&s->args);
+    strbuf_free(&s->kind);
+    strbuf_free(&s->dp_name);
+    strbuf_free(&s->dp_mem);
+    strbuf_free(&s->dp_cus);
+    strbuf_free(&s->dp_wave);
+    free(s);
+}

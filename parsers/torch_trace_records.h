@@ -1,0 +1,34 @@
+/* torch_trace_records: the torch profile format's record-emitting state (see the .c).
+ *
+ * torch_trace_json_parser keeps its summary state for RunMetrics (`open`) and offers this
+ * state through `open_records` for the analysis document; its feed/finish/close tell the
+ * two apart by the state's first word (TORCH_RECORDS_MAGIC). */
+#ifndef GOBLIN_TORCH_TRACE_RECORDS_H
+#define GOBLIN_TORCH_TRACE_RECORDS_H
+
+#include "parsers/artefact.h"
+
+#define TORCH_RECORDS_MAGIC 0x7452ec0du
+
+/* A record-emitting state (records to sink, how the file was read to facts); NULL on OOM. */
+void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                         diag_list *diag);
+/* The second piece of a split read, at `offset` (a resume point of torch_trace_json's):
+ * before an event of the root object's "traceEvents" list. */
+void *torch_records_open_resumed(const parse_options *opt, const char *label, const record_sink *sink,
+                                 read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                 size_t head_n);
+/* first read exactly the bytes before second's offset: true when it stands where second
+ * began (second then counts for the whole file and writes first's facts); false: the
+ * pieces' records are not one sequential pass, the caller reads the file again. */
+bool torch_records_join(void *first, void *second);
+/* false: stop feeding (invalid JSON, or the sink refused a record). */
+bool torch_records_feed(void *state, const uint8_t *buf, size_t n);
+/* End of input: warnings and the read facts. */
+void torch_records_finish(void *state);
+void torch_records_close(void *state);
+/* Decimal microseconds text -> integer ns in fixed point (rounded half away from zero past
+ * the ns digit), never through a double; false when the text is not a number. */
+bool torch_us_text_ns(const char *s, size_t n, i128 *out);
+
+#endif
