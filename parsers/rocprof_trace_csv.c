@@ -51,6 +51,11 @@ static bool has_word(const char *s, size_t n, const char *w) {
     return false;
 }
 
+static bool ends_with(const char *s, size_t n, const char *w) {
+    size_t wl = strlen(w);
+    return n >= wl && !memcmp(s + n - wl, w, wl);
+}
+
 /* ---- memory copies ---- */
 static const char *const DIRECTION[] = {"Direction", "direction", "Operation", NULL};
 static const char *const STREAM[] = {"Stream_Id", "stream_id", "Queue_Id", NULL};
@@ -145,8 +150,9 @@ static void alloc_row(csv_rows *s, const csv_record *r) {
     const char *op;
     size_t on;
     if (!csv_rows_text(s, 0, AL_OP, r, &op, &on)) { csv_rows_skip(s, "no operation", r); return; }
-    bool is_free = has_word(op, on, "FREE");
-    if (!is_free && !has_word(op, on, "ALLOC")) { csv_rows_skip(s, "operation neither an allocation nor a free", r); return; }
+    /* MEMORY_ALLOCATION_ALLOCATE / _FREE, MEMORY_ALLOCATION_VMEM_ALLOCATE / _VMEM_FREE */
+    bool is_free = ends_with(op, on, "FREE");
+    if (!is_free && !ends_with(op, on, "ALLOCATE")) { csv_rows_skip(s, "operation neither an allocation nor a free", r); return; }
     rec.category = is_free ? "free" : "alloc";
     rec.category_len = strlen(rec.category);
     rec.name = op, rec.name_len = on;
