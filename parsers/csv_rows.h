@@ -21,7 +21,7 @@
 #include "parsers/csv_columns.h"
 
 #define CSV_ROWS_SKIPS 8
-#define CSV_ROWS_TEXTS 3
+#define CSV_ROWS_TEXTS 6
 
 typedef struct csv_rows csv_rows;
 

@@ -143,6 +143,9 @@ static void identity_fields(const state *s, const csv_record *r, record *rec) {
     unsigned f = s->fields;
     if ((f & RF_START) && int_field(s, C_START, r, &v)) rec->start_ns = v, rec->has |= RF_START;
     if ((f & RF_END) && int_field(s, C_END, r, &v)) rec->end_ns = v, rec->has |= RF_END;
+    /* an end before the start (the duration came from DurationNs): which one is wrong is
+     * unknown, so neither is sent */
+    if ((rec->has & RF_START) && (rec->has & RF_END) && rec->end_ns < rec->start_ns) rec->has &= ~(unsigned)(RF_START | RF_END);
     if ((f & RF_DEVICE) && agent_field(s, C_DEVICE, r, &a)) rec->device = a, rec->has |= RF_DEVICE;
     if ((f & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
     if ((f & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)

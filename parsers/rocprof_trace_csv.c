@@ -201,9 +201,9 @@ static void counter_row(csv_rows *s, const csv_record *r) {
     /* the dispatch the value belongs to, and its kernel, as named fields */
     record_field f[2];
     size_t nf = 0;
-    const csv_field *d = csv_rows_field(s, CC_DISPATCH, r);
     i128 di;
-    if (d && csv_rows_int(s, CC_DISPATCH, r, &di)) f[nf++] = (record_field){"dispatch_id", d->text.data, d->text.len};
+    if (csv_rows_int(s, CC_DISPATCH, r, &di) && csv_rows_text(s, 2, CC_DISPATCH, r, &f[nf].value, &f[nf].value_len))
+        f[nf++].key = "dispatch_id";
     const char *k;
     size_t kn;
     if (csv_rows_text(s, 1, CC_KERNEL, r, &k, &kn)) f[nf++] = (record_field){"kernel_name", k, kn};

@@ -70,12 +70,12 @@ static void stats_row(csv_rows *s, const csv_record *r) {
         rec.min_ns = mn, rec.max_ns = mx, rec.has |= RF_CALLS;
     } else if (calls == 1) {
         rec.min_ns = rec.max_ns = total, rec.has |= RF_CALLS;     /* one call: its time is the total */
-    } else {
-        f[nf++] = (record_field){"calls", fc->text.data, fc->text.len};
+    } else if (csv_rows_text(s, 1, S_CALLS, r, &f[nf].value, &f[nf].value_len)) {
+        f[nf++].key = "calls";
     }
-    const csv_field *fm = csv_rows_field(s, S_MED, r), *fs = csv_rows_field(s, S_STDDEV, r);
-    if (fm) f[nf++] = (record_field){"median_ns", fm->text.data, fm->text.len};
-    if (fs) f[nf++] = (record_field){"stddev_ns", fs->text.data, fs->text.len};
+    /* named fields carry the cell's text as valid UTF-8 (the raw bytes may not be) */
+    if (csv_rows_text(s, 2, S_MED, r, &f[nf].value, &f[nf].value_len)) f[nf++].key = "median_ns";
+    if (csv_rows_text(s, 3, S_STDDEV, r, &f[nf].value, &f[nf].value_len)) f[nf++].key = "stddev_ns";
     rec.fields = nf ? f : NULL;
     rec.n_fields = nf;
     csv_rows_emit(s, r, &rec);
