@@ -5,14 +5,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/py_number.h"
 
 #define FIELD_CAP (1u << 20)   /* longest cell kept (kernel names reach ~10 KB) */
 #define HEADER_SEARCH 100      /* records looked at for a header before giving up */
 
+/* A cheap test before the full column pick: some cell names a candidate of a required
+ * quantity (ASCII case aside, surrounding spaces ignored). */
+static bool names_a_required_column(const csv_rows_spec *sp, const csv_record *r) {
+    for (size_t i = 0; i < r->n_all; i++) {
+        const char *t = r->all[i].data ? r->all[i].data : "";
+        size_t n = r->all[i].len;
+        while (n && (*t == ' ' || *t == '\t')) t++, n--;
+        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+        for (size_t q = 0; q < sp->n_want; q++) {
+            if (!(sp->required & (1u << q))) continue;
+            for (size_t c = 0; sp->want[q].candidates[c]; c++)
+                if (strlen(sp->want[q].candidates[c]) == n && !strncasecmp(t, sp->want[q].candidates[c], n)) return true;
+        }
+    }
+    return false;
+}
+
 static void on_header_candidate(csv_rows *s, const csv_record *r) {
     const csv_rows_spec *sp = s->spec;
+    s->header_line = r->line;
+    if (sp->header_search && !names_a_required_column(sp, r)) { s->before_header++; return; }
     csv_columns_free(&s->cols);
     if (!csv_columns_pick(&s->cols, &s->csv, r, sp->want, sp->n_want)) { s->oom = true; return; }
     for (size_t q = 0; q < sp->n_want; q++)
@@ -32,7 +52,7 @@ static void on_record(void *user, const csv_record *r) {
     if (s->oom) return;
     if (!s->have_header) {
         if (r->n_fields == 0) return;
-        if (s->before_header < HEADER_SEARCH) on_header_candidate(s, r);
+        if (s->before_header < (s->spec->header_search ? HEADER_SEARCH : 1)) on_header_candidate(s, r);
         else s->before_header++;
         return;
     }
@@ -89,8 +109,12 @@ void csv_rows_finish(void *st) {
             char missing[256] = "";
             for (size_t q = 0; q < sp->n_want; q++)
                 if ((sp->required & (1u << q)) && s->cols.col[q] < 0) { candidates(&sp->want[q], missing, sizeof missing); break; }
-            diag_add(s->diag, "%s: no %s header in the first %d lines (a required column is missing: one of %s)",
-                     s->label, sp->what, HEADER_SEARCH, missing);
+            if (sp->header_search)
+                diag_add(s->diag, "%s: no %s header in the first %d lines (a required column is missing: one of %s)",
+                         s->label, sp->what, HEADER_SEARCH, missing);
+            else
+                diag_add(s->diag, "%s: line %llu: the %s header lacks a required column (one of %s); nothing read",
+                         s->label, (unsigned long long)s->header_line, sp->what, missing);
         }
     }
     if (s->oom) diag_add(s->diag, "%s: out of memory; the %s was read in part", s->label, sp->what);

@@ -32,6 +32,10 @@ typedef struct csv_rows_spec {
     size_t n_want;
     unsigned required;                 /* bit i: quantity i must be in the header */
     int variant;                       /* the format's own switch (one row function, several formats) */
+    /* false: the first record is the header (rocprofv3). true: the header may follow banner or
+     * preamble lines (nvprof, nsys): the first of the first 100 records naming a candidate of
+     * a required quantity exactly (ASCII case aside) and having every required column. */
+    bool header_search;
     /* One data row (n_fields > 0) after the header: build a record and csv_rows_emit it, or
      * csv_rows_skip it with a reason. */
     void (*row)(csv_rows *rows, const csv_record *r);
@@ -47,6 +51,7 @@ struct csv_rows {
     const char *label;
     bool have_header, oom;
     uint64_t before_header;            /* records skipped while looking for the header */
+    uint64_t header_line;              /* the last header candidate's line */
     uint64_t emitted;
     size_t n_skips;
     struct { const char *reason; uint64_t rows, first_line; } skips[CSV_ROWS_SKIPS];

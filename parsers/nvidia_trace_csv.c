@@ -190,10 +190,10 @@ static void trace_row(csv_rows *s, const csv_record *r) {
 
 static const csv_rows_spec NSYS_SPEC = {.what = "nsys cuda_gpu_trace report", .want = WANT, .quantity = QUANTITY,
                                         .n_want = N_N, .required = 1u << N_START | 1u << N_DUR | 1u << N_NAME,
-                                        .variant = V_NSYS, .row = trace_row};
+                                        .variant = V_NSYS, .header_search = true, .row = trace_row};
 static const csv_rows_spec NVPROF_SPEC = {.what = "nvprof GPU trace", .want = WANT, .quantity = QUANTITY,
                                           .n_want = N_N, .required = 1u << N_START | 1u << N_DUR | 1u << N_NAME,
-                                          .variant = V_NVPROF, .row = trace_row};
+                                          .variant = V_NVPROF, .header_search = true, .row = trace_row};
 
 static const char *const NSYS_NAMES[] = {"*cuda_gpu_trace.csv", "*/*cuda_gpu_trace.csv", "*gputrace.csv", NULL};
 static const char *const NVPROF_NAMES[] = {"*nvprof*.csv", "*gpu_trace.csv", "*gpu-trace.csv", NULL};

@@ -81,16 +81,16 @@ static void stats_row(csv_rows *s, const csv_record *r) {
     csv_rows_emit(s, r, &rec);
 }
 
-#define STATS_SPEC(var, what_, v)                                                                                \
+#define STATS_SPEC(var, what_, v, search)                                                                        \
     static const csv_rows_spec var = {.what = what_, .want = WANT, .quantity = QUANTITY, .n_want = S_N,          \
                                       .required = 1u << S_NAME | 1u << S_CALLS | 1u << S_TOTAL, .variant = v,  \
-                                      .row = stats_row};
-STATS_SPEC(KERNEL_SPEC, "kernel stats report", V_KERNEL)
-STATS_SPEC(API_SPEC, "API stats report", V_API)
-STATS_SPEC(COPY_SPEC, "memory copy stats report", V_COPY)
-STATS_SPEC(DOMAIN_SPEC, "domain stats report", V_DOMAIN)
-STATS_SPEC(NSYS_KERN_SPEC, "nsys cuda_gpu_kern_sum report", V_KERNEL)
-STATS_SPEC(NSYS_MEM_SPEC, "nsys cuda_gpu_mem_time_sum report", V_NSYS_MEM)
+                                      .header_search = search, .row = stats_row};
+STATS_SPEC(KERNEL_SPEC, "kernel stats report", V_KERNEL, false)
+STATS_SPEC(API_SPEC, "API stats report", V_API, false)
+STATS_SPEC(COPY_SPEC, "memory copy stats report", V_COPY, false)
+STATS_SPEC(DOMAIN_SPEC, "domain stats report", V_DOMAIN, false)
+STATS_SPEC(NSYS_KERN_SPEC, "nsys cuda_gpu_kern_sum report", V_KERNEL, true)
+STATS_SPEC(NSYS_MEM_SPEC, "nsys cuda_gpu_mem_time_sum report", V_NSYS_MEM, true)
 
 static const char *const KERNEL_NAMES[] = {"*kernel_stats.csv", "*/*kernel_stats.csv", "results.stats.csv",
                                            "*/results.stats.csv", "*.stats.csv", NULL};

@@ -218,7 +218,7 @@ START_TEST(missing_columns_and_empty_files) {
     diag_list d;
     read_text("rocprof-memory-copy-csv", "Kind,Direction,Stream_Id\nMEMORY_COPY,X,1\n", 8, &c, &f, &d);
     ck_assert_uint_eq(c.n, 0);
-    ck_assert_msg(warned(&d, "bytes.csv: no memory copy trace header", "Start_Timestamp"), "%s",
+    ck_assert_msg(warned(&d, "bytes.csv: line 1: the memory copy trace header lacks a required column", "Start_Timestamp"), "%s",
                   d.count ? d.items[0] : "(none)");
     done(&f, &d);
     read_text("rocprof-hip-api-csv", "", 8, &c, &f, &d);
@@ -239,6 +239,11 @@ START_TEST(missing_columns_and_empty_files) {
     ck_assert_uint_eq(c.n, 1);
     ck_assert(f.truncated);
     ck_assert(warned(&d, "line 3", "truncated"));
+    done(&f, &d);
+    /* nvprof: no header among the first 100 records */
+    read_text("nvprof-gpu-trace-csv", "==1== a\n==1== b\n1,2,3\n", 5, &c, &f, &d);
+    ck_assert_uint_eq(c.n, 0);
+    ck_assert(warned(&d, "no nvprof GPU trace header in the first 100 lines", "'Start (ns)'"));
     done(&f, &d);
 }
 END_TEST
