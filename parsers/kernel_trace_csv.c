@@ -372,3 +372,31 @@ const artefact_parser kernel_trace_csv_parser = {
     .finish = kt_finish,
     .close = kt_close,
 };
+
+/* Legacy rocprof's results.csv (kernel rows with BeginNs/EndNs, gpu-id, queue-id, grd, wgr,
+ * lds, scr, vgpr, sgpr), read the same way. A format of its own, analysis only: RunMetrics'
+ * discovery keeps its names (the reference reads trace.csv only), while the analysis
+ * document finds a legacy rocprof output directory by its own file name. */
+static const char *const LEGACY_NAMES[] = {"results.csv", "*/results.csv", NULL};
+
+static int legacy_sniff(const char *name, const uint8_t *head, size_t n) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    bool by_head = csv_head_has(head, n, "KernelName") && csv_head_has(head, n, "BeginNs");
+    bool by_name = strcmp(base, "results.csv") == 0;
+    return by_head && by_name ? 95 : by_head ? 60 : by_name ? 30 : 0;
+}
+
+const artefact_parser legacy_rocprof_csv_parser = {
+    .name = "rocprof-legacy-results-csv",
+    .kind = ARTEFACT_ANALYSIS_ONLY,
+    .names = LEGACY_NAMES,
+    .sniff = legacy_sniff,
+    .open_records = kt_open,
+    .resume_point = kt_resume_point,
+    .open_records_resumed = kt_open_resumed,
+    .join = kt_join,
+    .feed = kt_feed,
+    .finish = kt_finish,
+    .close = kt_close,
+};

@@ -24,7 +24,8 @@
     X(nsys_kern_sum_csv_parser)  \
     X(nsys_mem_time_sum_csv_parser) \
     X(nsys_gpu_trace_csv_parser) \
-    X(nvprof_gpu_trace_csv_parser)
+    X(nvprof_gpu_trace_csv_parser) \
+    X(legacy_rocprof_csv_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)

@@ -465,6 +465,8 @@ START_TEST(sniff_names_and_headers) {
         {"r_cuda_gpu_mem_time_sum.csv", "Time (%),Total Time (ns),Count", "nsys-cuda-gpu-mem-time-sum-csv"},
         {"r_cuda_gpu_trace.csv", "Start (ns),Duration (ns),CorrId", "nsys-cuda-gpu-trace-csv"},
         {"run1.csv", "==1== x\n\"Start\",\"Duration\",\"Grid X\"", "nvprof-gpu-trace-csv"},
+        {"results.csv", "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,vgpr,sgpr,fbar,sig,obj,"
+         "DispatchNs,BeginNs,EndNs,CompleteNs", "rocprof-legacy-results-csv"},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const artefact_parser *best = NULL;
@@ -486,6 +488,8 @@ START_TEST(fixtures_read_cleanly) {
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "sdk_kernel_trace.csv", "kernel-trace-csv", 8},
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "sdk2024_kernel_trace.csv", "kernel-trace-csv", 7},
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "rocprofv1_omniperf_Axes1_mi200_timestamps.csv", "kernel-trace-csv", 167},
+        {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "rocprofv1_omniperf_Axes1_mi200_timestamps.csv",
+         "rocprof-legacy-results-csv", 167},
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "sdk_memory_copy_trace.csv", "rocprof-memory-copy-csv", 4},
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "sdk_memory_allocation_trace.csv", "rocprof-memory-allocation-csv", 4},
         {GOBLIN_SHARED_DIR "/fixtures/rocprofv3/", "sdk_counter_collection.csv", "rocprof-counter-csv", 4},
