@@ -529,6 +529,28 @@ START_TEST(fixtures_read_cleanly) {
 }
 END_TEST
 
+/* A header cell of half a megabyte of short words: column choice by name tokens stays linear
+ * in the cell's length (it was quadratic: minutes for a 1 MiB cell; Check's timeout catches
+ * a return). */
+START_TEST(a_huge_header_cell_is_read_in_linear_time) {
+    size_t n = 512 * 1024;
+    char *t = malloc(n + 64);
+    ck_assert_ptr_nonnull(t);
+    size_t k = 0;
+    t[k++] = '"';
+    for (; k < n; k++) t[k] = "ab Cd 12 "[k % 9];
+    memcpy(t + k, "\",Start,End\nx,1,2\n", 17);
+    collected c;
+    read_facts f;
+    diag_list d;
+    for (int seed = 0; seed < 2; seed++) {
+        read_n(seed ? "nvprof-gpu-trace-csv" : "kernel-trace-csv", t, k + 17, 65536, ALL_FIELDS, &c, &f, &d);
+        done(&f, &d);
+    }
+    free(t);
+}
+END_TEST
+
 /* Every input fuzz_record_formats found a problem with (tests/regressions/record_formats/),
  * replayed through the harness's own code (its record checks abort on a return of the bug),
  * with every format and chunking. */
@@ -576,6 +598,7 @@ static Suite *formats_csv_suite(void) {
     tcase_add_test(tc, nsys_gpu_trace_rows);
     tcase_add_test(tc, chunking_does_not_matter);
     tcase_add_test(tc, sniff_names_and_headers);
+    tcase_add_test(tc, a_huge_header_cell_is_read_in_linear_time);
     suite_add_tcase(s, tc);
     tc = tcase_create("fixtures");
     tcase_add_test(tc, fixtures_read_cleanly);
