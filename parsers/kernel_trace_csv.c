@@ -33,6 +33,7 @@ static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", 
  * the legacy rocprof names (gpu-id, queue-id, grd, wgr, lds, scr, vgpr, sgpr) last */
 static const char *const DEVICE_COLS[] = {"Agent_Id", "agent_id", "gpu-id", NULL};
 static const char *const STREAM_COLS[] = {"Stream_Id", "stream_id", "Queue_Id", "queue_id", "queue-id", NULL};
+static const char *const QUEUE_COLS[] = {"Queue_Id", "queue_id", "queue-id", NULL};
 static const char *const CORR_COLS[] = {"Correlation_Id", "correlation_id", NULL};
 static const char *const PID_COLS[] = {"Process_Id", "pid", NULL};
 static const char *const TID_COLS[] = {"Thread_Id", "tid", NULL};
@@ -54,12 +55,12 @@ static const char *const SGPR_COLS[] = {"SGPR_Count", "sgpr_count", "sgpr", NULL
 static const char *const NOT_ACCUM[] = {"accum", NULL};
 
 enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_PID, C_TID,
-       C_GX, C_GY, C_GZ, C_WX, C_WY, C_WZ, C_LDS, C_SCRATCH, C_VGPR, C_SGPR, C_COUNT };
+       C_GX, C_GY, C_GZ, C_WX, C_WY, C_WZ, C_LDS, C_SCRATCH, C_VGPR, C_SGPR, C_QUEUE, C_COUNT };
 #define IDENTITY_WANTS                                                                                          \
     {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true}, {CORR_COLS, NULL, true}, {PID_COLS, NULL, true},      \
         {TID_COLS, NULL, true}, {GX_COLS, NULL, true}, {GY_COLS, NULL, true}, {GZ_COLS, NULL, true},            \
         {WX_COLS, NULL, true}, {WY_COLS, NULL, true}, {WZ_COLS, NULL, true}, {LDS_COLS, NULL, true},            \
-        {SCRATCH_COLS, NULL, true}, {VGPR_COLS, NOT_ACCUM, false}, {SGPR_COLS, NULL, true}
+        {SCRATCH_COLS, NULL, true}, {VGPR_COLS, NOT_ACCUM, false}, {SGPR_COLS, NULL, true}, {QUEUE_COLS, NULL, true}
 /* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
 static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
                                        {DUR_COLS, NULL, true}, IDENTITY_WANTS};
@@ -82,6 +83,8 @@ typedef struct state {
     bool have_header;
     csv_columns cols;
     strbuf name;                       /* scratch: sanitised name */
+    char queue_text[24];               /* scratch: the queue id as text (record field) */
+    record_field queue_field;
     uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
     uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
     uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
@@ -137,7 +140,7 @@ static bool agent_field(const state *s, int c, const csv_record *r, int64_t *out
 /* The fields a consumer asked for beyond name and duration, when the row has them. A group
  * (grid and workgroup; LDS, scratch, VGPR, SGPR) is sent only whole: a bit never stands
  * for a made-up 0. A lone x size (Grid_Size, grd) is sent as {x, 1, 1}. */
-static void identity_fields(const state *s, const csv_record *r, record *rec) {
+static void identity_fields(state *s, const csv_record *r, record *rec) {
     i128 v;
     int64_t a;
     unsigned f = s->fields;
@@ -148,6 +151,14 @@ static void identity_fields(const state *s, const csv_record *r, record *rec) {
     if ((rec->has & RF_START) && (rec->has & RF_END) && rec->end_ns < rec->start_ns) rec->has &= ~(unsigned)(RF_START | RF_END);
     if ((f & RF_DEVICE) && agent_field(s, C_DEVICE, r, &a)) rec->device = a, rec->has |= RF_DEVICE;
     if ((f & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
+    /* with a Stream_Id, the HSA queue too, as the named field "queue_id" (the number, in text) */
+    if ((f & RF_STREAM) && s->cols.col[C_QUEUE] >= 0 && s->cols.col[C_QUEUE] != s->cols.col[C_STREAM] &&
+        int_field(s, C_QUEUE, r, &v) && v >= INT64_MIN && v <= INT64_MAX) {
+        int k = snprintf(s->queue_text, sizeof s->queue_text, "%lld", (long long)v);
+        s->queue_field = (record_field){"queue_id", s->queue_text, (size_t)k};
+        rec->fields = &s->queue_field;
+        rec->n_fields = 1;
+    }
     if ((f & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)
         rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
     i128 p, t;

@@ -100,6 +100,7 @@ START_TEST(kernel_trace_header_generations) {
     ck_assert_uint_eq(c.r[0].grid[1], 1024);
     ck_assert_uint_eq(c.r[0].workgroup[0], 64);
     ck_assert_int_eq(c.r[0].stream, 2);   /* no Stream_Id: the queue */
+    ck_assert_uint_eq(c.r[0].n_fields, 0);
     ck_assert(c.r[0].start_ns == (i128)8819330200067564LL && c.r[0].duration_ns == 48744);
     done(&f, &d);
     /* newest: LDS_Block_Size, Scratch_Size, VGPR_Count, Accum_VGPR_Count, SGPR_Count */
@@ -116,6 +117,7 @@ START_TEST(kernel_trace_header_generations) {
     ck_assert_uint_eq(c.r[0].vgpr, 128);    /* the architectural VGPRs, not Accum_VGPR_Count */
     ck_assert_uint_eq(c.r[0].sgpr, 96);
     ck_assert_int_eq(c.r[0].stream, 9);
+    ck_assert_str_eq(c.field0[0], "queue_id=1");   /* the queue beside the stream */
     ck_assert_int_eq(c.r[0].device, 4);
     ck_assert_uint_eq(c.r[0].correlation_id, 4);
     done(&f, &d);
