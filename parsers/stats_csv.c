@@ -50,7 +50,9 @@ static void stats_row(csv_rows *s, const csv_record *r) {
     i128 total, calls;
     if (!ns_cell(s, S_TOTAL, r, &total)) { csv_rows_skip(s, "total time not a non-negative number", r); return; }
     const csv_field *fc = csv_rows_field(s, S_CALLS, r);
-    if (!fc || !decimal_scaled(fc->text.data, fc->text.len, 0, &calls) || calls < 0) {
+    i128 tenths;                     /* a count is whole: "4" or "4.0", never "4.5" */
+    if (!fc || !decimal_scaled(fc->text.data, fc->text.len, 0, &calls) || calls < 0 ||
+        !decimal_scaled(fc->text.data, fc->text.len, 1, &tenths) || tenths != calls * 10) {
         csv_rows_skip(s, "calls not a non-negative integer", r);
         return;
     }

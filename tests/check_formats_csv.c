@@ -207,9 +207,11 @@ START_TEST(bad_numbers_warn_with_their_line) {
     ck_assert_uint_eq(f.rows_used, 1);
     done(&f, &d);
     read_text("rocprof-kernel-stats-csv", "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev\n"
-              "a,1,10,10,50,10,10,0\nb,two,10,10,50,10,10,0\n", 16, &c, &f, &d);
+              "a,1,10,10,50,10,10,0\nb,two,10,10,50,10,10,0\nc,4.5,10,10,50,10,10,0\nd,-1,10,10,50,10,10,0\n"
+              "e,2,1x,10,50,10,10,0\n", 16, &c, &f, &d);
     ck_assert_uint_eq(c.n, 1);
-    ck_assert(warned(&d, "calls not a non-negative integer", "line 3"));
+    ck_assert(warned(&d, "3 rows skipped: calls not a non-negative integer", "line 3"));
+    ck_assert(warned(&d, "1 rows skipped: total time not a non-negative number", "line 6"));
     done(&f, &d);
 }
 END_TEST
