@@ -117,6 +117,14 @@ static bool int_field(const state *s, int c, const csv_record *r, i128 *v) {
     return nonempty(f) && !f->truncated && py_integer(f->text.data, f->text.len, v);
 }
 
+/* An optional column that fits a signed 64-bit id (device, stream, pid, tid). */
+static bool i64_field(const state *s, int c, const csv_record *r, int64_t *out) {
+    i128 v;
+    if (!int_field(s, c, r, &v) || v < INT64_MIN || v > INT64_MAX) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
 /* An optional non-negative 32-bit column of the row (false when absent or not such a number). */
 static bool u32_field(const state *s, int c, const csv_record *r, uint32_t *out) {
     i128 v;
@@ -128,11 +136,11 @@ static bool u32_field(const state *s, int c, const csv_record *r, uint32_t *out)
 /* An agent column: an integer, or "Agent 3" as rocprofv3's counter collection writes it. */
 static bool agent_field(const state *s, int c, const csv_record *r, int64_t *out) {
     i128 v;
-    if (int_field(s, c, r, &v)) { *out = (int64_t)v; return true; }
+    if (i64_field(s, c, r, out)) return true;
     if ((size_t)c >= s->cols.n) return false;
     const csv_field *f = field(s, c, r);
     if (!nonempty(f) || f->truncated || f->text.len < 7 || memcmp(f->text.data, "Agent ", 6) != 0) return false;
-    if (!py_integer(f->text.data + 6, f->text.len - 6, &v)) return false;
+    if (!py_integer(f->text.data + 6, f->text.len - 6, &v) || v < 0 || v > INT64_MAX) return false;
     *out = (int64_t)v;
     return true;
 }
@@ -150,20 +158,20 @@ static void identity_fields(state *s, const csv_record *r, record *rec) {
      * unknown, so neither is sent */
     if ((rec->has & RF_START) && (rec->has & RF_END) && rec->end_ns < rec->start_ns) rec->has &= ~(unsigned)(RF_START | RF_END);
     if ((f & RF_DEVICE) && agent_field(s, C_DEVICE, r, &a)) rec->device = a, rec->has |= RF_DEVICE;
-    if ((f & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
+    if ((f & RF_STREAM) && i64_field(s, C_STREAM, r, &a)) rec->stream = a, rec->has |= RF_STREAM;
     /* with a Stream_Id, the HSA queue too, as the named field "queue_id" (the number, in text) */
     if ((f & RF_STREAM) && s->cols.col[C_QUEUE] >= 0 && s->cols.col[C_QUEUE] != s->cols.col[C_STREAM] &&
-        int_field(s, C_QUEUE, r, &v) && v >= INT64_MIN && v <= INT64_MAX) {
-        int k = snprintf(s->queue_text, sizeof s->queue_text, "%lld", (long long)v);
+        i64_field(s, C_QUEUE, r, &a)) {
+        int k = snprintf(s->queue_text, sizeof s->queue_text, "%lld", (long long)a);
         s->queue_field = (record_field){"queue_id", s->queue_text, (size_t)k};
         rec->fields = &s->queue_field;
         rec->n_fields = 1;
     }
-    if ((f & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)
+    if ((f & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0 && v <= (i128)UINT64_MAX)
         rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
-    i128 p, t;
-    if ((f & RF_PID_TID) && int_field(s, C_PID, r, &p) && int_field(s, C_TID, r, &t))
-        rec->pid = (int64_t)p, rec->tid = (int64_t)t, rec->has |= RF_PID_TID;
+    int64_t p, t;
+    if ((f & RF_PID_TID) && i64_field(s, C_PID, r, &p) && i64_field(s, C_TID, r, &t))
+        rec->pid = p, rec->tid = t, rec->has |= RF_PID_TID;
     if ((f & RF_GRID) && u32_field(s, C_GX, r, &rec->grid[0]) && u32_field(s, C_WX, r, &rec->workgroup[0])) {
         bool yz = s->cols.col[C_GY] >= 0 || s->cols.col[C_GZ] >= 0 || s->cols.col[C_WY] >= 0 || s->cols.col[C_WZ] >= 0;
         if (!yz) {
