@@ -61,7 +61,7 @@ static void on_record(void *user, const csv_record *r) {
         s->facts->truncated = true;
         diag_add(s->diag, "%s: line %llu: last record ends inside a quoted field (file truncated?)", s->label,
                  (unsigned long long)r->line);
-        csv_rows_skip(s, "truncated last record", r);
+        read_facts_skip(s->facts, "truncated last record", 1);   /* warned just above */
         return;
     }
     s->spec->row(s, r);
