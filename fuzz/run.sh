@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-1800}}
 shift || true
-HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi}
+HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi record_formats}
 SHARED=${SHARED:-../shared}
 B=build-fuzz
 CC=clang cmake -S . -B $B -DGOBLIND_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -22,6 +22,20 @@ seed() {   # seed DIR FILES...: copy each file, prefixed with a chunk-size byte
     { printf '\x05'; head -c 1000000 "$f"; } > "$dir/seed-$i"
   done
 }
+# seed_formats DIR FILES...: each file once per byte-stream record format (byte 0 picks the
+# format, byte 1 the chunking; see fuzz/fuzz_record_formats.c)
+seed_formats() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  local i=0
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    for k in $(seq 0 23); do           # byte 0 is taken modulo the number of formats
+      i=$((i + 1))
+      { printf "\\$(printf '%03o' "$k")\\x05"; head -c 65536 "$f"; } > "$dir/seed-$i"
+    done
+  done
+}
 FX=$SHARED/fixtures
 for h in $HARNESSES; do
   c=$B/corpus/$h
@@ -33,6 +47,7 @@ for h in $HARNESSES; do
       torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
       nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
+      record_formats) seed_formats "$c" "$FX"/*/*.csv tests/fixtures/fmtcsv/*.csv ;;
     esac
     for f in tests/regressions/$h/*; do [ -f "$f" ] && cp "$f" "$c/regression-$(basename "$f")"; done   # findings, as found
   fi

@@ -43,27 +43,37 @@ static bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-size_t name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max) {
-    size_t count = 0;
-    for (size_t i = 0; i < n;) {
-        size_t len = 0;
-        size_t u = 0;
-        while (i + u < n && is_upper(s[i + u])) u++;
+/* The next name token of s[0..n) at or after *i: its start and length, *i moved past it;
+ * false when there is none. */
+static bool next_token(const char *s, size_t n, size_t *i, size_t *start, size_t *len_out) {
+    while (*i < n) {
+        size_t at = *i, len = 0, u = 0;
+        while (at + u < n && is_upper(s[at + u])) u++;
         /* [A-Z]+(?![a-z]): the longest upper run not followed by a lower-case letter */
-        if (u && !(i + u < n && is_lower(s[i + u]))) len = u;
+        if (u && !(at + u < n && is_lower(s[at + u]))) len = u;
         else if (u > 1) len = u - 1;
         if (!len) {                                          /* [A-Z]?[a-z]+ */
-            size_t j = i + (u ? 1 : 0), l = 0;
+            size_t j = at + (u ? 1 : 0), l = 0;
             while (j + l < n && is_lower(s[j + l])) l++;
-            if (l) len = (j - i) + l;
+            if (l) len = (j - at) + l;
         }
         if (!len) {                                          /* [0-9]+ */
-            while (i + len < n && is_digit(s[i + len])) len++;
+            while (at + len < n && is_digit(s[at + len])) len++;
         }
-        if (!len) { i++; continue; }
-        if (count < max) { tok[count][0] = i; tok[count][1] = len; }
+        if (!len) { (*i)++; continue; }
+        *start = at;
+        *len_out = len;
+        *i = at + len;
+        return true;
+    }
+    return false;
+}
+
+size_t name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max) {
+    size_t count = 0, i = 0, start, len;
+    while (next_token(s, n, &i, &start, &len)) {
+        if (count < max) { tok[count][0] = start; tok[count][1] = len; }
         count++;
-        i += len;
     }
     return count;
 }
@@ -78,17 +88,13 @@ static bool token_is(const char *s, const size_t t[2], const char *word) {
     return true;
 }
 
-/* Whether word (lower-case) is one of the name tokens of s, however many tokens s has. */
+/* Whether word (lower-case) is one of the name tokens of s, however many tokens s has: one
+ * linear pass (a header cell may be a megabyte long). */
 bool has_name_token(const char *s, size_t n, const char *word) {
-    size_t tok[64][2];
-    size_t done = 0;
-    for (;;) {
-        size_t nt = name_tokens(s + done, n - done, tok, 64);
-        for (size_t k = 0; k < nt && k < 64; k++)
-            if (token_is(s + done, tok[k], word)) return true;
-        if (nt <= 64) return false;
-        done += tok[63][0] + tok[63][1];          /* the 65th token starts after the 64th */
-    }
+    size_t i = 0, t[2];
+    while (next_token(s, n, &i, &t[0], &t[1]))
+        if (token_is(s, t, word)) return true;
+    return false;
 }
 
 /* Step 3 of column_pick_timing(): every name token of cand is a whole name token of the

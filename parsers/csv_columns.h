@@ -10,7 +10,7 @@
 
 #include "parsers/csv_tokenizer.h"
 
-#define CSV_COLUMNS_MAX 8
+#define CSV_COLUMNS_MAX 24
 
 /* One wanted quantity: candidate column names, and words that disqualify a column. */
 typedef struct csv_want {

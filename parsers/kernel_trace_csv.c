@@ -3,9 +3,12 @@
  * The duration of a row is DurationNs when the file has it, else End - Start computed
  * in 128-bit integers from the integer timestamp text (rocprofv3 ns timestamps exceed
  * 2^53, so going through double would lose nanoseconds). The format only reads: rows
- * become REC_KERNEL_DISPATCH records (name, duration, and start, end, agent, queue or
- * stream and correlation id when the sink wants them and the file has them); what they
- * mean is analyses/kernel_stats.c's business.
+ * become REC_KERNEL_DISPATCH records (name, duration, and start, end, agent, stream (else
+ * queue), correlation id, pid/tid, grid and workgroup sizes, LDS/scratch bytes and VGPR/SGPR
+ * counts when the sink wants them and the file has them: every rocprofv3 header generation
+ * and the legacy rocprof results.csv); what they mean is analyses/kernel_stats.c's business.
+ * The identity columns are not even captured unless the sink asks (RunMetrics does not), so
+ * RunMetrics' read costs what it did.
  *
  * A large file can be read in two pieces (artefact_parser.join): the second starts after
  * a newline, having read the header from the file's first bytes; the join checks that the
@@ -26,20 +29,45 @@ static const char *const NAME_COLS[] = {"KernelName", "Kernel_Name", "kernel_nam
 static const char *const START_COLS[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
 static const char *const END_COLS[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
 static const char *const DUR_COLS[] = {"DurationNs", "duration_ns", "Duration", NULL};
-/* rocprofv3's identity columns, read only when a consumer wants them (record_sink.fields) */
-static const char *const DEVICE_COLS[] = {"Agent_Id", "agent_id", NULL};
-static const char *const STREAM_COLS[] = {"Stream_Id", "stream_id", "Queue_Id", "queue_id", NULL};
+/* rocprofv3's identity columns, read only when a consumer wants them (record_sink.fields);
+ * the legacy rocprof names (gpu-id, queue-id, grd, wgr, lds, scr, vgpr, sgpr) last */
+static const char *const DEVICE_COLS[] = {"Agent_Id", "agent_id", "gpu-id", NULL};
+static const char *const STREAM_COLS[] = {"Stream_Id", "stream_id", "Queue_Id", "queue_id", "queue-id", NULL};
+static const char *const QUEUE_COLS[] = {"Queue_Id", "queue_id", "queue-id", NULL};
 static const char *const CORR_COLS[] = {"Correlation_Id", "correlation_id", NULL};
+static const char *const PID_COLS[] = {"Process_Id", "pid", NULL};
+static const char *const TID_COLS[] = {"Thread_Id", "tid", NULL};
+/* a single Grid_Size / Workgroup_Size (counter collection) or grd / wgr (legacy) is the x size */
+static const char *const GX_COLS[] = {"Grid_Size_X", "grid_x", "Grid_Size", "grd", NULL};
+static const char *const GY_COLS[] = {"Grid_Size_Y", "grid_y", NULL};
+static const char *const GZ_COLS[] = {"Grid_Size_Z", "grid_z", NULL};
+static const char *const WX_COLS[] = {"Workgroup_Size_X", "workgroup_x", "Workgroup_Size", "wgr", NULL};
+static const char *const WY_COLS[] = {"Workgroup_Size_Y", "workgroup_y", NULL};
+static const char *const WZ_COLS[] = {"Workgroup_Size_Z", "workgroup_z", NULL};
+/* LDS: LDS_Block_Size (newer) or Group_Segment_Size (older headers: the group segment is the
+ * LDS); scratch: Scratch_Size or Private_Segment_Size */
+static const char *const LDS_COLS[] = {"LDS_Block_Size", "Group_Segment_Size", "lds_size", "lds", NULL};
+static const char *const SCRATCH_COLS[] = {"Scratch_Size", "Private_Segment_Size", "scratch_size", "scr", NULL};
+/* the architectural VGPRs (VGPR_Count is rocprofv3's arch count); Accum_VGPR_Count (AGPRs)
+ * is never taken for it */
+static const char *const VGPR_COLS[] = {"VGPR_Count", "Arch_VGPR_Count", "arch_vgpr_count", "vgpr_count", "vgpr", NULL};
+static const char *const SGPR_COLS[] = {"SGPR_Count", "sgpr_count", "sgpr", NULL};
+static const char *const NOT_ACCUM[] = {"accum", NULL};
 
-enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_COUNT };
+enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_PID, C_TID,
+       C_GX, C_GY, C_GZ, C_WX, C_WY, C_WZ, C_LDS, C_SCRATCH, C_VGPR, C_SGPR, C_QUEUE, C_COUNT };
+#define IDENTITY_WANTS                                                                                          \
+    {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true}, {CORR_COLS, NULL, true}, {PID_COLS, NULL, true},      \
+        {TID_COLS, NULL, true}, {GX_COLS, NULL, true}, {GY_COLS, NULL, true}, {GZ_COLS, NULL, true},            \
+        {WX_COLS, NULL, true}, {WY_COLS, NULL, true}, {WZ_COLS, NULL, true}, {LDS_COLS, NULL, true},            \
+        {SCRATCH_COLS, NULL, true}, {VGPR_COLS, NOT_ACCUM, false}, {SGPR_COLS, NULL, true}, {QUEUE_COLS, NULL, true}
 /* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
 static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
-                                       {DUR_COLS, NULL, true}, {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
-                                       {CORR_COLS, NULL, true}};
+                                       {DUR_COLS, NULL, true}, IDENTITY_WANTS};
 static const csv_want WANT_SEED[C_COUNT] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
-                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false},
-                                            {DEVICE_COLS, NULL, true}, {STREAM_COLS, NULL, true},
-                                            {CORR_COLS, NULL, true}};
+                                            {END_COLS, NULL, false}, {DUR_COLS, NULL, false}, IDENTITY_WANTS};
+/* the fields that need the identity columns */
+#define IDENTITY_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_PID_TID | RF_GRID | RF_RESOURCES)
 static const char *const QUANTITY[C_COUNT] = {"name", "start", "end", "duration"};
 
 typedef struct state {
@@ -55,6 +83,8 @@ typedef struct state {
     bool have_header;
     csv_columns cols;
     strbuf name;                       /* scratch: sanitised name */
+    char queue_text[24];               /* scratch: the queue id as text (record field) */
+    record_field queue_field;
     uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
     uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
     uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
@@ -65,7 +95,7 @@ static const csv_field *field(const state *s, int c, const csv_record *r) { retu
 
 static void on_header(state *s, const csv_record *r) {
     /* the identity columns only when wanted: every captured column costs a copy per row */
-    size_t want = s->fields & (RF_DEVICE | RF_STREAM | RF_CORRELATION) ? C_COUNT : C_TIMING_COUNT;
+    size_t want = s->fields & IDENTITY_FIELDS ? C_COUNT : C_TIMING_COUNT;
     if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, want)) s->oom = true;
     for (int c = 0; c < C_TIMING_COUNT; c++)
         if (!read_facts_column(s->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
@@ -87,15 +117,74 @@ static bool int_field(const state *s, int c, const csv_record *r, i128 *v) {
     return nonempty(f) && !f->truncated && py_integer(f->text.data, f->text.len, v);
 }
 
-/* The fields a consumer asked for beyond name and duration, when the row has them. */
-static void identity_fields(const state *s, const csv_record *r, record *rec) {
+/* An optional column that fits a signed 64-bit id (device, stream, pid, tid). */
+static bool i64_field(const state *s, int c, const csv_record *r, int64_t *out) {
     i128 v;
-    if ((s->fields & RF_START) && int_field(s, C_START, r, &v)) rec->start_ns = v, rec->has |= RF_START;
-    if ((s->fields & RF_END) && int_field(s, C_END, r, &v)) rec->end_ns = v, rec->has |= RF_END;
-    if ((s->fields & RF_DEVICE) && int_field(s, C_DEVICE, r, &v)) rec->device = (int64_t)v, rec->has |= RF_DEVICE;
-    if ((s->fields & RF_STREAM) && int_field(s, C_STREAM, r, &v)) rec->stream = (int64_t)v, rec->has |= RF_STREAM;
-    if ((s->fields & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0)
+    if (!int_field(s, c, r, &v) || v < INT64_MIN || v > INT64_MAX) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* An optional non-negative 32-bit column of the row (false when absent or not such a number). */
+static bool u32_field(const state *s, int c, const csv_record *r, uint32_t *out) {
+    i128 v;
+    if (!int_field(s, c, r, &v) || v < 0 || v > UINT32_MAX) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* An agent column: an integer, or "Agent 3" as rocprofv3's counter collection writes it. */
+static bool agent_field(const state *s, int c, const csv_record *r, int64_t *out) {
+    i128 v;
+    if (i64_field(s, c, r, out)) return true;
+    if ((size_t)c >= s->cols.n) return false;
+    const csv_field *f = field(s, c, r);
+    if (!nonempty(f) || f->truncated || f->text.len < 7 || memcmp(f->text.data, "Agent ", 6) != 0) return false;
+    if (!py_integer(f->text.data + 6, f->text.len - 6, &v) || v < 0 || v > INT64_MAX) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* The fields a consumer asked for beyond name and duration, when the row has them. A group
+ * (grid and workgroup; LDS, scratch, VGPR, SGPR) is sent only whole: a bit never stands
+ * for a made-up 0. A lone x size (Grid_Size, grd) is sent as {x, 1, 1}. */
+static void identity_fields(state *s, const csv_record *r, record *rec) {
+    i128 v;
+    int64_t a;
+    unsigned f = s->fields;
+    if ((f & RF_START) && int_field(s, C_START, r, &v)) rec->start_ns = v, rec->has |= RF_START;
+    if ((f & RF_END) && int_field(s, C_END, r, &v)) rec->end_ns = v, rec->has |= RF_END;
+    /* an end before the start (the duration came from DurationNs): which one is wrong is
+     * unknown, so neither is sent */
+    if ((rec->has & RF_START) && (rec->has & RF_END) && rec->end_ns < rec->start_ns) rec->has &= ~(unsigned)(RF_START | RF_END);
+    if ((f & RF_DEVICE) && agent_field(s, C_DEVICE, r, &a)) rec->device = a, rec->has |= RF_DEVICE;
+    if ((f & RF_STREAM) && i64_field(s, C_STREAM, r, &a)) rec->stream = a, rec->has |= RF_STREAM;
+    /* with a Stream_Id, the HSA queue too, as the named field "queue_id" (the number, in text) */
+    if ((f & RF_STREAM) && s->cols.col[C_QUEUE] >= 0 && s->cols.col[C_QUEUE] != s->cols.col[C_STREAM] &&
+        i64_field(s, C_QUEUE, r, &a)) {
+        int k = snprintf(s->queue_text, sizeof s->queue_text, "%lld", (long long)a);
+        s->queue_field = (record_field){"queue_id", s->queue_text, (size_t)k};
+        rec->fields = &s->queue_field;
+        rec->n_fields = 1;
+    }
+    if ((f & RF_CORRELATION) && int_field(s, C_CORR, r, &v) && v >= 0 && v <= (i128)UINT64_MAX)
         rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
+    int64_t p, t;
+    if ((f & RF_PID_TID) && i64_field(s, C_PID, r, &p) && i64_field(s, C_TID, r, &t))
+        rec->pid = p, rec->tid = t, rec->has |= RF_PID_TID;
+    if ((f & RF_GRID) && u32_field(s, C_GX, r, &rec->grid[0]) && u32_field(s, C_WX, r, &rec->workgroup[0])) {
+        bool yz = s->cols.col[C_GY] >= 0 || s->cols.col[C_GZ] >= 0 || s->cols.col[C_WY] >= 0 || s->cols.col[C_WZ] >= 0;
+        if (!yz) {
+            rec->grid[1] = rec->grid[2] = rec->workgroup[1] = rec->workgroup[2] = 1;
+            rec->has |= RF_GRID;
+        } else if (u32_field(s, C_GY, r, &rec->grid[1]) && u32_field(s, C_GZ, r, &rec->grid[2]) &&
+                   u32_field(s, C_WY, r, &rec->workgroup[1]) && u32_field(s, C_WZ, r, &rec->workgroup[2])) {
+            rec->has |= RF_GRID;
+        }
+    }
+    if ((f & RF_RESOURCES) && u32_field(s, C_LDS, r, &rec->lds_bytes) && u32_field(s, C_SCRATCH, r, &rec->scratch_bytes) &&
+        u32_field(s, C_VGPR, r, &rec->vgpr) && u32_field(s, C_SGPR, r, &rec->sgpr))
+        rec->has |= RF_RESOURCES;
 }
 
 static void on_row(state *s, const csv_record *r) {
@@ -219,7 +308,7 @@ static void *kt_open(const parse_options *opt, const char *label, const record_s
     s->seed_compat = opt->seed_compat;
     s->rows_seen = opt->kernel_rows_seen;
     s->sink = *sink;
-    s->fields = sink->fields & (RF_START | RF_END | RF_DEVICE | RF_STREAM | RF_CORRELATION);
+    s->fields = sink->fields & (RF_START | RF_END | IDENTITY_FIELDS);
     s->facts = facts;
     s->diag = diag;
     s->label = label;
@@ -294,6 +383,34 @@ const artefact_parser kernel_trace_csv_parser = {
     .kind = ARTEFACT_KERNEL_TRACE,
     .names = KT_NAMES,
     .sniff = kt_sniff,
+    .open_records = kt_open,
+    .resume_point = kt_resume_point,
+    .open_records_resumed = kt_open_resumed,
+    .join = kt_join,
+    .feed = kt_feed,
+    .finish = kt_finish,
+    .close = kt_close,
+};
+
+/* Legacy rocprof's results.csv (kernel rows with BeginNs/EndNs, gpu-id, queue-id, grd, wgr,
+ * lds, scr, vgpr, sgpr), read the same way. A format of its own, analysis only: RunMetrics'
+ * discovery keeps its names (the reference reads trace.csv only), while the analysis
+ * document finds a legacy rocprof output directory by its own file name. */
+static const char *const LEGACY_NAMES[] = {"results.csv", "*/results.csv", NULL};
+
+static int legacy_sniff(const char *name, const uint8_t *head, size_t n) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    bool by_head = csv_head_has(head, n, "KernelName") && csv_head_has(head, n, "BeginNs");
+    bool by_name = strcmp(base, "results.csv") == 0;
+    return by_head && by_name ? 95 : by_head ? 60 : by_name ? 30 : 0;
+}
+
+const artefact_parser legacy_rocprof_csv_parser = {
+    .name = "rocprof-legacy-results-csv",
+    .kind = ARTEFACT_ANALYSIS_ONLY,
+    .names = LEGACY_NAMES,
+    .sniff = legacy_sniff,
     .open_records = kt_open,
     .resume_point = kt_resume_point,
     .open_records_resumed = kt_open_resumed,

@@ -21,7 +21,22 @@
     X(rocm_smi_csv_parser)       \
     X(madengine_csv_parser)      \
     X(rocprof_v1_db_parser)      \
-    X(rocprof_v1_json_parser)
+    X(rocprof_v1_json_parser)    \
+    /* fmtcsv: issue 11's CSV formats (analysis document only) */ \
+    X(rocprof_copy_csv_parser)   \
+    X(rocprof_hip_api_csv_parser) \
+    X(rocprof_hsa_api_csv_parser) \
+    X(rocprof_alloc_csv_parser)  \
+    X(rocprof_counter_csv_parser) \
+    X(rocprof_kernel_stats_csv_parser) \
+    X(rocprof_api_stats_csv_parser) \
+    X(rocprof_copy_stats_csv_parser) \
+    X(rocprof_domain_stats_csv_parser) \
+    X(nsys_kern_sum_csv_parser)  \
+    X(nsys_mem_time_sum_csv_parser) \
+    X(nsys_gpu_trace_csv_parser) \
+    X(nvprof_gpu_trace_csv_parser) \
+    X(legacy_rocprof_csv_parser)
 
 #define DECLARE(p) extern const artefact_parser p;
 FORMATS(DECLARE)
