@@ -138,8 +138,12 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, bool
     s->rank = inventory_rank_from_name(base);
     s->size = size;
     s->extra_root = inv->scanning_extra;
-    s->kernel_source = best->kind == ARTEFACT_KERNEL_TRACE || best->kind == ARTEFACT_TORCH_PROFILE;
-    s->device_clock = best->kind == ARTEFACT_KERNEL_TRACE;
+    kernel_source_kind ks = best->kernels;
+    if (ks == KERNELS_BY_KIND)
+        ks = best->kind == ARTEFACT_KERNEL_TRACE ? KERNELS_DEVICE_CLOCK
+           : best->kind == ARTEFACT_TORCH_PROFILE ? KERNELS_HOST_TRACE : KERNELS_NONE;
+    s->kernel_source = ks == KERNELS_DEVICE_CLOCK || ks == KERNELS_HOST_TRACE;
+    s->device_clock = ks == KERNELS_DEVICE_CLOCK;
     inv->n++;
     return true;
 }

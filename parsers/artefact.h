@@ -104,9 +104,22 @@ typedef struct telemetry_summary {
 
 #define SNIFF_BYTES 512
 
+/* Whether a format's files carry kernel dispatches (with their copies and memsets), and on
+ * which clock. Several sources of one run often carry the same kernels (a rocprofv3 trace
+ * and the torch profile; a kernel_trace.csv and the results.json of the same rocprofv3
+ * run): the run driver (core/run_analysis) delivers one family's only, device clocks first,
+ * so nothing is counted twice. */
+typedef enum {
+    KERNELS_BY_KIND = 0,     /* ARTEFACT_KERNEL_TRACE: device; ARTEFACT_TORCH_PROFILE: host; else none */
+    KERNELS_NONE,            /* no dispatches (API calls, telemetry, stats, copies-only traces...) */
+    KERNELS_DEVICE_CLOCK,    /* dispatches timed by the device (rocprofv3, rocpd, nsys, nvprof) */
+    KERNELS_HOST_TRACE,      /* dispatches as a host-side profiler saw them (torch.profiler) */
+} kernel_source_kind;
+
 typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
     artefact_kind kind;
+    kernel_source_kind kernels;       /* see kernel_source_kind (0: by kind) */
     /* Where files of this format lie in a run directory, most preferred first: shell
      * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
      * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).

@@ -98,7 +98,10 @@ bool csv_rows_name_matches(const char *name, const char *const *patterns);
 /* Defines `const artefact_parser var` (format id `id`, kind ARTEFACT_ANALYSIS_ONLY) reading
  * with `spec`; its sniff scores 95 when the base name matches `pats` and the first bytes
  * hold `header_word`, 60 for the header word alone, 30 for the name alone. */
-#define CSV_ROWS_FORMAT(var, id, spec, pats, header_word)                                                        \
+#define CSV_ROWS_FORMAT(var, id, spec, pats, header_word) \
+    CSV_ROWS_FORMAT_KERNELS(var, id, spec, pats, header_word, KERNELS_NONE)
+/* The same for a format whose rows include kernel dispatches (`kernels`: kernel_source_kind). */
+#define CSV_ROWS_FORMAT_KERNELS(var, id, spec, pats, header_word, kernels_)                                     \
     static void *var##_open(const parse_options *opt, const char *label, const record_sink *sink,                \
                             read_facts *facts, diag_list *diag) {                                                \
         (void)opt;                                                                                               \
@@ -108,7 +111,7 @@ bool csv_rows_name_matches(const char *name, const char *const *patterns);
         bool by_name = csv_rows_name_matches(name, pats), by_head = csv_head_has(head, n, header_word);         \
         return by_name && by_head ? 95 : by_head ? 60 : by_name ? 30 : 0;                                        \
     }                                                                                                            \
-    const artefact_parser var = {.name = id, .kind = ARTEFACT_ANALYSIS_ONLY, .names = pats,                      \
+    const artefact_parser var = {.name = id, .kind = ARTEFACT_ANALYSIS_ONLY, .kernels = kernels_, .names = pats, \
                                  .sniff = var##_sniff, .open_records = var##_open, .feed = csv_rows_feed,        \
                                  .finish = csv_rows_finish, .close = csv_rows_close};
 

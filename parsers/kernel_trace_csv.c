@@ -409,6 +409,7 @@ static int legacy_sniff(const char *name, const uint8_t *head, size_t n) {
 const artefact_parser legacy_rocprof_csv_parser = {
     .name = "rocprof-legacy-results-csv",
     .kind = ARTEFACT_ANALYSIS_ONLY,
+    .kernels = KERNELS_DEVICE_CLOCK,
     .names = LEGACY_NAMES,
     .sniff = legacy_sniff,
     .open_records = kt_open,

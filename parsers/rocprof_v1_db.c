@@ -225,6 +225,7 @@ static int v1_sniff(const char *name, const uint8_t *head, size_t n) {
 const artefact_parser rocprof_v1_db_parser = {
     .name = "rocprof-v1-db",
     .kind = ARTEFACT_ANALYSIS_ONLY,
+    .kernels = KERNELS_DEVICE_CLOCK,
     .names = V1_NAMES,
     .sniff = v1_sniff,
     .open_records = v1_open,

@@ -135,6 +135,19 @@ try:
     check(source(doc, "notes.txt") is None, "mixed: a file no format reads is not a source")
     check([s["path"] for s in doc["sources"]][0] == "node1/777_kernel_trace.csv", "mixed: device-clock source first")
 
+    # 2b. two device-clock formats of one rocprofv3 run (the kernel CSV and the results JSON):
+    # one family's kernels only (registry order: the kernel-trace CSV), so none counted twice
+    dual = os.path.join(tmp, "dual")
+    os.makedirs(dual)
+    shutil.copy(csv_src, os.path.join(dual, "kernel_trace.csv"))
+    shutil.copy(os.path.join(FIX, "rocprofv3", "rocprofv3_908_results.json.gz"), os.path.join(dual, "908_results.json.gz"))
+    rc, out, err = analyze(dual)
+    check(rc == 0, f"dual: exit {rc}: {err}")
+    doc2 = json.loads(out)
+    j = source(doc2, "908_results.json.gz")
+    check(j is not None and j["device_clock"] and j["kernels_chosen"] is False, f"dual: the JSON's kernels not chosen {j}")
+    check(doc2["kernels"]["total_calls"] == rows, f"dual: kernels counted once ({doc2['kernels']['total_calls']} != {rows})")
+
     # 3. table and markdown outputs
     rc, out, _ = analyze(run, "--format", "table")
     check(rc == 0 and "== sources ==" in out and "node1/777_kernel_trace.csv" in out, "table output")
