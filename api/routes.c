@@ -1,4 +1,5 @@
-/* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels.
+/* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels
+ * (/runs/<id>/analysis and /report.md: doc_routes.c).
  * Every answer is JSON; errors are {"error": code, "detail": text}. */
 #include "api/routes.h"
 
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/doc_routes.h"
 #include "api/events.h"
 #include "api/kernels_body.h"
 #include "base/json_writer.h"
@@ -41,7 +43,7 @@ static const char *arg(struct MHD_Connection *c, const char *key) {
 
 /* Integer query argument in [lo, hi]; dflt when absent. false when malformed: digits only
  * (strtol alone would take "%205", " 5", "+5" and "5\n"). */
-static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
+bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
     const char *v = arg(c, key);
     if (!v) { *out = dflt; return true; }
     if (!*v || strspn(v, "0123456789") != strlen(v)) return false;
@@ -84,7 +86,7 @@ static void add_list_row(void *user, const run_row *r) {
 }
 
 /* 404, unless the read that found nothing is the one that found the database corrupt. */
-static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
+enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c) {
     const char *corrupt = store_corruption(api_store(a));
     if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
@@ -92,7 +94,7 @@ static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
 
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     long limit;
-    if (!int_arg(c, "limit", 1, 1000, 100, &limit))
+    if (!route_int_arg(c, "limit", 1, 1000, 100, &limit))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 1000");
     int status = -1;
     const char *s = arg(c, "status");
@@ -116,7 +118,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
-        if (store_corruption(api_store(a))) return no_such_run(a, c);
+        if (store_corruption(api_store(a))) return route_no_such_run(a, c);
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
     jw_array_close(&j);
@@ -212,7 +214,7 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
     if (!rc.found || !rc.detail || store_corruption(api_store(a))) {
         json_decref(artefacts);
         json_decref(rc.detail);
-        return no_such_run(a, c);
+        return route_no_such_run(a, c);
     }
     json_object_set_new(rc.detail, "artefacts", artefacts);
     char etag[64];
@@ -222,7 +224,7 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
 
 /* ---- /runs/<id>/metrics ------------------------------------------------------------- */
 
-static bool etag_matches(const char *inm, const char *etag) {
+bool route_etag_matches(const char *inm, const char *etag) {
     if (!inm) return false;
     if (!strcmp(inm, "*")) return true;
     const char *p = strstr(inm, etag);                 /* a list of tags, possibly weak */
@@ -231,7 +233,7 @@ static bool etag_matches(const char *inm, const char *etag) {
 
 static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connection *c, const char *id) {
     long wait;
-    if (!int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
+    if (!route_int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
     run_copy rc = {0};
     cached_run hit;
@@ -249,7 +251,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     if (!rc.found) {
         free(rc.metrics_json);
-        return no_such_run(a, c);
+        return route_no_such_run(a, c);
     }
     char etag[64];
     etag_of(&rc, etag, sizeof etag);
@@ -264,7 +266,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
             req->deadline_ms = now + wait * 1000;
         }
         /* gone without metrics: nothing will ever come, so 410 now rather than at the deadline */
-        bool answer_now = inm ? !etag_matches(inm, etag) : final || rc.status == RUN_GONE;
+        bool answer_now = inm ? !route_etag_matches(inm, etag) : final || rc.status == RUN_GONE;
         req->recheck_ms = now + RECHECK_MS;
         if (!answer_now && now < req->deadline_ms && api_wait(a, req, c, id)) {
             free(rc.metrics_json);
@@ -273,7 +275,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     enum MHD_Result ret;
     if (final) {
-        if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
+        if (route_etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         else {
             /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
              * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
@@ -305,7 +307,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     static const struct { const char *name; kernel_sort sort; } SORTS[] = {
         {"total_ns", KSORT_TOTAL}, {"calls", KSORT_CALLS}, {"avg_ns", KSORT_AVG}, {"max_ns", KSORT_MAX}, {"name", KSORT_NAME}};
     long limit;
-    if (!int_arg(c, "limit", 1, 100000, 100, &limit))
+    if (!route_int_arg(c, "limit", 1, 100000, 100, &limit))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 100000");
     kernel_sort sort = KSORT_TOTAL;
     const char *s = arg(c, "sort");
@@ -323,7 +325,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     free(rc.metrics_json);
     if (!rc.found || store_corruption(api_store(a))) {
         store_reader_release(api_store(a), rd);
-        return no_such_run(a, c);
+        return route_no_such_run(a, c);
     }
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
@@ -374,7 +376,7 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     char detail[300];
     json_t *m[2] = {NULL, NULL};
     if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
-        ret = no_such_run(a, c);
+        ret = route_no_such_run(a, c);
     } else if (!rc[0].found || !rc[1].found) {
         snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
         ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
@@ -469,6 +471,8 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
+        if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
+        if (!strcmp(sub, "/report.md")) return get_stored_doc(a, req, c, id, STORED_REPORT_MD);
     }
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
 }

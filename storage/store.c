@@ -2,6 +2,8 @@
 #include "storage/store.h"
 
 #include "storage/kernel_cursor.h"
+#include "storage/run_analysis.h"
+#include "storage/schema.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -23,62 +25,6 @@ bool run_status_parse(const char *s, run_status *out) {
     return false;
 }
 
-/* Each entry moves the schema from version i to i + 1. Never edit a shipped entry: add one. */
-static const char *const MIGRATIONS[] = {
-    "CREATE TABLE runs ("
-    "  id TEXT PRIMARY KEY,"
-    "  root TEXT NOT NULL,"
-    "  path TEXT NOT NULL,"
-    "  status TEXT NOT NULL,"
-    "  created_at INTEGER NOT NULL,"
-    "  updated_at INTEGER NOT NULL,"
-    "  completed_at INTEGER,"
-    "  ingest_count INTEGER NOT NULL DEFAULT 0,"
-    "  parse_ms REAL,"
-    "  error TEXT,"
-    "  metrics_json TEXT,"
-    "  tokens_per_sec REAL, mfu_pct REAL, gpu_util_pct REAL, step_seconds REAL, hbm_peak_gb REAL"
-    ") WITHOUT ROWID;"
-    "CREATE INDEX runs_by_update ON runs(updated_at DESC, id DESC);"
-    "CREATE TABLE artefacts ("
-    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  kind TEXT NOT NULL,"
-    "  path TEXT NOT NULL,"
-    "  present INTEGER NOT NULL,"
-    "  size INTEGER, mtime_ns INTEGER, inode INTEGER, bytes_parsed INTEGER,"
-    "  parse_ms REAL, format TEXT,"
-    "  PRIMARY KEY (run_id, kind)"
-    ") WITHOUT ROWID;"
-    "CREATE TABLE kernels ("
-    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  name TEXT NOT NULL,"
-    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,"
-    "  flags INTEGER NOT NULL,"
-    "  PRIMARY KEY (run_id, name)"
-    ");",
-    /* 2: why an artefact did not parse (its first warning) */
-    "ALTER TABLE artefacts ADD COLUMN error TEXT;",
-    /* 3: listing by status, newest first, from the index */
-    "CREATE INDEX runs_by_status ON runs(status, updated_at DESC, id DESC);",
-    /* 4: the RunMetrics body in its own table: run rows stay small, so listing reads no blobs */
-    "CREATE TABLE run_metrics ("
-    "  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
-    "  json TEXT NOT NULL"
-    ") WITHOUT ROWID;"
-    "INSERT INTO run_metrics(run_id, json) SELECT id, metrics_json FROM runs WHERE metrics_json IS NOT NULL;"
-    "ALTER TABLE runs DROP COLUMN metrics_json;",
-    /* 5: how each artefact was read (core/read_facts_json: columns, rows, step sources); the
-     * heuristics changed (the seven real-file rules), so every stored signature is voided and
-     * each run is parsed again on start rather than keep numbers the new rules would not give */
-    "ALTER TABLE artefacts ADD COLUMN reading TEXT;"
-    "UPDATE artefacts SET mtime_ns = -1;",
-    /* 6: a headline column is NULL when not measured; before, 0 stood for unknown, so a
-     * stored 0 becomes NULL (what it was listed as) until the run's next parse */
-    "UPDATE runs SET tokens_per_sec = NULLIF(tokens_per_sec, 0), mfu_pct = NULLIF(mfu_pct, 0),"
-    " gpu_util_pct = NULLIF(gpu_util_pct, 0), step_seconds = NULLIF(step_seconds, 0),"
-    " hbm_peak_gb = NULLIF(hbm_peak_gb, 0);",
-};
-#define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
 struct store_reader {
     sqlite3 *db;
@@ -156,30 +102,6 @@ static sqlite3 *open_conn(const char *path, bool readonly, char *err, size_t err
     return db;
 }
 
-static int migrate(sqlite3 *db, char *err, size_t errlen) {
-    sqlite3_stmt *st;
-    int version = 0;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
-    if (version > SCHEMA_VERSION) {
-        snprintf(err, errlen, "database schema version %d is newer than this goblind (%d)", version, SCHEMA_VERSION);
-        return -1;
-    }
-    for (int v = version; v < SCHEMA_VERSION; v++) {
-        char sql[64];
-        if (exec(db, "BEGIN IMMEDIATE", err, errlen) != SQLITE_OK) return -1;
-        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
-        if (exec(db, MIGRATIONS[v], err, errlen) != SQLITE_OK || exec(db, sql, err, errlen) != SQLITE_OK) {
-            exec(db, "ROLLBACK", NULL, 0);
-            return -1;
-        }
-        if (exec(db, "COMMIT", err, errlen) != SQLITE_OK) return -1;
-    }
-    return 0;
-}
-
 store *store_open(const char *path, int max_size_mb, char **errp) {
     char err[256] = "";
     store *s = calloc(1, sizeof *s);
@@ -191,7 +113,7 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
     s->w = open_conn(path, false, err, sizeof err);
     if (!s->w) goto fail;
     if (exec(s->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, sizeof err) != SQLITE_OK) goto fail;
-    if (migrate(s->w, err, sizeof err) != 0) goto fail;
+    if (schema_migrate(s->w, err, sizeof err) != 0) goto fail;
     if (max_size_mb > 0) {
         char sql[96];
         snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld;", (long long)max_size_mb * 1024 * 1024 / 4096);
@@ -276,6 +198,7 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
 }
 
 sqlite3 *store_reader_db(store_reader *r) { return r->db; }
+int store_reader_note(store_reader *r, int rc) { return note_rc(r->owner, r->db, rc); }
 const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? artefact_kind_key((artefact_kind)kind) : ""; }
 
 static int step_done(sqlite3_stmt *q) {
@@ -334,6 +257,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
         ? exec_for_run(s->w, "INSERT INTO run_metrics(run_id, json) VALUES (?1, ?2)"
                              " ON CONFLICT(run_id) DO UPDATE SET json = ?2", r->id, r->metrics_json)
         : exec_for_run(s->w, "DELETE FROM run_metrics WHERE run_id = ?1", r->id, NULL);
+    if (rc == SQLITE_OK) rc = run_analysis_write(s->w, r->id, doc->analysis_json, doc->report_md);
     if (rc != SQLITE_OK) return rc;
 
     rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);

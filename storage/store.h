@@ -72,6 +72,9 @@ typedef struct sqlite3 sqlite3;
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);
 /* The connection of a reader (storage/ modules only). */
 sqlite3 *store_reader_db(store_reader *r);
+/* Returns rc after noting it: a SQLITE_CORRUPT / SQLITE_NOTADB from a reader's statement
+ * marks the store corrupt (store_corruption), as the store's own reads do (storage/ modules). */
+int store_reader_note(store_reader *r, int rc);
 /* The artefact kinds' names in the database ("kernel_trace", "torch_profile", "telemetry"). */
 const char *store_kind_key(int kind);
 
