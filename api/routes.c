@@ -15,7 +15,6 @@
 #include "api/kernels_body.h"
 #include "base/json_writer.h"
 #include "core/run_files.h"
-#include "parsers/kernel_table.h"
 #include "storage/retention.h"
 
 #define RETRY_AFTER_S 2
@@ -134,7 +133,6 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
 
 typedef struct run_copy {
     bool found;
-    headline_known known;          /* which headline numbers the last parse measured */
     run_status status;
     int64_t ingest_count;
     char *metrics_json;
@@ -150,9 +148,6 @@ static void copy_row(void *user, const run_row *row) {
     rc->found = true;
     rc->status = row->status;
     rc->ingest_count = row->ingest_count;
-    rc->known = (headline_known){.tokens_per_sec = row->tokens_per_sec.has, .mfu_pct = row->mfu_pct.has,
-                                 .gpu_util_pct = row->gpu_util_pct.has, .step_time = row->step_seconds.has,
-                                 .hbm = row->hbm_peak_gb.has};
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
 }
 
@@ -362,19 +357,28 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
 
 /* ---- /compare ---------------------------------------------------------------------- */
 
+typedef struct compare_read { compare_side side; bool found, ok; run_status status; } compare_read;
+
+static void compare_row(void *user, const run_row *row) {
+    compare_read *r = user;
+    r->found = true;
+    r->status = row->status;
+    r->ok = compare_side_from_row(&r->side, row);
+}
+
 static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     const char *ids[2] = {arg(c, "base"), arg(c, "candidate")};
     for (int i = 0; i < 2; i++)
         if (!ids[i] || !run_id_valid(ids[i]))
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "base and candidate must both be run ids ([A-Za-z0-9._-]{1,128})");
-    run_copy rc[2] = {{0}, {0}};
+    compare_read rc[2];
+    memset(rc, 0, sizeof rc);
     store_reader *rd = store_reader_acquire(api_store(a));
-    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], copy_row, &rc[i]);
+    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], compare_row, &rc[i]);
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
     char detail[300];
-    json_t *m[2] = {NULL, NULL};
     if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
         ret = route_no_such_run(a, c);
     } else if (!rc[0].found || !rc[1].found) {
@@ -384,15 +388,20 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         int i = rc[0].status != RUN_COMPLETE ? 0 : 1;
         snprintf(detail, sizeof detail, "run %s is %s; only complete runs are compared", ids[i], run_status_name(rc[i].status));
         ret = api_send_error(c, MHD_HTTP_CONFLICT, "not_complete", detail);
-    } else if (!(m[0] = json_loads(rc[0].metrics_json, 0, NULL)) || !(m[1] = json_loads(rc[1].metrics_json, 0, NULL))) {
+    } else if (!rc[0].ok || !rc[1].ok || !rc[0].side.metrics_json || !rc[1].side.metrics_json) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
     } else {
-        ret = api_send_json(c, MHD_HTTP_OK, compare_runs(ids[0], m[0], &rc[0].known, ids[1], m[1], &rc[1].known), NULL, 0);
+        strbuf out = {0};
+        compare_runs(&rc[0].side, &rc[1].side, &out);
+        if (strbuf_terminate(&out)) {
+            ret = api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);      /* the response owns it */
+        } else {
+            strbuf_free(&out);
+            ret = MHD_NO;
+        }
     }
-    json_decref(m[0]);
-    json_decref(m[1]);
-    free(rc[0].metrics_json);
-    free(rc[1].metrics_json);
+    compare_side_free(&rc[0].side);
+    compare_side_free(&rc[1].side);
     return ret;
 }
 

@@ -65,6 +65,27 @@ static const char *const MIGRATIONS[] = {
     "  json TEXT,"
     "  report_md TEXT"
     ") WITHOUT ROWID;",
+    /* 8: the rest of what /compare and Prometheus read as columns (issue 10: the API reads no
+     * stored JSON for numbers): the mean HBM (known with the peak) and the waste budget's buckets
+     * (known with the step time), filled for stored runs from their RunMetrics body (a body that
+     * is not JSON leaves them NULL: unknown, and the migration still runs) */
+    "ALTER TABLE runs ADD COLUMN hbm_avg_gb REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_useful_gpu REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_data_wait REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_host_gap REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_comm_excess REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_memory_headroom REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_precision_path REAL;"
+    "ALTER TABLE runs ADD COLUMN waste_kernel_shape REAL;"
+    "UPDATE runs SET hbm_avg_gb = (SELECT json_extract(json, '$.hbm_avg_gb') FROM run_metrics"
+    "  WHERE run_id = id AND json_valid(json)) WHERE hbm_peak_gb IS NOT NULL;"
+    "UPDATE runs SET (waste_useful_gpu, waste_data_wait, waste_host_gap, waste_comm_excess, waste_memory_headroom,"
+    "  waste_precision_path, waste_kernel_shape) = (SELECT json_extract(json, '$.waste_budget.useful_gpu'),"
+    "  json_extract(json, '$.waste_budget.data_wait'), json_extract(json, '$.waste_budget.host_gap'),"
+    "  json_extract(json, '$.waste_budget.comm_excess'), json_extract(json, '$.waste_budget.memory_headroom'),"
+    "  json_extract(json, '$.waste_budget.precision_path'), json_extract(json, '$.waste_budget.kernel_shape')"
+    "  FROM run_metrics WHERE run_id = id AND json_valid(json))"
+    " WHERE step_seconds IS NOT NULL;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 

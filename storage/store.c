@@ -15,6 +15,11 @@
 
 #define READERS 4
 
+/* The headline columns of schema 8: mean HBM, then the waste buckets in INGEST_WASTE_KEYS order
+ * (each column is "waste_" and its key; check_store_doc checks the names). */
+#define HEADLINE_MORE "hbm_avg_gb, waste_useful_gpu, waste_data_wait, waste_host_gap, waste_comm_excess," \
+                      " waste_memory_headroom, waste_precision_path, waste_kernel_shape"
+
 static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone"};
 
 const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
@@ -227,11 +232,13 @@ static int ingest_tx(store *s, const ingest_record *r) {
     int rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO runs(id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error,"
-        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15)"
+        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE ")"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
         " ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, completed_at = ?6,"
         " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8,"
-        " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15",
+        " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15,"
+        " hbm_avg_gb = ?16, waste_useful_gpu = ?17, waste_data_wait = ?18, waste_host_gap = ?19, waste_comm_excess = ?20,"
+        " waste_memory_headroom = ?21, waste_precision_path = ?22, waste_kernel_shape = ?23",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
@@ -249,6 +256,9 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (m->has_gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
     if (m->has_step_seconds) sqlite3_bind_double(q, 14, m->step_seconds);   /* the one the budget used */
     if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 16, m->hbm_avg_gb);      /* the same samples as the peak */
+    for (int b = 0; b < INGEST_WASTE_BUCKETS && m->has_step_seconds; b++)  /* the split of a known step time */
+        sqlite3_bind_double(q, 17 + b, m->waste[b]);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -385,7 +395,7 @@ void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *s
 
 /* The run row; the last column is the RunMetrics body when the query joins it, else NULL. */
 #define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
-                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
+                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE
 
 /* A headline column: NULL is a number the parse did not measure (or no parse yet). */
 static opt_num col_opt(sqlite3_stmt *q, int i) {
@@ -411,7 +421,9 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->gpu_util_pct = col_opt(q, 12);
     row->step_seconds = col_opt(q, 13);
     row->hbm_peak_gb = col_opt(q, 14);
-    row->metrics_json = col_text(q, 15);
+    row->hbm_avg_gb = col_opt(q, 15);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) row->waste[b] = col_opt(q, 16 + b);
+    row->metrics_json = col_text(q, 16 + INGEST_WASTE_BUCKETS);
 }
 
 int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
@@ -487,6 +499,13 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
     sqlite3_finalize(q);
 }
 
+void store_kernel_classes(unsigned flags, kernel_row *k) {
+    k->flags = flags;
+    k->gemm = (flags & INGEST_KF_GEMM_WIDE) != 0;
+    k->collective = (flags & INGEST_KF_COLLECTIVE) != 0;
+    k->generic_gemm = k->gemm && (flags & INGEST_KF_GENERIC);
+}
+
 /* The query is kernel_query_sql's (storage/kernel_cursor.c): its share uses TOTAL() (a double),
  * as SUM() of saturated int64 totals overflowed and failed the whole query (issue 15 item 6). */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
@@ -502,8 +521,8 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
             .avg_ns = sqlite3_column_double(q, 5), .pct_time = sqlite3_column_double(q, 6),
-            .flags = (unsigned)sqlite3_column_int(q, 7),
         };
+        store_kernel_classes((unsigned)sqlite3_column_int(q, 7), &k);
         fn(user, &k);
         n++;
     }

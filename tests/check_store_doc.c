@@ -114,6 +114,80 @@ START_TEST(stored_document_lifecycle) {
 }
 END_TEST
 
+static void exec_sql(const char *db, const char *sql) {
+    sqlite3 *h = NULL;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql, msg ? msg : "");
+    sqlite3_close(h);
+}
+
+static double column_value(const char *db, const char *col, bool *null) {
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE id = 'w'", col);
+    sqlite3 *h = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK, "no column %s", col);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    *null = sqlite3_column_type(q, 0) == SQLITE_NULL;
+    double v = sqlite3_column_double(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
+    return v;
+}
+
+/* Schema 8: the mean HBM and the waste buckets are headline columns ("waste_" + each
+ * INGEST_WASTE_KEYS key), read back into run_row; a database of schema 7 gets them from the
+ * stored RunMetrics bodies when it is migrated. */
+START_TEST(headline_columns_and_their_migration) {
+    char *db = temp_db(), *err = NULL;
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ingest_doc doc = {.metrics_json = "{\"hbm_avg_gb\":2.5,\"waste_budget\":{\"useful_gpu\":0.25,\"data_wait\":0.0,"
+                                      "\"host_gap\":0.125,\"comm_excess\":0.0,\"memory_headroom\":0.0,"
+                                      "\"precision_path\":0.0625,\"kernel_shape\":0.0}}"};
+    doc.headline = (ingest_headline){.hbm_peak_gb = 4.0, .hbm_avg_gb = 2.5, .has_hbm_peak_gb = true,
+                                     .has_step_seconds = true, .step_seconds = 0.4375,
+                                     .waste = {0.25, 0.0, 0.125, 0.0, 0.0, 0.0625, 0.0}};
+    ingest_record rec = {.id = "w", .root = "/r", .path = "/r/w", .status = RUN_COMPLETE, .now_ms = 1000, .doc = &doc,
+                         .metrics_json = doc.metrics_json, .parse_ms = 1.0};
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    store_close(st);
+    bool null;
+    for (int round = 0; round < 2; round++) {
+        for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
+            char col[64];
+            snprintf(col, sizeof col, "waste_%s", INGEST_WASTE_KEYS[b]);
+            ck_assert_double_eq(column_value(db, col, &null), doc.headline.waste[b]);
+            ck_assert(!null);
+        }
+        ck_assert_double_eq(column_value(db, "hbm_avg_gb", &null), 2.5);
+        if (round == 1) break;
+        /* back to schema 7 (no such columns), then migrated again: filled from the bodies */
+        exec_sql(db, "ALTER TABLE runs DROP COLUMN hbm_avg_gb; ALTER TABLE runs DROP COLUMN waste_useful_gpu;"
+                     "ALTER TABLE runs DROP COLUMN waste_data_wait; ALTER TABLE runs DROP COLUMN waste_host_gap;"
+                     "ALTER TABLE runs DROP COLUMN waste_comm_excess; ALTER TABLE runs DROP COLUMN waste_memory_headroom;"
+                     "ALTER TABLE runs DROP COLUMN waste_precision_path; ALTER TABLE runs DROP COLUMN waste_kernel_shape;"
+                     "PRAGMA user_version = 7;");
+        st = store_open(db, 0, &err);
+        ck_assert_msg(st != NULL, "%s", err ? err : "");
+        store_close(st);
+    }
+    /* unknown stays unknown: a run without a step time has no buckets */
+    st = store_open(db, 0, &err);
+    doc.headline.has_step_seconds = false;
+    doc.headline.has_hbm_peak_gb = false;
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    store_close(st);
+    column_value(db, "waste_host_gap", &null);
+    ck_assert(null);
+    column_value(db, "hbm_avg_gb", &null);
+    ck_assert(null);
+    free(db);
+}
+END_TEST
+
 /* ---- over HTTP -------------------------------------------------------------------------- */
 
 typedef struct reply {
@@ -286,6 +360,7 @@ int main(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, stored_document_lifecycle);
     tcase_add_test(tc, served_as_stored);
+    tcase_add_test(tc, headline_columns_and_their_migration);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -321,8 +321,10 @@ def test_schema_migration_from_v1(tmp):
     assert old["gpu_util_pct"] == 55.5 and old["tokens_per_sec"] is None and old["hbm_peak_gb"] is None, old
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 6
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 8
     assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
+    assert {"hbm_avg_gb", "waste_host_gap"} <= {r[1] for r in con.execute("PRAGMA table_info(runs)")}   # v8
+    assert con.execute("SELECT COUNT(*) FROM run_analysis").fetchone()[0] == 0                         # v7
     con.close()
 
 
