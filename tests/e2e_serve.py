@@ -260,7 +260,10 @@ def test_upgrade_to_v5_reparses_every_run(tmp):
     d.wait_status("old-rules", "complete")
     assert d.stop() == 0
     con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
-    con.executescript("ALTER TABLE artefacts DROP COLUMN reading; PRAGMA user_version = 4;")
+    later = ("hbm_avg_gb waste_useful_gpu waste_data_wait waste_host_gap waste_comm_excess waste_memory_headroom"
+             " waste_precision_path waste_kernel_shape").split()                      # what versions 7 and 8 added
+    con.executescript("ALTER TABLE artefacts DROP COLUMN reading; DROP TABLE run_analysis;"
+                      + "".join(f"ALTER TABLE runs DROP COLUMN {c};" for c in later) + "PRAGMA user_version = 4;")
     con.close()
     d.start()
     wait_for(lambda: d.json("/runs/old-rules")[2]["ingest_count"] == 2, 30, "the run to be parsed again")
