@@ -16,6 +16,7 @@
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "storage/retention.h"
+#include "storage/run_detail.h"
 
 #define RETRY_AFTER_S 2
 #define MAX_WAIT_S 60
@@ -27,13 +28,6 @@ static void iso_text(int64_t ms, char *b, size_t n) {
     gmtime_r(&s, &tm);
     snprintf(b, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
              tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
-static json_t *iso_time(int64_t ms) {
-    if (ms <= 0) return json_null();
-    char b[96];
-    iso_text(ms, b, sizeof b);
-    return json_string(b);
 }
 
 static const char *arg(struct MHD_Connection *c, const char *key) {
@@ -136,7 +130,6 @@ typedef struct run_copy {
     run_status status;
     int64_t ingest_count;
     char *metrics_json;
-    json_t *detail;
 } run_copy;
 
 static void etag_of(const run_copy *r, char *out, size_t n) {
@@ -151,70 +144,117 @@ static void copy_row(void *user, const run_row *row) {
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
 }
 
-static json_t *opt_json(opt_num v) { return v.has ? json_real(v.v) : json_null(); }
+static void iso_field(jw_out *j, const char *key, int64_t ms) {
+    jw_key(j, key);
+    if (ms <= 0) { jw_null(j); return; }
+    char b[96];
+    iso_text(ms, b, sizeof b);
+    jw_string(j, b);
+}
 
+static void text_or_null(jw_out *j, const char *key, const char *v) {
+    jw_key(j, key);
+    if (v) jw_string(j, v);
+    else jw_null(j);
+}
+
+/* The run's own fields, from its row (headline numbers from their columns). */
 static void detail_row(void *user, const run_row *row) {
-    run_copy *rc = user;
-    copy_row(user, row);
-    json_t *warnings = NULL;
-    if (row->metrics_json) {
-        json_t *m = json_loads(row->metrics_json, 0, NULL);
-        if (m) warnings = json_incref(json_object_get(m, "warnings"));
-        json_decref(m);
-    }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
-        "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
-        "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
-        "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
-        "error", row->error ? json_string(row->error) : json_null(),
-        "step_time_seconds", opt_json(row->step_seconds), "tokens_per_sec", opt_json(row->tokens_per_sec),
-        "mfu_pct", opt_json(row->mfu_pct), "gpu_util_pct", opt_json(row->gpu_util_pct),
-        "hbm_peak_gb", opt_json(row->hbm_peak_gb), "warnings", warnings ? warnings : json_array());
+    jw_out *j = user;
+    jw_key(j, "id");
+    jw_string(j, row->id);
+    jw_key(j, "status");
+    jw_string(j, run_status_name(row->status));
+    jw_key(j, "root");
+    jw_string(j, row->root);
+    jw_key(j, "path");
+    jw_string(j, row->path);
+    iso_field(j, "created_at", row->created_at);
+    iso_field(j, "updated_at", row->updated_at);
+    iso_field(j, "completed_at", row->completed_at);
+    jw_key(j, "ingest_count");
+    jw_int(j, row->ingest_count);
+    jw_key(j, "last_parse_ms");
+    if (row->ingest_count) jw_number(j, row->parse_ms);
+    else jw_null(j);
+    text_or_null(j, "error", row->error);
+    opt_number(j, "step_time_seconds", row->step_seconds);
+    opt_number(j, "tokens_per_sec", row->tokens_per_sec);
+    opt_number(j, "mfu_pct", row->mfu_pct);
+    opt_number(j, "gpu_util_pct", row->gpu_util_pct);
+    opt_number(j, "hbm_peak_gb", row->hbm_peak_gb);
 }
 
-/* How the artefact was found and read (found_by, sniff_score, columns, rows_used,
- * rows_skipped, steps_source, step_time_source; docs/API.md), from its stored JSON; all
- * null when it was not read. */
-static void add_reading(json_t *artefact, const char *reading) {
-    static const char *const KEYS[] = {"found_by", "sniff_score", "columns", "rows_used", "rows_skipped",
-                                       "steps_source", "step_time_source"};
-    json_t *r = reading ? json_loads(reading, 0, NULL) : NULL;
-    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
-        json_t *v = r ? json_object_get(r, KEYS[i]) : NULL;
-        json_object_set(artefact, KEYS[i], v ? v : json_null());
-    }
-    json_decref(r);
+typedef struct detail_read { jw_out *j; bool found; run_status status; int64_t ingest_count; } detail_read;
+
+static void detail_head(void *user, const run_row *row) {
+    detail_read *d = user;
+    d->found = true;
+    d->status = row->status;
+    d->ingest_count = row->ingest_count;
+    detail_row(d->j, row);
 }
 
-static void add_artefact(void *user, const run_artefact_row *a) {
-    json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
-        "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
-        "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
-        "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
-        "format", a->format ? json_string(a->format) : json_null(),
-        "error", a->error ? json_string(a->error) : json_null());
-    add_reading(o, a->reading);
-    json_array_append_new(user, o);
+/* One artefact: identity, how it was read (found_by, sniff_score, columns, rows_used,
+ * rows_skipped, steps_source, step_time_source; docs/API.md) as storage extracted them. */
+static void add_artefact(void *user, const run_artefact_row *a, const char *facts) {
+    jw_out *j = user;
+    jw_object_open(j);
+    jw_key(j, "kind");
+    jw_string(j, a->kind);
+    jw_key(j, "path");
+    jw_string(j, a->path);
+    jw_key(j, "present");
+    jw_bool(j, a->present);
+    jw_key(j, "size");
+    jw_int(j, a->size);
+    jw_key(j, "mtime_ns");
+    jw_int(j, a->mtime_ns);
+    jw_key(j, "inode");
+    jw_int(j, a->inode);
+    jw_key(j, "bytes_parsed");
+    jw_int(j, a->bytes_parsed);
+    jw_key(j, "parse_ms");
+    jw_number(j, a->parse_ms);
+    text_or_null(j, "format", a->format);
+    text_or_null(j, "error", a->error);
+    /* the facts object's members, spliced into this one: {"found_by":...} minus its braces */
+    size_t n = facts ? strlen(facts) : 0;
+    if (n > 2) {
+        strbuf_putc(j->buf, ',');
+        strbuf_append(j->buf, facts + 1, n - 2);
+    }
+    jw_object_close(j);
 }
 
 static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {
-    run_copy rc = {0};
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    detail_read d = {.j = &j};
     store_reader *rd = store_reader_acquire(api_store(a));
-    store_get_run(rd, id, detail_row, &rc);
-    json_t *artefacts = json_array();
-    if (rc.found) store_get_artefacts(rd, id, add_artefact, artefacts);
+    store_get_run(rd, id, detail_head, &d);
+    char *warnings = d.found ? store_run_warnings(rd, id) : NULL;
+    if (warnings) {
+        jw_key(&j, "warnings");
+        jw_json(&j, warnings, strlen(warnings));
+        jw_key(&j, "artefacts");
+        jw_array_open(&j);
+        store_get_artefact_facts(rd, id, add_artefact, &j);
+        jw_array_close(&j);
+    }
     store_reader_release(api_store(a), rd);
-    free(rc.metrics_json);
-    if (!rc.found || !rc.detail || store_corruption(api_store(a))) {
-        json_decref(artefacts);
-        json_decref(rc.detail);
+    jw_object_close(&j);
+    if (!d.found || !warnings || store_corruption(api_store(a)) || !strbuf_terminate(&out)) {
+        free(warnings);
+        strbuf_free(&out);
         return route_no_such_run(a, c);
     }
-    json_object_set_new(rc.detail, "artefacts", artefacts);
+    free(warnings);
     char etag[64];
-    etag_of(&rc, etag, sizeof etag);
-    return api_send_json(c, MHD_HTTP_OK, rc.detail, etag, 0);
+    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, run_status_name(d.status));
+    return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, etag);
 }
 
 /* ---- /runs/<id>/metrics ------------------------------------------------------------- */

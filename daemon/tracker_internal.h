@@ -20,7 +20,6 @@
 #include "core/run_parse.h"
 #include "daemon/run_state.h"
 #include "daemon/run_tracker.h"
-#include "parsers/artefact.h"
 
 #define MAX_SUBWATCH 8
 

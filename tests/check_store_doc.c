@@ -19,6 +19,7 @@
 #include "api/http_api.h"
 #include "storage/retention.h"
 #include "storage/run_analysis.h"
+#include "storage/run_detail.h"
 #include "storage/store.h"
 
 static const char DOC[] = "{\"sources\":[],\"kernels\":{\"total_ns\":12345},\"note\":\"caf\xc3\xa9\"}";
@@ -184,6 +185,54 @@ START_TEST(headline_columns_and_their_migration) {
     ck_assert(null);
     column_value(db, "hbm_avg_gb", &null);
     ck_assert(null);
+    free(db);
+}
+END_TEST
+
+static void keep_facts(void *user, const run_artefact_row *a, const char *facts) {
+    char **out = user;
+    int i = !strcmp(a->kind, "kernel_trace") ? 0 : 1;
+    out[i] = strdup(facts);
+}
+
+/* GET /runs/<id>'s parts inside stored JSON, taken out by SQL: the warnings array ("[]" without
+ * a body), and each artefact's facts as exactly the seven keys (null when absent, all null for a
+ * reading that is not JSON: the query still answers). */
+START_TEST(detail_parts_by_sql) {
+    char *db = temp_db(), *err = NULL;
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ingest_doc doc = {.metrics_json = "{\"steps\":3,\"warnings\":[\"trace.csv:4: bad row\",\"x \\\"y\\\"\"]}"};
+    doc.artefacts[0] = (ingest_artefact){.kind = "kernel_trace", .path = "/r/w/trace.csv", .present = true,
+                                         .reading = "{\"found_by\":\"trace.csv\",\"sniff_score\":90,"
+                                                    "\"columns\":{\"name\":\"KernelName\"},\"rows_used\":7,\"extra\":1}"};
+    doc.artefacts[1] = (ingest_artefact){.kind = "telemetry", .path = "/r/w/amd_smi.csv", .reading = "{not json"};
+    doc.n_artefacts = 2;
+    ingest_record rec = {.id = "w", .root = "/r", .path = "/r/w", .status = RUN_COMPLETE, .now_ms = 1000, .doc = &doc,
+                         .metrics_json = doc.metrics_json, .parse_ms = 1.0};
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    store_reader *rd = store_reader_acquire(st);
+    char *w = store_run_warnings(rd, "w");
+    ck_assert_str_eq(w, "[\"trace.csv:4: bad row\",\"x \\\"y\\\"\"]");
+    free(w);
+    char *facts[2] = {NULL, NULL};
+    store_get_artefact_facts(rd, "w", keep_facts, facts);
+    ck_assert_str_eq(facts[0], "{\"found_by\":\"trace.csv\",\"sniff_score\":90,\"columns\":{\"name\":\"KernelName\"},"
+                               "\"rows_used\":7,\"rows_skipped\":null,\"steps_source\":null,\"step_time_source\":null}");
+    ck_assert_str_eq(facts[1], "{\"found_by\":null,\"sniff_score\":null,\"columns\":null,\"rows_used\":null,"
+                               "\"rows_skipped\":null,\"steps_source\":null,\"step_time_source\":null}");
+    free(facts[0]);
+    free(facts[1]);
+    store_reader_release(st, rd);
+    rec.metrics_json = NULL;                              /* no body: no warnings */
+    doc.metrics_json = NULL;
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    rd = store_reader_acquire(st);
+    w = store_run_warnings(rd, "w");
+    ck_assert_str_eq(w, "[]");
+    free(w);
+    store_reader_release(st, rd);
+    store_close(st);
     free(db);
 }
 END_TEST
@@ -361,6 +410,7 @@ int main(void) {
     tcase_add_test(tc, stored_document_lifecycle);
     tcase_add_test(tc, served_as_stored);
     tcase_add_test(tc, headline_columns_and_their_migration);
+    tcase_add_test(tc, detail_parts_by_sql);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
