@@ -1,13 +1,10 @@
 /* run_tracker: carries out the per-run state machine's actions (run_state.c decides; this file
  * runs the timers, queues the parses on the worker pool, writes statuses and logs outcomes) and
  * the tracker's lifecycle; see run_tracker.h and tracker_internal.h for the other files. */
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
-#include "core/run_parse.h"
+
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 #include "daemon/run_log.h"
@@ -116,60 +113,13 @@ static void on_quiet(uv_timer_t *h) {
     apply(r, run_state_quiet(&r->sm, &c, now_ms(), sig_equal(&cur, &r->parsed_sig)));
 }
 
-/* Worker thread: parse, render, store. Touches nothing of the loop's. */
-static void parse_work(uv_work_t *req) {
-    parse_job *j = req->data;
-    tracker *t = j->r->t;
-    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
-    run_options opt = {.parse.confine_root = j->root, .parse.limits = &j->lim};
-    struct timeval t0, t1;
-    gettimeofday(&t0, NULL);
-    if (!run_parse(j->path, &opt, &j->res)) return;
-    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }   /* cut short: never stored */
-    gettimeofday(&t1, NULL);
-    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
-    j->seconds = ms / 1e3;
-    const artefact_info *ki = &j->res.info[ARTEFACT_KERNEL_TRACE];
-    bool kernels_ok = ki->present && ki->bytes_parsed > 0 && j->res.kernels.complete;
-    bool torch_ok = j->res.torch.complete;
-    j->ok = kernels_ok && torch_ok;
-    const char *limited = NULL;                 /* an artefact stopped by max_parse_mb / max_parse_s */
-    for (int k = 0; k < ARTEFACT_KIND_COUNT && !limited; k++)
-        if (j->res.info[k].error && strstr(j->res.info[k].error, "bounds a parse")) limited = j->res.info[k].error;
-    if (limited) log_warn("run %s: %s", j->id, limited);
-    const char *error = j->ok ? NULL
-        : limited ? limited
-        : !ki->present ? "kernel trace not found"
-        : !kernels_ok ? "kernel trace empty or truncated"
-        : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
-        : "torch profile not parseable (yet)";
-    j->error = error;
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        const artefact_info *a = &j->res.info[k];
-        j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
-        j->bytes += a->bytes_parsed;
-    }
-    ingest_doc doc;                     /* the store sees a document, not the parse's structs */
-    bool doc_ok = ingest_doc_build(&j->res, &doc);
-    ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
-                         .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
-    j->stored = doc_ok && store_ingest(j->r->t->st, &rec) == 0;
-    ingest_doc_free(&doc);
+static void start_parse(run *r) {
+    if (!ingest_job_queue(r)) run_state_parse_not_started(&r->sm);
 }
 
-static void free_job(parse_job *j) {
-    run_result_free(&j->res);
-    free(j->id);
-    free(j->root);
-    free(j->path);
-    free(j);
-}
-
-static void parse_done(uv_work_t *req, int status) {
-    parse_job *j = req->data;
+/* The parse of r ended (ingest_job.c, loop thread): counters, the state machine, and what it
+ * asks for next. j stays valid; its owner frees it afterwards. */
+void run_parsed(parse_job *j, int status) {
     run *r = j->r;
     tracker *t = r->t;
     t->inflight--;
@@ -195,8 +145,6 @@ static void parse_done(uv_work_t *req, int status) {
             log_error("run %s: ingest not stored (%s); will retry", r->id,
                       status ? uv_strerror(status) : store_last_error(t->st));
     }
-    free_job(j);
-    if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
     bool forgotten = r->forgotten;              /* deleted while parsing: nothing left to do */
     if (forgotten && r->refs == 0) free_run(r);
     if (t->stopping) {
@@ -211,30 +159,6 @@ static void parse_done(uv_work_t *req, int status) {
     if (r->sm.gone) return;
     if (db_corrupt(t)) return;                  /* no retry loop on a corrupt database */
     apply(r, next);                             /* parse again, retry, or wait for quiet */
-}
-
-/* Queues the parse the state machine asked for (it already says parsing, status running). */
-static void start_parse(run *r) {
-    tracker *t = r->t;
-    if (db_corrupt(t)) { run_state_parse_not_started(&r->sm); return; }
-    parse_job *j = calloc(1, sizeof *j);
-    if (!j) { log_error("run %s: out of memory", r->id); run_state_parse_not_started(&r->sm); return; }
-    j->r = r;
-    j->id = strdup(r->id);
-    j->root = strdup(r->root);
-    j->path = strdup(r->path);
-    j->req.data = j;
-    j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
-    j->lim.max_seconds = t->cfg->max_parse_s;
-    j->lim.cancel = &t->cancel;
-    if (uv_queue_work(t->loop, &j->req, parse_work, parse_done) != 0) {
-        log_error("run %s: cannot queue a parse", r->id);
-        free_job(j);
-        run_state_parse_not_started(&r->sm);
-        return;
-    }
-    r->refs++;
-    t->inflight++;
 }
 
 tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, goblind_counters *counters,

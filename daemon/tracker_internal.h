@@ -2,6 +2,7 @@
  *
  *   run_state.c      the per-run state machine (settle, parse pacing, quiet): pure, unit-tested
  *   run_tracker.c    carries out its actions (timers, parses, status writes) and the lifecycle
+ *   ingest_job.c     one parse on the worker pool: parse, render, store; handed back to run_parsed
  *   run_table.c      the run hash table, artefact signatures, small path helpers
  *   status_writer.c  status writes on the worker pool, retries, the corrupt-database stop
  *   watches.c        inotify watches (libuv fs events), fallback to scanning
@@ -158,5 +159,12 @@ void forget(run *r);
 void mark_gone(run *r);
 void run_handle_closed(uv_handle_t *h);
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
+/* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
+void run_parsed(parse_job *j, int status);
+
+/* ingest_job.c */
+/* Queues a parse of r on the worker pool; false (nothing queued) on a corrupt database, out of
+ * memory or a refused queue. */
+bool ingest_job_queue(run *r);
 
 #endif
