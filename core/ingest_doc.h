@@ -25,10 +25,13 @@ extern const char *const *const INGEST_WASTE_KEYS;
 enum { INGEST_KF_COLLECTIVE = 1 << 0, INGEST_KF_GEMM_WIDE = 1 << 2, INGEST_KF_GENERIC = 1 << 3 };
 
 /* The numbers stored as columns for lists, Prometheus and /compare. step_seconds is the
- * step time the waste budget used (the one definition of it); hbm_avg_gb is known when
- * hbm_peak_gb is (the same samples), the waste buckets when step_seconds is. */
+ * step time the waste budget used (the one definition of it). hbm_avg_gb and the waste
+ * buckets have flags of their own (a builder that does not set them stores them as unknown,
+ * never as a 0 that looks measured); ingest_doc_build sets them with hbm_peak_gb and
+ * step_seconds: the same samples, the split of that step time. */
 typedef struct ingest_headline {
     double tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb;
+    bool has_hbm_avg_gb, has_waste;
     double hbm_avg_gb;
     double waste[INGEST_WASTE_BUCKETS];   /* seconds per step, INGEST_WASTE_KEYS order */
     bool has_step_seconds;

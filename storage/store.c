@@ -256,8 +256,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (m->has_gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
     if (m->has_step_seconds) sqlite3_bind_double(q, 14, m->step_seconds);   /* the one the budget used */
     if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
-    if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 16, m->hbm_avg_gb);      /* the same samples as the peak */
-    for (int b = 0; b < INGEST_WASTE_BUCKETS && m->has_step_seconds; b++)  /* the split of a known step time */
+    if (m->has_hbm_avg_gb) sqlite3_bind_double(q, 16, m->hbm_avg_gb);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS && m->has_waste; b++)      /* the split of the step time */
         sqlite3_bind_double(q, 17 + b, m->waste[b]);
     rc = step_done(q);
     sqlite3_finalize(q);

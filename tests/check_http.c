@@ -99,6 +99,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     ingest_doc doc = {0};                                                  /* measured */
     doc.headline = (ingest_headline){.tokens_per_sec = 1e300, .hbm_peak_gb = 1.66e305, .hbm_avg_gb = -1.66e305,
+                                     .has_hbm_avg_gb = true,
                                      .has_tokens_per_sec = true, .has_hbm_peak_gb = true};
     ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
                          .doc = &doc, .parse_ms = 1.0,

@@ -149,6 +149,7 @@ START_TEST(headline_columns_and_their_migration) {
                                       "\"host_gap\":0.125,\"comm_excess\":0.0,\"memory_headroom\":0.0,"
                                       "\"precision_path\":0.0625,\"kernel_shape\":0.0}}"};
     doc.headline = (ingest_headline){.hbm_peak_gb = 4.0, .hbm_avg_gb = 2.5, .has_hbm_peak_gb = true,
+                                     .has_hbm_avg_gb = true, .has_waste = true,
                                      .has_step_seconds = true, .step_seconds = 0.4375,
                                      .waste = {0.25, 0.0, 0.125, 0.0, 0.0, 0.0625, 0.0}};
     ingest_record rec = {.id = "w", .root = "/r", .path = "/r/w", .status = RUN_COMPLETE, .now_ms = 1000, .doc = &doc,
@@ -175,10 +176,10 @@ START_TEST(headline_columns_and_their_migration) {
         ck_assert_msg(st != NULL, "%s", err ? err : "");
         store_close(st);
     }
-    /* unknown stays unknown: a run without a step time has no buckets */
+    /* unknown stays unknown: without their flags the numbers are NULL, whatever the values */
     st = store_open(db, 0, &err);
-    doc.headline.has_step_seconds = false;
-    doc.headline.has_hbm_peak_gb = false;
+    doc.headline.has_waste = false;
+    doc.headline.has_hbm_avg_gb = false;
     ck_assert_int_eq(store_ingest(st, &rec), 0);
     store_close(st);
     column_value(db, "waste_host_gap", &null);
