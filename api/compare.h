@@ -21,6 +21,7 @@ typedef struct compare_side {
 /* Copies what /compare needs from a stored run row into side (free with compare_side_free);
  * false when out of memory. */
 bool compare_side_from_row(compare_side *side, const run_row *row);
+/* Frees what compare_side_from_row copied (the id and the RunMetrics text). */
 void compare_side_free(compare_side *side);
 
 /* Writes the comparison body into out: a number one side did not measure is null on that side

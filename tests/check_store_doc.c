@@ -20,6 +20,7 @@
 #include "storage/retention.h"
 #include "storage/run_analysis.h"
 #include "storage/run_detail.h"
+#include "storage/schema.h"
 #include "storage/store.h"
 
 static const char DOC[] = "{\"sources\":[],\"kernels\":{\"total_ns\":12345},\"note\":\"caf\xc3\xa9\"}";
@@ -176,6 +177,8 @@ START_TEST(headline_columns_and_their_migration) {
         ck_assert_msg(st != NULL, "%s", err ? err : "");
         store_close(st);
     }
+    ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), schema_version());
+    ck_assert_int_eq(schema_version(), 8);
     /* unknown stays unknown: without their flags the numbers are NULL, whatever the values */
     st = store_open(db, 0, &err);
     doc.headline.has_waste = false;
