@@ -1,45 +1,62 @@
-/* compare: deltas between two runs. Extreme finite inputs (1e-300 against 1e300) overflow
- * differences and ratios; those saturate to +-DBL_MAX rather than fail the whole body or drop
- * a key, and what is undefined (a ratio to 0, NaN) is null. */
+/* compare: deltas between two runs, from their stored headline columns (the RunMetrics text
+ * of each side is embedded as stored, never parsed here). Extreme finite inputs (1e-300 against
+ * 1e300) overflow differences and ratios; those saturate to +-DBL_MAX rather than fail the whole
+ * body or drop a key, and what is undefined (a ratio to 0, NaN) is null. */
 #include "api/compare.h"
 
 #include <float.h>
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/waste_budget.h"
+#include "base/json_writer.h"
 
-static const char *const HEADLINE[] = {"tokens_per_sec", "mfu_pct", "hbm_peak_gb", "hbm_avg_gb", "gpu_util_pct", NULL};
+bool compare_side_from_row(compare_side *s, const run_row *r) {
+    memset(s, 0, sizeof *s);
+    s->id = strdup(r->id);
+    s->metrics_json = r->metrics_json ? strdup(r->metrics_json) : NULL;
+    s->tokens_per_sec = r->tokens_per_sec;
+    s->mfu_pct = r->mfu_pct;
+    s->hbm_peak_gb = r->hbm_peak_gb;
+    s->hbm_avg_gb = r->hbm_avg_gb;
+    s->gpu_util_pct = r->gpu_util_pct;
+    s->step_seconds = r->step_seconds;
+    memcpy(s->waste, r->waste, sizeof s->waste);
+    return s->id && (s->metrics_json || !r->metrics_json);
+}
 
-static double num(json_t *obj, const char *key) { return json_number_value(json_object_get(obj, key)); }
+void compare_side_free(compare_side *s) {
+    free(s->id);
+    free(s->metrics_json);
+    memset(s, 0, sizeof *s);
+}
 
-/* A JSON number for v: an overflow to +-inf saturates to +-DBL_MAX; NaN has no value (null).
- * jansson refuses non-finite reals, which used to make the whole /compare body vanish. */
-static json_t *saturated(double v) {
-    if (isnan(v)) return json_null();
+/* A JSON number for v: an overflow to +-inf saturates to +-DBL_MAX; NaN has no value (null). */
+static void saturated(jw_out *j, double v) {
+    if (isnan(v)) { jw_null(j); return; }
     if (isinf(v)) v = v > 0 ? DBL_MAX : -DBL_MAX;
-    return json_real(v);
+    jw_number(j, v);
 }
 
-/* {base, candidate, delta, delta_pct}; a side not measured is null, and so is the delta. */
-static json_t *delta(double a, bool ka, double b, bool kb) {
-    double d = b - a;
-    bool both = ka && kb;
-    return json_pack("{s:o, s:o, s:o, s:o}", "base", ka ? saturated(a) : json_null(),
-                     "candidate", kb ? saturated(b) : json_null(), "delta", both ? saturated(d) : json_null(),
-                     "delta_pct", both && a != 0.0 ? saturated(d / a * 100.0) : json_null());
+static void opt_value(jw_out *j, const char *key, bool known, double v) {
+    jw_key(j, key);
+    if (known) saturated(j, v);
+    else jw_null(j);
 }
 
-/* Whether headline number `key` (or step_seconds, or a waste bucket) was measured. */
-static bool measured(const headline_known *k, const char *key) {
-    if (!k) return true;
-    if (!strcmp(key, "tokens_per_sec")) return k->tokens_per_sec;
-    if (!strcmp(key, "mfu_pct")) return k->mfu_pct;
-    if (!strcmp(key, "gpu_util_pct")) return k->gpu_util_pct;
-    if (!strcmp(key, "hbm_peak_gb") || !strcmp(key, "hbm_avg_gb")) return k->hbm;
-    return k->step_time;                        /* step_seconds and the waste buckets */
+/* key: {base, candidate, delta, delta_pct}; a side not measured is null, and so is the delta. */
+static void delta(jw_out *j, const char *key, opt_num a, opt_num b) {
+    double d = b.v - a.v;
+    bool both = a.has && b.has;
+    jw_key(j, key);
+    jw_object_open(j);
+    opt_value(j, "base", a.has, a.v);
+    opt_value(j, "candidate", b.has, b.v);
+    opt_value(j, "delta", both, d);
+    opt_value(j, "delta_pct", both && a.v != 0.0, d / a.v * 100.0);
+    jw_object_close(j);
 }
 
 static void short_number(double v, char *out, size_t n) {
@@ -56,35 +73,57 @@ void compare_summary(double a, double b, char *out, size_t n) {
     else snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s", x, y);
 }
 
-static double step_of(json_t *m) {
-    json_t *wb = json_object_get(m, "waste_budget");
-    double s = 0;
-    for (int i = 0; i < W_COUNT; i++) s += num(wb, WASTE_BUCKETS[i]);
-    return s;
+/* The step time as the sum of the buckets (what the split adds up to), known with step_seconds. */
+static opt_num step_of(const compare_side *s) {
+    opt_num o = {s->step_seconds.has, 0.0};
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) o.v += s->waste[b].has ? s->waste[b].v : 0.0;
+    return o;
 }
 
-json_t *compare_runs(const char *base_id, json_t *base, const headline_known *base_known, const char *cand_id,
-                     json_t *cand, const headline_known *cand_known) {
-    const headline_known *ka = base_known, *kb = cand_known;
-    json_t *head = json_object();
-    for (size_t i = 0; HEADLINE[i]; i++)
-        json_object_set_new(head, HEADLINE[i], delta(num(base, HEADLINE[i]), measured(ka, HEADLINE[i]),
-                                                     num(cand, HEADLINE[i]), measured(kb, HEADLINE[i])));
-    json_object_set_new(head, "step_seconds", delta(step_of(base), measured(ka, "step_seconds"), step_of(cand),
-                                                    measured(kb, "step_seconds")));
-    json_t *waste = json_object();
-    json_t *wa = json_object_get(base, "waste_budget"), *wb = json_object_get(cand, "waste_budget");
-    for (int i = 0; i < W_COUNT; i++)
-        json_object_set_new(waste, WASTE_BUCKETS[i], delta(num(wa, WASTE_BUCKETS[i]), measured(ka, "step_seconds"),
-                                                           num(wb, WASTE_BUCKETS[i]), measured(kb, "step_seconds")));
-    bool tokens = measured(ka, "tokens_per_sec") && measured(kb, "tokens_per_sec");
-    double ta = num(base, "tokens_per_sec"), tb = num(cand, "tokens_per_sec");
-    char summary[160];
+/* A waste bucket, known when the side's step time is. */
+static opt_num bucket(const compare_side *s, int b) {
+    return (opt_num){s->step_seconds.has, s->waste[b].has ? s->waste[b].v : 0.0};
+}
+
+static void side(jw_out *j, const char *key, const compare_side *s) {
+    jw_key(j, key);
+    jw_object_open(j);
+    jw_key(j, "id");
+    jw_string(j, s->id);
+    jw_key(j, "metrics");
+    if (s->metrics_json) jw_json(j, s->metrics_json, strlen(s->metrics_json));
+    else jw_null(j);
+    jw_object_close(j);
+}
+
+void compare_runs(const compare_side *a, const compare_side *b, strbuf *out) {
+    jw_out j;
+    jw_begin(&j, out, 0);
+    jw_object_open(&j);
+    side(&j, "base", a);
+    side(&j, "candidate", b);
+    jw_key(&j, "headline");
+    jw_object_open(&j);
+    delta(&j, "tokens_per_sec", a->tokens_per_sec, b->tokens_per_sec);
+    delta(&j, "mfu_pct", a->mfu_pct, b->mfu_pct);
+    delta(&j, "hbm_peak_gb", a->hbm_peak_gb, b->hbm_peak_gb);
+    delta(&j, "hbm_avg_gb", a->hbm_avg_gb, b->hbm_avg_gb);
+    delta(&j, "gpu_util_pct", a->gpu_util_pct, b->gpu_util_pct);
+    delta(&j, "step_seconds", step_of(a), step_of(b));
+    jw_object_close(&j);
+    jw_key(&j, "waste_budget");
+    jw_object_open(&j);
+    for (int i = 0; i < INGEST_WASTE_BUCKETS; i++) delta(&j, INGEST_WASTE_KEYS[i], bucket(a, i), bucket(b, i));
+    jw_object_close(&j);
+    bool tokens = a->tokens_per_sec.has && b->tokens_per_sec.has;
+    double ta = a->tokens_per_sec.v, tb = b->tokens_per_sec.v;
+    jw_key(&j, "speedup");
+    if (tokens && ta > 0) saturated(&j, tb / ta);
+    else jw_null(&j);
+    char summary[400];
     if (tokens) compare_summary(ta, tb, summary, sizeof summary);
-    else snprintf(summary, sizeof summary, "tokens/s not measured in %s", measured(ka, "tokens_per_sec") ? cand_id : base_id);
-    return json_pack("{s:{s:s, s:O}, s:{s:s, s:O}, s:o, s:o, s:o, s:s}",
-                     "base", "id", base_id, "metrics", base,
-                     "candidate", "id", cand_id, "metrics", cand,
-                     "headline", head, "waste_budget", waste,
-                     "speedup", tokens && ta > 0 ? saturated(tb / ta) : json_null(), "summary", summary);
+    else snprintf(summary, sizeof summary, "tokens/s not measured in %s", a->tokens_per_sec.has ? b->id : a->id);
+    jw_key(&j, "summary");
+    jw_string(&j, summary);
+    jw_object_close(&j);
 }

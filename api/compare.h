@@ -4,16 +4,30 @@
 #ifndef GOBLIN_COMPARE_H
 #define GOBLIN_COMPARE_H
 
-#include <jansson.h>
+#include <stddef.h>
 
-#include "core/run_parse.h"
+#include "base/strbuf.h"
+#include "storage/store.h"
 
-/* Builds the comparison body from two RunMetrics objects (borrowed). known (NULL: every
- * number measured) says which headline numbers each run's parse measured: a number one side
- * did not measure is null on that side and its delta is null, never a delta against a 0
- * placeholder; without a step time the waste buckets are not known either. */
-json_t *compare_runs(const char *base_id, json_t *base, const headline_known *base_known, const char *cand_id,
-                     json_t *cand, const headline_known *cand_known);
+/* One side: the run's stored headline columns (has == false: not measured) and its stored
+ * RunMetrics text, embedded in the body as stored. */
+typedef struct compare_side {
+    char *id;
+    char *metrics_json;
+    opt_num tokens_per_sec, mfu_pct, hbm_peak_gb, hbm_avg_gb, gpu_util_pct, step_seconds;
+    opt_num waste[INGEST_WASTE_BUCKETS];
+} compare_side;
+
+/* Copies what /compare needs from a stored run row into side (free with compare_side_free);
+ * false when out of memory. */
+bool compare_side_from_row(compare_side *side, const run_row *row);
+/* Frees what compare_side_from_row copied (the id and the RunMetrics text). */
+void compare_side_free(compare_side *side);
+
+/* Writes the comparison body into out: a number one side did not measure is null on that side
+ * and its delta is null, never a delta against a 0 placeholder; without a step time the waste
+ * buckets are not known either. Both sides need their RunMetrics text. */
+void compare_runs(const compare_side *base, const compare_side *cand, strbuf *out);
 /* "tokens/s 142 → 318 (2.24×)" into out. */
 void compare_summary(double base_tps, double cand_tps, char *out, size_t n);
 

@@ -128,10 +128,16 @@ enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, ch
     return send_buffer(c, status, r, etag, 0);
 }
 
-static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
-                                   const char *etag, int retry_after) {
+/* Queues r with Content-Type content_type (NULL: application/json), no-store, ETag, Retry-After. */
+static enum MHD_Result send_typed(struct MHD_Connection *c, unsigned status, struct MHD_Response *r, const char *etag,
+                                  int retry_after, const char *content_type) {
     if (!r) return MHD_NO;
-    http_common_headers(r);
+    if (content_type) {
+        MHD_add_response_header(r, "Content-Type", content_type);
+        MHD_add_response_header(r, "Cache-Control", "no-store");
+    } else {
+        http_common_headers(r);
+    }
     closing_header(r);
     last_status = status;
     if (etag) MHD_add_response_header(r, "ETag", etag);
@@ -143,6 +149,19 @@ static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, st
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
+                                   const char *etag, int retry_after) {
+    return send_typed(c, status, r, etag, retry_after, NULL);
+}
+
+enum MHD_Result api_send_typed_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                     const char *run_status, const char *content_type) {
+    struct MHD_Response *r = owned_response(body, len);
+    if (!r) return over_budget(len) ? send_over_budget(c) : MHD_NO;
+    MHD_add_response_header(r, "Goblind-Run-Status", run_status);
+    return send_typed(c, status, r, etag, 0, content_type);
 }
 
 enum MHD_Result api_send_json(struct MHD_Connection *c, unsigned status, json_t *body, const char *etag, int retry_after) {

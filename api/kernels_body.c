@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/kernel_table.h"
 #include "storage/kernel_cursor.h"
 
 #define FLUSH_BYTES (32u * 1024u)
@@ -18,7 +17,6 @@ struct kernels_job {
 };
 
 void kernels_body_row(jw_out *j, const kernel_row *k) {
-    bool gemm = k->flags & KF_GEMM_WIDE;
     jw_object_open(j);
     jw_key(j, "name");
     jw_string(j, k->name);
@@ -35,11 +33,11 @@ void kernels_body_row(jw_out *j, const kernel_row *k) {
     jw_key(j, "pct_time");
     jw_number(j, k->pct_time);
     jw_key(j, "gemm");
-    jw_bool(j, gemm);
+    jw_bool(j, k->gemm);
     jw_key(j, "collective");
-    jw_bool(j, (k->flags & KF_COLLECTIVE) != 0);
+    jw_bool(j, k->collective);
     jw_key(j, "generic_gemm");
-    jw_bool(j, gemm && (k->flags & KF_GENERIC));
+    jw_bool(j, k->generic_gemm);
     jw_object_close(j);
 }
 

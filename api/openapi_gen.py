@@ -141,6 +141,43 @@ paths = {
                     "422": {**json_body(ref("RunMetrics"), "the run failed: its RunMetrics (warnings say why), "
                                                            "not a measurement"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
+    # store part: the stored analysis document and Markdown report (docs/API.md), polled like /metrics
+    "/runs/{id}/analysis": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "the analysis document of the run's last parse, as stored (docs/ANALYSIS.md)",
+                "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
+                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                "responses": {
+                    "200": {**json_body({"type": "object"}, "complete, or gone after having been parsed"),
+                            "headers": {**ETAG, **RUN_STATUS_HDR}},
+                    "202": {**json_body(ref("Pending"), "still being written or parsed"),
+                            "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
+                    "304": {"description": "If-None-Match matches"},
+                    "400": ERR["400"], "401": ERR["401"],
+                    "404": json_body(ref("Error"), "unknown run (not_found), or a final run whose last parse "
+                                                   "stored no document (no_analysis)"),
+                    "410": ERR["410"],
+                    "422": {**json_body({"type": "object"}, "the run failed: its document, not a measurement"),
+                            "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
+    "/runs/{id}/report.md": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "the Markdown report of the run's last parse, as stored",
+                "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
+                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                "responses": {
+                    "200": {"description": "complete, or gone after having been parsed",
+                            "content": {"text/markdown": {"schema": {"type": "string"}}},
+                            "headers": {**ETAG, **RUN_STATUS_HDR}},
+                    "202": {**json_body(ref("Pending"), "still being written or parsed"),
+                            "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
+                    "304": {"description": "If-None-Match matches"},
+                    "400": ERR["400"], "401": ERR["401"],
+                    "404": json_body(ref("Error"), "unknown run (not_found), or a final run whose last parse "
+                                                   "stored no report (no_analysis)"),
+                    "410": ERR["410"],
+                    "422": {"description": "the run failed: its report, not a measurement",
+                            "content": {"text/markdown": {"schema": {"type": "string"}}},
+                            "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
     "/runs/{id}/kernels": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "per-kernel statistics of the last parse",

@@ -2,7 +2,6 @@
 #include "api/prometheus.h"
 
 #include <dirent.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +12,6 @@
 #include <unistd.h>
 
 #include "base/json_writer.h"
-#include "core/waste_budget.h"
 
 #define GIB 1073741824.0   /* the reference's "GB" is MiB / 1024 */
 
@@ -130,7 +128,7 @@ typedef struct run_sample {
     run_status status;
     double updated_s;
     opt_num tokens, mfu, peak, avg, util, step;   /* has == false: not measured, not exported */
-    double waste[W_COUNT];
+    double waste[INGEST_WASTE_BUCKETS];
 } run_sample;
 
 typedef struct run_list {
@@ -138,11 +136,10 @@ typedef struct run_list {
     size_t n, cap;
 } run_list;
 
-/* Key of the RunMetrics body m scaled by `scale`, when the parse measured it (a negative
- * value is not a measurement either: left out). */
-static opt_num known(bool has, json_t *m, const char *key, double scale) {
-    opt_num o = {has, 0.0};
-    if (has) o.v = json_number_value(json_object_get(m, key)) * scale;
+/* A stored headline column scaled by `scale`, when the parse measured it (a negative value is
+ * not a measurement either: left out). */
+static opt_num known(opt_num col, double scale) {
+    opt_num o = {col.has, col.v * scale};
     if (!(o.v >= 0)) o.has = false;
     return o;
 }
@@ -161,22 +158,14 @@ static void collect(void *user, const run_row *r) {
     if (!s->id) return;
     s->status = r->status;
     s->updated_s = (double)r->updated_at / 1e3;
-    /* which numbers are known comes from the stored headline columns (NULL: the parse did
-     * not measure it); the values themselves from the RunMetrics body */
+    /* every number from the stored headline columns (NULL: the parse did not measure it) */
     s->step = r->step_seconds;
-    json_t *m = r->metrics_json ? json_loads(r->metrics_json, 0, NULL) : NULL;
-    if (m) {
-        s->tokens = known(r->tokens_per_sec.has, m, "tokens_per_sec", 1.0);
-        s->mfu = known(r->mfu_pct.has, m, "mfu_pct", 0.01);
-        s->peak = known(r->hbm_peak_gb.has, m, "hbm_peak_gb", GIB);
-        s->avg = known(r->hbm_peak_gb.has, m, "hbm_avg_gb", GIB);   /* same VRAM samples as the peak */
-        s->util = known(r->gpu_util_pct.has, m, "gpu_util_pct", 0.01);
-        json_t *wb = json_object_get(m, "waste_budget");
-        for (int b = 0; b < W_COUNT; b++) s->waste[b] = json_number_value(json_object_get(wb, WASTE_BUCKETS[b]));
-        json_decref(m);
-    } else {
-        s->step.has = false;                                 /* no body: nothing to export */
-    }
+    s->tokens = known(r->tokens_per_sec, 1.0);
+    s->mfu = known(r->mfu_pct, 0.01);
+    s->peak = known(r->hbm_peak_gb, GIB);
+    s->avg = known(r->hbm_avg_gb, GIB);                      /* same VRAM samples as the peak */
+    s->util = known(r->gpu_util_pct, 0.01);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) s->waste[b] = r->waste[b].has ? r->waste[b].v : 0.0;
     l->n++;
 }
 
@@ -304,7 +293,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     store_count_by_status(rd, counts);
     run_list runs = {0};
     char next[300];
-    store_list_runs(rd, -1, src->max_runs, NULL, true, collect, &runs, next, sizeof next);
+    store_list_runs(rd, -1, src->max_runs, NULL, false, collect, &runs, next, sizeof next);
     store_reader_release(src->st, rd);
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
@@ -342,10 +331,10 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     for (size_t i = 0; i < runs.n; i++) {
         const run_sample *s = &runs.items[i];
         if (!s->step.has) continue;           /* no step time: the split is not known */
-        for (int b = 0; b < W_COUNT; b++) {
+        for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
             put(&w, "goblind_run_waste_seconds{run=\"");
             label_value(&w, s->id);
-            put(&w, "\",bucket=\"%s\"} ", WASTE_BUCKETS[b]);
+            put(&w, "\",bucket=\"%s\"} ", INGEST_WASTE_KEYS[b]);
             value(&w, s->waste[b]);
         }
     }

@@ -1,4 +1,5 @@
-/* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels.
+/* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels
+ * (/runs/<id>/analysis and /report.md: doc_routes.c).
  * Every answer is JSON; errors are {"error": code, "detail": text}. */
 #include "api/routes.h"
 
@@ -9,12 +10,13 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/doc_routes.h"
 #include "api/events.h"
 #include "api/kernels_body.h"
 #include "base/json_writer.h"
 #include "core/run_files.h"
-#include "parsers/kernel_table.h"
 #include "storage/retention.h"
+#include "storage/run_detail.h"
 
 #define RETRY_AFTER_S 2
 #define MAX_WAIT_S 60
@@ -28,20 +30,13 @@ static void iso_text(int64_t ms, char *b, size_t n) {
              tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
-static json_t *iso_time(int64_t ms) {
-    if (ms <= 0) return json_null();
-    char b[96];
-    iso_text(ms, b, sizeof b);
-    return json_string(b);
-}
-
 static const char *arg(struct MHD_Connection *c, const char *key) {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
 /* Integer query argument in [lo, hi]; dflt when absent. false when malformed: digits only
  * (strtol alone would take "%205", " 5", "+5" and "5\n"). */
-static bool int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
+bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out) {
     const char *v = arg(c, key);
     if (!v) { *out = dflt; return true; }
     if (!*v || strspn(v, "0123456789") != strlen(v)) return false;
@@ -84,7 +79,7 @@ static void add_list_row(void *user, const run_row *r) {
 }
 
 /* 404, unless the read that found nothing is the one that found the database corrupt. */
-static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
+enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c) {
     const char *corrupt = store_corruption(api_store(a));
     if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
@@ -92,7 +87,7 @@ static enum MHD_Result no_such_run(api *a, struct MHD_Connection *c) {
 
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     long limit;
-    if (!int_arg(c, "limit", 1, 1000, 100, &limit))
+    if (!route_int_arg(c, "limit", 1, 1000, 100, &limit))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 1000");
     int status = -1;
     const char *s = arg(c, "status");
@@ -116,7 +111,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
-        if (store_corruption(api_store(a))) return no_such_run(a, c);
+        if (store_corruption(api_store(a))) return route_no_such_run(a, c);
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
     jw_array_close(&j);
@@ -132,11 +127,9 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
 
 typedef struct run_copy {
     bool found;
-    headline_known known;          /* which headline numbers the last parse measured */
     run_status status;
     int64_t ingest_count;
     char *metrics_json;
-    json_t *detail;
 } run_copy;
 
 static void etag_of(const run_copy *r, char *out, size_t n) {
@@ -148,81 +141,125 @@ static void copy_row(void *user, const run_row *row) {
     rc->found = true;
     rc->status = row->status;
     rc->ingest_count = row->ingest_count;
-    rc->known = (headline_known){.tokens_per_sec = row->tokens_per_sec.has, .mfu_pct = row->mfu_pct.has,
-                                 .gpu_util_pct = row->gpu_util_pct.has, .step_time = row->step_seconds.has,
-                                 .hbm = row->hbm_peak_gb.has};
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
 }
 
-static json_t *opt_json(opt_num v) { return v.has ? json_real(v.v) : json_null(); }
+static void iso_field(jw_out *j, const char *key, int64_t ms) {
+    jw_key(j, key);
+    if (ms <= 0) { jw_null(j); return; }
+    char b[96];
+    iso_text(ms, b, sizeof b);
+    jw_string(j, b);
+}
 
+static void text_or_null(jw_out *j, const char *key, const char *v) {
+    jw_key(j, key);
+    if (v) jw_string(j, v);
+    else jw_null(j);
+}
+
+/* The run's own fields, from its row (headline numbers from their columns). */
 static void detail_row(void *user, const run_row *row) {
-    run_copy *rc = user;
-    copy_row(user, row);
-    json_t *warnings = NULL;
-    if (row->metrics_json) {
-        json_t *m = json_loads(row->metrics_json, 0, NULL);
-        if (m) warnings = json_incref(json_object_get(m, "warnings"));
-        json_decref(m);
-    }
-    rc->detail = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-        "id", row->id, "status", run_status_name(row->status), "root", row->root, "path", row->path,
-        "created_at", iso_time(row->created_at), "updated_at", iso_time(row->updated_at),
-        "completed_at", iso_time(row->completed_at), "ingest_count", (json_int_t)row->ingest_count,
-        "last_parse_ms", row->ingest_count ? json_real(row->parse_ms) : json_null(),
-        "error", row->error ? json_string(row->error) : json_null(),
-        "step_time_seconds", opt_json(row->step_seconds), "tokens_per_sec", opt_json(row->tokens_per_sec),
-        "mfu_pct", opt_json(row->mfu_pct), "gpu_util_pct", opt_json(row->gpu_util_pct),
-        "hbm_peak_gb", opt_json(row->hbm_peak_gb), "warnings", warnings ? warnings : json_array());
+    jw_out *j = user;
+    jw_key(j, "id");
+    jw_string(j, row->id);
+    jw_key(j, "status");
+    jw_string(j, run_status_name(row->status));
+    jw_key(j, "root");
+    jw_string(j, row->root);
+    jw_key(j, "path");
+    jw_string(j, row->path);
+    iso_field(j, "created_at", row->created_at);
+    iso_field(j, "updated_at", row->updated_at);
+    iso_field(j, "completed_at", row->completed_at);
+    jw_key(j, "ingest_count");
+    jw_int(j, row->ingest_count);
+    jw_key(j, "last_parse_ms");
+    if (row->ingest_count) jw_number(j, row->parse_ms);
+    else jw_null(j);
+    text_or_null(j, "error", row->error);
+    opt_number(j, "step_time_seconds", row->step_seconds);
+    opt_number(j, "tokens_per_sec", row->tokens_per_sec);
+    opt_number(j, "mfu_pct", row->mfu_pct);
+    opt_number(j, "gpu_util_pct", row->gpu_util_pct);
+    opt_number(j, "hbm_peak_gb", row->hbm_peak_gb);
 }
 
-/* How the artefact was found and read (found_by, sniff_score, columns, rows_used,
- * rows_skipped, steps_source, step_time_source; docs/API.md), from its stored JSON; all
- * null when it was not read. */
-static void add_reading(json_t *artefact, const char *reading) {
-    static const char *const KEYS[] = {"found_by", "sniff_score", "columns", "rows_used", "rows_skipped",
-                                       "steps_source", "step_time_source"};
-    json_t *r = reading ? json_loads(reading, 0, NULL) : NULL;
-    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++) {
-        json_t *v = r ? json_object_get(r, KEYS[i]) : NULL;
-        json_object_set(artefact, KEYS[i], v ? v : json_null());
-    }
-    json_decref(r);
+typedef struct detail_read { jw_out *j; bool found; run_status status; int64_t ingest_count; } detail_read;
+
+static void detail_head(void *user, const run_row *row) {
+    detail_read *d = user;
+    d->found = true;
+    d->status = row->status;
+    d->ingest_count = row->ingest_count;
+    detail_row(d->j, row);
 }
 
-static void add_artefact(void *user, const run_artefact_row *a) {
-    json_t *o = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o}",
-        "kind", a->kind, "path", a->path, "present", a->present, "size", (json_int_t)a->size,
-        "mtime_ns", (json_int_t)a->mtime_ns, "inode", (json_int_t)a->inode,
-        "bytes_parsed", (json_int_t)a->bytes_parsed, "parse_ms", a->parse_ms,
-        "format", a->format ? json_string(a->format) : json_null(),
-        "error", a->error ? json_string(a->error) : json_null());
-    add_reading(o, a->reading);
-    json_array_append_new(user, o);
+/* One artefact: identity, how it was read (found_by, sniff_score, columns, rows_used,
+ * rows_skipped, steps_source, step_time_source; docs/API.md) as storage extracted them. */
+static void add_artefact(void *user, const run_artefact_row *a, const char *facts) {
+    jw_out *j = user;
+    jw_object_open(j);
+    jw_key(j, "kind");
+    jw_string(j, a->kind);
+    jw_key(j, "path");
+    jw_string(j, a->path);
+    jw_key(j, "present");
+    jw_bool(j, a->present);
+    jw_key(j, "size");
+    jw_int(j, a->size);
+    jw_key(j, "mtime_ns");
+    jw_int(j, a->mtime_ns);
+    jw_key(j, "inode");
+    jw_int(j, a->inode);
+    jw_key(j, "bytes_parsed");
+    jw_int(j, a->bytes_parsed);
+    jw_key(j, "parse_ms");
+    jw_number(j, a->parse_ms);
+    text_or_null(j, "format", a->format);
+    text_or_null(j, "error", a->error);
+    /* the facts object's members, spliced into this one: {"found_by":...} minus its braces */
+    size_t n = facts ? strlen(facts) : 0;
+    if (n > 2) {
+        strbuf_putc(j->buf, ',');
+        strbuf_append(j->buf, facts + 1, n - 2);
+    }
+    jw_object_close(j);
 }
 
 static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {
-    run_copy rc = {0};
+    strbuf out = {0};
+    jw_out j;
+    jw_begin(&j, &out, 0);
+    jw_object_open(&j);
+    detail_read d = {.j = &j};
     store_reader *rd = store_reader_acquire(api_store(a));
-    store_get_run(rd, id, detail_row, &rc);
-    json_t *artefacts = json_array();
-    if (rc.found) store_get_artefacts(rd, id, add_artefact, artefacts);
-    store_reader_release(api_store(a), rd);
-    free(rc.metrics_json);
-    if (!rc.found || !rc.detail || store_corruption(api_store(a))) {
-        json_decref(artefacts);
-        json_decref(rc.detail);
-        return no_such_run(a, c);
+    store_get_run(rd, id, detail_head, &d);
+    char *warnings = d.found ? store_run_warnings(rd, id) : NULL;
+    if (warnings) {
+        jw_key(&j, "warnings");
+        jw_json(&j, warnings, strlen(warnings));
+        jw_key(&j, "artefacts");
+        jw_array_open(&j);
+        store_get_artefact_facts(rd, id, add_artefact, &j);
+        jw_array_close(&j);
     }
-    json_object_set_new(rc.detail, "artefacts", artefacts);
+    store_reader_release(api_store(a), rd);
+    jw_object_close(&j);
+    if (!d.found || !warnings || store_corruption(api_store(a)) || !strbuf_terminate(&out)) {
+        free(warnings);
+        strbuf_free(&out);
+        return route_no_such_run(a, c);
+    }
+    free(warnings);
     char etag[64];
-    etag_of(&rc, etag, sizeof etag);
-    return api_send_json(c, MHD_HTTP_OK, rc.detail, etag, 0);
+    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, run_status_name(d.status));
+    return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, etag);
 }
 
 /* ---- /runs/<id>/metrics ------------------------------------------------------------- */
 
-static bool etag_matches(const char *inm, const char *etag) {
+bool route_etag_matches(const char *inm, const char *etag) {
     if (!inm) return false;
     if (!strcmp(inm, "*")) return true;
     const char *p = strstr(inm, etag);                 /* a list of tags, possibly weak */
@@ -231,7 +268,7 @@ static bool etag_matches(const char *inm, const char *etag) {
 
 static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connection *c, const char *id) {
     long wait;
-    if (!int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
+    if (!route_int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
     run_copy rc = {0};
     cached_run hit;
@@ -249,7 +286,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     if (!rc.found) {
         free(rc.metrics_json);
-        return no_such_run(a, c);
+        return route_no_such_run(a, c);
     }
     char etag[64];
     etag_of(&rc, etag, sizeof etag);
@@ -264,7 +301,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
             req->deadline_ms = now + wait * 1000;
         }
         /* gone without metrics: nothing will ever come, so 410 now rather than at the deadline */
-        bool answer_now = inm ? !etag_matches(inm, etag) : final || rc.status == RUN_GONE;
+        bool answer_now = inm ? !route_etag_matches(inm, etag) : final || rc.status == RUN_GONE;
         req->recheck_ms = now + RECHECK_MS;
         if (!answer_now && now < req->deadline_ms && api_wait(a, req, c, id)) {
             free(rc.metrics_json);
@@ -273,7 +310,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     enum MHD_Result ret;
     if (final) {
-        if (etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
+        if (route_etag_matches(inm, etag)) ret = api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         else {
             /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
              * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
@@ -305,7 +342,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     static const struct { const char *name; kernel_sort sort; } SORTS[] = {
         {"total_ns", KSORT_TOTAL}, {"calls", KSORT_CALLS}, {"avg_ns", KSORT_AVG}, {"max_ns", KSORT_MAX}, {"name", KSORT_NAME}};
     long limit;
-    if (!int_arg(c, "limit", 1, 100000, 100, &limit))
+    if (!route_int_arg(c, "limit", 1, 100000, 100, &limit))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be an integer from 1 to 100000");
     kernel_sort sort = KSORT_TOTAL;
     const char *s = arg(c, "sort");
@@ -323,7 +360,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     free(rc.metrics_json);
     if (!rc.found || store_corruption(api_store(a))) {
         store_reader_release(api_store(a), rd);
-        return no_such_run(a, c);
+        return route_no_such_run(a, c);
     }
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
@@ -360,21 +397,30 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
 
 /* ---- /compare ---------------------------------------------------------------------- */
 
+typedef struct compare_read { compare_side side; bool found, ok; run_status status; } compare_read;
+
+static void compare_row(void *user, const run_row *row) {
+    compare_read *r = user;
+    r->found = true;
+    r->status = row->status;
+    r->ok = compare_side_from_row(&r->side, row);
+}
+
 static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     const char *ids[2] = {arg(c, "base"), arg(c, "candidate")};
     for (int i = 0; i < 2; i++)
         if (!ids[i] || !run_id_valid(ids[i]))
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "base and candidate must both be run ids ([A-Za-z0-9._-]{1,128})");
-    run_copy rc[2] = {{0}, {0}};
+    compare_read rc[2];
+    memset(rc, 0, sizeof rc);
     store_reader *rd = store_reader_acquire(api_store(a));
-    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], copy_row, &rc[i]);
+    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], compare_row, &rc[i]);
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
     char detail[300];
-    json_t *m[2] = {NULL, NULL};
     if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
-        ret = no_such_run(a, c);
+        ret = route_no_such_run(a, c);
     } else if (!rc[0].found || !rc[1].found) {
         snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
         ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
@@ -382,15 +428,20 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         int i = rc[0].status != RUN_COMPLETE ? 0 : 1;
         snprintf(detail, sizeof detail, "run %s is %s; only complete runs are compared", ids[i], run_status_name(rc[i].status));
         ret = api_send_error(c, MHD_HTTP_CONFLICT, "not_complete", detail);
-    } else if (!(m[0] = json_loads(rc[0].metrics_json, 0, NULL)) || !(m[1] = json_loads(rc[1].metrics_json, 0, NULL))) {
+    } else if (!rc[0].ok || !rc[1].ok || !rc[0].side.metrics_json || !rc[1].side.metrics_json) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
     } else {
-        ret = api_send_json(c, MHD_HTTP_OK, compare_runs(ids[0], m[0], &rc[0].known, ids[1], m[1], &rc[1].known), NULL, 0);
+        strbuf out = {0};
+        compare_runs(&rc[0].side, &rc[1].side, &out);
+        if (strbuf_terminate(&out)) {
+            ret = api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);      /* the response owns it */
+        } else {
+            strbuf_free(&out);
+            ret = MHD_NO;
+        }
     }
-    json_decref(m[0]);
-    json_decref(m[1]);
-    free(rc[0].metrics_json);
-    free(rc[1].metrics_json);
+    compare_side_free(&rc[0].side);
+    compare_side_free(&rc[1].side);
     return ret;
 }
 
@@ -469,6 +520,8 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
+        if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
+        if (!strcmp(sub, "/report.md")) return get_stored_doc(a, req, c, id, STORED_REPORT_MD);
     }
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
 }

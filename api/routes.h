@@ -28,6 +28,14 @@ typedef struct api_request {
     struct api_request *prev, *next;
 } api_request;
 
+/* Helpers the route files share (routes.c). */
+/* Integer query argument key in [lo, hi] (dflt when absent); false when malformed. */
+bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out);
+/* Whether an If-None-Match value (a tag list, or *) names etag. */
+bool route_etag_matches(const char *inm, const char *etag);
+/* 404 for an unknown run, or 503 when the read that found nothing found the database corrupt. */
+enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
+
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url);
 
 /* http_api.c */
@@ -57,6 +65,9 @@ enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *
  * RunMetrics the body is, so an agent need not read the warnings to know it failed. */
 enum MHD_Result api_send_run_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
                                    const char *run_status);
+/* A malloc'd body of content_type (e.g. text/markdown) with its ETag and Goblind-Run-Status. */
+enum MHD_Result api_send_typed_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag,
+                                     const char *run_status, const char *content_type);
 enum MHD_Result api_send_error(struct MHD_Connection *c, unsigned status, const char *error, const char *detail);
 /* 405 with an Allow header (allow: the methods the path takes). */
 enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow);

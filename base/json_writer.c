@@ -171,3 +171,8 @@ void jw_null(jw_out *j) {
     before(j);
     strbuf_append(j->buf, "null", 4);
 }
+
+void jw_json(jw_out *j, const char *json, size_t len) {
+    before(j);
+    strbuf_append(j->buf, json, len);
+}

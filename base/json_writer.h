@@ -32,6 +32,9 @@ void jw_number(jw_out *j, double v);
 void jw_int(jw_out *j, int64_t v);
 void jw_bool(jw_out *j, bool v);
 void jw_null(jw_out *j);
+/* A value that is already JSON text (a stored document, served as stored), written as is: the
+ * caller vouches that it is one valid JSON value. */
+void jw_json(jw_out *j, const char *json, size_t len);
 /* Shortest round-trip text of a finite double (at least one digit after a '.' or an exponent). */
 void jw_format_double(double v, char out[32]);
 

@@ -7,6 +7,11 @@
 #include "core/read_facts_json.h"
 #include "core/run_parse.h"
 
+_Static_assert(W_COUNT == INGEST_WASTE_BUCKETS, "INGEST_WASTE_BUCKETS must be W_COUNT");
+_Static_assert((int)KF_COLLECTIVE == (int)INGEST_KF_COLLECTIVE && (int)KF_GEMM_WIDE == (int)INGEST_KF_GEMM_WIDE &&
+               (int)KF_GENERIC == (int)INGEST_KF_GENERIC, "the stored kernel flags are the KF_* bits");
+const char *const *const INGEST_WASTE_KEYS = WASTE_BUCKETS;
+
 static int64_t clamp64(i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
 
 /* Row i of the run's kernel table. */
@@ -28,7 +33,10 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
                                     .gpu_util_pct = m->gpu_util_pct, .hbm_peak_gb = m->hbm_peak_gb,
                                     .has_step_seconds = known.step_time, .step_seconds = m->step_time.v,
                                     .has_tokens_per_sec = known.tokens_per_sec, .has_mfu_pct = known.mfu_pct,
-                                    .has_gpu_util_pct = known.gpu_util_pct, .has_hbm_peak_gb = known.hbm};
+                                    .has_gpu_util_pct = known.gpu_util_pct, .has_hbm_peak_gb = known.hbm,
+                                    .has_hbm_avg_gb = known.hbm, .hbm_avg_gb = m->hbm_avg_gb,
+                                    .has_waste = known.step_time};
+    for (int b = 0; b < W_COUNT; b++) d->headline.waste[b] = m->waste[b];
     metrics_json_render(m, 0, &d->metrics);
     d->metrics_json = d->metrics.data;
     bool ok = d->metrics_json != NULL;

@@ -14,10 +14,26 @@
 #include "base/strbuf.h"
 #include "core/artefact_kind.h"
 
+/* The waste budget's buckets in RunMetrics order: INGEST_WASTE_KEYS is core/waste_budget.h's
+ * WASTE_BUCKETS (the same array), so storage and the API name them without that header. */
+#define INGEST_WASTE_BUCKETS 7
+extern const char *const *const INGEST_WASTE_KEYS;
+
+/* The name classes a kernel row's flags carry as stored (the bits of parsers/kernel_table.h's
+ * KF_* with the same values, checked in ingest_doc.c), so storage can describe a row without
+ * the parser header. */
+enum { INGEST_KF_COLLECTIVE = 1 << 0, INGEST_KF_GEMM_WIDE = 1 << 2, INGEST_KF_GENERIC = 1 << 3 };
+
 /* The numbers stored as columns for lists, Prometheus and /compare. step_seconds is the
- * step time the waste budget used (the one definition of it). */
+ * step time the waste budget used (the one definition of it). hbm_avg_gb and the waste
+ * buckets have flags of their own (a builder that does not set them stores them as unknown,
+ * never as a 0 that looks measured); ingest_doc_build sets them with hbm_peak_gb and
+ * step_seconds: the same samples, the split of that step time. */
 typedef struct ingest_headline {
     double tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb;
+    bool has_hbm_avg_gb, has_waste;
+    double hbm_avg_gb;
+    double waste[INGEST_WASTE_BUCKETS];   /* seconds per step, INGEST_WASTE_KEYS order */
     bool has_step_seconds;
     double step_seconds;
     /* which numbers the parse measured (run_result_known): the others are stored as NULL,

@@ -1,5 +1,5 @@
-/* cmd_client: `goblind runs`, `goblind show <id>` and `goblind forget <id>`, which ask a
- * daemon over HTTP or HTTPS (http_client.c, libcurl). */
+/* cmd_client: `goblind runs`, `goblind show <id>`, `goblind forget <id>`, `goblind analysis <id>`
+ * and `goblind report <id>`, which ask a daemon over HTTP or HTTPS (http_client.c, libcurl). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +35,12 @@ static char *read_token(const char *path) {
     return strdup(b);
 }
 
-/* want: "runs" (no id), "show" (id, --wait, --format), "forget" (id). */
+/* want: "runs" (no id), "show" (id, --wait, --format), "forget" (id), "analysis" and "report"
+ * (id, --wait). */
 static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
     memset(o, 0, sizeof *o);
     bool runs = !strcmp(want, "runs"), show = !strcmp(want, "show"), with_id = !runs;
+    bool waits = show || !strcmp(want, "analysis") || !strcmp(want, "report");
     o->url = getenv("GOBLIND_URL") && *getenv("GOBLIND_URL") ? getenv("GOBLIND_URL") : "127.0.0.1:9477";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -52,7 +54,7 @@ static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
         if (dst) {
             if (i + 1 >= argc) { fprintf(stderr, "goblind %s: %s needs a value\n", want, a); return EXIT_USAGE; }
             *dst = argv[++i];
-        } else if (show && !strcmp(a, "--wait")) {
+        } else if (waits && !strcmp(a, "--wait")) {
             o->wait = true;
         } else if (a[0] == '-') {
             fprintf(stderr, "goblind %s: unknown option '%s' (goblind %s --help)\n", want, a, want);
@@ -194,3 +196,39 @@ int cmd_forget(int argc, char **argv) {
     free(r.body);
     return ret;
 }
+
+/* goblind analysis|report RUN_ID: the stored analysis document (JSON) or report (Markdown) on
+ * stdout, byte for byte as the daemon serves it. --wait long polls until the run is final. Exit
+ * 0, 3 when the run failed (the document is still printed), 1 when there is none or no daemon. */
+static int print_stored_doc(int argc, char **argv, const char *want, const char *endpoint) {
+    client_opts o;
+    int rc = parse_opts(argc, argv, &o, want);
+    if (rc) { free(o.token); return rc; }
+    char path[300];
+    snprintf(path, sizeof path, "/runs/%s/%s%s", o.id, endpoint, o.wait ? "?wait=60" : "");
+    http_reply r = {0};
+    for (;;) {
+        get(&o, path, &r);
+        if (!o.wait || r.status != 202) break;
+        free(r.body);
+    }
+    free(o.token);
+    if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); return 1; }
+    int ret = 0;
+    if (r.status == 200 || r.status == 422) {
+        fwrite(r.body, 1, r.len, stdout);
+        if (r.len && r.body[r.len - 1] != '\n') fputc('\n', stdout);
+        ret = r.status == 422 ? EXIT_RUN_FAILED : 0;
+    } else {
+        json_t *doc = json_loadb(r.body, r.len, 0, NULL);
+        const char *detail = json_string_value(json_object_get(doc, "detail"));
+        fprintf(stderr, "goblind: %s: HTTP %d%s%s\n", path, r.status, detail ? ": " : "", detail ? detail : "");
+        json_decref(doc);
+        ret = 1;
+    }
+    free(r.body);
+    return ret;
+}
+
+int cmd_analysis(int argc, char **argv) { return print_stored_doc(argc, argv, "analysis", "analysis"); }
+int cmd_report(int argc, char **argv) { return print_stored_doc(argc, argv, "report", "report.md"); }

@@ -14,6 +14,9 @@ int cmd_serve(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_forget(int argc, char **argv);
+/* The stored analysis document / Markdown report of a run, from a daemon (cmd_client.c). */
+int cmd_analysis(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* help.c: the whole usage; one command's usage (false for an unknown command); whether
  * argv[1..] asks for help (--help or -h). */

@@ -18,7 +18,7 @@ static void on_root_rescan(uv_timer_t *h);
 /* A directory named id exists in root: start tracking it (or revive it). */
 void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
     run *r = lookup(t, id);
-    if (r && !r->gone) {
+    if (r && !r->sm.gone) {
         if (strcmp(r->root, root_path) && !r->dup_warned) {
             r->dup_warned = true;
             log_warn("run id %s exists in both %s and %s; keeping %s, ignoring the other", id, r->root, root_path, r->root);
@@ -31,8 +31,6 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         free(r->path);
         r->root = strdup(root_path);
         r->path = join(root_path, id);
-        r->gone = false;
-        r->have_parse = false;
         log_info("run %s: directory back in %s", id, root_path);
     } else {
         r = run_new(t, root_path, id);
@@ -46,20 +44,17 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         if (known || forgotten) {
             sig_of(r, &r->seen_sig);
             if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
-                r->status = st;                 /* unchanged since it was stored: no re-parse */
-                r->have_parse = true;
-                r->parsed_ok = st == RUN_COMPLETE;
+                run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
                 r->parsed_sig = stored;
                 watch_run_dir(r);
                 watch_subdirs(r);
                 return;
             }
-            r->status = st;
+            run_state_restore(&r->sm, st, false);
         }
     }
     watch_run_dir(r);
-    set_status(r, RUN_PENDING);
-    run_touch(r);
+    run_discovered(r);
 }
 
 bool take_over_from_other_root(run *r) {
@@ -77,12 +72,10 @@ bool take_over_from_other_root(run *r) {
         free(r->path);
         r->root = strdup(other);
         r->path = p;
-        r->have_parse = false;
         r->dup_warned = false;
         watch_run_dir(r);
         watch_subdirs(r);
-        set_status(r, RUN_PENDING);
-        run_touch(r);
+        run_discovered(r);
         return true;
     }
     return false;
@@ -143,7 +136,7 @@ void scan_root(tracker *t, root *ro, store_reader *rd) {
     }
     closedir(d);
     FOR_EACH_RUN(t, r) {                        /* tracked here but no longer on disk */
-        if (!r->gone && !strcmp(r->root, ro->path) && !is_real_dir(r->path)) mark_gone(r);
+        if (!r->sm.gone && !strcmp(r->root, ro->path) && !is_real_dir(r->path)) mark_gone(r);
     }
 }
 
@@ -164,7 +157,7 @@ void on_scan(uv_timer_t *h) {
     if (t->stopping) return;
     for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], NULL);
     FOR_EACH_RUN(t, r) {
-        if (r->gone || r->parsing) continue;
+        if (r->sm.gone || r->sm.parsing) continue;
         run_sig cur;
         sig_of(r, &cur);
         if (!sig_equal(&cur, &r->seen_sig)) {

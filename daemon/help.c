@@ -72,10 +72,20 @@ static const command_help HELP[] = {
      "Delete a run from the daemon's database (DELETE /runs/ID). Its directory is left alone and is\n"
      "not ingested again unless its files change.\n"
      "Exit status: 0, 1 when the daemon cannot be reached or does not know the run, 2 on a usage error."},
+    {"analysis", "goblind analysis RUN_ID [--wait] [CONNECTION]",
+     "Print a run's stored analysis document (GET /runs/ID/analysis, JSON) as the daemon stores it.\n"
+     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
+     "Exit status: 0, 1 when the daemon cannot be reached, does not know the run or has no document\n"
+     "for it (yet), 2 on a usage error, 3 when the run failed (its document is printed)."},
+    {"report", "goblind report RUN_ID [--wait] [CONNECTION]",
+     "Print a run's stored Markdown report (GET /runs/ID/report.md).\n"
+     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
+     "Exit status: 0, 1 when the daemon cannot be reached, does not know the run or has no report\n"
+     "for it (yet), 2 on a usage error, 3 when the run failed (its report is printed)."},
 };
 
 static const char CONNECTION[] =
-    "CONNECTION (runs, show, forget):\n"
+    "CONNECTION (runs, show, forget, analysis, report):\n"
     "  --url URL         HOST:PORT, http://HOST:PORT or https://HOST:PORT (default $GOBLIND_URL, else\n"
     "                    127.0.0.1:9477)\n"
     "  --cacert FILE     the CA certificate (PEM) that signed the daemon's TLS certificate\n"
@@ -104,7 +114,7 @@ void usage(FILE *out) {
     fprintf(out, "       goblind --version | --help | COMMAND --help\n\n");
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) {
         const char *nl = strchr(HELP[i].text, '\n');
-        fprintf(out, "%-7s %.*s\n", HELP[i].name, (int)(nl ? nl - HELP[i].text : (long)strlen(HELP[i].text)), HELP[i].text);
+        fprintf(out, "%-8s %.*s\n", HELP[i].name, (int)(nl ? nl - HELP[i].text : (long)strlen(HELP[i].text)), HELP[i].text);
     }
     fprintf(out, "\n%s", CONNECTION);
 }

@@ -1,6 +1,7 @@
 /* main: goblind's command line. `goblind parse` runs one run directory through the
- * parsers and prints RunMetrics; `goblind analyze` prints its analysis document; `goblind serve` is the daemon; runs, show and forget talk
- * to a daemon. Usage texts are in help.c. */
+ * parsers and prints RunMetrics; `goblind analyze` prints the analysis document; `goblind serve`
+ * is the daemon; runs, show, forget, analysis and report talk to a daemon. Usage texts are in
+ * help.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "runs")) return cmd_runs(argc - 1, argv + 1);
     if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
     if (!strcmp(cmd, "forget")) return cmd_forget(argc - 1, argv + 1);
+    if (!strcmp(cmd, "analysis")) return cmd_analysis(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "goblind: unknown command '%s'\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

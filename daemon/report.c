@@ -5,7 +5,7 @@
 #include <locale.h>
 #include <string.h>
 
-#include "core/waste_budget.h"
+#include "core/ingest_doc.h"   /* INGEST_WASTE_KEYS: the waste buckets, without the heuristics header */
 
 #define BAR_WIDTH 40
 
@@ -52,11 +52,11 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
             str(m, "pytorch_version"));
     json_t *wb = json_object_get(m, "waste_budget");
     double total = 0;
-    for (int b = 0; b < W_COUNT; b++) total += num(wb, WASTE_BUCKETS[b]);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) total += num(wb, INGEST_WASTE_KEYS[b]);
     fprintf(out, "  waste budget (seconds per step; total %.6g s)\n", total);
-    for (int b = 0; b < W_COUNT; b++) {
-        double v = num(wb, WASTE_BUCKETS[b]);
-        fprintf(out, "    %-16s %10.6f %6.1f%%  ", WASTE_BUCKETS[b], v, total > 0 ? v / total * 100 : 0.0);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
+        double v = num(wb, INGEST_WASTE_KEYS[b]);
+        fprintf(out, "    %-16s %10.6f %6.1f%%  ", INGEST_WASTE_KEYS[b], v, total > 0 ? v / total * 100 : 0.0);
         bar(out, total > 0 ? v / total : 0, unicode);
         fputc('\n', out);
     }

@@ -33,7 +33,6 @@ tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, gobl
                      tracker_changed_fn fn, void *user);
 /* Watches the roots and backfills what is already there; ready afterwards. 0 on success. */
 int tracker_start(tracker *t);
-bool tracker_ready(const tracker *t);
 /* The configuration it was given changed in place (SIGHUP): re-arms the rescan timer with
  * the new period. settle_ms and quiet_s are read at each use and need nothing. */
 void tracker_config_changed(tracker *t);

@@ -147,7 +147,7 @@ static void status_done(status_job *j) {
     if (ok) t->changed(t->user, r->id);
     if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
     else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
-    else if (r->gone && !r->parsing) forget(r);
+    else if (r->sm.gone && !r->sm.parsing) forget(r);
 }
 
 void write_status(run *r) {
@@ -160,7 +160,7 @@ void write_status(run *r) {
     j->id = strdup(r->id);
     j->root = strdup(r->root);
     j->path = strdup(r->path);
-    j->status = r->status;
+    j->status = r->sm.status;
     status_lane *l = t->lane;
     if (!l || !l->started || !j->id || !j->root || !j->path) {
         r->status_dirty = true;

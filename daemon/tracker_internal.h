@@ -1,6 +1,8 @@
 /* tracker_internal: the run tracker's private types, shared by its files only.
  *
- *   run_tracker.c    the per-run state machine (settle, parse, quiet) and the lifecycle
+ *   run_state.c      the per-run state machine (settle, parse pacing, quiet): pure, unit-tested
+ *   run_tracker.c    carries out its actions (timers, parses, status writes) and the lifecycle
+ *   ingest_job.c     one parse on the worker pool: parse, render, store; handed back to run_parsed
  *   run_table.c      the run hash table, artefact signatures, small path helpers
  *   status_writer.c  status writes on the worker pool, retries, the corrupt-database stop
  *   watches.c        inotify watches (libuv fs events), fallback to scanning
@@ -17,8 +19,8 @@
 
 #include "core/run_files.h"
 #include "core/run_parse.h"
+#include "daemon/run_state.h"
 #include "daemon/run_tracker.h"
-#include "parsers/artefact.h"
 
 #define MAX_SUBWATCH 8
 
@@ -44,7 +46,6 @@ typedef struct root {
 
 struct run {
     char *id, *root, *path;
-    run_status status;
     tracker *t;
     uv_fs_event_t watch;
     dir_id watch_id;             /* the directory r->watch is on */
@@ -53,16 +54,13 @@ struct run {
     char **sub_name;
     int n_sub;
     uv_timer_t settle, quiet;
-    bool parsing, reparse, have_parse, parsed_ok, gone, dup_warned;
+    run_state sm;                /* status, parsing, the settle/parse/quiet timing (run_state.h) */
+    bool dup_warned;
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_sig parsed_sig, seen_sig;
-    int64_t last_change_ms;
-    int64_t settle_since_ms;     /* first file event not yet parsed (0: none): bounds the debounce */
-    int64_t parse_started_ms;    /* of the last parse (0: never) */
-    int64_t last_parse_ms;       /* how long it took: paces re-parses of a run that keeps changing */
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
     char *fail_reason;           /* owned copy: why the last parse is not complete (NULL: it is) */
     run *next;                   /* hash chain */
@@ -158,14 +156,17 @@ bool take_over_from_other_root(run *r);
 
 /* run_tracker.c */
 void run_touch(run *r);                             /* a file changed: (re)start the settle timer */
-void set_status(run *r, run_status st);
+void run_discovered(run *r);                        /* read its directory afresh: pending, settle */
 void forget(run *r);
 void mark_gone(run *r);
 void run_handle_closed(uv_handle_t *h);
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
-void on_settle(uv_timer_t *h);
-void on_quiet(uv_timer_t *h);
-void arm_quiet(run *r);
-void start_parse(run *r);
+/* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
+void run_parsed(parse_job *j, int status);
+
+/* ingest_job.c */
+/* Queues a parse of r on the worker pool; false (nothing queued) on a corrupt database, out of
+ * memory or a refused queue. */
+bool ingest_job_queue(run *r);
 
 #endif

@@ -59,7 +59,7 @@ bool is_self_event(const char *watched_path, const char *name) {
 
 bool rewatch_if_replaced(run *r, bool self_event) {
     tracker *t = r->t;
-    if (t->fallback || t->stopping || r->gone || r->forgotten) return false;
+    if (t->fallback || t->stopping || r->sm.gone || r->forgotten) return false;
     dir_id id;
     if (!is_real_dir(r->path) || !dir_id_of(r->path, &id)) {
         if (self_event) {                               /* deleted or moved away: the watch is dead */

@@ -14,12 +14,12 @@ esc() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/" -e 's/^-/\\-/'
   printf 'goblind watches run directories of a GPU training node, parses each run as its files land,\n'
   printf 'stores RunMetrics and a waste budget in SQLite and serves them as REST JSON, Server-Sent Events,\n'
   printf 'Prometheus metrics and a dashboard page. See /usr/share/doc/goblind for API.md and OPERATIONS.md.\n'
-  for cmd in parse serve runs show forget; do
+  for cmd in parse serve runs show forget analysis report; do
     printf '.SH "goblind %s"\n.nf\n' "$cmd"
     "$GOBLIND" "$cmd" --help | esc
     printf '.fi\n'
   done
-  printf '.SH ENVIRONMENT\n.TP\n.B GOBLIND_URL\nthe daemon for runs, show and forget (default 127.0.0.1:9477)\n'
+  printf '.SH ENVIRONMENT\n.TP\n.B GOBLIND_URL\nthe daemon for runs, show, forget, analysis and report (default 127.0.0.1:9477)\n'
   printf '.TP\n.B GOBLIND_TOKEN\nthe bearer token\n.TP\n.B GOBLIND_TOKEN_FILE\na file holding the bearer token\n'
   printf '.SH FILES\n.TP\n.I /etc/goblind/goblind.conf\nthe configuration (every key documented in it)\n'
   printf '.TP\n.I /var/lib/goblind/goblind.db\nthe database\n'

@@ -63,8 +63,9 @@ int kernel_cursor_next(kernel_cursor *k, kernel_row *row) {
         .name = name ? (const char *)name : "", .calls = sqlite3_column_int64(k->q, 1),
         .total_ns = sqlite3_column_int64(k->q, 2), .min_ns = sqlite3_column_int64(k->q, 3),
         .max_ns = sqlite3_column_int64(k->q, 4), .avg_ns = sqlite3_column_double(k->q, 5),
-        .pct_time = sqlite3_column_double(k->q, 6), .flags = (unsigned)sqlite3_column_int(k->q, 7),
+        .pct_time = sqlite3_column_double(k->q, 6),
     };
+    store_kernel_classes((unsigned)sqlite3_column_int(k->q, 7), row);
     return 1;
 }
 

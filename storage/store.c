@@ -2,6 +2,8 @@
 #include "storage/store.h"
 
 #include "storage/kernel_cursor.h"
+#include "storage/run_analysis.h"
+#include "storage/schema.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -13,6 +15,11 @@
 
 #define READERS 4
 
+/* The headline columns of schema 8: mean HBM, then the waste buckets in INGEST_WASTE_KEYS order
+ * (each column is "waste_" and its key; check_store_doc checks the names). */
+#define HEADLINE_MORE "hbm_avg_gb, waste_useful_gpu, waste_data_wait, waste_host_gap, waste_comm_excess," \
+                      " waste_memory_headroom, waste_precision_path, waste_kernel_shape"
+
 static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone"};
 
 const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
@@ -23,62 +30,6 @@ bool run_status_parse(const char *s, run_status *out) {
     return false;
 }
 
-/* Each entry moves the schema from version i to i + 1. Never edit a shipped entry: add one. */
-static const char *const MIGRATIONS[] = {
-    "CREATE TABLE runs ("
-    "  id TEXT PRIMARY KEY,"
-    "  root TEXT NOT NULL,"
-    "  path TEXT NOT NULL,"
-    "  status TEXT NOT NULL,"
-    "  created_at INTEGER NOT NULL,"
-    "  updated_at INTEGER NOT NULL,"
-    "  completed_at INTEGER,"
-    "  ingest_count INTEGER NOT NULL DEFAULT 0,"
-    "  parse_ms REAL,"
-    "  error TEXT,"
-    "  metrics_json TEXT,"
-    "  tokens_per_sec REAL, mfu_pct REAL, gpu_util_pct REAL, step_seconds REAL, hbm_peak_gb REAL"
-    ") WITHOUT ROWID;"
-    "CREATE INDEX runs_by_update ON runs(updated_at DESC, id DESC);"
-    "CREATE TABLE artefacts ("
-    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  kind TEXT NOT NULL,"
-    "  path TEXT NOT NULL,"
-    "  present INTEGER NOT NULL,"
-    "  size INTEGER, mtime_ns INTEGER, inode INTEGER, bytes_parsed INTEGER,"
-    "  parse_ms REAL, format TEXT,"
-    "  PRIMARY KEY (run_id, kind)"
-    ") WITHOUT ROWID;"
-    "CREATE TABLE kernels ("
-    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  name TEXT NOT NULL,"
-    "  calls INTEGER NOT NULL, total_ns INTEGER NOT NULL, min_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,"
-    "  flags INTEGER NOT NULL,"
-    "  PRIMARY KEY (run_id, name)"
-    ");",
-    /* 2: why an artefact did not parse (its first warning) */
-    "ALTER TABLE artefacts ADD COLUMN error TEXT;",
-    /* 3: listing by status, newest first, from the index */
-    "CREATE INDEX runs_by_status ON runs(status, updated_at DESC, id DESC);",
-    /* 4: the RunMetrics body in its own table: run rows stay small, so listing reads no blobs */
-    "CREATE TABLE run_metrics ("
-    "  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
-    "  json TEXT NOT NULL"
-    ") WITHOUT ROWID;"
-    "INSERT INTO run_metrics(run_id, json) SELECT id, metrics_json FROM runs WHERE metrics_json IS NOT NULL;"
-    "ALTER TABLE runs DROP COLUMN metrics_json;",
-    /* 5: how each artefact was read (core/read_facts_json: columns, rows, step sources); the
-     * heuristics changed (the seven real-file rules), so every stored signature is voided and
-     * each run is parsed again on start rather than keep numbers the new rules would not give */
-    "ALTER TABLE artefacts ADD COLUMN reading TEXT;"
-    "UPDATE artefacts SET mtime_ns = -1;",
-    /* 6: a headline column is NULL when not measured; before, 0 stood for unknown, so a
-     * stored 0 becomes NULL (what it was listed as) until the run's next parse */
-    "UPDATE runs SET tokens_per_sec = NULLIF(tokens_per_sec, 0), mfu_pct = NULLIF(mfu_pct, 0),"
-    " gpu_util_pct = NULLIF(gpu_util_pct, 0), step_seconds = NULLIF(step_seconds, 0),"
-    " hbm_peak_gb = NULLIF(hbm_peak_gb, 0);",
-};
-#define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 
 struct store_reader {
     sqlite3 *db;
@@ -156,30 +107,6 @@ static sqlite3 *open_conn(const char *path, bool readonly, char *err, size_t err
     return db;
 }
 
-static int migrate(sqlite3 *db, char *err, size_t errlen) {
-    sqlite3_stmt *st;
-    int version = 0;
-    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
-    if (version > SCHEMA_VERSION) {
-        snprintf(err, errlen, "database schema version %d is newer than this goblind (%d)", version, SCHEMA_VERSION);
-        return -1;
-    }
-    for (int v = version; v < SCHEMA_VERSION; v++) {
-        char sql[64];
-        if (exec(db, "BEGIN IMMEDIATE", err, errlen) != SQLITE_OK) return -1;
-        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
-        if (exec(db, MIGRATIONS[v], err, errlen) != SQLITE_OK || exec(db, sql, err, errlen) != SQLITE_OK) {
-            exec(db, "ROLLBACK", NULL, 0);
-            return -1;
-        }
-        if (exec(db, "COMMIT", err, errlen) != SQLITE_OK) return -1;
-    }
-    return 0;
-}
-
 store *store_open(const char *path, int max_size_mb, char **errp) {
     char err[256] = "";
     store *s = calloc(1, sizeof *s);
@@ -191,7 +118,7 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
     s->w = open_conn(path, false, err, sizeof err);
     if (!s->w) goto fail;
     if (exec(s->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, sizeof err) != SQLITE_OK) goto fail;
-    if (migrate(s->w, err, sizeof err) != 0) goto fail;
+    if (schema_migrate(s->w, err, sizeof err) != 0) goto fail;
     if (max_size_mb > 0) {
         char sql[96];
         snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld;", (long long)max_size_mb * 1024 * 1024 / 4096);
@@ -276,6 +203,7 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
 }
 
 sqlite3 *store_reader_db(store_reader *r) { return r->db; }
+int store_reader_note(store_reader *r, int rc) { return note_rc(r->owner, r->db, rc); }
 const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? artefact_kind_key((artefact_kind)kind) : ""; }
 
 static int step_done(sqlite3_stmt *q) {
@@ -304,11 +232,13 @@ static int ingest_tx(store *s, const ingest_record *r) {
     int rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO runs(id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error,"
-        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15)"
+        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE ")"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
         " ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, completed_at = ?6,"
         " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8,"
-        " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15",
+        " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15,"
+        " hbm_avg_gb = ?16, waste_useful_gpu = ?17, waste_data_wait = ?18, waste_host_gap = ?19, waste_comm_excess = ?20,"
+        " waste_memory_headroom = ?21, waste_precision_path = ?22, waste_kernel_shape = ?23",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
@@ -326,6 +256,9 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (m->has_gpu_util_pct) sqlite3_bind_double(q, 13, m->gpu_util_pct);
     if (m->has_step_seconds) sqlite3_bind_double(q, 14, m->step_seconds);   /* the one the budget used */
     if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
+    if (m->has_hbm_avg_gb) sqlite3_bind_double(q, 16, m->hbm_avg_gb);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS && m->has_waste; b++)      /* the split of the step time */
+        sqlite3_bind_double(q, 17 + b, m->waste[b]);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -334,6 +267,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
         ? exec_for_run(s->w, "INSERT INTO run_metrics(run_id, json) VALUES (?1, ?2)"
                              " ON CONFLICT(run_id) DO UPDATE SET json = ?2", r->id, r->metrics_json)
         : exec_for_run(s->w, "DELETE FROM run_metrics WHERE run_id = ?1", r->id, NULL);
+    if (rc == SQLITE_OK) rc = run_analysis_write(s->w, r->id, doc->analysis_json, doc->report_md);
     if (rc != SQLITE_OK) return rc;
 
     rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);
@@ -461,7 +395,7 @@ void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *s
 
 /* The run row; the last column is the RunMetrics body when the query joins it, else NULL. */
 #define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
-                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb"
+                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE
 
 /* A headline column: NULL is a number the parse did not measure (or no parse yet). */
 static opt_num col_opt(sqlite3_stmt *q, int i) {
@@ -487,7 +421,9 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->gpu_util_pct = col_opt(q, 12);
     row->step_seconds = col_opt(q, 13);
     row->hbm_peak_gb = col_opt(q, 14);
-    row->metrics_json = col_text(q, 15);
+    row->hbm_avg_gb = col_opt(q, 15);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) row->waste[b] = col_opt(q, 16 + b);
+    row->metrics_json = col_text(q, 16 + INGEST_WASTE_BUCKETS);
 }
 
 int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
@@ -563,6 +499,13 @@ void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, vo
     sqlite3_finalize(q);
 }
 
+void store_kernel_classes(unsigned flags, kernel_row *k) {
+    k->flags = flags;
+    k->gemm = (flags & INGEST_KF_GEMM_WIDE) != 0;
+    k->collective = (flags & INGEST_KF_COLLECTIVE) != 0;
+    k->generic_gemm = k->gemm && (flags & INGEST_KF_GENERIC);
+}
+
 /* The query is kernel_query_sql's (storage/kernel_cursor.c): its share uses TOTAL() (a double),
  * as SUM() of saturated int64 totals overflowed and failed the whole query (issue 15 item 6). */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
@@ -578,8 +521,8 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
             .avg_ns = sqlite3_column_double(q, 5), .pct_time = sqlite3_column_double(q, 6),
-            .flags = (unsigned)sqlite3_column_int(q, 7),
         };
+        store_kernel_classes((unsigned)sqlite3_column_int(q, 7), &k);
         fn(user, &k);
         n++;
     }

@@ -72,6 +72,9 @@ typedef struct sqlite3 sqlite3;
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);
 /* The connection of a reader (storage/ modules only). */
 sqlite3 *store_reader_db(store_reader *r);
+/* Returns rc after noting it: a SQLITE_CORRUPT / SQLITE_NOTADB from a reader's statement
+ * marks the store corrupt (store_corruption), as the store's own reads do (storage/ modules). */
+int store_reader_note(store_reader *r, int rc);
 /* The artefact kinds' names in the database ("kernel_trace", "torch_profile", "telemetry"). */
 const char *store_kind_key(int kind);
 
@@ -96,6 +99,8 @@ typedef struct run_row {
     const char *metrics_json;      /* may be NULL */
     /* headline numbers; has == false: not measured (artefact missing) or not parsed yet */
     opt_num tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb;
+    opt_num hbm_avg_gb;                        /* known with hbm_peak_gb */
+    opt_num waste[INGEST_WASTE_BUCKETS];       /* seconds per step, INGEST_WASTE_KEYS order; known with step_seconds */
 } run_row;
 
 typedef struct run_artefact_row {
@@ -124,8 +129,13 @@ typedef struct kernel_row {
     const char *name;
     int64_t calls, total_ns, min_ns, max_ns;
     double avg_ns, pct_time;
-    unsigned flags;                /* KF_* name classes (parsers/kernel_table.h, stored as given) */
+    unsigned flags;                /* the stored name classes (INGEST_KF_* bits) */
+    bool gemm, collective, generic_gemm;   /* what they say, decoded by store_kernel_classes */
 } kernel_row;
+
+/* Fills k's flags and the classes they stand for (a GEMM of the wide family, a collective, a
+ * generic GEMM), so the API renders a kernel row without knowing how the bits are laid out. */
+void store_kernel_classes(unsigned flags, kernel_row *k);
 
 typedef enum { KSORT_TOTAL, KSORT_CALLS, KSORT_AVG, KSORT_MAX, KSORT_NAME } kernel_sort;
 typedef void (*kernel_row_fn)(void *user, const kernel_row *row);

@@ -198,11 +198,20 @@ START_TEST(compare_arithmetic) {
     ck_assert_str_eq(s, "tokens/s 142 \xe2\x86\x92 318 (2.24\xc3\x97)");
     compare_summary(0.0, 5.5, s, sizeof s);
     ck_assert_str_eq(s, "tokens/s 0 \xe2\x86\x92 5.5");
-    json_t *a = json_pack("{s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 100.0, "mfu_pct", 0.0, "waste_budget",
-                          "useful_gpu", 1.0, "host_gap", 0.5);
-    json_t *b = json_pack("{s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 150.0, "mfu_pct", 10.0, "waste_budget",
-                          "useful_gpu", 1.0, "host_gap", 0.25);
-    json_t *c = compare_runs("a", a, NULL, "b", b, NULL);
+    /* two sides as the store gives them: headline columns, waste buckets, the stored text */
+    compare_side a = {.id = "a", .metrics_json = "{\"tokens_per_sec\":100.0}", .tokens_per_sec = {true, 100.0},
+                      .mfu_pct = {true, 0.0}, .step_seconds = {true, 1.5}};
+    compare_side b = {.id = "b", .metrics_json = "{\"tokens_per_sec\":150.0}", .tokens_per_sec = {true, 150.0},
+                      .mfu_pct = {true, 10.0}, .step_seconds = {true, 1.25}};
+    a.waste[0] = b.waste[0] = (opt_num){true, 1.0};             /* useful_gpu */
+    a.waste[2] = (opt_num){true, 0.5};                          /* host_gap */
+    b.waste[2] = (opt_num){true, 0.25};
+    ck_assert_str_eq(INGEST_WASTE_KEYS[2], "host_gap");
+    strbuf out = {0};
+    compare_runs(&a, &b, &out);
+    ck_assert(strbuf_terminate(&out));
+    json_t *c = json_loads(out.data, 0, NULL);
+    ck_assert_ptr_nonnull(c);
     ck_assert_double_eq(json_real_value(json_object_get(c, "speedup")), 1.5);
     json_t *t = json_object_get(json_object_get(c, "headline"), "tokens_per_sec");
     ck_assert_double_eq(json_real_value(json_object_get(t, "delta_pct")), 50.0);
@@ -212,9 +221,13 @@ START_TEST(compare_arithmetic) {
     ck_assert_double_eq(json_real_value(json_object_get(hg, "delta")), -0.25);
     ck_assert_double_eq(json_real_value(json_object_get(json_object_get(json_object_get(c, "headline"), "step_seconds"),
                                                         "base")), 1.5);
-    json_decref(a);
-    json_decref(b);
+    json_t *hbm = json_object_get(json_object_get(c, "headline"), "hbm_peak_gb");   /* not measured: null */
+    ck_assert(json_is_null(json_object_get(hbm, "base")) && json_is_null(json_object_get(hbm, "delta")));
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(json_object_get(c, "base"), "metrics"),
+                                                        "tokens_per_sec")), 100.0);   /* embedded as stored */
+    ck_assert_str_eq(json_string_value(json_object_get(c, "summary")), "tokens/s 100 \xe2\x86\x92 150 (1.50\xc3\x97)");
     json_decref(c);
+    strbuf_free(&out);
 }
 END_TEST
 

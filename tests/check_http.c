@@ -48,11 +48,19 @@ END_TEST
 /* /compare of extreme finite values (1e-300 against 1e300, -1e308 against 1e308): every key is
  * there, every number is finite (saturated to +-DBL_MAX), and the body serialises. */
 START_TEST(compare_saturates_extreme_values) {
-    json_t *a = json_pack("{s:f, s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 1e-300, "hbm_peak_gb", -1e308,
-                          "mfu_pct", 1e-300, "waste_budget", "useful_gpu", 1e308, "host_gap", -1e308);
-    json_t *b = json_pack("{s:f, s:f, s:f, s:{s:f, s:f}}", "tokens_per_sec", 1e300, "hbm_peak_gb", 1e308,
-                          "mfu_pct", -1e300, "waste_budget", "useful_gpu", 1e308, "host_gap", 1e308);
-    json_t *c = compare_runs("a", a, NULL, "b", b, NULL);
+    compare_side a = {.id = "a", .metrics_json = "{}", .tokens_per_sec = {true, 1e-300}, .hbm_peak_gb = {true, -1e308},
+                      .mfu_pct = {true, 1e-300}, .hbm_avg_gb = {true, 0}, .gpu_util_pct = {true, 0},
+                      .step_seconds = {true, 0}};
+    compare_side b = {.id = "b", .metrics_json = "{}", .tokens_per_sec = {true, 1e300}, .hbm_peak_gb = {true, 1e308},
+                      .mfu_pct = {true, -1e300}, .hbm_avg_gb = {true, 0}, .gpu_util_pct = {true, 0},
+                      .step_seconds = {true, 0}};
+    a.waste[0] = b.waste[0] = (opt_num){true, 1e308};          /* useful_gpu */
+    a.waste[2] = (opt_num){true, -1e308};                      /* host_gap */
+    b.waste[2] = (opt_num){true, 1e308};
+    strbuf out = {0};
+    compare_runs(&a, &b, &out);
+    ck_assert(strbuf_terminate(&out));
+    json_t *c = json_loads(out.data, 0, NULL);
     ck_assert_msg(c != NULL, "compare_runs gave no body");
     const char *top[] = {"base", "candidate", "headline", "waste_budget", "speedup", "summary"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) ck_assert_msg(json_object_get(c, top[i]), "%s", top[i]);
@@ -74,9 +82,8 @@ START_TEST(compare_saturates_extreme_values) {
     char *text = json_dumps(c, JSON_COMPACT);
     ck_assert(text != NULL);
     free(text);
-    json_decref(a);
-    json_decref(b);
     json_decref(c);
+    strbuf_free(&out);
 }
 END_TEST
 
@@ -91,7 +98,8 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     store *st = store_open(db, 0, &err);
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     ingest_doc doc = {0};                                                  /* measured */
-    doc.headline = (ingest_headline){.tokens_per_sec = 1e300, .hbm_peak_gb = 1.66e305,
+    doc.headline = (ingest_headline){.tokens_per_sec = 1e300, .hbm_peak_gb = 1.66e305, .hbm_avg_gb = -1.66e305,
+                                     .has_hbm_avg_gb = true,
                                      .has_tokens_per_sec = true, .has_hbm_peak_gb = true};
     ingest_record rec = {.id = "huge", .root = "/r", .path = "/r/huge", .status = RUN_COMPLETE, .now_ms = 1000,
                          .doc = &doc, .parse_ms = 1.0,

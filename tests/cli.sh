@@ -16,7 +16,7 @@ expect() {   # expect CODE DESCRIPTION -- command...
 expect 0 "--version" -- "$GOBLIND" --version
 grep -q '^goblind [0-9]' "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --version text"; }
 expect 0 "--help" -- "$GOBLIND" --help
-for cmd in parse serve runs show forget; do            # every subcommand: usage on stdout, exit 0
+for cmd in parse serve runs show forget analysis report; do          # every subcommand: usage on stdout, exit 0
   expect 0 "$cmd --help" -- "$GOBLIND" "$cmd" --help
   grep -q "^usage: goblind $cmd" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL $cmd --help text"; }
   expect 0 "$cmd -h" -- "$GOBLIND" "$cmd" -h
@@ -25,6 +25,8 @@ done
 expect 2 "runs: bad format" -- "$GOBLIND" runs --format xml
 expect 2 "show: --cert without --key" -- "$GOBLIND" show x --cert a.pem
 expect 2 "forget without id" -- "$GOBLIND" forget
+expect 2 "analysis without id" -- "$GOBLIND" analysis
+expect 2 "report: --format is not an option" -- "$GOBLIND" report x --format json
 expect 2 "no command" -- "$GOBLIND"
 expect 2 "unknown command" -- "$GOBLIND" frobnicate
 expect 2 "parse without dir" -- "$GOBLIND" parse

@@ -90,6 +90,16 @@ def main():
         check(d, "GET", "/runs/new-1/metrics", "/runs/{id}/metrics", 202)
         check(d, "GET", "/runs/nope/metrics", "/runs/{id}/metrics", 404)
         check(d, "GET", "/runs/a-1/metrics?wait=99", "/runs/{id}/metrics", 400)
+        for sub in ("analysis", "report.md"):      # store part: 200 once the analysis driver stores one
+            tpl = "/runs/{id}/" + sub
+            st_a = d.get(f"/runs/a-1/{sub}")[0]
+            assert st_a in (200, 404), st_a
+            _, h, _ = check(d, "GET", f"/runs/a-1/{sub}", tpl, st_a)
+            if st_a == 200:
+                check(d, "GET", f"/runs/a-1/{sub}", tpl, 304, {"If-None-Match": h["ETag"]})
+            check(d, "GET", f"/runs/new-1/{sub}", tpl, 202)
+            check(d, "GET", f"/runs/nope/{sub}", tpl, 404)
+            check(d, "GET", f"/runs/a-1/{sub}?wait=99", tpl, 400)
         check(d, "GET", "/runs/a-1/kernels?limit=5&sort=calls", "/runs/{id}/kernels", 200)
         check(d, "GET", "/runs/a-1/kernels?sort=weird", "/runs/{id}/kernels", 400)
         check(d, "GET", "/runs/nope/kernels", "/runs/{id}/kernels", 404)

@@ -1,0 +1,114 @@
+/* ingest_job: one parse of a run on the worker pool — read and parse the files, render the
+ * document, store it in one ingest transaction — and its hand-back to the loop thread
+ * (run_parsed in run_tracker.c). The job owns copies of what the worker needs; the worker
+ * touches nothing of the loop's. The job is freed here, after run_parsed, and only here. */
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "core/run_analysis.h"
+#include "core/run_parse.h"
+#include "daemon/log.h"
+#include "daemon/tracker_internal.h"
+
+/* Worker thread: parse, render, store. Touches nothing of the loop's. */
+static void parse_work(uv_work_t *req) {
+    parse_job *j = req->data;
+    tracker *t = j->r->t;
+    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
+    run_options opt = {.parse.confine_root = j->root, .parse.limits = &j->lim};
+    struct timeval t0, t1;
+    gettimeofday(&t0, NULL);
+    if (!run_parse(j->path, &opt, &j->res)) return;
+    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }   /* cut short: never stored */
+    gettimeofday(&t1, NULL);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
+    j->seconds = ms / 1e3;
+    const artefact_info *ki = &j->res.info[ARTEFACT_KERNEL_TRACE];
+    bool kernels_ok = ki->present && ki->bytes_parsed > 0 && j->res.kernels.complete;
+    bool torch_ok = j->res.torch.complete;
+    j->ok = kernels_ok && torch_ok;
+    const char *limited = NULL;                 /* an artefact stopped by max_parse_mb / max_parse_s */
+    for (int k = 0; k < ARTEFACT_KIND_COUNT && !limited; k++)
+        if (j->res.info[k].error && strstr(j->res.info[k].error, "bounds a parse")) limited = j->res.info[k].error;
+    if (limited) log_warn("run %s: %s", j->id, limited);
+    const char *error = j->ok ? NULL
+        : limited ? limited
+        : !ki->present ? "kernel trace not found"
+        : !kernels_ok ? "kernel trace empty or truncated"
+        : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
+        : "torch profile not parseable (yet)";
+    j->error = error;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        const artefact_info *a = &j->res.info[k];
+        j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
+        j->bytes += a->bytes_parsed;
+    }
+    ingest_doc doc;                     /* the store sees a document, not the parse's structs */
+    bool doc_ok = ingest_doc_build(&j->res, &doc);
+    /* the analysis document: a second read of the run's files (core/run_analysis) */
+    run_analysis an;
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.parse = opt.parse;
+    aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
+    aopt.cfg.short_kernel_ns = j->short_kernel_ns;
+    aopt.cfg.npu_reference_dir = j->npu_reference_dir;
+    bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
+    if (doc_ok && an_ok) { doc.analysis_json = an.json.data; doc.report_md = an.report_md.data; }
+    if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
+    ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
+                         .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
+    j->stored = !j->cancelled && doc_ok && store_ingest(j->r->t->st, &rec) == 0;
+    ingest_doc_free(&doc);
+    if (an_ok) run_analysis_free(&an);
+}
+
+static void free_job(parse_job *j) {
+    run_result_free(&j->res);
+    free(j->id);
+    free(j->root);
+    free(j->path);
+    free(j->npu_reference_dir);
+    free(j);
+}
+
+static void after_work(uv_work_t *req, int status) {
+    parse_job *j = req->data;
+    tracker *t = j->r->t;                       /* the tracker outlives the loop */
+    run_parsed(j, status);
+    free_job(j);
+    if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
+}
+
+bool ingest_job_queue(run *r) {
+    tracker *t = r->t;
+    if (db_corrupt(t)) return false;
+    parse_job *j = calloc(1, sizeof *j);
+    if (!j) { log_error("run %s: out of memory", r->id); return false; }
+    j->r = r;
+    j->id = strdup(r->id);
+    j->root = strdup(r->root);
+    j->path = strdup(r->path);
+    j->req.data = j;
+    j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
+    j->lim.max_seconds = t->cfg->max_parse_s;
+    j->lim.cancel = &t->cancel;
+    j->kernel_wait_threshold_ns = t->cfg->kernel_wait_threshold_ns;
+    j->short_kernel_ns = t->cfg->short_kernel_ns;
+    j->npu_reference_dir = t->cfg->npu_reference_dir ? strdup(t->cfg->npu_reference_dir) : NULL;
+    if (uv_queue_work(t->loop, &j->req, parse_work, after_work) != 0) {
+        log_error("run %s: cannot queue a parse", r->id);
+        free_job(j);
+        return false;
+    }
+    r->refs++;
+    t->inflight++;
+    return true;
+}
+

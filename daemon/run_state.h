@@ -1,0 +1,90 @@
+/* run_state: the per-run state machine of the tracker, pure: events in, actions out.
+ *
+ *   pending --settle_ms without events--> running (a parse is started, stored as running)
+ *   running --quiet_s without changes--> complete (kernel trace + torch profile parse)
+ *                                        | failed (they do not)
+ *   complete/failed --file changes--> pending;  any --directory deleted--> gone
+ *
+ * It owns the decisions and the timing of one run: the settle debounce (settle_ms, but never
+ * longer than settle_max_ms after the first unparsed change, so a file appended to forever is
+ * still parsed), the pacing of re-parses (a run that keeps changing is parsed again at least
+ * REPARSE_PACE times its last parse's duration after that parse started, between settle_ms and
+ * 60 s: at most ~1/10 of a worker), one parse at a time (a change during a parse asks for one
+ * more afterwards), the retry of a parse that was not stored, and the quiet period measured from
+ * the newest change or artefact mtime. It does no I/O and reads no clock: the tracker
+ * (run_tracker.c) passes the time and what it saw on disk, and carries out the actions (timers,
+ * status writes, parses, log lines). So it is unit-tested with a fake clock and made-up events
+ * (tests/check_run_state.c), without inotify, libuv or a database. */
+#ifndef GOBLIN_RUN_STATE_H
+#define GOBLIN_RUN_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+
+#define REPARSE_PACE 10
+#define REPARSE_GAP_MAX_MS 60000
+#define PARSE_RETRY_MS 5000          /* a parse whose ingest was not stored is tried again after this */
+
+typedef struct run_state_cfg {
+    int64_t settle_ms, settle_max_ms, quiet_ms;
+} run_state_cfg;
+
+/* One run's state. status is RUN_STATUS_COUNT until first set (not stored yet). */
+typedef struct run_state {
+    run_status status;
+    bool parsing;                /* a parse is in flight */
+    bool reparse;                /* files changed during it: parse again afterwards */
+    bool have_parse;             /* a parse of the current files is stored */
+    bool parsed_ok;              /* ... and its kernel trace and torch profile parse */
+    bool gone;                   /* the directory was deleted */
+    int64_t last_change_ms;      /* the newest file event */
+    int64_t settle_since_ms;     /* the first file event not yet in a parse (0: none) */
+    int64_t parse_started_ms;    /* of the last parse (0: never) */
+    int64_t last_parse_ms;       /* how long it took */
+    int64_t newest_mtime_ms;     /* the newest artefact mtime of the stored parse */
+} run_state;
+
+/* What the tracker is to do after an event. A delay < 0 leaves that timer alone. */
+typedef struct run_actions {
+    bool set_status;             /* store `status` (it changed) */
+    run_status status;
+    bool stop_quiet;             /* cancel the quiet timer */
+    bool stop_settle;            /* cancel the settle timer */
+    int64_t settle_in_ms;        /* (re)start the settle timer with this delay */
+    int64_t quiet_in_ms;         /* (re)start the quiet timer with this delay */
+    bool start_parse;            /* queue a parse now (the state already says parsing) */
+    bool log_outcome;            /* the run just became complete or failed: one log line */
+} run_actions;
+
+/* A fresh run (not stored yet). */
+void run_state_init(run_state *s);
+/* At start-up, from the database: the run was stored with status st; parsed: its files are as
+ * that parse saw them (no re-parse needed: it stays complete or failed). */
+void run_state_restore(run_state *s, run_status st, bool parsed);
+/* The run's directory is to be read afresh (new, back after a deletion, or another root's copy
+ * taking over): not gone, no parse of these files, pending, and a change at now. */
+run_actions run_state_discovered(run_state *s, const run_state_cfg *c, int64_t now);
+/* A file of the run changed at now. */
+run_actions run_state_touch(run_state *s, const run_state_cfg *c, int64_t now);
+/* The settle timer fired. files_as_parsed: the artefacts' signature equals the stored parse's
+ * (only other files changed). */
+run_actions run_state_settled(run_state *s, const run_state_cfg *c, int64_t now, bool files_as_parsed);
+/* The parse started by start_parse ended. stored: its ingest committed; ok: kernel trace and
+ * torch profile parse; parse_ms: its duration; newest_mtime_ms: its artefacts' newest mtime. */
+run_actions run_state_parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
+                             int64_t newest_mtime_ms);
+/* The parse was queued but could not start (the pool refused it): back to not parsing. */
+void run_state_parse_not_started(run_state *s);
+/* The quiet timer fired. files_as_parsed as for run_state_settled. */
+run_actions run_state_quiet(run_state *s, const run_state_cfg *c, int64_t now, bool files_as_parsed);
+/* The directory was deleted. */
+run_actions run_state_gone(run_state *s);
+/* The delay before a re-parse may start (0: now), by the pacing rule above. */
+int64_t run_state_reparse_wait(const run_state *s, const run_state_cfg *c, int64_t now);
+/* The quiet timer's delay: quiet_ms after the newest change or artefact mtime, never more
+ * than quiet_ms (an mtime from the future: clock skew), never negative. */
+int64_t run_state_quiet_delay(const run_state *s, const run_state_cfg *c, int64_t now);
+
+#endif
