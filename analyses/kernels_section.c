@@ -19,15 +19,16 @@ typedef struct kernels_state {
     diag_list *diag;            /* run state only */
     name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
     bool oom;
+    size_t list_rows;           /* analysis_config.list_rows (0: all) */
 } kernels_state;
 
 static void *k_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     kernels_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     name_agg_init(&s->dispatches, true);
     name_agg_init(&s->stats, false);
     s->diag = diag;
+    s->list_rows = cfg ? cfg->list_rows : 0;
     return s;
 }
 
@@ -105,7 +106,10 @@ static void k_render(const void *run, jw_out *w) {
     jw_key(w, "by_name");
     jw_array_open(w);
     size_t *idx = name_agg_sorted(a);
-    for (size_t i = 0; idx && i < a->n; i++) {
+    uint64_t rest_calls;
+    i128 rest_total;
+    size_t listed = name_agg_listed(a, idx, s->list_rows, &rest_calls, &rest_total);
+    for (size_t i = 0; i < listed; i++) {
         const name_entry *e = &a->e[idx[i]];
         jw_object_open(w);
         jw_key(w, "name");
@@ -135,15 +139,7 @@ static void k_render(const void *run, jw_out *w) {
     }
     free(idx);
     jw_array_close(w);
-    if (a->unlisted_calls) {
-        jw_key(w, "unlisted");
-        jw_object_open(w);
-        jw_key(w, "calls");
-        jw_u64(w, a->unlisted_calls);
-        jw_key(w, "total_ns");
-        jw_i128_value(w, a->unlisted_total);
-        jw_object_close(w);
-    }
+    name_agg_render_unlisted(a, listed, rest_calls, rest_total, w);
     jw_object_close(w);
 }
 

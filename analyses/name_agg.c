@@ -356,3 +356,30 @@ void jw_u64(jw_out *w, uint64_t v) {
     if (v <= (uint64_t)INT64_MAX) jw_int(w, (int64_t)v);
     else jw_number(w, (double)v);
 }
+
+size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows, uint64_t *unlisted_calls,
+                       i128 *unlisted_total) {
+    size_t listed = list_rows && list_rows < a->n ? list_rows : a->n;
+    *unlisted_calls = a->unlisted_calls;
+    *unlisted_total = a->unlisted_total;
+    for (size_t i = listed; sorted && i < a->n; i++) {
+        *unlisted_calls += a->e[sorted[i]].calls;
+        *unlisted_total = i128_add(*unlisted_total, a->e[sorted[i]].total);
+    }
+    return sorted ? listed : 0;
+}
+
+void name_agg_render_unlisted(const name_agg *a, size_t listed, uint64_t calls, i128 total, jw_out *w) {
+    jw_key(w, "listed");
+    jw_u64(w, listed);
+    if (!calls && listed == a->n) return;
+    jw_key(w, "unlisted");
+    jw_object_open(w);
+    jw_key(w, "names");
+    if (a->unlisted_calls) jw_null(w); else jw_u64(w, a->n - listed);
+    jw_key(w, "calls");
+    jw_u64(w, calls);
+    jw_key(w, "total_ns");
+    jw_i128_value(w, total);
+    jw_object_close(w);
+}

@@ -91,6 +91,14 @@ uint64_t name_agg_calls(const name_agg *a);
 i128 name_agg_total(const name_agg *a);
 /* Entry indices sorted by total desc, then name, then tag (malloc'd; NULL on OOM or empty). */
 size_t *name_agg_sorted(const name_agg *a);
+/* How many of the sorted entries a document lists (list_rows, 0: all), and the calls and
+ * time of the rest plus the entries beyond the table's bound (`unlisted`). */
+size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows, uint64_t *unlisted_calls,
+                       i128 *unlisted_total);
+/* Writes `"listed": n` and, when some calls are not listed, the `unlisted` object
+ * {"names", "calls", "total_ns"} ("names": entries cut by list_rows; null when names beyond
+ * the table's bound were never counted). */
+void name_agg_render_unlisted(const name_agg *a, size_t listed, uint64_t calls, i128 total, jw_out *w);
 /* Sample standard deviation (n - 1) in ns; false when unknown (one call, stats rows, overflow). */
 bool name_entry_stddev(const name_entry *e, double *out);
 /* An i128 as a JSON number (exact up to 2^63). */

@@ -75,6 +75,9 @@ typedef struct analysis_config {
     int64_t short_kernel_ns;           /* timeline: a kernel shorter than this is short (10 us) */
     const char *npu_reference_dir;     /* msprof reference durations; NULL: <run>/reference */
     const char *run_dir;               /* the run directory being analysed */
+    size_t list_rows;                  /* per-name tables (kernels.by_name, api.by_function) list
+                                        * at most this many rows, the busiest; the others are
+                                        * summed in `unlisted`. 0: every row */
 } analysis_config;
 
 /* The finished results of the analyses registered before the one asking: analysis i's run

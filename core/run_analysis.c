@@ -102,6 +102,7 @@ void run_analysis_defaults(run_analysis_options *o) {
     memset(o, 0, sizeof *o);
     o->cfg.kernel_wait_threshold_ns = 50000;
     o->cfg.short_kernel_ns = 10000;
+    o->cfg.list_rows = 200;
     o->threads = 2;
 }
 

@@ -111,6 +111,15 @@ int cmd_analyze(int argc, char **argv) {
             if (!strcmp(a, "--short-kernel-ns")) opt.cfg.short_kernel_ns = v;
             else opt.cfg.kernel_wait_threshold_ns = v;
             i++;
+        } else if (!strcmp(a, "--rows")) {
+            char *end = NULL;
+            long long v = val ? strtoll(val, &end, 10) : -1;
+            if (!val || *end || v < 0 || v > 1000000) {
+                fprintf(stderr, "goblind analyze: --rows takes a count from 0 (every row) to 1000000\n");
+                return EXIT_USAGE;
+            }
+            opt.cfg.list_rows = (size_t)v;
+            i++;
         } else if (!strcmp(a, "--threads")) {
             if (!val || (strcmp(val, "1") && strcmp(val, "2"))) {
                 fprintf(stderr, "goblind analyze: --threads takes 1 or 2\n");

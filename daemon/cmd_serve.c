@@ -122,6 +122,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
         {"--db-max-size-mb", "db_max_size_mb"}, {"--retention-max-runs", "retention_max_runs"},
         {"--retention-max-age-days", "retention_max_age_days"}, {"--webhook-url", "webhook_url"}, {"--max-request-kb", "max_request_kb"},
         {"--kernel-wait-threshold-ns", "kernel_wait_threshold_ns"}, {"--short-kernel-ns", "short_kernel_ns"},
+        {"--analysis-list-rows", "analysis_list_rows"},
         {"--npu-reference-dir", "npu_reference_dir"},
     };
     bool roots_from_flags = false;
@@ -186,7 +187,7 @@ static void reload_config(server *s) {
         s->cfg.field = n.field; \
     }
     LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
-    LIVE_INT(kernel_wait_threshold_ns) LIVE_INT(short_kernel_ns)
+    LIVE_INT(kernel_wait_threshold_ns) LIVE_INT(short_kernel_ns) LIVE_INT(analysis_list_rows)
 #undef LIVE_INT
     if (n.log_level != s->cfg.log_level) {
         len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");

@@ -19,6 +19,7 @@ void config_defaults(goblind_config *c) {
     c->max_parse_mb = 8192;
     c->kernel_wait_threshold_ns = 50000;
     c->short_kernel_ns = 10000;
+    c->analysis_list_rows = 200;
     c->max_parse_s = 120;
     c->quiet_s = 5;
     c->scan_interval_s = 30;
@@ -136,6 +137,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_parse_mb")) { ip = &c->max_parse_mb; lo = 0; hi = 1 << 24; }
     else if (!strcmp(key, "kernel_wait_threshold_ns")) { ip = &c->kernel_wait_threshold_ns; lo = 0; hi = 1000000000; }
     else if (!strcmp(key, "short_kernel_ns")) { ip = &c->short_kernel_ns; lo = 0; hi = 1000000000; }
+    else if (!strcmp(key, "analysis_list_rows")) { ip = &c->analysis_list_rows; lo = 0; hi = 1000000; }
     else if (!strcmp(key, "max_parse_s")) { ip = &c->max_parse_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }

@@ -40,6 +40,7 @@ typedef struct goblind_config {
     /* the analysis document (core/run_analysis, analyses/section.h's analysis_config) */
     int kernel_wait_threshold_ns;   /* timeline: an idle gap shorter than this is kernel_wait */
     int short_kernel_ns;            /* timeline: a kernel shorter than this is short */
+    int analysis_list_rows;         /* per-name tables of the analysis document list this many rows (0: all) */
     char *npu_reference_dir;        /* msprof reference durations; NULL: <run>/reference */
     log_level log_level;
     char *log_file;             /* NULL: stderr (journald); else appended to, reopened on SIGHUP */

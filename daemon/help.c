@@ -22,7 +22,7 @@ static const command_help HELP[] = {
      "Exit status: 0 (also when some artefacts are missing or broken: see \"warnings\"), 1 when RUN_DIR\n"
      "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no artefact at all\n"
      "(nothing is printed on stdout)."},
-    {"analyze", "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N]",
+    {"analyze", "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N]",
      "Print the analysis document of one run directory: every file some format reads (several torch\n"
      "traces, a whole rocprofv3 output tree one directory down) and every analysis section\n"
      "(docs/ANALYSIS.md); the \"sources\" section says which file was read by which format, its\n"
@@ -33,6 +33,8 @@ static const command_help HELP[] = {
      "  --threads N              sources read at a time, 1 or 2 (default 2)\n"
      "  --kernel-wait-threshold-ns N  an idle GPU gap shorter than this is kernel_wait (default 50000)\n"
      "  --short-kernel-ns N      a kernel shorter than this is short (default 10000)\n"
+     "  --rows N                 list the N busiest names in kernels.by_name and api.by_function, the\n"
+     "                           rest summed in `unlisted` (default 200; 0: every row)\n"
      "Exit status: 0 (also when some files are broken: see each source's \"warnings\"), 1 when RUN_DIR\n"
      "is not a readable directory, 2 on a usage error, 3 when no format reads any file of RUN_DIR\n"
      "(the document is still printed)."},
@@ -49,7 +51,8 @@ static const command_help HELP[] = {
      "  --retention-max-runs N --retention-max-age-days N --db-max-size-mb N\n"
      "  --auth-token-file F --tls-cert-file F --tls-key-file F --tls-client-ca-file F\n"
      "  --webhook-url URL (repeatable: POST each run event there)\n"
-     "  --kernel-wait-threshold-ns N --short-kernel-ns N --npu-reference-dir DIR (the analysis document)\n"
+     "  --kernel-wait-threshold-ns N --short-kernel-ns N --analysis-list-rows N --npu-reference-dir DIR\n"
+     "                           (the analysis document)\n"
      "  --log-level error|warn|info|debug --log-file F (reopened on SIGHUP)\n"
      "SIGHUP re-reads the configuration (docs/OPERATIONS.md says which keys change live).\n"
      "Exit status: 0 after SIGTERM/SIGINT, 1 when the database or address cannot be opened or another\n"

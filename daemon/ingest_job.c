@@ -58,6 +58,7 @@ static void parse_work(uv_work_t *req) {
     aopt.parse = opt.parse;
     aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
     aopt.cfg.short_kernel_ns = j->short_kernel_ns;
+    aopt.cfg.list_rows = j->list_rows;
     aopt.cfg.npu_reference_dir = j->npu_reference_dir;
     bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
     if (doc_ok && an_ok) { doc.analysis_json = an.json.data; doc.report_md = an.report_md.data; }
@@ -101,6 +102,7 @@ bool ingest_job_queue(run *r) {
     j->lim.cancel = &t->cancel;
     j->kernel_wait_threshold_ns = t->cfg->kernel_wait_threshold_ns;
     j->short_kernel_ns = t->cfg->short_kernel_ns;
+    j->list_rows = (size_t)t->cfg->analysis_list_rows;
     j->npu_reference_dir = t->cfg->npu_reference_dir ? strdup(t->cfg->npu_reference_dir) : NULL;
     if (uv_queue_work(t->loop, &j->req, parse_work, after_work) != 0) {
         log_error("run %s: cannot queue a parse", r->id);

@@ -97,6 +97,7 @@ typedef struct parse_job {
     bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
     parse_limits lim;            /* copied from the configuration when queued */
     int64_t kernel_wait_threshold_ns, short_kernel_ns;   /* the analysis document's settings, copied too */
+    size_t list_rows;
     char *npu_reference_dir;     /* NULL: <run>/reference */
     run_sig sig;
     uint64_t bytes;

@@ -148,6 +148,28 @@ try:
     check(j is not None and j["device_clock"] and j["kernels_chosen"] is False, f"dual: the JSON's kernels not chosen {j}")
     check(doc2["kernels"]["total_calls"] == rows, f"dual: kernels counted once ({doc2['kernels']['total_calls']} != {rows})")
 
+    # 2c. the per-name table lists the busiest 200 names by default, the rest in `unlisted`
+    many = os.path.join(tmp, "many-names")
+    os.makedirs(many)
+    rows_csv = [(f"kernel_{i:04d}", 1000 + i) for i in range(250)]
+    with open(os.path.join(many, "trace.csv"), "w") as f:
+        f.write("KernelName,DurationNs\n")
+        for name, ns in rows_csv:
+            f.write(f"{name},{ns}\n")
+    rc, out, err = analyze(many)
+    check(rc == 0, f"many-names: exit {rc}: {err}")
+    k = json.loads(out)["kernels"]
+    busiest = sorted(rows_csv, key=lambda r: -r[1])
+    check(k["listed"] == 200 and [r["name"] for r in k["by_name"]] == [n for n, _ in busiest[:200]],
+          "many-names: the 200 busiest names listed, busiest first")
+    rest = busiest[200:]
+    check(k["unlisted"] == {"names": 50, "calls": 50, "total_ns": sum(ns for _, ns in rest)},
+          f"many-names: unlisted {k.get('unlisted')}")
+    check(k["total_calls"] == 250 and k["total_ns"] == sum(ns for _, ns in rows_csv), "many-names: totals over every name")
+    rc, out, _ = analyze(many, "--rows", "0")
+    k = json.loads(out)["kernels"]
+    check(rc == 0 and k["listed"] == 250 and len(k["by_name"]) == 250 and "unlisted" not in k, "--rows 0 lists every name")
+
     # 3. table and markdown outputs
     rc, out, _ = analyze(run, "--format", "table")
     check(rc == 0 and "== sources ==" in out and "node1/777_kernel_trace.csv" in out, "table output")
