@@ -61,9 +61,16 @@ static void read_head(const char *path, head_buf *h) {
     gunzip_free(g);
 }
 
-/* Does a format's pattern match rel ("name", or "sub/name" for a pattern with a slash)? */
-static bool pattern_matches(const char *pat, const char *rel, bool nested) {
-    if ((strchr(pat, '/') != NULL) != nested) return false;
+static int slashes(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '/';
+    return n;
+}
+
+/* Does a format's pattern match rel ("name", "sub/name", "a/b/name")? A pattern matches at
+ * the depth it names: as many slashes as rel. */
+static bool pattern_matches(const char *pat, const char *rel) {
+    if (slashes(pat) != slashes(rel)) return false;
     return fnmatch(pat, rel, FNM_PATHNAME | FNM_PERIOD) == 0;
 }
 
@@ -79,8 +86,8 @@ static int cmp_sources(const void *a, const void *b) {
     return strcmp(x->rel, y->rel);
 }
 
-/* Claims one regular file (rel names it; nested: it is one directory down). */
-static bool consider(run_inventory *inv, const char *path, const char *rel, bool nested, uint64_t size,
+/* Claims one regular file (rel names it, relative to the run directory). */
+static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
                      const char *confine_root, diag_list *diag) {
     uint64_t sz, ino;
     int64_t mt;
@@ -99,7 +106,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, bool
         if (!p->open_records || !p->names) continue;
         const char *pat = NULL;
         for (const char *const *n = p->names; *n && !pat; n++)
-            if (pattern_matches(*n, rel, nested)) pat = *n;
+            if (pattern_matches(*n, rel)) pat = *n;
         if (!pat) continue;
         if (!have_head) { read_head(path, &h); have_head = true; }
         int score = p->sniff(ends_with(base, ".gz") && h.n ? sniff_name : base, h.b, h.n);
@@ -180,43 +187,39 @@ static void free_names(char **names, size_t n) {
     free(names);
 }
 
-/* Scans root (files, and files one real directory down); rel_prefix: NULL for the run
- * directory itself, else the prefix of every rel (an extra root outside it). */
-static bool scan_root(run_inventory *inv, const char *root, const char *rel_prefix, const char *confine_root,
-                      diag_list *diag) {
+/* Scans dir (rel: its path relative to the run directory, "" for the run directory itself)
+ * and, while depth < INVENTORY_MAX_DEPTH, the real directories below it: rocprofv3 writes
+ * <host>/<pid>_*.csv, msprof PROF_<id>/mindstudio_profiler_output/op_summary_<n>.csv. A file
+ * may be a symlink (the reader then applies the daemon's confinement); a directory is
+ * entered only when it is a real one (no loops, no escapes). At most INVENTORY_MAX_ENTRIES
+ * entries are looked at per run, so a directory of checkpoints cannot make a scan slow. */
+static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int depth, const char *confine_root,
+                     diag_list *diag) {
     size_t n;
-    char **names = list_dir(root, &n);
+    char **names = list_dir(dir, &n);
     if (!names) {
-        if (rel_prefix) diag_add(diag, "%s: the directory cannot be read", root);
+        if (inv->scanning_extra && depth == 0) diag_add(diag, "%s: the directory cannot be read", dir);
         return true;
     }
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++) {
-        char *path = NULL, *rel = NULL;
+        if (++inv->entries_seen > INVENTORY_MAX_ENTRIES) {
+            if (inv->entries_seen == INVENTORY_MAX_ENTRIES + 1)
+                diag_add(diag, "%s: more than %d directory entries; the rest of the run directory is not looked at",
+                         dir, INVENTORY_MAX_ENTRIES);
+            break;
+        }
+        char *path = NULL, *r = NULL;
         struct stat st, lst;
-        if (asprintf(&path, "%s/%s", root, names[i]) < 0) { ok = false; break; }
-        /* a file may be a symlink (the reader then applies the daemon's confinement); a
-         * directory is entered only when it is a real one (no loops, no escapes) */
-        if (lstat(path, &lst) != 0 || stat(path, &st) != 0) { free(path); continue; }
-        if (S_ISREG(st.st_mode)) {
-            if (asprintf(&rel, "%s%s%s", rel_prefix ? rel_prefix : "", rel_prefix ? "/" : "", names[i]) < 0) ok = false;
-            else ok = consider(inv, path, rel, rel_prefix != NULL, (uint64_t)st.st_size, confine_root, diag);
-        } else if (S_ISDIR(lst.st_mode) && !rel_prefix) {
-            size_t m;
-            char **sub = list_dir(path, &m);
-            for (size_t j = 0; ok && sub && j < m; j++) {
-                char *p2 = NULL, *r2 = NULL;
-                struct stat st2;
-                if (asprintf(&p2, "%s/%s", path, sub[j]) < 0 || asprintf(&r2, "%s/%s", names[i], sub[j]) < 0) ok = false;
-                else if (stat(p2, &st2) == 0 && S_ISREG(st2.st_mode))
-                    ok = consider(inv, p2, r2, true, (uint64_t)st2.st_size, confine_root, diag);
-                free(p2);
-                free(r2);
-            }
-            free_names(sub, m);
+        if (asprintf(&path, "%s/%s", dir, names[i]) < 0) { ok = false; break; }
+        if (asprintf(&r, "%s%s%s", rel, *rel ? "/" : "", names[i]) < 0) { free(path); ok = false; break; }
+        if (lstat(path, &lst) == 0 && stat(path, &st) == 0) {
+            if (S_ISREG(st.st_mode)) ok = consider(inv, path, r, (uint64_t)st.st_size, confine_root, diag);
+            else if (S_ISDIR(lst.st_mode) && depth < INVENTORY_MAX_DEPTH)
+                ok = scan_dir(inv, path, r, depth + 1, confine_root, diag);
         }
         free(path);
-        free(rel);
+        free(r);
     }
     free_names(names, n);
     return ok;
@@ -225,7 +228,7 @@ static bool scan_root(run_inventory *inv, const char *root, const char *rel_pref
 bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
                          diag_list *diag) {
     memset(out, 0, sizeof *out);
-    bool ok = scan_root(out, run_dir, NULL, confine_root, diag);
+    bool ok = scan_dir(out, run_dir, "", 0, confine_root, diag);
     if (ok && extra_root && *extra_root) {
         char *a = realpath(run_dir, NULL), *b = realpath(extra_root, NULL);
         size_t al = a ? strlen(a) : 0;
@@ -233,7 +236,8 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
         if (!inside) {
             const char *slash = strrchr(extra_root, '/');
             out->scanning_extra = true;
-            ok = scan_root(out, extra_root, slash && slash[1] ? slash + 1 : extra_root, NULL, diag);   /* configured: trusted */
+            /* configured: trusted; its files are named "<its base name>/<file>" */
+            ok = scan_dir(out, extra_root, slash && slash[1] ? slash + 1 : extra_root, INVENTORY_MAX_DEPTH, NULL, diag);
         }
         free(a);
         free(b);

@@ -3,7 +3,7 @@
  *
  * RunMetrics keeps one file per kind (core/run_files); the analysis document takes every
  * source: several torch traces (one per rank), a whole rocprofv3 output tree
- * (<host>/<pid>_*.csv, *_results.db one level down), analysis-only formats (API and copy
+ * (<host>/<pid>_*.csv, *_results.db one level down; msprof two levels down), analysis-only formats (API and copy
  * traces, stats reports, NPU reference durations under reference/ or the configured
  * npu_reference_dir). A file is claimed by the formats whose name patterns match it (the
  * best sniff score among them wins), else by content alone when some format's sniff is
@@ -20,6 +20,9 @@
 
 #define INVENTORY_SNIFF_SURE 80
 #define INVENTORY_MAX_SOURCES 4096   /* a directory with more is cut there, with a warning */
+#define INVENTORY_MAX_DEPTH 2        /* directory levels below the run directory (msprof's
+                                      * PROF_<id>/mindstudio_profiler_output/ is two) */
+#define INVENTORY_MAX_ENTRIES 65536  /* directory entries looked at per run, at every level */
 
 typedef struct inventory_source {
     char *rel;                       /* path shown and used as source_ref.path (relative to the run
@@ -41,6 +44,7 @@ typedef struct run_inventory {
     inventory_source *src;
     size_t n, cap;
     bool scanning_extra;             /* (while building) */
+    unsigned entries_seen;           /* (while building) */
 } run_inventory;
 
 /* Lists the sources of run_dir (and of extra_root when not NULL and not inside it), in

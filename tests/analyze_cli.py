@@ -179,6 +179,23 @@ try:
     check(rc1 == 0 and json.loads(out1)["sources"][0]["records"] == doc["sources"][0]["records"],
           "one thread gives the same counts")
 
+    # 3b. msprof output two directory levels down (PROF_*/mindstudio_profiler_output/ and
+    # torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/) is part of the inventory
+    msprof_src = os.path.join(FIX, "msprof", "mstt_compute_advice_kernel_details.csv")
+    with open(msprof_src, newline="") as f:
+        msprof_rows = sum(1 for _ in csv.DictReader(f))
+    for sub in ("PROF_000001_20250101/mindstudio_profiler_output/op_summary_0_1.csv",
+                "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"):
+        npu = os.path.join(tmp, "npu-" + sub.split("/")[0])
+        os.makedirs(os.path.dirname(os.path.join(npu, sub)))
+        shutil.copy(msprof_src, os.path.join(npu, sub))
+        rc, out, err = analyze(npu)
+        doc = json.loads(out) if out else {}
+        check(rc == 0 and [s["path"] for s in doc.get("sources", [])] == [sub], f"msprof two levels down: {sub}: {err}")
+        ops = doc.get("npu_ops") or {}
+        check(sum(i["count"] for i in ops.get("items", [])) == msprof_rows,
+              f"msprof two levels down: every row of {sub} counted")
+
     # 4. exit statuses: empty directory 3 (the document still printed), not a directory 1, usage 2
     empty = os.path.join(tmp, "empty")
     os.mkdir(empty)
