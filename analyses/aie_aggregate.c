@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "analyses/aie_cores.h"
-#include "analyses/md_text.h"
+#include "analyses/section_md.h"
 
 typedef struct agg_iter {
     int64_t runtime;
@@ -165,31 +165,31 @@ static void ag_render(const void *run, jw_out *w) {
 static void ag_render_md(const void *run, strbuf *out) {
     const aggregate_run *A = run;
     if (!A->present) return;
-    md_printf(out, "## AIE aggregate\n\n");
-    md_printf(out, "%zu core(s), %zu perf iteration(s) present on every core, clock %.3f GHz.\n\n", A->cores, A->common,
+    smd_printf(out, "## AIE aggregate\n\n");
+    smd_printf(out, "%zu core(s), %zu perf iteration(s) present on every core, clock %.3f GHz.\n\n", A->cores, A->common,
               A->clock);
-    if (A->note[0]) md_printf(out, "Note: %s.\n\n", A->note);
+    if (A->note[0]) smd_printf(out, "Note: %s.\n\n", A->note);
     if (!A->common) return;
-    md_printf(out, "| Iteration | Runtime (cycles) | Slowest tile | GMAC/s |\n|---:|---:|---|---:|\n");
+    smd_printf(out, "| Iteration | Runtime (cycles) | Slowest tile | GMAC/s |\n|---:|---:|---|---:|\n");
     for (size_t j = 0; j < A->common; j++) {
-        md_printf(out, "| %zu | %lld | ", j, (long long)A->iters[j].runtime);
-        md_cell(out, A->iters[j].slowest, strlen(A->iters[j].slowest));
-        md_printf(out, " | ");
-        md_num(out, A->has_macs ? A->macs * A->clock / (double)A->iters[j].runtime : 0, A->has_macs && A->iters[j].runtime > 0);
-        md_printf(out, " |\n");
+        smd_printf(out, "| %zu | %lld | ", j, (long long)A->iters[j].runtime);
+        smd_cell(out, A->iters[j].slowest, strlen(A->iters[j].slowest), SMD_NO_LIMIT);
+        smd_printf(out, " | ");
+        smd_value(out, A->has_macs ? A->macs * A->clock / (double)A->iters[j].runtime : 0, 3, A->has_macs && A->iters[j].runtime > 0);
+        smd_printf(out, " |\n");
     }
-    md_printf(out, "\n| | Runtime (cycles) | GMAC/s |\n|---|---:|---:|\n");
+    smd_printf(out, "\n| | Runtime (cycles) | GMAC/s |\n|---|---:|---:|\n");
     const char *names[3] = {"Average", "Best", "Worst"};
     double rt[3] = {A->runtime_avg, (double)A->runtime_min, (double)A->runtime_max};
     for (int k = 0; k < 3; k++) {
-        md_printf(out, "| %s | %.1f | ", names[k], rt[k]);
-        md_num(out, A->has_macs && rt[k] > 0 ? A->macs * A->clock / rt[k] : 0, A->has_macs && rt[k] > 0);
-        md_printf(out, " |\n");
+        smd_printf(out, "| %s | %.1f | ", names[k], rt[k]);
+        smd_value(out, A->has_macs && rt[k] > 0 ? A->macs * A->clock / rt[k] : 0, 3, A->has_macs && rt[k] > 0);
+        smd_printf(out, " |\n");
     }
     if (A->peak > 0 && A->has_macs && A->runtime_avg > 0)
-        md_printf(out, "\nPeak %.3f GMAC/s (MACs per cycle x clock x cores); average efficiency %.2f%%.\n",
+        smd_printf(out, "\nPeak %.3f GMAC/s (MACs per cycle x clock x cores); average efficiency %.2f%%.\n",
                   A->peak, 100.0 * A->macs * A->clock / A->runtime_avg / A->peak);
-    md_printf(out, "\n");
+    smd_printf(out, "\n");
 }
 
 /* Numbers by path: "runtime_cycles", "gmacs_avg", "gmacs_best", "gmacs_worst", "cores",

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/md_text.h"
+#include "analyses/section_md.h"
 
 const char *const AIE_CFG_KEYS[AIE_CFG_COUNT] = {"M", "K", "N", "m", "k", "n", "rows", "cols", "warmup", "iterations",
                                                  "clock_ghz", "macs_per_cycle"};
@@ -407,29 +407,29 @@ static void ac_render(const void *run, jw_out *w) {
 static void ac_render_md(const void *run, strbuf *out) {
     const aie_cores_run *R = run;
     if (!R->n) return;
-    md_printf(out, "## AIE cores\n\n");
-    if (R->note[0]) md_printf(out, "Note: %s.\n\n", R->note);
+    smd_printf(out, "## AIE cores\n\n");
+    if (R->note[0]) smd_printf(out, "Note: %s.\n\n", R->note);
     for (size_t i = 0; i < R->n; i++) {
         const aie_core *c = &R->cores[i];
-        md_printf(out, "### Tile ");
-        md_cell(out, c->tile, strlen(c->tile));
-        md_printf(out, "\n\n%llu kernels paired", (unsigned long long)c->pairs);
-        if (c->has_median) md_printf(out, ", median %.1f cycles", c->median_cycles);
-        md_printf(out, "; dropped %llu duplicate markers, %llu outliers; %llu orphan markers ignored.\n\n",
+        smd_printf(out, "### Tile ");
+        smd_cell(out, c->tile, strlen(c->tile), SMD_NO_LIMIT);
+        smd_printf(out, "\n\n%llu kernels paired", (unsigned long long)c->pairs);
+        if (c->has_median) smd_printf(out, ", median %.1f cycles", c->median_cycles);
+        smd_printf(out, "; dropped %llu duplicate markers, %llu outliers; %llu orphan markers ignored.\n\n",
                   (unsigned long long)c->duplicates, (unsigned long long)c->outliers, (unsigned long long)c->orphans);
-        if (c->note[0]) md_printf(out, "Note: %s.\n\n", c->note);
+        if (c->note[0]) smd_printf(out, "Note: %s.\n\n", c->note);
         if (!c->n_iters) continue;
-        md_printf(out, "| Iteration | Label | Kernels | Avg (cycles) | Min | Max | Span (cycles) | GMAC/s |\n");
-        md_printf(out, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        smd_printf(out, "| Iteration | Label | Kernels | Avg (cycles) | Min | Max | Span (cycles) | GMAC/s |\n");
+        smd_printf(out, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
         for (size_t j = 0; j < c->n_iters; j++) {
             const aie_iter *it = &c->iters[j];
-            md_printf(out, "| %zu | %s | %llu | %.1f | %lld | %lld | %lld | ", j, aie_label_name(it->label),
+            smd_printf(out, "| %zu | %s | %llu | %.1f | %lld | %lld | %lld | ", j, aie_label_name(it->label),
                       (unsigned long long)it->kernels, it->avg_cycles, (long long)it->min_cycles,
                       (long long)it->max_cycles, (long long)it->span_cycles);
-            md_num(out, it->gmacs, it->has_gmacs);
-            md_printf(out, " |\n");
+            smd_value(out, it->gmacs, 3, it->has_gmacs);
+            smd_printf(out, " |\n");
         }
-        md_printf(out, "\n");
+        smd_printf(out, "\n");
     }
 }
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/md_text.h"
+#include "analyses/section_md.h"
 #include "analyses/npu_ops.h"
 
 #define BAND_LOW 0.8
@@ -96,13 +96,13 @@ static void nh_render(const void *run, jw_out *w) {
 }
 
 static void md_row_start(strbuf *out, const char *op_type, char *const sig[NPU_SIG_FIELDS]) {
-    md_printf(out, "| ");
-    md_cell(out, op_type, strlen(op_type));
+    smd_printf(out, "| ");
+    smd_cell(out, op_type, strlen(op_type), SMD_NO_LIMIT);
     for (int k = 0; k < NPU_SIG_FIELDS; k++) {
-        md_printf(out, " | ");
-        md_cell(out, sig[k], sig[k] ? strlen(sig[k]) : 0);
+        smd_printf(out, " | ");
+        smd_cell(out, sig[k], sig[k] ? strlen(sig[k]) : 0, SMD_NO_LIMIT);
     }
-    md_printf(out, " | ");
+    smd_printf(out, " | ");
 }
 
 #define SIG_HEAD "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
@@ -113,49 +113,49 @@ static void nh_render_md(const void *run, strbuf *out) {
     const hotspots_run *H = run;
     if (!H->ops) return;
     const npu_table *t = &H->ops->t;
-    md_printf(out, "## Ascend operators: hotspots\n\n");
-    md_printf(out, "Signatures whose profiled / reference average lies outside [%.1f, %.1f], farthest first.\n\n",
+    smd_printf(out, "## Ascend operators: hotspots\n\n");
+    smd_printf(out, "Signatures whose profiled / reference average lies outside [%.1f, %.1f], farthest first.\n\n",
               BAND_LOW, BAND_HIGH);
-    if (!H->n) md_printf(out, "None.\n\n");
+    if (!H->n) smd_printf(out, "None.\n\n");
     else {
-        md_printf(out, SIG_HEAD "| Count | Profiled (us) | Reference (us) | Ratio |\n" SIG_RULE "|---:|---:|---:|---:|\n");
+        smd_printf(out, SIG_HEAD "| Count | Profiled (us) | Reference (us) | Ratio |\n" SIG_RULE "|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < H->n; i++) {
             const npu_group *g = &t->groups[H->items[i].group];
             md_row_start(out, g->op_type, g->sig);
-            md_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)g->count, avg_us(g), g->reference_us,
+            smd_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)g->count, avg_us(g), g->reference_us,
                       H->items[i].ratio);
         }
-        md_printf(out, "\n");
+        smd_printf(out, "\n");
     }
-    md_printf(out, "## Ascend operators: missing shapes\n\nProfiled signatures the reference does not have.\n\n");
+    smd_printf(out, "## Ascend operators: missing shapes\n\nProfiled signatures the reference does not have.\n\n");
     size_t missing = 0;
     for (size_t o = 0; o < t->n; o++) missing += !t->groups[H->ops->order[o]].has_reference;
-    if (!missing) md_printf(out, "None.\n\n");
+    if (!missing) smd_printf(out, "None.\n\n");
     else {
-        md_printf(out, SIG_HEAD "| Count | Avg (us) |\n" SIG_RULE "|---:|---:|\n");
+        smd_printf(out, SIG_HEAD "| Count | Avg (us) |\n" SIG_RULE "|---:|---:|\n");
         for (size_t o = 0; o < t->n; o++) {
             const npu_group *g = &t->groups[H->ops->order[o]];
             if (g->has_reference) continue;
             md_row_start(out, g->op_type, g->sig);
-            md_printf(out, "%llu | %.3f |\n", (unsigned long long)g->count, avg_us(g));
+            smd_printf(out, "%llu | %.3f |\n", (unsigned long long)g->count, avg_us(g));
         }
-        md_printf(out, "\n");
+        smd_printf(out, "\n");
     }
-    md_printf(out, "## Ascend operators: duplicates\n\nReference signatures given by more than one row (the first "
+    smd_printf(out, "## Ascend operators: duplicates\n\nReference signatures given by more than one row (the first "
                    "row's duration is used).\n\n");
     size_t dups = 0;
     for (size_t i = 0; i < t->n_refs; i++) dups += t->refs[i].rows > 1;
-    if (!dups) md_printf(out, "None.\n\n");
+    if (!dups) smd_printf(out, "None.\n\n");
     else {
-        md_printf(out, SIG_HEAD "| Rows | Used (us) | Min (us) | Max (us) |\n" SIG_RULE "|---:|---:|---:|---:|\n");
+        smd_printf(out, SIG_HEAD "| Rows | Used (us) | Min (us) | Max (us) |\n" SIG_RULE "|---:|---:|---:|---:|\n");
         for (size_t i = 0; i < t->n_refs; i++) {
             const npu_ref *r = &t->refs[i];
             if (r->rows < 2) continue;
             md_row_start(out, r->op_type, r->sig);
-            md_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)r->rows, (double)r->first_ns / 1000.0,
+            smd_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)r->rows, (double)r->first_ns / 1000.0,
                       (double)r->min_ns / 1000.0, (double)r->max_ns / 1000.0);
         }
-        md_printf(out, "\n");
+        smd_printf(out, "\n");
     }
 }
 

@@ -2,7 +2,7 @@
  * per-operator table) and its number hook, from the finished run state (npu_ops.c). */
 #include <string.h>
 
-#include "analyses/md_text.h"
+#include "analyses/section_md.h"
 #include "analyses/npu_ops.h"
 
 static void json_sig(jw_out *w, char *const sig[NPU_SIG_FIELDS]) {
@@ -130,8 +130,8 @@ void npu_ops_render(const void *run, jw_out *w) {
 
 static void md_sig(strbuf *out, char *const sig[NPU_SIG_FIELDS]) {
     for (int k = 0; k < NPU_SIG_FIELDS; k++) {
-        md_cell(out, sig[k], sig[k] ? strlen(sig[k]) : 0);
-        md_printf(out, " | ");
+        smd_cell(out, sig[k], sig[k] ? strlen(sig[k]) : 0, SMD_NO_LIMIT);
+        smd_printf(out, " | ");
     }
 }
 
@@ -143,35 +143,35 @@ void npu_ops_render_md(const void *run, strbuf *out) {
     i128 total = 0;
     uint64_t ops = 0;
     for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
-    md_printf(out, "## Ascend operators: overview\n\n");
-    md_printf(out, "- Operator tasks: %llu\n- Signatures (operator type + shapes, types, formats): %zu\n",
+    smd_printf(out, "## Ascend operators: overview\n\n");
+    smd_printf(out, "- Operator tasks: %llu\n- Signatures (operator type + shapes, types, formats): %zu\n",
               (unsigned long long)ops, t->n);
-    md_printf(out, "- Total task duration: %.3f us\n", (double)total / 1000.0);
-    if (t->n_refs) md_printf(out, "- Reference signatures: %zu\n", t->n_refs);
-    else md_printf(out, "- Reference durations: none given\n");
-    md_printf(out, "\n## Ascend operators: per operator\n\n");
-    md_printf(out, "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
+    smd_printf(out, "- Total task duration: %.3f us\n", (double)total / 1000.0);
+    if (t->n_refs) smd_printf(out, "- Reference signatures: %zu\n", t->n_refs);
+    else smd_printf(out, "- Reference durations: none given\n");
+    smd_printf(out, "\n## Ascend operators: per operator\n\n");
+    smd_printf(out, "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
                    "| Count | Min (us) | Avg (us) | Median (us) | Std (us) | Reference (us) |\n");
-    md_printf(out, "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    smd_printf(out, "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
     for (size_t o = 0; o < t->n; o++) {
         const npu_group *g = &t->groups[R->order[o]];
-        md_printf(out, "| ");
-        md_cell(out, g->op_type, strlen(g->op_type));
-        md_printf(out, " | ");
+        smd_printf(out, "| ");
+        smd_cell(out, g->op_type, strlen(g->op_type), SMD_NO_LIMIT);
+        smd_printf(out, " | ");
         md_sig(out, g->sig);
-        md_printf(out, "%llu | ", (unsigned long long)g->count);
-        md_num(out, (double)g->min_ns / 1000.0, 1);
-        md_printf(out, " | ");
-        md_num(out, (double)g->sum_ns / (double)g->count / 1000.0, 1);
-        md_printf(out, " | ");
-        md_num(out, g->median_us, g->has_median);
-        md_printf(out, " | ");
-        md_num(out, g->std_us, g->has_std);
-        md_printf(out, " | ");
-        md_num(out, g->reference_us, g->has_reference);
-        md_printf(out, " |\n");
+        smd_printf(out, "%llu | ", (unsigned long long)g->count);
+        smd_value(out, (double)g->min_ns / 1000.0, 3, 1);
+        smd_printf(out, " | ");
+        smd_value(out, (double)g->sum_ns / (double)g->count / 1000.0, 3, 1);
+        smd_printf(out, " | ");
+        smd_value(out, g->median_us, 3, g->has_median);
+        smd_printf(out, " | ");
+        smd_value(out, g->std_us, 3, g->has_std);
+        smd_printf(out, " | ");
+        smd_value(out, g->reference_us, 3, g->has_reference);
+        smd_printf(out, " |\n");
     }
-    md_printf(out, "\n");
+    smd_printf(out, "\n");
 }
 
 /* Numbers by path: "ops", "signatures", "total_us", "reference.signatures", "missing_reference". */

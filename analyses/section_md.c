@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void smd_printf(strbuf *out, const char *fmt, ...) {
     char line[1024];
@@ -10,10 +11,19 @@ void smd_printf(strbuf *out, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (n > 0) strbuf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    if (n <= 0) return;
+    if ((size_t)n < sizeof line) { strbuf_append(out, line, (size_t)n); return; }
+    char *big = malloc((size_t)n + 1);          /* a long line: format it again, whole */
+    if (!big) return;
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    strbuf_append(out, big, (size_t)n);
+    free(big);
 }
 
 void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
+    if (!s) { strbuf_append(out, "—", 3); return; }
     bool cut = n > max;
     if (cut) {
         n = max;
@@ -21,7 +31,7 @@ void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
     }
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (c == '|' || c == '\\') strbuf_putc(out, '\\');
+        if (c == '|' || c == '\\' || c == '`' || c == '*') strbuf_putc(out, '\\');
         strbuf_putc(out, c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
     }
     if (cut) strbuf_append(out, "…", 3);
@@ -30,4 +40,9 @@ void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
 void smd_num(strbuf *out, double v, int decimals, bool has) {
     if (has) smd_printf(out, " %.*f |", decimals, v);
     else strbuf_append(out, " — |", 6);
+}
+
+void smd_value(strbuf *out, double v, int decimals, bool has) {
+    if (has) smd_printf(out, "%.*f", decimals, v);
+    else strbuf_append(out, "—", 3);
 }
