@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/kclass_cache.h"
+#include "analyses/kernel_class_cache.h"
 #include "analyses/kernel_groups.h"
 #include "analyses/section.h"
 
@@ -32,7 +32,7 @@ typedef struct layers_file {
     kgroups by_ext, by_corr;
     int64_t newest;          /* the latest kernel start seen */
     int64_t retry_after;     /* no compaction before the newest start passes this */
-    kclass_cache classes;
+    kernel_class_cache classes;
     kgroup *cut;             /* segments cut off a group at its next attention kernel */
     size_t ncut, capcut;
     uint64_t cut_dropped;
@@ -69,6 +69,7 @@ static void file_free(layers_file *f) {
     kgroups_free(&f->by_ext);
     kgroups_free(&f->by_corr);
     free(f->cut);
+    kcc_free(&f->classes);
     free(f);
 }
 
@@ -109,7 +110,7 @@ static bool layers_consume(void *src, const record *r) {
     i128 end = (r->has & RF_END) ? r->end_ns : i128_add(r->start_ns, r->duration_ns);
     const i128 lim = (i128)INT64_MAX / 2;
     if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
-    kernel_class c = kclass_cached(&f->classes, r->name, r->name_len);
+    kernel_class c = kcc_class_of(&f->classes, r->name, r->name_len);
     kgroups *g = (r->has & RF_EXTERNAL) && r->external_id ? &f->by_ext : (r->has & RF_CORRELATION) ? &f->by_corr : NULL;
     if (!g) return true;
     if ((int64_t)r->start_ns > f->newest) f->newest = (int64_t)r->start_ns;

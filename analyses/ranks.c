@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analyses/id_map.h"
-#include "analyses/kclass_cache.h"
+#include "analyses/kernel_class_cache.h"
 #include "analyses/section.h"
 
 #define MAX_OCCURRENCES ((size_t)1 << 20)
@@ -69,7 +69,7 @@ typedef struct ranks_src {
     int source_rank, metadata_rank;
     str_pool pool;
     occ_list occ;
-    kclass_cache classes;
+    kernel_class_cache classes;
 } ranks_src;
 
 static void *ranks_open(const analysis_config *cfg, diag_list *diag) {
@@ -121,7 +121,7 @@ static bool ranks_consume(void *src, const record *r) {
         }
         return true;
     }
-    if (!r->name || kclass_cached(&s->classes, r->name, r->name_len) != KC_COMMUNICATION) return true;
+    if (!r->name || kcc_class_of(&s->classes, r->name, r->name_len) != KC_COMMUNICATION) return true;
     if (!(r->has & RF_START) || !(r->has & (RF_END | RF_DURATION))) return true;
     i128 end = (r->has & RF_END) ? r->end_ns : i128_add(r->start_ns, r->duration_ns);
     const i128 lim = (i128)INT64_MAX / 2;
@@ -137,6 +137,7 @@ static bool ranks_consume(void *src, const record *r) {
 static void src_free(ranks_src *s) {
     str_pool_free(&s->pool);
     free(s->occ.v);
+    kcc_free(&s->classes);
     free(s);
 }
 

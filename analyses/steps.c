@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/kclass_cache.h"
+#include "analyses/kernel_class_cache.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/section.h"
 
@@ -65,7 +65,7 @@ typedef struct steps_src {
     size_t index;
     unsigned piece;
     rank_data d;
-    kclass_cache classes;
+    kernel_class_cache classes;
 } steps_src;
 
 static void rank_data_init(rank_data *d, int rank) {
@@ -180,7 +180,7 @@ static bool steps_consume(void *src, const record *r) {
     int part;
     switch (r->type) {
     case REC_KERNEL_DISPATCH:
-        part = kclass_cached(&s->classes, r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
+        part = kcc_class_of(&s->classes, r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
         break;
     case REC_MEMORY_COPY: part = P_MEMCPY; break;
     case REC_MEMSET: part = P_MEMSET; break;
@@ -245,6 +245,7 @@ static bool steps_end_source(void *run, void *src) {
         if (ok) ok = fold_into(&r->ranks[i], &s->d);
     }
     rank_data_free(&s->d);
+    kcc_free(&s->classes);
     free(s);
     if (!ok) r->oom = true;
     return ok;
