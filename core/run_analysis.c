@@ -382,6 +382,13 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         section_results earlier = {an, run, i};
         ok = an[i]->finish(run[i], &earlier);
     }
+    if (ok) {                           /* what the store keeps besides the text */
+        section_results all = {an, run, n_an};
+        ok = analysis_headline_collect(&out->headline, &all);
+        for (size_t i = 0; ok && i < inv->n; i++)
+            if (refs[i].kernels_chosen && jobs[i].counts[REC_KERNEL_DISPATCH])
+                ok = analysis_headline_add_format(&out->headline, inv->src[i].format->name);
+    }
     if (ok) {
         jw_out w;
         jw_begin(&w, &out->json, opt->json_indent);
@@ -424,4 +431,5 @@ void run_analysis_free(run_analysis *a) {
     strbuf_free(&a->report_md);
     run_inventory_free(&a->inventory);
     diag_free(&a->diag);
+    analysis_headline_free(&a->headline);
 }
