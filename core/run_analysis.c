@@ -395,11 +395,16 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         jw_object_open(&w);
         jw_key(&w, "sources");
         render_sources(inv, refs, jobs, &w);
+        size_t kernels_at = 0, kernels_end = 0;   /* the kernels section's value in the document */
         for (size_t i = 0; i < n_an; i++) {
             jw_key(&w, an[i]->key);
+            size_t at = out->json.len;
             an[i]->render(run[i], &w);
+            if (!strcmp(an[i]->key, "kernels")) kernels_at = at, kernels_end = out->json.len;
         }
         jw_object_close(&w);
+        if (kernels_end > kernels_at)
+            ok = analysis_headline_kernel_rows(&out->headline, out->json.data + kernels_at, kernels_end - kernels_at);
         char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');

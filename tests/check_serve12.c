@@ -2,7 +2,8 @@
  *
  * - the fixed gauge names agree with the kernel-class table and the sections' number paths;
  * - run_analyze on a run directory holding only the rocprofv3 JSON fixture collects exactly the
- *   numbers its own rendered document shows, and the kernels section's rows;
+ *   numbers its own rendered document shows, and the kernels section's rows (compact or
+ *   indented document alike);
  * - ingest_doc_attach_analysis hands the analysis's rows to the store only when RunMetrics has
  *   none, and says so;
  * - storage: the numbers are stored as given (absent stays absent), replaced by the next parse,
@@ -116,6 +117,16 @@ START_TEST(collects_what_the_document_shows) {
     ck_assert_uint_eq(calls, (uint64_t)json_number_value(at(doc, "kernels.total_calls")));
     ck_assert_str_eq(a.headline.kernel_formats.data, "rocprofv3-json");
     json_decref(doc);
+    /* the same rows from an indented document (goblind analyze's) */
+    run_analysis_options pretty = opt;
+    pretty.json_indent = 2;
+    run_analysis b;
+    ck_assert(run_analyze(dir, &pretty, &b));
+    ck_assert_uint_eq(b.headline.n_kernels, a.headline.n_kernels);
+    for (size_t i = 0; i < b.headline.n_kernels; i++)
+        ck_assert(!strcmp(b.headline.kernels[i].name, a.headline.kernels[i].name) &&
+                  b.headline.kernels[i].total_ns == a.headline.kernels[i].total_ns);
+    run_analysis_free(&b);
 
     /* the handoff: no RunMetrics rows -> the analysis's, with their source */
     ingest_doc d = {0};
