@@ -96,6 +96,47 @@ static void side(jw_out *j, const char *key, const compare_side *s) {
     jw_object_close(j);
 }
 
+/* An analysis number of both sides, scaled (ns to seconds): the delta object. */
+static void gauge_delta(jw_out *j, const char *key, const compare_side *a, const compare_side *b, int g, double scale) {
+    opt_num x = a->gauge[g], y = b->gauge[g];
+    x.v *= scale;
+    y.v *= scale;
+    delta(j, key, x, y);
+}
+
+/* The analysis's timeline and kernel-class numbers side by side. A class's object adds
+ * `ratio` (candidate / base; null when the base spent no time in that class). */
+static void analysis_deltas(jw_out *j, const compare_side *a, const compare_side *b) {
+    jw_key(j, "timeline");
+    jw_object_open(j);
+    gauge_delta(j, "span_seconds", a, b, IG_SPAN_NS, 1e-9);
+    gauge_delta(j, "busy_seconds", a, b, IG_BUSY_NS, 1e-9);
+    gauge_delta(j, "idle_seconds", a, b, IG_IDLE_NS, 1e-9);
+    gauge_delta(j, "compute_seconds", a, b, IG_COMPUTE_NS, 1e-9);
+    gauge_delta(j, "communication_seconds", a, b, IG_COMMUNICATION_NS, 1e-9);
+    gauge_delta(j, "exposed_communication_seconds", a, b, IG_EXPOSED_COMMUNICATION_NS, 1e-9);
+    gauge_delta(j, "overlap_pct", a, b, IG_OVERLAP_PCT, 1.0);
+    gauge_delta(j, "mean_step_wall_seconds", a, b, IG_STEP_MEAN_WALL_NS, 1e-9);
+    jw_object_close(j);
+    jw_key(j, "kernel_classes");
+    jw_object_open(j);
+    for (int k = 0; k < INGEST_KERNEL_CLASSES; k++) {
+        opt_num x = a->gauge[IG_CLASS_FIRST + k], y = b->gauge[IG_CLASS_FIRST + k];
+        x.v *= 1e-9;
+        y.v *= 1e-9;
+        double d = y.v - x.v;
+        bool both = x.has && y.has;
+        jw_key(j, INGEST_CLASS_KEYS[k]);
+        jw_object_open(j);
+        opt_value(j, "base_seconds", x.has, x.v);
+        opt_value(j, "candidate_seconds", y.has, y.v);
+        opt_value(j, "delta_seconds", both, d);
+        opt_value(j, "ratio", both && x.v != 0.0, y.v / x.v);
+        jw_object_close(j);
+    }
+    jw_object_close(j);
+}
+
 void compare_runs(const compare_side *a, const compare_side *b, strbuf *out) {
     jw_out j;
     jw_begin(&j, out, 0);
@@ -115,6 +156,7 @@ void compare_runs(const compare_side *a, const compare_side *b, strbuf *out) {
     jw_object_open(&j);
     for (int i = 0; i < INGEST_WASTE_BUCKETS; i++) delta(&j, INGEST_WASTE_KEYS[i], bucket(a, i), bucket(b, i));
     jw_object_close(&j);
+    analysis_deltas(&j, a, b);
     bool tokens = a->tokens_per_sec.has && b->tokens_per_sec.has;
     double ta = a->tokens_per_sec.v, tb = b->tokens_per_sec.v;
     jw_key(&j, "speedup");

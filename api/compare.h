@@ -16,6 +16,7 @@ typedef struct compare_side {
     char *metrics_json;
     opt_num tokens_per_sec, mfu_pct, hbm_peak_gb, hbm_avg_gb, gpu_util_pct, step_seconds;
     opt_num waste[INGEST_WASTE_BUCKETS];
+    opt_num gauge[IG_COUNT];      /* the stored analysis numbers (storage/run_gauges.h), IG_* order */
 } compare_side;
 
 /* Copies what /compare needs from a stored run row into side (free with compare_side_free);
@@ -24,7 +25,9 @@ bool compare_side_from_row(compare_side *side, const run_row *row);
 /* Frees what compare_side_from_row copied (the id and the RunMetrics text). */
 void compare_side_free(compare_side *side);
 
-/* Writes the comparison body into out: a number one side did not measure is null on that side
+/* Writes the comparison body into out (the analysis numbers are the side's gauge[], read by
+ * the caller with store_run_gauges: `timeline` in seconds and `kernel_classes` per class with
+ * a ratio): a number one side did not measure is null on that side
  * and its delta is null, never a delta against a 0 placeholder; without a step time the waste
  * buckets are not known either. Both sides need their RunMetrics text. */
 void compare_runs(const compare_side *base, const compare_side *cand, strbuf *out);

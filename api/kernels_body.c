@@ -14,12 +14,15 @@ struct kernels_job {
     char id[130];
     kernel_sort sort;
     int limit;
+    char source[32], formats[256];
 };
 
 void kernels_body_row(jw_out *j, const kernel_row *k) {
     jw_object_open(j);
     jw_key(j, "name");
     jw_string(j, k->name);
+    jw_key(j, "class");
+    if (k->kernel_class) jw_string(j, k->kernel_class); else jw_null(j);
     jw_key(j, "calls");
     jw_int(j, k->calls);
     jw_key(j, "total_ns");
@@ -41,13 +44,32 @@ void kernels_body_row(jw_out *j, const kernel_row *k) {
     jw_object_close(j);
 }
 
-kernels_job *kernels_job_new(store *st, const char *run_id, kernel_sort sort, int limit) {
+void kernels_body_head(jw_out *j, const char *run_id, const char *source, const char *formats) {
+    jw_key(j, "run");
+    jw_string(j, run_id);
+    jw_key(j, "source");
+    if (*source) jw_string(j, source); else jw_null(j);
+    jw_key(j, "source_formats");
+    jw_array_open(j);
+    for (const char *p = formats; *p;) {
+        size_t n = strcspn(p, ",");
+        jw_string_n(j, p, n);
+        p += n + (p[n] == ',');
+    }
+    jw_array_close(j);
+    jw_key(j, "kernels");
+}
+
+kernels_job *kernels_job_new(store *st, const char *run_id, kernel_sort sort, int limit, const char *source,
+                             const char *formats) {
     kernels_job *job = calloc(1, sizeof *job);
     if (!job) return NULL;
     job->st = st;
     snprintf(job->id, sizeof job->id, "%s", run_id);
     job->sort = sort;
     job->limit = limit;
+    snprintf(job->source, sizeof job->source, "%s", source);
+    snprintf(job->formats, sizeof job->formats, "%s", formats);
     return job;
 }
 
@@ -70,9 +92,7 @@ bool kernels_body_produce(body_stream *s, void *arg) {
     jw_out j;
     jw_begin(&j, &out, 0);
     jw_object_open(&j);
-    jw_key(&j, "run");
-    jw_string(&j, job->id);
-    jw_key(&j, "kernels");
+    kernels_body_head(&j, job->id, job->source, job->formats);
     jw_array_open(&j);
     kernel_row row;
     int rc;

@@ -26,6 +26,14 @@ DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "
                         "delta_pct": NUM_OR_NULL},
          "description": "null on a side whose parse did not measure the number; delta null then too"}
 
+KERNEL_CLASSES = ["gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
+                  "convolution", "other"]
+CLASS_DELTA = {"type": "object", "additionalProperties": False,
+               "required": ["base_seconds", "candidate_seconds", "delta_seconds", "ratio"],
+               "properties": {"base_seconds": NUM_OR_NULL, "candidate_seconds": NUM_OR_NULL,
+                              "delta_seconds": NUM_OR_NULL, "ratio": NUM_OR_NULL},
+               "description": "GPU seconds in the class per side; ratio = candidate / base, null when base is 0"}
+
 
 def ref(name):
     return {"$ref": f"#/components/schemas/{name}"}
@@ -72,16 +80,28 @@ schemas = {
                   "description": "Other keys may be added (per-artefact facts); these are always there."},
     "Pending": obj({"status": {"type": "string", "enum": ["pending", "running"]}, "detail": {"type": "string"}}),
     "Deleted": obj({"id": RUN_ID, "deleted": {"const": True}}),
-    "Kernel": obj({"name": {"type": "string"}, "calls": {"type": "integer"}, "total_ns": {"type": "integer"},
+    "Kernel": obj({"name": {"type": "string"},
+                   # the analysis's kernel class (docs/ANALYSIS.md "classes"); null for rows stored before schema 9
+                   "class": {"type": ["string", "null"], "enum": KERNEL_CLASSES + [None]},
+                   "calls": {"type": "integer"}, "total_ns": {"type": "integer"},
                    "avg_ns": {"type": "number"}, "min_ns": {"type": "integer"}, "max_ns": {"type": "integer"},
                    "pct_time": {"type": "number"}, "gemm": {"type": "boolean"}, "collective": {"type": "boolean"},
                    "generic_gemm": {"type": "boolean"}}),
-    "KernelList": obj({"run": RUN_ID, "kernels": {"type": "array", "items": ref("Kernel")}}),
+    # source: which table the rows are (run_metrics: RunMetrics' kernel table; analysis: the analysis
+    # document's kernels section, for a run whose kernels only another format carries); null: none
+    "KernelList": obj({"run": RUN_ID, "source": {"type": ["string", "null"], "enum": ["run_metrics", "analysis", None]},
+                       "source_formats": {"type": "array", "items": {"type": "string"}},
+                       "kernels": {"type": "array", "items": ref("Kernel")}}),
     "CompareSide": obj({"id": RUN_ID, "metrics": ref("RunMetrics")}),
     "Compare": obj({"base": ref("CompareSide"), "candidate": ref("CompareSide"),
                     "headline": obj({k: DELTA for k in ("tokens_per_sec", "mfu_pct", "hbm_peak_gb", "hbm_avg_gb",
                                                         "gpu_util_pct", "step_seconds")}),
                     "waste_budget": {"type": "object", "additionalProperties": DELTA},
+                    # the stored analysis numbers (issue 12): null on a side whose analysis did not know them
+                    "timeline": obj({k: DELTA for k in ("span_seconds", "busy_seconds", "idle_seconds", "compute_seconds",
+                                                        "communication_seconds", "exposed_communication_seconds",
+                                                        "overlap_pct", "mean_step_wall_seconds")}),
+                    "kernel_classes": obj({c: CLASS_DELTA for c in KERNEL_CLASSES}),
                     "speedup": NUM_OR_NULL, "summary": {"type": "string"}}),
     "RunEvent": obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
                                                                                      "failed", "gone", "deleted"]},

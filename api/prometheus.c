@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/json_writer.h"
+#include "storage/run_gauges.h"
 
 #define GIB 1073741824.0   /* the reference's "GB" is MiB / 1024 */
 
@@ -129,6 +130,7 @@ typedef struct run_sample {
     double updated_s;
     opt_num tokens, mfu, peak, avg, util, step;   /* has == false: not measured, not exported */
     double waste[INGEST_WASTE_BUCKETS];
+    opt_num gauge[IG_COUNT];                     /* the analysis numbers (storage/run_gauges.h) */
 } run_sample;
 
 typedef struct run_list {
@@ -200,6 +202,79 @@ static void run_state_series(writer *w, const run_list *l) {
         put(w, "goblind_run_info{run=\"");
         label_value(w, l->items[i].id);
         put(w, "\",status=\"%s\"} 1\n", run_status_name(l->items[i].status));
+    }
+}
+
+/* ---- per run: the analysis numbers (timeline, kernel classes) ---------------------- */
+
+static int by_id(const void *a, const void *b) {
+    return strcmp((*(run_sample *const *)a)->id, (*(run_sample *const *)b)->id);
+}
+
+typedef struct gauge_fill {
+    run_sample **sorted;        /* the listed runs, by id */
+    size_t n;
+} gauge_fill;
+
+/* A stored number of a listed run into its sample; the numbers of runs past the bound are
+ * not listed (the same runs as every other per-run series). */
+static void fill_gauge(void *user, const char *run_id, int g, double v) {
+    gauge_fill *f = user;
+    run_sample key = {.id = (char *)run_id}, *kp = &key;
+    run_sample **hit = bsearch(&kp, f->sorted, f->n, sizeof *f->sorted, by_id);
+    if (hit) (*hit)->gauge[g] = (opt_num){true, v};
+}
+
+/* Reads the analysis numbers of the listed runs (same reader as the listing). */
+static void read_gauges(store_reader *rd, run_list *l, int max_runs) {
+    gauge_fill f = {calloc(l->n ? l->n : 1, sizeof *f.sorted), l->n};
+    if (!f.sorted) return;
+    for (size_t i = 0; i < l->n; i++) f.sorted[i] = &l->items[i];
+    qsort(f.sorted, f.n, sizeof *f.sorted, by_id);
+    store_newest_gauges(rd, max_runs, fill_gauge, &f);
+    free(f.sorted);
+}
+
+/* One gauge per run from analysis number g, times scale (ns to seconds, % to a ratio); a run
+ * whose analysis did not know it has no sample. */
+static void gauge_series(writer *w, const run_list *l, const char *name, const char *help, int g, double scale) {
+    family(w, name, "gauge", help);
+    for (size_t i = 0; i < l->n; i++) {
+        const run_sample *s = &l->items[i];
+        if (!s->gauge[g].has) continue;
+        put(w, "%s{run=\"", name);
+        label_value(w, s->id);
+        put(w, "\"} ");
+        value(w, s->gauge[g].v * scale);
+    }
+}
+
+/* The timeline and kernel-class series (docs/OPERATIONS.md "Analysis gauges"). */
+static void analysis_series(writer *w, const run_list *l) {
+    gauge_series(w, l, "goblind_run_span_seconds", "Trace span of the run's GPU timeline (analysis timeline.run.span_ns).",
+                 IG_SPAN_NS, 1e-9);
+    gauge_series(w, l, "goblind_run_busy_seconds", "GPU busy time: union of kernel, memcpy and memset intervals (timeline.run.busy_ns).",
+                 IG_BUSY_NS, 1e-9);
+    gauge_series(w, l, "goblind_run_idle_seconds", "GPU idle time within the span (timeline.run.idle_ns).", IG_IDLE_NS, 1e-9);
+    gauge_series(w, l, "goblind_run_communication_seconds", "Communication kernel time, union (timeline.run.communication_ns).",
+                 IG_COMMUNICATION_NS, 1e-9);
+    gauge_series(w, l, "goblind_run_exposed_communication_seconds",
+                 "Communication not overlapped by compute (timeline.run.exposed_communication_ns).",
+                 IG_EXPOSED_COMMUNICATION_NS, 1e-9);
+    gauge_series(w, l, "goblind_run_communication_overlap_ratio",
+                 "Share of communication overlapped by compute, 0..1 (timeline.run.overlap_pct / 100).", IG_OVERLAP_PCT, 0.01);
+    family(w, "goblind_run_kernel_class_seconds", "gauge",
+           "GPU time per kernel class (classes.by_class[].total_ns); class is a fixed label set.");
+    for (size_t i = 0; i < l->n; i++) {
+        const run_sample *s = &l->items[i];
+        for (int k = 0; k < INGEST_KERNEL_CLASSES; k++) {
+            const opt_num *v = &s->gauge[IG_CLASS_FIRST + k];
+            if (!v->has) continue;
+            put(w, "goblind_run_kernel_class_seconds{run=\"");
+            label_value(w, s->id);
+            put(w, "\",class=\"%s\"} ", INGEST_CLASS_KEYS[k]);
+            value(w, v->v * 1e-9);
+        }
     }
 }
 
@@ -294,6 +369,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     run_list runs = {0};
     char next[300];
     store_list_runs(rd, -1, src->max_runs, NULL, false, collect, &runs, next, sizeof next);
+    read_gauges(rd, &runs, src->max_runs);
     store_reader_release(src->st, rd);
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
@@ -338,6 +414,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
             value(&w, s->waste[b]);
         }
     }
+    analysis_series(&w, &runs);
     family(&w, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.");
     for (size_t i = 0; i < runs.n; i++) {
         put(&w, "goblind_run_updated_timestamp_seconds{run=\"");

@@ -13,6 +13,7 @@
 #include "api/doc_routes.h"
 #include "api/events.h"
 #include "api/kernels_body.h"
+#include "storage/run_gauges.h"
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "storage/retention.h"
@@ -362,9 +363,11 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
         store_reader_release(api_store(a), rd);
         return route_no_such_run(a, c);
     }
+    char source[32], formats[256];                    /* where the rows came from */
+    store_kernels_source(rd, id, source, sizeof source, formats, sizeof formats);
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
-        kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit);
+        kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit, source, formats);
         struct MHD_Response *r = job ? body_stream_start(api_streams(a), c, kernels_body_produce, job, kernels_job_free) : NULL;
         if (!r) {
             api_close_after_response();
@@ -379,9 +382,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     jw_out j;
     jw_begin(&j, &out, 0);
     jw_object_open(&j);
-    jw_key(&j, "run");
-    jw_string(&j, id);
-    jw_key(&j, "kernels");
+    kernels_body_head(&j, id, source, formats);
     jw_array_open(&j);
     int rows = store_run_kernels(rd, id, sort, (int)limit, add_kernel, &j);
     store_reader_release(api_store(a), rd);
@@ -415,7 +416,10 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     compare_read rc[2];
     memset(rc, 0, sizeof rc);
     store_reader *rd = store_reader_acquire(api_store(a));
-    for (int i = 0; i < 2; i++) store_get_run(rd, ids[i], compare_row, &rc[i]);
+    for (int i = 0; i < 2; i++) {
+        store_get_run(rd, ids[i], compare_row, &rc[i]);
+        if (rc[i].found && rc[i].ok) store_run_gauges(rd, ids[i], rc[i].side.gauge);   /* unknown when unreadable */
+    }
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
     char detail[300];

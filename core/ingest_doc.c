@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "analyses/kernel_class.h"
 #include "core/metrics_json.h"
 #include "core/read_facts_json.h"
 #include "core/run_parse.h"
@@ -21,7 +22,7 @@ static bool kernel_at(const ingest_doc *d, size_t i, ingest_kernel *k) {
     const kernel_stat *s = &t->items[i];
     *k = (ingest_kernel){.name = s->name, .name_len = s->name_len, .calls = (int64_t)s->calls,
                          .total_ns = clamp64(s->total_ns), .min_ns = clamp64(s->min_ns), .max_ns = clamp64(s->max_ns),
-                         .flags = s->flags};
+                         .flags = s->flags, .kernel_class = kernel_class_key(kernel_class_of(s->name, s->name_len))};
     return true;
 }
 
@@ -55,6 +56,11 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
     d->n_artefacts = ARTEFACT_KIND_COUNT;
     d->kernels = &r->kernels.kernels;
     d->kernel_at = kernel_at;
+    if (r->kernels.kernels.count) {     /* the kernel trace's rows, or the torch fallback's */
+        d->kernels_source = "run_metrics";
+        const artefact_info *kt = &r->info[ARTEFACT_KERNEL_TRACE], *tp = &r->info[ARTEFACT_TORCH_PROFILE];
+        d->kernels_formats = kt->format && r->kernels.facts.rows_used ? kt->format : tp->format;
+    }
     return ok;
 }
 

@@ -58,7 +58,29 @@ typedef struct ingest_kernel {
     size_t name_len;
     int64_t calls, total_ns, min_ns, max_ns;   /* clamped to the int64 range */
     unsigned flags;              /* KF_* name classes */
+    const char *kernel_class;    /* the classes section's key (analyses/kernel_class.h), NULL: none */
 } ingest_kernel;
+
+/* The analysis headline numbers stored per run (table run_gauges) for Prometheus and /compare:
+ * a fixed set, each named by its dotted path in the analysis document ("timeline.run.busy_ns").
+ * INGEST_GAUGE_NAMES[IG_*] is the name; the IG_CLASS_FIRST + k entries are the per-class
+ * totals "classes.by_class.<INGEST_CLASS_KEYS[k]>.total_ns" in analyses/kernel_class.h's order
+ * (checked by a unit test). A number the analysis does not know is absent, never 0. */
+enum {
+    IG_SPAN_NS, IG_BUSY_NS, IG_IDLE_NS, IG_COMPUTE_NS, IG_COMMUNICATION_NS, IG_EXPOSED_COMMUNICATION_NS,
+    IG_OVERLAP_PCT, IG_STEP_MEAN_WALL_NS, IG_CLASSES_TOTAL_NS, IG_CLASS_FIRST,
+    INGEST_KERNEL_CLASSES = 10,
+    IG_COUNT = IG_CLASS_FIRST + INGEST_KERNEL_CLASSES
+};
+extern const char *const INGEST_GAUGE_NAMES[IG_COUNT];
+extern const char *const INGEST_CLASS_KEYS[INGEST_KERNEL_CLASSES];
+/* The IG_* index of a stored gauge name, -1 when it is not one of the fixed set. */
+int ingest_gauge_index(const char *name);
+
+typedef struct ingest_gauge {
+    const char *name;            /* INGEST_GAUGE_NAMES[i] */
+    double value;
+} ingest_gauge;
 
 typedef struct ingest_doc {
     const char *metrics_json;    /* the RunMetrics section, compact JSON (served by /metrics as stored) */
@@ -69,8 +91,18 @@ typedef struct ingest_doc {
     size_t n_artefacts;
     /* the per-kernel rows, in first-seen order: row i into *k, false past the last */
     bool (*kernel_at)(const struct ingest_doc *d, size_t i, ingest_kernel *k);
+    /* where the kernel rows came from: "run_metrics" (RunMetrics' table: kernel trace CSV,
+     * rocpd, or the torch fallback) or "analysis" (the kernels section, for a run whose kernels
+     * only a format RunMetrics does not read carries); NULL when there are none. kernels_formats:
+     * the formats that gave them, comma-separated, or NULL. */
+    const char *kernels_source, *kernels_formats;
+    /* the analysis headline numbers (known ones only; ingest_doc_attach_analysis) */
+    const ingest_gauge *gauges;
+    size_t n_gauges;
     /* private to the builder */
     const void *kernels;
+    const void *analysis_kernels;
+    size_t n_analysis_kernels;
     strbuf metrics, readings[ARTEFACT_KIND_COUNT];
 } ingest_doc;
 
@@ -78,5 +110,11 @@ struct run_result;
 /* The document of one parse (r must outlive it). false on allocation failure. */
 bool ingest_doc_build(const struct run_result *r, ingest_doc *d);
 void ingest_doc_free(ingest_doc *d);
+
+struct run_analysis;
+/* Adds the analysis document of the same run to d (core/ingest_analysis.c): its JSON and report,
+ * its headline numbers, and its kernel rows when RunMetrics' kernel table is empty. a must
+ * outlive d. */
+void ingest_doc_attach_analysis(ingest_doc *d, const struct run_analysis *a);
 
 #endif

@@ -383,17 +383,29 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         section_results earlier = {an, run, i};
         ok = an[i]->finish(run[i], &earlier);
     }
+    if (ok) {                           /* what the store keeps besides the text */
+        section_results all = {an, run, n_an};
+        ok = analysis_headline_collect(&out->headline, &all);
+        for (size_t i = 0; ok && i < inv->n; i++)
+            if (refs[i].kernels_chosen && jobs[i].counts[REC_KERNEL_DISPATCH])
+                ok = analysis_headline_add_format(&out->headline, inv->src[i].format->name);
+    }
     if (ok) {
         jw_out w;
         jw_begin(&w, &out->json, opt->json_indent);
         jw_object_open(&w);
         jw_key(&w, "sources");
         render_sources(inv, refs, jobs, &w);
+        size_t kernels_at = 0, kernels_end = 0;   /* the kernels section's value in the document */
         for (size_t i = 0; i < n_an; i++) {
             jw_key(&w, an[i]->key);
+            size_t at = out->json.len;
             an[i]->render(run[i], &w);
+            if (!strcmp(an[i]->key, "kernels")) kernels_at = at, kernels_end = out->json.len;
         }
         jw_object_close(&w);
+        if (kernels_end > kernels_at)
+            ok = analysis_headline_kernel_rows(&out->headline, out->json.data + kernels_at, kernels_end - kernels_at);
         char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');
@@ -425,4 +437,5 @@ void run_analysis_free(run_analysis *a) {
     strbuf_free(&a->report_md);
     run_inventory_free(&a->inventory);
     diag_free(&a->diag);
+    analysis_headline_free(&a->headline);
 }

@@ -23,6 +23,7 @@
 #include "analyses/section.h"
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "core/analysis_headline.h"
 #include "core/run_inventory.h"
 
 typedef struct run_analysis_options {
@@ -39,6 +40,7 @@ typedef struct run_analysis {
     run_inventory inventory;
     diag_list diag;              /* every warning, each naming its file */
     size_t sources_read;
+    analysis_headline headline;  /* the numbers and kernel rows the store keeps (analysis_headline.h) */
 } run_analysis;
 
 /* Sensible defaults for analysis_config (documented in OPERATIONS.md):

@@ -61,7 +61,7 @@ static void parse_work(uv_work_t *req) {
     aopt.cfg.list_rows = j->list_rows;
     aopt.cfg.npu_reference_dir = j->npu_reference_dir;
     bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
-    if (doc_ok && an_ok) { doc.analysis_json = an.json.data; doc.report_md = an.report_md.data; }
+    if (doc_ok && an_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};

@@ -16,7 +16,7 @@ void kernel_query_sql(kernel_sort sort, char *out, size_t n) {
         "total_ns DESC, name", "calls DESC, name", "avg_ns DESC, name", "max_ns DESC, name", "name"};
     snprintf(out, n,
              "SELECT name, calls, total_ns, min_ns, max_ns, CAST(total_ns AS REAL) / calls AS avg_ns,"
-             " total_ns * 100.0 / (SELECT MAX(1, TOTAL(total_ns)) FROM kernels WHERE run_id = ?1), flags"
+             " total_ns * 100.0 / (SELECT MAX(1, TOTAL(total_ns)) FROM kernels WHERE run_id = ?1), flags, class"
              " FROM kernels WHERE run_id = ?1 ORDER BY %s LIMIT ?2", ORDER[sort]);
 }
 
@@ -63,7 +63,7 @@ int kernel_cursor_next(kernel_cursor *k, kernel_row *row) {
         .name = name ? (const char *)name : "", .calls = sqlite3_column_int64(k->q, 1),
         .total_ns = sqlite3_column_int64(k->q, 2), .min_ns = sqlite3_column_int64(k->q, 3),
         .max_ns = sqlite3_column_int64(k->q, 4), .avg_ns = sqlite3_column_double(k->q, 5),
-        .pct_time = sqlite3_column_double(k->q, 6),
+        .pct_time = sqlite3_column_double(k->q, 6), .kernel_class = (const char *)sqlite3_column_text(k->q, 8),
     };
     store_kernel_classes((unsigned)sqlite3_column_int(k->q, 7), row);
     return 1;

@@ -86,6 +86,21 @@ static const char *const MIGRATIONS[] = {
     "  json_extract(json, '$.waste_budget.precision_path'), json_extract(json, '$.waste_budget.kernel_shape')"
     "  FROM run_metrics WHERE run_id = id AND json_valid(json))"
     " WHERE step_seconds IS NOT NULL;",
+    /* 9: the analysis headline numbers per run (issue 12: Prometheus and /compare read them as
+     * rows, never the stored document), each kernel row's class, and where a run's kernel rows
+     * came from (RunMetrics' table, or the analysis's kernels section for a run whose kernels
+     * only another format carries, issue 11). Stored signatures are voided so every run is
+     * parsed again on start and gets its numbers. */
+    "CREATE TABLE run_gauges ("
+    "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  name TEXT NOT NULL,"
+    "  value REAL NOT NULL,"
+    "  PRIMARY KEY (run_id, name)"
+    ") WITHOUT ROWID;"
+    "ALTER TABLE kernels ADD COLUMN class TEXT;"
+    "ALTER TABLE runs ADD COLUMN kernels_source TEXT;"
+    "ALTER TABLE runs ADD COLUMN kernels_formats TEXT;"
+    "UPDATE artefacts SET mtime_ns = -1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 

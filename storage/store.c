@@ -3,6 +3,7 @@
 
 #include "storage/kernel_cursor.h"
 #include "storage/run_analysis.h"
+#include "storage/run_gauges.h"
 #include "storage/schema.h"
 
 #include <pthread.h>
@@ -268,6 +269,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
                              " ON CONFLICT(run_id) DO UPDATE SET json = ?2", r->id, r->metrics_json)
         : exec_for_run(s->w, "DELETE FROM run_metrics WHERE run_id = ?1", r->id, NULL);
     if (rc == SQLITE_OK) rc = run_analysis_write(s->w, r->id, doc->analysis_json, doc->report_md);
+    if (rc == SQLITE_OK) rc = run_gauges_write(s->w, r->id, doc);
     if (rc != SQLITE_OK) return rc;
 
     rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);
@@ -302,7 +304,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
     rc = exec_for_run(s->w, "DELETE FROM kernels WHERE run_id = ?1", r->id, NULL);
     if (rc != SQLITE_OK) return rc;
     rc = sqlite3_prepare_v2(s->w,
-        "INSERT INTO kernels(run_id, name, calls, total_ns, min_ns, max_ns, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO kernels(run_id, name, calls, total_ns, min_ns, max_ns, flags, class)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     ingest_kernel k;
@@ -314,6 +317,8 @@ static int ingest_tx(store *s, const ingest_record *r) {
         sqlite3_bind_int64(q, 5, k.min_ns);
         sqlite3_bind_int64(q, 6, k.max_ns);
         sqlite3_bind_int(q, 7, (int)k.flags);
+        if (k.kernel_class) sqlite3_bind_text(q, 8, k.kernel_class, -1, SQLITE_STATIC);
+        else sqlite3_bind_null(q, 8);
         rc = step_done(q);
     }
     sqlite3_finalize(q);
@@ -521,6 +526,7 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
             .avg_ns = sqlite3_column_double(q, 5), .pct_time = sqlite3_column_double(q, 6),
+            .kernel_class = col_text(q, 8),
         };
         store_kernel_classes((unsigned)sqlite3_column_int(q, 7), &k);
         fn(user, &k);

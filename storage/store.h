@@ -130,6 +130,7 @@ typedef struct kernel_row {
     int64_t calls, total_ns, min_ns, max_ns;
     double avg_ns, pct_time;
     unsigned flags;                /* the stored name classes (INGEST_KF_* bits) */
+    const char *kernel_class;      /* the analysis's kernel class (INGEST_CLASS_KEYS), NULL: not stored */
     bool gemm, collective, generic_gemm;   /* what they say, decoded by store_kernel_classes */
 } kernel_row;
 

@@ -172,13 +172,16 @@ START_TEST(headline_columns_and_their_migration) {
                      "ALTER TABLE runs DROP COLUMN waste_data_wait; ALTER TABLE runs DROP COLUMN waste_host_gap;"
                      "ALTER TABLE runs DROP COLUMN waste_comm_excess; ALTER TABLE runs DROP COLUMN waste_memory_headroom;"
                      "ALTER TABLE runs DROP COLUMN waste_precision_path; ALTER TABLE runs DROP COLUMN waste_kernel_shape;"
+                     /* and what schema 9 added (run_gauges, kernels.class, the kernel rows' source) */
+                     "DROP TABLE run_gauges; ALTER TABLE kernels DROP COLUMN class;"
+                     "ALTER TABLE runs DROP COLUMN kernels_source; ALTER TABLE runs DROP COLUMN kernels_formats;"
                      "PRAGMA user_version = 7;");
         st = store_open(db, 0, &err);
         ck_assert_msg(st != NULL, "%s", err ? err : "");
         store_close(st);
     }
     ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), schema_version());
-    ck_assert_int_eq(schema_version(), 8);
+    ck_assert_int_eq(schema_version(), 9);
     /* unknown stays unknown: without their flags the numbers are NULL, whatever the values */
     st = store_open(db, 0, &err);
     doc.headline.has_waste = false;

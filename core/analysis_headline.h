@@ -1,0 +1,40 @@
+/* analysis_headline: what the store keeps of a finished analysis besides its text.
+ *
+ * After the run driver's finish (core/run_analysis), the fixed set of headline numbers
+ * (INGEST_GAUGE_NAMES: timeline busy/idle/span/communication, mean step wall time, per-class
+ * kernel time) is read through section_number — never through a section's state layout — and,
+ * after render, the kernels section's per-name rows are read back from that section's value
+ * in the document (its documented contract, docs/ANALYSIS.md), one row object at a time. The daemon hands both to the store through
+ * ingest_doc (core/ingest_analysis.c): Prometheus and /compare read the numbers as rows,
+ * GET /runs/<id>/kernels serves the rows when RunMetrics has no kernel table. */
+#ifndef GOBLIN_ANALYSIS_HEADLINE_H
+#define GOBLIN_ANALYSIS_HEADLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analyses/section.h"
+#include "base/strbuf.h"
+#include "core/ingest_doc.h"
+
+typedef struct analysis_headline {
+    ingest_gauge gauges[IG_COUNT];   /* the known numbers only, in IG_* order */
+    size_t n_gauges;
+    ingest_kernel *kernels;          /* the kernels section's rows (names owned), sorted by total time */
+    size_t n_kernels;
+    size_t kernels_skipped;          /* rows without min/max (stats-only rows): not stored */
+    strbuf kernel_formats;           /* formats whose kernel dispatches were delivered, comma-separated */
+} analysis_headline;
+
+/* Fills h's numbers from the finished analyses (all of them: r->n is the registry's length).
+ * false only on allocation failure. */
+bool analysis_headline_collect(analysis_headline *h, const section_results *r);
+/* Fills h's kernel rows from the kernels section's JSON value (text, len bytes): the rows of
+ * by_name when "from" is "dispatches", skipping (counting) rows without min/max. false only
+ * on allocation failure. */
+bool analysis_headline_kernel_rows(analysis_headline *h, const char *text, size_t len);
+/* Adds a format's name to h->kernel_formats once. false on allocation failure. */
+bool analysis_headline_add_format(analysis_headline *h, const char *format);
+void analysis_headline_free(analysis_headline *h);
+
+#endif
