@@ -19,7 +19,7 @@ typedef struct kernels_state {
     diag_list *diag;            /* run state only */
     name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
     bool oom;
-    size_t list_rows;           /* analysis_config.list_rows (0: all) */
+    const analysis_config *cfg; /* the run's settings (list_rows read at render); NULL: a source state */
 } kernels_state;
 
 static void *k_open(const analysis_config *cfg, diag_list *diag) {
@@ -28,7 +28,7 @@ static void *k_open(const analysis_config *cfg, diag_list *diag) {
     name_agg_init(&s->dispatches, true);
     name_agg_init(&s->stats, false);
     s->diag = diag;
-    s->list_rows = cfg ? cfg->list_rows : 0;
+    s->cfg = cfg;
     return s;
 }
 
@@ -108,7 +108,7 @@ static void k_render(const void *run, jw_out *w) {
     size_t *idx = name_agg_sorted(a);
     uint64_t rest_calls;
     i128 rest_total;
-    size_t listed = name_agg_listed(a, idx, s->list_rows, &rest_calls, &rest_total);
+    size_t listed = name_agg_listed(a, idx, s->cfg ? s->cfg->list_rows : 0, &rest_calls, &rest_total);
     for (size_t i = 0; i < listed; i++) {
         const name_entry *e = &a->e[idx[i]];
         jw_object_open(w);

@@ -100,7 +100,9 @@ typedef struct section_analysis {
     unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
     unsigned fields;         /* RF_* optional fields it reads (a format may skip parsing others) */
     bool splittable;         /* see the top of the file */
-    void *(*open)(const analysis_config *cfg, diag_list *diag);  /* NULL on allocation failure */
+    /* NULL on allocation failure. cfg and diag live until close, and the driver may change
+     * cfg->list_rows between two renders (the kernel rows the store keeps are rendered whole). */
+    void *(*open)(const analysis_config *cfg, diag_list *diag);
     void *(*open_source)(void *run, const source_ref *src);     /* NULL on allocation failure */
     bool (*consume)(void *src, const record *r);                 /* false: out of memory */
     bool (*end_source)(void *run, void *src);                    /* folds and frees src; false: OOM */

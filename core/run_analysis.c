@@ -396,16 +396,23 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         jw_object_open(&w);
         jw_key(&w, "sources");
         render_sources(inv, refs, jobs, &w);
-        size_t kernels_at = 0, kernels_end = 0;   /* the kernels section's value in the document */
+        size_t k = n_an;                          /* the kernels section */
         for (size_t i = 0; i < n_an; i++) {
             jw_key(&w, an[i]->key);
-            size_t at = out->json.len;
             an[i]->render(run[i], &w);
-            if (!strcmp(an[i]->key, "kernels")) kernels_at = at, kernels_end = out->json.len;
+            if (!strcmp(an[i]->key, "kernels")) k = i;
         }
         jw_object_close(&w);
-        if (kernels_end > kernels_at)
-            ok = analysis_headline_kernel_rows(&out->headline, out->json.data + kernels_at, kernels_end - kernels_at);
+        if (k < n_an) {     /* the kernel rows the store keeps: every row, not the document's first list_rows */
+            strbuf rows = {0};
+            jw_out rw;
+            jw_begin(&rw, &rows, 0);
+            cfg.list_rows = 0;
+            an[k]->render(run[k], &rw);
+            cfg.list_rows = opt->cfg.list_rows;
+            ok = analysis_headline_kernel_rows(&out->headline, rows.data, rows.len);
+            strbuf_free(&rows);
+        }
         char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');

@@ -88,7 +88,8 @@ def analysis(d, run):
 
 
 def test_kernels_from_rocprofv3_json_only(tmp):
-    d = e2e.Daemon(tmp)
+    # the document lists 20 names (analysis_list_rows); /kernels still serves every name
+    d = e2e.Daemon(tmp, extra=["--analysis-list-rows", "20"])
     run = d.roots[0] / "json-only"
     run.mkdir()
     shutil.copy(ROCPROF_JSON, run / "908_results.json.gz")
@@ -111,8 +112,10 @@ def test_kernels_from_rocprofv3_json_only(tmp):
         assert [r["total_ns"] for r in rows] == sorted((r["total_ns"] for r in rows), reverse=True)
     assert abs(sum(r["pct_time"] for r in d.json("/runs/json-only/kernels?limit=100000")[2]["kernels"]) - 100) < 1e-6
     # the analysis document's kernels section is what was stored
-    by_name = {r["name"]: r for r in analysis(d, "json-only")["kernels"]["by_name"]}
-    assert set(by_name) == set(calls)
+    doc_kernels = analysis(d, "json-only")["kernels"]
+    by_name = {r["name"]: r for r in doc_kernels["by_name"]}
+    assert len(calls) > 20 and len(by_name) == doc_kernels["listed"] == 20 and set(by_name) <= set(calls)
+    assert doc_kernels["unlisted"]["names"] == len(calls) - 20, doc_kernels["unlisted"]
     # a run RunMetrics reads keeps RunMetrics' rows, and says so
     st, _, k = d.json("/runs/csv-run/kernels?limit=1000")
     assert k["source"] == "run_metrics" and k["source_formats"] and all(r["class"] in CLASSES for r in k["kernels"]), k
