@@ -364,6 +364,11 @@ static const char *const SM_NAMES[] = {"amd_smi.csv", NULL};
  * columns, and a banner may come first, so any CSV name still gives a low score. */
 static int sm_sniff(const char *name, const uint8_t *head, size_t n) {
     if (!strcmp(name, "amd_smi.csv")) return 100;
+    /* amd-smi's own column names: sure enough to claim a file by content alone (the
+     * inventory takes >= 80), whatever it is called */
+    if (csv_head_has(head, n, "gfx_activity") || csv_head_has(head, n, "umc_activity") ||
+        csv_head_has(head, n, "vram_used"))
+        return 85;
     if (csv_head_has(head, n, "vram") || csv_head_has(head, n, "gfx_")) return 60;
     return csv_name_is_csv(name) ? 10 : 0;
 }

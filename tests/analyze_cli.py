@@ -196,6 +196,30 @@ try:
         check(sum(i["count"] for i in ops.get("items", [])) == msprof_rows,
               f"msprof two levels down: every row of {sub} counted")
 
+    # 3c. every fixture under ../shared/fixtures is read, alone, under whatever name it has
+    expected_format = {
+        "aie": "aie-trace-json", "amd_smi": "amd-smi-csv", "msprof": "msprof-op-csv", "nvidia_smi": "nvidia-smi-csv",
+        "torch_profiler": "torch-trace-json", "rocpd_ck_bmm_28_results.db": "rocpd-sqlite",
+        "rocprofv1_batched_gemm_results.stats.csv": "rocprof-kernel-stats-csv",
+        "rocprofv1_omniperf_Axes1_mi200_timestamps.csv": "kernel-trace-csv",
+        "rocprofv3_908_results.json.gz": "rocprofv3-json", "sdk2024_hip_api_stats.csv": "rocprof-api-stats-csv",
+        "sdk2024_kernel_trace.csv": "kernel-trace-csv", "sdk_counter_collection.csv": "rocprof-counter-csv",
+        "sdk_hip_domain_stats.csv": "rocprof-domain-stats-csv", "sdk_kernel_trace.csv": "kernel-trace-csv",
+        "sdk_memory_allocation_trace.csv": "rocprof-memory-allocation-csv",
+        "sdk_memory_copy_trace.csv": "rocprof-memory-copy-csv"}
+    for kind in sorted(os.listdir(FIX)):
+        for name in sorted(os.listdir(os.path.join(FIX, kind))):
+            if name.endswith(".txt"):
+                continue
+            alone = os.path.join(tmp, "fixture-" + name)
+            os.makedirs(alone)
+            shutil.copy(os.path.join(FIX, kind, name), alone)
+            rc, out, err = analyze(alone)
+            srcs = json.loads(out)["sources"] if rc == 0 else []
+            want = expected_format.get(name, expected_format.get(kind))
+            check(len(srcs) == 1 and srcs[0]["format"] == want and sum(srcs[0]["records"].values()) > 0,
+                  f"fixture {kind}/{name} read as {want}: {[(x['format'], x['records']) for x in srcs]} {err}")
+
     # 4. exit statuses: empty directory 3 (the document still printed), not a directory 1, usage 2
     empty = os.path.join(tmp, "empty")
     os.mkdir(empty)
