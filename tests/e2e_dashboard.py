@@ -80,6 +80,20 @@ def align_kernel_trace(run):
         w.writerows(rows)
 
 
+def add_second_gpu(run):
+    """Adds a second GPU to amd_smi.csv: each sample of GPU 0 again as GPU 1, less busy."""
+    lines = (run / "amd_smi.csv").read_text().splitlines()
+    more = []
+    for line in lines:
+        cells = line.split(",")
+        if len(cells) == 11 and cells[0] == "0":
+            util = str(max(0, int(cells[6]) - 30)) if cells[6].isdigit() else cells[6]
+            power = str(max(0, int(cells[2]) - 150)) if cells[2].isdigit() else cells[2]
+            vram = str(int(cells[9]) * 3 // 5) if cells[9].isdigit() else cells[9]
+            more.append(",".join(["1", cells[1], power, *cells[3:6], util, cells[7], cells[8], vram, cells[10]]))
+    (run / "amd_smi.csv").write_text("\n".join(lines + more) + "\n")
+
+
 def test_dashboard_charts(tmp):
     flags = chromium_flags(tmp)
     d = Daemon(tmp)
@@ -87,6 +101,7 @@ def test_dashboard_charts(tmp):
     # steps and kernels on one clock, so the steps are marked
     gen(root / "a-one-clock", seed=3, steps=6, kernels=80)
     align_kernel_trace(root / "a-one-clock")
+    add_second_gpu(root / "a-one-clock")
     # a rocprofv3 kernel trace beside the torch trace: another clock than the steps
     gen(root / "b-kernel-trace", seed=4, steps=4, kernels=50)
     gen(root / "c-later", seed=5, steps=5, kernels=60)
@@ -95,6 +110,10 @@ def test_dashboard_charts(tmp):
         d.wait_status(run, "complete")
     shots = Path(os.environ.get("GOBLIND_SCREENSHOT_DIR") or tmp)
 
+    # the page may talk to this daemon only (and works so: every check below runs under it)
+    st, h, _ = d.get("/")
+    csp = h.get("Content-Security-Policy", "")
+    assert st == 200 and "default-src 'none'" in csp and "connect-src 'self'" in csp, csp
     doc = d.json("/runs/a-one-clock/analysis")[2]
     tl, steps, tel = doc["timeline"], doc["steps"], doc["telemetry"]
     url = d.base + "/?run=a-one-clock"
@@ -114,7 +133,7 @@ def test_dashboard_charts(tmp):
     assert ssvg.count('class="part"') == sum(1 for b in bars for v in b["parts"].values() if v > 0)
     # telemetry: per GPU a mean line (split where a bucket has no value) and a dashed max line
     gpus = [g for g in tel["gpus"] if g["series"]]
-    assert gpus
+    assert len(gpus) == 2, [g["device"] for g in gpus]
     for q, unit in (("util", "pct"), ("vram", "bytes"), ("power", "w")):
         tsvg = svg_of(dom, f"tele-{q}")
         want = sum(segments(g["series"][f"{q}_mean_{unit}"]) for g in gpus)
@@ -133,7 +152,7 @@ def test_dashboard_charts(tmp):
     assert 'id="steps-other-clock"' in other and 'data-steps="0"' in other
 
     # pictures: the whole page, and each chart alone (?focus=)
-    for name, query, size in (("dashboard.png", "", "1400,1900"), ("dashboard-timeline.png", "&focus=timeline", "1400,420"),
+    for name, query, size in (("dashboard.png", "&base=b-kernel-trace&candidate=c-later", "1400,2300"), ("dashboard-timeline.png", "&focus=timeline", "1400,420"),
                               ("dashboard-steps.png", "&focus=steps", "1400,420"),
                               ("dashboard-telemetry.png", "&focus=telemetry", "1400,560"),
                               ("dashboard-history.png", "&focus=history", "1400,300")):
