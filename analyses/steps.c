@@ -427,6 +427,8 @@ static void steps_render(const void *run, jw_out *w) {
         jw_string(w, d->steps[i].name);
         jw_key(w, "start_ns");
         jw_int(w, d->steps[i].start);
+        jw_key(w, "end_ns");
+        jw_int(w, d->steps[i].end);
         jw_key(w, "wall_ns");
         jw_int(w, d->steps[i].end - d->steps[i].start);
         render_parts(w, d->step_parts[i]);

@@ -6,7 +6,8 @@
  * RF_DEVICE belongs to the GPU `null`. Cadence is the median of the positive intervals
  * between consecutive timestamps (start_ns, RF_START) of one GPU, exact up to NA_EXACT_CAP
  * intervals and within 1 % beyond (name_agg's median); null without timestamps. State is
- * per-GPU running aggregates (at most MAX_GPUS GPUs). Not splittable: an interval spans the
+ * per-GPU running aggregates (at most MAX_GPUS GPUs) and each GPU's `series` over time in at
+ * most TS_MAX_POINTS buckets (analyses/telemetry_series). Not splittable: an interval spans the
  * cut between two pieces, and means are float sums. docs/ANALYSIS.md. */
 #include <math.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
 #include "analyses/section_md.h"
+#include "analyses/telemetry_series.h"
 
 #define MAX_GPUS 64
 #define NO_DEVICE INT64_MIN
@@ -34,6 +36,7 @@ typedef struct gpu_agg {
     bool have_last;
     i128 last_ts;
     name_agg intervals;         /* one entry: the sample intervals (ns) */
+    telemetry_series series;    /* utilisation, VRAM, power over time (bounded buckets) */
 } gpu_agg;
 
 typedef struct telemetry_state {
@@ -82,6 +85,18 @@ static bool t_consume(void *st, const record *r) {
     if (r->has & RF_UTIL) stat_add(&g->util, r->util_pct);
     if (r->has & RF_VRAM_BYTES) stat_add(&g->vram, (double)r->vram_used_bytes);
     else if (r->has & RF_VRAM) stat_add(&g->vram, round(r->vram_gib * GIB));
+    double vram = NAN;
+    if (r->has & RF_VRAM_BYTES) vram = (double)r->vram_used_bytes;
+    else if (r->has & RF_VRAM) vram = round(r->vram_gib * GIB);
+    if ((r->has & RF_START) && r->start_ns >= INT64_MIN / 2 && r->start_ns <= INT64_MAX / 2) {
+        const double v[TS_QUANTITIES] = {[TS_UTIL] = r->util_pct, [TS_VRAM] = vram, [TS_POWER] = r->power_w};
+        const bool has[TS_QUANTITIES] = {[TS_UTIL] = (r->has & RF_UTIL) != 0, [TS_VRAM] = !isnan(vram),
+                                         [TS_POWER] = (r->has & RF_POWER) != 0};
+        if (!ts_add(&g->series, (int64_t)r->start_ns, v, has)) {
+            s->oom = true;
+            return false;
+        }
+    }
     if ((r->has & RF_VRAM_TOTAL) && r->vram_total_bytes > g->vram_total) g->vram_total = r->vram_total_bytes;
     if (r->has & RF_POWER) stat_add(&g->power, r->power_w);
     if (r->has & RF_TEMP) stat_add(&g->temp, r->temp_c);
@@ -120,6 +135,7 @@ static bool t_end_source(void *run, void *src) {
         stat_fold(&to->temp, &from->temp);
         if (from->vram_total > to->vram_total) to->vram_total = from->vram_total;
         if (!name_agg_append(&to->intervals, &from->intervals)) ok = false;
+        if (!ts_merge(&to->series, &from->series)) ok = false;
     }
     t_close(s);
     if (!ok) r->oom = true;
@@ -205,6 +221,7 @@ static void t_render(const void *run, jw_out *w) {
         jw_key(w, "power_mean_w"); mean_of(w, &g->power);
         jw_key(w, "power_max_w"); max_of(w, &g->power);
         jw_key(w, "temp_max_c"); max_of(w, &g->temp);
+        jw_key(w, "series"); ts_render(&g->series, w);
         jw_object_close(w);
     }
     jw_array_close(w);
@@ -260,7 +277,10 @@ static bool t_number(const void *run, const char *path, double *out) {
 static void t_close(void *run) {
     telemetry_state *s = run;
     if (!s) return;
-    for (size_t i = 0; i < s->n; i++) name_agg_free(&s->gpu[i].intervals);
+    for (size_t i = 0; i < s->n; i++) {
+        name_agg_free(&s->gpu[i].intervals);
+        ts_free(&s->gpu[i].series);
+    }
     free(s);
 }
 

@@ -183,6 +183,7 @@ static void tl_close(void *st) {
     corr_free(&s->waiting_ops);
     kcc_free(&s->cache);
     free(s->scopes);
+    free(s->bins);
     free(s);
 }
 
@@ -249,8 +250,31 @@ static bool tl_end_source(void *run, void *src) {
     return ok;
 }
 
-/* The numbers of one scope from its four flushed unions and its time extent. */
-static bool scope_numbers(tl_scope *o, interval_set *set, int64_t first, int64_t last, int64_t threshold) {
+/* Busy ns of each bin of s's grid from a flushed busy union: each island is cut at the bin
+ * edges, so the bins sum exactly to the union's total and none exceeds bin_ns. O(islands +
+ * bins). */
+static void busy_bins(const tl_state *s, const interval_set *busy, int64_t *out) {
+    if (!out || !s->n_bins) return;
+    memset(out, 0, s->n_bins * sizeof *out);
+    for (size_t i = 0; i < busy->n; i++) {
+        int64_t a = busy->v[i].start, e = busy->v[i].end;
+        if (a < s->bin_start) a = s->bin_start;   /* never: the grid covers every lane */
+        size_t k = (size_t)((a - s->bin_start) / s->bin_ns);
+        while (a < e && k < s->n_bins) {
+            int64_t edge = s->bin_start + (int64_t)(k + 1) * s->bin_ns;
+            int64_t stop = e < edge ? e : edge;
+            out[k++] += stop - a;
+            a = stop;
+        }
+    }
+}
+
+/* The numbers of one scope from its four flushed unions and its time extent (o->bins, when
+ * set, gets the busy time series on the run's grid). */
+static bool scope_numbers(const tl_state *s, tl_scope *o, interval_set *set, int64_t first, int64_t last,
+                          int64_t threshold) {
+    o->first = first, o->last = last;
+    busy_bins(s, &set[TL_BUSY], o->bins);
     o->span = last > first ? last - first : 0;
     o->busy = iset_total(&set[TL_BUSY]);
     o->idle = o->span - o->busy;
@@ -314,11 +338,13 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         if (all || on_device(&s->lanes[i], rank, has_dev, dev)) picked++, only = i;
     if (picked == 1) {   /* one lane: its own unions, no copy (the common single-stream run) */
         tl_lane *l = &s->lanes[only];
+        int64_t *bins = o->bins;
         memset(o, 0, sizeof *o);
+        o->bins = bins;
         o->has_device = has_dev && !all, o->device = dev;
         o->rank = all ? -1 : rank;
         o->ops = l->ops;
-        return scope_numbers(o, l->set, l->first_start, l->last_end, threshold);
+        return scope_numbers(s, o, l->set, l->first_start, l->last_end, threshold);
     }
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
@@ -329,13 +355,35 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         ops += l->ops;
     }
     for (int k = 0; ok && k < TL_SETS; k++) ok = iset_flush(&set[k]);
+    int64_t *bins = o->bins;
     memset(o, 0, sizeof *o);
+    o->bins = bins;
     o->has_device = has_dev && !all, o->device = dev;
     o->rank = all ? -1 : rank;
     o->ops = ops;
-    if (ok) ok = scope_numbers(o, set, first, last, threshold);
+    if (ok) ok = scope_numbers(s, o, set, first, last, threshold);
     for (int k = 0; k < TL_SETS; k++) iset_free(&set[k]);
     return ok;
+}
+
+/* The bins' grid over the run's span (every lane's first start to last end): bin_ns =
+ * ceil(span / TL_BINS) (at least 1 ns), as many bins as cover the span; one row of bins per
+ * scope (lanes, at most as many devices, the run). */
+static bool make_grid(tl_state *s) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < s->n_lanes; i++) {
+        if (s->lanes[i].first_start < first) first = s->lanes[i].first_start;
+        if (s->lanes[i].last_end > last) last = s->lanes[i].last_end;
+    }
+    int64_t span = last > first ? last - first : 0;
+    s->bin_start = first;
+    s->bin_ns = span > 0 ? (span + (int64_t)TL_BINS - 1) / (int64_t)TL_BINS : 1;
+    s->n_bins = (size_t)((span + s->bin_ns - 1) / s->bin_ns);
+    if (!s->n_bins) return true;
+    s->bins = calloc((2 * s->n_lanes + 1) * s->n_bins, sizeof *s->bins);
+    if (!s->bins) return false;
+    for (size_t i = 0; i < 2 * s->n_lanes + 1; i++) s->scopes[i].bins = s->bins + i * s->n_bins;
+    return true;
 }
 
 static bool tl_finish(void *run, const section_results *earlier) {
@@ -349,6 +397,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
     /* at most n_lanes devices: lanes + devices + run */
     s->scopes = calloc(2 * s->n_lanes + 1, sizeof *s->scopes);
     if (!s->scopes) return false;
+    if (!make_grid(s)) return false;
     for (size_t i = 0; i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
         for (int k = 0; k < TL_SETS; k++)
@@ -358,7 +407,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
         o->has_device = l->has_device, o->device = l->device;
         o->has_stream = l->has_stream, o->stream = l->stream;
         o->ops = l->ops;
-        if (!scope_numbers(o, l->set, l->first_start, l->last_end, threshold)) return false;
+        if (!scope_numbers(s, o, l->set, l->first_start, l->last_end, threshold)) return false;
     }
     qsort(s->scopes, s->n_lanes, sizeof *s->scopes, cmp_scope);
     size_t nd = 0;

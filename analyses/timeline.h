@@ -21,6 +21,10 @@
 /* Launch-delay histogram: exact below 64 ns, then 32 buckets per power of two. */
 #define TL_HIST_BUCKETS (64 + 58 * 32)
 
+/* The busy time series: at most this many equal bins over the run's span (the same grid for
+ * the run, every device and every stream), busy ns per bin, for the dashboard's timeline. */
+#define TL_BINS 200u
+
 /* Interval groups of a lane (HTA's classes: memcpy and memset are both "memory"). */
 enum { TL_BUSY, TL_COMPUTE, TL_COMM, TL_MEMCPY, TL_SETS };
 
@@ -43,6 +47,8 @@ typedef struct tl_scope {
     int64_t comm_overlapped, exposed_comm, exposed_memcpy;
     int64_t host_wait, kernel_wait, other;
     uint64_t gaps, gaps_with_launch;
+    int64_t first, last;             /* the scope's earliest start and latest end */
+    int64_t *bins;                   /* busy ns per bin of the run's grid (tl_state.n_bins) */
 } tl_scope;
 
 typedef struct tl_state {
@@ -69,6 +75,9 @@ typedef struct tl_state {
     /* finish() results */
     tl_scope *scopes;                /* lanes (sorted), then devices, then the run */
     size_t n_scopes, n_lane_scopes, n_devices;
+    int64_t bin_start, bin_ns;       /* the grid: bin k is [bin_start + k*bin_ns, + bin_ns) */
+    size_t n_bins;                   /* ceil(run span / bin_ns) <= TL_BINS; 0 for an empty span */
+    int64_t *bins;                   /* n_scopes x n_bins, each scope's `bins` points in here */
     bool finished;
 } tl_state;
 

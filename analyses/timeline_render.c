@@ -39,8 +39,9 @@ static bool overlap_pct(const tl_scope *o, double *v) {
     return true;
 }
 
-/* kind: 0 the run, 1 a device (with `device`), 2 a lane (with `device` and `stream`). */
-static void render_scope(const tl_scope *o, jw_out *w, int kind) {
+/* kind: 0 the run, 1 a device (with `device`), 2 a lane (with `device` and `stream`).
+ * n_bins: the length of o->bins (the run's grid). */
+static void render_scope(const tl_scope *o, size_t n_bins, jw_out *w, int kind) {
     bool lane = kind == 2;
     jw_object_open(w);
     if (kind) {
@@ -75,6 +76,14 @@ static void render_scope(const tl_scope *o, jw_out *w, int kind) {
     jw_int(w, (int64_t)o->gaps);
     jw_key(w, "idle_gaps_with_launch");
     jw_int(w, (int64_t)o->gaps_with_launch);
+    jw_key(w, "start_ns");
+    jw_int(w, o->first);
+    jw_key(w, "end_ns");
+    jw_int(w, o->last);
+    jw_key(w, "bins");
+    jw_array_open(w);
+    for (size_t k = 0; o->bins && k < n_bins; k++) jw_int(w, o->bins[k]);
+    jw_array_close(w);
     jw_object_close(w);
 }
 
@@ -134,15 +143,21 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_object_open(w);
     jw_key(w, "kernel_wait_threshold_ns");
     jw_int(w, s->cfg ? s->cfg->kernel_wait_threshold_ns : 0);
+    jw_key(w, "bin_start_ns");
+    jw_int(w, s->bin_start);
+    jw_key(w, "bin_ns");
+    jw_int(w, s->bin_ns);
+    jw_key(w, "bin_count");
+    jw_int(w, (int64_t)s->n_bins);
     jw_key(w, "run");
-    render_scope(&s->scopes[s->n_scopes - 1], w, 0);
+    render_scope(&s->scopes[s->n_scopes - 1], s->n_bins, w, 0);
     jw_key(w, "devices");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], w, 1);
+    for (size_t i = 0; i < s->n_devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], s->n_bins, w, 1);
     jw_array_close(w);
     jw_key(w, "streams");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_lane_scopes; i++) render_scope(&s->scopes[i], w, 2);
+    for (size_t i = 0; i < s->n_lane_scopes; i++) render_scope(&s->scopes[i], s->n_bins, w, 2);
     jw_array_close(w);
     jw_key(w, "launch_delay");
     render_launch_delay(s, w);

@@ -87,11 +87,18 @@ static bool over_budget(size_t len) {
     return answering && len >= answering->small && body_budget_used(answering) + len > answering->cap;
 }
 
+/* The dashboard page's Content-Security-Policy: its own inline script and style, requests to
+ * this daemon only, nothing loaded from anywhere else (GPU nodes are often offline, and a page
+ * that cannot reach out cannot leak either). */
+#define PAGE_CSP "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " \
+                 "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type) {
     struct MHD_Response *r = copied_response(body, len);
     if (!r) return over_budget(len) ? send_over_budget(c) : MHD_NO;
     MHD_add_response_header(r, "Content-Type", content_type);
+    if (!strncmp(content_type, "text/html", 9)) MHD_add_response_header(r, "Content-Security-Policy", PAGE_CSP);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     closing_header(r);
     last_status = status;

@@ -13,6 +13,7 @@
 #include "analyses/interval_set.h"
 #include "analyses/kernel_class.h"
 #include "analyses/section.h"
+#include "analyses/timeline.h"
 
 extern const section_analysis classes_section, timeline_section, recommendations_section;
 
@@ -470,6 +471,17 @@ START_TEST(random_records_hold_invariants) {
             other = num(&timeline_section, tl, "run.other_ns");
             ck_assert_int_eq((int64_t)(hw + kw + other), (int64_t)idle);
             ck_assert(idle >= 0 && kw >= 0 && other >= 0);
+        }
+        /* the busy time series: every scope's bins sum to its busy time, each within a bin */
+        const tl_state *ts = tl;
+        for (size_t i = 0; ts->finished && i < ts->n_scopes; i++) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < ts->n_bins; k++) {
+                ck_assert(ts->scopes[i].bins[k] >= 0 && ts->scopes[i].bins[k] <= ts->bin_ns);
+                sum += ts->scopes[i].bins[k];
+            }
+            ck_assert_int_eq(sum, ts->scopes[i].busy);
+            ck_assert(ts->n_bins <= TL_BINS);
         }
         strbuf b = {0};
         jw_out w;

@@ -172,6 +172,8 @@ def check_generated(tool, tmp):
     check([i["name"] for i in items] == [s[0] for s in want_steps], "generated: step names %s" % [i["name"] for i in items])
     for item, (name, a, b) in zip(items, want_steps):
         check(item["wall_ns"] == b - a, "generated %s: wall %d, want %d" % (name, item["wall_ns"], b - a))
+        check((item["start_ns"], item["end_ns"]) == (a, b), "generated %s: start/end %d..%d, want %d..%d"
+              % (name, item["start_ns"], item["end_ns"], a, b))
         want = split(cats, a, b)
         got = [item["parts"][p] for p in PARTS]
         check(got == want, "generated %s: parts %s, the plain split says %s" % (name, got, want))
@@ -264,6 +266,7 @@ def check_fixture_steps(tool, path):
     for item, (name, a, b) in zip(items, want):
         check(abs(item["wall_ns"] - (b - a)) <= 1, "%s %s: wall %d, json says %d" % (base, name, item["wall_ns"], b - a))
         check(sum(item["parts"].values()) == item["wall_ns"], "%s %s: parts sum to wall" % (base, name))
+        check(item["end_ns"] - item["start_ns"] == item["wall_ns"], "%s %s: end - start != wall" % (base, name))
     if steps.get("mean"):
         check(sum(steps["mean"]["parts"].values()) == steps["mean"]["wall_ns"], "%s: mean parts sum" % base)
     check(sum(steps["run"]["parts"].values()) == steps["run"]["wall_ns"], "%s: run parts sum" % base)

@@ -12,6 +12,8 @@
    threshold are kernel_wait, the others (data-loading gaps between steps) other; host_wait
    is null (a kernel trace has no launch calls); short kernels (< 10 us) by count and time;
    per-class totals from tests/kernel_classes_expected.tsv.
+   Every scope's busy time series (`bins`) against a brute force per bin (check_bins): the
+   bins sum to busy_ns exactly and none exceeds bin_ns.
 3. A torch profiler fixture, once the torch format emits records (skipped until then).
 Exit 0 when every comparison holds."""
 import argparse
@@ -49,6 +51,25 @@ def union(intervals):
     return total
 
 
+def check_bins(name, tl, scope, ivs):
+    """The busy time series of one scope against a brute force: per bin of the run's grid, the
+    union of the intervals clipped to the bin; the grid is ceil(span / 200) wide."""
+    run = tl["run"]
+    span = run["span_ns"]
+    width = max(1, -(-span // 200))
+    check(tl["bin_ns"] == width and tl["bin_start_ns"] == run["start_ns"], f"{name}: grid {tl['bin_ns']} != {width}")
+    check(tl["bin_count"] == -(-span // width) == len(scope["bins"]), f"{name}: bin count {tl['bin_count']}")
+    start = tl["bin_start_ns"]
+    want = [union([(max(s, start + k * width), min(e, start + (k + 1) * width)) for s, e in ivs])
+            for k in range(tl["bin_count"])]
+    check(scope["bins"] == want, f"{name}: bins differ from the brute force at "
+          f"{[k for k in range(len(want)) if k >= len(scope['bins']) or scope['bins'][k] != want[k]][:5]}")
+    check(sum(scope["bins"]) == scope["busy_ns"], f"{name}: bins sum {sum(scope['bins'])} != busy {scope['busy_ns']}")
+    check(all(0 <= b <= width for b in scope["bins"]), f"{name}: a bin outside [0, bin_ns]")
+    check(scope["start_ns"] == min(s for s, _ in ivs) and scope["end_ns"] == max(e for _, e in ivs),
+          f"{name}: start/end {scope['start_ns']}..{scope['end_ns']}")
+
+
 def run_tool(tool, *args):
     out = subprocess.run([tool, *args], capture_output=True, text=True)
     return out.returncode, out.stdout, out.stderr
@@ -69,6 +90,7 @@ def check_run_level(name, doc, ivs):
     check(tl["span_ns"] == span, f"{name}: span {tl['span_ns']} != {span}")
     check(tl["busy_ns"] == busy, f"{name}: busy {tl['busy_ns']} != {busy}")
     check(tl["idle_ns"] == span - busy, f"{name}: idle {tl['idle_ns']} != {span - busy}")
+    check_bins(name + " run", doc["timeline"], tl, ivs)
     parts = (tl["host_wait_ns"] or 0) + tl["kernel_wait_ns"] + tl["other_ns"]
     check(parts == tl["idle_ns"], f"{name}: idle parts {parts} != idle {tl['idle_ns']}")
     cl = doc["classes"]
@@ -97,6 +119,7 @@ def check_streams(name, tool, fmt, path, doc):
         check(s["busy_ns"] == union(ivs), f"{name} {key}: busy {s['busy_ns']} != {union(ivs)}")
         check(s["span_ns"] == span, f"{name} {key}: span {s['span_ns']} != {span}")
         check(s["idle_ns"] == span - union(ivs), f"{name} {key}: idle")
+        check_bins(f"{name} {key}", doc["timeline"], s, ivs)
 
 
 def fixtures(tool, shared):
@@ -151,6 +174,7 @@ def generated(tool, shared):
     check(run["kernel_wait_ns"] == sum(g for g in gaps if g < thr), "gen_run: kernel_wait != short gaps")
     check(run["other_ns"] == sum(g for g in gaps if g >= thr), "gen_run: other != step gaps")
     check(run["host_wait_ns"] is None, "gen_run: host_wait should be unknown without launch calls")
+    check_bins("gen_run run", tl, run, ivs)
     check(run["idle_gaps"] == len(gaps), "gen_run: gap count")
     short = [d for (_, _, _, d, _) in launches if d < tl["short_kernels"]["threshold_ns"]]
     check(tl["short_kernels"]["count"] == len(short), "gen_run: short kernel count")
