@@ -496,8 +496,7 @@ bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint
 bool artefact_passenger_join(artefact_passenger *a) {
     bool head_whole = !a->done[0] && a->fed[0] == a->at;
     if (!a->tail_open || a->failed || !head_whole || !format_pipe_join(&a->head, &a->tail)) return false;
-    a->split = true;
-    diag_move(a->diag, &a->tail_diag);
+    a->split = true;                 /* (the tail's warnings are kept from now on: moved at the end) */
     return true;
 }
 
@@ -523,6 +522,7 @@ void artefact_passenger_end(artefact_passenger *a) {
     if (!a) return;
     double t0 = now_ms();
     if (!a->failed) format_pipe_finish(a->split ? &a->tail : &a->head);
+    if (a->split) diag_move(a->diag, &a->tail_diag);   /* after its finish, as read_split() does */
     a->info->bytes_parsed = a->fed[0] + (a->split ? a->fed[1] : 0);
     a->info->pieces = a->split ? 2 : 1;
     if (a->head.fmt || a->head.an) format_pipe_close(&a->head);
