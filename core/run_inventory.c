@@ -244,6 +244,41 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
     return true;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const uint8_t *b = data;
+    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
+                               inventory_fingerprint *out) {
+    run_inventory inv;
+    diag_list d;
+    diag_init(&d);
+    memset(out, 0, sizeof *out);
+    bool ok = run_inventory_build(run_dir, extra_root, confine_root, &inv, &d);
+    diag_free(&d);
+    if (!ok) return false;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < inv.n; i++) {
+        uint64_t size = 0, inode = 0;
+        int64_t mtime = 0;
+        /* a source that cannot be opened (refused, gone) counts by its path alone */
+        if (!artefact_identity(inv.src[i].path, inv.src[i].extra_root ? NULL : confine_root, &size, &mtime, &inode))
+            size = inode = UINT64_MAX;
+        h = fnv(h, inv.src[i].rel, strlen(inv.src[i].rel) + 1);
+        h = fnv(h, inv.src[i].format->name, strlen(inv.src[i].format->name) + 1);
+        h = fnv(h, &size, sizeof size);
+        h = fnv(h, &mtime, sizeof mtime);
+        h = fnv(h, &inode, sizeof inode);
+    }
+    out->sources = inv.n;
+    out->hash = h;
+    run_inventory_free(&inv);
+    return true;
+}
+
 void run_inventory_free(run_inventory *inv) {
     for (size_t i = 0; i < inv->n; i++) { free(inv->src[i].rel); free(inv->src[i].path); }
     free(inv->src);

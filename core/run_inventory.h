@@ -51,6 +51,16 @@ typedef struct run_inventory {
 bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
                          diag_list *diag);
 void run_inventory_free(run_inventory *inv);
+/* A fingerprint of the sources run_inventory_build() would list now: their count, and a hash
+ * of each one's (path, size, mtime, inode), for change detection (the daemon re-ingests a run
+ * when any source changes, appears or goes, not only RunMetrics' three files). false only on
+ * allocation failure. */
+typedef struct inventory_fingerprint {
+    uint64_t sources;
+    uint64_t hash;
+} inventory_fingerprint;
+bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
+                               inventory_fingerprint *out);
 /* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
 int inventory_rank_from_name(const char *name);
 

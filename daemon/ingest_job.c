@@ -29,6 +29,8 @@ static void parse_work(uv_work_t *req) {
     aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
     aopt.cfg.short_kernel_ns = j->short_kernel_ns;
     aopt.cfg.npu_reference_dir = j->npu_reference_dir;
+    /* every source as it is before the read: a change during the read re-ingests the run */
+    sources_sig_of(j->path, j->root, j->npu_reference_dir, &j->sig.sources);
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
     /* one read of each file: RunMetrics and the analysis document (core/run_ingest) */
@@ -54,7 +56,7 @@ static void parse_work(uv_work_t *req) {
     j->error = error;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
-        j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
+        j->sig.files.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
         j->bytes += a->bytes_parsed;
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */

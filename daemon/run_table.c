@@ -28,18 +28,29 @@ bool is_real_dir(const char *path) {
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-void sig_of(const run *r, run_sig *sig) {
+void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out) {
+    if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
+}
+
+/* What changes a run: RunMetrics' files and every source of its analysis document. */
+void sig_of(const run *r, run_fingerprint *sig) {
     memset(sig, 0, sizeof *sig);
+    sources_sig_of(r->path, r->root, r->t->cfg ? r->t->cfg->npu_reference_dir : NULL, &sig->sources);
     run_files f;
     if (!run_files_find(r->path, &f)) return;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        artefact_sig *a = &sig->a[k];
+        artefact_sig *a = &sig->files.a[k];
         a->present = artefact_identity(f.path[k], r->root, &a->size, &a->mtime_ns, &a->inode);
     }
     run_files_free(&f);
 }
 
-bool sig_equal(const run_sig *a, const run_sig *b) {
+bool sig_equal(const run_fingerprint *a, const run_fingerprint *b) {
+    return files_sig_equal(&a->files, &b->files) && a->sources.sources == b->sources.sources &&
+           a->sources.hash == b->sources.hash;
+}
+
+bool files_sig_equal(const run_sig *a, const run_sig *b) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_sig *x = &a->a[k], *y = &b->a[k];
         if (x->present != y->present) return false;
