@@ -249,6 +249,21 @@ static void discard_job(job *j, const analysis_config *cfg) {
     }
 }
 
+/* Forgets what job j read (its source states folded into throw-away run states), to read it
+ * again. */
+static void job_reset(job *j, const analysis_config *cfg) {
+    discard_job(j, cfg);
+    diag_free(&j->diag);
+    read_facts_free(&j->facts);
+    memset(j->counts, 0, sizeof j->counts);
+    memset(&j->stats, 0, sizeof j->stats);
+    j->dropped_kernels = 0;
+    j->meta_rank = -1;
+    j->oom = false;
+    free(j->src);
+    j->src = NULL;
+}
+
 /* Reads job a's file in two pieces: the head into a (second thread), the tail into b (this
  * thread); a and b have their source states open. 1: joined (b's records follow a's), 0: no
  * resume point or no second state (nothing read), -1: read but not joinable (discard both). */
@@ -308,17 +323,9 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
         if (!job_open(b, run)) { close(fd); return false; }
         int r = split_read(a, b, fd, offset);
         if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
-            discard_job(a, cfg);
+            job_reset(a, cfg);
             discard_job(b, cfg);
-            diag_free(&a->diag);
             diag_free(&b->diag);
-            read_facts_free(&a->facts);
-            memset(a->counts, 0, sizeof a->counts);
-            a->dropped_kernels = 0;
-            a->meta_rank = -1;
-            a->oom = false;
-            free(a->src);
-            a->src = NULL;
             if (!job_open(a, run)) { close(fd); return false; }
         }
         if (r == 0) discard_job(b, cfg);   /* (its states were opened for nothing) */
@@ -365,15 +372,22 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
         job *a = &jobs[i], *b = NULL;
+        bool speculative = false;      /* b, a torch trace, read without its kernels beside a */
         /* a large file that splits takes both threads alone; its neighbour is read next */
         bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
         if (threads > 1 && i + 1 < inv->n && !split_alone) {
             const inventory_source *t = &inv->src[i + 1];
-            bool depends = t->kernel_source && !t->device_clock && inv->src[i].device_clock && inv->src[i].kernel_source;
-            if (!depends) {
-                if (t->kernel_source && !t->device_clock) refs[i + 1].kernels_chosen = device_dispatches == 0;
-                b = &jobs[i + 1];
-            }
+            bool torch_next = t->kernel_source && !t->device_clock;
+            /* whether the torch trace's kernels are delivered depends on a only when a is a
+             * chosen device-clock source and no dispatch has been seen yet: it is then read
+             * beside a on the bet that a has dispatches (a kernel trace that is not empty),
+             * and read again with its kernels in the rare case that a has none */
+            bool depends = torch_next && inv->src[i].device_clock && inv->src[i].kernel_source && refs[i].kernels_chosen &&
+                           device_dispatches == 0;
+            if (torch_next) refs[i + 1].kernels_chosen = device_dispatches == 0 && !depends;
+            speculative = depends;
+            if (!depends || inv->src[i].size > 0) b = &jobs[i + 1];
+            else speculative = false;
         }
         ok = job_open(a, run) && (!b || job_open(b, run));
         if (!ok) break;
@@ -387,6 +401,15 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         if (b || !can_split(a, threads)) read_pair(a, b);
         else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++) {
+            if (j == b && speculative && device_dispatches == 0) {
+                /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
+                 * with them (its passenger, if any, has had every byte already) */
+                job_reset(b, &cfg);
+                refs[i + 1].kernels_chosen = true;
+                b->tee = NULL;
+                if (!(ok = job_open(b, run))) break;
+                job_read(b);
+            }
             ok = job_end(j, run);
             if (j->split) {             /* the second piece after the first, then one source */
                 job *t = &tails[i];

@@ -119,11 +119,32 @@ START_TEST(ingest_equals_parse_whole) {
 }
 END_TEST
 
+static void remove_file(const char *dir, const char *name) {
+    char *p = NULL;
+    ck_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+    ck_assert_int_eq(remove(p), 0);
+    free(p);
+}
+
 START_TEST(ingest_equals_parse_split) {
     char *d = write_run(false);
-    /* every section splittable, pieces from 64 KiB: the driver splits both large files and the
-     * passengers follow (two pieces, joined) */
-    ck_assert_uint_eq(compare(d, SPLITTABLE, 64 << 10), 22);
+    /* every section splittable, pieces from 64 KiB: with both large files the driver reads
+     * them side by side (one piece each); a large file read alone is split in two pieces and
+     * the passenger follows (two pieces, joined) */
+    compare(d, SPLITTABLE, 64 << 10);
+    char *k = tu_tempdir(), *t = tu_tempdir();
+    char *cmd = NULL;
+    ck_assert(asprintf(&cmd, "cp '%s'/* '%s'/ && cp '%s'/* '%s'/", d, k, d, t) > 0);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    remove_file(k, "torch_profile.json");
+    remove_file(t, "trace.csv");
+    ck_assert_uint_eq(compare(k, SPLITTABLE, 64 << 10) / 10, 2);   /* the kernel trace in two pieces */
+    ck_assert_uint_eq(compare(t, SPLITTABLE, 64 << 10) % 10, 2);   /* the torch profile in two pieces */
+    tu_rmrf(k);
+    tu_rmrf(t);
+    free(k);
+    free(t);
     tu_rmrf(d);
     free(d);
 }
@@ -133,6 +154,8 @@ START_TEST(ingest_equals_parse_bad_json) {
     char *d = write_run(true);                       /* invalid JSON: RunMetrics drops the profile */
     compare(d, SPLITTABLE, 64 << 10);
     compare(d, NULL, 0);
+    remove_file(d, "trace.csv");                     /* the torch profile alone: read in two pieces */
+    ck_assert_uint_eq(compare(d, SPLITTABLE, 64 << 10) % 10, 2);
     tu_rmrf(d);
     free(d);
 }
@@ -141,9 +164,7 @@ END_TEST
 START_TEST(ingest_missing_and_extra_files) {
     char *d = write_run(false);
     char *p = NULL;
-    ck_assert(asprintf(&p, "%s/trace.csv", d) > 0);
-    ck_assert_int_eq(remove(p), 0);                  /* not found: run_parse's warning, torch kernels */
-    free(p);
+    remove_file(d, "trace.csv");                     /* not found: run_parse's warning, torch kernels */
     compare(d, NULL, 0);
     size_t n;
     ck_assert(asprintf(&p, "%s/torch_profile.json", d) > 0);
