@@ -279,6 +279,36 @@ bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, cons
     return true;
 }
 
+/* Hashes the entries of dir (and one level down when depth is 0) into h. */
+static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
+    size_t n;
+    char **names = list_dir(dir, &n);
+    if (!names) return fnv(h, "!", 1);
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL;
+        struct stat st, lst;
+        if (asprintf(&path, "%s/%s", dir, names[i]) < 0) continue;
+        h = fnv(h, names[i], strlen(names[i]) + 1);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+            uint64_t size = (uint64_t)st.st_size, ino = (uint64_t)st.st_ino;
+            h = fnv(h, &size, sizeof size);
+            h = fnv(h, &mtime, sizeof mtime);
+            h = fnv(h, &ino, sizeof ino);
+        } else if (depth == 0 && lstat(path, &lst) == 0 && S_ISDIR(lst.st_mode)) {
+            h = listing_hash(fnv(h, "/", 1), path, 1);
+        }
+        free(path);
+    }
+    free_names(names, n);
+    return h;
+}
+
+uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root) {
+    uint64_t h = listing_hash(1469598103934665603ULL, run_dir, 0);
+    return extra_root && *extra_root ? listing_hash(fnv(h, "+", 1), extra_root, 0) : h;
+}
+
 void run_inventory_free(run_inventory *inv) {
     for (size_t i = 0; i < inv->n; i++) { free(inv->src[i].rel); free(inv->src[i].path); }
     free(inv->src);

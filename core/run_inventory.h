@@ -61,6 +61,12 @@ typedef struct inventory_fingerprint {
 } inventory_fingerprint;
 bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
                                inventory_fingerprint *out);
+/* A cheap hash of what run_inventory_build() looks at, without opening any file: every entry
+ * name of run_dir and of its sub-directories one level down (and of extra_root), with each
+ * regular file's size, mtime and inode. When it is unchanged the inventory (and its
+ * fingerprint) is unchanged too, so change detection builds the inventory — which opens files
+ * to sniff them — only after this hash moved. */
+uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root);
 /* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
 int inventory_rank_from_name(const char *name);
 

@@ -32,10 +32,18 @@ void sources_sig_of(const char *path, const char *root, const char *extra, inven
     if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
 }
 
-/* What changes a run: RunMetrics' files and every source of its analysis document. */
+/* What changes a run: RunMetrics' files and every source of its analysis document. The
+ * inventory (which opens files to sniff them) is built again only when the directory listing
+ * (names, sizes, mtimes, inodes: stat only) moved since the last look (r->seen_sig), so the
+ * periodic scan of many runs stays cheap. */
 void sig_of(const run *r, run_fingerprint *sig) {
-    memset(sig, 0, sizeof *sig);
-    sources_sig_of(r->path, r->root, r->t->cfg ? r->t->cfg->npu_reference_dir : NULL, &sig->sources);
+    run_fingerprint cur;
+    memset(&cur, 0, sizeof cur);
+    const char *extra = r->t->cfg ? r->t->cfg->npu_reference_dir : NULL;
+    cur.listing = run_inventory_listing_hash(r->path, extra);
+    if (cur.listing && cur.listing == r->seen_sig.listing) cur.sources = r->seen_sig.sources;
+    else sources_sig_of(r->path, r->root, extra, &cur.sources);
+    *sig = cur;
     run_files f;
     if (!run_files_find(r->path, &f)) return;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {

@@ -32,6 +32,7 @@
 typedef struct run_fingerprint {
     run_sig files;
     inventory_fingerprint sources;
+    uint64_t listing;            /* run_inventory_listing_hash when sources was taken (0: not) */
 } run_fingerprint;
 
 typedef struct run run;
