@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str_hash.h"
+
 static size_t slot_of(uint64_t id, size_t cap) {
     id ^= id >> 33;
     id *= 0xff51afd7ed558ccdULL;
@@ -59,9 +61,7 @@ void id_map_free(id_map *m) {
 }
 
 static uint64_t hash_text(const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+    return str_hash_n(s, n, 0);            /* 8 bytes a step (base/str_hash.h) */
 }
 
 uint32_t str_pool_intern(str_pool *p, const char *s, size_t n) {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str_hash.h"
+
 void name_agg_init(name_agg *a, bool with_median) { *a = (name_agg){.with_median = with_median}; }
 
 static void entry_free(name_entry *e) {
@@ -21,9 +23,7 @@ void name_agg_free(name_agg *a) {
 }
 
 static uint64_t hash_of(int tag, const char *s, size_t n) {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned)tag;
-    for (size_t i = 0; i < n; i++) { h ^= (uint8_t)s[i]; h *= 1099511628211ULL; }
-    return h;
+    return str_hash_n(s, n, (uint64_t)(unsigned)tag);   /* 8 bytes a step (base/str_hash.h) */
 }
 
 static bool rehash(name_agg *a, size_t n_slots) {

@@ -4,12 +4,33 @@
 #ifndef GOBLIN_STR_HASH_H
 #define GOBLIN_STR_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint64_t str_hash(const char *s) {
     uint64_t h = 1469598103934665603ULL;
     for (; *s; s++) { h ^= (uint8_t)*s; h *= 1099511628211ULL; }
     return h;
+}
+
+/* A hash of n bytes (kernel and operator names, often 80-200 bytes, looked up once per record
+ * by several analyses): 8 bytes a step with a multiply-xorshift mix instead of FNV's byte
+ * loop. For in-memory tables only (never stored, never ordering output). */
+static inline uint64_t str_hash_n(const char *s, size_t n, uint64_t seed) {
+    uint64_t h = (seed ^ 0x9e3779b97f4a7c15ULL) + n * 0xff51afd7ed558ccdULL;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 #endif

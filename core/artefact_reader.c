@@ -413,3 +413,122 @@ void artefact_read_end(artefact_reading *r) {
     diag_free(&r->tail_diag);
     free(r);
 }
+
+/* A passenger reading (see artefact_reader.h): the states of artefact_read_begin()'s split
+ * read, fed by another reader. */
+struct artefact_passenger {
+    opened o;                    /* (its descriptor is closed once the format is chosen) */
+    artefact_kind kind;
+    const parse_options *opt;
+    void *summary;
+    diag_list *diag;
+    artefact_info *info;
+    format_pipe head, tail;
+    bool tail_open, split;
+    bool failed;                 /* a read error or a limit: the summary is dropped */
+    bool done[2];                /* that piece's format wants no more */
+    uint64_t fed[2], at;
+    double ms;
+    diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
+};
+
+artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
+                                            void *summary, diag_list *diag, artefact_info *info) {
+    opened o;
+    if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
+    if (o.p->read_path) {        /* not a byte stream (rocpd SQLite): it reads the file itself */
+        read_whole(&o, kind, opt, summary, diag, info);
+        return NULL;
+    }
+    close(o.fd);
+    o.fd = -1;
+    artefact_passenger *a = calloc(1, sizeof *a);
+    if (!a || !format_pipe_open(&a->head, o.p, kind, opt, o.label, summary, diag)) {
+        diag_add(diag, "%s: out of memory", o.label);
+        free(a);
+        return NULL;
+    }
+    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
+                              .head = a->head};
+    diag_init(&a->tail_diag);
+    return a;
+}
+
+bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n) {
+    piece = piece ? 1 : 0;
+    if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
+    double t0 = now_ms();
+    if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { a->failed = true; return false; }
+    a->fed[piece] += n;
+    if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
+    a->ms += now_ms() - t0;
+    return !a->done[piece];
+}
+
+void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
+    if (a->failed) return;
+    diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
+    a->failed = true;
+}
+
+void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const char *msg) {
+    if (a->failed) return;
+    diag_add(a->diag, "%s: invalid gzip data near byte %llu: %s", a->o.label, (unsigned long long)offset, msg);
+    a->failed = true;
+}
+
+void artefact_passenger_stopped_early(artefact_passenger *a) {
+    if (a->failed) return;
+    /* the reader stopped for one of the same limits: say which, in artefact_read()'s words */
+    if (!over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1]))
+        diag_add(a->diag, "%s: not parsed: the read stopped before the end", a->o.label);
+    a->failed = true;
+}
+
+bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n) {
+    if (a->o.gz || a->tail_open || a->fed[0]) return false;
+    a->tail_open = format_pipe_open_resumed(&a->tail, a->o.p, a->kind, a->opt, a->o.label, a->summary, &a->tail_diag,
+                                            offset, head, head_n);
+    a->at = offset;
+    return a->tail_open;
+}
+
+bool artefact_passenger_join(artefact_passenger *a) {
+    bool head_whole = !a->done[0] && a->fed[0] == a->at;
+    if (!a->tail_open || a->failed || !head_whole || !format_pipe_join(&a->head, &a->tail)) return false;
+    a->split = true;                 /* (the tail's warnings are kept from now on: moved at the end) */
+    return true;
+}
+
+bool artefact_passenger_restart(artefact_passenger *a) {
+    format_pipe_close(&a->head);
+    if (a->tail_open) format_pipe_close(&a->tail);
+    a->tail_open = a->split = a->done[0] = a->done[1] = false;
+    a->fed[0] = a->fed[1] = 0;
+    diag_free(&a->tail_diag);
+    diag_init(&a->tail_diag);
+    artefact_summary_reset(a->kind, a->summary);
+    if (a->failed) return false;
+    if (!format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
+        diag_add(a->diag, "%s: out of memory", a->o.label);
+        memset(&a->head, 0, sizeof a->head);
+        a->failed = true;
+        return false;
+    }
+    return true;
+}
+
+void artefact_passenger_end(artefact_passenger *a) {
+    if (!a) return;
+    double t0 = now_ms();
+    if (!a->failed) format_pipe_finish(a->split ? &a->tail : &a->head);
+    if (a->split) diag_move(a->diag, &a->tail_diag);   /* after its finish, as read_split() does */
+    a->info->bytes_parsed = a->fed[0] + (a->split ? a->fed[1] : 0);
+    a->info->pieces = a->split ? 2 : 1;
+    if (a->head.fmt || a->head.an) format_pipe_close(&a->head);
+    if (a->tail_open) format_pipe_close(&a->tail);
+    if (a->failed) artefact_summary_reset(a->kind, a->summary);   /* like the reference: nothing from a failed read */
+    a->info->parse_ms = a->ms + (now_ms() - t0);
+    diag_free(&a->tail_diag);
+    free(a);
+}

@@ -52,6 +52,39 @@ void artefact_read_end(artefact_reading *r);
  * reader share this one rule, so a refused file never looks "changed" forever. */
 bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode);
 
+/* A passenger reading: artefact_read()'s checks, format choice, warnings and summary, but
+ * fed the bytes another reader reads (core/run_ingest: the run driver's one read of the
+ * file, so the ingest reads each file once for RunMetrics and the analysis document).
+ * The bytes come in file order (inflated for .gz); when the driver reads the file in two
+ * pieces, the second piece's bytes go to a second state opened at the same resume point
+ * and the two are joined as artefact_read_begin() joins them. */
+typedef struct artefact_passenger artefact_passenger;
+/* Opens the reading of path as `kind` into summary. NULL: the reading is already complete
+ * (the file is missing or refused, with artefact_read()'s warning; a format that is not a
+ * byte stream was read whole here; out of memory). */
+artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
+                                            void *summary, diag_list *diag, artefact_info *info);
+/* Bytes for piece 0 (the whole file or its head) or 1 (the tail). false: this piece wants
+ * no more (the format stopped, or a limit of opt's stopped it, with the warning). */
+bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n);
+/* The reader failed at `offset` (errno err) or met bad gzip data: the summary is dropped,
+ * as artefact_read() drops it, with its warning. */
+void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err);
+void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const char *msg);
+/* The reader stopped before the end (a limit): the summary is dropped, with the warning. */
+void artefact_passenger_stopped_early(artefact_passenger *a);
+/* The reader will read the file in two pieces split at `offset` (head: the file's first
+ * bytes): opens the tail state. false: this format cannot follow (read it whole then). */
+bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n);
+/* Both pieces fed: joins them. false: the join declined; the reading must be redone
+ * (artefact_passenger_restart, then every byte again as piece 0). */
+bool artefact_passenger_join(artefact_passenger *a);
+/* Forgets what was fed (the summary is reset) to be fed again from byte 0 as one piece. */
+bool artefact_passenger_restart(artefact_passenger *a);
+/* End of the bytes: completes the summary and info (parse_ms is the reader's time spent
+ * feeding it) and frees the passenger. */
+void artefact_passenger_end(artefact_passenger *a);
+
 /* Frees and zeroes a summary of `kind`. */
 void artefact_summary_reset(artefact_kind kind, void *summary);
 

@@ -25,6 +25,8 @@ typedef struct job {
     const inventory_source *inv;
     source_ref *ref;
     const parse_options *parse;
+    const source_tap *tap;        /* passengers on the bytes (NULL: none) */
+    const source_tee *tee;        /* this job's passenger (whole file, or the first piece) */
     void **src;                   /* per analysis; NULL when it does not want this source */
     uint64_t counts[REC_TYPE_COUNT];
     uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
@@ -73,7 +75,7 @@ static void *job_read(void *arg) {
     for (size_t i = 0; i < j->n_an; i++)
         if (j->src[i]) fields |= j->an[i]->fields;
     record_sink sink = {.emit = fan_out, .user = j, .fields = fields};
-    source_read(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats);
+    source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
 }
@@ -217,11 +219,13 @@ typedef struct piece_read {
     int fd;
     void *st;
     uint64_t from, to, fed;
+    const source_tee *tee;
 } piece_read;
 
 static void *piece_thread(void *arg) {
     piece_read *r = arg;
-    r->fed = source_feed_range(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel, &r->j->diag);
+    r->fed = source_feed_range_tee(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel,
+                                   &r->j->diag, r->tee);
     return NULL;
 }
 
@@ -246,6 +250,21 @@ static void discard_job(job *j, const analysis_config *cfg) {
     }
 }
 
+/* Forgets what job j read (its source states folded into throw-away run states), to read it
+ * again. */
+static void job_reset(job *j, const analysis_config *cfg) {
+    discard_job(j, cfg);
+    diag_free(&j->diag);
+    read_facts_free(&j->facts);
+    memset(j->counts, 0, sizeof j->counts);
+    memset(&j->stats, 0, sizeof j->stats);
+    j->dropped_kernels = 0;
+    j->meta_rank = -1;
+    j->oom = false;
+    free(j->src);
+    j->src = NULL;
+}
+
 /* Reads job a's file in two pieces: the head into a (second thread), the tail into b (this
  * thread); a and b have their source states open. 1: joined (b's records follow a's), 0: no
  * resume point or no second state (nothing read), -1: read but not joinable (discard both). */
@@ -253,14 +272,23 @@ static int split_read(job *a, job *b, int fd, uint64_t offset) {
     const artefact_parser *p = a->inv->format;
     uint8_t *head = malloc(SPLIT_HEAD);
     ssize_t hn = head ? pread(fd, head, SPLIT_HEAD, 0) : -1;
+    const source_tee *tail_tee = NULL;          /* the passenger follows the split, or no split */
+    if (a->tee && (hn <= 0 || !(tail_tee = a->tap->split(a->tap->user, a->inv, offset, head, (size_t)hn)))) {
+        free(head);
+        return 0;
+    }
     record_sink sa = job_sink(a), sb = job_sink(b);
     void *A = hn > 0 ? p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag) : NULL;
     void *B = A ? p->open_records_resumed(b->parse, b->inv->rel, &sb, &b->facts, &b->diag, offset, head, (size_t)hn) : NULL;
     free(head);
-    if (!B) { if (A) p->close(A); return 0; }
+    if (!B) {
+        if (A) p->close(A);
+        if (a->tee) a->tap->restart(a->tap->user, a->inv);
+        return 0;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    piece_read ra = {a, fd, A, 0, offset, 0}, rb = {b, fd, B, offset, a->inv->size, 0};
+    piece_read ra = {a, fd, A, 0, offset, 0, a->tee}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee};
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
     if (!threaded) piece_thread(&ra);
@@ -270,6 +298,13 @@ static int split_read(job *a, job *b, int fd, uint64_t offset) {
     if (joined) p->finish(B);
     p->close(A);
     p->close(B);
+    if (a->tee && (!joined || !a->tap->join(a->tap->user, a->inv))) {
+        /* the passenger's pieces do not join: it reads again as one piece (with the driver's
+         * second read below when the records did not join either, else alone here) */
+        bool again = a->tap->restart(a->tap->user, a->inv);
+        if (joined && again)
+            source_feed_range_tee(fd, 0, a->inv->size, NULL, NULL, a->parse, a->inv->rel, &a->diag, a->tee);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!joined) return -1;
     a->stats.present = true;
@@ -289,19 +324,12 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
         if (!job_open(b, run)) { close(fd); return false; }
         int r = split_read(a, b, fd, offset);
         if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
-            discard_job(a, cfg);
+            job_reset(a, cfg);
             discard_job(b, cfg);
-            diag_free(&a->diag);
             diag_free(&b->diag);
-            read_facts_free(&a->facts);
-            memset(a->counts, 0, sizeof a->counts);
-            a->dropped_kernels = 0;
-            a->meta_rank = -1;
-            a->oom = false;
-            free(a->src);
-            a->src = NULL;
             if (!job_open(a, run)) { close(fd); return false; }
         }
+        if (r == 0) discard_job(b, cfg);   /* (its states were opened for nothing) */
         if (r <= 0) { free(b->src); b->src = NULL; }
     }
     close(fd);
@@ -338,31 +366,51 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                                .device_clock = s->device_clock, .kernels_chosen = true};
         if (s->kernel_source && s->device_clock) refs[i].kernels_chosen = s->format == family;
         jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i],
-                        .parse = s->extra_root ? &unconfined : &opt->parse};
+                        .parse = s->extra_root ? &unconfined : &opt->parse, .tap = opt->tap};
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
     for (size_t i = 0; ok && i < inv->n;) {
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
         job *a = &jobs[i], *b = NULL;
+        bool speculative = false;      /* b, a torch trace, read without its kernels beside a */
         /* a large file that splits takes both threads alone; its neighbour is read next */
         bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
         if (threads > 1 && i + 1 < inv->n && !split_alone) {
             const inventory_source *t = &inv->src[i + 1];
-            bool depends = t->kernel_source && !t->device_clock && inv->src[i].device_clock && inv->src[i].kernel_source;
-            if (!depends) {
-                if (t->kernel_source && !t->device_clock) refs[i + 1].kernels_chosen = device_dispatches == 0;
-                b = &jobs[i + 1];
-            }
+            bool torch_next = t->kernel_source && !t->device_clock;
+            /* whether the torch trace's kernels are delivered depends on a only when a is a
+             * chosen device-clock source and no dispatch has been seen yet: it is then read
+             * beside a on the bet that a has dispatches (a kernel trace that is not empty),
+             * and read again with its kernels in the rare case that a has none */
+            bool depends = torch_next && inv->src[i].device_clock && inv->src[i].kernel_source && refs[i].kernels_chosen &&
+                           device_dispatches == 0;
+            if (torch_next) refs[i + 1].kernels_chosen = device_dispatches == 0 && !depends;
+            speculative = depends;
+            if (!depends || inv->src[i].size > 0) b = &jobs[i + 1];
+            else speculative = false;
         }
         ok = job_open(a, run) && (!b || job_open(b, run));
         if (!ok) break;
+        if (opt->tap) {                 /* RunMetrics' readings ride on these reads (run_ingest) */
+            a->tee = opt->tap->tee_for(opt->tap->user, a->inv);
+            if (b) b->tee = opt->tap->tee_for(opt->tap->user, b->inv);
+        }
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
         tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
         if (b || !can_split(a, threads)) read_pair(a, b);
         else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++) {
+            if (j == b && speculative && device_dispatches == 0) {
+                /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
+                 * with them (its passenger, if any, has had every byte already) */
+                job_reset(b, &cfg);
+                refs[i + 1].kernels_chosen = true;
+                b->tee = NULL;
+                if (!(ok = job_open(b, run))) break;
+                job_read(b);
+            }
             ok = job_end(j, run);
             if (j->split) {             /* the second piece after the first, then one source */
                 job *t = &tails[i];

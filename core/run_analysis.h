@@ -25,6 +25,22 @@
 #include "base/strbuf.h"
 #include "core/analysis_headline.h"
 #include "core/run_inventory.h"
+#include "core/source_read.h"
+
+/* Optional passengers on some sources' bytes (core/run_ingest: RunMetrics' summary reading
+ * of the same file), so that a file is read once for both. Called on the driver thread. */
+typedef struct source_tap {
+    /* The passenger for source s's whole read (or its first piece), NULL for none. */
+    const source_tee *(*tee_for)(void *user, const inventory_source *s);
+    /* s will be read in two pieces split at offset (head: the file's first bytes): the
+     * passenger's tee for the second piece, NULL when it cannot follow (s is then read whole). */
+    const source_tee *(*split)(void *user, const inventory_source *s, uint64_t offset, const uint8_t *head, size_t n);
+    /* Both pieces read: true when the passenger joined them too. */
+    bool (*join)(void *user, const inventory_source *s);
+    /* The passenger forgets what it was fed: every byte comes again, as one piece. */
+    bool (*restart)(void *user, const inventory_source *s);
+    void *user;
+} source_tap;
 
 typedef struct run_analysis_options {
     analysis_config cfg;                     /* run_dir is set by run_analyze */
@@ -32,6 +48,7 @@ typedef struct run_analysis_options {
     const section_analysis *const *sections; /* NULL: the registry (section_analyses()) */
     int threads;                             /* 1 or 2 sources read at a time (0: 2) */
     int json_indent;                         /* 0: compact (stored), 2: for people */
+    const source_tap *tap;                   /* NULL: no passengers */
 } run_analysis_options;
 
 typedef struct run_analysis {

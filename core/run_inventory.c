@@ -248,6 +248,71 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
     return true;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const uint8_t *b = data;
+    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ULL; }
+    return h;
+}
+
+bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
+                               inventory_fingerprint *out) {
+    run_inventory inv;
+    diag_list d;
+    diag_init(&d);
+    memset(out, 0, sizeof *out);
+    bool ok = run_inventory_build(run_dir, extra_root, confine_root, &inv, &d);
+    diag_free(&d);
+    if (!ok) return false;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < inv.n; i++) {
+        uint64_t size = 0, inode = 0;
+        int64_t mtime = 0;
+        /* a source that cannot be opened (refused, gone) counts by its path alone */
+        if (!artefact_identity(inv.src[i].path, inv.src[i].extra_root ? NULL : confine_root, &size, &mtime, &inode))
+            size = inode = UINT64_MAX;
+        h = fnv(h, inv.src[i].rel, strlen(inv.src[i].rel) + 1);
+        h = fnv(h, inv.src[i].format->name, strlen(inv.src[i].format->name) + 1);
+        h = fnv(h, &size, sizeof size);
+        h = fnv(h, &mtime, sizeof mtime);
+        h = fnv(h, &inode, sizeof inode);
+    }
+    out->sources = inv.n;
+    out->hash = h;
+    run_inventory_free(&inv);
+    return true;
+}
+
+/* Hashes the entries of dir (and one level down when depth is 0) into h. */
+static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
+    size_t n;
+    char **names = list_dir(dir, &n);
+    if (!names) return fnv(h, "!", 1);
+    for (size_t i = 0; i < n; i++) {
+        char *path = NULL;
+        struct stat st, lst;
+        if (asprintf(&path, "%s/%s", dir, names[i]) < 0) continue;
+        h = fnv(h, names[i], strlen(names[i]) + 1);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+            uint64_t size = (uint64_t)st.st_size, ino = (uint64_t)st.st_ino;
+            h = fnv(h, &size, sizeof size);
+            h = fnv(h, &mtime, sizeof mtime);
+            h = fnv(h, &ino, sizeof ino);
+        } else if (depth == 0 && lstat(path, &lst) == 0 && S_ISDIR(lst.st_mode)) {
+            h = listing_hash(fnv(h, "/", 1), path, 1);
+        }
+        free(path);
+    }
+    free_names(names, n);
+    return h;
+}
+
+uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root) {
+    uint64_t h = listing_hash(1469598103934665603ULL, run_dir, 0);
+    return extra_root && *extra_root ? listing_hash(fnv(h, "+", 1), extra_root, 0) : h;
+}
+
 void run_inventory_free(run_inventory *inv) {
     for (size_t i = 0; i < inv->n; i++) { free(inv->src[i].rel); free(inv->src[i].path); }
     free(inv->src);

@@ -55,6 +55,22 @@ typedef struct run_inventory {
 bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
                          diag_list *diag);
 void run_inventory_free(run_inventory *inv);
+/* A fingerprint of the sources run_inventory_build() would list now: their count, and a hash
+ * of each one's (path, size, mtime, inode), for change detection (the daemon re-ingests a run
+ * when any source changes, appears or goes, not only RunMetrics' three files). false only on
+ * allocation failure. */
+typedef struct inventory_fingerprint {
+    uint64_t sources;
+    uint64_t hash;
+} inventory_fingerprint;
+bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
+                               inventory_fingerprint *out);
+/* A cheap hash of what run_inventory_build() looks at, without opening any file: every entry
+ * name of run_dir and of its sub-directories one level down (and of extra_root), with each
+ * regular file's size, mtime and inode. When it is unchanged the inventory (and its
+ * fingerprint) is unchanged too, so change detection builds the inventory — which opens files
+ * to sniff them — only after this hash moved. */
+uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root);
 /* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
 int inventory_rank_from_name(const char *name);
 

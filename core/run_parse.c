@@ -52,6 +52,39 @@ static read_facts *facts_of(run_result *r, artefact_kind kind) {
                                                                                          : &r->telemetry.facts;
 }
 
+/* After the three reads: the warnings in the reference's order, the kernels' fallback to the
+ * torch profile, the heuristics, and how each file was chosen (shared with core/run_ingest). */
+void run_result_complete(run_result *out, const run_options *opt, diag_list *kd, diag_list *td, diag_list *sd) {
+    diag_list kdiag = *kd, tdiag = *td, sdiag = *sd;
+    diag_init(kd);
+    diag_init(td);
+    diag_init(sd);
+    /* each file's first warning, kept for the store (the strings move, they are not copied) */
+    out->info[ARTEFACT_KERNEL_TRACE].error = kdiag.count ? kdiag.items[0] : NULL;
+    out->info[ARTEFACT_TORCH_PROFILE].error = tdiag.count ? tdiag.items[0] : NULL;
+    out->info[ARTEFACT_TELEMETRY].error = sdiag.count ? sdiag.items[0] : NULL;
+    diag_init(&out->metrics.warnings);          /* the reference's order: kernels, torch, telemetry */
+    diag_move(&out->metrics.warnings, &kdiag);
+    diag_move(&out->metrics.warnings, &tdiag);
+    diag_move(&out->metrics.warnings, &sdiag);
+    waste_inputs in = {.kernels = &out->kernels, .torch = &out->torch, .telemetry = &out->telemetry,
+                       .seed_compat = opt->parse.seed_compat, .steps_given = opt->steps_given,
+                       .steps = opt->steps, .precision = opt->precision};
+    if (!opt->parse.seed_compat) kernels_from_torch(out);
+    run_metrics_compute(&in, &out->metrics);
+    if (out->metrics.span_is_steps)
+        diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
+                 (long long)out->metrics.steps);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {        /* how each file was chosen */
+        read_facts *f = facts_of(out, (artefact_kind)k);
+        f->found_by = out->files.found_by[k];
+        f->sniff_score = out->info[k].sniff_score;
+    }
+    out->torch.facts.steps_source = out->metrics.steps_source;
+    out->torch.facts.step_time_source = out->metrics.step_time_source;
+    run_metrics_clamp(&out->metrics);
+}
+
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     memset(out, 0, sizeof *out);
     if (!run_files_find(run_dir, &out->files)) return false;
@@ -92,30 +125,7 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
                       &out->info[ARTEFACT_TORCH_PROFILE]);
     }
 
-    /* each file's first warning, kept for the store (the strings move, they are not copied) */
-    out->info[ARTEFACT_KERNEL_TRACE].error = kdiag.count ? kdiag.items[0] : NULL;
-    out->info[ARTEFACT_TORCH_PROFILE].error = tdiag.count ? tdiag.items[0] : NULL;
-    out->info[ARTEFACT_TELEMETRY].error = sdiag.count ? sdiag.items[0] : NULL;
-    diag_init(&out->metrics.warnings);          /* the reference's order: kernels, torch, telemetry */
-    diag_move(&out->metrics.warnings, &kdiag);
-    diag_move(&out->metrics.warnings, &tdiag);
-    diag_move(&out->metrics.warnings, &sdiag);
-    waste_inputs in = {.kernels = &out->kernels, .torch = &out->torch, .telemetry = &out->telemetry,
-                       .seed_compat = opt->parse.seed_compat, .steps_given = opt->steps_given,
-                       .steps = opt->steps, .precision = opt->precision};
-    if (!opt->parse.seed_compat) kernels_from_torch(out);
-    run_metrics_compute(&in, &out->metrics);
-    if (out->metrics.span_is_steps)
-        diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
-                 (long long)out->metrics.steps);
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {        /* how each file was chosen */
-        read_facts *f = facts_of(out, (artefact_kind)k);
-        f->found_by = out->files.found_by[k];
-        f->sniff_score = out->info[k].sniff_score;
-    }
-    out->torch.facts.steps_source = out->metrics.steps_source;
-    out->torch.facts.step_time_source = out->metrics.step_time_source;
-    run_metrics_clamp(&out->metrics);
+    run_result_complete(out, opt, &kdiag, &tdiag, &sdiag);
     return true;
 }
 

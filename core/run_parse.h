@@ -28,6 +28,11 @@ typedef struct run_result {
 /* false only on allocation failure; bad or missing artefacts are warnings in metrics. */
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out);
 void run_result_free(run_result *r);
+/* The second half of run_parse, once out->files, out->info and the three summaries are read
+ * (core/run_ingest reads them with the analysis document): kd, td, sd are each file's
+ * warnings (moved into out->metrics.warnings in the reference's order, then empty); the
+ * kernels' fallback to the torch profile's, the heuristics, the read facts' origins. */
+void run_result_complete(run_result *out, const run_options *opt, diag_list *kd, diag_list *td, diag_list *sd);
 /* Which headline numbers the parse measured; the others are RunMetrics' 0 placeholders and
  * are shown as unknown (null in /runs and /runs/<id>, absent from /metrics, "-" in tables). */
 typedef struct headline_known {

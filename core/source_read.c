@@ -1,6 +1,7 @@
 /* source_read: one file through its record format (see source_read.h). */
 #include "core/source_read.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,9 +28,18 @@ typedef struct pump {
     const parse_options *opt;
     const char *label;
     diag_list *diag;
-    uint64_t fed;
-    bool stopped;            /* the format needs no more input, or a limit stopped the read */
+    uint64_t fed;            /* bytes read (after inflation) */
+    uint64_t fmt_fed;        /* of which the format took */
+    bool stopped;            /* neither wants more input, or a limit stopped the read */
+    bool fmt_on;             /* the format still wants bytes */
+    const source_tee *tee;   /* the passenger, NULL when none (or it wants no more) */
 } pump;
+
+/* The read ended early (a limit, an error): a passenger still wanting bytes is told. */
+static void tee_stopped_early(pump *u) {
+    if (u->tee && u->tee->stopped_early) u->tee->stopped_early(u->tee->user);
+    u->tee = NULL;
+}
 
 /* true (with a warning) when a limit of the daemon's says stop. */
 static bool over_limits(pump *u) {
@@ -56,67 +66,101 @@ static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     pump *u = user;
     if (u->stopped) return false;
     u->fed += n;
-    if (!u->p->feed(u->st, buf, n)) u->stopped = true;
+    if (u->fmt_on) {
+        u->fmt_fed += n;
+        if (!u->p->feed(u->st, buf, n)) u->fmt_on = false;
+    }
+    if (u->tee && !u->tee->feed(u->tee->user, buf, n)) u->tee = NULL;
+    if (!u->fmt_on && !u->tee) u->stopped = true;
     return !u->stopped;
+}
+
+static pump pump_new(const artefact_parser *p, void *st, const parse_options *opt, const char *label, diag_list *diag,
+                     const source_tee *tee) {
+    return (pump){.p = p, .st = st, .opt = opt, .label = label, .diag = diag, .fmt_on = p && st, .tee = tee};
 }
 
 void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
                  const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st) {
+    source_read_tee(path, label, p, opt, sink, facts, diag, st, NULL);
+}
+
+void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
+                     const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st,
+                     const source_tee *tee) {
     memset(st, 0, sizeof *st);
     int64_t t0 = now_ns();
     uint64_t size, inode;
     int64_t mtime;
     if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
         diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        if (tee) tee->read_error(tee->user, 0, ENOENT);
         return;
     }
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) { diag_add(diag, "%s: cannot be opened", label); return; }
+    if (fd < 0) { diag_add(diag, "%s: cannot be opened", label); if (tee) tee->read_error(tee->user, 0, errno); return; }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         diag_add(diag, "%s: not read: not a regular file", label);
+        if (tee) tee->read_error(tee->user, 0, EINVAL);
         close(fd);
         return;
     }
     void *state = p->open_records(opt, label, sink, facts, diag);
-    if (!state) { diag_add(diag, "%s: out of memory", label); close(fd); return; }
+    if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
-    pump u = {p, state, opt, label, diag, 0, false};
+    pump u = pump_new(p, state, opt, label, diag, p->read_path ? NULL : tee);
     if (p->read_path) {
+        if (tee) tee->read_error(tee->user, 0, EINVAL);   /* (run_ingest never tees a path-reading format) */
         char name[64];
         snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
         p->read_path(state, name);
-        u.fed = (uint64_t)sb.st_size;
+        u.fed = u.fmt_fed = (uint64_t)sb.st_size;
     } else {
         size_t len = strlen(path);
         bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
         gunzip *g = gz ? gunzip_new(pump_feed, &u) : NULL;
         uint8_t *buf = malloc(CHUNK);
         if (!buf || (gz && !g)) diag_add(diag, "%s: out of memory", label);
+        uint64_t in_off = 0;
         while (buf && (!gz || g) && !u.stopped) {
-            if (over_limits(&u)) { u.stopped = true; break; }
+            if (over_limits(&u)) { u.stopped = true; tee_stopped_early(&u); break; }
             ssize_t n = read(fd, buf, CHUNK);
-            if (n < 0) { diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)u.fed); break; }
-            if (n == 0) {
-                if (g && !gunzip_finish(g))
-                    diag_add(diag, "%s: bad gzip data at byte %llu: %s", label,
-                             (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) {
+                int err = errno;
+                diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)u.fed);
+                if (u.tee) u.tee->read_error(u.tee->user, g ? in_off : u.fed, err);
+                u.tee = NULL;
                 break;
             }
+            if (n == 0) {
+                if (g && !gunzip_finish(g)) {
+                    diag_add(diag, "%s: bad gzip data at byte %llu: %s", label,
+                             (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
+                    if (u.tee) u.tee->gzip_error(u.tee->user, gunzip_error_offset(g), gunzip_error(g));
+                    u.tee = NULL;
+                }
+                break;
+            }
+            in_off += (uint64_t)n;
             if (!g) { pump_feed(&u, buf, (size_t)n); continue; }
             if (!gunzip_feed(g, buf, (size_t)n) && !u.stopped) {   /* (the format declining is no gzip error) */
                 diag_add(diag, "%s: bad gzip data at byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
                          gunzip_error(g));
+                if (u.tee) u.tee->gzip_error(u.tee->user, gunzip_error_offset(g), gunzip_error(g));
+                u.tee = NULL;
                 break;
             }
         }
+        if (!buf || (gz && !g)) { if (u.tee) u.tee->read_error(u.tee->user, 0, ENOMEM); u.tee = NULL; }
         free(buf);
         if (g) gunzip_free(g);
     }
     p->finish(state);
     p->close(state);
     close(fd);
-    st->bytes_read = u.fed;
+    st->bytes_read = u.fmt_fed;
     st->parse_ms = (double)(now_ns() - t0) / 1e6;
 }
 
@@ -136,18 +180,34 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
 
 uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                            const parse_options *opt, const char *label, diag_list *diag) {
-    pump u = {p, st, opt, label, diag, 0, false};
+    return source_feed_range_tee(fd, from, to, p, st, opt, label, diag, NULL);
+}
+
+uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                               const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
+    pump u = pump_new(p, st, opt, label, diag, tee);
     uint8_t *buf = malloc(CHUNK);
-    if (!buf) { diag_add(diag, "%s: out of memory", label); return 0; }
+    if (!buf) {
+        diag_add(diag, "%s: out of memory", label);
+        if (tee) tee->read_error(tee->user, from, ENOMEM);
+        return 0;
+    }
     for (uint64_t off = from; off < to && !u.stopped;) {
-        if (over_limits(&u)) break;
+        if (over_limits(&u)) { tee_stopped_early(&u); break; }
         size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
-        if (n < 0) { diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)off); break; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int err = errno;
+            diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)off);
+            if (u.tee) u.tee->read_error(u.tee->user, off, err);
+            u.tee = NULL;
+            break;
+        }
         if (n == 0) break;
         pump_feed(&u, buf, (size_t)n);
         off += (uint64_t)n;
     }
     free(buf);
-    return u.fed;
+    return p && st ? u.fmt_fed : u.fed;
 }

@@ -12,6 +12,18 @@
 
 #include "parsers/artefact.h"
 
+/* A passenger on a source's bytes (core/run_ingest): the bytes read, inflated once, also go
+ * to a second consumer (RunMetrics' summary reading of the same file), so the file is read
+ * once for both. The passenger may stop wanting bytes before the format does, and the other
+ * way round: the read goes on while either wants more. */
+typedef struct source_tee {
+    bool (*feed)(void *user, const uint8_t *buf, size_t n);        /* false: it wants no more */
+    void (*read_error)(void *user, uint64_t offset, int err);       /* the read failed there */
+    void (*gzip_error)(void *user, uint64_t offset, const char *msg);  /* bad or truncated gzip */
+    void (*stopped_early)(void *user);   /* the read stopped (a limit) before the end it wanted */
+    void *user;
+} source_tee;
+
 typedef struct source_read_stats {
     bool present;            /* opened and read (a warning says why not otherwise) */
     uint64_t bytes_read;     /* bytes fed to the format (after inflation) */
@@ -22,6 +34,10 @@ typedef struct source_read_stats {
  * facts, warnings to diag. */
 void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
                  const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st);
+/* The same with a passenger on the bytes (tee may be NULL). */
+void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
+                     const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st,
+                     const source_tee *tee);
 
 /* For a split read (core/run_analysis): opens path with the same checks as source_read; the
  * descriptor, or -1 after a warning. */
@@ -30,5 +46,9 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
  * Limits are checked before every chunk, read errors become warnings. */
 uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                            const parse_options *opt, const char *label, diag_list *diag);
+/* The same with a passenger on the range's bytes (tee may be NULL; p/st NULL: the passenger
+ * alone). */
+uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                               const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 
 #endif

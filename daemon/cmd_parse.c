@@ -7,7 +7,7 @@
 
 #include "core/metrics_json.h"
 #include "core/read_facts_json.h"
-#include "core/run_parse.h"
+#include "core/run_ingest.h"
 #include "daemon/commands.h"
 #include "daemon/report.h"
 
@@ -49,6 +49,7 @@ int cmd_parse(int argc, char **argv) {
     const char *dir = NULL;
     int64_t indent = 2;
     bool table = false, explain = false;
+    const char *analysis_out = NULL;       /* --analysis FILE: the document too, from the same read */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -88,6 +89,13 @@ int cmd_parse(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "--explain")) {
             explain = true;
+        } else if (!strcmp(a, "--analysis")) {
+            if (!val) {
+                fprintf(stderr, "goblind parse: --analysis takes a file name\n");
+                return EXIT_USAGE;
+            }
+            analysis_out = val;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "goblind parse: unknown option '%s'\n", a);
             return EXIT_USAGE;
@@ -110,7 +118,26 @@ int cmd_parse(int argc, char **argv) {
     }
     closedir(d);
     run_result r;
-    if (!run_parse(dir, &opt, &r)) {
+    run_analysis an = {0};
+    if (analysis_out) {                    /* as the daemon's ingest: one read for both */
+        run_analysis_options aopt;
+        run_analysis_defaults(&aopt);
+        aopt.json_indent = 2;
+        aopt.parse = opt.parse;
+        if (!run_ingest(dir, &opt, &aopt, &r, &an)) {
+            fprintf(stderr, "goblind parse: out of memory\n");
+            return 1;
+        }
+        FILE *f = fopen(analysis_out, "w");
+        bool written = f && fwrite(an.json.data, 1, an.json.len, f) == an.json.len && fputc('\n', f) != EOF;
+        if (f && fclose(f) != 0) written = false;
+        run_analysis_free(&an);
+        if (!written) {
+            fprintf(stderr, "goblind parse: %s: %s\n", analysis_out, strerror(errno));
+            run_result_free(&r);
+            return 1;
+        }
+    } else if (!run_parse(dir, &opt, &r)) {
         fprintf(stderr, "goblind parse: out of memory\n");
         return 1;
     }

@@ -43,9 +43,11 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
         if (known || forgotten) {
             sig_of(r, &r->seen_sig);
-            if ((st == RUN_COMPLETE || st == RUN_FAILED) && sig_equal(&stored, &r->seen_sig)) {
+            /* (the store keeps RunMetrics' files' identities; the other sources' fingerprint
+             * lives in memory: taken as parsed when those files are unchanged) */
+            if ((st == RUN_COMPLETE || st == RUN_FAILED) && files_sig_equal(&stored, &r->seen_sig.files)) {
                 run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
-                r->parsed_sig = stored;
+                r->parsed_sig = r->seen_sig;
                 watch_run_dir(r);
                 watch_subdirs(r);
                 return;
@@ -158,7 +160,7 @@ void on_scan(uv_timer_t *h) {
     for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], NULL);
     FOR_EACH_RUN(t, r) {
         if (r->sm.gone || r->sm.parsing) continue;
-        run_sig cur;
+        run_fingerprint cur;
         sig_of(r, &cur);
         if (!sig_equal(&cur, &r->seen_sig)) {
             r->seen_sig = cur;

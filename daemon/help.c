@@ -10,7 +10,7 @@ typedef struct command_help {
 } command_help;
 
 static const command_help HELP[] = {
-    {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain]",
+    {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
      "Print the RunMetrics JSON of one goblin_runner run directory.\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"
@@ -19,6 +19,8 @@ static const command_help HELP[] = {
      "  --format F        json (default) or table\n"
      "  --explain         how each file was read instead: its format, the column chosen for each\n"
      "                    quantity, rows used and skipped by reason, where steps and the step time came from\n"
+     "  --analysis FILE   also write the analysis document (as `goblind analyze`) to FILE, from the same\n"
+     "                    read of each file, as the daemon's ingest does\n"
      "Exit status: 0 (also when some artefacts are missing or broken: see \"warnings\"), 1 when RUN_DIR\n"
      "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no artefact at all\n"
      "(nothing is printed on stdout)."},

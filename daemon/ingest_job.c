@@ -1,4 +1,5 @@
-/* ingest_job: one parse of a run on the worker pool — read and parse the files, render the
+/* ingest_job: one parse of a run on the worker pool — read and parse the files (once each:
+ * RunMetrics and the analysis document from the same read, core/run_ingest), render the
  * document, store it in one ingest transaction — and its hand-back to the loop thread
  * (run_parsed in run_tracker.c). The job owns copies of what the worker needs; the worker
  * touches nothing of the loop's. The job is freed here, after run_parsed, and only here. */
@@ -8,8 +9,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "core/run_analysis.h"
-#include "core/run_parse.h"
+#include "core/run_ingest.h"
 #include "daemon/log.h"
 #include "daemon/tracker_internal.h"
 
@@ -22,10 +22,21 @@ static void parse_work(uv_work_t *req) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
     run_options opt = {.parse.confine_root = j->root, .parse.limits = &j->lim};
+    run_analysis an;
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.parse = opt.parse;
+    aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
+    aopt.cfg.short_kernel_ns = j->short_kernel_ns;
+    aopt.cfg.list_rows = j->list_rows;
+    aopt.cfg.npu_reference_dir = j->npu_reference_dir;
+    /* every source as it is before the read: a change during the read re-ingests the run */
+    sources_sig_of(j->path, j->root, j->npu_reference_dir, &j->sig.sources);
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
-    if (!run_parse(j->path, &opt, &j->res)) return;
-    if (atomic_load(&t->cancel)) { j->cancelled = true; return; }   /* cut short: never stored */
+    /* one read of each file: RunMetrics and the analysis document (core/run_ingest) */
+    if (!run_ingest(j->path, &opt, &aopt, &j->res, &an)) return;
+    if (atomic_load(&t->cancel)) { j->cancelled = true; run_analysis_free(&an); return; }   /* cut short: never stored */
     gettimeofday(&t1, NULL);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
     j->seconds = ms / 1e3;
@@ -46,28 +57,18 @@ static void parse_work(uv_work_t *req) {
     j->error = error;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
-        j->sig.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
+        j->sig.files.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
         j->bytes += a->bytes_parsed;
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */
     bool doc_ok = ingest_doc_build(&j->res, &doc);
-    /* the analysis document: a second read of the run's files (core/run_analysis) */
-    run_analysis an;
-    run_analysis_options aopt;
-    run_analysis_defaults(&aopt);
-    aopt.parse = opt.parse;
-    aopt.cfg.kernel_wait_threshold_ns = j->kernel_wait_threshold_ns;
-    aopt.cfg.short_kernel_ns = j->short_kernel_ns;
-    aopt.cfg.list_rows = j->list_rows;
-    aopt.cfg.npu_reference_dir = j->npu_reference_dir;
-    bool an_ok = !atomic_load(&t->cancel) && run_analyze(j->path, &aopt, &an);
-    if (doc_ok && an_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
+    if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
     j->stored = !j->cancelled && doc_ok && store_ingest(j->r->t->st, &rec) == 0;
     ingest_doc_free(&doc);
-    if (an_ok) run_analysis_free(&an);
+    run_analysis_free(&an);
 }
 
 static void free_job(parse_job *j) {

@@ -28,18 +28,37 @@ bool is_real_dir(const char *path) {
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-void sig_of(const run *r, run_sig *sig) {
-    memset(sig, 0, sizeof *sig);
+void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out) {
+    if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
+}
+
+/* What changes a run: RunMetrics' files and every source of its analysis document. The
+ * inventory (which opens files to sniff them) is built again only when the directory listing
+ * (names, sizes, mtimes, inodes: stat only) moved since the last look (r->seen_sig), so the
+ * periodic scan of many runs stays cheap. */
+void sig_of(const run *r, run_fingerprint *sig) {
+    run_fingerprint cur;
+    memset(&cur, 0, sizeof cur);
+    const char *extra = r->t->cfg ? r->t->cfg->npu_reference_dir : NULL;
+    cur.listing = run_inventory_listing_hash(r->path, extra);
+    if (cur.listing && cur.listing == r->seen_sig.listing) cur.sources = r->seen_sig.sources;
+    else sources_sig_of(r->path, r->root, extra, &cur.sources);
+    *sig = cur;
     run_files f;
     if (!run_files_find(r->path, &f)) return;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        artefact_sig *a = &sig->a[k];
+        artefact_sig *a = &sig->files.a[k];
         a->present = artefact_identity(f.path[k], r->root, &a->size, &a->mtime_ns, &a->inode);
     }
     run_files_free(&f);
 }
 
-bool sig_equal(const run_sig *a, const run_sig *b) {
+bool sig_equal(const run_fingerprint *a, const run_fingerprint *b) {
+    return files_sig_equal(&a->files, &b->files) && a->sources.sources == b->sources.sources &&
+           a->sources.hash == b->sources.hash;
+}
+
+bool files_sig_equal(const run_sig *a, const run_sig *b) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_sig *x = &a->a[k], *y = &b->a[k];
         if (x->present != y->present) return false;

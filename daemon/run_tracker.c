@@ -82,7 +82,8 @@ void run_discovered(run *r) {
 }
 
 /* The newest mtime (ms) of a parse's artefacts: the quiet period counts from it too. */
-static int64_t newest_mtime_ms(const run_sig *sig) {
+static int64_t newest_mtime_ms(const run_fingerprint *fp) {
+    const run_sig *sig = &fp->files;
     int64_t newest = 0;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++)
         if (sig->a[k].present && sig->a[k].mtime_ns / 1000000 > newest) newest = sig->a[k].mtime_ns / 1000000;
@@ -107,7 +108,7 @@ static void on_quiet(uv_timer_t *h) {
     run *r = h->data;
     if (r->t->stopping || r->sm.gone || r->sm.parsing) return;
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
-    run_sig cur;
+    run_fingerprint cur;
     sig_of(r, &cur);
     run_state_cfg c = sm_cfg(r->t);
     apply(r, run_state_quiet(&r->sm, &c, now_ms(), sig_equal(&cur, &r->parsed_sig)));

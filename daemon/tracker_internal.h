@@ -18,11 +18,22 @@
 #include <uv.h>
 
 #include "core/run_files.h"
+#include "core/run_inventory.h"
 #include "core/run_parse.h"
 #include "daemon/run_state.h"
 #include "daemon/run_tracker.h"
 
 #define MAX_SUBWATCH 8
+
+/* What a run's change detection compares: the identities of RunMetrics' three files
+ * (storage's run_sig, stored with the run) and a fingerprint of every source of the run's
+ * inventory (core/run_inventory: a second rank's trace, a rocprofv3 copy trace...), kept in
+ * memory only: a change to any source re-ingests the run. */
+typedef struct run_fingerprint {
+    run_sig files;
+    inventory_fingerprint sources;
+    uint64_t listing;            /* run_inventory_listing_hash when sources was taken (0: not) */
+} run_fingerprint;
 
 typedef struct run run;
 typedef struct status_lane status_lane;
@@ -60,7 +71,7 @@ struct run {
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
     int refs;                    /* open handles + jobs in flight that point at this run */
-    run_sig parsed_sig, seen_sig;
+    run_fingerprint parsed_sig, seen_sig;
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
     char *fail_reason;           /* owned copy: why the last parse is not complete (NULL: it is) */
     run *next;                   /* hash chain */
@@ -99,7 +110,7 @@ typedef struct parse_job {
     int64_t kernel_wait_threshold_ns, short_kernel_ns;   /* the analysis document's settings, copied too */
     size_t list_rows;
     char *npu_reference_dir;     /* NULL: <run>/reference */
-    run_sig sig;
+    run_fingerprint sig;         /* of the files as this parse read them */
     uint64_t bytes;
     double seconds;
     const char *error;           /* NULL when ok; static text or a warning inside res: copy before free_job */
@@ -112,8 +123,11 @@ typedef struct parse_job {
 int64_t now_ms(void);
 char *join(const char *a, const char *b);          /* "a/b", malloc'd */
 bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
-void sig_of(const run *r, run_sig *sig);            /* the artefacts' (size, mtime, inode) now */
-bool sig_equal(const run_sig *a, const run_sig *b);
+void sig_of(const run *r, run_fingerprint *sig);    /* the files' (size, mtime, inode) and sources now */
+bool sig_equal(const run_fingerprint *a, const run_fingerprint *b);
+bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
+/* The inventory fingerprint of run directory path (extra: the configured npu_reference_dir). */
+void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out);
 run *lookup(tracker *t, const char *id);
 void insert(tracker *t, run *r);
 void unlink_run(tracker *t, run *r);

@@ -1,0 +1,25 @@
+/* run_ingest: one read of a run directory for both of its results — RunMetrics (the waste
+ * budget, core/run_parse's run_result) and the analysis document (core/run_analysis).
+ *
+ * The daemon's ingest needs both. The run driver reads every source once; the three files
+ * RunMetrics chose (core/run_files) ride on those reads as passengers: the bytes the driver
+ * reads and inflates also feed the RunMetrics summary reading of the same file
+ * (artefact_passenger: the kind's format, its summary analysis or the torch profile's own
+ * summary state), with artefact_read()'s checks, warnings and failure rules, so the result is
+ * bit-identical to run_parse(). Then RunMetrics is derived from the summaries
+ * (run_result_complete). A RunMetrics file the driver does not read (missing, or not in the
+ * inventory) is read by artefact_read() as run_parse() would; the one other second read is
+ * the reference's rule that needs the torch profile's kernels after a kernel trace that
+ * failed half-way (an I/O error). */
+#ifndef GOBLIN_RUN_INGEST_H
+#define GOBLIN_RUN_INGEST_H
+
+#include "core/run_analysis.h"
+#include "core/run_parse.h"
+
+/* run_parse(run_dir, opt, res) and run_analyze(run_dir, aopt, an) in one read of each file.
+ * false only on allocation failure (both results are then freed). */
+bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_options *aopt, run_result *res,
+                run_analysis *an);
+
+#endif

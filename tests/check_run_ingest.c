@@ -1,0 +1,195 @@
+/* check_run_ingest: one read per ingest (core/run_ingest).
+ *
+ * RunMetrics from run_ingest() — its three summary readings riding on the run driver's reads
+ * (artefact_passenger) — must equal run_parse()'s byte for byte (JSON, warnings, read facts),
+ * also when the driver reads a file in two pieces on two threads (the passenger then reads two
+ * pieces and joins them), when the pieces of the records do not join (both read again), and
+ * for files the driver does not read. tests/oneread.py checks the same through the CLI on
+ * generated runs, fixtures and mutations. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/metrics_json.h"
+#include "core/read_facts_json.h"
+#include "core/run_ingest.h"
+#include "tests/test_util.h"
+
+/* A splittable test-only section: counts dispatches, so the driver may split any file. */
+typedef struct count_run { uint64_t dispatches, pieces; } count_run;
+typedef struct count_src { uint64_t dispatches; } count_src;
+static void *count_open(const analysis_config *c, diag_list *d) { (void)c; (void)d; return calloc(1, sizeof(count_run)); }
+static void *count_open_source(void *run, const source_ref *s) { (void)run; (void)s; return calloc(1, sizeof(count_src)); }
+static bool count_consume(void *src, const record *r) { (void)r; ((count_src *)src)->dispatches++; return true; }
+static bool count_end_source(void *run, void *src) {
+    ((count_run *)run)->dispatches += ((count_src *)src)->dispatches;
+    ((count_run *)run)->pieces++;
+    free(src);
+    return true;
+}
+static bool count_finish(void *run, const section_results *e) { (void)run; (void)e; return true; }
+static void count_render(const void *run, jw_out *w) { jw_int(w, (int64_t)((const count_run *)run)->dispatches); }
+static void count_close(void *run) { free(run); }
+static const section_analysis COUNT = {
+    .key = "count", .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_CPU_OP), .splittable = true,
+    .open = count_open, .open_source = count_open_source, .consume = count_consume, .end_source = count_end_source,
+    .finish = count_finish, .render = count_render, .close = count_close};
+static const section_analysis *const SPLITTABLE[] = {&COUNT, NULL};
+
+/* A run whose kernel trace and torch profile are a few hundred KiB: with split_min_bytes
+ * lowered, both are read in two pieces by the driver. */
+static char *write_run(bool gz_like_bad_torch) {
+    char *d = tu_tempdir();
+    strbuf csv = {0}, js = {0};
+    const char *hdr = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+    strbuf_append(&csv, hdr, strlen(hdr));
+    const char *names[] = {"Cijk_Alik_Bljk_gemm", "flash_fwd_kernel", "elementwise_add", "rccl_allreduce"};
+    for (int i = 0; i < 12000; i++) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,%d,\"%s\",%d,%lld,%lld\n", i % 3, names[i % 4], i,
+                         1000000000LL + i * 3000LL, 1000000000LL + i * 3000LL + 1000 + (i % 7) * 113);
+        strbuf_append(&csv, line, (size_t)n);
+    }
+    const char *head = "{\"metadata\": {\"tokens_per_sec\": 1234.5, \"pytorch_version\": \"2.5.1\"},\n \"traceEvents\": [\n";
+    strbuf_append(&js, head, strlen(head));
+    for (int i = 0; i < 9000; i++) {
+        char line[256];
+        int n = i % 300 == 0 ? snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"ts\": %d.125, \"dur\": 2999.7},\n", i / 300, i * 10)
+                             : snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.333, \"dur\": %d.1},\n",
+                                        i % 2 ? "cpu_op" : "kernel", names[i % 4], i * 10, 1 + i % 9);
+        strbuf_append(&js, line, (size_t)n);
+    }
+    const char *tail = gz_like_bad_torch ? "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n" /* cut: no '}' */
+                                         : "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n}\n";
+    strbuf_append(&js, tail, strlen(tail));
+    tu_write(d, "trace.csv", csv.data, csv.len);
+    tu_write(d, "torch_profile.json", js.data, js.len);
+    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
+    strbuf_free(&csv);
+    strbuf_free(&js);
+    return d;
+}
+
+/* RunMetrics' JSON, its warnings and each artefact's read facts, as one text. */
+static char *metrics_text(const run_result *r) {
+    strbuf out = {0};
+    metrics_json_render(&r->metrics, 0, &out);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        strbuf_putc(&out, '\n');
+        read_facts_render(run_result_facts(r, (artefact_kind)k), &out);
+        char line[160];
+        int n = snprintf(line, sizeof line, " present=%d format=%s bytes=%llu error=%s", r->info[k].present,
+                         r->info[k].format ? r->info[k].format : "-", (unsigned long long)r->info[k].bytes_parsed,
+                         r->info[k].error ? "yes" : "no");
+        strbuf_append(&out, line, (size_t)n);
+    }
+    strbuf_terminate(&out);
+    return out.data;
+}
+
+/* run_ingest's RunMetrics equals run_parse's; returns the ingest's pieces of `kind`. */
+static unsigned compare(const char *dir, const section_analysis *const *sections, uint64_t split_min) {
+    run_options opt = {0};
+    opt.parse.split_min_bytes = split_min;
+    run_result want, got;
+    ck_assert(run_parse(dir, &opt, &want));
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.sections = sections;
+    aopt.parse.split_min_bytes = split_min;
+    run_analysis an;
+    ck_assert(run_ingest(dir, &opt, &aopt, &got, &an));
+    char *a = metrics_text(&want), *b = metrics_text(&got);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    unsigned pieces = got.info[ARTEFACT_KERNEL_TRACE].pieces * 10 + got.info[ARTEFACT_TORCH_PROFILE].pieces;
+    run_result_free(&want);
+    run_result_free(&got);
+    run_analysis_free(&an);
+    return pieces;
+}
+
+START_TEST(ingest_equals_parse_whole) {
+    char *d = write_run(false);
+    ck_assert_uint_eq(compare(d, NULL, 0), 11);        /* the registry's sections: one piece each */
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+static void remove_file(const char *dir, const char *name) {
+    char *p = NULL;
+    ck_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+    ck_assert_int_eq(remove(p), 0);
+    free(p);
+}
+
+START_TEST(ingest_equals_parse_split) {
+    char *d = write_run(false);
+    /* every section splittable, pieces from 64 KiB: with both large files the driver reads
+     * them side by side (one piece each); a large file read alone is split in two pieces and
+     * the passenger follows (two pieces, joined) */
+    compare(d, SPLITTABLE, 64 << 10);
+    char *k = tu_tempdir(), *t = tu_tempdir();
+    char *cmd = NULL;
+    ck_assert(asprintf(&cmd, "cp '%s'/* '%s'/ && cp '%s'/* '%s'/", d, k, d, t) > 0);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    remove_file(k, "torch_profile.json");
+    remove_file(t, "trace.csv");
+    ck_assert_uint_eq(compare(k, SPLITTABLE, 64 << 10) / 10, 2);   /* the kernel trace in two pieces */
+    ck_assert_uint_eq(compare(t, SPLITTABLE, 64 << 10) % 10, 2);   /* the torch profile in two pieces */
+    tu_rmrf(k);
+    tu_rmrf(t);
+    free(k);
+    free(t);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(ingest_equals_parse_bad_json) {
+    char *d = write_run(true);                       /* invalid JSON: RunMetrics drops the profile */
+    compare(d, SPLITTABLE, 64 << 10);
+    compare(d, NULL, 0);
+    remove_file(d, "trace.csv");                     /* the torch profile alone: read in two pieces */
+    ck_assert_uint_eq(compare(d, SPLITTABLE, 64 << 10) % 10, 2);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+START_TEST(ingest_missing_and_extra_files) {
+    char *d = write_run(false);
+    char *p = NULL;
+    remove_file(d, "trace.csv");                     /* not found: run_parse's warning, torch kernels */
+    compare(d, NULL, 0);
+    size_t n;
+    ck_assert(asprintf(&p, "%s/torch_profile.json", d) > 0);
+    char *js = tu_read(p, &n);
+    free(p);
+    tu_write(d, "rank1.pt.trace.json", js, n);       /* a source RunMetrics does not read */
+    free(js);
+    compare(d, SPLITTABLE, 64 << 10);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("run_ingest");
+    TCase *tc = tcase_create("one read");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, ingest_equals_parse_whole);
+    tcase_add_test(tc, ingest_equals_parse_split);
+    tcase_add_test(tc, ingest_equals_parse_bad_json);
+    tcase_add_test(tc, ingest_missing_and_extra_files);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
