@@ -120,7 +120,8 @@ static bool copy_row(reader *rd, sqlite3_stmt *q) {
     return record_emit(rd->sink, &r);
 }
 
-/* type ALLOC / REALLOC -> "alloc", FREE / RECLAIM -> "free"; name = "<type> <level>". */
+/* type ALLOC / REALLOC -> "alloc", FREE / RECLAIM -> "free"; name = "<type> <level>"; the
+ * address, so the allocations section can size a free by the allocation it releases. */
 static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     size_t tn, ln;
     const char *type = text(q, 0, &rd->a, &tn), *level = text(q, 1, &rd->b, &ln);
@@ -129,9 +130,14 @@ static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     if (!times(rd, q, 2, &r)) return true;
     if (type && (strstr(type, "FREE") || strstr(type, "RECLAIM"))) r.category = "free", r.category_len = 4;
     else if (type && strstr(type, "ALLOC")) r.category = "alloc", r.category_len = 5;
-    if (is_int(q, 4) && sqlite3_column_int64(q, 4) >= 0) r.bytes = (uint64_t)sqlite3_column_int64(q, 4), r.has |= RF_BYTES;
+    bool is_free = r.category && r.category[0] == 'f';
+    /* a free's size is written as 0 (unknown to the tracer): left out, never a real 0 */
+    if (is_int(q, 4) && sqlite3_column_int64(q, 4) >= 0 && !(is_free && sqlite3_column_int64(q, 4) == 0))
+        r.bytes = (uint64_t)sqlite3_column_int64(q, 4), r.has |= RF_BYTES;
     if (is_int(q, 5)) r.device = sqlite3_column_int64(q, 5), r.has |= RF_DEVICE;
     correlation(q, 6, &r);
+    /* the pointer, stored as a signed 64-bit integer: its bits are the address */
+    if (is_int(q, 7)) r.address = (uint64_t)sqlite3_column_int64(q, 7), r.has |= RF_ADDRESS;
     rd->n->allocations++;
     return record_emit(rd->sink, &r);
 }
@@ -156,7 +162,8 @@ static const query QUERIES[] = {
      "corr_id FROM memory_copies ORDER BY start, id",
      copy_row},
     {"memory allocations",
-     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id FROM memory_allocations ORDER BY start, id",
+     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id, address FROM memory_allocations "
+     "ORDER BY start, id",
      alloc_row},
 };
 

@@ -3,7 +3,7 @@
  *   <pid>_memory_copy_trace.csv        -> REC_MEMORY_COPY   (Direction, agents, start/end, bytes when given)
  *   <pid>_hip_api_trace.csv            -> REC_API_CALL      (Domain, Function, pid/tid, correlation, start/end)
  *   <pid>_hsa_api_trace.csv            -> REC_API_CALL
- *   <pid>_memory_allocation_trace.csv  -> REC_ALLOCATION    (Operation -> "alloc"/"free", size, agent)
+ *   <pid>_memory_allocation_trace.csv  -> REC_ALLOCATION    (Operation -> "alloc"/"free", size, agent, address)
  *   <pid>_counter_collection.csv       -> REC_COUNTER       (Counter_Name, Counter_Value, dispatch)
  *
  * Columns are found by name (csv_columns), so the header generations rocprofiler-sdk has
@@ -11,6 +11,8 @@
  * timestamps are integer nanoseconds, kept exactly in 128 bits; a row whose end precedes
  * its start is skipped with a warning naming its line. Every file is ARTEFACT_ANALYSIS_ONLY:
  * RunMetrics never reads these. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parsers/csv_rows.h"
@@ -140,10 +142,28 @@ static const csv_rows_spec HSA_SPEC = {.what = "HSA API trace", .want = API_WANT
 static const char *const OPERATION[] = {"Operation", "operation", NULL};
 static const char *const AGENT[] = {"Agent_Id", "agent_id", NULL};
 static const char *const ALLOC_SIZE[] = {"Allocation_Size", "allocation_size", "Size", NULL};
-enum { AL_OP, AL_AGENT, AL_SIZE, AL_CORR, AL_START, AL_END, AL_N };
+static const char *const ADDRESS[] = {"Address", "address", NULL};
+enum { AL_OP, AL_AGENT, AL_SIZE, AL_CORR, AL_START, AL_END, AL_ADDR, AL_N };
 static const csv_want AL_WANT[AL_N] = {{OPERATION, NULL, true}, {AGENT, NULL, true}, {ALLOC_SIZE, NULL, true},
-                                       {CORR, NULL, true},      {START, NULL, true}, {END, NULL, true}};
-static const char *const AL_QUANTITY[AL_N] = {"operation", "agent", "bytes", "correlation", "start", "end"};
+                                       {CORR, NULL, true},      {START, NULL, true}, {END, NULL, true},
+                                       {ADDRESS, NULL, true}};
+static const char *const AL_QUANTITY[AL_N] = {"operation", "agent", "bytes", "correlation", "start", "end", "address"};
+
+/* The Address cell ("0x00007ffb26354000", or decimal) as an integer; false when absent or not one. */
+static bool address_cell(csv_rows *s, const csv_record *r, uint64_t *out) {
+    const char *t;
+    size_t n;
+    if (!csv_rows_text(s, 1, AL_ADDR, r, &t, &n) || n > 40) return false;
+    char buf[48], *end;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    if (buf[0] == '-' || buf[0] == '+') return false;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 0);
+    if (end == buf || *end || errno) return false;
+    *out = v;
+    return true;
+}
 
 static void alloc_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_ALLOCATION};
@@ -163,6 +183,7 @@ static void alloc_row(csv_rows *s, const csv_record *r) {
         rec.bytes = (uint64_t)b, rec.has |= RF_BYTES;
     int64_t a;
     if (csv_rows_agent(s, AL_AGENT, r, &a)) rec.device = a, rec.has |= RF_DEVICE;
+    if (address_cell(s, r, &rec.address)) rec.has |= RF_ADDRESS;
     correlation(s, AL_CORR, r, &rec);
     csv_rows_emit(s, r, &rec);
 }
