@@ -12,6 +12,7 @@
 
 #include "base/strbuf.h"
 #include "base/text_utf8.h"
+#include "parsers/copy_kind.h"
 
 typedef struct reader {
     const record_sink *sink;
@@ -96,20 +97,11 @@ static bool region_row(reader *rd, sqlite3_stmt *q) {
     return record_emit(rd->sink, &r);
 }
 
-static copy_kind copy_of(const char *op) {
-    if (!op) return COPY_UNKNOWN;
-    if (strstr(op, "HOST_TO_DEVICE")) return COPY_HTOD;
-    if (strstr(op, "DEVICE_TO_HOST")) return COPY_DTOH;
-    if (strstr(op, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-    if (strstr(op, "HOST_TO_HOST")) return COPY_HTOH;
-    if (strstr(op, "PEER")) return COPY_PTOP;
-    return COPY_UNKNOWN;
-}
-
 static bool copy_row(reader *rd, sqlite3_stmt *q) {
     size_t nn;
     const char *name = text(q, 0, &rd->a, &nn);
-    record r = {.type = REC_MEMORY_COPY, .line = rd->row, .name = name, .name_len = nn, .copy = copy_of(name)};
+    record r = {.type = REC_MEMORY_COPY, .line = rd->row, .name = name, .name_len = nn,
+                .copy = copy_kind_of_name(name, nn)};
     if (!times(rd, q, 1, &r)) return true;
     if (is_int(q, 3) && sqlite3_column_int64(q, 3) >= 0) r.bytes = (uint64_t)sqlite3_column_int64(q, 3), r.has |= RF_BYTES;
     if (is_int(q, 4)) r.device = sqlite3_column_int64(q, 4), r.has |= RF_DEVICE;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/copy_kind.h"
 #include "parsers/csv_rows.h"
 
 /* the timestamps every trace has */
@@ -46,13 +47,6 @@ static void correlation(csv_rows *s, size_t q, const csv_record *r, record *rec)
     if (csv_rows_int(s, q, r, &v) && v >= 0 && v <= (i128)UINT64_MAX) rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
 }
 
-static bool has_word(const char *s, size_t n, const char *w) {
-    size_t wl = strlen(w);
-    for (size_t i = 0; i + wl <= n; i++)
-        if (!memcmp(s + i, w, wl)) return true;
-    return false;
-}
-
 static bool ends_with(const char *s, size_t n, const char *w) {
     size_t wl = strlen(w);
     return n >= wl && !memcmp(s + n - wl, w, wl);
@@ -71,22 +65,12 @@ static const csv_want MC_WANT[MC_N] = {{DIRECTION, NULL, true}, {STREAM, NULL, t
 static const char *const MC_QUANTITY[MC_N] = {"direction", "stream", "source agent", "destination agent",
                                               "correlation", "start", "end", "bytes"};
 
-/* rocprofv3's MEMORY_COPY_HOST_TO_DEVICE ... (any text naming the two ends). */
-static copy_kind copy_of(const char *s, size_t n) {
-    if (has_word(s, n, "HOST_TO_DEVICE")) return COPY_HTOD;
-    if (has_word(s, n, "DEVICE_TO_HOST")) return COPY_DTOH;
-    if (has_word(s, n, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-    if (has_word(s, n, "PEER_TO_PEER") || has_word(s, n, "PEER")) return COPY_PTOP;
-    if (has_word(s, n, "HOST_TO_HOST")) return COPY_HTOH;
-    return COPY_UNKNOWN;
-}
-
 static void copy_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_MEMORY_COPY};
     if (!span(s, MC_START, MC_END, r, &rec)) return;
     const char *dir;
     size_t dn;
-    if (csv_rows_text(s, 0, MC_DIR, r, &dir, &dn)) rec.copy = copy_of(dir, dn), rec.name = dir, rec.name_len = dn;
+    if (csv_rows_text(s, 0, MC_DIR, r, &dir, &dn)) rec.copy = copy_kind_of_name(dir, dn), rec.name = dir, rec.name_len = dn;
     int64_t src, dst, v;
     bool hs = csv_rows_agent(s, MC_SRC, r, &src), hd = csv_rows_agent(s, MC_DST, r, &dst);
     /* device: the GPU end (destination of a host-to-device copy, else the source) */

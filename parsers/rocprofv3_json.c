@@ -41,6 +41,7 @@
 
 #include "base/strbuf.h"
 #include "parsers/artefact.h"
+#include "parsers/copy_kind.h"
 #include "parsers/json_tokenizer.h"
 
 #include "parsers/rocprofv3_json_internal.h"
@@ -164,15 +165,9 @@ static void symbol_end(state *s) {
     s->syms[s->n_syms++] = (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs};
 }
 
+/* The operation name's direction, else the operation code's. */
 static copy_kind copy_of(const char *op, uint64_t code) {
-    if (op) {
-        if (strstr(op, "HOST_TO_DEVICE")) return COPY_HTOD;
-        if (strstr(op, "DEVICE_TO_HOST")) return COPY_DTOH;
-        if (strstr(op, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-        if (strstr(op, "HOST_TO_HOST")) return COPY_HTOH;
-        if (strstr(op, "PEER")) return COPY_PTOP;
-        return COPY_UNKNOWN;
-    }
+    if (op) return copy_kind_of_name(op, strlen(op));
     /* rocprofiler_memory_copy_operation_t: NONE, HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE */
     static const copy_kind CODES[] = {COPY_UNKNOWN, COPY_HTOH, COPY_HTOD, COPY_DTOH, COPY_DTOD};
     return code < 5 ? CODES[code] : COPY_UNKNOWN;

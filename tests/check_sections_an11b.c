@@ -109,6 +109,27 @@ START_TEST(allocations_churn_stays_matched) {
 }
 END_TEST
 
+START_TEST(memory_copies_stats_rows_every_spelling) {
+    /* the stats fallback reads the direction with copy_kind_of_name: "HostToDevice" (legacy
+     * rocprof) used to land in unknown */
+    record_field calls[] = {{"calls", "2", 1}};
+    static const char *const NAMES[] = {"CopyHostToDevice", "hipMemcpyDtoH", "[CUDA memcpy Peer-to-Peer]",
+                                        "MEMORY_COPY_DEVICE_TO_DEVICE", "Host-to-Host"};
+    static const char *const KEYS[] = {"HtoD", "DtoH", "PtoP", "DtoD", "HtoH"};
+    record r[5];
+    for (size_t i = 0; i < 5; i++)
+        r[i] = (record){.type = REC_KERNEL_STATS, .has = RF_DURATION, .name = NAMES[i], .name_len = strlen(NAMES[i]),
+                        .category = "memory_copy", .category_len = 11, .duration_ns = 100, .fields = calls,
+                        .n_fields = 1};
+    recs src = {r, 5};
+    json_t *j = section_json("memory_copies", &src, 1);
+    json_t *by = json_object_get(j, "by_direction");
+    for (size_t i = 0; i < 5; i++) ck_assert_msg(json_object_get(by, KEYS[i]) != NULL, "%s", NAMES[i]);
+    ck_assert(json_object_get(by, "unknown") == NULL);
+    json_decref(j);
+}
+END_TEST
+
 static Suite *an11b_suite(void) {
     Suite *s = suite_create("sections_an11b");
     TCase *t = tcase_create("core");
@@ -116,6 +137,7 @@ static Suite *an11b_suite(void) {
     tcase_add_test(t, allocations_peak_in_time_order);
     tcase_add_test(t, allocations_free_without_device_charged_to_its_allocation);
     tcase_add_test(t, allocations_churn_stays_matched);
+    tcase_add_test(t, memory_copies_stats_rows_every_spelling);
     suite_add_tcase(s, t);
     return s;
 }
