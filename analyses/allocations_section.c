@@ -280,7 +280,7 @@ static void al_render(const void *run, jw_out *w) {
         jw_key(w, "unmatched_frees"); jw_u64(w, d->unmatched);
         jw_key(w, "time_ordered"); jw_bool(w, !d->order_broken);
         jw_key(w, "reported_peak_bytes");
-        if (d->have_reported) jw_number(w, d->reported_peak); else jw_null(w);
+        if (d->have_reported) jw_whole(w, d->reported_peak); else jw_null(w);
         jw_object_close(w);
     }
     jw_array_close(w);

@@ -105,5 +105,8 @@ bool name_entry_stddev(const name_entry *e, double *out);
 void jw_i128_value(jw_out *w, i128 v);
 /* A count as a JSON integer (exact up to 2^63). */
 void jw_u64(jw_out *w, uint64_t v);
+/* A quantity integral by definition (bytes, a count) held in a double: a JSON integer when
+ * it is a whole number within int64, else a number (so bytes never print as "933232640.0"). */
+void jw_whole(jw_out *w, double v);
 
 #endif
