@@ -42,7 +42,9 @@ typedef struct name_entry {
     uint32_t stats_rows;            /* stats rows folded in; their median/stddev hold for one row only */
     bool file_has_median, file_has_stddev;
     double file_median, file_stddev;
-    int64_t *exact;                 /* exact durations (NULL once in the histogram) */
+    int64_t *exact;                 /* exact durations (NULL once in the histogram), beyond int64 clamped */
+    uint64_t clamped;               /* durations above INT64_MAX, kept as INT64_MAX ... */
+    i128 clamped_min;               /* ... the smallest of them (a median landing there is this) */
     uint32_t n_exact, cap_exact;
     na_bin *bins;                   /* the histogram, sorted by k */
     uint32_t n_bins, cap_bins;

@@ -130,6 +130,76 @@ START_TEST(memory_copies_stats_rows_every_spelling) {
 }
 END_TEST
 
+/* A duration of 2^64 - 1 ns (beyond int64, kept clamped for the median): the median stays
+ * inside [min, max], here all three the same. */
+START_TEST(kernels_median_inside_min_max_at_the_u64_edge) {
+    i128 huge = (i128)UINT64_MAX;
+    record r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = (record){.type = REC_KERNEL_DISPATCH, .has = RF_DURATION, .duration_ns = i == 2 ? 5 : huge,
+                        .name = "k", .name_len = 1};
+    for (size_t n = 1; n <= 3; n += 2) {   /* one huge call; two huge and one of 5 ns */
+        recs src = {r, n};
+        json_t *j = section_json("kernels", &src, 1);
+        json_t *k = json_array_get(json_object_get(j, "by_name"), 0);
+        double med = num(k, "median_ns"), lo = num(k, "min_ns"), hi = num(k, "max_ns");
+        ck_assert_msg(med >= lo && med <= hi, "median %g outside [%g, %g]", med, lo, hi);
+        ck_assert_msg(med == (double)huge, "median %g", med);
+        ck_assert(json_is_true(json_object_get(k, "median_exact")));   /* every huge call alike: exact */
+        json_decref(j);
+    }
+}
+END_TEST
+
+/* A warning about a trace without a rank says "unknown rank", never "rank -1". */
+START_TEST(steps_warning_names_unknown_rank) {
+    drive d;
+    drive_open(&d, "steps");
+    drive_source(&d, 0, -1, 0);
+    record st = rec_span(REC_ANNOTATION, "ProfilerStep#1", 1000, 2000);
+    record k = rec_span(REC_KERNEL_DISPATCH, "k", 5000000, 5000100);
+    drive_record(&d, &st);
+    drive_record(&d, &k);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(d.diag.count, 1);
+    ck_assert_msg(strstr(d.diag.items[0], "steps: unknown rank:") && !strstr(d.diag.items[0], "-1"), "%s",
+                  d.diag.items[0]);
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
+/* Kernels waiting for an operator before the file's first operator are bounded at 2^16, and
+ * the warning says so (it used to name 2^18, the bound once an operator has been seen). */
+START_TEST(ops_warning_names_the_limit_hit) {
+    enum { N = (1 << 16) + 10 };
+    drive d;
+    drive_open(&d, "ops");
+    drive_source(&d, 0, -1, 0);
+    for (uint64_t i = 0; i < N; i++) {
+        record k = rec_span(REC_KERNEL_DISPATCH, "k", (int64_t)(10 * i), (int64_t)(10 * i + 5));
+        k.has |= RF_EXTERNAL, k.external_id = 1000000 + i;   /* no operator ever has these ids */
+        drive_record(&d, &k);
+    }
+    record o = rec_span(REC_CPU_OP, "aten::mm", 0, 100);
+    o.has |= RF_EXTERNAL | RF_PID_TID, o.external_id = 1, o.pid = 1, o.tid = 7;
+    o.category = "cpu_op", o.category_len = 6;
+    drive_record(&d, &o);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    bool found = false;
+    for (size_t i = 0; i < d.diag.count; i++) {
+        ck_assert_msg(!strstr(d.diag.items[i], "262144"), "%s", d.diag.items[i]);
+        if (strstr(d.diag.items[i], "more than 65536 kernels waited") && strstr(d.diag.items[i], "; 10 are counted"))
+            found = true;
+    }
+    ck_assert_msg(found, "%zu warnings, first: %s", d.diag.count, d.diag.count ? d.diag.items[0] : "-");
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
+
 static Suite *an11b_suite(void) {
     Suite *s = suite_create("sections_an11b");
     TCase *t = tcase_create("core");
@@ -138,6 +208,9 @@ static Suite *an11b_suite(void) {
     tcase_add_test(t, allocations_free_without_device_charged_to_its_allocation);
     tcase_add_test(t, allocations_churn_stays_matched);
     tcase_add_test(t, memory_copies_stats_rows_every_spelling);
+    tcase_add_test(t, kernels_median_inside_min_max_at_the_u64_edge);
+    tcase_add_test(t, steps_warning_names_unknown_rank);
+    tcase_add_test(t, ops_warning_names_the_limit_hit);
     suite_add_tcase(s, t);
     return s;
 }
