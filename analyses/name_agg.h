@@ -65,7 +65,10 @@ typedef struct name_agg {
     i128 unlisted_total;
 } name_agg;
 
+/* An empty table; with_median: keep durations for the median (kernels, telemetry cadence),
+ * else only sums (api). No allocation until the first add. */
 void name_agg_init(name_agg *a, bool with_median);
+/* Frees every entry, name and duration list; a is left empty, reusable after name_agg_init. */
 void name_agg_free(name_agg *a);
 /* One call of (tag, name) lasting dur ns. false: out of memory. */
 bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur);
@@ -90,6 +93,7 @@ bool name_agg_append(name_agg *dst, name_agg *src);
 void name_agg_finish(name_agg *a);
 /* Totals over every entry and the unlisted ones. */
 uint64_t name_agg_calls(const name_agg *a);
+/* ... and their total ns (exact): the denominator of every entry's pct. */
 i128 name_agg_total(const name_agg *a);
 /* Entry indices sorted by total desc, then name, then tag (malloc'd; NULL on OOM or empty). */
 size_t *name_agg_sorted(const name_agg *a);
