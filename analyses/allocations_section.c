@@ -5,8 +5,9 @@
  * is its RF_BYTES when the format knows it, else the size of the allocation at the same
  * address (RF_ADDRESS) from a bounded map of live allocations (ADDR_CAP); a free without a
  * device is charged to that allocation's device. A free matched by neither is counted in
- * unmatched_frees and then the peak is an upper bound (peak_exact false). RF_VALUE, when a format gives the
- * allocator's own total after the event, is reported as reported_peak_bytes.
+ * unmatched_frees and then the peak is an upper bound (peak_exact false). RF_VALUE, when a
+ * format gives the allocator's own total after the event, is reported as
+ * reported_peak_bytes.
  *
  * Bounded memory: events are buffered (EV_CAP), sorted by time per device and folded into a
  * segment summary (net bytes, highest prefix), which composes exactly: peak(a then b) =

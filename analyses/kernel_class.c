@@ -53,7 +53,7 @@ static const class_rule RULES[] = {
     {NULL, "attention", KC_ATTENTION, "attention kernels (paged_attention, unified_attention, scaled_dot_product_attention)"},
     {NULL, "attn", KC_ATTENTION, "attention kernels (attn_fwd, triton attn)"},
     {NULL, "sdpa", KC_ATTENTION, "SDPA kernels"},
-    {NULL, "bwd_kernel_fuse", KC_ATTENTION, "Triton FlashAttention backward (ROCm flash-attention bwd_kernel_fuse, beside attn_fwd)"},
+    {NULL, "bwd_kernel_fuse", KC_ATTENTION, "Triton FlashAttention backward (ROCm flash-attention, beside attn_fwd)"},
     /* normalization (softmax normalises a row: reduce then scale, like a norm) */
     {NULL, "layer_norm", KC_NORMALIZATION, "at::native layer norm, Triton native_layer_norm"},
     {NULL, "layernorm", KC_NORMALIZATION, "apex / CK layernorm"},
