@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyses/aie_cores.h"
+#include "analyses/name_agg.h"
 #include "analyses/section_md.h"
 
 typedef struct agg_iter {
@@ -115,9 +116,9 @@ static void ag_render(const void *run, jw_out *w) {
     if (!A->present) { jw_null(w); return; }
     jw_object_open(w);
     jw_key(w, "cores");
-    jw_number(w, (double)A->cores);
+    jw_u64(w, (uint64_t)A->cores);
     jw_key(w, "perf_iterations");
-    jw_number(w, (double)A->common);
+    jw_u64(w, (uint64_t)A->common);
     jw_key(w, "clock_ghz");
     jw_number(w, A->clock);
     jw_key(w, "macs");

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/name_agg.h"
 #include "analyses/section_md.h"
 
 const char *const AIE_CFG_KEYS[AIE_CFG_COUNT] = {"M", "K", "N", "m", "k", "n", "rows", "cols", "warmup", "iterations",
@@ -359,16 +360,16 @@ static void ac_render(const void *run, jw_out *w) {
         jw_key(w, "tile");
         jw_string(w, c->tile);
         jw_key(w, "kernels");
-        jw_number(w, (double)c->pairs);
+        jw_u64(w, (uint64_t)c->pairs);
         jw_key(w, "median_cycles");
         if (c->has_median) jw_number(w, c->median_cycles);
         else jw_null(w);
         jw_key(w, "dropped_duplicates");
-        jw_number(w, (double)c->duplicates);
+        jw_u64(w, (uint64_t)c->duplicates);
         jw_key(w, "dropped_outliers");
-        jw_number(w, (double)c->outliers);
+        jw_u64(w, (uint64_t)c->outliers);
         jw_key(w, "orphans");
-        jw_number(w, (double)c->orphans);
+        jw_u64(w, (uint64_t)c->orphans);
         jw_key(w, "iterations");
         jw_array_open(w);
         for (size_t j = 0; j < c->n_iters; j++) {
@@ -379,7 +380,7 @@ static void ac_render(const void *run, jw_out *w) {
             jw_key(w, "label");
             jw_string(w, aie_label_name(it->label));
             jw_key(w, "kernels");
-            jw_number(w, (double)it->kernels);
+            jw_u64(w, (uint64_t)it->kernels);
             jw_key(w, "avg_cycles");
             jw_number(w, it->avg_cycles);
             jw_key(w, "min_cycles");

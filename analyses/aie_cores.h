@@ -28,6 +28,8 @@ typedef struct aie_cfg {
 } aie_cfg;
 
 typedef enum { AIE_LABEL_WARMUP, AIE_LABEL_PERF, AIE_LABEL_EXTRA, AIE_LABEL_UNLABELLED } aie_label;
+/* The label as the document writes it ("warmup", "perf", "extra", "unlabelled"): one
+ * spelling for aie_cores' JSON and report.md and aie_aggregate's choice of perf iterations. */
 const char *aie_label_name(aie_label l);
 
 typedef struct aie_iter {

@@ -3,10 +3,11 @@
  *
  * Inputs: REC_ALLOCATION (category "alloc" / "free", bytes, device, start_ns). A free's size
  * is its RF_BYTES when the format knows it, else the size of the allocation at the same
- * address (the record field "address", hex or decimal) from a bounded map of live
- * allocations (ADDR_CAP); a free matched by neither is counted in unmatched_frees and then
- * the peak is an upper bound (peak_exact false). RF_VALUE, when a format gives the
- * allocator's own total after the event, is reported as reported_peak_bytes.
+ * address (RF_ADDRESS) from a bounded map of live allocations (ADDR_CAP); a free without a
+ * device is charged to that allocation's device. A free matched by neither is counted in
+ * unmatched_frees and then the peak is an upper bound (peak_exact false). RF_VALUE, when a
+ * format gives the allocator's own total after the event, is reported as
+ * reported_peak_bytes.
  *
  * Bounded memory: events are buffered (EV_CAP), sorted by time per device and folded into a
  * segment summary (net bytes, highest prefix), which composes exactly: peak(a then b) =
@@ -45,6 +46,7 @@ typedef struct dev_seg {
 
 typedef struct addr_slot {
     uint64_t addr, bytes;
+    int64_t device;                 /* the allocation's device (NO_DEVICE when unknown) */
     uint8_t used;                   /* 0 empty, 1 live, 2 freed (tombstone) */
 } addr_slot;
 
@@ -110,19 +112,6 @@ static void flush_events(alloc_state *s) {
 
 static uint64_t addr_hash(uint64_t a) { return (a * 0x9E3779B97F4A7C15ULL) >> 20; }
 
-/* The record's "address" field, when it has one that reads as a number. */
-static bool address_of(const record *r, uint64_t *out) {
-    for (size_t i = 0; i < r->n_fields; i++) {
-        if (strcmp(r->fields[i].key, "address") || !r->fields[i].value_len || r->fields[i].value_len > 40) continue;
-        char buf[48], *end;
-        memcpy(buf, r->fields[i].value, r->fields[i].value_len);
-        buf[r->fields[i].value_len] = 0;
-        *out = strtoull(buf, &end, 0);
-        return end != buf && !*end;
-    }
-    return false;
-}
-
 static addr_slot *addr_find(alloc_state *s, uint64_t a, bool for_insert) {
     if (!s->addr) {
         if (!for_insert || !(s->addr = calloc(ADDR_SLOTS, sizeof *s->addr))) return NULL;
@@ -156,15 +145,18 @@ static bool al_consume(void *st, const record *r) {
     bool is_free = r->category_len == 4 && !memcmp(r->category, "free", 4);
     bool is_alloc = r->category_len == 5 && !memcmp(r->category, "alloc", 5);
     if (!is_free && !is_alloc) return true;
+    bool has_addr = (r->has & RF_ADDRESS) != 0;
     int64_t device = (r->has & RF_DEVICE) ? r->device : NO_DEVICE;
+    /* a free's allocation, by address: rocprofv3 writes frees without an agent, so such a
+     * free is charged to the device of the allocation it releases */
+    addr_slot *freed = is_free && has_addr ? addr_find(s, r->address, false) : NULL;
+    if (freed && device == NO_DEVICE) device = freed->device;
     dev_seg *d = dev_of(s, device);
     if (!d) { s->dropped++; return true; }
     if (r->has & RF_VALUE) {
         if (!d->have_reported || r->number > d->reported_peak) d->reported_peak = r->number;
         d->have_reported = true;
     }
-    uint64_t addr;
-    bool has_addr = address_of(r, &addr);
     i128 delta = 0;
     if (is_alloc) {
         d->allocs++;
@@ -172,20 +164,19 @@ static bool al_consume(void *st, const record *r) {
         delta = (i128)r->bytes;
         d->alloc_bytes = i128_add(d->alloc_bytes, delta);
         if (has_addr) {
-            addr_slot *x = s->n_addr < ADDR_CAP ? addr_find(s, addr, true) : NULL;
+            addr_slot *x = s->n_addr < ADDR_CAP ? addr_find(s, r->address, true) : NULL;
             if (x && x->used == 2) s->n_tomb--;
             if (x && x->used != 1) s->n_addr++;
-            if (x) *x = (addr_slot){addr, r->bytes, 1};
+            if (x) *x = (addr_slot){.addr = r->address, .bytes = r->bytes, .device = device, .used = 1};
             else s->untracked++;
         }
     } else {
         d->frees++;
-        addr_slot *x = has_addr ? addr_find(s, addr, false) : NULL;
         uint64_t bytes;
         if (r->has & RF_BYTES) bytes = r->bytes;
-        else if (x) bytes = x->bytes;
+        else if (freed) bytes = freed->bytes;
         else { d->unmatched++; return true; }
-        if (x) x->used = 2, s->n_addr--, s->n_tomb++;
+        if (freed) freed->used = 2, s->n_addr--, s->n_tomb++;
         if (s->n_tomb > ADDR_SLOTS / 4 && !addr_compact(s)) { s->oom = true; return false; }
         delta = -(i128)bytes;
         d->free_bytes = i128_add(d->free_bytes, (i128)bytes);
@@ -290,7 +281,7 @@ static void al_render(const void *run, jw_out *w) {
         jw_key(w, "unmatched_frees"); jw_u64(w, d->unmatched);
         jw_key(w, "time_ordered"); jw_bool(w, !d->order_broken);
         jw_key(w, "reported_peak_bytes");
-        if (d->have_reported) jw_number(w, d->reported_peak); else jw_null(w);
+        if (d->have_reported) jw_whole(w, d->reported_peak); else jw_null(w);
         jw_object_close(w);
     }
     jw_array_close(w);
@@ -328,7 +319,7 @@ static bool al_number(const void *run, const char *path, double *out) {
 const section_analysis allocations_section = {
     .key = "allocations",
     .wants = REC_BIT(REC_ALLOCATION),
-    .fields = RF_DEVICE | RF_BYTES | RF_START | RF_VALUE,
+    .fields = RF_DEVICE | RF_BYTES | RF_START | RF_VALUE | RF_ADDRESS,
     .splittable = false,
     .open = al_open,
     .open_source = al_open_source,

@@ -34,6 +34,7 @@ bool corr_take(corr_map *m, uint64_t corr, corr_entry *out);
 /* The i-th slot (0 <= i < corr_slots(m)), NULL when empty: for folding one map into another. */
 size_t corr_slots(const corr_map *m);
 const corr_entry *corr_slot(const corr_map *m, size_t i);
+/* Frees the slots; m is then an empty map. */
 void corr_free(corr_map *m);
 
 #endif

@@ -27,6 +27,7 @@ typedef struct id_map {
 uint32_t id_map_get(const id_map *m, uint64_t id);
 /* Stores id -> val (replacing an earlier value); returns val, ID_MAP_FULL or ID_MAP_OOM. */
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val);
+/* Frees the slots; m is then an empty map. */
 void id_map_free(id_map *m);
 
 /* Interned strings: equal text, equal id (ids count from 0 in first-seen order). */
@@ -42,6 +43,7 @@ typedef struct str_pool {
 /* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full or out of
  * memory. */
 uint32_t str_pool_intern(str_pool *p, const char *s, size_t n);
+/* Frees every interned string and the index; ids handed out are then invalid. */
 void str_pool_free(str_pool *p);
 
 #endif

@@ -53,6 +53,7 @@ static const class_rule RULES[] = {
     {NULL, "attention", KC_ATTENTION, "attention kernels (paged_attention, unified_attention, scaled_dot_product_attention)"},
     {NULL, "attn", KC_ATTENTION, "attention kernels (attn_fwd, triton attn)"},
     {NULL, "sdpa", KC_ATTENTION, "SDPA kernels"},
+    {NULL, "bwd_kernel_fuse", KC_ATTENTION, "Triton FlashAttention backward (ROCm flash-attention, beside attn_fwd)"},
     /* normalization (softmax normalises a row: reduce then scale, like a norm) */
     {NULL, "layer_norm", KC_NORMALIZATION, "at::native layer norm, Triton native_layer_norm"},
     {NULL, "layernorm", KC_NORMALIZATION, "apex / CK layernorm"},
@@ -65,6 +66,7 @@ static const class_rule RULES[] = {
     {NULL, "group_norm", KC_NORMALIZATION, "group norm"},
     {NULL, "groupnorm", KC_NORMALIZATION, "group norm"},
     {NULL, "instance_norm", KC_NORMALIZATION, "instance norm"},
+    {NULL, "gammabeta", KC_NORMALIZATION, "layer norm backward (cuComputeGradGammaBeta, cuComputePartGradGammaBeta)"},
     {NULL, "softmax", KC_NORMALIZATION, "softmax (cunn_SoftMaxForward, Triton softmax)"},
     /* convolution (before GEMM: implicit-GEMM convolutions contain "gemm") */
     {NULL, "nchwtonhwc", KC_ELEMENTWISE, "cuDNN layout transform"},
@@ -106,6 +108,7 @@ static const class_rule RULES[] = {
     {NULL, "gemm", KC_GEMM, "GEMM kernels (ck BatchedGemmKernel, ampere_sgemm_*, *_gemm_*)"},
     {NULL, "gemv", KC_GEMM, "matrix-vector kernels"},
     {NULL, "matmul", KC_GEMM, "matmul kernels (Triton _matmul_*)"},
+    {NULL, "matrix_mul", KC_GEMM, "matrix multiplication kernels (batched_matrix_multiplication)"},
     /* reductions */
     {NULL, "reduce", KC_REDUCTION, "at::native reduce_kernel, reduce_segments"},
     {NULL, "topk", KC_REDUCTION, "top-k selection"},
@@ -115,6 +118,11 @@ static const class_rule RULES[] = {
     {NULL, "cumsum", KC_REDUCTION, "prefix sums"},
     {NULL, "scan", KC_REDUCTION, "scans"},
     {NULL, "pool", KC_REDUCTION, "pooling (max_pool, adaptive_average_pool): windowed reductions"},
+    {NULL, "lpnorm", KC_REDUCTION, "Lp norms of tensor lists (LpNormFunctor, lpnorm_cleanup: gradient clipping)"},
+    {NULL, "classnllcriterion", KC_REDUCTION, "NLL loss (cunn_ClassNLLCriterion_*: sums over the batch)"},
+    {NULL, "compute_grad_weight", KC_REDUCTION, "embedding backward: per-index gradient sums"},
+    {NULL, "partial_segment", KC_REDUCTION, "embedding backward: segment bookkeeping of the gradient sums"},
+    {NULL, "partials_per_segment", KC_REDUCTION, "embedding backward: segment bookkeeping of the gradient sums"},
     /* elementwise / memory-bound kernels */
     {NULL, "elementwise", KC_ELEMENTWISE, "at::native elementwise_kernel, vectorized_/unrolled_elementwise_kernel"},
     {NULL, "multi_tensor_apply", KC_ELEMENTWISE, "fused optimizer steps"},
@@ -128,6 +136,8 @@ static const class_rule RULES[] = {
     {NULL, "rotary", KC_ELEMENTWISE, "rotary embeddings"},
     {NULL, "embedding", KC_ELEMENTWISE, "embedding lookups"},
     {NULL, "activation", KC_ELEMENTWISE, "activation kernels (vLLM act_and_mul)"},
+    {NULL, "scalepackedtensor", KC_ELEMENTWISE, "cuDNN tensor scaling"},
+    {NULL, "::transform_kernel", KC_ELEMENTWISE, "rocPRIM transform"},
 };
 #define N_RULES (sizeof RULES / sizeof RULES[0])
 

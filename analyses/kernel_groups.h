@@ -41,6 +41,7 @@ bool kgroups_merge(kgroups *dst, const kgroups *src);
  * `before` (a finished group that can no longer matter), and rebuilds the index. Returns
  * how many groups went; false in *oom when the index could not be rebuilt. */
 size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom);
+/* Frees the groups and the index; g is then empty. */
 void kgroups_free(kgroups *g);
 
 #endif

@@ -13,6 +13,7 @@
 #include "analyses/name_agg.h"
 #include "analyses/section.h"
 #include "analyses/section_md.h"
+#include "parsers/copy_kind.h"
 
 #define N_DIR 6
 
@@ -45,20 +46,6 @@ static void *c_open_source(void *run, const source_ref *src) {
     return calloc(1, sizeof(copies_state));
 }
 
-/* The direction a stats row's name says (rocprofv3 MEMORY_COPY_HOST_TO_DEVICE, nsys
- * "[CUDA memcpy Host-to-Device]" / "[CUDA memcpy HtoD]"). */
-static copy_kind direction_of_name(const char *n, size_t len) {
-    static const struct { const char *word; copy_kind k; } W[] = {
-        {"HOST_TO_DEVICE", COPY_HTOD}, {"Host-to-Device", COPY_HTOD}, {"HtoD", COPY_HTOD},
-        {"DEVICE_TO_HOST", COPY_DTOH}, {"Device-to-Host", COPY_DTOH}, {"DtoH", COPY_DTOH},
-        {"DEVICE_TO_DEVICE", COPY_DTOD}, {"Device-to-Device", COPY_DTOD}, {"DtoD", COPY_DTOD},
-        {"PEER", COPY_PTOP}, {"Peer-to-Peer", COPY_PTOP}, {"PtoP", COPY_PTOP},
-        {"HOST_TO_HOST", COPY_HTOH}, {"Host-to-Host", COPY_HTOH}, {"HtoH", COPY_HTOH}};
-    for (size_t i = 0; i < sizeof W / sizeof *W; i++)
-        if (memmem(n, len, W[i].word, strlen(W[i].word))) return W[i].k;
-    return COPY_UNKNOWN;
-}
-
 static bool c_consume(void *st, const record *r) {
     copies_state *s = st;
     if (r->type == REC_KERNEL_STATS) {
@@ -66,7 +53,7 @@ static bool c_consume(void *st, const record *r) {
         if (!r->category || r->category_len != 11 || memcmp(r->category, "memory_copy", 11) || !r->name ||
             !na_stats_row_of(r, &row))
             return true;
-        dir_agg *d = &s->st[direction_of_name(r->name, r->name_len)];
+        dir_agg *d = &s->st[copy_kind_of_name(r->name, r->name_len)];
         d->calls += row.calls;
         d->with_time += row.calls;
         d->time_ns = i128_add(d->time_ns, row.total);

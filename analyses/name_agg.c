@@ -120,6 +120,10 @@ static int64_t clamp64(i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MI
 
 static bool sample_add(name_agg *a, name_entry *e, i128 dur) {
     int64_t v = clamp64(dur);
+    if (dur > INT64_MAX) {
+        if (!e->clamped || dur < e->clamped_min) e->clamped_min = dur;
+        e->clamped++;
+    }
     if (!e->in_hist && (e->n_exact >= NA_EXACT_CAP || a->exact_used >= NA_EXACT_BUDGET) && !to_hist(a, e)) return false;
     if (e->in_hist) return bin_add(e, bucket_of(v), 1);
     if (e->n_exact == e->cap_exact) {
@@ -232,6 +236,8 @@ bool name_agg_append(name_agg *dst, name_agg *src) {
         }
         d->stats_rows += s->stats_rows;
         d->sumsq_overflow |= s->sumsq_overflow || __builtin_add_overflow(d->sumsq, s->sumsq, &d->sumsq);
+        if (s->clamped && (!d->clamped || s->clamped_min < d->clamped_min)) d->clamped_min = s->clamped_min;
+        d->clamped += s->clamped;
         if (!dst->with_median) continue;
         if (!d->in_hist && !s->in_hist && d->n_exact + s->n_exact <= NA_EXACT_CAP &&
             dst->exact_used + s->n_exact <= NA_EXACT_BUDGET) {
@@ -271,6 +277,14 @@ static double hist_rank(const name_entry *e, uint64_t r) {
     return (double)e->max;
 }
 
+/* The r-th smallest exact duration. A clamped one (above int64) stands for the smallest
+ * clamped duration, exact only when that is also the largest (every clamped call alike). */
+static double exact_rank(const name_entry *e, uint32_t r, bool *exact) {
+    if (e->exact[r] != INT64_MAX || !e->clamped) return (double)e->exact[r];
+    if (e->clamped_min != e->max) *exact = false;
+    return (double)e->clamped_min;
+}
+
 void name_agg_finish(name_agg *a) {
     for (size_t i = 0; i < a->n; i++) {
         name_entry *e = &a->e[i];
@@ -285,12 +299,23 @@ void name_agg_finish(name_agg *a) {
             if (e->n_exact != e->calls) continue;
             qsort(e->exact, e->n_exact, sizeof *e->exact, cmp_i64);
             uint32_t n = e->n_exact;
-            e->median = n % 2 ? (double)e->exact[n / 2] : ((double)e->exact[n / 2 - 1] + (double)e->exact[n / 2]) / 2.0;
-            e->median_exact = true;
+            bool exact = true;
+            double hi = exact_rank(e, n / 2, &exact);
+            e->median = n % 2 ? hi : (exact_rank(e, n / 2 - 1, &exact) + hi) / 2.0;
+            e->median_exact = exact;
         } else {
             uint64_t n = e->calls;
             e->median = n % 2 ? hist_rank(e, n / 2) : (hist_rank(e, n / 2 - 1) + hist_rank(e, n / 2)) / 2.0;
             e->median_exact = false;
+        }
+        /* durations beyond int64 are kept clamped: a median outside [min, max] is pulled
+         * back in (exactly min when every call had one duration) */
+        if (!e->minmax_unknown) {
+            double lo = (double)e->min, hi = (double)e->max;
+            if (e->median < lo || e->median > hi) {
+                e->median = e->median < lo ? lo : hi;
+                e->median_exact = e->min == e->max;
+            }
         }
         e->has_median = true;
     }
@@ -355,6 +380,11 @@ void jw_i128_value(jw_out *w, i128 v) {
 void jw_u64(jw_out *w, uint64_t v) {
     if (v <= (uint64_t)INT64_MAX) jw_int(w, (int64_t)v);
     else jw_number(w, (double)v);
+}
+
+void jw_whole(jw_out *w, double v) {
+    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == (double)(int64_t)v) jw_int(w, (int64_t)v);
+    else jw_number(w, v);
 }
 
 size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows, uint64_t *unlisted_calls,

@@ -42,7 +42,9 @@ typedef struct name_entry {
     uint32_t stats_rows;            /* stats rows folded in; their median/stddev hold for one row only */
     bool file_has_median, file_has_stddev;
     double file_median, file_stddev;
-    int64_t *exact;                 /* exact durations (NULL once in the histogram) */
+    int64_t *exact;                 /* exact durations (NULL once in the histogram), beyond int64 clamped */
+    uint64_t clamped;               /* durations above INT64_MAX, kept as INT64_MAX ... */
+    i128 clamped_min;               /* ... the smallest of them (a median landing there is this) */
     uint32_t n_exact, cap_exact;
     na_bin *bins;                   /* the histogram, sorted by k */
     uint32_t n_bins, cap_bins;
@@ -63,7 +65,10 @@ typedef struct name_agg {
     i128 unlisted_total;
 } name_agg;
 
+/* An empty table; with_median: keep durations for the median (kernels, telemetry cadence),
+ * else only sums (api). No allocation until the first add. */
 void name_agg_init(name_agg *a, bool with_median);
+/* Frees every entry, name and duration list; a is left empty, reusable after name_agg_init. */
 void name_agg_free(name_agg *a);
 /* One call of (tag, name) lasting dur ns. false: out of memory. */
 bool name_agg_add(name_agg *a, int tag, const char *name, size_t len, i128 dur);
@@ -88,6 +93,7 @@ bool name_agg_append(name_agg *dst, name_agg *src);
 void name_agg_finish(name_agg *a);
 /* Totals over every entry and the unlisted ones. */
 uint64_t name_agg_calls(const name_agg *a);
+/* ... and their total ns (exact): the denominator of every entry's pct. */
 i128 name_agg_total(const name_agg *a);
 /* Entry indices sorted by total desc, then name, then tag (malloc'd; NULL on OOM or empty). */
 size_t *name_agg_sorted(const name_agg *a);
@@ -105,5 +111,8 @@ bool name_entry_stddev(const name_entry *e, double *out);
 void jw_i128_value(jw_out *w, i128 v);
 /* A count as a JSON integer (exact up to 2^63). */
 void jw_u64(jw_out *w, uint64_t v);
+/* A quantity integral by definition (bytes, a count) held in a double: a JSON integer when
+ * it is a whole number within int64, else a number (so bytes never print as "933232640.0"). */
+void jw_whole(jw_out *w, double v);
 
 #endif

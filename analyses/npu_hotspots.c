@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/name_agg.h"
 #include "analyses/section_md.h"
 #include "analyses/npu_ops.h"
 
@@ -79,7 +80,7 @@ static void nh_render(const void *run, jw_out *w) {
             else jw_null(w);
         }
         jw_key(w, "count");
-        jw_number(w, (double)g->count);
+        jw_u64(w, (uint64_t)g->count);
         jw_key(w, "profiled_us");
         jw_number(w, avg_us(g));
         jw_key(w, "reference_us");

@@ -84,7 +84,9 @@ const char *npu_canonical_type(const char *op_type);
  * part, and its numbers by dotted path ("ops", "signatures", "total_us",
  * "reference.signatures", "missing_reference"). run is an npu_ops_run after finish(). */
 void npu_ops_render(const void *run, jw_out *w);
+/* The report.md part: the operators by total time and the reference comparison. */
 void npu_ops_render_md(const void *run, strbuf *out);
+/* One number by dotted path, for recommendations and /compare; false when unknown. */
 bool npu_ops_number(const void *run, const char *path, double *out);
 
 #endif

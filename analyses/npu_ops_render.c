@@ -2,6 +2,7 @@
  * per-operator table) and its number hook, from the finished run state (npu_ops.c). */
 #include <string.h>
 
+#include "analyses/name_agg.h"
 #include "analyses/section_md.h"
 #include "analyses/npu_ops.h"
 
@@ -28,9 +29,9 @@ void npu_ops_render(const void *run, jw_out *w) {
     for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
     jw_object_open(w);
     jw_key(w, "ops");
-    jw_number(w, (double)ops);
+    jw_u64(w, (uint64_t)ops);
     jw_key(w, "signatures");
-    jw_number(w, (double)t->n);
+    jw_u64(w, (uint64_t)t->n);
     jw_key(w, "total_us");
     jw_number(w, (double)total / 1000.0);
     jw_key(w, "items");
@@ -42,7 +43,7 @@ void npu_ops_render(const void *run, jw_out *w) {
         jw_string(w, g->op_type);
         json_sig(w, g->sig);
         jw_key(w, "count");
-        jw_number(w, (double)g->count);
+        jw_u64(w, (uint64_t)g->count);
         jw_key(w, "total_us");
         jw_number(w, (double)g->sum_ns / 1000.0);
         jw_key(w, "min_us");
@@ -76,11 +77,11 @@ void npu_ops_render(const void *run, jw_out *w) {
         for (size_t i = 0; i < t->n_refs; i++) matched += t->refs[i].matched, rows += t->refs[i].rows;
         jw_object_open(w);
         jw_key(w, "rows");
-        jw_number(w, (double)rows);
+        jw_u64(w, (uint64_t)rows);
         jw_key(w, "signatures");
-        jw_number(w, (double)t->n_refs);
+        jw_u64(w, (uint64_t)t->n_refs);
         jw_key(w, "matched");
-        jw_number(w, (double)matched);
+        jw_u64(w, (uint64_t)matched);
         jw_object_close(w);
     }
     jw_key(w, "missing_reference");
@@ -95,7 +96,7 @@ void npu_ops_render(const void *run, jw_out *w) {
             jw_string(w, g->op_type);
             json_sig(w, g->sig);
             jw_key(w, "count");
-            jw_number(w, (double)g->count);
+            jw_u64(w, (uint64_t)g->count);
             jw_key(w, "avg_us");
             jw_number(w, (double)g->sum_ns / (double)g->count / 1000.0);
             jw_object_close(w);
@@ -114,7 +115,7 @@ void npu_ops_render(const void *run, jw_out *w) {
             jw_string(w, r->op_type);
             json_sig(w, r->sig);
             jw_key(w, "rows");
-            jw_number(w, (double)r->rows);
+            jw_u64(w, (uint64_t)r->rows);
             jw_key(w, "reference_us");
             jw_number(w, (double)r->first_ns / 1000.0);
             jw_key(w, "min_us");

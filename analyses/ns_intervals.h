@@ -38,6 +38,7 @@ bool nsi_move(ns_intervals *dst, ns_intervals *src);
 int64_t nsi_total(const ns_intervals *s);
 /* The length of the part of the set inside [lo, hi). */
 int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi);
+/* Frees the intervals; s is then an empty set. */
 void nsi_free(ns_intervals *s);
 
 #define NSI_MAX_CATS 16

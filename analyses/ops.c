@@ -78,6 +78,7 @@ typedef struct ops_file {
     size_t capagg;
     py_frames frames;
     uint64_t kernels, no_id, pending_dropped, ops_dropped, time_dropped;
+    uint64_t pending_dropped_no_ops;  /* of pending_dropped: before the file's first operator */
     size_t spans;
     bool any_op, oom;
 } ops_file;
@@ -89,6 +90,7 @@ typedef struct ops_run {
     name_agg *agg;
     size_t capagg;
     uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
+    uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
     size_t spans;
     bool any_op, oom;
     size_t *order;           /* finish: name ids by kernel time, descending */
@@ -283,6 +285,7 @@ static bool ops_consume(void *src, const record *r) {
     if (op != ID_MAP_NONE) return attribute(f, op, a, b);
     if (f->npending >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
         f->pending_dropped++;
+        if (!f->any_op) f->pending_dropped_no_ops++;
         return true;
     }
     if (!grow_one((void **)&f->pending, &f->cappending, f->npending, sizeof *f->pending)) return false;
@@ -367,6 +370,7 @@ static bool merge_piece(ops_file *acc, ops_file *f) {
              agg_fold(&acc->agg[map[i]], &f->agg[i], map, &acc->spans, &acc->time_dropped);
     }
     acc->kernels += f->kernels, acc->no_id += f->no_id, acc->pending_dropped += f->pending_dropped;
+    acc->pending_dropped_no_ops += f->pending_dropped_no_ops;
     acc->ops_dropped += f->ops_dropped, acc->time_dropped += f->time_dropped;
     acc->any_op |= f->any_op;
     free(map);
@@ -405,6 +409,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     r->kernels += f->kernels;
     r->unattributed += unresolved + f->no_id + f->pending_dropped;
     r->pending_dropped += f->pending_dropped;
+    r->pending_dropped_no_ops += f->pending_dropped_no_ops;
     r->ops_dropped += f->ops_dropped;
     r->time_dropped += f->time_dropped;
     r->frames_dropped += f->frames.dropped;
@@ -452,9 +457,14 @@ static bool ops_finish(void *run, const section_results *earlier) {
     sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
     if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
     sort_run = NULL;
-    if (r->pending_dropped && r->any_op)
+    /* the limit actually hit: 2^16 while a file had shown no operator yet, else 2^18 */
+    uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
+    if (r->pending_dropped_no_ops && r->any_op)
+        diag_add(r->diag, "ops: more than %zu kernels waited for their operator before the file's first operator; "
+                 "%llu are counted as unattributed", MAX_PENDING_NO_OPS, (unsigned long long)r->pending_dropped_no_ops);
+    if (after_ops && r->any_op)
         diag_add(r->diag, "ops: more than %zu kernels waited for their operator in one file; %llu are counted as "
-                 "unattributed", MAX_PENDING, (unsigned long long)r->pending_dropped);
+                 "unattributed", MAX_PENDING, (unsigned long long)after_ops);
     if (r->ops_dropped)
         diag_add(r->diag, "ops: more than %zu operator calls (or %zu MiB of names) in one file; kernels of %llu "
                  "further calls are unattributed", MAX_OPS_PER_FILE, MAX_NAME_BYTES >> 20,

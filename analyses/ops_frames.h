@@ -34,6 +34,7 @@ bool py_frames_append(py_frames *dst, const py_frames *src);
 /* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
  * UINT32_MAX when none. Sorts the frames on first use. */
 uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
+/* Frees the kept frames; f is then empty. */
 void py_frames_free(py_frames *f);
 
 #endif

@@ -330,22 +330,25 @@ static bool steps_finish(void *run, const section_results *earlier) {
             r->oom = true;
             return false;
         }
+        char who[32];   /* "rank 3", or "unknown rank" for a trace that does not say (-1) */
+        if (d->rank >= 0) snprintf(who, sizeof who, "rank %d", d->rank);
+        else snprintf(who, sizeof who, "unknown rank");
         uint64_t dropped = 0;
         for (int p = 0; p < P_TIMED; p++) dropped += d->part[p].dropped;
         if (dropped)
-            diag_add(r->diag, "steps: rank %d: more than %zu separate busy stretches in one part; %llu intervals "
-                     "were not kept and count as other", d->rank, MAX_SPANS_PER_PART, (unsigned long long)dropped);
+            diag_add(r->diag, "steps: %s: more than %zu separate busy stretches in one part; %llu intervals "
+                     "were not kept and count as other", who, MAX_SPANS_PER_PART, (unsigned long long)dropped);
         if (d->steps_dropped)
-            diag_add(r->diag, "steps: rank %d: more than %d ProfilerStep ranges; %llu further steps are not listed",
-                     d->rank, MAX_STEPS, (unsigned long long)d->steps_dropped);
+            diag_add(r->diag, "steps: %s: more than %d ProfilerStep ranges; %llu further steps are not listed",
+                     who, MAX_STEPS, (unsigned long long)d->steps_dropped);
         int64_t in_steps = 0;
         for (size_t k = 0; k < d->nsteps; k++) in_steps += d->step_parts[k][P_KERNEL] + d->step_parts[k][P_COMM];
         if (d->nsteps && !in_steps && (d->run_parts[P_KERNEL] || d->run_parts[P_COMM]))
-            diag_add(r->diag, "steps: rank %d: no kernel time falls inside any ProfilerStep range although the "
+            diag_add(r->diag, "steps: %s: no kernel time falls inside any ProfilerStep range although the "
                      "run has kernels: the steps and the kernels may come from files on different clocks",
-                     d->rank);
+                     who);
         if (d->out_of_range)
-            diag_add(r->diag, "steps: rank %d: %llu records with timestamps beyond 2^62 ns were ignored", d->rank,
+            diag_add(r->diag, "steps: %s: %llu records with timestamps beyond 2^62 ns were ignored", who,
                      (unsigned long long)d->out_of_range);
     }
     return true;

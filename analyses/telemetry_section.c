@@ -161,6 +161,8 @@ static bool t_finish(void *run, const section_results *earlier) {
 
 static void mean_of(jw_out *w, const stat1 *s) { if (s->n) jw_number(w, s->sum / (double)s->n); else jw_null(w); }
 static void max_of(jw_out *w, const stat1 *s) { if (s->n) jw_number(w, s->max); else jw_null(w); }
+/* The peak of a byte quantity: an integer in JSON. */
+static void max_bytes_of(jw_out *w, const stat1 *s) { if (s->n) jw_whole(w, s->max); else jw_null(w); }
 
 /* The run-wide figure of one quantity: every GPU's samples together. */
 static stat1 all_of(const telemetry_state *s, size_t offset) {
@@ -196,7 +198,7 @@ static void t_render(const void *run, jw_out *w) {
     jw_key(w, "samples"); jw_u64(w, total_samples(s));
     jw_key(w, "util_mean_pct"); mean_of(w, &util);
     jw_key(w, "util_max_pct"); max_of(w, &util);
-    jw_key(w, "vram_peak_bytes"); max_of(w, &vram);
+    jw_key(w, "vram_peak_bytes"); max_bytes_of(w, &vram);
     jw_key(w, "power_max_w"); max_of(w, &power);
     jw_key(w, "temp_max_c"); max_of(w, &temp);
     jw_key(w, "gpus");
@@ -214,7 +216,7 @@ static void t_render(const void *run, jw_out *w) {
         if (cadence_ms(g, &c)) jw_bool(w, g->intervals.e[0].median_exact); else jw_null(w);
         jw_key(w, "util_mean_pct"); mean_of(w, &g->util);
         jw_key(w, "util_max_pct"); max_of(w, &g->util);
-        jw_key(w, "vram_peak_bytes"); max_of(w, &g->vram);
+        jw_key(w, "vram_peak_bytes"); max_bytes_of(w, &g->vram);
         jw_key(w, "vram_mean_bytes"); mean_of(w, &g->vram);
         jw_key(w, "vram_total_bytes");
         if (g->vram_total) jw_u64(w, g->vram_total); else jw_null(w);

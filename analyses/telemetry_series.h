@@ -47,6 +47,7 @@ bool ts_add(telemetry_series *s, int64_t t, const double v[TS_QUANTITIES], const
 bool ts_merge(telemetry_series *dst, const telemetry_series *src);
 /* Writes the series as an object of parallel arrays (non-empty buckets only), or null. */
 void ts_render(const telemetry_series *s, jw_out *w);
+/* Frees the buckets; s is then an empty series. */
 void ts_free(telemetry_series *s);
 
 #endif

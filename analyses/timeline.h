@@ -83,7 +83,9 @@ typedef struct tl_state {
 
 /* Renders the finished state (timeline_render.c). */
 void timeline_render_json(const tl_state *s, jw_out *w);
+/* The report.md part: busy/idle per device and the idle split. */
 void timeline_render_md(const tl_state *s, strbuf *out);
+/* One number by dotted path (docs/ANALYSIS.md `timeline`); false when unknown. */
 bool timeline_number(const tl_state *s, const char *path, double *out);
 /* The launch-delay percentile p (0-100) from the histogram, within 1/32 relative. */
 int64_t timeline_delay_percentile(const tl_state *s, double p);

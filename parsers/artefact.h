@@ -72,6 +72,7 @@ typedef struct read_facts {
 void read_facts_skip(read_facts *f, const char *reason, uint64_t rows);
 /* Records the column chosen for `quantity` (copied; NULL: none). false on OOM. */
 bool read_facts_column(read_facts *f, const char *quantity, const char *column);
+/* Frees the copied column names and reasons; f is then empty. */
 void read_facts_free(read_facts *f);
 
 typedef struct kernel_summary {
@@ -169,6 +170,7 @@ typedef struct artefact_parser {
     bool (*join)(void *first, void *second);
 } artefact_parser;
 
+/* Free what a summary owns (names, tables, strings); the struct itself is the caller's. */
 void kernel_summary_free(kernel_summary *s);
 void torch_summary_free(torch_summary *s);
 void telemetry_summary_free(telemetry_summary *s);

@@ -29,6 +29,7 @@ typedef struct csv_columns {
 /* Picks every wanted column from the header record (see column_pick) and makes the
  * tokenizer capture them from the next record on. false on allocation failure. */
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header, const csv_want *want, size_t n);
+/* Frees the chosen column names; c is then empty. */
 void csv_columns_free(csv_columns *c);
 /* The field of quantity `which` in record r, or NULL when the column is absent or the row short. */
 const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv_record *r);

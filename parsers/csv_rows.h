@@ -63,6 +63,9 @@ struct csv_rows {
 /* A state reading with spec (the body of a format's open_records). NULL on OOM. */
 csv_rows *csv_rows_open(const csv_rows_spec *spec, const char *label, const record_sink *sink, read_facts *facts,
                         diag_list *diag);
+/* The format's feed/finish/close (artefact_parser): bytes in any chunks (false: stop, out
+ * of memory or the sink refused a record); end of input (skip warnings naming file and
+ * line, read facts); free the state. */
 bool csv_rows_feed(void *st, const uint8_t *buf, size_t n);
 void csv_rows_finish(void *st);
 void csv_rows_close(void *st);

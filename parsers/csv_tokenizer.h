@@ -60,9 +60,11 @@ typedef struct csv_tokenizer {
 
 /* Starts in capture-all mode (used for a header line): every field is copied. */
 void csv_init(csv_tokenizer *t, size_t field_cap, csv_record_fn fn, void *user);
+/* Frees the field buffers. */
 void csv_free(csv_tokenizer *t);
 /* From the next record on, copy only these columns. false on allocation failure. */
 bool csv_capture_columns(csv_tokenizer *t, const size_t *cols, size_t n);
+/* Tokenizes the next chunk (any size, any boundary), calling fn once per complete record. */
 void csv_feed(csv_tokenizer *t, const uint8_t *buf, size_t n);
 /* True between records (outside any quoted field, no CR waiting for its LF): where a
  * second piece of a split read may have begun. */

@@ -13,12 +13,15 @@ typedef bool (*gunzip_sink)(void *user, const uint8_t *buf, size_t n);
 
 typedef struct gunzip gunzip;
 
+/* A decompressor sending its output to sink; NULL on OOM. */
 gunzip *gunzip_new(gunzip_sink sink, void *user);
 void gunzip_free(gunzip *g);
 /* false on invalid data (see gunzip_error); the sink declining input is not an error. */
 bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n);
 /* End of input: false when the last member is incomplete. */
 bool gunzip_finish(gunzip *g);
+/* What was wrong ("" when nothing), where (compressed byte offset), and how many bytes
+ * were inflated: for the warning that names the file and offset. */
 const char *gunzip_error(const gunzip *g);
 uint64_t gunzip_error_offset(const gunzip *g);   /* compressed byte offset */
 uint64_t gunzip_output_bytes(const gunzip *g);

@@ -70,6 +70,7 @@ typedef struct jt_tokenizer {
 
 /* false on allocation failure. */
 bool jt_init(jt_tokenizer *t, unsigned emit_depth, size_t capture_cap, jt_callback cb, void *user);
+/* Frees the capture buffer. */
 void jt_free(jt_tokenizer *t);
 /* Starts in the middle of a document, `offset` bytes in, before a value inside the
  * containers `open` ("{[": an array that is a member of the root object); how a file
@@ -86,6 +87,7 @@ bool jt_feed(jt_tokenizer *t, const uint8_t *buf, size_t n);
 double jt_strtod(const char *s, size_t n);
 /* End of input: false when the document is incomplete or invalid. */
 bool jt_finish(jt_tokenizer *t);
+/* The first error and its byte offset, for a warning naming the file and offset. */
 const char *jt_error(const jt_tokenizer *t);   /* "" when there is none */
 uint64_t jt_error_offset(const jt_tokenizer *t);
 

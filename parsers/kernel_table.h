@@ -59,6 +59,7 @@ typedef struct kernel_table {
     kernel_overflow overflow; /* dispatches of names beyond the caps */
 } kernel_table;
 
+/* An empty table (its name-hash seed varies per table); kernel_table_free frees every name and slot. */
 void kernel_table_init(kernel_table *t);
 void kernel_table_free(kernel_table *t);
 /* Adds one dispatch of duration ns (> 0). name must be valid UTF-8. false on OOM. */

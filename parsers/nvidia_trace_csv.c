@@ -17,6 +17,7 @@
  * ARTEFACT_ANALYSIS_ONLY: RunMetrics' kernel trace stays rocprofv3's. */
 #include <string.h>
 
+#include "parsers/copy_kind.h"
 #include "parsers/csv_rows.h"
 
 static const char *const START[] = {"Start (ns)", "Start(ns)", "Start (us)", "Start", NULL};
@@ -141,16 +142,6 @@ static bool u32_cell(csv_rows *s, size_t q, const csv_record *r, uint32_t *out) 
     return true;
 }
 
-static copy_kind copy_of(const char *s, size_t n) {
-    static const struct { const char *w; copy_kind k; } W[] = {
-        {"HtoD", COPY_HTOD}, {"Host-to-Device", COPY_HTOD}, {"DtoH", COPY_DTOH}, {"Device-to-Host", COPY_DTOH},
-        {"DtoD", COPY_DTOD}, {"Device-to-Device", COPY_DTOD}, {"PtoP", COPY_PTOP}, {"Peer-to-Peer", COPY_PTOP},
-        {"HtoH", COPY_HTOH}, {"Host-to-Host", COPY_HTOH}};
-    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
-        if (memmem(s, n, W[i].w, strlen(W[i].w))) return W[i].k;
-    return COPY_UNKNOWN;
-}
-
 static void trace_row(csv_rows *s, const csv_record *r) {
     const csv_field *f0 = csv_rows_field(s, N_START, r);
     if (f0 && f0->text.len >= 2 && !memcmp(f0->text.data, "==", 2)) return;   /* an nvprof banner line */
@@ -169,7 +160,7 @@ static void trace_row(csv_rows *s, const csv_record *r) {
     bool bracket = rec.name_len > 6 && rec.name[0] == '[';
     if (bracket && (memmem(rec.name, rec.name_len, "memcpy", 6) || memmem(rec.name, rec.name_len, "Memcpy", 6))) {
         rec.type = REC_MEMORY_COPY;
-        rec.copy = copy_of(rec.name, rec.name_len);
+        rec.copy = copy_kind_of_name(rec.name, rec.name_len);
     } else if (bracket && (memmem(rec.name, rec.name_len, "memset", 6) || memmem(rec.name, rec.name_len, "Memset", 6))) {
         rec.type = REC_MEMSET;
     } else {

@@ -65,6 +65,7 @@ enum {
                               * for analyses that must reproduce the reference's float sums */
     RF_CYCLES = 1u << 20,    /* cycles (REC_AIE_EVENT) */
     RF_PEER = 1u << 21,      /* peer_device: a copy's other end */
+    RF_ADDRESS = 1u << 22,   /* address: an allocation's or free's device pointer (REC_ALLOCATION) */
 };
 
 /* Which way a copy went (REC_MEMORY_COPY.copy). */
@@ -113,6 +114,7 @@ typedef struct record {
     int64_t pid, tid;        /* RF_PID_TID */
     int64_t peer_device;     /* RF_PEER */
     uint64_t external_id;    /* RF_EXTERNAL */
+    uint64_t address;        /* RF_ADDRESS */
     uint32_t grid[3], workgroup[3];                   /* RF_GRID */
     uint32_t lds_bytes, scratch_bytes, vgpr, sgpr;    /* RF_RESOURCES */
     double power_w, temp_c;                           /* RF_POWER, RF_TEMP */

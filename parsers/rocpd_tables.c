@@ -12,6 +12,7 @@
 
 #include "base/strbuf.h"
 #include "base/text_utf8.h"
+#include "parsers/copy_kind.h"
 
 typedef struct reader {
     const record_sink *sink;
@@ -96,20 +97,11 @@ static bool region_row(reader *rd, sqlite3_stmt *q) {
     return record_emit(rd->sink, &r);
 }
 
-static copy_kind copy_of(const char *op) {
-    if (!op) return COPY_UNKNOWN;
-    if (strstr(op, "HOST_TO_DEVICE")) return COPY_HTOD;
-    if (strstr(op, "DEVICE_TO_HOST")) return COPY_DTOH;
-    if (strstr(op, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-    if (strstr(op, "HOST_TO_HOST")) return COPY_HTOH;
-    if (strstr(op, "PEER")) return COPY_PTOP;
-    return COPY_UNKNOWN;
-}
-
 static bool copy_row(reader *rd, sqlite3_stmt *q) {
     size_t nn;
     const char *name = text(q, 0, &rd->a, &nn);
-    record r = {.type = REC_MEMORY_COPY, .line = rd->row, .name = name, .name_len = nn, .copy = copy_of(name)};
+    record r = {.type = REC_MEMORY_COPY, .line = rd->row, .name = name, .name_len = nn,
+                .copy = copy_kind_of_name(name, nn)};
     if (!times(rd, q, 1, &r)) return true;
     if (is_int(q, 3) && sqlite3_column_int64(q, 3) >= 0) r.bytes = (uint64_t)sqlite3_column_int64(q, 3), r.has |= RF_BYTES;
     if (is_int(q, 4)) r.device = sqlite3_column_int64(q, 4), r.has |= RF_DEVICE;
@@ -120,7 +112,8 @@ static bool copy_row(reader *rd, sqlite3_stmt *q) {
     return record_emit(rd->sink, &r);
 }
 
-/* type ALLOC / REALLOC -> "alloc", FREE / RECLAIM -> "free"; name = "<type> <level>". */
+/* type ALLOC / REALLOC -> "alloc", FREE / RECLAIM -> "free"; name = "<type> <level>"; the
+ * address, so the allocations section can size a free by the allocation it releases. */
 static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     size_t tn, ln;
     const char *type = text(q, 0, &rd->a, &tn), *level = text(q, 1, &rd->b, &ln);
@@ -129,9 +122,14 @@ static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     if (!times(rd, q, 2, &r)) return true;
     if (type && (strstr(type, "FREE") || strstr(type, "RECLAIM"))) r.category = "free", r.category_len = 4;
     else if (type && strstr(type, "ALLOC")) r.category = "alloc", r.category_len = 5;
-    if (is_int(q, 4) && sqlite3_column_int64(q, 4) >= 0) r.bytes = (uint64_t)sqlite3_column_int64(q, 4), r.has |= RF_BYTES;
+    bool is_free = r.category && r.category[0] == 'f';
+    /* a free's size is written as 0 (unknown to the tracer): left out, never a real 0 */
+    if (is_int(q, 4) && sqlite3_column_int64(q, 4) >= 0 && !(is_free && sqlite3_column_int64(q, 4) == 0))
+        r.bytes = (uint64_t)sqlite3_column_int64(q, 4), r.has |= RF_BYTES;
     if (is_int(q, 5)) r.device = sqlite3_column_int64(q, 5), r.has |= RF_DEVICE;
     correlation(q, 6, &r);
+    /* the pointer, stored as a signed 64-bit integer: its bits are the address */
+    if (is_int(q, 7)) r.address = (uint64_t)sqlite3_column_int64(q, 7), r.has |= RF_ADDRESS;
     rd->n->allocations++;
     return record_emit(rd->sink, &r);
 }
@@ -156,7 +154,8 @@ static const query QUERIES[] = {
      "corr_id FROM memory_copies ORDER BY start, id",
      copy_row},
     {"memory allocations",
-     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id FROM memory_allocations ORDER BY start, id",
+     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id, address FROM memory_allocations "
+     "ORDER BY start, id",
      alloc_row},
 };
 

@@ -3,7 +3,7 @@
  *   <pid>_memory_copy_trace.csv        -> REC_MEMORY_COPY   (Direction, agents, start/end, bytes when given)
  *   <pid>_hip_api_trace.csv            -> REC_API_CALL      (Domain, Function, pid/tid, correlation, start/end)
  *   <pid>_hsa_api_trace.csv            -> REC_API_CALL
- *   <pid>_memory_allocation_trace.csv  -> REC_ALLOCATION    (Operation -> "alloc"/"free", size, agent)
+ *   <pid>_memory_allocation_trace.csv  -> REC_ALLOCATION    (Operation -> "alloc"/"free", size, agent, address)
  *   <pid>_counter_collection.csv       -> REC_COUNTER       (Counter_Name, Counter_Value, dispatch)
  *
  * Columns are found by name (csv_columns), so the header generations rocprofiler-sdk has
@@ -11,8 +11,11 @@
  * timestamps are integer nanoseconds, kept exactly in 128 bits; a row whose end precedes
  * its start is skipped with a warning naming its line. Every file is ARTEFACT_ANALYSIS_ONLY:
  * RunMetrics never reads these. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "parsers/copy_kind.h"
 #include "parsers/csv_rows.h"
 
 /* the timestamps every trace has */
@@ -44,13 +47,6 @@ static void correlation(csv_rows *s, size_t q, const csv_record *r, record *rec)
     if (csv_rows_int(s, q, r, &v) && v >= 0 && v <= (i128)UINT64_MAX) rec->correlation_id = (uint64_t)v, rec->has |= RF_CORRELATION;
 }
 
-static bool has_word(const char *s, size_t n, const char *w) {
-    size_t wl = strlen(w);
-    for (size_t i = 0; i + wl <= n; i++)
-        if (!memcmp(s + i, w, wl)) return true;
-    return false;
-}
-
 static bool ends_with(const char *s, size_t n, const char *w) {
     size_t wl = strlen(w);
     return n >= wl && !memcmp(s + n - wl, w, wl);
@@ -69,22 +65,12 @@ static const csv_want MC_WANT[MC_N] = {{DIRECTION, NULL, true}, {STREAM, NULL, t
 static const char *const MC_QUANTITY[MC_N] = {"direction", "stream", "source agent", "destination agent",
                                               "correlation", "start", "end", "bytes"};
 
-/* rocprofv3's MEMORY_COPY_HOST_TO_DEVICE ... (any text naming the two ends). */
-static copy_kind copy_of(const char *s, size_t n) {
-    if (has_word(s, n, "HOST_TO_DEVICE")) return COPY_HTOD;
-    if (has_word(s, n, "DEVICE_TO_HOST")) return COPY_DTOH;
-    if (has_word(s, n, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-    if (has_word(s, n, "PEER_TO_PEER") || has_word(s, n, "PEER")) return COPY_PTOP;
-    if (has_word(s, n, "HOST_TO_HOST")) return COPY_HTOH;
-    return COPY_UNKNOWN;
-}
-
 static void copy_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_MEMORY_COPY};
     if (!span(s, MC_START, MC_END, r, &rec)) return;
     const char *dir;
     size_t dn;
-    if (csv_rows_text(s, 0, MC_DIR, r, &dir, &dn)) rec.copy = copy_of(dir, dn), rec.name = dir, rec.name_len = dn;
+    if (csv_rows_text(s, 0, MC_DIR, r, &dir, &dn)) rec.copy = copy_kind_of_name(dir, dn), rec.name = dir, rec.name_len = dn;
     int64_t src, dst, v;
     bool hs = csv_rows_agent(s, MC_SRC, r, &src), hd = csv_rows_agent(s, MC_DST, r, &dst);
     /* device: the GPU end (destination of a host-to-device copy, else the source) */
@@ -140,10 +126,28 @@ static const csv_rows_spec HSA_SPEC = {.what = "HSA API trace", .want = API_WANT
 static const char *const OPERATION[] = {"Operation", "operation", NULL};
 static const char *const AGENT[] = {"Agent_Id", "agent_id", NULL};
 static const char *const ALLOC_SIZE[] = {"Allocation_Size", "allocation_size", "Size", NULL};
-enum { AL_OP, AL_AGENT, AL_SIZE, AL_CORR, AL_START, AL_END, AL_N };
+static const char *const ADDRESS[] = {"Address", "address", NULL};
+enum { AL_OP, AL_AGENT, AL_SIZE, AL_CORR, AL_START, AL_END, AL_ADDR, AL_N };
 static const csv_want AL_WANT[AL_N] = {{OPERATION, NULL, true}, {AGENT, NULL, true}, {ALLOC_SIZE, NULL, true},
-                                       {CORR, NULL, true},      {START, NULL, true}, {END, NULL, true}};
-static const char *const AL_QUANTITY[AL_N] = {"operation", "agent", "bytes", "correlation", "start", "end"};
+                                       {CORR, NULL, true},      {START, NULL, true}, {END, NULL, true},
+                                       {ADDRESS, NULL, true}};
+static const char *const AL_QUANTITY[AL_N] = {"operation", "agent", "bytes", "correlation", "start", "end", "address"};
+
+/* The Address cell ("0x00007ffb26354000", or decimal) as an integer; false when absent or not one. */
+static bool address_cell(csv_rows *s, const csv_record *r, uint64_t *out) {
+    const char *t;
+    size_t n;
+    if (!csv_rows_text(s, 1, AL_ADDR, r, &t, &n) || n > 40) return false;
+    char buf[48], *end;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    if (buf[0] == '-' || buf[0] == '+') return false;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 0);
+    if (end == buf || *end || errno) return false;
+    *out = v;
+    return true;
+}
 
 static void alloc_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_ALLOCATION};
@@ -163,6 +167,7 @@ static void alloc_row(csv_rows *s, const csv_record *r) {
         rec.bytes = (uint64_t)b, rec.has |= RF_BYTES;
     int64_t a;
     if (csv_rows_agent(s, AL_AGENT, r, &a)) rec.device = a, rec.has |= RF_DEVICE;
+    if (address_cell(s, r, &rec.address)) rec.has |= RF_ADDRESS;
     correlation(s, AL_CORR, r, &rec);
     csv_rows_emit(s, r, &rec);
 }

@@ -23,6 +23,7 @@
 
 #include "base/text_utf8.h"
 #include "parsers/artefact.h"
+#include "parsers/copy_kind.h"
 
 /* The columns read, by name (the first spelling present wins). */
 enum { K_NAME, K_BEGIN, K_END, K_DEV, K_QUEUE, K_INDEX, K_PID, K_TID, K_GRD, K_WGR, K_LDS, K_SCR, K_VGPR, K_SGPR,
@@ -82,16 +83,6 @@ static bool int_at(const state *s, sqlite3_stmt *q, int k, int64_t *v) {
     return true;
 }
 
-/* "CopyHostToDevice", "hipMemcpyDtoH", "async-copy..." -> a direction, when the name says. */
-static copy_kind copy_of(const char *n) {
-    if (strstr(n, "HostToDevice") || strstr(n, "HtoD")) return COPY_HTOD;
-    if (strstr(n, "DeviceToHost") || strstr(n, "DtoH")) return COPY_DTOH;
-    if (strstr(n, "DeviceToDevice") || strstr(n, "DtoD")) return COPY_DTOD;
-    if (strstr(n, "Peer") || strstr(n, "PtoP")) return COPY_PTOP;
-    if (strstr(n, "HostToHost") || strstr(n, "HtoH")) return COPY_HTOH;
-    return COPY_UNKNOWN;
-}
-
 /* An OPS row is a copy or fill when its name says so (tblextr.py's own test). */
 static bool ops_is_copy(const char *n) { return strstr(n, "Memcpy") || strstr(n, "Copy") || strstr(n, "Fill"); }
 
@@ -116,7 +107,7 @@ static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
                 .duration_ns = (i128)e - b, .name = n ? name : NULL, .name_len = n};
     switch (t) {
     case T_KERNELS: case T_OPS_KERNELS: r.type = REC_KERNEL_DISPATCH; break;
-    case T_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_of(name) : COPY_UNKNOWN; break;
+    case T_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_kind_of_name(name, strlen(name)) : COPY_UNKNOWN; break;
     case T_HIP: r.type = REC_API_CALL; r.domain = API_HIP; break;
     case T_HSA: r.type = REC_API_CALL; r.domain = API_HSA; break;
     case T_KFD: r.type = REC_API_CALL; r.domain = API_OTHER; break;

@@ -24,6 +24,7 @@
 #include "base/py_number.h"
 #include "base/strbuf.h"
 #include "parsers/artefact.h"
+#include "parsers/copy_kind.h"
 #include "parsers/json_tokenizer.h"
 
 #define CAPTURE_CAP (64u * 1024u)
@@ -107,15 +108,6 @@ static lane_kind lane_of_pid(const state *s, int64_t pid, int64_t *device) {
     return pid >= 0 ? FIXED[pid] : L_UNKNOWN;
 }
 
-static copy_kind copy_of(const char *n) {
-    if (strstr(n, "HostToDevice") || strstr(n, "HtoD")) return COPY_HTOD;
-    if (strstr(n, "DeviceToHost") || strstr(n, "DtoH")) return COPY_DTOH;
-    if (strstr(n, "DeviceToDevice") || strstr(n, "DtoD")) return COPY_DTOD;
-    if (strstr(n, "Peer") || strstr(n, "PtoP")) return COPY_PTOP;
-    if (strstr(n, "HostToHost") || strstr(n, "HtoH")) return COPY_HTOH;
-    return COPY_UNKNOWN;
-}
-
 static void event_end(state *s) {
     event *e = &s->ev;
     if (e->ph == 'M') {
@@ -150,7 +142,7 @@ static void event_end(state *s) {
                 .duration_ns = end - start, .name = name, .name_len = e->name.len};
     switch (k) {
     case L_GPU: r.type = REC_KERNEL_DISPATCH; r.device = dev; r.has |= RF_DEVICE; break;
-    case L_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_of(name) : COPY_UNKNOWN; break;
+    case L_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_kind_of_name(name, strlen(name)) : COPY_UNKNOWN; break;
     case L_HIP: r.type = REC_API_CALL; r.domain = API_HIP; break;
     case L_HSA: r.type = REC_API_CALL; r.domain = API_HSA; break;
     case L_KFD: r.type = REC_API_CALL; r.domain = API_OTHER; break;

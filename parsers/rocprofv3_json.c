@@ -24,7 +24,8 @@
  *   buffer_records.memory_copy  -> REC_MEMORY_COPY (direction from the operation name,
  *                                  bytes, device = destination agent, peer = source agent)
  *   buffer_records.hip_api / hsa_api / rccl_api -> REC_API_CALL (name = operation name)
- *   buffer_records.memory_allocation -> REC_ALLOCATION (category "alloc"/"free", bytes)
+ *   buffer_records.memory_allocation -> REC_ALLOCATION (category "alloc"/"free", bytes; a
+ *                                  free's size 0 is unknown; address, hex text or a handle)
  *   callback_records.counter_collection -> REC_COUNTER per (dispatch, counter): name from
  *                                  counters[] by id, number = the sum of the dispatch's
  *                                  records of that counter (its dimension instances, as
@@ -33,12 +34,14 @@
  *                                  "dispatch_id"
  *   buffer_records.scratch_memory, marker_api, others -> counted as skipped.
  * Times are the file's integer nanoseconds. A record's line is the byte offset of its '{'. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
 #include "parsers/artefact.h"
+#include "parsers/copy_kind.h"
 #include "parsers/json_tokenizer.h"
 
 #include "parsers/rocprofv3_json_internal.h"
@@ -162,15 +165,9 @@ static void symbol_end(state *s) {
     s->syms[s->n_syms++] = (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs};
 }
 
+/* The operation name's direction, else the operation code's. */
 static copy_kind copy_of(const char *op, uint64_t code) {
-    if (op) {
-        if (strstr(op, "HOST_TO_DEVICE")) return COPY_HTOD;
-        if (strstr(op, "DEVICE_TO_HOST")) return COPY_DTOH;
-        if (strstr(op, "DEVICE_TO_DEVICE")) return COPY_DTOD;
-        if (strstr(op, "HOST_TO_HOST")) return COPY_HTOH;
-        if (strstr(op, "PEER")) return COPY_PTOP;
-        return COPY_UNKNOWN;
-    }
+    if (op) return copy_kind_of_name(op, strlen(op));
     /* rocprofiler_memory_copy_operation_t: NONE, HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE */
     static const copy_kind CODES[] = {COPY_UNKNOWN, COPY_HTOH, COPY_HTOD, COPY_DTOH, COPY_DTOD};
     return code < 5 ? CODES[code] : COPY_UNKNOWN;
@@ -226,9 +223,12 @@ static void buffer_end(state *s) {
         r.type = REC_ALLOCATION;
         r.has &= ~(unsigned)RF_PID_TID;
         if ((p->have & P_AGENT) && rpj_agent_index(s, p->agent, &dev)) r.has |= RF_DEVICE, r.device = dev;
-        if (p->have & P_BYTES) r.has |= RF_BYTES, r.bytes = p->bytes;
         if (op && strstr(op, "FREE")) r.category = "free", r.category_len = 4;
         else if (op && strstr(op, "ALLOC")) r.category = "alloc", r.category_len = 5;
+        /* a free's allocation_size is 0 (unknown to the tracer): left out, never a real 0 */
+        if ((p->have & P_BYTES) && !(r.category && r.category[0] == 'f' && !p->bytes))
+            r.has |= RF_BYTES, r.bytes = p->bytes;
+        if (p->have & P_ADDRESS) r.has |= RF_ADDRESS, r.address = p->address;
         if (op) r.name = op, r.name_len = strlen(op);
         break;
     default:
@@ -267,6 +267,8 @@ void rpj_pending_value(state *s, const char *path, const jt_token *t, unsigned d
     U("src_agent_id.handle", src, P_SRC)
     U("bytes", bytes, P_BYTES)
     U("allocation_size", bytes, P_BYTES)
+    U("address.handle", address, P_ADDRESS)
+    U("address", address, P_ADDRESS)
     U("dispatch_info.group_segment_size", lds, P_LDS)
     U("dispatch_info.private_segment_size", scratch, P_SCRATCH)
     U("type", type, P_TYPE)
@@ -285,6 +287,16 @@ void rpj_pending_value(state *s, const char *path, const jt_token *t, unsigned d
                !path[30]) {
         p->wg[path[29] - 'x'] = v;
         if (path[29] == 'z') p->have |= P_WG;
+    } else if (str && !strcmp(path, "address")) {
+        /* rocprofiler-sdk writes an allocation's address as hex text ("0x00007f...") */
+        char buf[48], *end;
+        if (t->len && t->len < sizeof buf && !t->truncated && t->text[0] != '-' && t->text[0] != '+') {
+            memcpy(buf, t->text, t->len);
+            buf[t->len] = 0;
+            errno = 0;
+            unsigned long long a = strtoull(buf, &end, 0);
+            if (end != buf && !*end && !errno) p->address = a, p->have |= P_ADDRESS;
+        }
     } else if (str && !strcmp(path, "name")) strbuf_append(&p->arch, t->text, t->len), strbuf_append(&p->name, t->text, t->len);
     else if (str && !strcmp(path, "product_name")) strbuf_append(&p->pname, t->text, t->len);
     else if (str && !strcmp(path, "vendor_name")) strbuf_append(&p->vendor, t->text, t->len);

@@ -28,7 +28,7 @@ typedef enum { B_NONE, B_DISPATCH, B_COPY, B_HIP, B_HSA, B_RCCL, B_ALLOC, B_OTHE
 /* The fields of one buffer record (or agent, or symbol) being read. */
 typedef struct pending {
     unsigned have;                    /* P_* bits */
-    uint64_t kind, op, tid, corr, start, end, agent, queue, stream, kernel_id, dst, src, bytes;
+    uint64_t kind, op, tid, corr, start, end, agent, queue, stream, kernel_id, dst, src, bytes, address;
     uint64_t lds, scratch, grid[3], wg[3];
     uint64_t type, node_id, cu, wave, mem, heap, vgpr, sgpr;
     bool mem_bank_fb;
@@ -40,7 +40,7 @@ enum {
     P_AGENT = 1u << 6, P_QUEUE = 1u << 7, P_STREAM = 1u << 8, P_KID = 1u << 9, P_DST = 1u << 10,
     P_SRC = 1u << 11, P_BYTES = 1u << 12, P_LDS = 1u << 13, P_SCRATCH = 1u << 14, P_GRID = 1u << 15,
     P_WG = 1u << 16, P_TYPE = 1u << 17, P_NODE = 1u << 18, P_CU = 1u << 19, P_WAVE = 1u << 20, P_MEM = 1u << 21,
-    P_VGPR = 1u << 22, P_SGPR = 1u << 23,
+    P_VGPR = 1u << 22, P_SGPR = 1u << 23, P_ADDRESS = 1u << 24,
 };
 
 typedef struct state {

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "parsers/copy_kind.h"
 #include "parsers/json_tokenizer.h"
 #include "parsers/torch_values.h"
 
@@ -186,15 +187,6 @@ static void event_begin(tr_state *s, uint64_t offset) {
     s->args_comma = false;
 }
 
-static copy_kind copy_from(const char *s, size_t n) {
-    static const struct { const char *k; copy_kind c; } DIRS[] = {
-        {"HtoD", COPY_HTOD}, {"DtoH", COPY_DTOH}, {"DtoD", COPY_DTOD}, {"PtoP", COPY_PTOP}, {"HtoH", COPY_HTOH}};
-    for (size_t d = 0; d < 5; d++)
-        for (size_t i = 0; i + 4 <= n; i++)
-            if (!memcmp(s + i, DIRS[d].k, 4)) return DIRS[d].c;
-    return COPY_UNKNOWN;
-}
-
 static api_domain domain_of(int cat, const char *name, size_t n) {
     if (n >= 3 && !memcmp(name, "hip", 3)) return API_HIP;
     if (n >= 3 && !memcmp(name, "hsa", 3)) return API_HSA;
@@ -255,8 +247,8 @@ static void event_end(tr_state *s) {
         memcpy(r.workgroup, s->block, sizeof r.workgroup);
     }
     if (type == REC_MEMORY_COPY) {
-        r.copy = copy_from(s->name.data, s->name.len);
-        if (r.copy == COPY_UNKNOWN && s->kind.len) r.copy = copy_from(s->kind.data, s->kind.len);
+        r.copy = copy_kind_of_name(s->name.data, s->name.len);
+        if (r.copy == COPY_UNKNOWN && s->kind.len) r.copy = copy_kind_of_name(s->kind.data, s->kind.len);
     }
     if (type == REC_API_CALL) r.domain = domain_of(cat, s->name.data, s->name.len);
     if (type == REC_CPU_OP && s->args.len && s->args.len < TR_ARGS_MAX) {

@@ -26,6 +26,7 @@ bool torch_records_join(void *first, void *second);
 bool torch_records_feed(void *state, const uint8_t *buf, size_t n);
 /* End of input: warnings and the read facts. */
 void torch_records_finish(void *state);
+/* Frees the state (buffers, lane tables). */
 void torch_records_close(void *state);
 /* Decimal microseconds text -> integer ns in fixed point (rounded half away from zero past
  * the ns digit), never through a double; false when the text is not a number. */

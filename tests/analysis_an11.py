@@ -185,6 +185,7 @@ def compare_gpu(label, gpu, samples, util, vram_bytes, stamps=None):
         check(gpu["util_mean_pct"] is None, f"{label}: util mean not null")
     if vram_bytes:
         check(gpu["vram_peak_bytes"] == max(vram_bytes), f"{label}: vram peak {gpu['vram_peak_bytes']}")
+        check(type(gpu["vram_peak_bytes"]) is int, f"{label}: vram peak an integer {gpu['vram_peak_bytes']!r}")
         check(close(gpu["vram_mean_bytes"], statistics.fmean(vram_bytes)), f"{label}: vram mean")
     else:
         check(gpu["vram_peak_bytes"] is None, f"{label}: vram peak not null")
@@ -231,6 +232,7 @@ def test_nvidia_smi():
     check(len(t["gpus"]) == 1, "gpu-usage: one GPU")
     compare_gpu("gpu-usage", t["gpus"][0], len(data), util, vram, [parse_time(r["timestamp"]) for r in data])
     check(t["vram_peak_bytes"] == max(vram), "gpu-usage: run vram peak")
+    check(type(t["vram_peak_bytes"]) is int, "gpu-usage: run vram peak an integer")
 
 
 def test_amd_smi():

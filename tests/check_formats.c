@@ -9,6 +9,7 @@
 
 #include "analyses/analysis.h"
 #include "core/run_files.h"
+#include "parsers/copy_kind.h"
 #include "parsers/parser_registry.h"
 #include "tests/test_util.h"
 
@@ -274,6 +275,31 @@ START_TEST(discovery_follows_the_format_names) {
 }
 END_TEST
 
+/* Every spelling of a copy's direction the profilers use, through the one function every
+ * format and the memory_copies section call. */
+START_TEST(copy_kind_every_spelling) {
+    static const struct { const char *name; copy_kind want; } T[] = {
+        {"HtoD", COPY_HTOD}, {"HostToDevice", COPY_HTOD}, {"Host-to-Device", COPY_HTOD}, {"H2D", COPY_HTOD},
+        {"MEMORY_COPY_HOST_TO_DEVICE", COPY_HTOD}, {"[CUDA memcpy Host-to-Device]", COPY_HTOD},
+        {"[CUDA memcpy HtoD]", COPY_HTOD}, {"hipMemcpyHtoD", COPY_HTOD}, {"CopyHostToDevice", COPY_HTOD},
+        {"Memcpy HtoD (Pageable -> Device)", COPY_HTOD},
+        {"DtoH", COPY_DTOH}, {"DeviceToHost", COPY_DTOH}, {"Device-to-Host", COPY_DTOH}, {"D2H", COPY_DTOH},
+        {"MEMORY_COPY_DEVICE_TO_HOST", COPY_DTOH}, {"[CUDA memcpy DtoH]", COPY_DTOH},
+        {"DtoD", COPY_DTOD}, {"DeviceToDevice", COPY_DTOD}, {"Device-to-Device", COPY_DTOD}, {"D2D", COPY_DTOD},
+        {"MEMORY_COPY_DEVICE_TO_DEVICE", COPY_DTOD},
+        {"PtoP", COPY_PTOP}, {"PeerToPeer", COPY_PTOP}, {"Peer-to-Peer", COPY_PTOP}, {"P2P", COPY_PTOP},
+        {"MEMORY_COPY_PEER_TO_PEER", COPY_PTOP}, {"hipMemcpyPeerAsync", COPY_PTOP}, {"[CUDA memcpy PtoP]", COPY_PTOP},
+        {"HtoH", COPY_HTOH}, {"HostToHost", COPY_HTOH}, {"Host-to-Host", COPY_HTOH}, {"H2H", COPY_HTOH},
+        {"MEMORY_COPY_HOST_TO_HOST", COPY_HTOH},
+        {"MEMORY_COPY_NONE", COPY_UNKNOWN}, {"hipMemcpy", COPY_UNKNOWN}, {"", COPY_UNKNOWN}};
+    for (size_t i = 0; i < sizeof T / sizeof *T; i++)
+        ck_assert_msg(copy_kind_of_name(T[i].name, strlen(T[i].name)) == T[i].want, "%s: %d, want %d", T[i].name,
+                      (int)copy_kind_of_name(T[i].name, strlen(T[i].name)), (int)T[i].want);
+    ck_assert(copy_kind_of_name(NULL, 0) == COPY_UNKNOWN);
+    ck_assert(copy_kind_of_name("HtoDxx", 3) == COPY_UNKNOWN);   /* only the given length is read */
+}
+END_TEST
+
 Suite *formats_suite(void) {
     Suite *s = suite_create("formats");
     TCase *tc = tcase_create("registry");
@@ -287,6 +313,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, kernel_trace_sends_only_what_is_wanted);
     tcase_add_test(tc, telemetry_rows_become_samples);
     tcase_add_test(tc, nvidia_smi_rows_become_samples);
+    tcase_add_test(tc, copy_kind_every_spelling);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -83,6 +83,34 @@ def allocations(path):
          sum(int(w["Allocation_Size"]) for w in want if w["Operation"].endswith("ALLOCATE")), f"{path}: bytes allocated")
     same(sum(1 for r in recs if r["category"] == "free"), sum(1 for w in want if w["Operation"].endswith("FREE")),
          f"{path}: frees")
+    same([r.get("address") for r in recs], [int(w["Address"], 0) for w in want], f"{path}: addresses")
+    same([r.get("bytes") for r in recs if r["category"] == "free"], [None] * sum(1 for r in recs if r["category"] == "free"),
+         f"{path}: a free's size 0 is unknown")
+
+
+def allocation_peak(path, want_peak=None):
+    """The allocations section over one trace against a running sum in Python: a free (size 0,
+    no agent) releases the live allocation at its address, on that allocation's device."""
+    p = subprocess.run([TOOL, f"rocprof-memory-allocation-csv={path}"], capture_output=True, text=True, timeout=120)
+    got = json.loads(p.stdout)["allocations"]
+    live, net, peak, dev_of, frees = {}, {}, {}, {}, Counter()
+    for w in sorted(rows(path), key=lambda w: int(w["Start_Timestamp"])):
+        addr = int(w["Address"], 0)
+        if w["Operation"].endswith("ALLOCATE"):
+            dev = int(w["Agent_Id"].split()[-1])
+            live[addr], dev_of[addr] = int(w["Allocation_Size"]), dev
+            net[dev] = net.get(dev, 0) + live[addr]
+        else:
+            dev = dev_of[addr]
+            net[dev] -= live.pop(addr)
+            frees[dev] += 1
+        peak[dev] = max(peak.get(dev, 0), net[dev])
+    same(got["peak_bytes"], max(peak.values()), f"{path}: allocation peak")
+    if want_peak is not None:
+        same(got["peak_bytes"], want_peak, f"{path}: allocation peak (by hand)")
+    same(got["peak_exact"], True, f"{path}: allocation peak exact")
+    same({d["device"]: (d["peak_bytes"], d["frees"]) for d in got["devices"]},
+         {d: (peak[d], frees[d]) for d in peak}, f"{path}: allocation devices")
 
 
 def counters(path):
@@ -134,6 +162,9 @@ copies(OWN + "/4242_memory_copy_trace.csv")
 api("rocprof-hip-api-csv", OWN + "/4242_hip_api_trace.csv", 1)
 api("rocprof-hsa-api-csv", OWN + "/4242_hsa_api_trace.csv", 2)
 allocations(ROC + "sdk_memory_allocation_trace.csv")
+allocation_peak(ROC + "sdk_memory_allocation_trace.csv")
+allocations(OWN + "/4242_memory_allocation_trace.csv")
+allocation_peak(OWN + "/4242_memory_allocation_trace.csv", 2**30 + 0)   # three 1 GiB allocations in turn
 counters(ROC + "sdk_counter_collection.csv")
 stats("rocprof-api-stats-csv", ROC + "sdk2024_hip_api_stats.csv")
 stats("rocprof-domain-stats-csv", ROC + "sdk_hip_domain_stats.csv")

@@ -29,6 +29,15 @@ def records(fmt, path):
     return [json.loads(line) for line in p.stdout.splitlines() if line.strip()], p.stderr
 
 
+def section_doc(*sources):
+    """The analysis document of section_tool over FORMAT, FILE pairs (one source each)."""
+    args = [f"{sources[i]}={sources[i + 1]}" for i in range(0, len(sources), 2)]
+    p = subprocess.run([TOOL] + args, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise AssertionError(f"section_tool failed ({p.returncode}): {p.stderr}")
+    return json.loads(p.stdout)
+
+
 def by_type(recs, t):
     return [r for r in recs if r["type"] == t]
 
@@ -105,10 +114,17 @@ def check_rocprofv3_json_synthetic():
                          "bytes": 4096},
                         {"kind": 3, "operation": 3, "start_timestamp": 800, "end_timestamp": 850,
                          "dst_agent_id": {"handle": 11}, "src_agent_id": {"handle": 12}, "bytes": 128}],
+        # rocprofiler-sdk writes the address as hex text (older writers: {"handle": N}); a free
+        # carries allocation_size 0 and no agent (handle 0)
         "memory_allocation": [{"kind": 5, "operation": 1, "start_timestamp": 10, "end_timestamp": 20,
-                               "agent_id": {"handle": 12}, "address": {"handle": 1}, "allocation_size": 1048576},
+                               "agent_id": {"handle": 12}, "address": "0x00007ffb26354000",
+                               "allocation_size": 1048576},
                               {"kind": 5, "operation": 3, "start_timestamp": 30, "end_timestamp": 40,
-                               "agent_id": {"handle": 12}, "allocation_size": 0}],
+                               "agent_id": {"handle": 0}, "address": "0x00007ffb26354000", "allocation_size": 0},
+                              {"kind": 5, "operation": 1, "start_timestamp": 50, "end_timestamp": 60,
+                               "agent_id": {"handle": 12}, "address": {"handle": 77}, "allocation_size": 512},
+                              {"kind": 5, "operation": 3, "start_timestamp": 70, "end_timestamp": 80,
+                               "agent_id": {"handle": 0}, "address": {"handle": 77}, "allocation_size": 0}],
         "scratch_memory": [{"kind": 9, "operation": 1, "start_timestamp": 1, "end_timestamp": 2}],
     }
     counters = [{"id": {"handle": 55}, "name": "SQ_WAVES"}, {"id": {"handle": 56}, "name": "GRBM_COUNT"}]
@@ -128,6 +144,7 @@ def check_rocprofv3_json_synthetic():
         with open(path, "w") as f:
             json.dump(doc, f)
         recs, err = records("rocprofv3-json", path)
+        alloc_doc = section_doc("rocprofv3-json", path)["allocations"]
     k = by_type(recs, "kernel_dispatch")
     expect(len(k) == 2, f"dispatches: {k}")
     expect(k[0]["name"] == "add()" and k[0]["device"] == 1 and k[0]["vgpr"] == 8 and k[0]["sgpr"] == 16, str(k[0]))
@@ -140,7 +157,12 @@ def check_rocprofv3_json_synthetic():
     expect([(c["copy"], c["bytes"], c["device"], c["peer_device"]) for c in cp] == [(1, 4096, 1, 0), (2, 128, 0, 1)],
            str(cp))
     al = by_type(recs, "allocation")
-    expect([(a["category"], a["bytes"], a["device"]) for a in al] == [("alloc", 1048576, 1), ("free", 0, 1)], str(al))
+    expect([(a["category"], a.get("bytes"), a.get("device"), a.get("address")) for a in al] ==
+           [("alloc", 1048576, 1, 0x7ffb26354000), ("free", None, None, 0x7ffb26354000), ("alloc", 512, 1, 77),
+            ("free", None, None, 77)], str(al))
+    # each free sized by its allocation and charged to its device: the peak is one allocation
+    expect(alloc_doc["peak_bytes"] == 1048576 and [d["device"] for d in alloc_doc["devices"]] == [1] and
+           alloc_doc["devices"][0]["freed_bytes"] == 1048576 + 512 and alloc_doc["peak_exact"], str(alloc_doc))
     ctr = by_type(recs, "counter")
     want = {}
     for e in cc:   # per dispatch and counter, the sum of its instances (rocprofv3's CSV does the same)
@@ -206,17 +228,28 @@ def check_rocpd_sqlite_copies():
             INSERT INTO memory_copies VALUES (1, 'MEMORY_COPY_HOST_TO_DEVICE', 100, 300, 4096, 2, 0, 1, NULL, 7),
                                              (2, 'MEMORY_COPY_DEVICE_TO_HOST', 400, 450, 64, 0, 2, NULL, 3, 8),
                                              (3, 'MEMORY_COPY_DEVICE_TO_DEVICE', 500, 490, 64, 2, 2, NULL, 3, 9);
-            CREATE TABLE memory_allocations(id, type, level, start, "end", size, agent_abs_index, corr_id);
-            INSERT INTO memory_allocations VALUES (1, 'ALLOC', 'REAL', 1, 2, 1048576, 2, 1), (2, 'FREE', 'REAL', 3, 4, 0, 2, 2);
+            CREATE TABLE memory_allocations(id, type, level, start, "end", size, agent_abs_index, corr_id, address);
+            INSERT INTO memory_allocations VALUES (1, 'ALLOC', 'REAL', 1, 2, 1048576, 2, 1, 140717653934080),
+                                                  (2, 'FREE', 'REAL', 3, 4, 0, NULL, 2, 140717653934080),
+                                                  (3, 'ALLOC', 'REAL', 5, 6, 1048576, 2, 3, 140717653934080),
+                                                  (4, 'FREE', 'REAL', 7, 8, 0, NULL, 4, 140717653934080),
+                                                  (5, 'ALLOC', 'REAL', 9, 10, 4096, 2, 5, -8);
         """)
         db.commit()
         db.close()
         recs, err = records("rocpd-sqlite", path)
+        doc = section_doc("rocpd-sqlite", path)["allocations"]
     cp = by_type(recs, "memory_copy")
     expect([(c["copy"], c["bytes"], c["device"], c["peer_device"], c["stream"], c["duration_ns"]) for c in cp] ==
            [(1, 4096, 2, 0, 1, 200), (2, 64, 0, 2, 3, 50)], str(cp))
     al = by_type(recs, "allocation")
-    expect([(a["category"], a["bytes"], a["device"]) for a in al] == [("alloc", 1048576, 2), ("free", 0, 2)], str(al))
+    # a free's size 0 is unknown (absent), its agent NULL; the address (a pointer stored as a signed
+    # 64-bit integer) is kept, and the section sizes each free by the allocation it releases
+    ptr = 140717653934080
+    expect([(a.get("category"), a.get("bytes"), a.get("device"), a.get("address")) for a in al] ==
+           [("alloc", 1048576, 2, ptr), ("free", None, None, ptr)] * 2 + [("alloc", 4096, 2, 2**64 - 8)], str(al))
+    expect(doc["peak_bytes"] == 1048576 and [d["device"] for d in doc["devices"]] == [2] and
+           doc["devices"][0]["freed_bytes"] == 2 * 1048576 and doc["peak_exact"], str(doc))
     k = by_type(recs, "kernel_dispatch")
     expect(len(k) == 1 and "grid" not in k[0], str(k))
 

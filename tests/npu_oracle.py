@@ -31,6 +31,11 @@ failures = []
 passed = [0]
 
 
+def is_int(v):
+    """A JSON integer (json.loads gives int): counts never print as 4.0."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def check(cond, what):
     if cond:
         passed[0] += 1
@@ -107,6 +112,8 @@ def msprof_oracle():
     doc = tool("msprof-op-csv=" + FIX_MSPROF, "msprof-reference-csv=" + ref_path)
     ops = doc["npu_ops"]
     check(ops["ops"] == len(rows), "npu_ops.ops = rows")
+    check(is_int(ops["ops"]) and is_int(ops["signatures"]), "npu_ops counts are integers")
+    check(all(is_int(it["count"]) for it in ops["items"]), "npu_ops items[].count are integers")
     check(ops["signatures"] == len(groups), "npu_ops.signatures = groups")
     close(ops["total_us"], sum(Fraction(r["Duration(us)"]) for r in rows), "npu_ops.total_us")
     got = {(it["op_type"],) + tuple(it[k] for k in SIG_KEYS): it for it in ops["items"]}
@@ -141,6 +148,10 @@ def msprof_oracle():
     missing = [(m["op_type"],) + tuple(m[k] for k in SIG_KEYS) for m in ops["missing_reference"]]
     check(missing == [order[-1]], "missing_reference = the left-out signature")
     check(len(ops["duplicates"]) == 1 and ops["duplicates"][0]["rows"] == 2, "one duplicated reference")
+    check(is_int(ops["duplicates"][0]["rows"]), "duplicates[].rows is an integer")
+    check(all(is_int(ops["reference"][k]) for k in ("rows", "signatures", "matched")), "reference counts are integers")
+    check(all(is_int(m["count"]) for m in ops["missing_reference"]), "missing_reference[].count are integers")
+    check(all(is_int(h["count"]) for h in doc["npu_hotspots"]), "npu_hotspots[].count are integers")
     hot = []
     for k in order:
         if k in expect_ref:
@@ -250,6 +261,8 @@ def aie_check(trace_path, cfg, what):
             check(c["iterations"] == [], "%s %s: no pairs" % (what, c["tile"]))
             continue
         check(c["kernels"] == e["kernels"], "%s %s: kernels %r vs %r" % (what, c["tile"], c["kernels"], e["kernels"]))
+        check(all(is_int(c[k]) for k in ("kernels", "dropped_duplicates", "dropped_outliers", "orphans")) and
+              all(is_int(i["kernels"]) for i in c["iterations"]), "%s %s: counts are integers" % (what, c["tile"]))
         check(c["dropped_duplicates"] == e["dups"], "%s %s: duplicates" % (what, c["tile"]))
         check(c["dropped_outliers"] == e["outliers"], "%s %s: outliers" % (what, c["tile"]))
         check(c["orphans"] == e["orphans"], "%s %s: orphans" % (what, c["tile"]))
@@ -268,6 +281,7 @@ def aie_check(trace_path, cfg, what):
     runtimes = [max(perf[t][j]["span"] for t in perf) for j in range(common)]
     agg = doc["aie_aggregate"]
     check(agg["perf_iterations"] == common, "%s: aggregate perf iterations" % what)
+    check(is_int(agg["perf_iterations"]) and is_int(agg["cores"]), "%s: aggregate counts are integers" % what)
     macs = cfg["M"] * cfg["K"] * cfg["N"]
     clock = cfg.get("clock_ghz", 1.25)
     close(agg["runtime_cycles"], statistics.mean(runtimes), "%s: runtime_cycles" % what)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/name_agg.h"
 #include "analyses/section_registry.h"
 #include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
@@ -70,13 +71,19 @@ static bool dump_record(void *user, const record *r) {
     if (r->has & RF_START) jw_i128(&w, "start_ns", r->start_ns);
     if (r->has & RF_END) jw_i128(&w, "end_ns", r->end_ns);
     if (r->has & RF_DURATION) jw_i128(&w, "duration_ns", r->duration_ns);
-    if (r->has & RF_CORRELATION) { jw_key(&w, "correlation_id"); jw_number(&w, (double)r->correlation_id); }
-    if (r->has & RF_BYTES) { jw_key(&w, "bytes"); jw_number(&w, (double)r->bytes); }
+    if (r->has & RF_CORRELATION) { jw_key(&w, "correlation_id"); jw_u64(&w, r->correlation_id); }
+    if (r->has & RF_BYTES) { jw_key(&w, "bytes"); jw_u64(&w, r->bytes); }
+    if (r->has & RF_ADDRESS) {   /* exact, above 2^63 too (only Python reads this dump) */
+        char a[24];
+        int n = snprintf(a, sizeof a, "%llu", (unsigned long long)r->address);
+        jw_key(&w, "address");
+        jw_json(&w, a, (size_t)n);
+    }
     if (r->has & RF_VRAM) { jw_key(&w, "vram_gib"); jw_number(&w, r->vram_gib); }
     if (r->has & RF_UTIL) { jw_key(&w, "util_pct"); jw_number(&w, r->util_pct); }
     if (r->has & RF_PID_TID) { jw_key(&w, "pid"); jw_int(&w, r->pid); jw_key(&w, "tid"); jw_int(&w, r->tid); }
     if (r->has & RF_PEER) { jw_key(&w, "peer_device"); jw_int(&w, r->peer_device); }
-    if (r->has & RF_EXTERNAL) { jw_key(&w, "external_id"); jw_number(&w, (double)r->external_id); }
+    if (r->has & RF_EXTERNAL) { jw_key(&w, "external_id"); jw_u64(&w, r->external_id); }
     if (r->has & RF_GRID) {
         jw_key(&w, "grid");
         jw_array_open(&w);
@@ -95,11 +102,11 @@ static bool dump_record(void *user, const record *r) {
     }
     if (r->has & RF_POWER) { jw_key(&w, "power_w"); jw_number(&w, r->power_w); }
     if (r->has & RF_TEMP) { jw_key(&w, "temp_c"); jw_number(&w, r->temp_c); }
-    if (r->has & RF_VRAM_BYTES) { jw_key(&w, "vram_used_bytes"); jw_number(&w, (double)r->vram_used_bytes); }
-    if (r->has & RF_VRAM_TOTAL) { jw_key(&w, "vram_total_bytes"); jw_number(&w, (double)r->vram_total_bytes); }
+    if (r->has & RF_VRAM_BYTES) { jw_key(&w, "vram_used_bytes"); jw_u64(&w, r->vram_used_bytes); }
+    if (r->has & RF_VRAM_TOTAL) { jw_key(&w, "vram_total_bytes"); jw_u64(&w, r->vram_total_bytes); }
     if (r->has & RF_VALUE) { jw_key(&w, "number"); jw_number(&w, r->number); }
     if (r->has & RF_CALLS) {
-        jw_key(&w, "calls"); jw_number(&w, (double)r->calls);
+        jw_key(&w, "calls"); jw_u64(&w, r->calls);
         jw_i128(&w, "min_ns", r->min_ns);
         jw_i128(&w, "max_ns", r->max_ns);
     }

@@ -152,6 +152,38 @@ def expected_classes():
     return out
 
 
+def every_fixture_name_classified(tool, shared):
+    """Every kernel name of every fixture (as the formats read it) has a hand-reviewed row in
+    kernel_classes_expected.tsv, so check_timeline's table test covers what real files name."""
+    fx, own = shared / "fixtures", HERE / "fixtures" / "fmtcsv"
+    specs = [("kernel-trace-csv", fx / "rocprofv3" / f) for f in
+             ("sdk_kernel_trace.csv", "sdk2024_kernel_trace.csv", "rocprofv1_omniperf_Axes1_mi200_timestamps.csv")]
+    specs += [("rocpd-sqlite", fx / "rocprofv3" / "rocpd_ck_bmm_28_results.db"),
+              ("rocprofv3-json", fx / "rocprofv3" / "rocprofv3_908_results.json.gz"),
+              ("rocprof-kernel-stats-csv", fx / "rocprofv3" / "rocprofv1_batched_gemm_results.stats.csv"),
+              ("rocprof-counter-csv", fx / "rocprofv3" / "sdk_counter_collection.csv"),
+              ("kernel-trace-csv", own / "4242_kernel_trace.csv"),
+              ("rocprof-kernel-stats-csv", own / "4242_kernel_stats.csv"),
+              ("nsys-cuda-gpu-kern-sum-csv", own / "report_cuda_gpu_kern_sum.csv"),
+              ("nsys-cuda-gpu-trace-csv", own / "report_cuda_gpu_trace.csv")]
+    specs += [("torch-trace-json", f) for f in sorted((fx / "torch_profiler").glob("*.json*"))]
+    known, names = expected_classes(), set()
+    for fmt, path in specs:
+        rc, out, err = run_tool(tool, "--records", f"{fmt}={path}")
+        check(rc == 0, f"{path.name}: section_tool failed: {err}")
+        for line in out.splitlines():
+            r = json.loads(line)
+            if r["type"] == "kernel_dispatch" and r.get("name"):
+                names.add(r["name"])
+            elif r["type"] == "kernel_stats" and r.get("category") in (None, "kernel") and r.get("name"):
+                names.add(r["name"])
+            elif r["type"] == "counter" and r.get("fields", {}).get("kernel_name"):
+                names.add(r["fields"]["kernel_name"])
+    missing = sorted(names - set(known))
+    check(not missing, f"{len(missing)} fixture kernel names not in kernel_classes_expected.tsv, e.g. {missing[:3]}")
+    print("ok class table covers", len(names), "fixture kernel names")
+
+
 def generated(tool, shared):
     sys.path.insert(0, str(shared / "tools"))
     import gen_run
@@ -214,6 +246,7 @@ def torch(tool, shared):
 def main():
     tool, shared = sys.argv[1], Path(sys.argv[2])
     fixtures(tool, shared)
+    every_fixture_name_classified(tool, shared)
     generated(tool, shared)
     torch(tool, shared)
     if FAILS:
