@@ -286,6 +286,7 @@ const section_analysis layers_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL,
     .splittable = true,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = layers_open,
     .open_source = layers_open_source,
     .consume = layers_consume,

@@ -562,6 +562,7 @@ const section_analysis ops_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_API_CALL) | REC_BIT(REC_CPU_OP),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL | RF_PID_TID,
     .splittable = true,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = ops_open,
     .open_source = ops_open_source,
     .consume = ops_consume,

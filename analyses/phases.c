@@ -345,6 +345,7 @@ const section_analysis phases_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_API_CALL) | REC_BIT(REC_ANNOTATION) | REC_BIT(REC_CPU_OP),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION,
     .splittable = true,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = phases_open,
     .open_source = phases_open_source,
     .consume = phases_consume,

@@ -388,6 +388,7 @@ const section_analysis ranks_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_METADATA),
     .fields = RF_START | RF_END | RF_DURATION,
     .splittable = true,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = ranks_open,
     .open_source = ranks_open_source,
     .consume = ranks_consume,

@@ -31,7 +31,8 @@
  * the analyses see them (source_ref.kernels_chosen): an analysis never counts one kernel
  * twice as long as it takes kernel dispatches only from chosen sources, which the driver
  * guarantees by not delivering the others' REC_KERNEL_DISPATCH, REC_MEMORY_COPY and
- * REC_MEMSET records.
+ * REC_MEMSET records. An analysis that joins kernels to the host trace's operators and steps
+ * (section_analysis.host_clock) gets the host trace's instead, when the run has one.
  *
  * Split reads: the driver may read one large file as two pieces on two threads; the
  * pieces are two sources with the same source_ref (piece 0 then 1) folded by end_source in
@@ -67,6 +68,9 @@ typedef struct source_ref {
     bool device_clock;       /* its kernel times come from the device (rocprofv3, rocpd, nsys),
                               * not from a host-side profiler */
     bool kernels_chosen;     /* its kernel dispatches / copies / memsets are delivered */
+    bool host_kernels_chosen;/* the same for the analyses with host_clock set: a host trace's
+                              * always, a device-clock source's only when the run has no host
+                              * trace */
 } source_ref;
 
 /* Settings an analysis may read (config file keys, documented in OPERATIONS.md). */
@@ -100,6 +104,12 @@ typedef struct section_analysis {
     unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
     unsigned fields;         /* RF_* optional fields it reads (a format may skip parsing others) */
     bool splittable;         /* see the top of the file */
+    /* Takes kernel dispatches, copies and memsets from the run's host trace (torch.profiler)
+     * whenever it has one, whatever the run's kernel source choice: the analysis joins them
+     * to CPU operators, launch calls and profiler steps recorded on that trace's clock and
+     * ids (steps, ops, phases, layers, ranks). Without a host trace it gets the chosen
+     * device-clock family's, like every other analysis. */
+    bool host_clock;
     /* NULL on allocation failure. cfg and diag live until close, and the driver may change
      * cfg->list_rows between two renders (the kernel rows the store keeps are rendered whole). */
     void *(*open)(const analysis_config *cfg, diag_list *diag);

@@ -527,6 +527,7 @@ const section_analysis steps_analysis = {
              REC_BIT(REC_ANNOTATION) | REC_BIT(REC_CPU_OP) | REC_BIT(REC_METADATA),
     .fields = RF_START | RF_END | RF_DURATION,
     .splittable = true,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = steps_open,
     .open_source = steps_open_source,
     .consume = steps_consume,

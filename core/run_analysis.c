@@ -50,12 +50,19 @@ static bool fan_out(void *user, const record *r) {
         long v = strtol(buf, &end, 10);
         if (!*end && v >= 0 && v < 1000000) j->meta_rank = (int)v;
     }
-    if (!j->ref->kernels_chosen && (KERNEL_TYPES & REC_BIT(r->type))) { j->dropped_kernels++; return true; }
-    for (size_t i = 0; i < j->n_an; i++)
-        if (j->src[i] && (j->an[i]->wants & REC_BIT(r->type)) && !j->an[i]->consume(j->src[i], r)) {
+    bool kernel_type = (KERNEL_TYPES & REC_BIT(r->type)) != 0;
+    if (kernel_type && !j->ref->kernels_chosen) {
+        j->dropped_kernels++;                     /* not the run's kernels; maybe the host analyses' */
+        if (!j->ref->host_kernels_chosen) return true;
+    }
+    for (size_t i = 0; i < j->n_an; i++) {
+        if (!j->src[i] || !(j->an[i]->wants & REC_BIT(r->type))) continue;
+        if (kernel_type && !(j->an[i]->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) continue;
+        if (!j->an[i]->consume(j->src[i], r)) {
             j->oom = true;
             return false;
         }
+    }
     return true;
 }
 
@@ -359,12 +366,15 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     parse_options unconfined = opt->parse;      /* the configured extra root's files */
     unconfined.confine_root = NULL;
     const artefact_parser *family = device_family(inv);
+    bool host_trace = false;                    /* the host analyses' kernels come from it */
+    for (size_t i = 0; i < inv->n; i++) host_trace |= inv->src[i].kernel_source && !inv->src[i].device_clock;
     uint64_t device_dispatches = 0;
     for (size_t i = 0; ok && i < inv->n; i++) {
         const inventory_source *s = &inv->src[i];
         refs[i] = (source_ref){.index = i, .path = s->rel, .format = s->format->name, .rank = s->rank,
                                .device_clock = s->device_clock, .kernels_chosen = true};
         if (s->kernel_source && s->device_clock) refs[i].kernels_chosen = s->format == family;
+        refs[i].host_kernels_chosen = !s->kernel_source || !s->device_clock || (!host_trace && s->format == family);
         jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i],
                         .parse = s->extra_root ? &unconfined : &opt->parse, .tap = opt->tap};
     }

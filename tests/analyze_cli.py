@@ -170,6 +170,21 @@ try:
     k = json.loads(out)["kernels"]
     check(rc == 0 and k["listed"] == 250 and len(k["by_name"]) == 250 and "unlisted" not in k, "--rows 0 lists every name")
 
+    # 2d. the host-trace analyses (steps, ops, phases, layers, ranks) take the torch trace's
+    # kernels even when the run's kernels come from a device-clock trace: a goblin run
+    # (trace.csv + torch_profile.json) gives them exactly what the torch trace alone gives
+    hk = os.path.join(tmp, "host-kernels")
+    subprocess.run([sys.executable, os.path.join(SHARED, "tools", "gen_run.py"), os.path.join(hk, "both"),
+                    "--steps", "6", "--kernels-per-step", "200"], check=True, capture_output=True)
+    os.makedirs(os.path.join(hk, "torch"))
+    shutil.copy(os.path.join(hk, "both", "torch_profile.json"), os.path.join(hk, "torch"))
+    both, alone = (json.loads(analyze(os.path.join(hk, d))[1]) for d in ("both", "torch"))
+    check([x["path"] for x in both["sources"] if x["kernels_chosen"] and x["format"] != "amd-smi-csv"] == ["trace.csv"],
+          "host-kernels: the run's kernels are trace.csv's")
+    for key in ("steps", "ops", "phases", "layers", "ranks"):
+        check(both[key] == alone[key], f"host-kernels: {key} equals the torch trace's alone")
+    check(both["steps"]["mean"]["parts"]["kernel_ns"] > 0, "host-kernels: steps see kernel time")
+
     # 3. table and markdown outputs
     rc, out, _ = analyze(run, "--format", "table")
     check(rc == 0 and "== sources ==" in out and "node1/777_kernel_trace.csv" in out, "table output")
