@@ -30,6 +30,7 @@ typedef struct job {
     void **src;                   /* per analysis; NULL when it does not want this source */
     uint64_t counts[REC_TYPE_COUNT];
     uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
+    uint64_t names_cut;           /* names longer than ANALYSIS_NAME_MAX delivered cut */
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
@@ -38,9 +39,24 @@ typedef struct job {
     source_read_stats stats;
 } job;
 
+/* Names longer than this reach the analyses cut (on a UTF-8 boundary): a kernel name of
+ * 100 KB repeated by 2000 distinct kernels would otherwise be copied into every section's
+ * table and classified in full, for minutes and gigabytes (a hostile review's finding).
+ * Real kernel names of deep C++ templates reach 5 KB (a fixture's at::native kernel has
+ * 5,123 bytes): the bound leaves them whole. */
+#define ANALYSIS_NAME_MAX 16384
+
 /* The sink: count, then hand the record to every analysis wanting its type. */
 static bool fan_out(void *user, const record *r) {
     job *j = user;
+    record cut;
+    if (r->name && r->name_len > ANALYSIS_NAME_MAX) {
+        cut = *r;
+        cut.name_len = ANALYSIS_NAME_MAX;
+        while (cut.name_len && ((unsigned char)r->name[cut.name_len] & 0xC0) == 0x80) cut.name_len--;
+        r = &cut;
+        j->names_cut++;
+    }
     if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
     if (r->type == REC_METADATA && r->key && !strcmp(r->key, "rank") && r->value && r->value_len < 12) {
         char buf[16];
@@ -91,6 +107,9 @@ static void *job_read(void *arg) {
 static bool job_end(job *j, void *const *run) {
     bool ok = true;
     if (j->ref->rank < 0 && j->meta_rank >= 0) j->ref->rank = j->meta_rank;
+    if (j->names_cut)
+        diag_add(&j->diag, "%s: %llu names longer than %d bytes were cut to that length for the analyses", j->ref->path,
+                 (unsigned long long)j->names_cut, ANALYSIS_NAME_MAX);
     for (size_t i = 0; i < j->n_an; i++)
         if (j->src[i]) { ok &= j->an[i]->end_source(run[i], j->src[i]); j->src[i] = NULL; }
     return ok;
@@ -266,6 +285,7 @@ static void job_reset(job *j, const analysis_config *cfg) {
     memset(j->counts, 0, sizeof j->counts);
     memset(&j->stats, 0, sizeof j->stats);
     j->dropped_kernels = 0;
+    j->names_cut = 0;
     j->meta_rank = -1;
     j->oom = false;
     free(j->src);
@@ -427,6 +447,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 ok = ok && job_end(t, run);
                 for (int k = 0; k < REC_TYPE_COUNT; k++) j->counts[k] += t->counts[k];
                 j->dropped_kernels += t->dropped_kernels;
+                j->names_cut += t->names_cut;
                 if (j->ref->rank < 0 && t->meta_rank >= 0) j->ref->rank = t->meta_rank;
                 for (size_t k = 0; k < t->diag.count; k++) diag_add(&j->diag, "%s", t->diag.items[k]);
             }

@@ -185,6 +185,19 @@ try:
         check(both[key] == alone[key], f"host-kernels: {key} equals the torch trace's alone")
     check(both["steps"]["mean"]["parts"]["kernel_ns"] > 0, "host-kernels: steps see kernel time")
 
+    # 2e. a name longer than 16384 bytes reaches the analyses cut (on a UTF-8 boundary), with a warning
+    longn = os.path.join(tmp, "long-names")
+    os.makedirs(longn)
+    name = "k" * 16383 + "é" + "x" * 10000          # the cut falls inside the two-byte é
+    with open(os.path.join(longn, "trace.csv"), "w", encoding="utf-8") as f:
+        f.write(f"KernelName,DurationNs\n{name},100\n{name},50\n")
+    rc, out, err = analyze(longn)
+    ldoc = json.loads(out)
+    row = ldoc["kernels"]["by_name"][0]
+    check(rc == 0 and row["name"] == "k" * 16383 and row["calls"] == 2 and row["total_ns"] == 150,
+          f"long names: cut to 16383 bytes on the UTF-8 boundary ({len(row['name'])})")
+    check(any("longer than 16384 bytes" in w for w in ldoc["sources"][0]["warnings"]), "long names: a warning says so")
+
     # 3. table and markdown outputs
     rc, out, _ = analyze(run, "--format", "table")
     check(rc == 0 and "== sources ==" in out and "node1/777_kernel_trace.csv" in out, "table output")
