@@ -88,7 +88,7 @@ static int cmp_sources(const void *a, const void *b) {
 
 /* Claims one regular file (rel names it, relative to the run directory). */
 static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
-                     const char *confine_root, diag_list *diag) {
+                     const char *confine_root) {
     uint64_t sz, ino;
     int64_t mt;
     if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return true;
@@ -122,9 +122,8 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
         }
     }
     if (!best) return true;
-    if (inv->n == INVENTORY_MAX_SOURCES) {
-        diag_add(diag, "%s: more than %d files to read; the rest of the run directory is ignored", rel,
-                 INVENTORY_MAX_SOURCES);
+    if (inv->n == INVENTORY_MAX_SOURCES) {    /* counted; one warning when the scan ends */
+        inv->sources_over++;
         return true;
     }
     if (inv->n == inv->cap) {
@@ -214,7 +213,7 @@ static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int d
         if (asprintf(&path, "%s/%s", dir, names[i]) < 0) { ok = false; break; }
         if (asprintf(&r, "%s%s%s", rel, *rel ? "/" : "", names[i]) < 0) { free(path); ok = false; break; }
         if (lstat(path, &lst) == 0 && stat(path, &st) == 0) {
-            if (S_ISREG(st.st_mode)) ok = consider(inv, path, r, (uint64_t)st.st_size, confine_root, diag);
+            if (S_ISREG(st.st_mode)) ok = consider(inv, path, r, (uint64_t)st.st_size, confine_root);
             else if (S_ISDIR(lst.st_mode) && depth < INVENTORY_MAX_DEPTH)
                 ok = scan_dir(inv, path, r, depth + 1, confine_root, diag);
         }
@@ -243,6 +242,9 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
         free(b);
     }
     out->scanning_extra = false;
+    if (out->sources_over)
+        diag_add(diag, "%s: %u files beyond the first %d that formats read are not read", run_dir, out->sources_over,
+                 INVENTORY_MAX_SOURCES);
     if (!ok) { run_inventory_free(out); return false; }
     if (out->n) qsort(out->src, out->n, sizeof *out->src, cmp_sources);
     return true;

@@ -45,6 +45,7 @@ typedef struct run_inventory {
     size_t n, cap;
     bool scanning_extra;             /* (while building) */
     unsigned entries_seen;           /* (while building) */
+    unsigned sources_over;           /* files a format reads beyond INVENTORY_MAX_SOURCES (not read) */
 } run_inventory;
 
 /* Lists the sources of run_dir (and of extra_root when not NULL and not inside it), in
