@@ -136,7 +136,7 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
             assert values, (var["name"], metric)
         assert "g-1" in {s["run"] for s in api("series", **{"match[]": 'goblind_run_info'})}
         rules = [r["name"] for g in api("rules")["groups"] for r in g["rules"] if r["type"] == "recording"]
-        assert len(rules) == 4, rules
+        assert len(rules) == 6, rules       # 4 instance and run rules, 2 over the analysis gauges
         for rec in rules:
             wait_for(lambda: returns(rec), 20, f"recording rule {rec}")
         print(f"     {len(exprs)} dashboard queries, {len(rules)} recording rules return data")
