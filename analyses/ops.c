@@ -27,6 +27,8 @@
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
+#define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
+                                                 * half is folded into its total (ns_intervals) */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
 #define TOP_LISTED 50
 #define TOP_FRAMES 10
@@ -100,6 +102,7 @@ typedef struct ops_run {
 static void agg_init(name_agg *a) {
     memset(a, 0, sizeof *a);
     a->frame = ID_MAP_NONE;
+    a->time.retire_above = TIME_RETIRE_ABOVE;
     for (int i = 0; i < MAX_SHAPES; i++) a->shapes[i].args = ID_MAP_NONE;
 }
 
@@ -469,6 +472,12 @@ static bool ops_finish(void *run, const section_results *earlier) {
         diag_add(r->diag, "ops: more than %zu operator calls (or %zu MiB of names) in one file; kernels of %llu "
                  "further calls are unattributed", MAX_OPS_PER_FILE, MAX_NAME_BYTES >> 20,
                  (unsigned long long)r->ops_dropped);
+    uint64_t inexact = 0;
+    for (size_t i = 0; i < r->norder; i++) inexact += r->agg[r->order[i]].time.inexact;
+    if (inexact)
+        diag_add(r->diag, "ops: %llu kernels reached back before the %zu latest kernel-time spans of their operator "
+                 "name; kernel_time_ns counts them without the union and may overcount",
+                 (unsigned long long)inexact, TIME_RETIRE_ABOVE);
     if (r->time_dropped)
         diag_add(r->diag, "ops: more than %zu separate kernel-time spans; %llu kernels count in calls and kernels "
                  "but not in kernel_time_ns", MAX_SPANS_TOTAL, (unsigned long long)r->time_dropped);
