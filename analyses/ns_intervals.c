@@ -200,6 +200,38 @@ int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi) {
     return t;
 }
 
+bool nsi_cut(ns_intervals *s, const ns_intervals *win) {
+    if (!s->n || !win->n) return true;
+    size_t alloc = s->n + win->n;
+    ns_span *out = malloc(alloc * sizeof *out);
+    if (!out) return false;
+    size_t n = 0, w = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t a = s->v[i].start, b = s->v[i].end;
+        while (w < win->n && win->v[w].end <= a) w++;
+        for (size_t k = w; a < b && k < win->n && win->v[k].start < b; k++) {
+            if (win->v[k].start > a) out[n++] = (ns_span){a, win->v[k].start};
+            if (win->v[k].end > a) a = win->v[k].end;
+        }
+        if (a < b) out[n++] = (ns_span){a, b};
+    }
+    free(s->v);
+    s->v = out;
+    s->n = n;
+    s->cap = alloc;
+    return true;
+}
+
+bool nsi_meets(const ns_intervals *s, const ns_intervals *t) {
+    size_t i = 0, j = 0;
+    while (i < s->n && j < t->n) {
+        if (s->v[i].end <= t->v[j].start) i++;
+        else if (t->v[j].end <= s->v[i].start) j++;
+        else return true;
+    }
+    return false;
+}
+
 void nsi_free(ns_intervals *s) {
     free(s->v);
     s->v = NULL;

@@ -50,6 +50,11 @@ int64_t nsi_total(const ns_intervals *s);
 /* The length of the part of the set inside [lo, hi) (the kept spans only: for sets that
  * never retire, like nsi_priority_split's). */
 int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi);
+/* Removes from s every part of it inside the spans of `win` (a span crossing a window's
+ * edge keeps its outside part). False: out of memory (s unchanged). */
+bool nsi_cut(ns_intervals *s, const ns_intervals *win);
+/* Whether s and t share any time (kept spans). */
+bool nsi_meets(const ns_intervals *s, const ns_intervals *t);
 /* Frees the intervals; s is then an empty set (its limits kept, its folded part gone). */
 void nsi_free(ns_intervals *s);
 
