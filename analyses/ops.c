@@ -21,9 +21,9 @@
 #include "analyses/ops_frames.h"
 #include "analyses/section.h"
 
-#define MAX_OPS_PER_FILE ((size_t)1 << 18)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 17) /* launch calls (correlation -> External id) */
-#define MAX_PENDING ((size_t)1 << 18)           /* kernels waiting for their operator */
+#define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
+#define MAX_PENDING ((size_t)1 << 16)           /* kernels waiting for their operator */
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
@@ -460,7 +460,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
     sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
     if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
     sort_run = NULL;
-    /* the limit actually hit: 2^16 while a file had shown no operator yet, else 2^18 */
+    /* the limit actually hit: MAX_PENDING_NO_OPS while a file had shown no operator yet, else MAX_PENDING */
     uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
     if (r->pending_dropped_no_ops && r->any_op)
         diag_add(r->diag, "ops: more than %zu kernels waited for their operator before the file's first operator; "
