@@ -17,7 +17,7 @@
 #include "analyses/section.h"
 
 #define LAYER_MIN_KERNELS 8
-#define LAYER_GROUPS ((size_t)1 << 16)       /* groups held per file before compaction */
+#define LAYER_GROUPS ((size_t)1 << 14)       /* groups held per file before compaction */
 #define LAYER_FINISHED_NS ((int64_t)200000000) /* a group idle 200 ms before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024

@@ -24,6 +24,17 @@ typedef struct ns_intervals {
     size_t n, cap;
     size_t max_spans;    /* 0: unbounded */
     uint64_t dropped;    /* intervals not kept because the set was full */
+    /* Retirement (a set whose caller only needs its total): when more than retire_above
+     * spans are kept (0: never), the older half is folded into retired_ns and forgotten;
+     * everything folded lies in [retired_lo, floor). An interval that later reaches below
+     * floor cannot be merged any more: its part below floor is added to retired_ns as it
+     * is (it may overlap what was folded) and `inexact` counts it, so nsi_total is exact
+     * exactly when inexact is 0. Records arrive nearly in time order, so a set of
+     * retire_above spans absorbs the trace's disorder and the total stays exact. */
+    size_t retire_above;
+    bool retired;        /* some spans were folded */
+    int64_t retired_ns, retired_lo, floor;
+    uint64_t inexact;    /* intervals (or merged sets) that reached below floor */
 } ns_intervals;
 
 /* Adds [start, end) (ignored when end <= start), merging with every span it overlaps or
@@ -34,11 +45,17 @@ bool nsi_merge(ns_intervals *dst, const ns_intervals *src);
 /* Moves every span of src into dst and empties src (a merge that steals src's array when
  * dst is empty: no second copy). False: out of memory (src then unchanged). */
 bool nsi_move(ns_intervals *dst, ns_intervals *src);
-/* The total length of the set, in ns. */
+/* The total length of the set, in ns (the folded part included). */
 int64_t nsi_total(const ns_intervals *s);
-/* The length of the part of the set inside [lo, hi). */
+/* The length of the part of the set inside [lo, hi) (the kept spans only: for sets that
+ * never retire, like nsi_priority_split's). */
 int64_t nsi_total_within(const ns_intervals *s, int64_t lo, int64_t hi);
-/* Frees the intervals; s is then an empty set. */
+/* Removes from s every part of it inside the spans of `win` (a span crossing a window's
+ * edge keeps its outside part). False: out of memory (s unchanged). */
+bool nsi_cut(ns_intervals *s, const ns_intervals *win);
+/* Whether s and t share any time (kept spans). */
+bool nsi_meets(const ns_intervals *s, const ns_intervals *t);
+/* Frees the intervals; s is then an empty set (its limits kept, its folded part gone). */
 void nsi_free(ns_intervals *s);
 
 #define NSI_MAX_CATS 16

@@ -21,12 +21,14 @@
 #include "analyses/ops_frames.h"
 #include "analyses/section.h"
 
-#define MAX_OPS_PER_FILE ((size_t)1 << 18)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 17) /* launch calls (correlation -> External id) */
-#define MAX_PENDING ((size_t)1 << 18)           /* kernels waiting for their operator */
+#define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
+#define MAX_PENDING ((size_t)1 << 16)           /* kernels waiting for their operator */
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
 #define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
+#define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
+                                                 * half is folded into its total (ns_intervals) */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
 #define TOP_LISTED 50
 #define TOP_FRAMES 10
@@ -100,6 +102,7 @@ typedef struct ops_run {
 static void agg_init(name_agg *a) {
     memset(a, 0, sizeof *a);
     a->frame = ID_MAP_NONE;
+    a->time.retire_above = TIME_RETIRE_ABOVE;
     for (int i = 0; i < MAX_SHAPES; i++) a->shapes[i].args = ID_MAP_NONE;
 }
 
@@ -457,7 +460,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
     sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
     if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
     sort_run = NULL;
-    /* the limit actually hit: 2^16 while a file had shown no operator yet, else 2^18 */
+    /* the limit actually hit: MAX_PENDING_NO_OPS while a file had shown no operator yet, else MAX_PENDING */
     uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
     if (r->pending_dropped_no_ops && r->any_op)
         diag_add(r->diag, "ops: more than %zu kernels waited for their operator before the file's first operator; "
@@ -469,6 +472,12 @@ static bool ops_finish(void *run, const section_results *earlier) {
         diag_add(r->diag, "ops: more than %zu operator calls (or %zu MiB of names) in one file; kernels of %llu "
                  "further calls are unattributed", MAX_OPS_PER_FILE, MAX_NAME_BYTES >> 20,
                  (unsigned long long)r->ops_dropped);
+    uint64_t inexact = 0;
+    for (size_t i = 0; i < r->norder; i++) inexact += r->agg[r->order[i]].time.inexact;
+    if (inexact)
+        diag_add(r->diag, "ops: %llu kernels reached back before the %zu latest kernel-time spans of their operator "
+                 "name; kernel_time_ns counts them without the union and may overcount",
+                 (unsigned long long)inexact, TIME_RETIRE_ABOVE);
     if (r->time_dropped)
         diag_add(r->diag, "ops: more than %zu separate kernel-time spans; %llu kernels count in calls and kernels "
                  "but not in kernel_time_ns", MAX_SPANS_TOTAL, (unsigned long long)r->time_dropped);

@@ -22,7 +22,7 @@ static const char *const PHASE_KEYS[N_PHASES] = {"prefill", "decode", "mixed", "
 
 #define MAX_STEPS ((size_t)1 << 17)
 #define MAX_LAUNCHES ((size_t)1 << 19)
-#define EARLY_LIMIT ((size_t)1 << 16)   /* launches and groups kept before a step annotation is seen */
+#define EARLY_LIMIT ((size_t)1 << 14)   /* launches and groups kept before a step annotation is seen */
 
 typedef struct phase_step {
     int64_t lo, hi;

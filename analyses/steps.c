@@ -20,35 +20,13 @@
 #include "analyses/kernel_class_cache.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/section.h"
-
-enum { P_KERNEL, P_MEMCPY, P_MEMSET, P_COMM, P_RUNTIME, P_DATALOADER, P_CPU, P_TIMED, P_OTHER = P_TIMED, N_PARTS };
+#include "analyses/steps_retire.h"
 
 static const char *const PART_KEYS[N_PARTS] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                                "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
 
 #define MAX_SPANS_PER_PART ((size_t)1 << 20)  /* 16 MiB per part per rank at most */
 #define MAX_STEPS 65536
-
-typedef struct step_mark {
-    char *name;
-    int64_t start, end;
-} step_mark;
-
-/* What one rank's records say: the parts' interval sets, the steps, the span. */
-typedef struct rank_data {
-    int rank;                     /* -1: unknown */
-    ns_intervals part[P_TIMED];
-    step_mark *steps;
-    size_t nsteps, cap;
-    int64_t lo, hi;               /* the earliest start and latest end of any timed record */
-    bool any;
-    uint64_t out_of_range, steps_dropped;
-    /* results (finish) */
-    int64_t (*step_parts)[N_PARTS];
-    int64_t run_parts[N_PARTS];
-    int64_t mean_wall, mean_parts[N_PARTS];
-    size_t slowest;
-} rank_data;
 
 typedef struct steps_run {
     rank_data *ranks;
@@ -76,6 +54,7 @@ static void rank_data_init(rank_data *d, int rank) {
 
 static void rank_data_free(rank_data *d) {
     for (int p = 0; p < P_TIMED; p++) nsi_free(&d->part[p]);
+    nsi_free(&d->retired);
     for (size_t i = 0; i < d->nsteps; i++) free(d->steps[i].name);
     free(d->steps);
     free(d->step_parts);
@@ -100,6 +79,7 @@ static void *steps_open_source(void *run, const source_ref *src) {
     s->index = src->index;
     s->piece = src->piece;
     rank_data_init(&s->d, src->rank);
+    s->d.origin = (uint32_t)(src->index * 256u + src->piece);
     return s;
 }
 
@@ -137,7 +117,8 @@ static bool record_span(const record *r, int64_t *a, int64_t *b, bool *out_of_ra
     return true;
 }
 
-static bool add_step(rank_data *d, const char *name, size_t len, int64_t a, int64_t b) {
+/* Adds a step range (its running parts and origin from `from`, or zero and d's own). */
+static bool add_step_from(rank_data *d, const char *name, size_t len, int64_t a, int64_t b, const step_mark *from) {
     if (d->nsteps >= MAX_STEPS) {
         d->steps_dropped++;
         return true;
@@ -153,8 +134,17 @@ static bool add_step(rank_data *d, const char *name, size_t len, int64_t a, int6
     if (!n) return false;
     memcpy(n, name, len);
     n[len] = 0;
-    d->steps[d->nsteps++] = (step_mark){n, a, b};
+    step_mark m = {.name = n, .start = a, .end = b, .origin = d->origin};
+    if (from) {
+        memcpy(m.parts, from->parts, sizeof m.parts);
+        m.origin = from->origin;
+    }
+    d->steps[d->nsteps++] = m;
     return true;
+}
+
+static bool add_step(rank_data *d, const char *name, size_t len, int64_t a, int64_t b) {
+    return add_step_from(d, name, len, a, b, NULL);
 }
 
 static bool steps_consume(void *src, const record *r) {
@@ -193,6 +183,7 @@ static bool steps_consume(void *src, const record *r) {
             if (!d->any || a < d->lo) d->lo = a;
             if (!d->any || b > d->hi) d->hi = b;
             d->any = true;
+            steps_note(d, a, b);
             return add_step(d, r->name, r->name_len, a, b);
         }
         part = is_dataloader(r) ? P_DATALOADER : is_comm_op(r) ? P_COMM : P_CPU;
@@ -202,15 +193,18 @@ static bool steps_consume(void *src, const record *r) {
     if (!d->any || a < d->lo) d->lo = a;
     if (!d->any || b > d->hi) d->hi = b;
     d->any = true;
-    return nsi_add(&d->part[part], a, b);
+    steps_note(d, a, b);
+    return nsi_add(&d->part[part], a, b) && steps_maybe_retire(d);
 }
 
 /* Folds src's data into the run's data of the same rank. */
 static bool fold_into(rank_data *dst, rank_data *src) {
+    if (!steps_fold_retired(dst, src)) return false;
     for (int p = 0; p < P_TIMED; p++)
         if (!nsi_move(&dst->part[p], &src->part[p])) return false;
     for (size_t i = 0; i < src->nsteps; i++) {
-        if (!add_step(dst, src->steps[i].name, strlen(src->steps[i].name), src->steps[i].start, src->steps[i].end))
+        if (!add_step_from(dst, src->steps[i].name, strlen(src->steps[i].name), src->steps[i].start,
+                           src->steps[i].end, &src->steps[i]))
             return false;
     }
     if (src->any) {
@@ -290,12 +284,24 @@ static void mean_parts(rank_data *d) {
     }
 }
 
+/* The time already credited to a step by retirement. */
+static int64_t credited(const step_mark *m) {
+    int64_t t = 0;
+    for (int p = 0; p < N_PARTS; p++) t += m->parts[p];
+    return t;
+}
+
 static bool finish_rank(rank_data *d) {
     if (d->nsteps > 1) qsort(d->steps, d->nsteps, sizeof *d->steps, cmp_step);
-    size_t k = 0;  /* drop exact duplicates (one step filed twice) */
+    size_t k = 0;  /* drop exact duplicates (one step filed twice), keeping the one credited most */
     for (size_t i = 0; i < d->nsteps; i++) {
-        if (k && !cmp_step(&d->steps[k - 1], &d->steps[i])) free(d->steps[i].name);
-        else d->steps[k++] = d->steps[i];
+        if (k && !cmp_step(&d->steps[k - 1], &d->steps[i])) {
+            if (credited(&d->steps[i]) > credited(&d->steps[k - 1]))
+                memcpy(d->steps[k - 1].parts, d->steps[i].parts, sizeof d->steps[i].parts);
+            free(d->steps[i].name);
+        } else {
+            d->steps[k++] = d->steps[i];
+        }
     }
     d->nsteps = k;
     if (d->nsteps) {
@@ -303,11 +309,19 @@ static bool finish_rank(rank_data *d) {
         if (!d->step_parts) return false;
     }
     for (size_t i = 0; i < d->nsteps; i++) {
-        if (!nsi_priority_split(d->part, P_TIMED, d->steps[i].start, d->steps[i].end, d->step_parts[i])) return false;
+        step_mark *m = &d->steps[i];
+        if (!steps_split_live(d, m->start, m->end, d->step_parts[i])) return false;
+        /* retired time of the step that its own source did not credit (another source
+         * retired it): counted as other, and the answer is not exact */
+        int64_t uncredited = nsi_total_within(&d->retired, m->start, m->end) - credited(m);
+        for (int p = 0; p < N_PARTS; p++) d->step_parts[i][p] += m->parts[p];
+        if (uncredited > 0) d->step_parts[i][P_OTHER] += uncredited, d->inexact++;
         if (d->steps[i].end - d->steps[i].start > d->steps[d->slowest].end - d->steps[d->slowest].start) d->slowest = i;
     }
     if (d->nsteps) mean_parts(d);
-    return nsi_priority_split(d->part, P_TIMED, d->lo, d->hi, d->run_parts);
+    if (!steps_split_live(d, d->lo, d->hi, d->run_parts)) return false;
+    for (int p = 0; p < N_PARTS; p++) d->run_parts[p] += d->retired_run[p];
+    return true;
 }
 
 static bool steps_finish(void *run, const section_results *earlier) {
@@ -350,6 +364,10 @@ static bool steps_finish(void *run, const section_results *earlier) {
         if (d->out_of_range)
             diag_add(r->diag, "steps: %s: %llu records with timestamps beyond 2^62 ns were ignored", who,
                      (unsigned long long)d->out_of_range);
+        if (d->inexact)
+            diag_add(r->diag, "steps: %s: %llu records or sources reached back into time already split (more "
+                     "than %zu spans of disorder, or sources overlapping in time): the parts are not exact "
+                     "(exact: false)", who, (unsigned long long)d->inexact, STEPS_RETIRE_ABOVE);
     }
     return true;
 }
@@ -422,6 +440,10 @@ static void steps_render(const void *run, jw_out *w) {
     else jw_null(w);
     jw_key(w, "complete");
     jw_bool(w, complete);
+    bool exact = true;
+    for (size_t i = 0; i < r->n; i++) exact &= !r->ranks[i].inexact;
+    jw_key(w, "exact");
+    jw_bool(w, exact);
     jw_key(w, "items");
     jw_array_open(w);
     for (size_t i = 0; i < d->nsteps; i++) {

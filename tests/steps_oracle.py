@@ -20,6 +20,7 @@ records (the records arrive with the core engineer's torch profile work). """
 import gzip
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -200,6 +201,62 @@ def check_generated(tool, tmp):
     return True
 
 
+def check_retired(tool, tmp):
+    """A trace long enough for steps to retire its older time (more than 2^16 spans; one
+    step's events shuffled together, a kernel crossing into the next step): every step's
+    parts and the run's equal the plain split, exact: true. Then the same trace with one
+    kernel reaching back into retired time at its end: exact: false, a warning, and every
+    step's parts still sum to its wall."""
+    rnd = random.Random(12)
+    cpu, gpu = {"pid": 1, "tid": 1}, {"pid": 0, "tid": 7}
+    W, N, K = 10000, 300, 150
+    blocks = []
+    for k in range(N):
+        t0 = k * W
+        ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % k, "ts": t0, "dur": W, **cpu},
+              {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": t0 + 10, "dur": 8990, **cpu}]
+        for j in range(K):
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": t0 + 20 + j * 60,
+                       "dur": 5, **cpu})
+            ev.append({"ph": "X", "cat": "kernel", "name": "Cijk_gemm", "ts": t0 + 50 + j * 60, "dur": 30, **gpu})
+        ev.append({"ph": "X", "cat": "kernel", "name": "Cijk_tail", "ts": t0 + W - 10, "dur": 30, **gpu})
+        rnd.shuffle(ev)
+        blocks.append(ev)
+    for late in (False, True):
+        events = [e for b in blocks for e in b]
+        if late:
+            events.append({"ph": "X", "cat": "kernel", "name": "Cijk_late", "ts": 15, "dur": 4, **gpu})
+        path = os.path.join(tmp, "retired%d.pt.trace.json" % late)
+        with open(path, "w") as f:
+            json.dump({"schemaVersion": 1, "traceEvents": events}, f)
+        out = subprocess.run([tool, "torch-trace-json=" + path], capture_output=True, text=True, timeout=600)
+        check(out.returncode == 0, "retired: section_tool failed: %s" % out.stderr[-500:])
+        steps = json.loads(out.stdout)["steps"]
+        items = steps["items"]
+        check(len(items) == N, "retired: %d steps" % len(items))
+        if late:
+            check(steps["exact"] is False, "retired+late: exact is %s" % steps["exact"])
+            check("reached back" in out.stderr, "retired+late: warning %s" % out.stderr[-300:])
+            for item in items:
+                check(sum(item["parts"].values()) == item["wall_ns"], "retired+late %s: parts sum" % item["name"])
+            print("ok retired+late: exact false, parts still sum to each wall")
+            continue
+        check(steps["exact"] is True, "retired: exact is %s" % steps["exact"])
+        cats_of = [categorise(b)[0] for b in blocks]
+        run = [0] * 8
+        for k, item in enumerate(items):
+            cats = [sum((cats_of[i][c] for i in range(max(0, k - 1), min(N, k + 2))), []) for c in range(7)]
+            want = split(cats, ns(k * W), ns((k + 1) * W))
+            got = [item["parts"][p] for p in PARTS]
+            check(got == want, "retired %s: parts %s, the plain split says %s" % (item["name"], got, want))
+            run = [x + y for x, y in zip(run, want)]
+        # the run: the steps tile it, plus the last kernel's 20 us past the last step
+        run[0] += ns(20)
+        got = [steps["run"]["parts"][p] for p in PARTS]
+        check(got == run, "retired: run parts %s, the plain split says %s" % (got, run))
+        print("ok retired: %d steps, %d events, parts exact" % (N, len(events)))
+
+
 def check_ranks(tool, tmp):
     """Two generated rank traces (distributedInfo.rank) with NCCL kernels: skews, straggler,
     slowest rank and per-rank totals against a plain Python match of the n-th occurrences."""
@@ -311,6 +368,7 @@ def main():
                   "work is not merged): nothing to compare")
             return SKIP
         check_ranks(tool, tmp)
+        check_retired(tool, tmp)
     fx = os.path.join(shared, "fixtures", "torch_profiler")
     for name in ("kineto_tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz",
                  "hta_amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json"):

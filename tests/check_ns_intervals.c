@@ -1,0 +1,150 @@
+/* Tests of ns_intervals' retirement (analyses/ns_intervals.c): a set that folds its older
+ * spans into a running total keeps nsi_total equal to a brute-force per-nanosecond union
+ * whenever no interval reaches back below its floor (in time order, or in random order
+ * within the kept spans), says `inexact` when one does (and then never undercounts), and
+ * merges of folded sets are exact when their folded parts do not meet. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/ns_intervals.h"
+
+#define SPAN 20000
+
+/* |union| of the intervals by marking every nanosecond of [0, SPAN). */
+static int64_t brute(const int64_t (*iv)[2], size_t n) {
+    static unsigned char mark[SPAN];
+    memset(mark, 0, sizeof mark);
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int64_t x = iv[i][0]; x < iv[i][1]; x++)
+            if (!mark[x]) mark[x] = 1, t++;
+    return t;
+}
+
+/* n intervals with gaps, in time order; each starts after the previous one's start. */
+static void in_order(int64_t (*iv)[2], size_t n, unsigned seed) {
+    srand(seed);
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++) {
+        t += 1 + rand() % 12;
+        iv[i][0] = t;
+        iv[i][1] = t + 1 + rand() % 15;
+    }
+}
+
+START_TEST(in_order_is_exact_and_bounded) {
+    int64_t iv[1000][2];
+    for (unsigned seed = 1; seed <= 50; seed++) {
+        in_order(iv, 1000, seed);
+        ns_intervals s = {.retire_above = 16};
+        size_t most = 0;
+        for (size_t i = 0; i < 1000; i++) {
+            ck_assert(nsi_add(&s, iv[i][0], iv[i][1]));
+            if (s.n > most) most = s.n;
+        }
+        ck_assert_uint_le(most, 16);
+        ck_assert(s.retired);
+        ck_assert_uint_eq(s.inexact, 0);
+        ck_assert_int_eq(nsi_total(&s), brute((const int64_t(*)[2])iv, 1000));
+        nsi_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(disorder_within_the_window_is_exact) {
+    int64_t iv[1000][2];
+    for (unsigned seed = 1; seed <= 50; seed++) {
+        in_order(iv, 1000, seed);
+        for (size_t i = 0; i + 1 < 1000; i += 2) {   /* swap neighbours: a disorder of one */
+            int64_t a = iv[i][0], b = iv[i][1];
+            iv[i][0] = iv[i + 1][0], iv[i][1] = iv[i + 1][1];
+            iv[i + 1][0] = a, iv[i + 1][1] = b;
+        }
+        ns_intervals s = {.retire_above = 64};
+        for (size_t i = 0; i < 1000; i++) ck_assert(nsi_add(&s, iv[i][0], iv[i][1]));
+        ck_assert_uint_eq(s.inexact, 0);
+        ck_assert_int_eq(nsi_total(&s), brute((const int64_t(*)[2])iv, 1000));
+        nsi_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(random_order_fitting_is_exact) {
+    int64_t iv[200][2];
+    for (unsigned seed = 1; seed <= 50; seed++) {
+        srand(seed);
+        for (size_t i = 0; i < 200; i++) {
+            iv[i][0] = rand() % (SPAN - 100);
+            iv[i][1] = iv[i][0] + 1 + rand() % 60;
+        }
+        ns_intervals s = {.retire_above = 200};   /* never more spans than intervals */
+        for (size_t i = 0; i < 200; i++) ck_assert(nsi_add(&s, iv[i][0], iv[i][1]));
+        ck_assert(!s.retired);
+        ck_assert_int_eq(nsi_total(&s), brute((const int64_t(*)[2])iv, 200));
+        nsi_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(reach_back_is_flagged_never_undercounted) {
+    int64_t iv[400][2];
+    for (unsigned seed = 1; seed <= 50; seed++) {
+        srand(seed);
+        for (size_t i = 0; i < 400; i++) {
+            iv[i][0] = rand() % (SPAN - 100);
+            iv[i][1] = iv[i][0] + 1 + rand() % 30;
+        }
+        ns_intervals s = {.retire_above = 8};
+        for (size_t i = 0; i < 400; i++) ck_assert(nsi_add(&s, iv[i][0], iv[i][1]));
+        int64_t truth = brute((const int64_t(*)[2])iv, 400);
+        ck_assert_uint_gt(s.inexact, 0);
+        ck_assert_int_ge(nsi_total(&s), truth);
+        nsi_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(merges_of_folded_sets) {
+    int64_t iv[1000][2];
+    in_order(iv, 1000, 7);
+    int64_t truth = brute((const int64_t(*)[2])iv, 1000);
+    /* the first and second halves in two sets (two pieces of one file), merged and moved */
+    for (int how = 0; how < 4; how++) {
+        ns_intervals a = {.retire_above = 16}, b = {.retire_above = 16}, d = {.retire_above = 16};
+        for (size_t i = 0; i < 500; i++) ck_assert(nsi_add(&a, iv[i][0], iv[i][1]));
+        for (size_t i = 500; i < 1000; i++) ck_assert(nsi_add(&b, iv[i][0], iv[i][1]));
+        ns_intervals *x = how & 1 ? &b : &a, *y = how & 1 ? &a : &b;
+        if (how & 2) ck_assert(nsi_move(&d, x) && nsi_move(&d, y));
+        else ck_assert(nsi_merge(x, y));
+        ns_intervals *out = how & 2 ? &d : x;
+        ck_assert_uint_le(out->n, 16);
+        ck_assert_uint_eq(out->inexact, 0);
+        ck_assert_int_eq(nsi_total(out), truth);
+        nsi_free(&a), nsi_free(&b), nsi_free(&d);
+    }
+    /* two sets over the same time: their folded parts meet, the merge says inexact */
+    ns_intervals a = {.retire_above = 16}, b = {.retire_above = 16};
+    for (size_t i = 0; i < 1000; i++) ck_assert(nsi_add(i % 2 ? &a : &b, iv[i][0], iv[i][1]));
+    ck_assert(nsi_merge(&a, &b));
+    ck_assert_uint_gt(a.inexact, 0);
+    ck_assert_int_ge(nsi_total(&a), truth);
+    nsi_free(&a), nsi_free(&b);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("ns_intervals");
+    TCase *tc = tcase_create("retire");
+    tcase_add_test(tc, in_order_is_exact_and_bounded);
+    tcase_add_test(tc, disorder_within_the_window_is_exact);
+    tcase_add_test(tc, random_order_fitting_is_exact);
+    tcase_add_test(tc, reach_back_is_flagged_never_undercounted);
+    tcase_add_test(tc, merges_of_folded_sets);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
