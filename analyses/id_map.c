@@ -16,21 +16,23 @@ static size_t slot_of(uint64_t id, size_t cap) {
 uint32_t id_map_get(const id_map *m, uint64_t id) {
     if (!m->cap) return ID_MAP_NONE;
     for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        const id_map_slot *e = &m->slots[i];
-        if (!e->used) return ID_MAP_NONE;
-        if (e->key == id) return e->val;
+        if (!m->used[i]) return ID_MAP_NONE;
+        if (m->keys[i] == id) return m->vals[i];
     }
 }
 
 static bool grow(id_map *m) {
     size_t cap = m->cap ? m->cap * 2 : 1024;
-    id_map g = {calloc(cap, sizeof *g.slots), cap, 0, m->max_entries};
-    if (!g.slots) return false;
+    id_map g = {calloc(cap, sizeof *g.keys), calloc(cap, sizeof *g.vals), calloc(cap, 1), cap, 0, m->max_entries};
+    if (!g.keys || !g.vals || !g.used) {
+        free(g.keys), free(g.vals), free(g.used);
+        return false;
+    }
     for (size_t i = 0; i < m->cap; i++)
-        if (m->slots[i].used) {
-            size_t j = slot_of(m->slots[i].key, cap);
-            while (g.slots[j].used) j = (j + 1) & (cap - 1);
-            g.slots[j] = m->slots[i], g.n++;
+        if (m->used[i]) {
+            size_t j = slot_of(m->keys[i], cap);
+            while (g.used[j]) j = (j + 1) & (cap - 1);
+            g.used[j] = 1, g.keys[j] = m->keys[i], g.vals[j] = m->vals[i], g.n++;
         }
     id_map_free(m);
     *m = g;
@@ -40,23 +42,21 @@ static bool grow(id_map *m) {
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val) {
     if (m->cap) {
         for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-            id_map_slot *e = &m->slots[i];
-            if (!e->used) break;
-            if (e->key == id) return e->val = val;
+            if (!m->used[i]) break;
+            if (m->keys[i] == id) return m->vals[i] = val;
         }
     }
     if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
     if ((m->n + 1) * 2 > m->cap && !grow(m)) return ID_MAP_OOM;
     size_t i = slot_of(id, m->cap);
-    while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
-    m->slots[i] = (id_map_slot){.key = id, .val = val, .used = 1};
-    m->n++;
+    while (m->used[i]) i = (i + 1) & (m->cap - 1);
+    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
     return val;
 }
 
 void id_map_free(id_map *m) {
-    free(m->slots);
-    m->slots = NULL;
+    free(m->keys), free(m->vals), free(m->used);
+    m->keys = NULL, m->vals = NULL, m->used = NULL;
     m->cap = m->n = 0;
 }
 

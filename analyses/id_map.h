@@ -16,16 +16,10 @@
 #define ID_MAP_FULL (UINT32_MAX - 1) /* id_map_put: the map holds max_entries already */
 #define ID_MAP_OOM (UINT32_MAX - 2)  /* id_map_put: out of memory */
 
-/* One slot: key, value and whether it is taken side by side, so that a probe touches one
- * cache line (three separate arrays cost three misses a lookup on large maps). */
-typedef struct id_map_slot {
-    uint64_t key;
-    uint32_t val;
-    uint32_t used;
-} id_map_slot;
-
 typedef struct id_map {
-    id_map_slot *slots;      /* cap slots (a power of two), at most half of them used */
+    uint64_t *keys;
+    uint32_t *vals;
+    unsigned char *used;
     size_t cap, n, max_entries;
 } id_map;
 
