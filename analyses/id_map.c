@@ -39,6 +39,26 @@ static bool grow(id_map *m) {
     return true;
 }
 
+/* Stores id -> val in the free slot i (the end of id's probe), growing first when due. */
+static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
+    if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
+    if ((m->n + 1) * 2 > m->cap) {
+        if (!grow(m)) return ID_MAP_OOM;
+        i = slot_of(id, m->cap);
+        while (m->used[i]) i = (i + 1) & (m->cap - 1);
+    }
+    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
+    return val;
+}
+
+uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val) {
+    if (!m->cap) return insert_at(m, 0, id, val);
+    size_t i = slot_of(id, m->cap);
+    for (; m->used[i]; i = (i + 1) & (m->cap - 1))
+        if (m->keys[i] == id) return m->vals[i];
+    return insert_at(m, i, id, val);
+}
+
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val) {
     if (m->cap) {
         for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {

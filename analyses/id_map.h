@@ -27,6 +27,9 @@ typedef struct id_map {
 uint32_t id_map_get(const id_map *m, uint64_t id);
 /* Stores id -> val (replacing an earlier value); returns val, ID_MAP_FULL or ID_MAP_OOM. */
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val);
+/* The value stored for id when present; else stores id -> val and returns val (or
+ * ID_MAP_FULL / ID_MAP_OOM): one probe where id_map_get then id_map_put take two. */
+uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val);
 /* Frees the slots; m is then an empty map. */
 void id_map_free(id_map *m);
 

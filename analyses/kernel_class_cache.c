@@ -1,27 +1,51 @@
 /* kernel_class_cache: per-state memo of kernel_class_of (see kernel_class_cache.h). */
 #include "analyses/kernel_class_cache.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/str_hash.h"
 
 #define KCC_SLOTS (2u * KCC_MAX_NAMES)
+#define KCC_FIRST_SLOTS 256u
 
 /* 8 bytes a step (base/str_hash.h): every dispatch's name is hashed here; collisions only
  * cost a compare. */
 static uint64_t name_hash(const char *s, size_t n) { return str_hash_n(s, n, 0); }
 
+/* Doubles the table (rehashing every name); false on allocation failure (the old table
+ * stays). */
+static bool grow(kernel_class_cache *c) {
+    size_t n = c->n_slots ? c->n_slots * 2 : KCC_FIRST_SLOTS;
+    kcc_entry *s = calloc(n, sizeof *s);
+    if (!s) return false;
+    for (size_t i = 0; i < c->n_slots; i++) {
+        if (!c->slots[i].name) continue;
+        size_t j = (size_t)c->slots[i].hash & (n - 1);
+        while (s[j].name) j = (j + 1) & (n - 1);
+        s[j] = c->slots[i];
+    }
+    free(c->slots);
+    c->slots = s, c->n_slots = n;
+    return true;
+}
+
 kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len) {
     if (!name) return KC_OTHER;
-    if (!c->slots && !(c->slots = calloc(KCC_SLOTS, sizeof *c->slots))) return kernel_class_of(name, len);
+    if (!c->slots && !grow(c)) return kernel_class_of(name, len);
     uint64_t h = name_hash(name, len);
-    size_t j = (size_t)h & (KCC_SLOTS - 1);
-    for (; c->slots[j].name; j = (j + 1) & (KCC_SLOTS - 1))
+    size_t mask = c->n_slots - 1, j = (size_t)h & mask;
+    for (; c->slots[j].name; j = (j + 1) & mask)
         if (c->slots[j].hash == h && c->slots[j].len == len && !memcmp(c->slots[j].name, name, len))
             return c->slots[j].cls;
     kernel_class k = kernel_class_of(name, len);
     if (c->used >= KCC_MAX_NAMES) return k;
+    if ((c->used + 1) * 2 > c->n_slots) {
+        if (c->n_slots >= KCC_SLOTS || !grow(c)) return k;
+        mask = c->n_slots - 1;
+        for (j = (size_t)h & mask; c->slots[j].name;) j = (j + 1) & mask;
+    }
     char *copy = malloc(len + 1);
     if (!copy) return k;
     memcpy(copy, name, len);
@@ -33,8 +57,8 @@ kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len) {
 
 void kcc_free(kernel_class_cache *c) {
     if (c->slots)
-        for (size_t i = 0; i < KCC_SLOTS; i++) free(c->slots[i].name);
+        for (size_t i = 0; i < c->n_slots; i++) free(c->slots[i].name);
     free(c->slots);
     c->slots = NULL;
-    c->used = 0;
+    c->used = c->n_slots = 0;
 }

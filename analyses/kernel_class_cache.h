@@ -23,8 +23,10 @@ typedef struct kcc_entry {
 } kcc_entry;
 
 typedef struct kernel_class_cache {
-    kcc_entry *slots;    /* open addressing, 2 * KCC_MAX_NAMES slots once used */
-    size_t used;
+    kcc_entry *slots;    /* open addressing, n_slots (a power of two) at most half used */
+    size_t used, n_slots;/* n_slots grows from 256 to 2 * KCC_MAX_NAMES: most traces have a few
+                          * hundred names, and clearing the full 512 KB table in every state of
+                          * every section cost more than the lookups */
 } kernel_class_cache;
 
 /* The class of `name` (len bytes), from the cache or the table (then remembered). */

@@ -7,18 +7,21 @@
 /* The group for key, created empty when new; NULL when the table is full or on OOM
  * (*oom says which). */
 static kgroup *group_of(kgroups *g, uint64_t key, bool *oom) {
-    uint32_t i = id_map_get(&g->index, key);
-    if (i != ID_MAP_NONE) return &g->v[i];
-    if (g->n >= (g->max_groups ? g->max_groups : KGROUPS_MAX)) return NULL;
-    if (g->n == g->cap) {
+    if (g->n >= (g->max_groups ? g->max_groups : KGROUPS_MAX)) {
+        uint32_t i = id_map_get(&g->index, key);
+        return i != ID_MAP_NONE ? &g->v[i] : NULL;
+    }
+    if (g->n == g->cap) {               /* room for a new group before the one probe */
         size_t c = g->cap ? g->cap * 2 : 256;
         kgroup *v = realloc(g->v, c * sizeof *v);
         if (!v) return *oom = true, NULL;
         g->v = v;
         g->cap = c;
     }
-    uint32_t got = id_map_put(&g->index, key, (uint32_t)g->n);
+    uint32_t got = id_map_get_or_put(&g->index, key, (uint32_t)g->n);
     if (got == ID_MAP_OOM) return *oom = true, NULL;
+    if (got == ID_MAP_FULL) return NULL;
+    if (got != g->n) return &g->v[got];
     g->v[g->n] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN};
     return &g->v[g->n++];
 }

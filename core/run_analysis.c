@@ -18,6 +18,8 @@ static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
 
 #define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
 
+#define ROUTE_MAX 32u                    /* analyses per record type fan_out routes directly */
+
 /* One source being read: its analyses' source states and what the sources section says. */
 typedef struct job {
     const section_analysis *const *an;
@@ -34,6 +36,12 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
+    /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
+     * when the read starts (job_route) so fan_out does not test every analysis per record;
+     * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
+    bool routed;
+    uint8_t n_route[REC_TYPE_COUNT];
+    uint8_t route[REC_TYPE_COUNT][ROUTE_MAX];
     diag_list diag;
     read_facts facts;
     source_read_stats stats;
@@ -71,6 +79,18 @@ static bool fan_out(void *user, const record *r) {
         j->dropped_kernels++;                     /* not the run's kernels; maybe the host analyses' */
         if (!j->ref->host_kernels_chosen) return true;
     }
+    if (j->routed && (unsigned)r->type < REC_TYPE_COUNT) {
+        for (unsigned k = 0; k < j->n_route[r->type]; k++) {
+            size_t i = j->route[r->type][k];
+            if (!j->src[i]) continue;
+            if (kernel_type && !(j->an[i]->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) continue;
+            if (!j->an[i]->consume(j->src[i], r)) {
+                j->oom = true;
+                return false;
+            }
+        }
+        return true;
+    }
     for (size_t i = 0; i < j->n_an; i++) {
         if (!j->src[i] || !(j->an[i]->wants & REC_BIT(r->type))) continue;
         if (kernel_type && !(j->an[i]->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) continue;
@@ -80,6 +100,24 @@ static bool fan_out(void *user, const record *r) {
         }
     }
     return true;
+}
+
+/* Builds j's routes (see job.route) from the analyses whose source states are open, and
+ * returns the RF_ fields they read together. Called when a read starts. */
+static unsigned job_route(job *j) {
+    unsigned fields = 0;
+    memset(j->n_route, 0, sizeof j->n_route);
+    j->routed = true;
+    for (size_t i = 0; i < j->n_an; i++) {
+        if (!j->src[i]) continue;
+        fields |= j->an[i]->fields;
+        for (unsigned t = 0; t < REC_TYPE_COUNT; t++) {
+            if (!(j->an[i]->wants & REC_BIT(t))) continue;
+            if (j->n_route[t] == ROUTE_MAX || i > UINT8_MAX) j->routed = false;
+            else j->route[t][j->n_route[t]++] = (uint8_t)i;
+        }
+    }
+    return fields;
 }
 
 /* Opens the analyses' source states (driver thread). false on allocation failure. */
@@ -94,10 +132,7 @@ static bool job_open(job *j, void *const *run) {
 
 static void *job_read(void *arg) {
     job *j = arg;
-    unsigned fields = 0;
-    for (size_t i = 0; i < j->n_an; i++)
-        if (j->src[i]) fields |= j->an[i]->fields;
-    record_sink sink = {.emit = fan_out, .user = j, .fields = fields};
+    record_sink sink = {.emit = fan_out, .user = j, .fields = job_route(j)};
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
@@ -256,10 +291,7 @@ static void *piece_thread(void *arg) {
 }
 
 static record_sink job_sink(job *j) {
-    unsigned fields = 0;
-    for (size_t i = 0; i < j->n_an; i++)
-        if (j->src[i]) fields |= j->an[i]->fields;
-    return (record_sink){.emit = fan_out, .user = j, .fields = fields};
+    return (record_sink){.emit = fan_out, .user = j, .fields = job_route(j)};
 }
 
 /* Folds a job's source states into throw-away run states: a split read whose join failed

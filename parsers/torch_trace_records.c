@@ -84,23 +84,67 @@ typedef struct tr_state {
     uint64_t start_offset;
 } tr_state;
 
+/* Keys are compared as little-endian words of exactly their length (a libc memcmp call per
+ * candidate key, or a word assembled through memory, cost several % of `goblind analyze`):
+ * LOADn reads n bytes of a key, Cn spells a literal key as the same word. */
+static inline uint64_t load2(const char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint64_t load4(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t load8(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint64_t load3(const char *p) { return load2(p) | (uint64_t)(unsigned char)p[2] << 16; }
+static inline uint64_t load5(const char *p) { return load4(p) | (uint64_t)(unsigned char)p[4] << 32; }
+static inline uint64_t load6(const char *p) { return load4(p) | load2(p + 4) << 32; }
+#define B_(c, i) ((uint64_t)(unsigned char)(c) << (8 * (i)))
+#define C2(a, b) (B_(a, 0) | B_(b, 1))
+#define C3(a, b, c) (C2(a, b) | B_(c, 2))
+#define C4(a, b, c, d) (C3(a, b, c) | B_(d, 3))
+#define C5(a, b, c, d, e) (C4(a, b, c, d) | B_(e, 4))
+#define C6(a, b, c, d, e, f) (C5(a, b, c, d, e) | B_(f, 5))
+#define C8(a, b, c, d, e, f, g, h) (C6(a, b, c, d, e, f) | B_(g, 6) | B_(h, 7))
+
 static int event_key(const char *k, size_t n) {
     switch (n) {
-    case 2: return !memcmp(k, "ts", 2) ? K_TS : !memcmp(k, "ph", 2) ? K_PH : K_OTHER;
-    case 3: return !memcmp(k, "cat", 3) ? K_CAT : !memcmp(k, "dur", 3) ? K_DUR : !memcmp(k, "pid", 3) ? K_PID
-                 : !memcmp(k, "tid", 3) ? K_TID : K_OTHER;
-    case 4: return !memcmp(k, "name", 4) ? K_NAME : !memcmp(k, "args", 4) ? K_ARGS : K_OTHER;
+    case 2: {
+        uint64_t w = load2(k);
+        return w == C2('t', 's') ? K_TS : w == C2('p', 'h') ? K_PH : K_OTHER;
+    }
+    case 3: {
+        uint64_t w = load3(k);
+        return w == C3('c', 'a', 't') ? K_CAT : w == C3('d', 'u', 'r') ? K_DUR : w == C3('p', 'i', 'd') ? K_PID
+             : w == C3('t', 'i', 'd') ? K_TID : K_OTHER;
+    }
+    case 4: {
+        uint64_t w = load4(k);
+        return w == C4('n', 'a', 'm', 'e') ? K_NAME : w == C4('a', 'r', 'g', 's') ? K_ARGS : K_OTHER;
+    }
     default: return K_OTHER;
     }
 }
 
 static int args_key(const char *k, size_t n) {
     switch (n) {
-    case 4: return !memcmp(k, "grid", 4) ? A_GRID : !memcmp(k, "kind", 4) ? A_KIND : A_OTHER;
-    case 5: return !memcmp(k, "block", 5) ? A_BLOCK : !memcmp(k, "bytes", 5) ? A_BYTES : A_OTHER;
-    case 6: return !memcmp(k, "device", 6) ? A_DEVICE : !memcmp(k, "stream", 6) ? A_STREAM : A_OTHER;
-    case 10: return !memcmp(k, "Input Dims", 10) ? A_DIMS : !memcmp(k, "Input type", 10) ? A_TYPES : A_OTHER;
-    case 11: return !memcmp(k, "correlation", 11) ? A_CORR : !memcmp(k, "External id", 11) ? A_EXTERNAL : A_OTHER;
+    case 4: {
+        uint64_t w = load4(k);
+        return w == C4('g', 'r', 'i', 'd') ? A_GRID : w == C4('k', 'i', 'n', 'd') ? A_KIND : A_OTHER;
+    }
+    case 5: {
+        uint64_t w = load5(k);
+        return w == C5('b', 'l', 'o', 'c', 'k') ? A_BLOCK : w == C5('b', 'y', 't', 'e', 's') ? A_BYTES : A_OTHER;
+    }
+    case 6: {
+        uint64_t w = load6(k);
+        return w == C6('d', 'e', 'v', 'i', 'c', 'e') ? A_DEVICE : w == C6('s', 't', 'r', 'e', 'a', 'm') ? A_STREAM : A_OTHER;
+    }
+    case 10: {   /* "Input Dims", "Input type": the first 8 bytes, then the last 2 */
+        if (load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 'D', 'i') && load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 't', 'y'))
+            return A_OTHER;
+        uint64_t w = load8(k) >> 48 | load2(k + 8) << 16;
+        return w == C4('D', 'i', 'm', 's') ? A_DIMS : w == C4('t', 'y', 'p', 'e') ? A_TYPES : A_OTHER;
+    }
+    case 11: {   /* "correlation", "External id": the first 8 bytes and the last 3 */
+        uint64_t w = load8(k), t = load3(k + 8);
+        return w == C8('c', 'o', 'r', 'r', 'e', 'l', 'a', 't') && t == C3('i', 'o', 'n') ? A_CORR
+             : w == C8('E', 'x', 't', 'e', 'r', 'n', 'a', 'l') && t == C3(' ', 'i', 'd') ? A_EXTERNAL : A_OTHER;
+    }
     default: return A_OTHER;
     }
 }
