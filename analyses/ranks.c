@@ -111,14 +111,8 @@ static bool occ_push(occ_list *l, occurrence o) {
 static bool ranks_consume(void *src, const record *r) {
     ranks_src *s = src;
     if (r->type == REC_METADATA) {
-        if (r->key && !strcmp(r->key, "rank") && r->value && r->value_len && r->value_len < 12) {
-            char buf[16];
-            memcpy(buf, r->value, r->value_len);
-            buf[r->value_len] = 0;
-            char *end;
-            long v = strtol(buf, &end, 10);
-            if (!*end && v >= 0 && v < 1 << 24) s->metadata_rank = (int)v;
-        }
+        int rank;
+        if (record_rank(r, &rank)) s->metadata_rank = rank;
         return true;
     }
     if (!r->name || kcc_class_of(&s->classes, r->name, r->name_len) != KC_COMMUNICATION) return true;

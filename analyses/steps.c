@@ -151,14 +151,8 @@ static bool steps_consume(void *src, const record *r) {
     steps_src *s = src;
     rank_data *d = &s->d;
     if (r->type == REC_METADATA) {
-        if (r->key && !strcmp(r->key, "rank") && r->value && r->value_len && r->value_len < 12) {
-            char buf[16];
-            memcpy(buf, r->value, r->value_len);
-            buf[r->value_len] = 0;
-            char *end;
-            long v = strtol(buf, &end, 10);
-            if (!*end && v >= 0 && v < 1 << 24) s->metadata_rank = (int)v;
-        }
+        int rank;
+        if (record_rank(r, &rank)) s->metadata_rank = rank;
         return true;
     }
     int64_t a, b;

@@ -66,14 +66,8 @@ static bool fan_out(void *user, const record *r) {
         j->names_cut++;
     }
     if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
-    if (r->type == REC_METADATA && r->key && !strcmp(r->key, "rank") && r->value && r->value_len < 12) {
-        char buf[16];
-        memcpy(buf, r->value, r->value_len);
-        buf[r->value_len] = 0;
-        char *end;
-        long v = strtol(buf, &end, 10);
-        if (!*end && v >= 0 && v < 1000000) j->meta_rank = (int)v;
-    }
+    int rank;
+    if (record_rank(r, &rank)) j->meta_rank = rank;
     bool kernel_type = (KERNEL_TYPES & REC_BIT(r->type)) != 0;
     if (kernel_type && !j->ref->kernels_chosen) {
         j->dropped_kernels++;                     /* not the run's kernels; maybe the host analyses' */

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/i128.h"
 
@@ -133,6 +134,23 @@ typedef struct record {
  * "hostname", "rank", "world_size", and "aie.<key>" for an AIE run description
  * (aie.M, aie.K, aie.N, aie.m, aie.k, aie.n, aie.rows, aie.cols, aie.warmup,
  * aie.iterations, aie.clock_ghz, aie.macs_per_cycle). Values are the file's text. */
+
+/* The distributed rank a REC_METADATA "rank" record names (a decimal integer from 0 to
+ * 2^24 - 1): true and *rank set, else false. One reading for the driver and every analysis
+ * that keys by rank. */
+static inline bool record_rank(const record *r, int *rank) {
+    if (r->type != REC_METADATA || !r->key || strcmp(r->key, "rank") || !r->value || !r->value_len ||
+        r->value_len > 8)
+        return false;
+    long v = 0;
+    for (size_t i = 0; i < r->value_len; i++) {
+        if (r->value[i] < '0' || r->value[i] > '9') return false;
+        v = v * 10 + (r->value[i] - '0');
+    }
+    if (v >= 1L << 24) return false;
+    *rank = (int)v;
+    return true;
+}
 
 /* Where a format sends its records. emit returns false when the consumer cannot take
  * more (out of memory): the format then stops and says so. fields: the optional RF_*
