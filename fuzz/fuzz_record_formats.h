@@ -19,7 +19,7 @@
 #include "base/text_utf8.h"
 #include "parsers/parser_registry.h"
 
-#define ALL_RF (RF_PEER * 2u - 1u)
+#define ALL_RF RF_ALL
 
 static void frf_fail(const char *fmt, const char *what) {
     fprintf(stderr, "record invariant broken (%s): %s\n", fmt, what);

@@ -68,6 +68,8 @@ enum {
     RF_PEER = 1u << 21,      /* peer_device: a copy's other end */
     RF_ADDRESS = 1u << 22,   /* address: an allocation's or free's device pointer (REC_ALLOCATION) */
 };
+/* Every RF_ bit (the last one, times two, minus one): a new bit goes last and moves this. */
+#define RF_ALL (RF_ADDRESS * 2u - 1u)
 
 /* Which way a copy went (REC_MEMORY_COPY.copy). */
 typedef enum { COPY_UNKNOWN, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_PTOP, COPY_HTOH } copy_kind;
