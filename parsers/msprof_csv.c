@@ -30,6 +30,8 @@
 
 #include "parsers/msprof_csv.h"
 
+#include "base/text_utf8.h"
+
 #include "parsers/csv_columns.h"
 #include "parsers/csv_tokenizer.h"
 
@@ -58,7 +60,7 @@ typedef struct state {
     size_t n_cols;
     bool have_type, have_duration;
     char *type_from_name;    /* reference file without a type column: its base name */
-    uint64_t rows, skipped_type, skipped_duration, skipped_long, first_bad_line;
+    uint64_t rows, skipped_type, skipped_duration, skipped_long, skipped_utf8, first_bad_line;
     const char *first_bad_reason;
 } state;
 
@@ -206,6 +208,10 @@ static void on_record(void *user, const csv_record *r) {
         if (n >= FIELD_CAP) { skip_row(s, r->line, "a cell of 64 KiB or more (cut)", &s->skipped_long); return; }
         clean_cell(&p, &n);
         if (is_unknown(p, n)) continue;
+        if (!utf8_valid((const uint8_t *)p, n)) {   /* msprof writes UTF-8: a row that is not is not read */
+            skip_row(s, r->line, "a cell not valid UTF-8", &s->skipped_utf8);
+            return;
+        }
         switch (c->role) {
         case ROLE_TYPE: rec.name = p; rec.name_len = n; break;
         case ROLE_DURATION: have_dur = msprof_us_to_ns(p, n, &rec.duration_ns); break;
@@ -294,7 +300,7 @@ static void ms_finish(void *st) {
     csv_finish(&s->csv);
     if (!s->header_done) diag_add(s->diag, "%s: empty file, no header", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; operators are partial", s->label);
-    uint64_t bad = s->skipped_type + s->skipped_duration + s->skipped_long;
+    uint64_t bad = s->skipped_type + s->skipped_duration + s->skipped_long + s->skipped_utf8;
     if (bad)
         diag_add(s->diag, "%s: line %llu: %s; %llu row(s) skipped in all", s->label,
                  (unsigned long long)s->first_bad_line, s->first_bad_reason, (unsigned long long)bad);
@@ -302,6 +308,7 @@ static void ms_finish(void *st) {
     read_facts_skip(s->facts, "no operator type", s->skipped_type);
     read_facts_skip(s->facts, "duration missing or not a decimal", s->skipped_duration);
     read_facts_skip(s->facts, "a cell of 64 KiB or more", s->skipped_long);
+    read_facts_skip(s->facts, "a cell not valid UTF-8", s->skipped_utf8);
 }
 
 static void ms_close(void *st) {
