@@ -169,7 +169,8 @@ static void on_header(state *s, const csv_record *r) {
                 c->model_id = !strcmp(NAMED[k].key, "model_id");
                 break;
             }
-        if (c->role == ROLE_SKIP && hl && buf[0] >= 'a' && buf[0] <= 'z') {   /* a PMU counter column */
+        /* a PMU counter column (its header, a valid UTF-8 name, becomes the field's key) */
+        if (c->role == ROLE_SKIP && hl && buf[0] >= 'a' && buf[0] <= 'z' && utf8_valid((const uint8_t *)buf, hl)) {
             c->own_key = strdup(buf);
             if (!c->own_key) { s->oom = true; return; }
             c->role = ROLE_FIELD;
