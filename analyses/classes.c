@@ -24,13 +24,8 @@ typedef struct classes_state {
     kernel_class_cache cache;
 } classes_state;
 
-/* A record's duration: the file's duration, else end - start; false when unknown or < 0. */
-static bool record_duration(const record *r, i128 *out) {
-    if (r->has & RF_DURATION) *out = r->duration_ns;
-    else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) *out = i128_sub(r->end_ns, r->start_ns);
-    else return false;
-    return *out >= 0;
-}
+/* A record's duration (record_duration): false when unknown or < 0. */
+static bool known_duration(const record *r, i128 *out) { return record_duration(r, out) && *out >= 0; }
 
 static void *cl_open(const analysis_config *cfg, diag_list *diag) {
     (void)cfg, (void)diag;
@@ -48,7 +43,7 @@ static bool cl_consume(void *st, const record *r) {
                      : r->type == REC_MEMSET    ? KC_MEMSET
                                                 : kcc_class_of(&s->cache, r->name, r->name_len);
     i128 d;
-    bool has_d = record_duration(r, &d);
+    bool has_d = known_duration(r, &d);
     s->any = true;
     s->calls[k]++;
     if (has_d) s->total_ns[k] = i128_add(s->total_ns[k], d);

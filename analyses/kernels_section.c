@@ -46,9 +46,7 @@ static bool k_consume(void *st, const record *r) {
     if (!r->name) return true;
     if (r->type == REC_KERNEL_DISPATCH) {
         i128 d;
-        if (r->has & RF_DURATION) d = r->duration_ns;
-        else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) d = i128_sub(r->end_ns, r->start_ns);
-        else { s->no_time++; return true; }
+        if (!record_duration(r, &d)) { s->no_time++; return true; }
         return name_agg_add(&s->dispatches, 0, r->name, r->name_len, d);
     }
     na_stats_row row;

@@ -62,11 +62,8 @@ static bool c_consume(void *st, const record *r) {
     unsigned k = (unsigned)r->copy < N_DIR ? (unsigned)r->copy : COPY_UNKNOWN;
     dir_agg *d = &s->d[k];
     d->calls++;
-    bool has_time = true;
     i128 t = 0;
-    if (r->has & RF_DURATION) t = r->duration_ns;
-    else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) t = i128_sub(r->end_ns, r->start_ns);
-    else has_time = false;
+    bool has_time = record_duration(r, &t);
     if (has_time) d->with_time++, d->time_ns = i128_add(d->time_ns, t);
     if (r->has & RF_BYTES) d->with_bytes++, d->bytes += r->bytes;
     if (has_time && (r->has & RF_BYTES)) d->bw_bytes += r->bytes, d->bw_ns = i128_add(d->bw_ns, t);

@@ -297,9 +297,7 @@ static bool rc_consume(void *st, const record *r) {
         return true;
     }
     i128 d;
-    if (r->has & RF_DURATION) d = r->duration_ns;
-    else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) d = i128_sub(r->end_ns, r->start_ns);
-    else return true;
+    if (!record_duration(r, &d)) return true;
     if (d <= 0 || !r->name) return true;
     s->any_kernel = true;
     return kernel_table_add(&s->names, r->name, r->name_len, d);

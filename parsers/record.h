@@ -137,6 +137,15 @@ typedef struct record {
  * (aie.M, aie.K, aie.N, aie.m, aie.k, aie.n, aie.rows, aie.cols, aie.warmup,
  * aie.iterations, aie.clock_ghz, aie.macs_per_cycle). Values are the file's text. */
 
+/* A record's duration in ns: the file's own (RF_DURATION), else end - start when both are
+ * given; false when the record says neither. One rule for every analysis that sums time. */
+static inline bool record_duration(const record *r, i128 *out) {
+    if (r->has & RF_DURATION) *out = r->duration_ns;
+    else if ((r->has & (RF_START | RF_END)) == (RF_START | RF_END)) *out = i128_sub(r->end_ns, r->start_ns);
+    else return false;
+    return true;
+}
+
 /* The distributed rank a REC_METADATA "rank" record names (a decimal integer from 0 to
  * 2^24 - 1): true and *rank set, else false. One reading for the driver and every analysis
  * that keys by rank. */
