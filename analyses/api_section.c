@@ -13,19 +13,15 @@
 #include "analyses/section_md.h"
 
 typedef struct api_state {
-    name_agg calls, stats;
-    uint64_t no_time;           /* calls without a duration or start/end */
+    na_pair t;                  /* traced: the API calls; stats: the stats rows */
     diag_list *diag;            /* run state only */
-    name_agg *result;     /* after finish: calls, stats, or NULL (absent) */
-    bool oom;
     const analysis_config *cfg; /* the run's settings (list_rows read at render); NULL: a source state */
 } api_state;
 
 static void *a_open(const analysis_config *cfg, diag_list *diag) {
     api_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    name_agg_init(&s->calls, false);
-    name_agg_init(&s->stats, false);
+    na_pair_init(&s->t, false);
     s->diag = diag;
     s->cfg = cfg;
     return s;
@@ -66,55 +62,44 @@ static bool a_consume(void *st, const record *r) {
     if (!r->name) return true;
     if (r->type == REC_API_CALL) {
         i128 d;
-        if (!record_duration(r, &d)) { s->no_time++; return true; }
-        return name_agg_add(&s->calls, (int)r->domain, r->name, r->name_len, d);
+        if (!record_duration(r, &d)) { s->t.no_time++; return true; }
+        return name_agg_add(&s->t.traced, (int)r->domain, r->name, r->name_len, d);
     }
     na_stats_row row;
     if (r->type == REC_KERNEL_STATS && is_api_stats(r) && na_stats_row_of(r, &row))
-        return name_agg_add_stats(&s->stats, (int)domain_of_name(r->name, r->name_len), r->name, r->name_len, &row);
+        return name_agg_add_stats(&s->t.stats, (int)domain_of_name(r->name, r->name_len), r->name, r->name_len, &row);
     return true;
 }
 
 static void a_close(void *st) {
     api_state *s = st;
     if (!s) return;
-    name_agg_free(&s->calls);
-    name_agg_free(&s->stats);
+    na_pair_free(&s->t);
     free(s);
 }
 
 static bool a_end_source(void *run, void *src) {
     api_state *r = run, *s = src;
-    bool ok = name_agg_append(&r->calls, &s->calls) && name_agg_append(&r->stats, &s->stats);
-    r->no_time += s->no_time;
+    bool ok = na_pair_fold(&r->t, &s->t);
     a_close(s);
-    if (!ok) r->oom = true;
     return ok;
 }
 
 static bool a_finish(void *run, const section_results *earlier) {
     (void)earlier;
     api_state *s = run;
-    if (s->calls.n || s->calls.unlisted_calls) s->result = &s->calls;
-    else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
-    if (s->result) name_agg_finish(s->result);
-    if (s->no_time) diag_add(s->diag, "api: %llu calls without a duration or start/end are not counted",
-                             (unsigned long long)s->no_time);
-    if (s->oom) diag_add(s->diag, "api: out of memory; the API table is partial");
-    if (s->calls.unlisted_calls)
-        diag_add(s->diag, "api: more than %u distinct API functions: %llu calls of further functions count in "
-                 "the totals but are not listed", NA_MAX_NAMES, (unsigned long long)s->calls.unlisted_calls);
+    na_pair_finish(&s->t, s->diag, "api", "calls", "API table", "API functions", "calls of further functions");
     return true;
 }
 
 static void a_render(const void *run, jw_out *w) {
     const api_state *s = run;
-    const name_agg *a = s->result;
+    const name_agg *a = s->t.result;
     if (!a) { jw_null(w); return; }
     i128 total = name_agg_total(a);
     jw_object_open(w);
     jw_key(w, "from");
-    jw_string(w, a == &s->calls ? "calls" : "stats");
+    jw_string(w, a == &s->t.traced ? "calls" : "stats");
     jw_key(w, "total_calls");
     jw_u64(w, name_agg_calls(a));
     jw_key(w, "total_ns");
@@ -160,7 +145,7 @@ static void a_render(const void *run, jw_out *w) {
 /* The report's API table: the MD_ROWS functions with the most time. */
 static void a_render_md(const void *run, strbuf *out) {
     const api_state *s = run;
-    const name_agg *a = s->result;
+    const name_agg *a = s->t.result;
     if (!a) return;
     i128 total = name_agg_total(a);
     smd_printf(out, "## API calls\n\n%llu calls, %.3f ms.\n\n| domain | function | calls | total (ms) | avg (us) | %% |\n"
@@ -184,10 +169,10 @@ static void a_render_md(const void *run, strbuf *out) {
 /* Headline numbers: "total_calls", "total_ns", "functions" (distinct functions listed). */
 static bool a_number(const void *run, const char *path, double *out) {
     const api_state *s = run;
-    if (!s->result) return false;
-    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->result);
-    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->result);
-    else if (!strcmp(path, "functions")) *out = (double)s->result->n;
+    if (!s->t.result) return false;
+    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->t.result);
+    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->t.result);
+    else if (!strcmp(path, "functions")) *out = (double)s->t.result->n;
     else return false;
     return true;
 }

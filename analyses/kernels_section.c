@@ -14,19 +14,15 @@
 #include "analyses/section_md.h"
 
 typedef struct kernels_state {
-    name_agg dispatches, stats;
-    uint64_t no_time;           /* dispatches without a duration or start/end */
+    na_pair t;                  /* traced: the dispatches; stats: the stats rows */
     diag_list *diag;            /* run state only */
-    name_agg *result;     /* after finish: dispatches, stats, or NULL (absent) */
-    bool oom;
     const analysis_config *cfg; /* the run's settings (list_rows read at render); NULL: a source state */
 } kernels_state;
 
 static void *k_open(const analysis_config *cfg, diag_list *diag) {
     kernels_state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    name_agg_init(&s->dispatches, true);
-    name_agg_init(&s->stats, false);
+    na_pair_init(&s->t, true);
     s->diag = diag;
     s->cfg = cfg;
     return s;
@@ -46,55 +42,45 @@ static bool k_consume(void *st, const record *r) {
     if (!r->name) return true;
     if (r->type == REC_KERNEL_DISPATCH) {
         i128 d;
-        if (!record_duration(r, &d)) { s->no_time++; return true; }
-        return name_agg_add(&s->dispatches, 0, r->name, r->name_len, d);
+        if (!record_duration(r, &d)) { s->t.no_time++; return true; }
+        return name_agg_add(&s->t.traced, 0, r->name, r->name_len, d);
     }
     na_stats_row row;
     if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && na_stats_row_of(r, &row))
-        return name_agg_add_stats(&s->stats, 0, r->name, r->name_len, &row);
+        return name_agg_add_stats(&s->t.stats, 0, r->name, r->name_len, &row);
     return true;
 }
 
 static void k_close(void *st) {
     kernels_state *s = st;
     if (!s) return;
-    name_agg_free(&s->dispatches);
-    name_agg_free(&s->stats);
+    na_pair_free(&s->t);
     free(s);
 }
 
 static bool k_end_source(void *run, void *src) {
     kernels_state *r = run, *s = src;
-    bool ok = name_agg_append(&r->dispatches, &s->dispatches) && name_agg_append(&r->stats, &s->stats);
-    r->no_time += s->no_time;
+    bool ok = na_pair_fold(&r->t, &s->t);
     k_close(s);
-    if (!ok) r->oom = true;
     return ok;
 }
 
 static bool k_finish(void *run, const section_results *earlier) {
     (void)earlier;
     kernels_state *s = run;
-    if (s->dispatches.n || s->dispatches.unlisted_calls) s->result = &s->dispatches;
-    else if (s->stats.n || s->stats.unlisted_calls) s->result = &s->stats;
-    if (s->result) name_agg_finish(s->result);
-    if (s->no_time) diag_add(s->diag, "kernels: %llu dispatches without a duration or start/end are not counted",
-                             (unsigned long long)s->no_time);
-    if (s->oom) diag_add(s->diag, "kernels: out of memory; the kernel table is partial");
-    if (s->dispatches.unlisted_calls)
-        diag_add(s->diag, "kernels: more than %u distinct kernel names: %llu dispatches of further names count in "
-                 "the totals but are not listed", NA_MAX_NAMES, (unsigned long long)s->dispatches.unlisted_calls);
+    na_pair_finish(&s->t, s->diag, "kernels", "dispatches", "kernel table", "kernel names",
+                   "dispatches of further names");
     return true;
 }
 
 static void k_render(const void *run, jw_out *w) {
     const kernels_state *s = run;
-    const name_agg *a = s->result;
+    const name_agg *a = s->t.result;
     if (!a) { jw_null(w); return; }
     i128 total = name_agg_total(a);
     jw_object_open(w);
     jw_key(w, "from");
-    jw_string(w, a == &s->dispatches ? "dispatches" : "stats");
+    jw_string(w, a == &s->t.traced ? "dispatches" : "stats");
     jw_key(w, "total_calls");
     jw_u64(w, name_agg_calls(a));
     jw_key(w, "total_ns");
@@ -146,11 +132,11 @@ static void k_render(const void *run, jw_out *w) {
 /* The report's kernel table: the MD_ROWS busiest names (times in ms and us). */
 static void k_render_md(const void *run, strbuf *out) {
     const kernels_state *s = run;
-    const name_agg *a = s->result;
+    const name_agg *a = s->t.result;
     if (!a) return;
     i128 total = name_agg_total(a);
     smd_printf(out, "## Kernels\n\n%llu dispatches, %.3f ms of kernel time (from %s).\n\n",
-               (unsigned long long)name_agg_calls(a), (double)total / 1e6, a == &s->dispatches ? "dispatches" : "stats rows");
+               (unsigned long long)name_agg_calls(a), (double)total / 1e6, a == &s->t.traced ? "dispatches" : "stats rows");
     smd_printf(out, "| kernel | class | calls | total (ms) | avg (us) | median (us) | min (us) | max (us) | stddev (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     size_t *idx = name_agg_sorted(a);
@@ -178,10 +164,10 @@ static void k_render_md(const void *run, strbuf *out) {
 /* Headline numbers: "total_calls", "total_ns", "names" (distinct names listed). */
 static bool k_number(const void *run, const char *path, double *out) {
     const kernels_state *s = run;
-    if (!s->result) return false;
-    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->result);
-    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->result);
-    else if (!strcmp(path, "names")) *out = (double)s->result->n;
+    if (!s->t.result) return false;
+    if (!strcmp(path, "total_calls")) *out = (double)name_agg_calls(s->t.result);
+    else if (!strcmp(path, "total_ns")) *out = (double)name_agg_total(s->t.result);
+    else if (!strcmp(path, "names")) *out = (double)s->t.result->n;
     else return false;
     return true;
 }

@@ -413,3 +413,35 @@ void name_agg_render_unlisted(const name_agg *a, size_t listed, uint64_t calls, 
     jw_i128_value(w, total);
     jw_object_close(w);
 }
+
+void na_pair_init(na_pair *p, bool keep_durations) {
+    memset(p, 0, sizeof *p);
+    name_agg_init(&p->traced, keep_durations);
+    name_agg_init(&p->stats, false);
+}
+
+void na_pair_free(na_pair *p) {
+    name_agg_free(&p->traced);
+    name_agg_free(&p->stats);
+}
+
+bool na_pair_fold(na_pair *into, na_pair *from) {
+    bool ok = name_agg_append(&into->traced, &from->traced) && name_agg_append(&into->stats, &from->stats);
+    into->no_time += from->no_time;
+    into->oom |= from->oom || !ok;
+    return ok;
+}
+
+void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *items, const char *table,
+                    const char *names, const char *further) {
+    if (p->traced.n || p->traced.unlisted_calls) p->result = &p->traced;
+    else if (p->stats.n || p->stats.unlisted_calls) p->result = &p->stats;
+    if (p->result) name_agg_finish(p->result);
+    if (p->no_time)
+        diag_add(d, "%s: %llu %s without a duration or start/end are not counted", section,
+                 (unsigned long long)p->no_time, items);
+    if (p->oom) diag_add(d, "%s: out of memory; the %s is partial", section, table);
+    if (p->traced.unlisted_calls)
+        diag_add(d, "%s: more than %u distinct %s: %llu %s count in the totals but are not listed", section,
+                 NA_MAX_NAMES, names, (unsigned long long)p->traced.unlisted_calls, further);
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/diag.h"
 #include "base/i128.h"
 #include "base/json_writer.h"
 #include "parsers/record.h"
@@ -97,6 +98,25 @@ uint64_t name_agg_calls(const name_agg *a);
 i128 name_agg_total(const name_agg *a);
 /* Entry indices sorted by total desc, then name, then tag (malloc'd; NULL on OOM or empty). */
 size_t *name_agg_sorted(const name_agg *a);
+
+/* A per-name table read two ways, as the kernels and api sections need: from the trace's
+ * records (`traced`), or — when the run has none — from pre-aggregated stats rows (`stats`).
+ * `result` is the one finish() chose, NULL when both are empty (the section is null). */
+typedef struct na_pair {
+    name_agg traced, stats;
+    uint64_t no_time;           /* records without a duration or start/end (not counted) */
+    bool oom;
+    name_agg *result;
+} na_pair;
+void na_pair_init(na_pair *p, bool keep_durations);
+void na_pair_free(na_pair *p);
+/* Appends a source's pair to the run's (source order). false: out of memory (p->oom set). */
+bool na_pair_fold(na_pair *into, na_pair *from);
+/* Chooses and finishes `result`, and warns (prefixed `section`) about records without a
+ * time (`items`: "dispatches"), allocation failure (`table`: "kernel table") and names
+ * beyond the table's bound (`names`: "kernel names", `further`: "dispatches of further names"). */
+void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *items, const char *table,
+                    const char *names, const char *further);
 /* How many of the sorted entries a document lists (list_rows, 0: all), and the calls and
  * time of the rest plus the entries beyond the table's bound (`unlisted`). */
 size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows, uint64_t *unlisted_calls,
