@@ -1,0 +1,332 @@
+/* timeline_retire: bounded memory for the `timeline` section (docs/ANALYSIS.md "timeline",
+ * "Bounded memory").
+ *
+ * Every number of a timeline scope (busy, compute, communication, memcpy, their overlaps, the
+ * idle gaps and their split, the busy bins) is a sum over time, so it is additive over any
+ * partition of time into a prefix (-inf, T) and the rest. Once a source's lanes keep more
+ * than retire_above busy islands, the state picks a cut T (the median island start of its
+ * largest lane, but never later than latest_start - 2 * reach_back, where reach_back is the
+ * largest distance an operation has arrived before the latest start seen), folds every
+ * scope's part below T into running sums (tl_acc: one per lane, per device and for the run,
+ * each device and the run from the union of the lanes' prefixes) and forgets those islands
+ * (an island crossing T keeps [T, end)). The idle gap that spans T is counted when its end
+ * is seen, from the last folded island's end (`tail_end`). Finish folds the kept islands into
+ * a copy of the sums the same way, so a run whose operations arrive with no more disorder
+ * than reach_back gets exactly the numbers of the unbounded computation.
+ *
+ * Not exact, counted and flagged (`timeline.retired.exact` false, with a warning): an
+ * operation that starts below its state's cut (its part below the cut is added to the sums
+ * as is, ignoring overlap); a launch call matched after its operation's island was retired
+ * (that gap was split without it); two sources whose retired times overlap, or whose kept
+ * islands reach below another source's cut, joined into one scope. The busy bins of retired
+ * time go to a fixed TL_FINE_BINS power-of-two grid per scope, resampled proportionally onto
+ * the TL_BINS output grid: each output bin is off by at most two fine bin widths. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/timeline.h"
+
+/* ---- the fine grid ---- */
+
+static int64_t fg_width(const tl_fgrid *g) { return (int64_t)1 << g->shift; }
+
+/* Halves the grid's resolution (bins summed in pairs onto the coarser aligned grid). */
+static void fg_widen(tl_fgrid *g) {
+    int64_t old_origin = g->origin, w = fg_width(g);
+    g->shift++;
+    g->origin = (old_origin >> g->shift) << g->shift;
+    int64_t tmp[TL_FINE_BINS];
+    memcpy(tmp, g->b, sizeof tmp);
+    memset(g->b, 0, sizeof tmp);
+    for (size_t k = 0; k < TL_FINE_BINS; k++)
+        if (tmp[k]) g->b[(size_t)(((old_origin + (int64_t)k * w) - g->origin) >> g->shift)] += tmp[k];
+}
+
+/* Makes the grid cover [lo, hi) (hi > lo) at a width of at least 2^min_shift. false: OOM. */
+static bool fg_cover(tl_fgrid *g, int64_t lo, int64_t hi, int min_shift) {
+    if (!g->b) {
+        if (!(g->b = calloc(TL_FINE_BINS, sizeof *g->b))) return false;
+        g->shift = min_shift;
+        while (((hi - 1) >> g->shift) - (lo >> g->shift) >= (int64_t)TL_FINE_BINS) g->shift++;
+        g->origin = (lo >> g->shift) << g->shift;
+        return true;
+    }
+    if (g->shift >= min_shift && lo >= g->origin && hi <= g->origin + ((int64_t)TL_FINE_BINS << g->shift)) return true;
+    while (g->shift < min_shift) fg_widen(g);
+    for (;;) {
+        size_t first = TL_FINE_BINS, last = 0;   /* the bins in use */
+        for (size_t k = 0; k < TL_FINE_BINS; k++)
+            if (g->b[k]) { if (first == TL_FINE_BINS) first = k; last = k; }
+        int64_t w = fg_width(g);
+        int64_t clo = first < TL_FINE_BINS && g->origin + (int64_t)first * w < lo ? g->origin + (int64_t)first * w : lo;
+        int64_t chi = first < TL_FINE_BINS && g->origin + (int64_t)(last + 1) * w > hi ? g->origin + (int64_t)(last + 1) * w : hi;
+        if (((chi - 1) >> g->shift) - (clo >> g->shift) >= (int64_t)TL_FINE_BINS) { fg_widen(g); continue; }
+        int64_t norigin = (clo >> g->shift) << g->shift;
+        if (norigin + (int64_t)TL_FINE_BINS * w < chi) norigin = chi - (int64_t)TL_FINE_BINS * w;   /* keep the top */
+        norigin = (norigin >> g->shift) << g->shift;
+        if (norigin != g->origin) {   /* re-base: move the used bins */
+            int64_t tmp[TL_FINE_BINS];
+            memcpy(tmp, g->b, sizeof tmp);
+            memset(g->b, 0, sizeof tmp);
+            for (size_t k = 0; k < TL_FINE_BINS; k++)
+                if (tmp[k]) g->b[(size_t)((g->origin + (int64_t)k * w - norigin) >> g->shift)] += tmp[k];
+            g->origin = norigin;
+        }
+        return true;
+    }
+}
+
+/* Adds the busy interval [a, e) to the grid, cut at its bin edges. false: OOM. */
+static bool fg_add(tl_fgrid *g, int64_t a, int64_t e) {
+    if (e <= a) return true;
+    if (!fg_cover(g, a, e, 0)) return false;
+    int64_t w = fg_width(g);
+    size_t k = (size_t)((a - g->origin) >> g->shift);
+    while (a < e && k < TL_FINE_BINS) {
+        int64_t edge = g->origin + (int64_t)(k + 1) * w;
+        int64_t stop = e < edge ? e : edge;
+        g->b[k++] += stop - a;
+        a = stop;
+    }
+    return true;
+}
+
+/* Adds src's bins into dst (src unchanged). false: OOM. */
+static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src) {
+    if (!src->b) return true;
+    size_t first = TL_FINE_BINS, last = 0;
+    for (size_t k = 0; k < TL_FINE_BINS; k++)
+        if (src->b[k]) { if (first == TL_FINE_BINS) first = k; last = k; }
+    if (first == TL_FINE_BINS) return true;
+    int64_t w = fg_width(src);
+    if (!fg_cover(dst, src->origin + (int64_t)first * w, src->origin + (int64_t)(last + 1) * w, src->shift)) return false;
+    for (size_t k = first; k <= last; k++)   /* dst's bins are aligned and no narrower: one each */
+        if (src->b[k]) dst->b[(size_t)((src->origin + (int64_t)k * w - dst->origin) >> dst->shift)] += src->b[k];
+    return true;
+}
+
+void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out) {
+    if (!g->b || !n || bin_ns <= 0) return;
+    int64_t w = fg_width(g), grid_end = bin_start + (int64_t)n * bin_ns;
+    for (size_t k = 0; k < TL_FINE_BINS; k++) {
+        int64_t v = g->b[k];
+        if (!v) continue;
+        int64_t p = g->origin + (int64_t)k * w, q = p + w;
+        if (p < bin_start) p = bin_start;
+        if (q > grid_end) q = grid_end;
+        if (q <= p) {   /* outside the output grid (only an approximate fold): the nearest bin */
+            out[g->origin + (int64_t)k * w < bin_start ? 0 : n - 1] += v;
+            continue;
+        }
+        int64_t len = q - p, given = 0;   /* split v over [p, q) in proportion, the rest to the last piece */
+        size_t j = (size_t)((p - bin_start) / bin_ns);
+        while (p < q && j < n) {
+            int64_t edge = bin_start + (int64_t)(j + 1) * bin_ns;
+            int64_t stop = q < edge ? q : edge;
+            int64_t part = stop >= q ? v - given : (int64_t)((i128)v * (stop - p) / len);
+            out[j++] += part;
+            given += part;
+            p = stop;
+        }
+    }
+}
+
+/* ---- the retired sums ---- */
+
+bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold) {
+    const interval_set *b = &set[TL_BUSY];
+    if (!b->n || b->v[0].start >= hi) return true;   /* every group's islands lie inside busy ones */
+    bool retiring = hi != INT64_MAX;
+    acc->busy += iset_total_below(b, hi);
+    acc->compute += iset_total_below(&set[TL_COMPUTE], hi);
+    acc->comm += iset_total_below(&set[TL_COMM], hi);
+    acc->memcpy += iset_total_below(&set[TL_MEMCPY], hi);
+    acc->comm_overlapped += iset_overlap_below(&set[TL_COMM], &set[TL_COMPUTE], hi);
+    if (set[TL_MEMCPY].n && set[TL_MEMCPY].v[0].start < hi) {
+        /* TraceLens's exposed memcpy by inclusion-exclusion (see scope_numbers in timeline.c) */
+        interval_set mc = {0};
+        if (!iset_intersect(&set[TL_MEMCPY], &set[TL_COMPUTE], &mc)) { iset_free(&mc); return false; }
+        acc->m_k += iset_total_below(&mc, hi);
+        acc->m_c += iset_overlap_below(&set[TL_MEMCPY], &set[TL_COMM], hi);
+        acc->m_c_k += iset_overlap_below(&mc, &set[TL_COMM], hi);
+        iset_free(&mc);
+    }
+    int64_t first = b->v[0].start;
+    for (size_t i = 0; i < b->n && b->v[i].start < hi; i++) {
+        int64_t a = b->v[i].start, e = b->v[i].end < hi ? b->v[i].end : hi;
+        if (acc->on && a < acc->cut) acc->inexact++;   /* reaches into time already folded */
+        if (acc->has_tail && a > acc->tail_end) {       /* an idle gap (a == tail_end: an island cut at a cut) */
+            int64_t gap = a - acc->tail_end;
+            int64_t launch = iset_launch(b, i);
+            acc->gaps++;
+            if (launch != IV_NO_LAUNCH) acc->gaps_with_launch++;
+            if (launch != IV_NO_LAUNCH && launch > acc->tail_end) acc->host_wait += gap;
+            else if (gap < threshold) acc->kernel_wait += gap;
+        }
+        if (!acc->has_tail || e > acc->tail_end) acc->tail_end = e;
+        acc->has_tail = true;
+        if (retiring && !fg_add(&acc->grid, a, e)) return false;
+    }
+    if (retiring) {
+        if (!acc->on || first < acc->lo) acc->lo = first;
+        if (!acc->on || hi > acc->cut) acc->cut = hi;
+        acc->on = true;
+    }
+    return true;
+}
+
+bool tl_acc_join(tl_acc *dst, tl_acc *src) {
+    if (!src->on) return true;
+    if (!dst->on) {
+        tl_acc_free(dst);
+        *dst = *src;
+        memset(src, 0, sizeof *src);
+        return true;
+    }
+    if (src->lo < dst->cut && dst->lo < src->cut) dst->inexact++;   /* both folded some common time */
+    if (!fg_merge(&dst->grid, &src->grid)) return false;
+    dst->busy += src->busy, dst->compute += src->compute, dst->comm += src->comm, dst->memcpy += src->memcpy;
+    dst->comm_overlapped += src->comm_overlapped;
+    dst->m_k += src->m_k, dst->m_c += src->m_c, dst->m_c_k += src->m_c_k;
+    dst->host_wait += src->host_wait, dst->kernel_wait += src->kernel_wait;
+    dst->gaps += src->gaps, dst->gaps_with_launch += src->gaps_with_launch;
+    if (src->has_tail && (!dst->has_tail || src->tail_end > dst->tail_end)) dst->tail_end = src->tail_end, dst->has_tail = true;
+    if (src->lo < dst->lo) dst->lo = src->lo;
+    if (src->cut > dst->cut) dst->cut = src->cut;
+    dst->inexact += src->inexact;
+    tl_acc_free(src);
+    return true;
+}
+
+void tl_acc_free(tl_acc *acc) {
+    free(acc->grid.b);
+    memset(acc, 0, sizeof *acc);
+}
+
+tl_acc *tl_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev) {
+    for (size_t i = 0; i < s->n_dev_acc; i++) {
+        tl_dev_acc *d = &s->dev_acc[i];
+        if (d->rank == rank && d->has_device == has_dev && (!has_dev || d->device == dev)) return &d->acc;
+    }
+    tl_dev_acc *p = realloc(s->dev_acc, (s->n_dev_acc + 1) * sizeof *p);   /* few: at most one per lane */
+    if (!p) return NULL;
+    s->dev_acc = p;
+    tl_dev_acc *d = &s->dev_acc[s->n_dev_acc++];
+    memset(d, 0, sizeof *d);
+    d->rank = rank, d->has_device = has_dev, d->device = has_dev ? dev : 0;
+    return &d->acc;
+}
+
+/* Folds approximately the piece [a, e) of group `group` into acc (no overlap check). */
+static bool acc_add_late(tl_acc *acc, int group, int64_t a, int64_t e, int64_t cut) {
+    int64_t len = e - a;
+    acc->busy += len;
+    if (group == TL_COMPUTE) acc->compute += len;
+    else if (group == TL_COMM) acc->comm += len;
+    else acc->memcpy += len;
+    acc->inexact++;
+    if (!acc->on || a < acc->lo) acc->lo = a;
+    if (!acc->on || cut > acc->cut) acc->cut = cut;
+    acc->on = true;
+    return fg_add(&acc->grid, a, e);
+}
+
+int64_t tl_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t end) {
+    if (!s->retire_times || start >= s->cut) return start;
+    int64_t e = end < s->cut ? end : s->cut;
+    tl_lane *l = &s->lanes[li];
+    s->late_ops++;
+    if (e > start) {   /* an OOM here only loses the bins of this piece */
+        tl_acc *d = tl_dev_acc_of(s, l->rank, l->has_device, l->device);
+        (void)acc_add_late(&l->acc, group, start, e, s->cut);
+        if (d) (void)acc_add_late(d, group, start, e, s->cut);
+        (void)acc_add_late(&s->run_acc, group, start, e, s->cut);
+    }
+    return end > s->cut ? s->cut : end;
+}
+
+void tl_note_start(tl_state *s, int64_t start) {
+    if (!s->has_latest || start > s->latest_start) { s->latest_start = start, s->has_latest = true; return; }
+    if (s->latest_start - start > s->reach_back) s->reach_back = s->latest_start - start;
+}
+
+/* Folds the union of the prefixes below hi of the lanes picked by `pick` (device of lane d,
+ * or all lanes when d < 0) into acc. false: OOM. */
+static bool fold_union(tl_state *s, tl_acc *acc, long d, int64_t hi, int64_t threshold) {
+    size_t picked = 0, only = 0;
+    const tl_lane *dl = d >= 0 ? &s->lanes[d] : NULL;
+    for (size_t i = 0; i < s->n_lanes; i++) {
+        const tl_lane *l = &s->lanes[i];
+        if (!dl || (l->rank == dl->rank && l->has_device == dl->has_device && (!l->has_device || l->device == dl->device)))
+            picked++, only = i;
+    }
+    if (picked == 1) return tl_acc_fold(acc, s->lanes[only].set, hi, threshold);
+    interval_set u[TL_SETS];
+    memset(u, 0, sizeof u);
+    bool ok = true;
+    for (size_t i = 0; ok && i < s->n_lanes; i++) {
+        const tl_lane *l = &s->lanes[i];
+        if (dl && !(l->rank == dl->rank && l->has_device == dl->has_device && (!l->has_device || l->device == dl->device)))
+            continue;
+        for (int k = 0; ok && k < TL_SETS; k++) ok = iset_add_prefix(&u[k], &l->set[k], hi);
+    }
+    for (int k = 0; ok && k < TL_SETS; k++) ok = iset_flush(&u[k]);
+    if (ok) ok = tl_acc_fold(acc, u, hi, threshold);
+    for (int k = 0; k < TL_SETS; k++) iset_free(&u[k]);
+    return ok;
+}
+
+/* Retires everything below hi: every lane, every device, the run. false: OOM. */
+static bool retire_below(tl_state *s, int64_t hi) {
+    int64_t threshold = s->cfg ? s->cfg->kernel_wait_threshold_ns : 0;
+    for (size_t i = 0; i < s->n_lanes; i++)
+        if (!tl_acc_fold(&s->lanes[i].acc, s->lanes[i].set, hi, threshold)) return false;
+    for (size_t i = 0; i < s->n_lanes; i++) {
+        const tl_lane *l = &s->lanes[i];
+        bool seen = false;   /* the device's first lane folds it */
+        for (size_t j = 0; !seen && j < i; j++)
+            seen = s->lanes[j].rank == l->rank && s->lanes[j].has_device == l->has_device &&
+                   (!l->has_device || s->lanes[j].device == l->device);
+        if (seen) continue;
+        tl_acc *d = tl_dev_acc_of(s, l->rank, l->has_device, l->device);
+        if (!d || !fold_union(s, d, (long)i, hi, threshold)) return false;
+    }
+    if (!fold_union(s, &s->run_acc, -1, hi, threshold)) return false;
+    for (size_t i = 0; i < s->n_lanes; i++)
+        for (int k = 0; k < TL_SETS; k++) iset_drop_prefix(&s->lanes[i].set[k], hi);
+    s->cut = hi;
+    s->retire_times++;
+    return true;
+}
+
+bool tl_maybe_retire(tl_state *s) {
+    size_t bound = s->retire_above ? s->retire_above : TL_RETIRE_ABOVE;
+    size_t every = bound / 4 < 1024 ? bound / 4 + 1 : 1024;
+    if (++s->ops_since_check < every) return true;
+    s->ops_since_check = 0;
+    size_t n = 0, most = 0, big = 0;
+    for (size_t i = 0; i < s->n_lanes; i++) {
+        size_t m = s->lanes[i].set[TL_BUSY].n + s->lanes[i].set[TL_BUSY].nb;
+        n += m;
+        if (m > most) most = m, big = i;
+    }
+    if (n <= (s->retire_next ? s->retire_next : bound)) return true;
+    for (size_t i = 0; i < s->n_lanes; i++)
+        for (int k = 0; k < TL_SETS; k++)
+            if (!iset_flush(&s->lanes[i].set[k])) return false;
+    const interval_set *b = &s->lanes[big].set[TL_BUSY];
+    int64_t hi = b->v[b->n / 2].start;
+    int64_t safe = s->latest_start - 2 * s->reach_back;   /* no operation so far arrived later than this */
+    if (safe < hi) hi = safe;
+    bool any = false;
+    for (size_t i = 0; !any && i < s->n_lanes; i++)
+        any = s->lanes[i].set[TL_BUSY].n && s->lanes[i].set[TL_BUSY].v[0].start < hi;
+    if (!any || (s->retire_times && hi <= s->cut)) {   /* too much disorder: try again later */
+        s->retire_next = n + n / 2;
+        return true;
+    }
+    s->retire_next = 0;
+    return retire_below(s, hi);
+}
+
+bool tl_retired_any(const tl_state *s) { return s->retire_times > 0; }
