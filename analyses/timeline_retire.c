@@ -316,8 +316,8 @@ bool tl_maybe_retire(tl_state *s) {
             if (!iset_flush(&s->lanes[i].set[k])) return false;
     const interval_set *b = &s->lanes[big].set[TL_BUSY];
     int64_t hi = b->v[b->n / 2].start;
-    int64_t safe = s->latest_start - 2 * s->reach_back;   /* no operation so far arrived later than this */
-    if (safe < hi) hi = safe;
+    i128 safe = (i128)s->latest_start - 2 * (i128)s->reach_back;   /* twice the worst disorder seen so far */
+    if (safe < (i128)hi) hi = (int64_t)safe;   /* below hi, so it fits */
     bool any = false;
     for (size_t i = 0; !any && i < s->n_lanes; i++)
         any = s->lanes[i].set[TL_BUSY].n && s->lanes[i].set[TL_BUSY].v[0].start < hi;
