@@ -91,8 +91,9 @@ static bool fg_add(tl_fgrid *g, int64_t a, int64_t e) {
     return true;
 }
 
-/* Adds src's bins into dst (src unchanged). false: OOM. */
-static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src) {
+/* Adds src's bins into dst (src unchanged); with `clamp`, no bin above its width (two
+ * overlapping unions: the busy time of a bin is at most the bin). false: OOM. */
+static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src, bool clamp) {
     if (!src->b) return true;
     size_t first = TL_FINE_BINS, last = 0;
     for (size_t k = 0; k < TL_FINE_BINS; k++)
@@ -100,8 +101,12 @@ static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src) {
     if (first == TL_FINE_BINS) return true;
     int64_t w = fg_width(src);
     if (!fg_cover(dst, src->origin + (int64_t)first * w, src->origin + (int64_t)(last + 1) * w, src->shift)) return false;
-    for (size_t k = first; k <= last; k++)   /* dst's bins are aligned and no narrower: one each */
-        if (src->b[k]) dst->b[(size_t)((src->origin + (int64_t)k * w - dst->origin) >> dst->shift)] += src->b[k];
+    for (size_t k = first; k <= last; k++) {   /* dst's bins are aligned and no narrower: one each */
+        if (!src->b[k]) continue;
+        int64_t *d = &dst->b[(size_t)((src->origin + (int64_t)k * w - dst->origin) >> dst->shift)];
+        *d += src->b[k];
+        if (clamp && *d > fg_width(dst)) *d = fg_width(dst);
+    }
     return true;
 }
 
@@ -183,9 +188,18 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
         memset(src, 0, sizeof *src);
         return true;
     }
-    if (src->lo < dst->cut && dst->lo < src->cut) dst->inexact++;   /* both folded some common time */
-    if (!fg_merge(&dst->grid, &src->grid)) return false;
+    bool overlap = src->lo < dst->cut && dst->lo < src->cut;   /* both folded some common time */
+    if (overlap) dst->inexact++;
+    if (!fg_merge(&dst->grid, &src->grid, overlap)) return false;
     dst->busy += src->busy, dst->compute += src->compute, dst->comm += src->comm, dst->memcpy += src->memcpy;
+    if (overlap) {   /* the union is unknown: the merged grid, each bin clamped to its width, bounds it */
+        int64_t busy = 0;
+        for (size_t k = 0; dst->grid.b && k < TL_FINE_BINS; k++) busy += dst->grid.b[k];
+        dst->busy = busy;
+        if (dst->compute > busy) dst->compute = busy;
+        if (dst->comm > busy) dst->comm = busy;
+        if (dst->memcpy > busy) dst->memcpy = busy;
+    }
     dst->comm_overlapped += src->comm_overlapped;
     dst->m_k += src->m_k, dst->m_c += src->m_c, dst->m_c_k += src->m_c_k;
     dst->host_wait += src->host_wait, dst->kernel_wait += src->kernel_wait;

@@ -283,6 +283,9 @@ START_TEST(overlapping_ranks_join_flagged) {
         ck_assert_int_eq(ret->scopes[i].kernel_wait, full->scopes[i].kernel_wait);
     }
     ck_assert_uint_gt(ret->inexact_total, 0);
+    const tl_scope *x = &full->scopes[full->n_scopes - 1], *y = &ret->scopes[ret->n_scopes - 1];
+    ck_assert_int_ge(y->busy, x->busy);   /* bounded: the retired sums' grid clamped per bin */
+    ck_assert_int_le(y->busy, y->span);
     timeline_section.close(full);
     timeline_section.close(ret);
 }
