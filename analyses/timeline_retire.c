@@ -30,16 +30,34 @@
 
 static int64_t fg_width(const tl_fgrid *g) { return (int64_t)1 << g->shift; }
 
+/* x rounded down to a multiple of 2^shift (no shift of a negative value). */
+static int64_t align_down(int64_t x, int shift) {
+    int64_t w = (int64_t)1 << shift, r = x % w;
+    return r < 0 ? x - r - w : x - r;
+}
+
+/* The start of bin k, and the bin holding time t (both in 128 bits: times are within +-2^61,
+ * but 2048 bins of the widest grid reach 2^63). */
+static i128 fg_pos(const tl_fgrid *g, size_t k) { return (i128)g->origin + (i128)k * fg_width(g); }
+static size_t fg_bin(const tl_fgrid *g, i128 t) { return (size_t)((t - g->origin) / fg_width(g)); }
+
 /* Halves the grid's resolution (bins summed in pairs onto the coarser aligned grid). */
 static void fg_widen(tl_fgrid *g) {
-    int64_t old_origin = g->origin, w = fg_width(g);
+    tl_fgrid old = *g;
     g->shift++;
-    g->origin = (old_origin >> g->shift) << g->shift;
+    g->origin = align_down(old.origin, g->shift);
     int64_t tmp[TL_FINE_BINS];
     memcpy(tmp, g->b, sizeof tmp);
     memset(g->b, 0, sizeof tmp);
     for (size_t k = 0; k < TL_FINE_BINS; k++)
-        if (tmp[k]) g->b[(size_t)(((old_origin + (int64_t)k * w) - g->origin) >> g->shift)] += tmp[k];
+        if (tmp[k]) g->b[fg_bin(g, fg_pos(&old, k))] += tmp[k];
+}
+
+/* Whether [lo, hi) spans more than TL_FINE_BINS bins of width 2^shift (aligned). */
+static bool too_wide(i128 lo, i128 hi, int shift) {
+    i128 w = (i128)1 << shift;
+    i128 a = lo >= 0 ? lo / w : -((-lo + w - 1) / w), b = (hi - 1) >= 0 ? (hi - 1) / w : -((-(hi - 1) + w - 1) / w);
+    return b - a >= (i128)TL_FINE_BINS;
 }
 
 /* Makes the grid cover [lo, hi) (hi > lo) at a width of at least 2^min_shift. false: OOM. */
@@ -47,30 +65,28 @@ static bool fg_cover(tl_fgrid *g, int64_t lo, int64_t hi, int min_shift) {
     if (!g->b) {
         if (!(g->b = calloc(TL_FINE_BINS, sizeof *g->b))) return false;
         g->shift = min_shift;
-        while (((hi - 1) >> g->shift) - (lo >> g->shift) >= (int64_t)TL_FINE_BINS) g->shift++;
-        g->origin = (lo >> g->shift) << g->shift;
+        while (too_wide(lo, hi, g->shift)) g->shift++;
+        g->origin = align_down(lo, g->shift);
         return true;
     }
-    if (g->shift >= min_shift && lo >= g->origin && hi <= g->origin + ((int64_t)TL_FINE_BINS << g->shift)) return true;
+    if (g->shift >= min_shift && lo >= g->origin && (i128)hi <= fg_pos(g, TL_FINE_BINS)) return true;
     while (g->shift < min_shift) fg_widen(g);
     for (;;) {
         size_t first = TL_FINE_BINS, last = 0;   /* the bins in use */
         for (size_t k = 0; k < TL_FINE_BINS; k++)
             if (g->b[k]) { if (first == TL_FINE_BINS) first = k; last = k; }
-        int64_t w = fg_width(g);
-        int64_t clo = first < TL_FINE_BINS && g->origin + (int64_t)first * w < lo ? g->origin + (int64_t)first * w : lo;
-        int64_t chi = first < TL_FINE_BINS && g->origin + (int64_t)(last + 1) * w > hi ? g->origin + (int64_t)(last + 1) * w : hi;
-        if (((chi - 1) >> g->shift) - (clo >> g->shift) >= (int64_t)TL_FINE_BINS) { fg_widen(g); continue; }
-        int64_t norigin = (clo >> g->shift) << g->shift;
-        if (norigin + (int64_t)TL_FINE_BINS * w < chi) norigin = chi - (int64_t)TL_FINE_BINS * w;   /* keep the top */
-        norigin = (norigin >> g->shift) << g->shift;
+        i128 clo = first < TL_FINE_BINS && fg_pos(g, first) < lo ? fg_pos(g, first) : lo;
+        i128 chi = first < TL_FINE_BINS && fg_pos(g, last + 1) > hi ? fg_pos(g, last + 1) : hi;
+        if (too_wide(clo, chi, g->shift)) { fg_widen(g); continue; }
+        int64_t norigin = align_down((int64_t)clo, g->shift);   /* clo: a time or a bin start below one */
         if (norigin != g->origin) {   /* re-base: move the used bins */
+            tl_fgrid old = *g;
             int64_t tmp[TL_FINE_BINS];
             memcpy(tmp, g->b, sizeof tmp);
             memset(g->b, 0, sizeof tmp);
-            for (size_t k = 0; k < TL_FINE_BINS; k++)
-                if (tmp[k]) g->b[(size_t)((g->origin + (int64_t)k * w - norigin) >> g->shift)] += tmp[k];
             g->origin = norigin;
+            for (size_t k = 0; k < TL_FINE_BINS; k++)
+                if (tmp[k]) g->b[fg_bin(g, fg_pos(&old, k))] += tmp[k];
         }
         return true;
     }
@@ -80,11 +96,10 @@ static bool fg_cover(tl_fgrid *g, int64_t lo, int64_t hi, int min_shift) {
 static bool fg_add(tl_fgrid *g, int64_t a, int64_t e) {
     if (e <= a) return true;
     if (!fg_cover(g, a, e, 0)) return false;
-    int64_t w = fg_width(g);
-    size_t k = (size_t)((a - g->origin) >> g->shift);
+    size_t k = fg_bin(g, a);
     while (a < e && k < TL_FINE_BINS) {
-        int64_t edge = g->origin + (int64_t)(k + 1) * w;
-        int64_t stop = e < edge ? e : edge;
+        i128 edge = fg_pos(g, k + 1);
+        int64_t stop = (i128)e < edge ? e : (int64_t)edge;
         g->b[k++] += stop - a;
         a = stop;
     }
@@ -99,11 +114,12 @@ static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src, bool clamp) {
     for (size_t k = 0; k < TL_FINE_BINS; k++)
         if (src->b[k]) { if (first == TL_FINE_BINS) first = k; last = k; }
     if (first == TL_FINE_BINS) return true;
-    int64_t w = fg_width(src);
-    if (!fg_cover(dst, src->origin + (int64_t)first * w, src->origin + (int64_t)(last + 1) * w, src->shift)) return false;
+    i128 top = fg_pos(src, last + 1);
+    if (top > (i128)INT64_MAX) top = INT64_MAX;   /* only empty time lies above 2^61 */
+    if (!fg_cover(dst, (int64_t)fg_pos(src, first), (int64_t)top, src->shift)) return false;
     for (size_t k = first; k <= last; k++) {   /* dst's bins are aligned and no narrower: one each */
         if (!src->b[k]) continue;
-        int64_t *d = &dst->b[(size_t)((src->origin + (int64_t)k * w - dst->origin) >> dst->shift)];
+        int64_t *d = &dst->b[fg_bin(dst, fg_pos(src, k))];
         *d += src->b[k];
         if (clamp && *d > fg_width(dst)) *d = fg_width(dst);
     }
@@ -112,17 +128,18 @@ static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src, bool clamp) {
 
 void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out) {
     if (!g->b || !n || bin_ns <= 0) return;
-    int64_t w = fg_width(g), grid_end = bin_start + (int64_t)n * bin_ns;
+    i128 grid_end = (i128)bin_start + (i128)n * bin_ns;
     for (size_t k = 0; k < TL_FINE_BINS; k++) {
         int64_t v = g->b[k];
         if (!v) continue;
-        int64_t p = g->origin + (int64_t)k * w, q = p + w;
-        if (p < bin_start) p = bin_start;
-        if (q > grid_end) q = grid_end;
-        if (q <= p) {   /* outside the output grid (only an approximate fold): the nearest bin */
-            out[g->origin + (int64_t)k * w < bin_start ? 0 : n - 1] += v;
+        i128 p0 = fg_pos(g, k), q0 = fg_pos(g, k + 1);
+        if (p0 < bin_start) p0 = bin_start;
+        if (q0 > grid_end) q0 = grid_end;
+        if (q0 <= p0) {   /* outside the output grid (only an approximate fold): the nearest bin */
+            out[fg_pos(g, k) < bin_start ? 0 : n - 1] += v;
             continue;
         }
+        int64_t p = (int64_t)p0, q = (int64_t)q0;   /* inside the output grid: int64 times */
         int64_t len = q - p, given = 0;   /* split v over [p, q) in proportion, the rest to the last piece */
         size_t j = (size_t)((p - bin_start) / bin_ns);
         while (p < q && j < n) {

@@ -180,7 +180,7 @@ static void run_matches_bitmap(const tl_state *s) {
     ck_assert_int_eq(o->exposed_memcpy, mc_exposed);
 }
 
-static record recs[3 * OPS];
+static record recs[4 * OPS + 64];   /* launches and operations (2 x OPS), doubled by the ranks test */
 
 /* Time-ordered: retired (many times) == unbounded == bitmap, exact, one or four lanes. */
 START_TEST(ordered_is_exact) {
@@ -291,6 +291,33 @@ START_TEST(overlapping_ranks_join_flagged) {
 }
 END_TEST
 
+/* Hostile times (up to +-2^61, reversed, far apart) and random lanes with a bound of 16:
+ * no overflow (UBSan build), idle parts sum to idle, bins sum to busy in every scope. */
+START_TEST(hostile_times_with_retirement) {
+    static const int64_t VALS[] = {0, 1, -1, 1000, 123456789, (int64_t)1 << 61, -((int64_t)1 << 61), ((int64_t)1 << 61) - 7};
+    for (int round = 0; round < 30; round++) {
+        size_t n = 0;
+        for (int i = 0; i < 3000; i++) {
+            int64_t s0 = rnd(5) ? (int64_t)i * 50 + (int64_t)rnd(400) : VALS[rnd(8)];
+            int64_t e0 = rnd(6) ? s0 + (int64_t)rnd(300) : VALS[rnd(8)];
+            if (s0 > ((int64_t)1 << 61) - 400) s0 = ((int64_t)1 << 61) - 400;
+            if (e0 > ((int64_t)1 << 61)) e0 = (int64_t)1 << 61;
+            recs[n++] = op((int)rnd(5), rnd(3), rnd(2), s0, e0, rnd(3) ? (uint64_t)rnd(500) + 1 : 0);
+            if (rnd(4) == 0) recs[n++] = launch((uint64_t)rnd(500) + 1, s0 - (int64_t)rnd(100));
+        }
+        tl_state *ret = run_tl(recs, n, 1 + rnd(3), rnd(2), 16);
+        for (size_t i = 0; ret->finished && i < ret->n_scopes; i++) {
+            const tl_scope *o = &ret->scopes[i];
+            ck_assert_int_eq(o->host_wait + o->kernel_wait + o->other, o->idle);
+            int64_t sum = 0;
+            for (size_t k = 0; k < ret->n_bins; k++) sum += o->bins[k];
+            ck_assert_int_eq(sum, o->busy);
+        }
+        timeline_section.close(ret);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("timeline_retire");
     TCase *tc = tcase_create("core");
@@ -300,6 +327,7 @@ int main(void) {
     tcase_add_test(tc, local_disorder_is_exact);
     tcase_add_test(tc, reach_back_is_flagged);
     tcase_add_test(tc, overlapping_ranks_join_flagged);
+    tcase_add_test(tc, hostile_times_with_retirement);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
