@@ -18,7 +18,9 @@
 #define TL_MAX_LANES 256u
 /* Retirement (analyses/timeline_retire.c): once a source's lanes keep more than this many busy
  * islands, their older part is folded into running totals (tl_acc) and forgotten. */
+#ifndef TL_RETIRE_ABOVE   /* a build may set it lower to exercise retirement on small runs */
 #define TL_RETIRE_ABOVE ((size_t)1 << 18)
+#endif
 /* The fine busy grid of a retired scope: this many power-of-two-wide bins, widened (pairs
  * summed) when the retired time outgrows it; resampled onto the TL_BINS grid in finish. */
 #define TL_FINE_BINS 2048u
