@@ -280,7 +280,7 @@ static bool tl_end_source(void *run, void *src) {
     r->any |= s->any;
     free(map);
     tl_close(s);
-    return ok;
+    return ok && tl_retire_run(r);
 }
 
 /* Busy ns of each bin of s's grid from a flushed busy union: each island is cut at the bin

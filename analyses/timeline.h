@@ -139,6 +139,10 @@ typedef struct tl_state {
 void tl_note_start(tl_state *s, int64_t start);
 /* Retires the state's older time when its lanes keep more than retire_above islands. false: OOM. */
 bool tl_maybe_retire(tl_state *s);
+/* The run's state after a source was folded in: when its lanes keep more than twice
+ * retire_above islands (several sources' remainders: ranks), retires their older half (the run
+ * scope is then joined inexactly if a later source overlaps it, and flagged). false: OOM. */
+bool tl_retire_run(tl_state *r);
 /* Folds the part of [start, end) below the state's cut (an operation that arrived after its
  * time was retired) approximately into lane li's, its device's and the run's retired sums;
  * returns the part's new start (max(start, cut)). */

@@ -325,8 +325,35 @@ static bool retire_below(tl_state *s, int64_t hi) {
     if (!fold_union(s, &s->run_acc, -1, hi, threshold)) return false;
     for (size_t i = 0; i < s->n_lanes; i++)
         for (int k = 0; k < TL_SETS; k++) iset_drop_prefix(&s->lanes[i].set[k], hi);
-    s->cut = hi;
+    if (!s->retire_times || hi > s->cut) s->cut = hi;
     s->retire_times++;
+    return true;
+}
+
+/* The largest lane (busy islands, flushed or not) and the total over lanes. */
+static size_t kept_islands(const tl_state *s, size_t *big) {
+    size_t n = 0, most = 0;
+    *big = 0;
+    for (size_t i = 0; i < s->n_lanes; i++) {
+        size_t m = s->lanes[i].set[TL_BUSY].n + s->lanes[i].set[TL_BUSY].nb;
+        n += m;
+        if (m > most) most = m, *big = i;
+    }
+    return n;
+}
+
+bool tl_retire_run(tl_state *r) {
+    size_t bound = 2 * (r->retire_above ? r->retire_above : TL_RETIRE_ABOVE), big;
+    while (kept_islands(r, &big) > bound) {
+        for (size_t i = 0; i < r->n_lanes; i++)
+            for (int k = 0; k < TL_SETS; k++)
+                if (!iset_flush(&r->lanes[i].set[k])) return false;
+        const interval_set *b = &r->lanes[big].set[TL_BUSY];
+        if (!b->n) return true;
+        int64_t hi = b->v[b->n / 2].start;
+        if (b->n / 2 == 0) hi = b->v[0].end;   /* one island left in the largest lane: all of it */
+        if (!retire_below(r, hi)) return false;
+    }
     return true;
 }
 
@@ -335,12 +362,7 @@ bool tl_maybe_retire(tl_state *s) {
     size_t every = bound / 4 < 1024 ? bound / 4 + 1 : 1024;
     if (++s->ops_since_check < every) return true;
     s->ops_since_check = 0;
-    size_t n = 0, most = 0, big = 0;
-    for (size_t i = 0; i < s->n_lanes; i++) {
-        size_t m = s->lanes[i].set[TL_BUSY].n + s->lanes[i].set[TL_BUSY].nb;
-        n += m;
-        if (m > most) most = m, big = i;
-    }
+    size_t big, n = kept_islands(s, &big);
     if (n <= (s->retire_next ? s->retire_next : bound)) return true;
     for (size_t i = 0; i < s->n_lanes; i++)
         for (int k = 0; k < TL_SETS; k++)

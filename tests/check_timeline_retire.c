@@ -180,7 +180,7 @@ static void run_matches_bitmap(const tl_state *s) {
     ck_assert_int_eq(o->exposed_memcpy, mc_exposed);
 }
 
-static record recs[4 * OPS + 64];   /* launches and operations (2 x OPS), doubled by the ranks test */
+static record recs[4 * OPS + 64];   /* launches and operations (up to 2 x OPS; OPS per rank in the ranks test) */
 
 /* Time-ordered: retired (many times) == unbounded == bitmap, exact, one or four lanes. */
 START_TEST(ordered_is_exact) {
@@ -271,12 +271,14 @@ START_TEST(reach_back_is_flagged) {
 }
 END_TEST
 
-/* Two ranks over the same time, each retiring: every lane and device exact, the run's
- * union joined from two retired sums: flagged. */
+/* Ranks over the same time (2 and 4), each retiring, and the run's state retiring the
+ * ranks' remainders: every lane and device exact, the run's union joined from retired sums:
+ * flagged, busy bounded. */
 START_TEST(overlapping_ranks_join_flagged) {
-    size_t n = gen_ordered(recs, 1);
-    memcpy(recs + n, recs, n * sizeof *recs);   /* rank 1: the same operations */
-    tl_state *full = run_tl(recs, 2 * n, 2, true, 0), *ret = run_tl(recs, 2 * n, 2, true, 40);
+    size_t n = gen_ordered(recs, 1), ranks = 2 + 2 * (size_t)_i;
+    if (n > OPS) n = OPS;
+    for (size_t r = 1; r < ranks; r++) memcpy(recs + r * n, recs, n * sizeof *recs);   /* the same operations */
+    tl_state *full = run_tl(recs, ranks * n, ranks, true, 0), *ret = run_tl(recs, ranks * n, ranks, true, 40);
     ck_assert_uint_gt(ret->retire_times, 3);
     for (size_t i = 0; i + 1 < ret->n_scopes; i++) {   /* lanes and devices */
         ck_assert_int_eq(ret->scopes[i].busy, full->scopes[i].busy);
@@ -326,7 +328,7 @@ int main(void) {
     tcase_add_test(tc, ordered_is_exact);
     tcase_add_test(tc, local_disorder_is_exact);
     tcase_add_test(tc, reach_back_is_flagged);
-    tcase_add_test(tc, overlapping_ranks_join_flagged);
+    tcase_add_loop_test(tc, overlapping_ranks_join_flagged, 0, 2);
     tcase_add_test(tc, hostile_times_with_retirement);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
