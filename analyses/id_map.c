@@ -1,4 +1,8 @@
-/* id_map, str_pool: id-keyed hash map and string interning (see id_map.h). */
+/* id_map, str_pool: id-keyed hash map and string interning (see id_map.h).
+ *
+ * The map is linear probing over 12-byte slots with the same hash and growth schedule as
+ * before the slots were packed, so entries sit in the same slot order (id_map_at walks
+ * them in that order; phases merges per-file maps by it). */
 #include "analyses/id_map.h"
 
 #include <stdlib.h>
@@ -13,70 +17,84 @@ static size_t slot_of(uint64_t id, size_t cap) {
     return (size_t)(id & (cap - 1));
 }
 
-uint32_t id_map_get(const id_map *m, uint64_t id) {
-    if (!m->cap) return ID_MAP_NONE;
-    for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->used[i]) return ID_MAP_NONE;
-        if (m->keys[i] == id) return m->vals[i];
+static inline uint64_t key_at(const id_slot *s) { return (uint64_t)s->hi << 32 | s->lo; }
+
+/* The slot holding id, else the empty slot that ends its probe run (cap > 0). */
+static size_t find(const id_map *m, uint64_t id) {
+    uint32_t lo = (uint32_t)id, hi = (uint32_t)(id >> 32);
+    size_t mask = m->cap - 1, i = slot_of(id, m->cap);
+    for (;; i = (i + 1) & mask) {
+        const id_slot *s = &m->slots[i];
+        if (!s->val1 || (s->lo == lo && s->hi == hi)) return i;
     }
+}
+
+/* Whether id lies outside the stored keys' bounds (then it is absent). */
+static inline bool out_of_bounds(const id_map *m, uint64_t id) { return !m->n || id < m->kmin || id > m->kmax; }
+
+uint32_t id_map_get(const id_map *m, uint64_t id) {
+    if (out_of_bounds(m, id)) return ID_MAP_NONE;
+    const id_slot *s = &m->slots[find(m, id)];
+    return s->val1 ? s->val1 - 1 : ID_MAP_NONE;
+}
+
+bool id_map_at(const id_map *m, size_t i, uint64_t *id, uint32_t *val) {
+    if (i >= m->cap || !m->slots[i].val1) return false;
+    *id = key_at(&m->slots[i]), *val = m->slots[i].val1 - 1;
+    return true;
 }
 
 static bool grow(id_map *m) {
     size_t cap = m->cap ? m->cap * 2 : 1024;
-    id_map g = {calloc(cap, sizeof *g.keys), calloc(cap, sizeof *g.vals), calloc(cap, 1), cap, 0, m->max_entries};
-    if (!g.keys || !g.vals || !g.used) {
-        free(g.keys), free(g.vals), free(g.used);
-        return false;
-    }
+    id_slot *g = calloc(cap, sizeof *g);
+    if (!g) return false;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->used[i]) {
-            size_t j = slot_of(m->keys[i], cap);
-            while (g.used[j]) j = (j + 1) & (cap - 1);
-            g.used[j] = 1, g.keys[j] = m->keys[i], g.vals[j] = m->vals[i], g.n++;
+        if (m->slots[i].val1) {
+            size_t j = slot_of(key_at(&m->slots[i]), cap);
+            while (g[j].val1) j = (j + 1) & (cap - 1);
+            g[j] = m->slots[i];
         }
-    id_map_free(m);
-    *m = g;
+    free(m->slots);
+    m->slots = g, m->cap = cap;
     return true;
 }
 
 /* Stores id -> val in the free slot i (the end of id's probe), growing first when due. */
 static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
     if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
+    if (val >= ID_MAP_OOM) return ID_MAP_OOM;
     if ((m->n + 1) * 2 > m->cap) {
         if (!grow(m)) return ID_MAP_OOM;
-        i = slot_of(id, m->cap);
-        while (m->used[i]) i = (i + 1) & (m->cap - 1);
+        i = find(m, id);
     }
-    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
+    m->slots[i] = (id_slot){(uint32_t)id, (uint32_t)(id >> 32), val + 1};
+    if (!m->n || id < m->kmin) m->kmin = id;
+    if (!m->n || id > m->kmax) m->kmax = id;
+    m->n++;
     return val;
 }
 
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val) {
-    if (!m->cap) return insert_at(m, 0, id, val);
-    size_t i = slot_of(id, m->cap);
-    for (; m->used[i]; i = (i + 1) & (m->cap - 1))
-        if (m->keys[i] == id) return m->vals[i];
+    if (out_of_bounds(m, id)) return insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    size_t i = find(m, id);
+    if (m->slots[i].val1) return m->slots[i].val1 - 1;
     return insert_at(m, i, id, val);
 }
 
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val) {
-    if (m->cap) {
-        for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-            if (!m->used[i]) break;
-            if (m->keys[i] == id) return m->vals[i] = val;
-        }
+    if (out_of_bounds(m, id)) return insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    size_t i = find(m, id);
+    if (m->slots[i].val1) {
+        if (val >= ID_MAP_OOM) return ID_MAP_OOM;
+        m->slots[i].val1 = val + 1;
+        return val;
     }
-    if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
-    if ((m->n + 1) * 2 > m->cap && !grow(m)) return ID_MAP_OOM;
-    size_t i = slot_of(id, m->cap);
-    while (m->used[i]) i = (i + 1) & (m->cap - 1);
-    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
-    return val;
+    return insert_at(m, i, id, val);
 }
 
 void id_map_free(id_map *m) {
-    free(m->keys), free(m->vals), free(m->used);
-    m->keys = NULL, m->vals = NULL, m->used = NULL;
+    free(m->slots);
+    m->slots = NULL;
     m->cap = m->n = 0;
 }
 

@@ -31,15 +31,37 @@ static bool grow(kernel_class_cache *c) {
     return true;
 }
 
+/* The last name classified on this thread and its class. Every dispatch is classified by
+ * up to five analyses in turn (classes, timeline, steps, ranks, layers), each with its own
+ * cache; the four after the first find the same name here with one compare instead of a
+ * hash and a probe. kernel_class_of is pure, so a name's class does not depend on which
+ * cache or state asks; names longer than the buffer are not remembered. */
+#define KCC_LAST_MAX 256u
+static _Thread_local struct {
+    size_t len;          /* 0: nothing remembered (an empty name goes through the cache) */
+    kernel_class cls;
+    char name[KCC_LAST_MAX];
+} last;
+
+/* Remembers name -> k as this thread's last classification; returns k. */
+static kernel_class remember(const char *name, size_t len, kernel_class k) {
+    if (len && len <= KCC_LAST_MAX) {
+        memcpy(last.name, name, len);
+        last.len = len, last.cls = k;
+    }
+    return k;
+}
+
 kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len) {
     if (!name) return KC_OTHER;
+    if (len && len == last.len && !memcmp(last.name, name, len)) return last.cls;
     if (!c->slots && !grow(c)) return kernel_class_of(name, len);
     uint64_t h = name_hash(name, len);
     size_t mask = c->n_slots - 1, j = (size_t)h & mask;
     for (; c->slots[j].name; j = (j + 1) & mask)
         if (c->slots[j].hash == h && c->slots[j].len == len && !memcmp(c->slots[j].name, name, len))
-            return c->slots[j].cls;
-    kernel_class k = kernel_class_of(name, len);
+            return remember(name, len, c->slots[j].cls);
+    kernel_class k = remember(name, len, kernel_class_of(name, len));
     if (c->used >= KCC_MAX_NAMES) return k;
     if ((c->used + 1) * 2 > c->n_slots) {
         if (c->n_slots >= KCC_SLOTS || !grow(c)) return k;

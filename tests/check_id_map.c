@@ -4,11 +4,18 @@
  * id_map_get_or_put (one probe for kernel groups) must agree with id_map_get/id_map_put on
  * dense, strided and random ids across many growths; the class cache, which now grows from a
  * small table, must answer what kernel_class_of answers for every name, before and after it
- * grows and once it is full (KCC_MAX_NAMES). */
+ * grows and once it is full (KCC_MAX_NAMES), and whatever name was classified just before on
+ * the thread (the last-name shortcut). The packed 12-byte slots and the min/max key bounds
+ * (early misses) are checked against a plain array: keys at both ends of 64 bits, misses
+ * below, between and above the keys, id_map_at walking every entry once. corr_map's bounds
+ * (a full map refuses a new corr beyond them without a probe, but still replaces a present
+ * one; take misses outside them) are checked against a brute-force list. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "analyses/corr_map.h"
 #include "analyses/id_map.h"
 #include "analyses/kernel_class_cache.h"
 
@@ -68,6 +75,97 @@ START_TEST(class_cache_answers_like_the_table) {
 }
 END_TEST
 
+/* Keys at the extremes (0, UINT64_MAX, halves differing only in the high word) and misses
+ * outside and inside the bounds, against a plain array. */
+START_TEST(packed_slots_and_bounds) {
+    id_map m = {0};
+    ck_assert_uint_eq(id_map_get(&m, 0), ID_MAP_NONE);                    /* empty */
+    const uint64_t keys[] = {1000, 0xFFFFFFFFull, 0x1FFFFFFFFull, 0x100000000ull + 1000, UINT64_MAX - 1, 500};
+    const size_t nk = sizeof keys / sizeof *keys;
+    for (uint32_t i = 0; i < nk; i++) {
+        ck_assert_uint_eq(id_map_put(&m, keys[i], i * 3), i * 3);
+        for (uint32_t j = 0; j <= i; j++) ck_assert_uint_eq(id_map_get(&m, keys[j]), j * 3);
+    }
+    ck_assert_uint_eq(m.kmin, 500);
+    ck_assert_uint_eq(m.kmax, UINT64_MAX - 1);
+    ck_assert_uint_eq(id_map_get(&m, 499), ID_MAP_NONE);                  /* below */
+    ck_assert_uint_eq(id_map_get(&m, UINT64_MAX), ID_MAP_NONE);           /* above */
+    ck_assert_uint_eq(id_map_get(&m, 1001), ID_MAP_NONE);                 /* between */
+    ck_assert_uint_eq(id_map_get(&m, 0x200000000ull + 1000), ID_MAP_NONE);/* low word shared */
+    ck_assert_uint_eq(id_map_put(&m, 0, 7), 7);                           /* widens the bounds */
+    ck_assert_uint_eq(id_map_get(&m, 0), 7);
+    ck_assert_uint_eq(id_map_put(&m, 0, ID_MAP_NONE), ID_MAP_OOM);        /* sentinels not stored */
+    ck_assert_uint_eq(id_map_get(&m, 0), 7);
+    /* id_map_at: every entry exactly once */
+    size_t seen = 0;
+    for (size_t i = 0; i < m.cap; i++) {
+        uint64_t k;
+        uint32_t v;
+        if (!id_map_at(&m, i, &k, &v)) continue;
+        seen++;
+        ck_assert_uint_eq(id_map_get(&m, k), v);
+    }
+    ck_assert_uint_eq(seen, nk + 1);
+    ck_assert(!id_map_at(&m, m.cap, &(uint64_t){0}, &(uint32_t){0}));
+    id_map_free(&m);
+    ck_assert_uint_eq(id_map_get(&m, 1000), ID_MAP_NONE);                 /* freed: empty */
+}
+END_TEST
+
+/* corr_map against a list: increasing corrs fill it past CORR_MAP_MAX (refused beyond the
+ * bounds), takes at both ends narrow nothing but must still find what is there, a present
+ * corr is replaced even when full, and a map emptied by takes starts new bounds. */
+START_TEST(corr_map_bounds) {
+    corr_map m = {0};
+    corr_entry e;
+    ck_assert(!corr_take(&m, 5, &e));
+    const uint64_t base = 1u << 20;
+    for (uint64_t i = 0; i < CORR_MAP_MAX; i++) ck_assert(corr_put(&m, base + 2 * i, (int64_t)i, 0, 0));
+    ck_assert(!corr_put(&m, base + 2 * CORR_MAP_MAX, 0, 0, 0));            /* above: full */
+    ck_assert(!corr_put(&m, base - 1, 0, 0, 0));                          /* below: full */
+    ck_assert(!corr_put(&m, base + 1, 0, 0, 0));                          /* inside, absent: full */
+    ck_assert(corr_put(&m, base + 4, 77, 1, 2));                          /* present: replaced */
+    ck_assert(corr_take(&m, base + 4, &e));
+    ck_assert_int_eq(e.a, 77);
+    ck_assert(!corr_take(&m, base + 3, &e));                              /* odd: never stored */
+    ck_assert(!corr_take(&m, base + 2 * CORR_MAP_MAX, &e));
+    ck_assert(corr_put(&m, base - 10, 1, 2, 3));                          /* room again: below */
+    for (uint64_t i = 0; i < CORR_MAP_MAX; i++) {
+        if (i == 2) continue;
+        ck_assert(corr_take(&m, base + 2 * i, &e));
+        ck_assert_int_eq(e.a, (int64_t)i);
+    }
+    ck_assert(corr_take(&m, base - 10, &e));
+    ck_assert_uint_eq(e.lane, 3);
+    ck_assert_uint_eq(m.count, 0);
+    ck_assert(corr_put(&m, 3, 4, 5, 6));                                  /* fresh bounds */
+    ck_assert(corr_take(&m, 3, &e));
+    ck_assert_int_eq(e.b, 5);
+    corr_free(&m);
+}
+END_TEST
+
+/* The last-name shortcut: names of equal length that differ, a name then a prefix of it,
+ * long names past the remembered buffer, in every order, each as the table says. */
+START_TEST(class_cache_last_name) {
+    static const char *const names[] = {"ncclKernel_AllReduce", "ncclKernel_AllReducX", "Cijk_Ailk_Bljk_HHS_",
+                                        "Cijk", "flash_fwd", "elementwise_kernel", ""};
+    char longname[600];
+    memset(longname, 'a', sizeof longname);
+    memcpy(longname + 300, "gemm", 4);
+    kernel_class_cache a = {0}, b = {0};
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < 7; i++)
+            for (size_t j = 0; j < 7; j++) {
+                ck_assert_int_eq(kcc_class_of(&a, names[i], strlen(names[i])), kernel_class_of(names[i], strlen(names[i])));
+                ck_assert_int_eq(kcc_class_of(&b, names[j], strlen(names[j])), kernel_class_of(names[j], strlen(names[j])));
+                ck_assert_int_eq(kcc_class_of(&a, longname, sizeof longname), kernel_class_of(longname, sizeof longname));
+                ck_assert_int_eq(kcc_class_of(&b, longname, 200), kernel_class_of(longname, 200));
+            }
+    kcc_free(&a), kcc_free(&b);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -75,6 +173,9 @@ int main(void) {
     tcase_add_test(t, get_or_put_agrees_with_get_and_put);
     tcase_add_test(t, get_or_put_respects_the_limit);
     tcase_add_test(t, class_cache_answers_like_the_table);
+    tcase_add_test(t, packed_slots_and_bounds);
+    tcase_add_test(t, corr_map_bounds);
+    tcase_add_test(t, class_cache_last_name);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
