@@ -10,11 +10,18 @@
 
 #include "base/str_hash.h"
 
+/* The home slot of id. Ids mostly come in runs of consecutive values (torch's External and
+ * correlation ids count up), so the low BLOCK_BITS bits pick the slot inside a block and
+ * only the rest is hashed to pick the block: consecutive ids share cache lines, where a
+ * full hash put every insert and most lookups on a different line of a multi-megabyte
+ * table. Ids with a stride of 2^BLOCK_BITS or more spread as with a full hash. */
+#define BLOCK_BITS 3
 static size_t slot_of(uint64_t id, size_t cap) {
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)(id & (cap - 1));
+    uint64_t b = id >> BLOCK_BITS;
+    b ^= b >> 33;
+    b *= 0xff51afd7ed558ccdULL;
+    b ^= b >> 33;
+    return (size_t)((b << BLOCK_BITS | (id & ((1u << BLOCK_BITS) - 1))) & (cap - 1));
 }
 
 static inline uint64_t key_at(const id_slot *s) { return (uint64_t)s->hi << 32 | s->lo; }
