@@ -5,7 +5,7 @@
  * dense, strided and random ids across many growths; the class cache, which now grows from a
  * small table, must answer what kernel_class_of answers for every name, before and after it
  * grows and once it is full (KCC_MAX_NAMES), and whatever name was classified just before on
- * the thread (the last-name shortcut). The packed 12-byte slots and the min/max key bounds
+ * the thread (the recent-names table). The packed 12-byte slots and the min/max key bounds
  * (early misses) are checked against a plain array: keys at both ends of 64 bits, misses
  * below, between and above the keys, id_map_at walking every entry once. corr_map's bounds
  * (a full map refuses a new corr beyond them without a probe, but still replaces a present
@@ -145,18 +145,21 @@ START_TEST(corr_map_bounds) {
 }
 END_TEST
 
-/* The last-name shortcut: names of equal length that differ, a name then a prefix of it,
+/* The recent-names table: names of equal length that differ (same first and last bytes: one
+ * slot), a name then a prefix of it,
  * long names past the remembered buffer, in every order, each as the table says. */
 START_TEST(class_cache_last_name) {
     static const char *const names[] = {"ncclKernel_AllReduce", "ncclKernel_AllReducX", "Cijk_Ailk_Bljk_HHS_",
-                                        "Cijk", "flash_fwd", "elementwise_kernel", ""};
+                                        "Cijk", "flash_fwd", "elementwise_kernel", "",
+                                        "ncclKernel_AllReduce_a_ncclKernel_AllReduce",
+                                        "ncclKernel_AllReduce_b_ncclKernel_AllReduce"};
     char longname[600];
     memset(longname, 'a', sizeof longname);
     memcpy(longname + 300, "gemm", 4);
     kernel_class_cache a = {0}, b = {0};
     for (int pass = 0; pass < 3; pass++)
-        for (size_t i = 0; i < 7; i++)
-            for (size_t j = 0; j < 7; j++) {
+        for (size_t i = 0; i < 9; i++)
+            for (size_t j = 0; j < 9; j++) {
                 ck_assert_int_eq(kcc_class_of(&a, names[i], strlen(names[i])), kernel_class_of(names[i], strlen(names[i])));
                 ck_assert_int_eq(kcc_class_of(&b, names[j], strlen(names[j])), kernel_class_of(names[j], strlen(names[j])));
                 ck_assert_int_eq(kcc_class_of(&a, longname, sizeof longname), kernel_class_of(longname, sizeof longname));
