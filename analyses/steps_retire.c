@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "base/i128.h"
+
 void steps_note(rank_data *d, int64_t a, int64_t b) {
     if (!d->has_latest || a > d->latest) d->latest = a, d->has_latest = true;
     if (d->has_floor && a < d->floor && b > a && nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
@@ -46,17 +48,18 @@ static bool retire(rank_data *d) {
     if (w <= from) return true;
     ns_intervals win = {0};
     bool ok = true;
-    size_t ranges = 0;
+    i128 ranges_ns = 0;
     for (size_t i = 0; ok && i < d->nsteps; i++) {
         int64_t a = d->steps[i].start > from ? d->steps[i].start : from;
         int64_t b = d->steps[i].end < w ? d->steps[i].end : w;
-        if (a < b) ok = nsi_add(&win, a, b), ranges++;
+        if (a < b) ok = nsi_add(&win, a, b), ranges_ns += b - a;
     }
     /* each step's part of the windows to the step, the windows' split to the run. When no
-     * two steps' ranges overlap or touch (one window per range: the usual case), the
-     * windows are exactly the steps' ranges and the run's split is the sum of the steps'
-     * (the split is additive over disjoint ranges): one sweep over the spans, not two. */
-    bool disjoint = win.n == ranges;
+     * two steps' ranges overlap (they may touch: ProfilerStep#n+1 starts where #n ends),
+     * which is when their lengths sum to the windows' total, the steps' ranges partition
+     * the windows and the run's split is the sum of the steps' (the split is additive over
+     * disjoint ranges): one sweep over the spans, not two. */
+    bool disjoint = ranges_ns == (i128)nsi_total(&win);
     for (size_t i = 0; ok && i < d->nsteps; i++) {
         int64_t a = d->steps[i].start > from ? d->steps[i].start : from;
         int64_t b = d->steps[i].end < w ? d->steps[i].end : w;
