@@ -9,7 +9,9 @@
  * (early misses) are checked against a plain array: keys at both ends of 64 bits, misses
  * below, between and above the keys, id_map_at walking every entry once. corr_map's bounds
  * (a full map refuses a new corr beyond them without a probe, but still replaces a present
- * one; take misses outside them) are checked against a brute-force list. */
+ * one; take misses outside them) are checked against a brute-force list. name_agg's
+ * recent-entry slots must never mix up names that share their cheap key (length and first
+ * and last bytes) or differ only by tag. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "analyses/corr_map.h"
 #include "analyses/id_map.h"
 #include "analyses/kernel_class_cache.h"
+#include "analyses/name_agg.h"
 
 /* The id of the i-th key of pattern p: dense, strided by 4096, or scrambled. */
 static uint64_t key_of(int p, uint64_t i) {
@@ -169,6 +172,33 @@ START_TEST(class_cache_last_name) {
 }
 END_TEST
 
+/* Names sharing length and first/last 8 bytes (one recent slot), the same name under two
+ * tags, interleaved in varying patterns: each entry's calls and total match a count kept
+ * by hand, and there is exactly one entry per (tag, name). */
+START_TEST(name_agg_recent_slots) {
+    enum { NN = 6 };
+    const char *names[NN] = {"abcdefgh_A_ijklmnop", "abcdefgh_B_ijklmnop", "abcdefgh_C_ijklmnop", "short", "shorT", ""};
+    uint64_t want[2][NN] = {{0}};
+    name_agg a;
+    name_agg_init(&a, true);
+    srand(3);
+    for (int i = 0; i < 20000; i++) {
+        int k = i % 7 < 3 ? i % NN : rand() % NN, tag = (i / 5) % 2;
+        ck_assert(name_agg_add(&a, tag, names[k], strlen(names[k]), (i128)(k + 1)));
+        want[tag][k]++;
+    }
+    ck_assert_uint_eq(a.n, 2 * NN);
+    for (size_t i = 0; i < a.n; i++) {
+        int k = 0;
+        while (k < NN && (strlen(names[k]) != a.e[i].len || memcmp(names[k], a.e[i].name, a.e[i].len))) k++;
+        ck_assert_int_lt(k, NN);
+        ck_assert_uint_eq(a.e[i].calls, want[a.e[i].tag][k]);
+        ck_assert(a.e[i].total == (i128)want[a.e[i].tag][k] * (k + 1));
+    }
+    name_agg_free(&a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -179,6 +209,7 @@ int main(void) {
     tcase_add_test(t, packed_slots_and_bounds);
     tcase_add_test(t, corr_map_bounds);
     tcase_add_test(t, class_cache_last_name);
+    tcase_add_test(t, name_agg_recent_slots);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
