@@ -42,6 +42,9 @@ static size_t find_in(const id_slot *slots, size_t cap, uint64_t id) {
 
 static size_t find(const id_map *m, uint64_t id) { return find_in(m->slots, m->cap, id); }
 
+/* Whether the map holds max_entries already (no new id goes in). */
+static inline bool full(const id_map *m) { return m->max_entries && m->n >= m->max_entries; }
+
 /* Whether id lies outside the stored keys' bounds (then it is absent). */
 static inline bool out_of_bounds(const id_map *m, uint64_t id) { return !m->n || id < m->kmin || id > m->kmax; }
 
@@ -70,7 +73,7 @@ static bool grow(id_map *m) {
 
 /* Stores id -> val in the free slot i (the end of id's probe), growing first when due. */
 static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
-    if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
+    if (full(m)) return ID_MAP_FULL;
     if (val >= ID_MAP_OOM) return ID_MAP_OOM;
     if ((m->n + 1) * 2 > m->cap) {
         if (!grow(m)) return ID_MAP_OOM;
@@ -84,14 +87,14 @@ static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
 }
 
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val) {
-    if (out_of_bounds(m, id)) return insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    if (out_of_bounds(m, id)) return full(m) ? ID_MAP_FULL : insert_at(m, m->cap ? find(m, id) : 0, id, val);
     size_t i = find(m, id);
     if (m->slots[i].val1) return m->slots[i].val1 - 1;
     return insert_at(m, i, id, val);
 }
 
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val) {
-    if (out_of_bounds(m, id)) return insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    if (out_of_bounds(m, id)) return full(m) ? ID_MAP_FULL : insert_at(m, m->cap ? find(m, id) : 0, id, val);
     size_t i = find(m, id);
     if (m->slots[i].val1) {
         if (val >= ID_MAP_OOM) return ID_MAP_OOM;

@@ -57,7 +57,18 @@ START_TEST(get_or_put_respects_the_limit) {
     for (uint32_t i = 0; i < 3; i++) ck_assert_uint_eq(id_map_get_or_put(&m, 100 + i, i), i);
     ck_assert_uint_eq(id_map_get_or_put(&m, 200, 3), ID_MAP_FULL);
     ck_assert_uint_eq(id_map_get_or_put(&m, 101, 3), 1);                  /* present: found */
+    ck_assert_uint_eq(id_map_put(&m, 50, 9), ID_MAP_FULL);                /* below the keys: full */
+    ck_assert_uint_eq(id_map_put(&m, 1000, 9), ID_MAP_FULL);              /* above */
+    ck_assert_uint_eq(id_map_put(&m, 101, 9), 9);                         /* present: replaced */
+    ck_assert_uint_eq(id_map_get(&m, 101), 9);
     id_map_free(&m);
+    id_map g = {.max_entries = 3};                                        /* absent inside the bounds */
+    for (uint32_t i = 0; i < 3; i++) ck_assert_uint_eq(id_map_put(&g, 100 + 2 * i, i), i);
+    ck_assert_uint_eq(id_map_put(&g, 103, 7), ID_MAP_FULL);
+    ck_assert_uint_eq(id_map_get_or_put(&g, 103, 7), ID_MAP_FULL);
+    ck_assert_uint_eq(id_map_get(&g, 103), ID_MAP_NONE);
+    ck_assert_uint_eq(g.n, 3);
+    id_map_free(&g);
 }
 END_TEST
 
