@@ -41,11 +41,11 @@ typedef struct analysis {
     bool (*join)(void *first, void *second);
 } analysis;
 
-/* The analysis that fills the summary of `kind` from records, or NULL when that kind's
- * formats still fill their summary themselves (the torch profile, see ARCHITECTURE.md). */
+/* The analysis that fills the summary of `kind` from records, or NULL when there is none. */
 const analysis *analysis_for_kind(artefact_kind kind);
 
 extern const analysis kernel_stats_analysis;
 extern const analysis telemetry_stats_analysis;
+extern const analysis torch_stats_analysis;     /* REC_TRACE_EVENT -> torch_summary */
 
 #endif

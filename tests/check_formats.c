@@ -70,13 +70,10 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(p->sniff && p->finish && p->close, "%s: an entry point is missing", p->name);
         ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
         ck_assert_msg(!p->read_path || p->open_records, "%s: a path-reading format emits records", p->name);
-        /* open (a summary state of its own, RunMetrics' torch profile) may come with
-         * open_records (the analysis document's records); the split hooks go with open */
-        ck_assert_msg(p->open || p->open_records, "%s: neither open nor open_records", p->name);
-        ck_assert_msg(!p->resume_point == !p->join &&
-                      !p->resume_point == !(p->open ? (void *)p->open_resumed : (void *)p->open_records_resumed),
+        ck_assert_msg(p->open_records, "%s: no open_records", p->name);
+        ck_assert_msg(!p->resume_point == !p->join && !p->resume_point == !p->open_records_resumed,
                       "%s: resume hooks are all or none", p->name);
-        if (p->open_records && !p->open && p->kind != ARTEFACT_ANALYSIS_ONLY) {   /* analysis-only: the section analyses */
+        if (p->kind != ARTEFACT_ANALYSIS_ONLY) {   /* analysis-only: the section analyses */
             const analysis *a = analysis_for_kind(p->kind);
             ck_assert_msg(a && a->open && a->consume && a->finish && a->close && a->facts && a->wants,
                           "%s: no complete analysis consumes its kind", p->name);
