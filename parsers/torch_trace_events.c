@@ -43,6 +43,7 @@ typedef struct state {
     uint64_t ev_offset;
     strbuf name, cat;
     double ts, dur;
+    record ev;               /* the TE_EVENT record, zeroed once: only its event fields change */
     /* the metadata value being read */
     strbuf meta_key, meta_str;
     bool meta_container, meta_nonempty;
@@ -111,24 +112,28 @@ static int event_key(const char *k, size_t n) {
     }
 }
 
-/* The token's text as valid UTF-8 in b (false on allocation failure). */
-static bool keep_text(strbuf *b, const jt_token *t) {
+/* The token's text as valid UTF-8 in b (false on allocation failure); NUL-terminated when
+ * `terminate` (a metadata key, compared as a C string). */
+static bool keep_text(strbuf *b, const jt_token *t, bool terminate) {
     b->len = 0;
-    return utf8_sanitize((const uint8_t *)t->text, t->len, b) && strbuf_terminate(b);
+    return utf8_sanitize((const uint8_t *)t->text, t->len, b) && (!terminate || strbuf_terminate(b));
 }
 
+/* The event's record (every event of a trace: its record is reused, not zeroed each time). */
 static void event_end(state *s) {
     s->in_event = false;
-    record r = {0};
-    r.type = REC_TRACE_EVENT;
-    r.line = s->ev_offset;
-    r.trace.flags = TE_EVENT | s->ev_flags;
-    if (s->ev_flags & TE_NAME_STR) { r.name = s->name.data ? s->name.data : ""; r.name_len = s->name.len; }
-    if (s->cat_str) { r.category = s->cat.data ? s->cat.data : ""; r.category_len = s->cat.len; }
-    r.has = s->ev_flags & (TE_TS | TE_DUR) ? RF_US_FLOAT : 0;
-    r.ts_us = s->ts;
-    r.dur_us = s->dur;
-    emit(s, &r);
+    record *r = &s->ev;
+    r->line = s->ev_offset;
+    r->trace.flags = TE_EVENT | s->ev_flags;
+    bool named = s->ev_flags & TE_NAME_STR;
+    r->name = named ? (s->name.data ? s->name.data : "") : NULL;
+    r->name_len = named ? s->name.len : 0;
+    r->category = s->cat_str ? (s->cat.data ? s->cat.data : "") : NULL;
+    r->category_len = s->cat_str ? s->cat.len : 0;
+    r->has = s->ev_flags & (TE_TS | TE_DUR) ? RF_US_FLOAT : 0;
+    r->ts_us = s->ev_flags & TE_TS ? s->ts : 0.0;
+    r->dur_us = s->ev_flags & TE_DUR ? s->dur : 0.0;
+    emit(s, r);
 }
 
 /* A value of the current event's current key (depth 3): the last one of a key wins. */
@@ -137,9 +142,9 @@ static void event_value(state *s, const jt_token *t) {
     switch (s->ev_key) {
     case EV_NAME:
         s->ev_flags &= ~(unsigned)(TE_NAME_STR | TE_NAME_LONG);
-        if (t->kind == JT_STRING && keep_text(&s->name, t)) s->ev_flags |= TE_NAME_STR | (t->truncated ? TE_NAME_LONG : 0);
+        if (t->kind == JT_STRING && keep_text(&s->name, t, false)) s->ev_flags |= TE_NAME_STR | (t->truncated ? TE_NAME_LONG : 0);
         break;
-    case EV_CAT: s->cat_str = t->kind == JT_STRING && keep_text(&s->cat, t); break;
+    case EV_CAT: s->cat_str = t->kind == JT_STRING && keep_text(&s->cat, t, false); break;
     case EV_TS:
         s->ev_flags &= ~(unsigned)TE_TS;
         if (scalar && token_number(s, t, &s->ts, NULL)) s->ev_flags |= TE_TS;
@@ -165,7 +170,7 @@ static void meta_emit(state *s, const jt_token *t) {
         r.line = t->offset;                  /* (where a non-finite value is) */
         if (token_number(s, t, &r.number, &r.trace.flags)) r.has |= RF_VALUE;
         if (token_truthy(t)) r.trace.flags |= TE_TRUTHY;
-        if (t->kind == JT_STRING && keep_text(&s->meta_str, t)) {
+        if (t->kind == JT_STRING && keep_text(&s->meta_str, t, false)) {
             r.trace.flags |= TE_STRING;
             r.value = s->meta_str.data ? s->meta_str.data : "";
             r.value_len = s->meta_str.len;
@@ -225,7 +230,7 @@ static bool on_token(void *user, const jt_token *t) {
             if (t->kind == JT_KEY) {
                 s->meta_offset = t->offset;
                 s->meta_container = false;
-                return keep_text(&s->meta_key, t);
+                return keep_text(&s->meta_key, t, true);
             }
             if (t->kind == JT_OBJECT_BEGIN || t->kind == JT_ARRAY_BEGIN) { s->meta_container = true; s->meta_nonempty = false; }
             else if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) { if (s->meta_container) meta_emit(s, NULL); }
@@ -242,6 +247,7 @@ static state *state_new(const record_sink *sink, const char *open, uint64_t offs
     if (!s) return NULL;
     s->magic = TORCH_EVENTS_MAGIC;
     s->sink = *sink;
+    s->ev.type = REC_TRACE_EVENT;
     bool ok = open ? jt_init_resumed(&s->json, 3, CAPTURE_CAP, on_token, s, open, offset)
                    : jt_init(&s->json, 3, CAPTURE_CAP, on_token, s);
     if (!ok) { jt_free(&s->json); free(s); return NULL; }
