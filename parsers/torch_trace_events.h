@@ -23,6 +23,7 @@ bool torch_events_join(void *first, void *second);
 bool torch_events_feed(void *state, const uint8_t *buf, size_t n);
 /* End of input: the TE_END record. */
 void torch_events_finish(void *state);
+/* Frees the state (tokenizer, text buffers). */
 void torch_events_close(void *state);
 
 #endif
