@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyses/section_registry.h"
+#include "core/chunked_read.h"
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
 
@@ -36,6 +37,7 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
+    unsigned chunks;              /* read in this many ordered chunks (core/chunked_read), 0: not */
     /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
      * when the read starts (job_route) so fan_out does not test every analysis per record;
      * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
@@ -192,7 +194,7 @@ static void render_sources(const run_inventory *inv, const source_ref *refs, job
         jw_key(w, "read"); jw_bool(w, j->stats.present);
         jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
         jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
-        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : 1);
+        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : j->chunks ? j->chunks : 1);
         jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
         jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
         jw_key(w, "records");
@@ -390,6 +392,34 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
     return true;
 }
 
+/* May source j be read in ordered chunks: two threads, no passenger (daemon ingest), and a
+ * file and format chunked_read takes (chunked_can_read). */
+static bool can_chunk(const job *j, int threads, const run_analysis_options *opt) {
+    return threads >= 2 && !j->tap && chunked_can_read(j->inv->format, j->inv->path, j->inv->size, j->parse,
+                                                       opt->chunk_bytes);
+}
+
+/* Reads job a's source in ordered chunks, else (a chunk that does not join) sequentially,
+ * what the chunks delivered forgotten. false on allocation failure. */
+static bool read_chunked(job *a, void *const *run, const analysis_config *cfg, const run_analysis_options *opt) {
+    int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
+    if (fd < 0) return true;            /* not read: the warning says why */
+    record_sink sink = job_sink(a);
+    chunked_options co = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
+    int r = chunked_read(fd, a->inv->size, a->inv->format, a->parse, a->inv->rel, &sink, &a->facts, &a->diag, &co,
+                         &a->stats, &a->chunks);
+    close(fd);
+    if (r > 0) {
+        if (a->oom) diag_add(&a->diag, "%s: out of memory in an analysis; records after that are missing", a->inv->rel);
+        return true;
+    }
+    job_reset(a, cfg);
+    a->chunks = 0;
+    if (!job_open(a, run)) return false;
+    job_read(a);
+    return true;
+}
+
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -431,7 +461,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         job *a = &jobs[i], *b = NULL;
         bool speculative = false;      /* b, a torch trace, read without its kernels beside a */
         /* a large file that splits takes both threads alone; its neighbour is read next */
-        bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
+        bool split_alone = can_chunk(a, threads, opt) ||
+                           (can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size));
         if (threads > 1 && i + 1 < inv->n && !split_alone) {
             const inventory_source *t = &inv->src[i + 1];
             bool torch_next = t->kernel_source && !t->device_clock;
@@ -455,8 +486,9 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
         tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
-        if (b || !can_split(a, threads)) read_pair(a, b);
-        else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
+        if (b || (!can_split(a, threads) && !can_chunk(a, threads, opt))) read_pair(a, b);
+        else if (can_split(a, threads)) { if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break; }
+        else if (!(ok = read_chunked(a, run, &cfg, opt))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
