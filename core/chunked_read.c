@@ -13,8 +13,8 @@
 
 #define WINDOW 4u                 /* chunks parsed or in parse, not yet delivered */
 #define HEAD_BYTES (64u << 10)    /* the file's first bytes a resumed state may need (CSV header) */
-#define SEEK_BYTES (64u << 10)    /* a window searched for a resume point */
-#define SEEK_MAX 64u              /* windows searched before the rest of the file is one chunk */
+#define SEEK_BYTES (8u << 10)     /* a window searched for a resume point */
+#define SEEK_MAX 512u             /* windows searched before the rest of the file is one chunk */
 #define READ_BYTES (256u << 10)   /* a worker's read buffer */
 
 struct chunked;

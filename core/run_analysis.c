@@ -37,7 +37,9 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
-    unsigned chunks;              /* read in this many ordered chunks (core/chunked_read), 0: not */
+    const chunked_options *chunk; /* read in ordered chunks (core/chunked_read); NULL: sequentially */
+    unsigned chunks;              /* read in this many ordered chunks, 0: not */
+    bool chunk_failed;            /* a chunk did not join: the driver reads it again sequentially */
     /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
      * when the read starts (job_route) so fan_out does not test every analysis per record;
      * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
@@ -129,6 +131,15 @@ static bool job_open(job *j, void *const *run) {
 static void *job_read(void *arg) {
     job *j = arg;
     record_sink sink = {.emit = fan_out, .user = j, .fields = job_route(j)};
+    if (j->chunk) {                     /* failed: the driver forgets it and reads sequentially */
+        int fd = source_open(j->inv->path, j->inv->rel, j->parse, &j->diag);
+        j->chunk_failed = fd < 0 || chunked_read(fd, j->inv->size, j->inv->format, j->parse, j->inv->rel, &sink,
+                                                 &j->facts, &j->diag, j->chunk, &j->stats, &j->chunks) < 0;
+        if (fd >= 0) close(fd);
+        if (!j->chunk_failed && j->oom)
+            diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
+        return NULL;
+    }
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
@@ -316,6 +327,8 @@ static void job_reset(job *j, const analysis_config *cfg) {
     j->names_cut = 0;
     j->meta_rank = -1;
     j->oom = false;
+    j->chunks = 0;
+    j->chunk_failed = false;
     free(j->src);
     j->src = NULL;
 }
@@ -399,27 +412,6 @@ static bool can_chunk(const job *j, int threads, const run_analysis_options *opt
                                                        opt->chunk_bytes);
 }
 
-/* Reads job a's source in ordered chunks, else (a chunk that does not join) sequentially,
- * what the chunks delivered forgotten. false on allocation failure. */
-static bool read_chunked(job *a, void *const *run, const analysis_config *cfg, const run_analysis_options *opt) {
-    int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
-    if (fd < 0) return true;            /* not read: the warning says why */
-    record_sink sink = job_sink(a);
-    chunked_options co = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
-    int r = chunked_read(fd, a->inv->size, a->inv->format, a->parse, a->inv->rel, &sink, &a->facts, &a->diag, &co,
-                         &a->stats, &a->chunks);
-    close(fd);
-    if (r > 0) {
-        if (a->oom) diag_add(&a->diag, "%s: out of memory in an analysis; records after that are missing", a->inv->rel);
-        return true;
-    }
-    job_reset(a, cfg);
-    a->chunks = 0;
-    if (!job_open(a, run)) return false;
-    job_read(a);
-    return true;
-}
-
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -455,14 +447,14 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                         .parse = s->extra_root ? &unconfined : &opt->parse, .tap = opt->tap};
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
+    chunked_options chunks = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
     for (size_t i = 0; ok && i < inv->n;) {
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
         job *a = &jobs[i], *b = NULL;
         bool speculative = false;      /* b, a torch trace, read without its kernels beside a */
         /* a large file that splits takes both threads alone; its neighbour is read next */
-        bool split_alone = can_chunk(a, threads, opt) ||
-                           (can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size));
+        bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
         if (threads > 1 && i + 1 < inv->n && !split_alone) {
             const inventory_source *t = &inv->src[i + 1];
             bool torch_next = t->kernel_source && !t->device_clock;
@@ -486,9 +478,19 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
         tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
-        if (b || (!can_split(a, threads) && !can_chunk(a, threads, opt))) read_pair(a, b);
-        else if (can_split(a, threads)) { if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break; }
-        else if (!(ok = read_chunked(a, run, &cfg, opt))) break;
+        /* a large file not read in two pieces is read in ordered chunks (two parsing workers
+         * each, also beside a neighbour read at the same time: the longer read then still
+         * has both cores when the shorter ends) */
+        a->chunk = can_chunk(a, threads, opt) ? &chunks : NULL;
+        if (b) b->chunk = can_chunk(b, threads, opt) ? &chunks : NULL;
+        if (b || !can_split(a, threads)) read_pair(a, b);
+        else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
+        for (job *j = a; ok && j <= (b ? b : a); j++)
+            if (j->chunk_failed) {      /* not one sequential pass: forget it, read it again */
+                job_reset(j, &cfg);
+                j->chunk = NULL;
+                if ((ok = job_open(j, run))) job_read(j);
+            }
         for (job *j = a; ok && j <= (b ? b : a); j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
