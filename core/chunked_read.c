@@ -2,6 +2,7 @@
 #include "core/chunked_read.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -11,11 +12,11 @@
 
 #include "core/record_batch.h"
 
-#define WINDOW 4u                 /* chunks parsed or in parse, not yet delivered */
+#define WINDOW 3u                 /* chunks parsed or in parse, not yet delivered */
 #define HEAD_BYTES (64u << 10)    /* the file's first bytes a resumed state may need (CSV header) */
 #define SEEK_BYTES (8u << 10)     /* a window searched for a resume point */
 #define SEEK_MAX 512u             /* windows searched before the rest of the file is one chunk */
-#define READ_BYTES (256u << 10)   /* a worker's read buffer */
+#define READ_BYTES (64u << 10)    /* a worker's read buffer */
 
 struct chunked;
 
@@ -190,7 +191,7 @@ static void deliver(chunk *ch, const record_sink *sink, diag_list *diag, bool *s
     diag_free(&ch->diag);
     diag_init(&ch->diag);
     for (size_t i = 0; *sink_on && i < ch->batch.n; i++)
-        if (!record_emit(sink, &ch->batch.recs[i])) *sink_on = false;
+        if (!record_emit(sink, ch->batch.recs[i])) *sink_on = false;
     record_batch_clear(&ch->batch);
 }
 
@@ -255,6 +256,9 @@ int chunked_read(int fd, uint64_t size, const artefact_parser *p, const parse_op
         c.pool = ch->next;
         chunk_free(p, ch);
     }
+#ifdef __GLIBC__
+    malloc_trim(0);               /* the workers' malloc arenas give back what the states used */
+#endif
     pthread_cond_destroy(&c.done);
     pthread_cond_destroy(&c.work);
     pthread_mutex_destroy(&c.mu);

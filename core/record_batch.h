@@ -4,7 +4,8 @@
  * read (core/chunked_read) parses a piece of a file on a worker thread while the driver
  * thread hands earlier pieces to the analyses, so a worker keeps its piece's records here:
  * each record copied with every string it points to (name, key, value, category, track,
- * args, the extra fields and their keys) into an arena of blocks that never move. A batch
+ * args, the extra fields and their keys) into an arena of blocks that never move (no
+ * array of records that doubles: the arena holds them too, an array their pointers). A batch
  * is emptied and reused; its memory is what it held at its largest. */
 #ifndef GOBLIN_RECORD_BATCH_H
 #define GOBLIN_RECORD_BATCH_H
@@ -18,7 +19,7 @@
 typedef struct record_batch_block record_batch_block;
 
 typedef struct record_batch {
-    record *recs;                /* recs[0..n): the copies, in emit order */
+    record **recs;               /* recs[0..n): the copies (in the arena), in emit order */
     size_t n, cap;
     record_batch_block *blocks;  /* the arena (first: the one being filled) */
     record_batch_block *spare;   /* emptied blocks kept for reuse */

@@ -52,7 +52,7 @@ typedef struct run_analysis_options {
     int json_indent;                         /* 0: compact (stored), 2: for people */
     const source_tap *tap;                   /* NULL: no passengers */
     /* ordered chunked reads (core/chunked_read; two threads, no tap): the chunk size and
-     * the bound on waiting batches' bytes, 0: the defaults (256 KiB, 64 MiB); tests lower them */
+     * the bound on waiting batches' bytes, 0: the defaults (128 KiB, 64 MiB); tests lower them */
     uint64_t chunk_bytes, batch_max_bytes;
 } run_analysis_options;
 

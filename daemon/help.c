@@ -34,7 +34,7 @@ static const command_help HELP[] = {
      "  --npu-reference-dir DIR  msprof reference durations (default: RUN_DIR/reference)\n"
      "  --threads N              sources read at a time, 1 or 2 (default 2)\n"
      "  --chunk-bytes N          with 2 threads, a large file is parsed in chunks of about N bytes on\n"
-     "                           worker threads, delivered in file order (default 262144; a test hook)\n"
+     "                           worker threads, delivered in file order (default 131072; a test hook)\n"
      "  --batch-max-bytes N      bound on the records of parsed chunks waiting (default 67108864; past\n"
      "                           it the file is read sequentially; a test hook)\n"
      "  --kernel-wait-threshold-ns N  an idle GPU gap shorter than this is kernel_wait (default 50000)\n"
