@@ -10,8 +10,9 @@ a truncated torch trace, a run with a second rank's trace) and chunk sizes from 
 document of `goblind analyze --threads 1` (every section; in `sources` every field but
 parse_ms, a timing, and pieces, the chunk count), the same warnings on stderr and the same
 exit status. A bound of 1 byte on the waiting batches (--batch-max-bytes 1) forces the
-sequential fallback, which must give the same document with pieces 1. Chunked reads must
-actually happen (pieces > 1 in some cases), and never for a .gz file.
+sequential fallback, which must give the same document with pieces 1; so must injected read
+errors (GOBLIND_FAULT_SHIM, tests/fault_fs.c). Chunked reads must actually happen (pieces > 1
+in some cases), and never for a .gz file.
 
 usage: chunked_analyze.py GOBLIND SHARED_DIR
 """
@@ -30,8 +31,8 @@ CHUNKS = [1024, 1500, 4096, 4099, 65537]
 failures, cases, chunked_cases = [], 0, 0
 
 
-def analyze(d, *args):
-    p = subprocess.run([GOBLIND, "analyze", str(d), *args], capture_output=True, timeout=300)
+def analyze(d, *args, env=None):
+    p = subprocess.run([GOBLIND, "analyze", str(d), *args], capture_output=True, timeout=300, env=env)
     doc = None
     if p.returncode == 0:
         doc = json.loads(p.stdout)
@@ -46,16 +47,16 @@ def masked(doc):
     return doc, pieces
 
 
-def check(d, label):
+def check(d, label, env=None):
     global cases, chunked_cases
-    rc1, doc1, err1 = analyze(d, "--threads", "1")
+    rc1, doc1, err1 = analyze(d, "--threads", "1", env=env)
     if doc1 is None:
         failures.append(f"{label}: --threads 1 exit {rc1}: {err1[:300]!r}")
         return
     ref, _ = masked(doc1)
     for extra in [["--chunk-bytes", str(n)] for n in CHUNKS] + [["--chunk-bytes", "1024", "--batch-max-bytes", "1"]]:
         cases += 1
-        rc, doc, err = analyze(d, "--threads", "2", *extra)
+        rc, doc, err = analyze(d, "--threads", "2", *extra, env=env)
         what = f"{label} {' '.join(extra)}"
         if rc != rc1 or err != err1 or doc is None:
             failures.append(f"{what}: exit {rc} vs {rc1}, stderr {err[:300]!r} vs {err1[:300]!r}")
@@ -124,6 +125,16 @@ def main():
         gen(tmp / "v3b", "--seed", "9")
         shutil.copy(tmp / "v3b" / "torch_profile.json", two / "rank1_torch_profile.json")
         check(two, "generated two torch traces")
+        # injected read errors (tests/fault_fs.c): a chunk that cannot be read ends the chunked
+        # read, and the sequential read names the error as --threads 1 does
+        shim = os.environ.get("GOBLIND_FAULT_SHIM")
+        if shim:
+            for spec in ("trace.csv@5000", "torch_profile.json@40000", "torch_profile.json@100"):
+                env = dict(os.environ, LD_PRELOAD=shim, GOBLIND_TEST_READ_FAULT=spec,
+                           ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+                check(tmp / "v3", f"generated, read error {spec}", env=env)
+        else:
+            print("     (read errors skipped: GOBLIND_FAULT_SHIM not set)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if not chunked_cases:
