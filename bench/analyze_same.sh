@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Are two goblind binaries' analysis documents byte-identical? `goblind analyze` JSON (each
-# source's parse_ms masked: a timing) and stderr, with --threads 2 and 1, on the 208 MB run
+# source's parse_ms masked: a timing; and pieces: how the file was cut for reading) and stderr, with --threads 2 and 1, on the 208 MB run
 # of bench/parse.sh (when generated), on every fixture directory of ../shared/fixtures and
 # on each torch profiler fixture alone. For performance work: the output must not move.
 # usage: bench/analyze_same.sh OLD_BINARY NEW_BINARY     (exit 1 when any document differs)
@@ -23,7 +23,7 @@ for d in "${dirs[@]}"; do
   for threads in 2 1; do
     for b in old new; do
       bin=${!b}
-      "$bin" analyze "$d" --threads "$threads" 2> "$work/$b.err" | sed -E 's/"parse_ms": [-0-9.e+]+/"parse_ms": _/g' > "$work/$b.json"
+      "$bin" analyze "$d" --threads "$threads" 2> "$work/$b.err" | sed -E 's/"parse_ms": [-0-9.e+]+/"parse_ms": _/g; s/"pieces": [0-9]+/"pieces": _/g' > "$work/$b.json"
       echo "${PIPESTATUS[0]}" > "$work/$b.rc"
     done
     if cmp -s "$work/old.json" "$work/new.json" && cmp -s "$work/old.err" "$work/new.err" && cmp -s "$work/old.rc" "$work/new.rc"; then

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyses/section_registry.h"
+#include "core/chunked_read.h"
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
 
@@ -36,6 +37,9 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
+    const chunked_options *chunk; /* read in ordered chunks (core/chunked_read); NULL: sequentially */
+    unsigned chunks;              /* read in this many ordered chunks, 0: not */
+    bool chunk_failed;            /* a chunk did not join: the driver reads it again sequentially */
     /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
      * when the read starts (job_route) so fan_out does not test every analysis per record;
      * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
@@ -127,6 +131,15 @@ static bool job_open(job *j, void *const *run) {
 static void *job_read(void *arg) {
     job *j = arg;
     record_sink sink = {.emit = fan_out, .user = j, .fields = job_route(j)};
+    if (j->chunk) {                     /* failed: the driver forgets it and reads sequentially */
+        int fd = source_open(j->inv->path, j->inv->rel, j->parse, &j->diag);
+        j->chunk_failed = fd < 0 || chunked_read(fd, j->inv->size, j->inv->format, j->parse, j->inv->rel, &sink,
+                                                 &j->facts, &j->diag, j->chunk, &j->stats, &j->chunks) < 0;
+        if (fd >= 0) close(fd);
+        if (!j->chunk_failed && j->oom)
+            diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
+        return NULL;
+    }
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
@@ -192,7 +205,7 @@ static void render_sources(const run_inventory *inv, const source_ref *refs, job
         jw_key(w, "read"); jw_bool(w, j->stats.present);
         jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
         jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
-        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : 1);
+        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : j->chunks ? j->chunks : 1);
         jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
         jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
         jw_key(w, "records");
@@ -314,6 +327,8 @@ static void job_reset(job *j, const analysis_config *cfg) {
     j->names_cut = 0;
     j->meta_rank = -1;
     j->oom = false;
+    j->chunks = 0;
+    j->chunk_failed = false;
     free(j->src);
     j->src = NULL;
 }
@@ -390,6 +405,13 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
     return true;
 }
 
+/* May source j be read in ordered chunks: two threads, no passenger (daemon ingest), and a
+ * file and format chunked_read takes (chunked_can_read). */
+static bool can_chunk(const job *j, int threads, const run_analysis_options *opt) {
+    return threads >= 2 && !j->tap && chunked_can_read(j->inv->format, j->inv->path, j->inv->size, j->parse,
+                                                       opt->chunk_bytes);
+}
+
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -425,6 +447,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                         .parse = s->extra_root ? &unconfined : &opt->parse, .tap = opt->tap};
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
+    chunked_options chunks = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
     for (size_t i = 0; ok && i < inv->n;) {
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
@@ -455,8 +478,19 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
         tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
+        /* a large file not read in two pieces is read in ordered chunks (two parsing workers
+         * each, also beside a neighbour read at the same time: the longer read then still
+         * has both cores when the shorter ends) */
+        a->chunk = can_chunk(a, threads, opt) ? &chunks : NULL;
+        if (b) b->chunk = can_chunk(b, threads, opt) ? &chunks : NULL;
         if (b || !can_split(a, threads)) read_pair(a, b);
         else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
+        for (job *j = a; ok && j <= (b ? b : a); j++)
+            if (j->chunk_failed) {      /* not one sequential pass: forget it, read it again */
+                job_reset(j, &cfg);
+                j->chunk = NULL;
+                if ((ok = job_open(j, run))) job_read(j);
+            }
         for (job *j = a; ok && j <= (b ? b : a); j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again

@@ -6,7 +6,9 @@
  * to every section analysis wanting their type (analyses/section.h), on the thread reading
  * that source; end_source folds the per-source states in source order, then finish, render
  * and render_md run in registry order. Two sources are read at a time on two threads when
- * the caller allows it.
+ * the caller allows it; a large file whose format resumes and joins is read alone, in two
+ * pieces when every analysis wanting it is splittable, else in ordered chunks on worker
+ * threads (core/chunked_read) delivered in file order on the driver thread.
  *
  * Kernel source choice: kernels, copies and memsets are delivered from one family only,
  * device timestamps first. Among the sources whose format may carry kernels, the ones with a
@@ -49,6 +51,9 @@ typedef struct run_analysis_options {
     int threads;                             /* 1 or 2 sources read at a time (0: 2) */
     int json_indent;                         /* 0: compact (stored), 2: for people */
     const source_tap *tap;                   /* NULL: no passengers */
+    /* ordered chunked reads (core/chunked_read; two threads, no tap): the chunk size and
+     * the bound on waiting batches' bytes, 0: the defaults (128 KiB, 64 MiB); tests lower them */
+    uint64_t chunk_bytes, batch_max_bytes;
 } run_analysis_options;
 
 typedef struct run_analysis {

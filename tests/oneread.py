@@ -36,8 +36,11 @@ def run(args, env=None):
 
 
 def strip_times(doc):
+    # parse_ms is a timing; pieces says how a file was cut for reading (ordered chunks in
+    # `goblind analyze`, never with a passenger on the bytes as here): neither is a result
     for s in doc.get("sources", []):
         s.pop("parse_ms", None)
+        s.pop("pieces", None)
     return doc
 
 
