@@ -138,6 +138,24 @@ void run_result_free(run_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+run_outcome run_result_outcome(const run_result *r) {
+    run_outcome o = {0};
+    const artefact_info *ki = &r->info[ARTEFACT_KERNEL_TRACE];
+    bool kernels_ok = ki->present && ki->bytes_parsed > 0 && r->kernels.complete;
+    o.ok = kernels_ok && r->torch.complete;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        o.bytes_parsed += r->info[k].bytes_parsed;
+        if (!o.limited && r->info[k].error && strstr(r->info[k].error, "bounds a parse")) o.limited = r->info[k].error;
+    }
+    o.error = o.ok ? NULL
+        : o.limited ? o.limited
+        : !ki->present ? "kernel trace not found"
+        : !kernels_ok ? "kernel trace empty or truncated"
+        : !r->info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
+        : "torch profile not parseable (yet)";
+    return o;
+}
+
 const read_facts *run_result_facts(const run_result *r, artefact_kind kind) { return facts_of((run_result *)r, kind); }
 
 headline_known run_result_known(const run_result *r) {

@@ -33,6 +33,17 @@ void run_result_free(run_result *r);
  * warnings (moved into out->metrics.warnings in the reference's order, then empty); the
  * kernels' fallback to the torch profile's, the heuristics, the read facts' origins. */
 void run_result_complete(run_result *out, const run_options *opt, diag_list *kd, diag_list *td, diag_list *sd);
+/* The ingest's verdict on one parse: ok when the kernel trace was read with rows and to its
+ * end and the torch profile parsed to its end (the run may then become final); else error
+ * says what is missing. limited is the error of an artefact stopped by max_parse_mb /
+ * max_parse_s (NULL when none), which is also the error then. Strings are static or inside
+ * r (valid until run_result_free). One policy, so the daemon reads no format's summary. */
+typedef struct run_outcome {
+    bool ok;
+    const char *error, *limited;
+    uint64_t bytes_parsed;     /* every artefact's bytes read */
+} run_outcome;
+run_outcome run_result_outcome(const run_result *r);
 /* Which headline numbers the parse measured; the others are RunMetrics' 0 placeholders and
  * are shown as unknown (null in /runs and /runs/<id>, absent from /metrics, "-" in tables). */
 typedef struct headline_known {

@@ -40,25 +40,15 @@ static void parse_work(uv_work_t *req) {
     gettimeofday(&t1, NULL);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
     j->seconds = ms / 1e3;
-    const artefact_info *ki = &j->res.info[ARTEFACT_KERNEL_TRACE];
-    bool kernels_ok = ki->present && ki->bytes_parsed > 0 && j->res.kernels.complete;
-    bool torch_ok = j->res.torch.complete;
-    j->ok = kernels_ok && torch_ok;
-    const char *limited = NULL;                 /* an artefact stopped by max_parse_mb / max_parse_s */
-    for (int k = 0; k < ARTEFACT_KIND_COUNT && !limited; k++)
-        if (j->res.info[k].error && strstr(j->res.info[k].error, "bounds a parse")) limited = j->res.info[k].error;
-    if (limited) log_warn("run %s: %s", j->id, limited);
-    const char *error = j->ok ? NULL
-        : limited ? limited
-        : !ki->present ? "kernel trace not found"
-        : !kernels_ok ? "kernel trace empty or truncated"
-        : !j->res.info[ARTEFACT_TORCH_PROFILE].present ? "torch profile not found"
-        : "torch profile not parseable (yet)";
+    run_outcome o = run_result_outcome(&j->res);   /* the ok policy lives beside the parse (core/run_parse) */
+    j->ok = o.ok;
+    if (o.limited) log_warn("run %s: %s", j->id, o.limited);
+    const char *error = o.error;
     j->error = error;
+    j->bytes = o.bytes_parsed;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
         j->sig.files.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
-        j->bytes += a->bytes_parsed;
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */
     bool doc_ok = ingest_doc_build(&j->res, &doc);
