@@ -498,6 +498,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 job_reset(b, &cfg);
                 refs[i + 1].kernels_chosen = true;
                 b->tee = NULL;
+                b->chunk = NULL;        /* (sequentially: the fallback above has run) */
                 if (!(ok = job_open(b, run))) break;
                 job_read(b);
             }
