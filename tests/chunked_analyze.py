@@ -119,6 +119,16 @@ def main():
         b = p.read_bytes()
         p.write_bytes(b[: len(b) * 2 // 3])
         check(cut, "generated truncated torch trace")
+        # bytes that are not JSON in the middle and near the end of the torch trace (the
+        # format stops there: the read falls back to the sequential one), and in trace.csv
+        for name, at in (("torch_profile.json", 2), ("torch_profile.json", 19), ("trace.csv", 2)):
+            bad = tmp / f"garbage_{name}_{at}"
+            shutil.copytree(tmp / "v3", bad)
+            p = bad / name
+            b = p.read_bytes()
+            k = len(b) * at // 20
+            p.write_bytes(b[:k] + b"@@\x00\xff}]}\n\"" + b[k:])
+            check(bad, f"generated, garbage in {name} at {at}/20")
         # two ranks' traces beside each other
         two = tmp / "ranks"
         shutil.copytree(tmp / "v3", two)
