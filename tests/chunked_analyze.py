@@ -5,7 +5,7 @@ delivers the records in file order; the document must be exactly that of one seq
 
 For every fixture directory of SHARED/fixtures, each torch profiler fixture alone, small
 generated runs (both dialects, gzip, CRLF line ends, kernel names with newlines inside quotes,
-a truncated torch trace, a run with a second rank's trace) and chunk sizes from 1 KiB to
+a truncated torch trace, bytes that are not JSON or CSV mid-file, a second rank's trace) and chunk sizes from 1 KiB to
 64 KiB (odd ones included), `goblind analyze --threads 2 --chunk-bytes N` must print the
 document of `goblind analyze --threads 1` (every section; in `sources` every field but
 parse_ms, a timing, and pieces, the chunk count), the same warnings on stderr and the same
