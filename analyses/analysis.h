@@ -35,17 +35,18 @@ typedef struct analysis {
      * `first`'s. can_join: whether folding first into second would be exact (no state is
      * changed). join: folds first's results into second, in record order, so second
      * stands for the whole file (false only on allocation failure, then reported by
-     * finish). An analysis whose results cannot join exactly in any order (float sums)
-     * leaves them NULL and the split is declined. */
+     * finish). An analysis whose results cannot join exactly (float sums) either keeps the
+     * second piece's terms and replays them in order (torch_stats) or leaves them NULL, and
+     * the split is declined. */
     bool (*can_join)(const void *first, const void *second);
     bool (*join)(void *first, void *second);
 } analysis;
 
-/* The analysis that fills the summary of `kind` from records, or NULL when that kind's
- * formats still fill their summary themselves (the torch profile, see ARCHITECTURE.md). */
+/* The analysis that fills the summary of `kind` from records, or NULL when there is none. */
 const analysis *analysis_for_kind(artefact_kind kind);
 
 extern const analysis kernel_stats_analysis;
 extern const analysis telemetry_stats_analysis;
+extern const analysis torch_stats_analysis;     /* REC_TRACE_EVENT -> torch_summary */
 
 #endif

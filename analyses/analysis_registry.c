@@ -6,6 +6,7 @@
 static const analysis *const ANALYSES[] = {
     &kernel_stats_analysis,
     &telemetry_stats_analysis,
+    &torch_stats_analysis,
     NULL,
 };
 

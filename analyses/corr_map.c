@@ -12,6 +12,8 @@ static size_t home(uint64_t corr) {
 }
 
 bool corr_put(corr_map *m, uint64_t corr, int64_t a, int64_t b, uint32_t lane) {
+    bool outside = !m->count || corr < m->lo || corr > m->hi;
+    if (outside && m->count >= CORR_MAP_MAX) return false;       /* absent, and no room */
     if (!m->slots && !(m->slots = calloc(SLOTS, sizeof *m->slots))) return false;
     size_t j = home(corr);
     for (; m->slots[j].used; j = (j + 1) & (SLOTS - 1))
@@ -21,12 +23,14 @@ bool corr_put(corr_map *m, uint64_t corr, int64_t a, int64_t b, uint32_t lane) {
         }
     if (m->count >= CORR_MAP_MAX) return false;
     m->slots[j] = (corr_entry){corr, a, b, lane, true};
+    if (!m->count || corr < m->lo) m->lo = corr;
+    if (!m->count || corr > m->hi) m->hi = corr;
     m->count++;
     return true;
 }
 
 bool corr_take(corr_map *m, uint64_t corr, corr_entry *out) {
-    if (!m->slots || !m->count) return false;
+    if (!m->slots || !m->count || corr < m->lo || corr > m->hi) return false;
     size_t j = home(corr);
     while (m->slots[j].used && m->slots[j].corr != corr) j = (j + 1) & (SLOTS - 1);
     if (!m->slots[j].used) return false;

@@ -25,6 +25,10 @@ typedef struct corr_entry {
 typedef struct corr_map {
     corr_entry *slots;     /* 2 * CORR_MAP_MAX slots once used */
     size_t count;
+    uint64_t lo, hi;       /* when count > 0: every stored corr is in [lo, hi] (bounds kept
+                            * on insert, not narrowed on removal); a corr outside is absent
+                            * without a probe, which matters once the map is full of
+                            * operations whose launches never come */
 } corr_map;
 
 /* Inserts (or replaces) corr. false when the map is full or out of memory. */

@@ -1,4 +1,7 @@
-/* id_map, str_pool: id-keyed hash map and string interning (see id_map.h). */
+/* id_map, str_pool: id-keyed hash map and string interning (see id_map.h).
+ *
+ * The map is 12-byte slots in blocks of 8, probed as find_in says. id_map_at walks the
+ * slots in table order (phases merges per-file maps by it). */
 #include "analyses/id_map.h"
 
 #include <stdlib.h>
@@ -6,77 +9,104 @@
 
 #include "base/str_hash.h"
 
-static size_t slot_of(uint64_t id, size_t cap) {
-    id ^= id >> 33;
-    id *= 0xff51afd7ed558ccdULL;
-    id ^= id >> 33;
-    return (size_t)(id & (cap - 1));
+/* Probing. Ids mostly come in runs of consecutive values (torch's External and correlation
+ * ids count up), so the slots form blocks of BLOCK slots and id's low bits pick its slot in
+ * a block while only id >> BLOCK_BITS is hashed to pick the block: consecutive ids share
+ * cache lines, where a full hash put every insert and most lookups on a different line of a
+ * multi-megabyte table. A probe tries the rest of the block (cyclically), then jumps to
+ * another block by a per-key odd stride (double hashing over blocks): linear probing over
+ * blocks that consecutive ids fill whole made clusters of them (8 probes a lookup on
+ * run208). Ids with a stride of BLOCK or more spread as with a full hash. No deletion, and
+ * the table is at most half full, so a probe always ends. */
+#define BLOCK_BITS 3
+#define BLOCK (1u << BLOCK_BITS)
+
+static inline uint64_t key_at(const id_slot *s) { return (uint64_t)s->hi << 32 | s->lo; }
+
+/* The slot of slots[0..cap) holding id, else the empty slot where its probe ends. */
+static size_t find_in(const id_slot *slots, size_t cap, uint64_t id) {
+    uint64_t h = id >> BLOCK_BITS;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    uint32_t lo = (uint32_t)id, hi = (uint32_t)(id >> 32);
+    size_t blocks = cap >> BLOCK_BITS, b = (size_t)h & (blocks - 1), step = (size_t)(h >> 40) << 1 | 1;
+    unsigned o = (unsigned)(id & (BLOCK - 1));
+    for (;; b = (b + step) & (blocks - 1))
+        for (unsigned k = 0; k < BLOCK; k++) {
+            size_t i = b << BLOCK_BITS | ((o + k) & (BLOCK - 1));
+            const id_slot *s = &slots[i];
+            if (!s->val1 || (s->lo == lo && s->hi == hi)) return i;
+        }
 }
 
+static size_t find(const id_map *m, uint64_t id) { return find_in(m->slots, m->cap, id); }
+
+/* Whether the map holds max_entries already (no new id goes in). */
+static inline bool full(const id_map *m) { return m->max_entries && m->n >= m->max_entries; }
+
+/* Whether id lies outside the stored keys' bounds (then it is absent). */
+static inline bool out_of_bounds(const id_map *m, uint64_t id) { return !m->n || id < m->kmin || id > m->kmax; }
+
 uint32_t id_map_get(const id_map *m, uint64_t id) {
-    if (!m->cap) return ID_MAP_NONE;
-    for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->used[i]) return ID_MAP_NONE;
-        if (m->keys[i] == id) return m->vals[i];
-    }
+    if (out_of_bounds(m, id)) return ID_MAP_NONE;
+    const id_slot *s = &m->slots[find(m, id)];
+    return s->val1 ? s->val1 - 1 : ID_MAP_NONE;
+}
+
+bool id_map_at(const id_map *m, size_t i, uint64_t *id, uint32_t *val) {
+    if (i >= m->cap || !m->slots[i].val1) return false;
+    *id = key_at(&m->slots[i]), *val = m->slots[i].val1 - 1;
+    return true;
 }
 
 static bool grow(id_map *m) {
     size_t cap = m->cap ? m->cap * 2 : 1024;
-    id_map g = {calloc(cap, sizeof *g.keys), calloc(cap, sizeof *g.vals), calloc(cap, 1), cap, 0, m->max_entries};
-    if (!g.keys || !g.vals || !g.used) {
-        free(g.keys), free(g.vals), free(g.used);
-        return false;
-    }
+    id_slot *g = calloc(cap, sizeof *g);
+    if (!g) return false;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->used[i]) {
-            size_t j = slot_of(m->keys[i], cap);
-            while (g.used[j]) j = (j + 1) & (cap - 1);
-            g.used[j] = 1, g.keys[j] = m->keys[i], g.vals[j] = m->vals[i], g.n++;
-        }
-    id_map_free(m);
-    *m = g;
+        if (m->slots[i].val1) g[find_in(g, cap, key_at(&m->slots[i]))] = m->slots[i];
+    free(m->slots);
+    m->slots = g, m->cap = cap;
     return true;
 }
 
 /* Stores id -> val in the free slot i (the end of id's probe), growing first when due. */
 static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
-    if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
+    if (full(m)) return ID_MAP_FULL;
+    if (val >= ID_MAP_OOM) return ID_MAP_OOM;
     if ((m->n + 1) * 2 > m->cap) {
         if (!grow(m)) return ID_MAP_OOM;
-        i = slot_of(id, m->cap);
-        while (m->used[i]) i = (i + 1) & (m->cap - 1);
+        i = find(m, id);
     }
-    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
+    m->slots[i] = (id_slot){(uint32_t)id, (uint32_t)(id >> 32), val + 1};
+    if (!m->n || id < m->kmin) m->kmin = id;
+    if (!m->n || id > m->kmax) m->kmax = id;
+    m->n++;
     return val;
 }
 
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val) {
-    if (!m->cap) return insert_at(m, 0, id, val);
-    size_t i = slot_of(id, m->cap);
-    for (; m->used[i]; i = (i + 1) & (m->cap - 1))
-        if (m->keys[i] == id) return m->vals[i];
+    if (out_of_bounds(m, id)) return full(m) ? ID_MAP_FULL : insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    size_t i = find(m, id);
+    if (m->slots[i].val1) return m->slots[i].val1 - 1;
     return insert_at(m, i, id, val);
 }
 
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val) {
-    if (m->cap) {
-        for (size_t i = slot_of(id, m->cap);; i = (i + 1) & (m->cap - 1)) {
-            if (!m->used[i]) break;
-            if (m->keys[i] == id) return m->vals[i] = val;
-        }
+    if (out_of_bounds(m, id)) return full(m) ? ID_MAP_FULL : insert_at(m, m->cap ? find(m, id) : 0, id, val);
+    size_t i = find(m, id);
+    if (m->slots[i].val1) {
+        if (val >= ID_MAP_OOM) return ID_MAP_OOM;
+        m->slots[i].val1 = val + 1;
+        return val;
     }
-    if (m->max_entries && m->n >= m->max_entries) return ID_MAP_FULL;
-    if ((m->n + 1) * 2 > m->cap && !grow(m)) return ID_MAP_OOM;
-    size_t i = slot_of(id, m->cap);
-    while (m->used[i]) i = (i + 1) & (m->cap - 1);
-    m->used[i] = 1, m->keys[i] = id, m->vals[i] = val, m->n++;
-    return val;
+    return insert_at(m, i, id, val);
 }
 
 void id_map_free(id_map *m) {
-    free(m->keys), free(m->vals), free(m->used);
-    m->keys = NULL, m->vals = NULL, m->used = NULL;
+    free(m->slots);
+    m->slots = NULL;
     m->cap = m->n = 0;
 }
 

@@ -16,17 +16,27 @@
 #define ID_MAP_FULL (UINT32_MAX - 1) /* id_map_put: the map holds max_entries already */
 #define ID_MAP_OOM (UINT32_MAX - 2)  /* id_map_put: out of memory */
 
+/* One 12-byte slot: the key in two halves and val + 1 (0: empty, so calloc'd slots are
+ * empty). One slot is one memory access where separate key/value/used arrays were three. */
+typedef struct id_slot {
+    uint32_t lo, hi, val1;
+} id_slot;
+
 typedef struct id_map {
-    uint64_t *keys;
-    uint32_t *vals;
-    unsigned char *used;
+    id_slot *slots;
     size_t cap, n, max_entries;
+    uint64_t kmin, kmax;     /* bounds of the keys stored (when n > 0): an id outside them is
+                              * absent without a probe (ids mostly arrive increasing) */
 } id_map;
 
 /* The value stored for id, or ID_MAP_NONE. */
 uint32_t id_map_get(const id_map *m, uint64_t id);
-/* Stores id -> val (replacing an earlier value); returns val, ID_MAP_FULL or ID_MAP_OOM. */
+/* Stores id -> val (replacing an earlier value); returns val, ID_MAP_FULL or ID_MAP_OOM.
+ * val must be below ID_MAP_OOM (the sentinels cannot be stored). */
 uint32_t id_map_put(id_map *m, uint64_t id, uint32_t val);
+/* Slot i (0 <= i < m->cap): true and *id, *val when it holds an entry. For walking every
+ * entry in slot order (a merge of one map into another). */
+bool id_map_at(const id_map *m, size_t i, uint64_t *id, uint32_t *val);
 /* The value stored for id when present; else stores id -> val and returns val (or
  * ID_MAP_FULL / ID_MAP_OOM): one probe where id_map_get then id_map_put take two. */
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val);

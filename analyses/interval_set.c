@@ -156,6 +156,46 @@ bool iset_set_launch(interval_set *s, int64_t start, int64_t launch) {
     return true;
 }
 
+int64_t iset_total_below(const interval_set *s, int64_t hi) {
+    int64_t t = 0;
+    for (size_t i = 0; i < s->n && s->v[i].start < hi; i++) t += (s->v[i].end < hi ? s->v[i].end : hi) - s->v[i].start;
+    return t;
+}
+
+int64_t iset_overlap_below(const interval_set *a, const interval_set *b, int64_t hi) {
+    int64_t t = 0;
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+        int64_t h = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+        if (lo >= hi) break;
+        if (h > hi) h = hi;
+        if (h > lo) t += h - lo;
+        if (a->v[i].end < b->v[j].end) i++;
+        else j++;
+    }
+    return t;
+}
+
+bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi) {
+    for (size_t i = 0; i < src->n && src->v[i].start < hi; i++)
+        if (!iset_add(dst, src->v[i].start, src->v[i].end < hi ? src->v[i].end : hi, iset_launch(src, i))) return false;
+    return true;
+}
+
+void iset_drop_prefix(interval_set *s, int64_t hi) {
+    size_t k = 0;
+    while (k < s->n && s->v[k].end <= hi) k++;
+    if (k < s->n && s->v[k].start < hi) {   /* crosses hi: its start (and launch) are retired */
+        s->v[k].start = hi;
+        if (s->launch) s->launch[k] = IV_NO_LAUNCH;
+    }
+    if (!k) return;
+    memmove(s->v, s->v + k, (s->n - k) * sizeof *s->v);
+    if (s->launch) memmove(s->launch, s->launch + k, (s->n - k) * sizeof *s->launch);
+    s->n -= k;
+}
+
 void iset_free(interval_set *s) {
     free(s->v);
     free(s->launch);

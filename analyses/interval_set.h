@@ -57,6 +57,18 @@ bool iset_intersect(const interval_set *a, const interval_set *b, interval_set *
 /* Records `launch` for the operation starting at `start` when it starts an island (flushes
  * first). false on OOM. */
 bool iset_set_launch(interval_set *s, int64_t start, int64_t launch);
+/* Prefix helpers for the timeline's retirement (analyses/timeline_retire.c); all on flushed
+ * sets, `hi` an exclusive time limit. */
+/* Length of the part of the union below hi. */
+int64_t iset_total_below(const interval_set *s, int64_t hi);
+/* Length of the intersection of a and b below hi. */
+int64_t iset_overlap_below(const interval_set *a, const interval_set *b, int64_t hi);
+/* Adds to dst the part of src below hi (islands cut at hi, launches kept): the prefix of
+ * src, for unions of several sets' prefixes. false on OOM. */
+bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi);
+/* Forgets the part of s below hi: islands ending at or before hi go, an island crossing hi
+ * keeps [hi, end) with an unknown launch (its start was before hi). */
+void iset_drop_prefix(interval_set *s, int64_t hi);
 /* Frees the set (empty and usable again). */
 void iset_free(interval_set *s);
 

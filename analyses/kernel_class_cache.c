@@ -31,15 +31,54 @@ static bool grow(kernel_class_cache *c) {
     return true;
 }
 
+/* The names classified last on this thread, direct-mapped by a cheap key (length, first
+ * and last 8 bytes; memcmp decides), and their classes. Every dispatch is classified by up
+ * to five analyses in turn (classes, timeline, steps, ranks, layers), each with its own
+ * cache, and a trace alternates a handful of names: most calls end here with one compare
+ * instead of hashing the whole name and probing. kernel_class_of is pure, so a name's class
+ * does not depend on which cache or state asks. Names longer than RECENT_LEN, and empty
+ * ones, are not remembered here. */
+#define RECENT_SLOTS 16u
+#define RECENT_LEN 512u   /* C++ template kernel names run to 300-400 bytes */
+typedef struct recent_name {
+    size_t len;          /* 0: empty slot */
+    kernel_class cls;
+    char name[RECENT_LEN];
+} recent_name;
+static _Thread_local recent_name recent[RECENT_SLOTS];
+
+/* The slot of name in `recent` (len in 1..RECENT_LEN). */
+static recent_name *recent_slot(const char *name, size_t len) {
+    uint64_t a = 0, b = 0;
+    memcpy(&a, name, len < 8 ? len : 8);
+    memcpy(&b, name + (len < 8 ? 0 : len - 8), len < 8 ? len : 8);
+    uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) * 0xff51afd7ed558ccdULL;
+    return &recent[k >> 60];
+}
+
+/* Remembers name -> k in its recent slot; returns k. */
+static kernel_class remember(const char *name, size_t len, kernel_class k) {
+    if (len && len <= RECENT_LEN) {
+        recent_name *r = recent_slot(name, len);
+        memcpy(r->name, name, len);
+        r->len = len, r->cls = k;
+    }
+    return k;
+}
+
 kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len) {
     if (!name) return KC_OTHER;
+    if (len && len <= RECENT_LEN) {
+        const recent_name *r = recent_slot(name, len);
+        if (r->len == len && !memcmp(r->name, name, len)) return r->cls;
+    }
     if (!c->slots && !grow(c)) return kernel_class_of(name, len);
     uint64_t h = name_hash(name, len);
     size_t mask = c->n_slots - 1, j = (size_t)h & mask;
     for (; c->slots[j].name; j = (j + 1) & mask)
         if (c->slots[j].hash == h && c->slots[j].len == len && !memcmp(c->slots[j].name, name, len))
-            return c->slots[j].cls;
-    kernel_class k = kernel_class_of(name, len);
+            return remember(name, len, c->slots[j].cls);
+    kernel_class k = remember(name, len, kernel_class_of(name, len));
     if (c->used >= KCC_MAX_NAMES) return k;
     if ((c->used + 1) * 2 > c->n_slots) {
         if (c->n_slots >= KCC_SLOTS || !grow(c)) return k;

@@ -40,15 +40,31 @@ static bool rehash(name_agg *a, size_t n_slots) {
     return true;
 }
 
+/* The slot of (tag, name) in a->recent: a cheap key (length, tag, first and last 8 bytes);
+ * the entry found there is compared in full before it is used. */
+static uint32_t *recent_of(name_agg *a, int tag, const char *name, size_t len) {
+    uint64_t x = 0, y = 0;
+    size_t k = len < 8 ? len : 8;
+    if (k) memcpy(&x, name, k), memcpy(&y, name + len - k, k);
+    uint64_t h = (x ^ (y * 0x9E3779B97F4A7C15ULL) ^ len ^ ((uint64_t)(unsigned)tag << 40)) * 0xff51afd7ed558ccdULL;
+    return &a->recent[h >> 60];
+}
+
 /* The entry of (tag, name), created when new; NULL when the table is full (*oom false) or
- * allocation failed (*oom true). */
+ * allocation failed (*oom true). Names are unique in the table, so an entry in its recent
+ * slot that compares equal is the one. */
 static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len, bool *oom) {
     *oom = false;
+    uint32_t *rec = recent_of(a, tag, name, len);
+    if (*rec && *rec <= a->n) {
+        name_entry *e = &a->e[*rec - 1];
+        if (e->tag == tag && e->len == len && !memcmp(e->name, name, len)) return e;
+    }
     if (a->n_slots) {
         size_t j = hash_of(tag, name, len) & (a->n_slots - 1);
         for (; a->slots[j]; j = (j + 1) & (a->n_slots - 1)) {
             name_entry *e = &a->e[a->slots[j] - 1];
-            if (e->tag == tag && e->len == len && !memcmp(e->name, name, len)) return e;
+            if (e->tag == tag && e->len == len && !memcmp(e->name, name, len)) return *rec = a->slots[j], e;
         }
     }
     if (a->n >= NA_MAX_NAMES) return NULL;
@@ -69,6 +85,7 @@ static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len,
     size_t j = hash_of(tag, name, len) & (a->n_slots - 1);
     while (a->slots[j]) j = (j + 1) & (a->n_slots - 1);
     a->slots[j] = (uint32_t)++a->n;
+    *rec = (uint32_t)a->n;
     return e;
 }
 

@@ -60,6 +60,9 @@ typedef struct name_agg {
     size_t n, cap;
     uint32_t *slots;                /* open addressing: index + 1, 0 empty */
     size_t n_slots;
+    uint32_t recent[16];            /* index + 1 of recently used entries, direct-mapped by
+                                     * length, tag and first/last bytes (0: none): a repeated
+                                     * name is found with one compare, not a hash of it all */
     bool with_median;
     size_t exact_used;
     uint64_t unlisted_calls;

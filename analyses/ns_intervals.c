@@ -26,6 +26,17 @@ static size_t first_reaching(const ns_span *v, size_t n, int64_t t) {
     return lo;
 }
 
+/* first_reaching for a time near the set's end: records arrive nearly in time order, so
+ * the answer is almost always within the last NEAR spans (checked from the end, no binary
+ * search); otherwise a binary search over the spans before them. Same answer. */
+#define NEAR 8
+static size_t first_reaching_near(const ns_span *v, size_t n, int64_t t) {
+    size_t i = n;
+    for (int k = 0; k < NEAR && i > 0 && v[i - 1].end >= t; k++) i--;
+    if (!i || v[i - 1].end < t) return i;
+    return first_reaching(v, i, t);   /* every span from i on reaches t */
+}
+
 /* Folds the older half of the spans into retired_ns (see retire_above). */
 static void retire_half(ns_intervals *s) {
     size_t k = s->n / 2;
@@ -73,7 +84,7 @@ bool nsi_add(ns_intervals *s, int64_t start, int64_t end) {
         if (end > s->v[s->n - 1].end) s->v[s->n - 1].end = end;
         return true;
     }
-    size_t i = first_reaching(s->v, s->n, start);
+    size_t i = first_reaching_near(s->v, s->n, start);
     size_t j = i;  /* spans i..j-1 overlap or touch [start, end) */
     while (j < s->n && s->v[j].start <= end) j++;
     if (j > i) {
@@ -245,16 +256,24 @@ bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t 
     if (hi <= lo) return true;
     /* A sweep over the categories' boundaries: between two consecutive boundaries the
      * label is the first category covering the stretch (or "other"). No allocation. */
-    size_t pos[NSI_MAX_CATS];
+    size_t pos[NSI_MAX_CATS], live[NSI_MAX_CATS], nlive = 0;
     if (n > NSI_MAX_CATS) return false;
-    for (size_t c = 0; c < n; c++) pos[c] = first_reaching(cats[c].v, cats[c].n, lo);
+    /* only the categories with a span reaching lo take part, in priority order; one whose
+     * spans run out (or start at or after hi) leaves the sweep */
+    for (size_t c = 0; c < n; c++) {
+        pos[c] = first_reaching(cats[c].v, cats[c].n, lo);
+        if (pos[c] < cats[c].n && cats[c].v[pos[c]].start < hi) live[nlive++] = c;
+    }
     for (int64_t t = lo; t < hi;) {
         size_t label = n;
         int64_t next = hi;
-        for (size_t c = 0; c < n; c++) {
+        size_t kept = 0;
+        for (size_t x = 0; x < nlive; x++) {
+            size_t c = live[x];
             const ns_intervals *s = &cats[c];
             while (pos[c] < s->n && s->v[pos[c]].end <= t) pos[c]++;
-            if (pos[c] >= s->n) continue;
+            if (pos[c] >= s->n || s->v[pos[c]].start >= hi) continue;   /* out of the sweep */
+            live[kept++] = c;
             const ns_span *sp = &s->v[pos[c]];
             if (sp->start <= t) {
                 if (label == n) label = c;
@@ -263,6 +282,7 @@ bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t 
                 next = sp->start;
             }
         }
+        nlive = kept;
         part[label] += next - t;
         t = next;
     }

@@ -247,15 +247,17 @@ static bool phases_end_source(void *run, void *src) {
             a->steps[a->nsteps++] = f->steps[i];
         }
         for (size_t i = 0; ok && i < f->launch_by_corr.cap; i++) {
-            if (!f->launch_by_corr.used[i]) continue;
+            uint64_t corr;
+            uint32_t li;
+            if (!id_map_at(&f->launch_by_corr, i, &corr, &li)) continue;
             if (a->nlaunch == a->caplaunch) {
                 size_t c = a->caplaunch ? a->caplaunch * 2 : 256;
                 int64_t *v = realloc(a->launch_start, c * sizeof *v);
                 if (!v) { ok = false; break; }
                 a->launch_start = v, a->caplaunch = c;
             }
-            a->launch_start[a->nlaunch] = f->launch_start[f->launch_by_corr.vals[i]];
-            uint32_t got = id_map_put(&a->launch_by_corr, f->launch_by_corr.keys[i], (uint32_t)a->nlaunch);
+            a->launch_start[a->nlaunch] = f->launch_start[li];
+            uint32_t got = id_map_put(&a->launch_by_corr, corr, (uint32_t)a->nlaunch);
             if (got == ID_MAP_OOM) ok = false;
             else if (got != ID_MAP_FULL) a->nlaunch++;
         }

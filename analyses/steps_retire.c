@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "base/i128.h"
+
 void steps_note(rank_data *d, int64_t a, int64_t b) {
     if (!d->has_latest || a > d->latest) d->latest = a, d->has_latest = true;
     if (d->has_floor && a < d->floor && b > a && nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
@@ -46,18 +48,32 @@ static bool retire(rank_data *d) {
     if (w <= from) return true;
     ns_intervals win = {0};
     bool ok = true;
+    i128 ranges_ns = 0;
     for (size_t i = 0; ok && i < d->nsteps; i++) {
         int64_t a = d->steps[i].start > from ? d->steps[i].start : from;
         int64_t b = d->steps[i].end < w ? d->steps[i].end : w;
-        if (a < b) ok = nsi_add(&win, a, b);
+        if (a < b) ok = nsi_add(&win, a, b), ranges_ns += b - a;
     }
-    /* the windows' split goes to the run, each step's part of them to the step */
-    for (size_t k = 0; ok && k < win.n; k++) ok = add_split(d, win.v[k].start, win.v[k].end, d->retired_run);
+    /* each step's part of the windows to the step, the windows' split to the run. When no
+     * two steps' ranges overlap (they may touch: ProfilerStep#n+1 starts where #n ends),
+     * which is when their lengths sum to the windows' total, the steps' ranges partition
+     * the windows and the run's split is the sum of the steps' (the split is additive over
+     * disjoint ranges): one sweep over the spans, not two. */
+    bool disjoint = ranges_ns == (i128)nsi_total(&win);
     for (size_t i = 0; ok && i < d->nsteps; i++) {
         int64_t a = d->steps[i].start > from ? d->steps[i].start : from;
         int64_t b = d->steps[i].end < w ? d->steps[i].end : w;
-        if (a < b) ok = add_split(d, a, b, d->steps[i].parts);
+        if (a >= b) continue;
+        if (!disjoint) {
+            ok = add_split(d, a, b, d->steps[i].parts);
+            continue;
+        }
+        int64_t part[N_PARTS] = {0};
+        ok = add_split(d, a, b, part);
+        for (int p = 0; p < N_PARTS; p++) d->steps[i].parts[p] += part[p], d->retired_run[p] += part[p];
     }
+    for (size_t k = 0; ok && !disjoint && k < win.n; k++)
+        ok = add_split(d, win.v[k].start, win.v[k].end, d->retired_run);
     for (int p = 0; ok && p < P_TIMED; p++) ok = nsi_cut(&d->part[p], &win);
     if (ok) ok = nsi_merge(&d->retired, &win);
     nsi_free(&win);

@@ -28,6 +28,7 @@ static void *tl_open_source(void *run, const source_ref *src) {
     tl_state *s = tl_open(((tl_state *)run)->cfg, ((tl_state *)run)->diag);
     if (s) {
         s->ignore_launches = src && !src->kernels_chosen;
+        s->retire_above = ((tl_state *)run)->retire_above;
         s->rank = src && src->rank >= 0 ? src->rank : -1;
     }
     return s;
@@ -84,6 +85,11 @@ static void delay_sample(tl_state *s, int64_t kernel_start, int64_t launch_end) 
  * call (start, end or IV_NO_LAUNCH). */
 static bool match_late(tl_state *s, const corr_entry *op, int64_t launch_start, int64_t launch_end) {
     if (op->b && launch_end != IV_NO_LAUNCH) delay_sample(s, op->a, launch_end);
+    const tl_acc *acc = &s->lanes[op->lane].acc;
+    if (acc->on && op->a < acc->cut) {   /* its island was retired: its gap was split without it */
+        if (launch_start != IV_NO_LAUNCH) s->late_launches++;
+        return true;
+    }
     return iset_set_launch(&s->lanes[op->lane].set[TL_BUSY], op->a, launch_start);
 }
 
@@ -151,8 +157,11 @@ static bool tl_consume(void *st, const record *r) {
         }
     }
     int group = k == KC_COMMUNICATION ? TL_COMM : (k == KC_MEMCPY || k == KC_MEMSET) ? TL_MEMCPY : TL_COMPUTE;
-    if (!iset_add(&l->set[TL_BUSY], start, end, launch) || !iset_add(&l->set[group], start, end, IV_NO_LAUNCH))
+    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start unless it reaches into retired time */
+    if (kept != start) launch = IV_NO_LAUNCH;
+    if (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH))
         return false;
+    tl_note_start(s, start);
     if (start < l->first_start) l->first_start = start;
     if (end > l->last_end) l->last_end = end;
     l->ops++;
@@ -164,12 +173,19 @@ static bool tl_consume(void *st, const record *r) {
             s->short_ns = i128_add(s->short_ns, end - start);
         }
     }
-    return true;
+    return tl_maybe_retire(s);
 }
 
 static void lanes_free(tl_state *s) {
-    for (size_t i = 0; i < s->n_lanes; i++)
+    for (size_t i = 0; i < s->n_lanes; i++) {
         for (int k = 0; k < TL_SETS; k++) iset_free(&s->lanes[i].set[k]);
+        tl_acc_free(&s->lanes[i].acc);
+    }
+    for (size_t i = 0; i < s->n_dev_acc; i++) tl_acc_free(&s->dev_acc[i].acc);
+    free(s->dev_acc);
+    s->dev_acc = NULL;
+    s->n_dev_acc = 0;
+    tl_acc_free(&s->run_acc);
     free(s->lanes);
     s->lanes = NULL;
     s->n_lanes = s->cap_lanes = 0;
@@ -210,6 +226,8 @@ static bool tl_end_source(void *run, void *src) {
             }
             ok = iset_flush(&sl->set[k]) && iset_add_all(&rl->set[k], &sl->set[k]);
         }
+        if (rl->acc.on && sl->acc.on) r->run_joins++;
+        if (ok) ok = tl_acc_join(&rl->acc, &sl->acc);
         if (sl->first_start < rl->first_start) rl->first_start = sl->first_start;
         if (sl->last_end > rl->last_end) rl->last_end = sl->last_end;
         rl->ops += sl->ops;
@@ -230,6 +248,21 @@ static bool tl_end_source(void *run, void *src) {
         if (corr_take(&r->waiting_ops, e->corr, &op)) ok = match_late(r, &op, e->a, e->b);
         else if (!corr_put(&r->launches, e->corr, e->a, e->b, 0)) r->unmatched_overflow++;
     }
+    for (size_t i = 0; ok && i < s->n_dev_acc; i++) {   /* the retired sums of devices and of the run */
+        tl_dev_acc *d = &s->dev_acc[i];
+        tl_acc *rd = tl_dev_acc_of(r, d->rank, d->has_device, d->device);
+        if (!rd) { ok = false; break; }
+        if (rd->on && d->acc.on) r->run_joins++;
+        ok = tl_acc_join(rd, &d->acc);
+    }
+    if (ok && r->run_acc.on && s->run_acc.on) r->run_joins++;
+    if (ok) ok = tl_acc_join(&r->run_acc, &s->run_acc);
+    r->retire_times += s->retire_times;
+    r->late_ops += s->late_ops;
+    r->late_launches += s->late_launches;
+    r->run_joins += s->run_joins;
+    if (s->reach_back > r->reach_back) r->reach_back = s->reach_back;
+    if (s->retire_times && (!r->retire_times || s->cut > r->cut)) r->cut = s->cut;
     for (int b = 0; b < TL_HIST_BUCKETS; b++) r->hist[b] += s->hist[b];
     r->delay_count += s->delay_count;
     r->delay_outliers += s->delay_outliers;
@@ -247,15 +280,16 @@ static bool tl_end_source(void *run, void *src) {
     r->any |= s->any;
     free(map);
     tl_close(s);
-    return ok;
+    return ok && tl_retire_run(r);
 }
 
 /* Busy ns of each bin of s's grid from a flushed busy union: each island is cut at the bin
  * edges, so the bins sum exactly to the union's total and none exceeds bin_ns. O(islands +
  * bins). */
-static void busy_bins(const tl_state *s, const interval_set *busy, int64_t *out) {
+static void busy_bins(const tl_state *s, const interval_set *busy, const tl_acc *acc, int64_t *out) {
     if (!out || !s->n_bins) return;
     memset(out, 0, s->n_bins * sizeof *out);
+    if (acc && acc->on) tl_fgrid_resample(&acc->grid, s->bin_start, s->bin_ns, s->n_bins, out);
     for (size_t i = 0; i < busy->n; i++) {
         int64_t a = busy->v[i].start, e = busy->v[i].end;
         if (a < s->bin_start) a = s->bin_start;   /* never: the grid covers every lane */
@@ -269,45 +303,34 @@ static void busy_bins(const tl_state *s, const interval_set *busy, int64_t *out)
     }
 }
 
-/* The numbers of one scope from its four flushed unions and its time extent (o->bins, when
- * set, gets the busy time series on the run's grid). */
-static bool scope_numbers(const tl_state *s, tl_scope *o, interval_set *set, int64_t first, int64_t last,
+/* The numbers of one scope from its four flushed unions, its retired sums (acc, NULL: none)
+ * and its time extent (o->bins, when set, gets the busy time series on the run's grid). The
+ * kept islands are folded into a copy of acc (timeline_retire.c): with nothing retired, the
+ * sums of the whole unions. Exposed memcpy is TraceLens's: memcpy not hidden under compute or
+ * communication, by inclusion-exclusion |M| - |M&K| - |M&C| + |M&C&K|. An idle gap ending at
+ * an island whose operation's launch call started after the gap began is host_wait, else one
+ * shorter than the threshold is kernel_wait, else other. */
+static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_acc *acc, int64_t first, int64_t last,
                           int64_t threshold) {
     o->first = first, o->last = last;
-    busy_bins(s, &set[TL_BUSY], o->bins);
+    busy_bins(s, &set[TL_BUSY], acc, o->bins);
+    tl_acc a;
+    if (acc) a = *acc;
+    else memset(&a, 0, sizeof a);
+    a.grid.b = NULL;   /* the copy does not own (nor add to) the grid */
+    if (!tl_acc_fold(&a, set, INT64_MAX, threshold)) return false;
+    s->inexact_total += a.inexact;   /* the retired ones and kept islands below the scope's cut */
     o->span = last > first ? last - first : 0;
-    o->busy = iset_total(&set[TL_BUSY]);
+    o->busy = a.busy;
     o->idle = o->span - o->busy;
-    o->compute = iset_total(&set[TL_COMPUTE]);
-    o->comm = iset_total(&set[TL_COMM]);
-    o->memcpy = iset_total(&set[TL_MEMCPY]);
-    o->comm_overlapped = iset_overlap(&set[TL_COMM], &set[TL_COMPUTE]);
+    o->compute = a.compute;
+    o->comm = a.comm;
+    o->memcpy = a.memcpy;
+    o->comm_overlapped = a.comm_overlapped;
     o->exposed_comm = o->comm - o->comm_overlapped;
-    o->exposed_memcpy = o->memcpy;
-    if (o->memcpy) {   /* TraceLens: memcpy not hidden under compute or communication, by
-                        * inclusion-exclusion: |M| - |M&C| - |M&K| + |M&C&K| (temporaries
-                        * no larger than the memcpy islands) */
-        interval_set mc = {0};
-        bool ok = iset_intersect(&set[TL_MEMCPY], &set[TL_COMPUTE], &mc);
-        if (ok)
-            o->exposed_memcpy = o->memcpy - iset_total(&mc) - iset_overlap(&set[TL_MEMCPY], &set[TL_COMM]) +
-                                iset_overlap(&mc, &set[TL_COMM]);
-        iset_free(&mc);
-        if (!ok) return false;
-    }
-    const interval_set *b = &set[TL_BUSY];
-    o->host_wait = o->kernel_wait = 0;
-    o->gaps = o->gaps_with_launch = 0;
-    for (size_t i = 1; i < b->n; i++) {
-        int64_t gap = b->v[i].start - b->v[i - 1].end;
-        o->gaps++;
-        int64_t launch = iset_launch(b, i);
-        if (launch != IV_NO_LAUNCH) {
-            o->gaps_with_launch++;
-            if (launch > b->v[i - 1].end) { o->host_wait += gap; continue; }
-        }
-        if (gap < threshold) o->kernel_wait += gap;
-    }
+    o->exposed_memcpy = o->memcpy - a.m_k - a.m_c + a.m_c_k;
+    o->host_wait = a.host_wait, o->kernel_wait = a.kernel_wait;
+    o->gaps = a.gaps, o->gaps_with_launch = a.gaps_with_launch;
     o->other = o->idle - o->host_wait - o->kernel_wait;
     return true;
 }
@@ -328,6 +351,12 @@ static bool on_device(const tl_lane *l, int rank, bool has_dev, int64_t dev) {
 
 /* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope. */
 static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold) {
+    const tl_acc *acc = NULL;   /* the scope's retired sums */
+    if (all) acc = &s->run_acc;
+    else
+        for (size_t i = 0; !acc && i < s->n_dev_acc; i++)
+            if (s->dev_acc[i].rank == rank && s->dev_acc[i].has_device == has_dev && (!has_dev || s->dev_acc[i].device == dev))
+                acc = &s->dev_acc[i].acc;
     interval_set set[TL_SETS];
     memset(set, 0, sizeof set);
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -344,7 +373,7 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         o->has_device = has_dev && !all, o->device = dev;
         o->rank = all ? -1 : rank;
         o->ops = l->ops;
-        return scope_numbers(s, o, l->set, l->first_start, l->last_end, threshold);
+        return scope_numbers(s, o, l->set, acc, l->first_start, l->last_end, threshold);
     }
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
@@ -361,7 +390,7 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
     o->has_device = has_dev && !all, o->device = dev;
     o->rank = all ? -1 : rank;
     o->ops = ops;
-    if (ok) ok = scope_numbers(s, o, set, first, last, threshold);
+    if (ok) ok = scope_numbers(s, o, set, acc, first, last, threshold);
     for (int k = 0; k < TL_SETS; k++) iset_free(&set[k]);
     return ok;
 }
@@ -407,7 +436,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
         o->has_device = l->has_device, o->device = l->device;
         o->has_stream = l->has_stream, o->stream = l->stream;
         o->ops = l->ops;
-        if (!scope_numbers(s, o, l->set, l->first_start, l->last_end, threshold)) return false;
+        if (!scope_numbers(s, o, l->set, &l->acc, l->first_start, l->last_end, threshold)) return false;
     }
     qsort(s->scopes, s->n_lanes, sizeof *s->scopes, cmp_scope);
     size_t nd = 0;
@@ -424,6 +453,10 @@ static bool tl_finish(void *run, const section_results *earlier) {
     s->n_lane_scopes = s->n_lanes;
     s->n_scopes = s->n_lanes + nd + 1;
     s->finished = true;
+    if (tl_retired_any(s) && s->diag && (s->inexact_total || s->late_launches))
+        diag_add(s->diag, "timeline: %llu operations or joins reached into retired time, %llu launches matched after "
+                 "their operation was retired: the timeline's numbers are approximate (timeline.retired)",
+                 (unsigned long long)s->inexact_total, (unsigned long long)s->late_launches);
     /* the unions are no longer needed: give their memory back before the next analysis */
     lanes_free(s);
     corr_free(&s->launches);

@@ -138,6 +138,33 @@ static void render_launch_delay(const tl_state *s, jw_out *w) {
     jw_object_close(w);
 }
 
+/* `retired`: how the section kept its memory bounded (docs/ANALYSIS.md "timeline", bounded memory). */
+static void render_retired(const tl_state *s, jw_out *w) {
+    jw_key(w, "retired");
+    jw_object_open(w);
+    jw_key(w, "times");
+    jw_int(w, (int64_t)s->retire_times);
+    jw_key(w, "retire_above_islands");
+    jw_int(w, (int64_t)(s->retire_above ? s->retire_above : TL_RETIRE_ABOVE));
+    jw_key(w, "cut_ns");
+    jw_int(w, s->cut);
+    jw_key(w, "reach_back_ns");
+    jw_int(w, s->reach_back);
+    jw_key(w, "late_operations");
+    jw_int(w, (int64_t)s->late_ops);
+    jw_key(w, "late_launches");
+    jw_int(w, (int64_t)s->late_launches);
+    jw_key(w, "run_joins");
+    jw_int(w, (int64_t)s->run_joins);
+    jw_key(w, "inexact_folds");
+    jw_int(w, (int64_t)s->inexact_total);
+    jw_key(w, "fine_bins");
+    jw_int(w, TL_FINE_BINS);
+    jw_key(w, "exact");
+    jw_bool(w, !s->inexact_total && !s->late_launches);
+    jw_object_close(w);
+}
+
 void timeline_render_json(const tl_state *s, jw_out *w) {
     if (!s || !s->any || !s->finished || !s->scopes) { jw_null(w); return; }
     jw_object_open(w);
@@ -179,6 +206,7 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_int(w, (int64_t)s->untimed_ops);
     jw_key(w, "dropped_lane_operations");
     jw_int(w, (int64_t)s->dropped_lane_ops);
+    if (tl_retired_any(s)) render_retired(s, w);   /* only then: otherwise the document is unchanged */
     jw_object_close(w);
 }
 

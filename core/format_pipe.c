@@ -16,8 +16,9 @@ static bool open_analysis(format_pipe *fp, artefact_kind kind, const parse_optio
                           void *summary, diag_list *diag) {
     fp->a = analysis_for_kind(kind);
     if (!fp->a || !(fp->an = fp->a->open(opt, label, summary, diag))) return false;
-    /* the summary analyses read names and durations only: no optional field is asked for */
-    fp->sink = (record_sink){.emit = route, .user = fp, .fields = 0};
+    /* the summary analyses read names and durations only: no optional field is asked for
+     * (torch_stats reads REC_TRACE_EVENT's own, which it names in types) */
+    fp->sink = (record_sink){.emit = route, .user = fp, .fields = 0, .types = fp->a->wants};
     return true;
 }
 
@@ -25,8 +26,6 @@ bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind k
                       const char *label, void *summary, diag_list *diag) {
     memset(fp, 0, sizeof *fp);
     fp->p = p;
-    /* a format with a summary state of its own (the torch profile) fills it itself */
-    if (p->open) return (fp->fmt = p->open(opt, label, summary, diag)) != NULL;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
     fp->fmt = p->open_records(opt, label, &fp->sink, fp->a->facts(summary), diag);
     if (!fp->fmt) { fp->a->close(fp->an); fp->an = NULL; return false; }
@@ -38,7 +37,6 @@ bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefac
                               size_t head_n) {
     memset(fp, 0, sizeof *fp);
     fp->p = p;
-    if (p->open) return p->open_resumed && (fp->fmt = p->open_resumed(opt, label, summary, diag, offset));
     if (!p->open_records_resumed) return false;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
     if (!fp->a->join || !(fp->fmt = p->open_records_resumed(opt, label, &fp->sink, &fp->scratch, diag, offset, head,
@@ -51,15 +49,15 @@ bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefac
 }
 
 bool format_pipe_join(format_pipe *head, format_pipe *tail) {
-    if (tail->a && !tail->a->can_join(head->an, tail->an)) return false;
+    if (!tail->a->can_join(head->an, tail->an)) return false;
     if (!head->p->join(head->fmt, tail->fmt)) return false;
-    if (tail->a) tail->a->join(head->an, tail->an);     /* an allocation failure is reported by finish */
+    tail->a->join(head->an, tail->an);     /* an allocation failure is reported by finish */
     return true;
 }
 
 void format_pipe_finish(format_pipe *fp) {
     fp->p->finish(fp->fmt);
-    if (fp->a) fp->a->finish(fp->an);
+    fp->a->finish(fp->an);
 }
 
 void format_pipe_close(format_pipe *fp) {

@@ -1,9 +1,9 @@
 /* format_pipe: one format's state coupled to the analysis that consumes its records.
  *
- * The reader (core/artefact_reader) feeds bytes to a pipe without knowing whether the
- * format emits records (then the pipe opens the analysis of the artefact's kind and
- * routes the records it wants to it) or still fills its summary itself (the torch
- * profile). Either way the summary of the kind is complete after format_pipe_finish.
+ * The reader (core/artefact_reader) feeds bytes to a pipe; the pipe opens the analysis of
+ * the artefact's kind (analysis_for_kind) and routes the records it wants to it (the sink
+ * names them in record_sink.types). The summary of the kind is complete after
+ * format_pipe_finish.
  *
  * A split read has two pipes: the head's, and the tail's opened at a resume point. The
  * join folds the head into the tail only when both the format (it stands exactly where
@@ -16,7 +16,7 @@
 typedef struct format_pipe {
     const artefact_parser *p;
     void *fmt;                 /* the format's state: what p->feed takes */
-    const analysis *a;         /* NULL for a format that fills its summary itself */
+    const analysis *a;         /* the kind's analysis (analysis_for_kind) */
     void *an;
     record_sink sink;
     read_facts scratch;        /* a tail's facts until the join */
@@ -26,7 +26,7 @@ typedef struct format_pipe {
  * (nothing is left open). */
 bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                       const char *label, void *summary, diag_list *diag);
-/* Opens the tail of a split read at `offset` (see artefact_parser.open_resumed); head:
+/* Opens the tail of a split read at `offset` (see artefact_parser.open_records_resumed); head:
  * the file's first bytes. false: this format or its analysis cannot read a tail. */
 bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                               const char *label, void *summary, diag_list *diag, uint64_t offset, const uint8_t *head,

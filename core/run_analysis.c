@@ -15,7 +15,7 @@
 
 static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
     "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
-    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event"};
+    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event", "trace_event"};
 
 #define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
 

@@ -104,32 +104,34 @@ static inline bool fuzz_same_warnings(const diag_list *a, const diag_list *b) {
     return true;
 }
 
-/* The parser-level half of a split read (core/artefact_reader.c): data read sequentially
- * and read as a head and a tail from a resume point at or after `from`, joined the
- * way the reader joins them, must give the same summary to the bit and the same
- * warnings. Aborts (a finding) when they differ. */
+/* A torch profile read sequentially and read as a head and a tail from a resume point at
+ * or after `from`, joined the way the reader joins them (core/format_pipe: the format's
+ * join and the torch_stats analysis's, with its replayed float terms), must give the same
+ * summary to the bit and the same warnings. Aborts (a finding) when they differ. */
 static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *data, size_t size, size_t from) {
-    if (!p->resume_point || !p->open_resumed || from >= size) return;   /* (record formats: tests/check_split.c) */
+    if (!p->resume_point || !p->open_records_resumed || from >= size) return;
     size_t at = fuzz_split_point(p, data, size, from);
     if (!at) return;
     parse_options opt = {0};
     fuzz_run one, two;
     diag_list tail_diag;
     fuzz_runs_init(&one, &two, &tail_diag);
-    void *whole = p->open(&opt, "fuzz", fuzz_summary(&one, p->kind), &one.diag);
-    void *head = p->open(&opt, "fuzz", fuzz_summary(&two, p->kind), &two.diag);
-    void *tail = p->open_resumed(&opt, "fuzz", fuzz_summary(&two, p->kind), &tail_diag, at);
-    if (whole && head && tail) {
-        p->feed(whole, data, size);
-        p->finish(whole);
-        bool head_whole = p->feed(head, data, at);
-        p->feed(tail, data + at, size - at);
-        if (head_whole && p->join(head, tail)) {
-            p->finish(tail);
+    format_pipe whole, head, tail;
+    bool w = format_pipe_open(&whole, p, p->kind, &opt, "fuzz", fuzz_summary(&one, p->kind), &one.diag);
+    bool h = format_pipe_open(&head, p, p->kind, &opt, "fuzz", fuzz_summary(&two, p->kind), &two.diag);
+    bool t = h && format_pipe_open_resumed(&tail, p, p->kind, &opt, "fuzz", fuzz_summary(&two, p->kind), &tail_diag,
+                                           at, data, size);
+    if (w && h) {
+        p->feed(whole.fmt, data, size);
+        format_pipe_finish(&whole);
+        bool head_whole = p->feed(head.fmt, data, at);
+        bool tail_ok = t && (p->feed(tail.fmt, data + at, size - at), true);
+        if (tail_ok && head_whole && format_pipe_join(&head, &tail)) {
+            format_pipe_finish(&tail);
             diag_move(&two.diag, &tail_diag);
         } else {
-            if (head_whole) p->feed(head, data + at, size - at);
-            p->finish(head);
+            if (head_whole) p->feed(head.fmt, data + at, size - at);
+            format_pipe_finish(&head);
         }
         const opt_num *a[] = {&one.t.tokens_per_sec, &one.t.mfu_pct, &one.t.step_time_seconds, &one.t.host_busy_fraction};
         const opt_num *b[] = {&two.t.tokens_per_sec, &two.t.mfu_pct, &two.t.step_time_seconds, &two.t.host_busy_fraction};
@@ -142,9 +144,9 @@ static inline void fuzz_split_equal(const artefact_parser *p, const uint8_t *dat
                kernel_table_equal(&one.t.kernels, &two.t.kernels) && one.t.facts.rows_used == two.t.facts.rows_used;
         if (!same) abort();
     }
-    if (whole) p->close(whole);
-    if (head) p->close(head);
-    if (tail) p->close(tail);
+    if (w) format_pipe_close(&whole);
+    if (h) format_pipe_close(&head);
+    if (t) format_pipe_close(&tail);
     diag_free(&tail_diag);
     diag_free(&one.diag);
     diag_free(&two.diag);

@@ -131,15 +131,11 @@ typedef struct artefact_parser {
      * base name and first bytes (SNIFF_BYTES, fewer for a short file). The reader takes
      * the highest score among the formats of the file's kind. */
     int (*sniff)(const char *name, const uint8_t *head, size_t n);
-    /* A format emits records (the contract every new format follows): its records go to
-     * `sink` (the analysis of its kind, analyses/), how it read the file to `facts`.
-     * label names the file in warnings. */
+    /* A format emits records: its records go to `sink` (the analysis of its kind,
+     * analyses/, or the analysis document's), how it read the file to `facts`. label names
+     * the file in warnings. */
     void *(*open_records)(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
                           diag_list *diag);
-    /* Instead of open_records, a format not yet split into records and an analysis fills
-     * the summary of `kind` (`out`) itself: the torch profile, whose two-core split read
-     * joins float sums (see ARCHITECTURE.md). Exactly one of the two is set. */
-    void *(*open)(const parse_options *opt, const char *label, void *out, diag_list *diag);
     /* false: the parser needs no more input (a fatal error was recorded). */
     bool (*feed)(void *state, const uint8_t *buf, size_t n);
     /* Instead of feed, for a format that is not a byte stream (an SQLite database): reads
@@ -149,16 +145,14 @@ typedef struct artefact_parser {
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
 
-    /* Optional (resume_point, join and the open_resumed matching the open: all or none).
+    /* Optional (resume_point, join and open_records_resumed: all or none).
      * Where a second state could start in buf, the bytes at some offset of the file: an
      * index into buf, or n when there is no such place. */
     size_t (*resume_point)(const uint8_t *buf, size_t n);
-    /* A state that starts at file offset `offset`, a resume point. It writes `out` only
-     * in finish(), so it may share `out` with the first state. */
-    void *(*open_resumed)(const parse_options *opt, const char *label, void *out, diag_list *diag, uint64_t offset);
-    /* The same for a record format: its records go to the second piece's analysis state,
-     * its facts to a scratch copy until the join. head holds the file's first bytes (a CSV
-     * format reads its header there). NULL: it cannot start there (the read is not split). */
+    /* A state that starts at file offset `offset`, a resume point: its records go to the
+     * second piece's analysis state, its facts to a scratch copy until the join. head holds
+     * the file's first bytes (a CSV format reads its header there). NULL: it cannot start
+     * there (the read is not split). */
     void *(*open_records_resumed)(const parse_options *opt, const char *label, const record_sink *sink,
                                   read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
                                   size_t head_n);
@@ -166,7 +160,8 @@ typedef struct artefact_parser {
      * true: second now stands for the whole file (first's results folded in, in file
      * order; a record format's second state then writes first's facts); finish(second)
      * completes the summary. false (nothing changed): first is not where second assumed,
-     * or second cannot be folded in exactly; first must read on from the offset. */
+     * or second cannot be folded in exactly; first must read on from the offset. The
+     * analyses' own joins (analysis.can_join / join) decide for their float sums. */
     bool (*join)(void *first, void *second);
 } artefact_parser;
 

@@ -38,6 +38,9 @@ typedef enum {
                               * name = op type, duration_ns, fields = signature columns and counters */
     REC_AIE_EVENT,           /* one AIE trace event: track = tile label, name = event, phase 'B'/'E',
                               * cycles = timestamp in core clock cycles */
+    REC_TRACE_EVENT,         /* one item of a chrome trace as the reference's read_torch() reads it
+                              * (trace.flags says which: see TE_*); only to a sink naming it
+                              * (record_sink.types) */
     REC_TYPE_COUNT
 } record_type;
 
@@ -70,6 +73,33 @@ enum {
 };
 /* Every RF_ bit (the last one, times two, minus one): a new bit goes last and moves this. */
 #define RF_ALL (RF_ADDRESS * 2u - 1u)
+
+/* What a REC_TRACE_EVENT is (trace.flags): exactly one of TE_EVENTS, TE_EVENT, TE_META_OPEN,
+ * TE_META, TE_END, plus the bits that qualify it. Strings are the file's decoded text, made
+ * valid UTF-8; numbers are read with the reference's number() (bools, numeric strings; a
+ * non-finite or over-long number is absent and counted in TE_END). */
+enum {
+    TE_EVENTS = 1u << 0,     /* a root "traceEvents" value begins: it replaces any earlier one */
+    TE_LIST = 1u << 1,       /*   ... and is a list (else its events are not read) */
+    TE_EVENT = 1u << 2,      /* one event of that list ended: name, category (NULL unless strings),
+                              * ts_us / dur_us behind TE_TS / TE_DUR, line = its byte offset */
+    TE_TS = 1u << 3,
+    TE_DUR = 1u << 4,
+    TE_NAME_STR = 1u << 5,   /*   "name" is a string (name is its text, possibly cut: TE_NAME_LONG) */
+    TE_NAME_LONG = 1u << 6,  /*   ... longer than the reader keeps (64 KiB): name holds its start */
+    TE_META_OPEN = 1u << 7,  /* a root "metadata" value begins: it replaces any earlier one */
+    TE_DICT = 1u << 8,       /*   ... and is an object (else it has no keys) */
+    TE_META = 1u << 9,       /* one key of that object: key; number behind RF_VALUE; value when a
+                              * string (TE_STRING); TE_TRUTHY as Python's bool(value) */
+    TE_STRING = 1u << 10,
+    TE_TRUTHY = 1u << 11,
+    TE_END = 1u << 12,       /* the document ended: TE_VALID when all of it was valid JSON (else
+                              * line = the error's byte offset, value = what was wrong) */
+    TE_VALID = 1u << 13,
+    TE_ROOT_OBJECT = 1u << 14, /* the root value is an object */
+    TE_NONFINITE = 1u << 15, /* TE_META: the value was a non-finite number (absent; TE_END's counts */
+    TE_LONG_NUMBER = 1u << 16, /*   cover events only, so an analysis counts the keys it reads) */
+};
 
 /* Which way a copy went (REC_MEMORY_COPY.copy). */
 typedef enum { COPY_UNKNOWN, COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_PTOP, COPY_HTOH } copy_kind;
@@ -127,6 +157,11 @@ typedef struct record {
     i128 min_ns, max_ns;
     double ts_us, dur_us;                             /* RF_US_FLOAT */
     i128 cycles;                                      /* RF_CYCLES */
+    struct {                                          /* REC_TRACE_EVENT */
+        unsigned flags;                               /* TE_* */
+        uint64_t nonfinite, first_nonfinite_at;       /* TE_END: events' non-finite ts/dur, read as absent */
+        uint64_t long_numbers;                        /* TE_END: events' ts/dur too long to read */
+    } trace;
 } record;
 
 /* REC_METADATA keys with a fixed meaning (a format may emit others verbatim; a key about
@@ -164,14 +199,22 @@ static inline bool record_rank(const record *r, int *rank) {
 }
 
 /* Where a format sends its records. emit returns false when the consumer cannot take
- * more (out of memory): the format then stops and says so. fields: the optional RF_*
- * fields some consumer reads; a format may leave the others unparsed (a speed promise
- * only: a field it does send is always right). */
+ * more (out of memory, or a bounded consumer is full): the format then stops. fields: the
+ * optional RF_* fields some consumer reads; a format may leave the others unparsed (a speed
+ * promise only: a field it does send is always right). types: the record types the sink
+ * takes, a bit (1u << type) each; 0 means every type except REC_TRACE_EVENT, which costs a
+ * format work most consumers do not want. A format need not emit a type the sink omits. */
 typedef struct record_sink {
     bool (*emit)(void *user, const record *r);
     void *user;
     unsigned fields;
+    unsigned types;
 } record_sink;
+
+/* Whether sink s takes records of type t (see record_sink.types). */
+static inline bool record_sink_wants(const record_sink *s, record_type t) {
+    return s->types ? (s->types >> t & 1u) != 0 : t != REC_TRACE_EVENT;
+}
 
 static inline bool record_emit(const record_sink *s, const record *r) { return s->emit(s->user, r); }
 

@@ -1,4 +1,4 @@
-/* torch_trace_json: torch.profiler chrome trace / goblin metadata JSON -> torch_summary. */
+/* torch_trace_json: the torch.profiler chrome trace format (REC_TRACE_EVENT or typed records). */
 #ifndef GOBLIN_TORCH_TRACE_JSON_H
 #define GOBLIN_TORCH_TRACE_JSON_H
 

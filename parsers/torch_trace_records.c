@@ -1,9 +1,9 @@
 /* torch_trace_records: a torch.profiler (Kineto) chrome trace as typed records, for the
  * analysis document.
  *
- * RunMetrics still reads the profile through torch_trace_json.c's summary state (its float
- * sums and two-core split read must stay bit-identical to the reference); this state is
- * what the same format's open_records returns. It walks every event of the root object's
+ * RunMetrics reads the profile through torch_trace_events.c's REC_TRACE_EVENT state (and
+ * analyses/torch_stats.c); this state is what the same format's open_records returns to
+ * every other sink (record_sink.types not naming REC_TRACE_EVENT). It walks every event of the root object's
  * "traceEvents" list and emits, at the event's end (in file order):
  *   cat kernel                          -> REC_KERNEL_DISPATCH
  *   (categories compare case-insensitively; 2021 Kineto's Memcpy/Memset/Runtime/Operator too)

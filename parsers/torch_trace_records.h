@@ -1,8 +1,8 @@
 /* torch_trace_records: the torch profile format's record-emitting state (see the .c).
  *
- * torch_trace_json_parser keeps its summary state for RunMetrics (`open`) and offers this
- * state through `open_records` for the analysis document; its feed/finish/close tell the
- * two apart by the state's first word (TORCH_RECORDS_MAGIC). */
+ * torch_trace_json_parser's open_records hands out this state for the analysis document
+ * (and torch_trace_events.c's to a sink naming REC_TRACE_EVENT, RunMetrics'); its
+ * feed/finish/close tell the two apart by the state's first word (TORCH_RECORDS_MAGIC). */
 #ifndef GOBLIN_TORCH_TRACE_RECORDS_H
 #define GOBLIN_TORCH_TRACE_RECORDS_H
 

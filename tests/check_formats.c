@@ -41,9 +41,10 @@ static const artefact_parser *format_named(const char *name) {
     return NULL;
 }
 
-/* Feeds `text` to format `name` in chunks of `chunk` bytes; records into c, facts into f. */
-static void read_bytes(const char *name, const char *text, size_t chunk, unsigned fields, collected *c, read_facts *f,
-                       diag_list *d) {
+/* Feeds `text` to format `name` in chunks of `chunk` bytes, to a sink taking `types`
+ * (record_sink.types); records into c, facts into f. */
+static void read_typed(const char *name, const char *text, size_t chunk, unsigned fields, unsigned types, collected *c,
+                       read_facts *f, diag_list *d) {
     const artefact_parser *p = format_named(name);
     ck_assert_ptr_nonnull(p);
     ck_assert_ptr_nonnull(p->open_records);
@@ -51,7 +52,7 @@ static void read_bytes(const char *name, const char *text, size_t chunk, unsigne
     memset(f, 0, sizeof *f);
     diag_init(d);
     parse_options opt = {0};
-    record_sink sink = {.emit = collect, .user = c, .fields = fields};
+    record_sink sink = {.emit = collect, .user = c, .fields = fields, .types = types};
     void *st = p->open_records(&opt, "bytes", &sink, f, d);
     ck_assert_ptr_nonnull(st);
     size_t n = strlen(text);
@@ -70,13 +71,10 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(p->sniff && p->finish && p->close, "%s: an entry point is missing", p->name);
         ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
         ck_assert_msg(!p->read_path || p->open_records, "%s: a path-reading format emits records", p->name);
-        /* open (a summary state of its own, RunMetrics' torch profile) may come with
-         * open_records (the analysis document's records); the split hooks go with open */
-        ck_assert_msg(p->open || p->open_records, "%s: neither open nor open_records", p->name);
-        ck_assert_msg(!p->resume_point == !p->join &&
-                      !p->resume_point == !(p->open ? (void *)p->open_resumed : (void *)p->open_records_resumed),
+        ck_assert_msg(p->open_records, "%s: no open_records", p->name);
+        ck_assert_msg(!p->resume_point == !p->join && !p->resume_point == !p->open_records_resumed,
                       "%s: resume hooks are all or none", p->name);
-        if (p->open_records && !p->open && p->kind != ARTEFACT_ANALYSIS_ONLY) {   /* analysis-only: the section analyses */
+        if (p->kind != ARTEFACT_ANALYSIS_ONLY) {   /* analysis-only: the section analyses */
             const analysis *a = analysis_for_kind(p->kind);
             ck_assert_msg(a && a->open && a->consume && a->finish && a->close && a->facts && a->wants,
                           "%s: no complete analysis consumes its kind", p->name);
@@ -95,6 +93,50 @@ START_TEST(sniff_picks_the_best_format) {
     ck_assert_str_eq(parser_for(ARTEFACT_KERNEL_TRACE, "x.bin", (const uint8_t *)"\x01\x02", 2)->name, "kernel-trace-csv");
     ck_assert_int_eq(format_named("torch-trace-json")->sniff("t.json", (const uint8_t *)"  {\"a\":1}", 9), 80);
     ck_assert_int_eq(format_named("torch-trace-json")->sniff("t.json", (const uint8_t *)"hello", 5), 0);
+}
+END_TEST
+
+/* read_typed() to a sink taking every type but REC_TRACE_EVENT (types 0). */
+static void read_bytes(const char *name, const char *text, size_t chunk, unsigned fields, collected *c, read_facts *f,
+                       diag_list *d) {
+    read_typed(name, text, chunk, fields, 0, c, f, d);
+}
+
+/* The torch format emits REC_TRACE_EVENT only to a sink naming it, and then nothing else:
+ * the document's items in order, as the reference reads them. */
+START_TEST(torch_trace_events_only_when_named) {
+    const char *doc = "{\"traceEvents\": [{\"name\": \"ProfilerStep#1\", \"cat\": \"user_annotation\", \"ts\": 1.5, "
+                      "\"dur\": \"2\"}, {\"cat\": \"kernel\", \"name\": \"k\", \"ts\": NaN, \"dur\": 3}],\n"
+                      "\"metadata\": {\"n_steps\": 4, \"pytorch_version\": \"2.6\", \"mfu_pct\": Infinity, \"x\": []}}";
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_typed("torch-trace-json", doc, chunk, 0, 0, &c, &f, &d);
+        ck_assert_uint_ge(c.n, 2);
+        for (size_t i = 0; i < c.n; i++) ck_assert_int_ne(c.r[i].type, REC_TRACE_EVENT);
+        diag_free(&d);
+        read_facts_free(&f);
+        read_typed("torch-trace-json", doc, chunk, 0, REC_BIT(REC_TRACE_EVENT), &c, &f, &d);
+        ck_assert_uint_eq(c.n, 9);
+        for (size_t i = 0; i < c.n; i++) ck_assert_int_eq(c.r[i].type, REC_TRACE_EVENT);
+        ck_assert_uint_eq(c.r[0].trace.flags, TE_EVENTS | TE_LIST);
+        ck_assert_uint_eq(c.r[1].trace.flags, TE_EVENT | TE_NAME_STR | TE_TS | TE_DUR);
+        ck_assert_str_eq(c.text[1], "ProfilerStep#1");
+        ck_assert(c.r[1].ts_us == 1.5 && c.r[1].dur_us == 2.0 && (c.r[1].has & RF_US_FLOAT));
+        ck_assert_uint_eq(c.r[2].trace.flags, TE_EVENT | TE_NAME_STR | TE_DUR);      /* ts NaN: absent */
+        ck_assert_uint_eq(c.r[3].trace.flags, TE_META_OPEN | TE_DICT);
+        ck_assert_uint_eq(c.r[4].trace.flags, TE_META | TE_TRUTHY);
+        ck_assert(c.r[4].number == 4.0 && (c.r[4].has & RF_VALUE));
+        ck_assert_uint_eq(c.r[5].trace.flags, TE_META | TE_TRUTHY | TE_STRING);
+        ck_assert_uint_eq(c.r[6].trace.flags, TE_META | TE_TRUTHY | TE_NONFINITE);  /* counted by the analysis */
+        ck_assert_uint_eq(c.r[7].trace.flags, TE_META);                            /* [] is falsy */
+        ck_assert_uint_eq(c.r[8].trace.flags, TE_END | TE_VALID | TE_ROOT_OBJECT);
+        ck_assert_uint_eq(c.r[8].trace.nonfinite, 1);                               /* the events' NaN */
+        ck_assert_uint_eq(d.count, 0);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
 }
 END_TEST
 
@@ -314,6 +356,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, telemetry_rows_become_samples);
     tcase_add_test(tc, nvidia_smi_rows_become_samples);
     tcase_add_test(tc, copy_kind_every_spelling);
+    tcase_add_test(tc, torch_trace_events_only_when_named);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,24 +4,37 @@
  * id_map_get_or_put (one probe for kernel groups) must agree with id_map_get/id_map_put on
  * dense, strided and random ids across many growths; the class cache, which now grows from a
  * small table, must answer what kernel_class_of answers for every name, before and after it
- * grows and once it is full (KCC_MAX_NAMES). */
+ * grows and once it is full (KCC_MAX_NAMES), and whatever name was classified just before on
+ * the thread (the recent-names table). The packed 12-byte slots and the min/max key bounds
+ * (early misses) are checked against a plain array: keys at both ends of 64 bits, misses
+ * below, between and above the keys, id_map_at walking every entry once. corr_map's bounds
+ * (a full map refuses a new corr beyond them without a probe, but still replaces a present
+ * one; take misses outside them) are checked against a brute-force list. name_agg's
+ * recent-entry slots must never mix up names that share their cheap key (length and first
+ * and last bytes) or differ only by tag. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "analyses/corr_map.h"
 #include "analyses/id_map.h"
 #include "analyses/kernel_class_cache.h"
+#include "analyses/name_agg.h"
 
-/* The id of the i-th key of pattern p: dense, strided by 4096, or scrambled. */
+/* The id of the i-th key of pattern p: dense, strided by 4096, scrambled, two dense runs
+ * interleaved (far apart), or strided by 8 (every id alone at its block's first slot). */
 static uint64_t key_of(int p, uint64_t i) {
     if (p == 0) return i + 1;
     if (p == 1) return i << 12;
+    if (p == 3) return (i & 1) ? (1ull << 40) + (i >> 1) : 5000 + (i >> 1);
+    if (p == 4) return i << 3;
     uint64_t x = i * 0x9E3779B97F4A7C15ULL;
     return x ^ (x >> 29);
 }
 
 START_TEST(get_or_put_agrees_with_get_and_put) {
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < 5; p++) {
         id_map m = {0};
         const uint32_t n = 200000;
         for (uint32_t i = 0; i < n; i++) ck_assert_uint_eq(id_map_get_or_put(&m, key_of(p, i), i), i);
@@ -44,7 +57,18 @@ START_TEST(get_or_put_respects_the_limit) {
     for (uint32_t i = 0; i < 3; i++) ck_assert_uint_eq(id_map_get_or_put(&m, 100 + i, i), i);
     ck_assert_uint_eq(id_map_get_or_put(&m, 200, 3), ID_MAP_FULL);
     ck_assert_uint_eq(id_map_get_or_put(&m, 101, 3), 1);                  /* present: found */
+    ck_assert_uint_eq(id_map_put(&m, 50, 9), ID_MAP_FULL);                /* below the keys: full */
+    ck_assert_uint_eq(id_map_put(&m, 1000, 9), ID_MAP_FULL);              /* above */
+    ck_assert_uint_eq(id_map_put(&m, 101, 9), 9);                         /* present: replaced */
+    ck_assert_uint_eq(id_map_get(&m, 101), 9);
     id_map_free(&m);
+    id_map g = {.max_entries = 3};                                        /* absent inside the bounds */
+    for (uint32_t i = 0; i < 3; i++) ck_assert_uint_eq(id_map_put(&g, 100 + 2 * i, i), i);
+    ck_assert_uint_eq(id_map_put(&g, 103, 7), ID_MAP_FULL);
+    ck_assert_uint_eq(id_map_get_or_put(&g, 103, 7), ID_MAP_FULL);
+    ck_assert_uint_eq(id_map_get(&g, 103), ID_MAP_NONE);
+    ck_assert_uint_eq(g.n, 3);
+    id_map_free(&g);
 }
 END_TEST
 
@@ -68,6 +92,127 @@ START_TEST(class_cache_answers_like_the_table) {
 }
 END_TEST
 
+/* Keys at the extremes (0, UINT64_MAX, halves differing only in the high word) and misses
+ * outside and inside the bounds, against a plain array. */
+START_TEST(packed_slots_and_bounds) {
+    id_map m = {0};
+    ck_assert_uint_eq(id_map_get(&m, 0), ID_MAP_NONE);                    /* empty */
+    const uint64_t keys[] = {1000, 0xFFFFFFFFull, 0x1FFFFFFFFull, 0x100000000ull + 1000, UINT64_MAX - 1, 500};
+    const size_t nk = sizeof keys / sizeof *keys;
+    for (uint32_t i = 0; i < nk; i++) {
+        ck_assert_uint_eq(id_map_put(&m, keys[i], i * 3), i * 3);
+        for (uint32_t j = 0; j <= i; j++) ck_assert_uint_eq(id_map_get(&m, keys[j]), j * 3);
+    }
+    ck_assert_uint_eq(m.kmin, 500);
+    ck_assert_uint_eq(m.kmax, UINT64_MAX - 1);
+    ck_assert_uint_eq(id_map_get(&m, 499), ID_MAP_NONE);                  /* below */
+    ck_assert_uint_eq(id_map_get(&m, UINT64_MAX), ID_MAP_NONE);           /* above */
+    ck_assert_uint_eq(id_map_get(&m, 1001), ID_MAP_NONE);                 /* between */
+    ck_assert_uint_eq(id_map_get(&m, 0x200000000ull + 1000), ID_MAP_NONE);/* low word shared */
+    ck_assert_uint_eq(id_map_put(&m, 0, 7), 7);                           /* widens the bounds */
+    ck_assert_uint_eq(id_map_get(&m, 0), 7);
+    ck_assert_uint_eq(id_map_put(&m, 0, ID_MAP_NONE), ID_MAP_OOM);        /* sentinels not stored */
+    ck_assert_uint_eq(id_map_get(&m, 0), 7);
+    /* id_map_at: every entry exactly once */
+    size_t seen = 0;
+    for (size_t i = 0; i < m.cap; i++) {
+        uint64_t k;
+        uint32_t v;
+        if (!id_map_at(&m, i, &k, &v)) continue;
+        seen++;
+        ck_assert_uint_eq(id_map_get(&m, k), v);
+    }
+    ck_assert_uint_eq(seen, nk + 1);
+    ck_assert(!id_map_at(&m, m.cap, &(uint64_t){0}, &(uint32_t){0}));
+    id_map_free(&m);
+    ck_assert_uint_eq(id_map_get(&m, 1000), ID_MAP_NONE);                 /* freed: empty */
+}
+END_TEST
+
+/* corr_map against a list: increasing corrs fill it past CORR_MAP_MAX (refused beyond the
+ * bounds), takes at both ends narrow nothing but must still find what is there, a present
+ * corr is replaced even when full, and a map emptied by takes starts new bounds. */
+START_TEST(corr_map_bounds) {
+    corr_map m = {0};
+    corr_entry e;
+    ck_assert(!corr_take(&m, 5, &e));
+    const uint64_t base = 1u << 20;
+    for (uint64_t i = 0; i < CORR_MAP_MAX; i++) ck_assert(corr_put(&m, base + 2 * i, (int64_t)i, 0, 0));
+    ck_assert(!corr_put(&m, base + 2 * CORR_MAP_MAX, 0, 0, 0));            /* above: full */
+    ck_assert(!corr_put(&m, base - 1, 0, 0, 0));                          /* below: full */
+    ck_assert(!corr_put(&m, base + 1, 0, 0, 0));                          /* inside, absent: full */
+    ck_assert(corr_put(&m, base + 4, 77, 1, 2));                          /* present: replaced */
+    ck_assert(corr_take(&m, base + 4, &e));
+    ck_assert_int_eq(e.a, 77);
+    ck_assert(!corr_take(&m, base + 3, &e));                              /* odd: never stored */
+    ck_assert(!corr_take(&m, base + 2 * CORR_MAP_MAX, &e));
+    ck_assert(corr_put(&m, base - 10, 1, 2, 3));                          /* room again: below */
+    for (uint64_t i = 0; i < CORR_MAP_MAX; i++) {
+        if (i == 2) continue;
+        ck_assert(corr_take(&m, base + 2 * i, &e));
+        ck_assert_int_eq(e.a, (int64_t)i);
+    }
+    ck_assert(corr_take(&m, base - 10, &e));
+    ck_assert_uint_eq(e.lane, 3);
+    ck_assert_uint_eq(m.count, 0);
+    ck_assert(corr_put(&m, 3, 4, 5, 6));                                  /* fresh bounds */
+    ck_assert(corr_take(&m, 3, &e));
+    ck_assert_int_eq(e.b, 5);
+    corr_free(&m);
+}
+END_TEST
+
+/* The recent-names table: names of equal length that differ (same first and last bytes: one
+ * slot), a name then a prefix of it,
+ * long names past the remembered buffer, in every order, each as the table says. */
+START_TEST(class_cache_last_name) {
+    static const char *const names[] = {"ncclKernel_AllReduce", "ncclKernel_AllReducX", "Cijk_Ailk_Bljk_HHS_",
+                                        "Cijk", "flash_fwd", "elementwise_kernel", "",
+                                        "ncclKernel_AllReduce_a_ncclKernel_AllReduce",
+                                        "ncclKernel_AllReduce_b_ncclKernel_AllReduce"};
+    char longname[600];
+    memset(longname, 'a', sizeof longname);
+    memcpy(longname + 300, "gemm", 4);
+    kernel_class_cache a = {0}, b = {0};
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < 9; i++)
+            for (size_t j = 0; j < 9; j++) {
+                ck_assert_int_eq(kcc_class_of(&a, names[i], strlen(names[i])), kernel_class_of(names[i], strlen(names[i])));
+                ck_assert_int_eq(kcc_class_of(&b, names[j], strlen(names[j])), kernel_class_of(names[j], strlen(names[j])));
+                ck_assert_int_eq(kcc_class_of(&a, longname, sizeof longname), kernel_class_of(longname, sizeof longname));
+                ck_assert_int_eq(kcc_class_of(&b, longname, 200), kernel_class_of(longname, 200));
+            }
+    kcc_free(&a), kcc_free(&b);
+}
+END_TEST
+
+/* Names sharing length and first/last 8 bytes (one recent slot), the same name under two
+ * tags, interleaved in varying patterns: each entry's calls and total match a count kept
+ * by hand, and there is exactly one entry per (tag, name). */
+START_TEST(name_agg_recent_slots) {
+    enum { NN = 6 };
+    const char *names[NN] = {"abcdefgh_A_ijklmnop", "abcdefgh_B_ijklmnop", "abcdefgh_C_ijklmnop", "short", "shorT", ""};
+    uint64_t want[2][NN] = {{0}};
+    name_agg a;
+    name_agg_init(&a, true);
+    srand(3);
+    for (int i = 0; i < 20000; i++) {
+        int k = i % 7 < 3 ? i % NN : rand() % NN, tag = (i / 5) % 2;
+        ck_assert(name_agg_add(&a, tag, names[k], strlen(names[k]), (i128)(k + 1)));
+        want[tag][k]++;
+    }
+    ck_assert_uint_eq(a.n, 2 * NN);
+    for (size_t i = 0; i < a.n; i++) {
+        int k = 0;
+        while (k < NN && (strlen(names[k]) != a.e[i].len || memcmp(names[k], a.e[i].name, a.e[i].len))) k++;
+        ck_assert_int_lt(k, NN);
+        ck_assert_uint_eq(a.e[i].calls, want[a.e[i].tag][k]);
+        ck_assert(a.e[i].total == (i128)want[a.e[i].tag][k] * (k + 1));
+    }
+    name_agg_free(&a);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -75,6 +220,10 @@ int main(void) {
     tcase_add_test(t, get_or_put_agrees_with_get_and_put);
     tcase_add_test(t, get_or_put_respects_the_limit);
     tcase_add_test(t, class_cache_answers_like_the_table);
+    tcase_add_test(t, packed_slots_and_bounds);
+    tcase_add_test(t, corr_map_bounds);
+    tcase_add_test(t, class_cache_last_name);
+    tcase_add_test(t, name_agg_recent_slots);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -2,7 +2,10 @@
  * spans into a running total keeps nsi_total equal to a brute-force per-nanosecond union
  * whenever no interval reaches back below its floor (in time order, or in random order
  * within the kept spans), says `inexact` when one does (and then never undercounts), and
- * merges of folded sets are exact when their folded parts do not meet. */
+ * merges of folded sets are exact when their folded parts do not meet. nsi_add's search from
+ * the set's end (the last 8 spans, then a binary search) and nsi_priority_split's sweep over
+ * only the categories still live are checked span by span and part by part against a
+ * per-nanosecond brute force, with disorder shorter and longer than those 8 spans. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +136,80 @@ START_TEST(merges_of_folded_sets) {
 }
 END_TEST
 
+/* The spans a per-nanosecond mark array makes (maximal runs), for comparing a set exactly. */
+static size_t brute_spans(const unsigned char *mark, ns_span *out) {
+    size_t n = 0;
+    for (int64_t x = 0; x < SPAN; x++)
+        if (mark[x] && (!x || !mark[x - 1])) out[n++] = (ns_span){x, x + 1};
+        else if (mark[x]) out[n - 1].end = x + 1;
+    return n;
+}
+
+/* Intervals shuffled by up to `dis` positions (0..24: within and past the 8 spans nsi_add
+ * checks before a binary search); the set must equal the brute-force union span by span
+ * (touching intervals join, as in the brute force's runs). */
+START_TEST(near_end_search_matches_brute_force) {
+    static int64_t iv[1500][2];
+    static unsigned char mark[SPAN];
+    static ns_span want[SPAN];
+    for (unsigned dis = 0; dis <= 24; dis += 3) {
+        in_order(iv, 1500, 40 + dis);
+        for (size_t i = 0; dis && i + 1 < 1500; i++) {
+            size_t j = i + (size_t)rand() % (dis + 1);
+            if (j >= 1500) j = 1499;
+            int64_t a = iv[i][0], b = iv[i][1];
+            iv[i][0] = iv[j][0], iv[i][1] = iv[j][1], iv[j][0] = a, iv[j][1] = b;
+        }
+        ns_intervals s = {0};
+        memset(mark, 0, sizeof mark);
+        for (size_t i = 0; i < 1500; i++) {
+            ck_assert(nsi_add(&s, iv[i][0], iv[i][1]));
+            for (int64_t x = iv[i][0]; x < iv[i][1]; x++) mark[x] = 1;
+        }
+        size_t n = brute_spans(mark, want);
+        ck_assert_uint_eq(s.n, n);
+        for (size_t k = 0; k < n; k++) {
+            ck_assert_int_eq(s.v[k].start, want[k].start);
+            ck_assert_int_eq(s.v[k].end, want[k].end);
+        }
+        nsi_free(&s);
+    }
+}
+END_TEST
+
+/* Priority split of random windows over 5 categories (one empty, one ending early, one
+ * starting late) against labelling every nanosecond with its first covering category. */
+START_TEST(priority_split_matches_brute_force) {
+    enum { NC = 5, LEN = 4000 };
+    static unsigned char cover[NC][LEN];
+    memset(cover, 0, sizeof cover);
+    ns_intervals cats[NC] = {{0}};
+    srand(7);
+    for (int c = 1; c < NC; c++) {
+        int64_t lo = c == 3 ? 2500 : 0, hi = c == 2 ? 1200 : LEN;   /* 0: empty */
+        for (int k = 0; k < 150; k++) {
+            int64_t a = lo + rand() % (hi - lo), b = a + 1 + rand() % 40;
+            if (b > hi) b = hi;
+            ck_assert(nsi_add(&cats[c], a, b));
+            for (int64_t x = a; x < b; x++) cover[c][x] = 1;
+        }
+    }
+    for (int w = 0; w < 300; w++) {
+        int64_t lo = rand() % LEN, hi = lo + rand() % (LEN - lo + 1);
+        int64_t part[NC + 1], want[NC + 1] = {0};
+        ck_assert(nsi_priority_split(cats, NC, lo, hi, part));
+        for (int64_t x = lo; x < hi; x++) {
+            int label = NC;
+            for (int c = 0; c < NC && label == NC; c++)
+                if (cover[c][x]) label = c;
+            want[label]++;
+        }
+        for (int c = 0; c <= NC; c++) ck_assert_int_eq(part[c], want[c]);
+    }
+    for (int c = 0; c < NC; c++) nsi_free(&cats[c]);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ns_intervals");
     TCase *tc = tcase_create("retire");
@@ -141,6 +218,8 @@ int main(void) {
     tcase_add_test(tc, random_order_fitting_is_exact);
     tcase_add_test(tc, reach_back_is_flagged_never_undercounted);
     tcase_add_test(tc, merges_of_folded_sets);
+    tcase_add_test(tc, near_end_search_matches_brute_force);
+    tcase_add_test(tc, priority_split_matches_brute_force);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -38,7 +38,7 @@ typedef struct feed_ctx {
 
 static const char *const TYPE_NAMES[REC_TYPE_COUNT] = {
     "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
-    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event"};
+    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event", "trace_event"};
 
 static void jw_i128(jw_out *w, const char *key, i128 v) {
     jw_key(w, key);
