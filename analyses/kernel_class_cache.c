@@ -48,10 +48,10 @@ typedef struct recent_name {
 static _Thread_local recent_name recent[RECENT_SLOTS];
 
 /* The slot of name in `recent` (len in 1..RECENT_LEN). */
-static recent_name *recent_slot(const char *name, size_t len) {
+static inline recent_name *recent_slot(const char *name, size_t len) {
     uint64_t a = 0, b = 0;
-    memcpy(&a, name, len < 8 ? len : 8);
-    memcpy(&b, name + (len < 8 ? 0 : len - 8), len < 8 ? len : 8);
+    if (len >= 8) memcpy(&a, name, 8), memcpy(&b, name + len - 8, 8);   /* fixed size: two loads */
+    else memcpy(&a, name, len);
     uint64_t k = (a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) * 0xff51afd7ed558ccdULL;
     return &recent[k >> 60];
 }

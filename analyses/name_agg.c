@@ -42,10 +42,10 @@ static bool rehash(name_agg *a, size_t n_slots) {
 
 /* The slot of (tag, name) in a->recent: a cheap key (length, tag, first and last 8 bytes);
  * the entry found there is compared in full before it is used. */
-static uint32_t *recent_of(name_agg *a, int tag, const char *name, size_t len) {
+static inline uint32_t *recent_of(name_agg *a, int tag, const char *name, size_t len) {
     uint64_t x = 0, y = 0;
-    size_t k = len < 8 ? len : 8;
-    if (k) memcpy(&x, name, k), memcpy(&y, name + len - k, k);
+    if (len >= 8) memcpy(&x, name, 8), memcpy(&y, name + len - 8, 8);   /* fixed size: two loads */
+    else if (len) memcpy(&x, name, len);
     uint64_t h = (x ^ (y * 0x9E3779B97F4A7C15ULL) ^ len ^ ((uint64_t)(unsigned)tag << 40)) * 0xff51afd7ed558ccdULL;
     return &a->recent[h >> 60];
 }

@@ -331,7 +331,8 @@ static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_
     o->exposed_memcpy = o->memcpy - a.m_k - a.m_c + a.m_c_k;
     o->host_wait = a.host_wait, o->kernel_wait = a.kernel_wait;
     o->gaps = a.gaps, o->gaps_with_launch = a.gaps_with_launch;
-    o->other = o->idle - o->host_wait - o->kernel_wait;
+    i128 other = (i128)o->idle - o->host_wait - o->kernel_wait;   /* only approximate sums come near 2^63 */
+    o->other = other > INT64_MAX ? INT64_MAX : other < INT64_MIN ? INT64_MIN : (int64_t)other;
     return true;
 }
 

@@ -26,6 +26,15 @@
 
 #include "analyses/timeline.h"
 
+/* a + b, saturated: exact sums never come near 2^63 (a scope's time is below 2^62), but
+ * approximate folds of hostile times could. */
+static int64_t sat(int64_t a, int64_t b) {
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+#define ADD(x, v) ((x) = sat((x), (v)))
+
 /* ---- the fine grid ---- */
 
 static int64_t fg_width(const tl_fgrid *g) { return (int64_t)1 << g->shift; }
@@ -50,7 +59,7 @@ static void fg_widen(tl_fgrid *g) {
     memcpy(tmp, g->b, sizeof tmp);
     memset(g->b, 0, sizeof tmp);
     for (size_t k = 0; k < TL_FINE_BINS; k++)
-        if (tmp[k]) g->b[fg_bin(g, fg_pos(&old, k))] += tmp[k];
+        if (tmp[k]) ADD(g->b[fg_bin(g, fg_pos(&old, k))], tmp[k]);
 }
 
 /* Whether [lo, hi) spans more than TL_FINE_BINS bins of width 2^shift (aligned). */
@@ -86,7 +95,7 @@ static bool fg_cover(tl_fgrid *g, int64_t lo, int64_t hi, int min_shift) {
             memset(g->b, 0, sizeof tmp);
             g->origin = norigin;
             for (size_t k = 0; k < TL_FINE_BINS; k++)
-                if (tmp[k]) g->b[fg_bin(g, fg_pos(&old, k))] += tmp[k];
+                if (tmp[k]) ADD(g->b[fg_bin(g, fg_pos(&old, k))], tmp[k]);
         }
         return true;
     }
@@ -100,7 +109,8 @@ static bool fg_add(tl_fgrid *g, int64_t a, int64_t e) {
     while (a < e && k < TL_FINE_BINS) {
         i128 edge = fg_pos(g, k + 1);
         int64_t stop = (i128)e < edge ? e : (int64_t)edge;
-        g->b[k++] += stop - a;
+        ADD(g->b[k], stop - a);
+        k++;
         a = stop;
     }
     return true;
@@ -120,7 +130,7 @@ static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src, bool clamp) {
     for (size_t k = first; k <= last; k++) {   /* dst's bins are aligned and no narrower: one each */
         if (!src->b[k]) continue;
         int64_t *d = &dst->b[fg_bin(dst, fg_pos(src, k))];
-        *d += src->b[k];
+        ADD(*d, src->b[k]);
         if (clamp && *d > fg_width(dst)) *d = fg_width(dst);
     }
     return true;
@@ -136,7 +146,7 @@ void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, siz
         if (p0 < bin_start) p0 = bin_start;
         if (q0 > grid_end) q0 = grid_end;
         if (q0 <= p0) {   /* outside the output grid (only an approximate fold): the nearest bin */
-            out[fg_pos(g, k) < bin_start ? 0 : n - 1] += v;
+            ADD(out[fg_pos(g, k) < bin_start ? 0 : n - 1], v);
             continue;
         }
         int64_t p = (int64_t)p0, q = (int64_t)q0;   /* inside the output grid: int64 times */
@@ -146,7 +156,8 @@ void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, siz
             int64_t edge = bin_start + (int64_t)(j + 1) * bin_ns;
             int64_t stop = q < edge ? q : edge;
             int64_t part = stop >= q ? v - given : (int64_t)((i128)v * (stop - p) / len);
-            out[j++] += part;
+            ADD(out[j], part);
+            j++;
             given += part;
             p = stop;
         }
@@ -155,22 +166,23 @@ void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, siz
 
 /* ---- the retired sums ---- */
 
+
 bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold) {
     const interval_set *b = &set[TL_BUSY];
     if (!b->n || b->v[0].start >= hi) return true;   /* every group's islands lie inside busy ones */
     bool retiring = hi != INT64_MAX;
-    acc->busy += iset_total_below(b, hi);
-    acc->compute += iset_total_below(&set[TL_COMPUTE], hi);
-    acc->comm += iset_total_below(&set[TL_COMM], hi);
-    acc->memcpy += iset_total_below(&set[TL_MEMCPY], hi);
-    acc->comm_overlapped += iset_overlap_below(&set[TL_COMM], &set[TL_COMPUTE], hi);
+    ADD(acc->busy, iset_total_below(b, hi));
+    ADD(acc->compute, iset_total_below(&set[TL_COMPUTE], hi));
+    ADD(acc->comm, iset_total_below(&set[TL_COMM], hi));
+    ADD(acc->memcpy, iset_total_below(&set[TL_MEMCPY], hi));
+    ADD(acc->comm_overlapped, iset_overlap_below(&set[TL_COMM], &set[TL_COMPUTE], hi));
     if (set[TL_MEMCPY].n && set[TL_MEMCPY].v[0].start < hi) {
         /* TraceLens's exposed memcpy by inclusion-exclusion (see scope_numbers in timeline.c) */
         interval_set mc = {0};
         if (!iset_intersect(&set[TL_MEMCPY], &set[TL_COMPUTE], &mc)) { iset_free(&mc); return false; }
-        acc->m_k += iset_total_below(&mc, hi);
-        acc->m_c += iset_overlap_below(&set[TL_MEMCPY], &set[TL_COMM], hi);
-        acc->m_c_k += iset_overlap_below(&mc, &set[TL_COMM], hi);
+        ADD(acc->m_k, iset_total_below(&mc, hi));
+        ADD(acc->m_c, iset_overlap_below(&set[TL_MEMCPY], &set[TL_COMM], hi));
+        ADD(acc->m_c_k, iset_overlap_below(&mc, &set[TL_COMM], hi));
         iset_free(&mc);
     }
     int64_t first = b->v[0].start;
@@ -182,8 +194,8 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
             int64_t launch = iset_launch(b, i);
             acc->gaps++;
             if (launch != IV_NO_LAUNCH) acc->gaps_with_launch++;
-            if (launch != IV_NO_LAUNCH && launch > acc->tail_end) acc->host_wait += gap;
-            else if (gap < threshold) acc->kernel_wait += gap;
+            if (launch != IV_NO_LAUNCH && launch > acc->tail_end) ADD(acc->host_wait, gap);
+            else if (gap < threshold) ADD(acc->kernel_wait, gap);
         }
         if (!acc->has_tail || e > acc->tail_end) acc->tail_end = e;
         acc->has_tail = true;
@@ -208,18 +220,18 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
     bool overlap = src->lo < dst->cut && dst->lo < src->cut;   /* both folded some common time */
     if (overlap) dst->inexact++;
     if (!fg_merge(&dst->grid, &src->grid, overlap)) return false;
-    dst->busy += src->busy, dst->compute += src->compute, dst->comm += src->comm, dst->memcpy += src->memcpy;
+    ADD(dst->busy, src->busy), ADD(dst->compute, src->compute), ADD(dst->comm, src->comm), ADD(dst->memcpy, src->memcpy);
     if (overlap) {   /* the union is unknown: the merged grid, each bin clamped to its width, bounds it */
         int64_t busy = 0;
-        for (size_t k = 0; dst->grid.b && k < TL_FINE_BINS; k++) busy += dst->grid.b[k];
+        for (size_t k = 0; dst->grid.b && k < TL_FINE_BINS; k++) ADD(busy, dst->grid.b[k]);
         dst->busy = busy;
         if (dst->compute > busy) dst->compute = busy;
         if (dst->comm > busy) dst->comm = busy;
         if (dst->memcpy > busy) dst->memcpy = busy;
     }
-    dst->comm_overlapped += src->comm_overlapped;
-    dst->m_k += src->m_k, dst->m_c += src->m_c, dst->m_c_k += src->m_c_k;
-    dst->host_wait += src->host_wait, dst->kernel_wait += src->kernel_wait;
+    ADD(dst->comm_overlapped, src->comm_overlapped);
+    ADD(dst->m_k, src->m_k), ADD(dst->m_c, src->m_c), ADD(dst->m_c_k, src->m_c_k);
+    ADD(dst->host_wait, src->host_wait), ADD(dst->kernel_wait, src->kernel_wait);
     dst->gaps += src->gaps, dst->gaps_with_launch += src->gaps_with_launch;
     if (src->has_tail && (!dst->has_tail || src->tail_end > dst->tail_end)) dst->tail_end = src->tail_end, dst->has_tail = true;
     if (src->lo < dst->lo) dst->lo = src->lo;
@@ -251,10 +263,10 @@ tl_acc *tl_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev) {
 /* Folds approximately the piece [a, e) of group `group` into acc (no overlap check). */
 static bool acc_add_late(tl_acc *acc, int group, int64_t a, int64_t e, int64_t cut) {
     int64_t len = e - a;
-    acc->busy += len;
-    if (group == TL_COMPUTE) acc->compute += len;
-    else if (group == TL_COMM) acc->comm += len;
-    else acc->memcpy += len;
+    ADD(acc->busy, len);
+    if (group == TL_COMPUTE) ADD(acc->compute, len);
+    else if (group == TL_COMM) ADD(acc->comm, len);
+    else ADD(acc->memcpy, len);
     acc->inexact++;
     if (!acc->on || a < acc->lo) acc->lo = a;
     if (!acc->on || cut > acc->cut) acc->cut = cut;

@@ -103,17 +103,41 @@ static void add_overflow(kernel_table *t, const char *name, size_t len, i128 ns)
     t->dispatches++;
 }
 
+/* One more dispatch of the listed name k. */
+static void count_call(kernel_table *t, kernel_stat *k, i128 ns) {
+    k->calls++;
+    k->total_ns = i128_add(k->total_ns, ns);
+    if (ns < k->min_ns) k->min_ns = ns;
+    if (ns > k->max_ns) k->max_ns = ns;
+    t->dispatches++;
+}
+
+/* The recent slot of a name: a cheap key (length, first and last 8 bytes); what it holds
+ * is compared in full before use (names are unique in the table). */
+static inline uint32_t *recent_of(kernel_table *t, const char *name, size_t len) {
+    uint64_t x = 0, y = 0;
+    if (len >= 8) memcpy(&x, name, 8), memcpy(&y, name + len - 8, 8);
+    else if (len) memcpy(&x, name, len);
+    uint64_t h = (x ^ (y * 0x9E3779B97F4A7C15ULL) ^ len) * 0xff51afd7ed558ccdULL;
+    return &t->recent[h >> 60];
+}
+
 bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
+    uint32_t *rec = recent_of(t, name, len);
+    if (*rec && *rec <= t->count) {
+        kernel_stat *k = &t->items[*rec - 1];
+        if (k->name_len == len && memcmp(k->name, name, len) == 0) {
+            count_call(t, k, ns);
+            return true;
+        }
+    }
     if (t->count * 2 >= t->nslots && t->count < KT_MAX_NAMES && !rehash(t)) return false;
     size_t j = hash_name(t->seed, name, len) & (t->nslots - 1);
     for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
         kernel_stat *k = &t->items[t->slots[j] - 1];
         if (k->name_len == len && memcmp(k->name, name, len) == 0) {
-            k->calls++;
-            k->total_ns = i128_add(k->total_ns, ns);
-            if (ns < k->min_ns) k->min_ns = ns;
-            if (ns > k->max_ns) k->max_ns = ns;
-            t->dispatches++;
+            *rec = t->slots[j];
+            count_call(t, k, ns);
             return true;
         }
     }
@@ -141,6 +165,7 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
     k->first_seen = t->dispatches++;
     k->flags = kernel_classify(name, len, &k->attn);
     t->slots[j] = (uint32_t)(++t->count);
+    *rec = (uint32_t)t->count;
     t->name_bytes += len + 1;
     return true;
 }

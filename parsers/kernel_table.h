@@ -54,6 +54,9 @@ typedef struct kernel_table {
     uint32_t *slots;          /* open addressing: index+1, 0 = empty */
     size_t nslots;
     uint64_t seed;            /* of the name hash */
+    uint32_t recent[16];      /* index+1 of recently added names, direct-mapped by length and
+                               * first/last bytes (0 = none): a repeated name is found with one
+                               * compare instead of hashing all of it */
     uint64_t dispatches;      /* kept dispatches, named or not */
     size_t name_bytes;
     kernel_overflow overflow; /* dispatches of names beyond the caps */

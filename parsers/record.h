@@ -89,7 +89,8 @@ enum {
     TE_NAME_LONG = 1u << 6,  /*   ... longer than the reader keeps (64 KiB): name holds its start */
     TE_META_OPEN = 1u << 7,  /* a root "metadata" value begins: it replaces any earlier one */
     TE_DICT = 1u << 8,       /*   ... and is an object (else it has no keys) */
-    TE_META = 1u << 9,       /* one key of that object: key; number behind RF_VALUE; value when a
+    TE_META = 1u << 9,       /* one key of that object: key (one with a NUL byte is not sent);
+                              * number behind RF_VALUE; value when a
                               * string (TE_STRING); TE_TRUTHY as Python's bool(value) */
     TE_STRING = 1u << 10,
     TE_TRUTHY = 1u << 11,

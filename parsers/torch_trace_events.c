@@ -230,7 +230,8 @@ static bool on_token(void *user, const jt_token *t) {
             if (t->kind == JT_KEY) {
                 s->meta_offset = t->offset;
                 s->meta_container = false;
-                return keep_text(&s->meta_key, t, true);
+                /* (a key with a NUL byte cannot be a C string: it is no key a consumer reads) */
+                return !memchr(t->text, 0, t->len) && keep_text(&s->meta_key, t, true);
             }
             if (t->kind == JT_OBJECT_BEGIN || t->kind == JT_ARRAY_BEGIN) { s->meta_container = true; s->meta_nonempty = false; }
             else if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) { if (s->meta_container) meta_emit(s, NULL); }

@@ -21,6 +21,7 @@
 #include "analyses/id_map.h"
 #include "analyses/kernel_class_cache.h"
 #include "analyses/name_agg.h"
+#include "parsers/kernel_table.h"
 
 /* The id of the i-th key of pattern p: dense, strided by 4096, scrambled, two dense runs
  * interleaved (far apart), or strided by 8 (every id alone at its block's first slot). */
@@ -213,6 +214,39 @@ START_TEST(name_agg_recent_slots) {
 }
 END_TEST
 
+/* kernel_table's recent slots: names sharing the cheap key, interleaved, against counts,
+ * totals, minima and maxima kept by hand, first-seen order kept. */
+START_TEST(kernel_table_recent_slots) {
+    enum { NN = 5 };
+    const char *names[NN] = {"abcdefgh_A_ijklmnop", "abcdefgh_B_ijklmnop", "gemm", "gemM", "abcdefgh_AA_ijklmnop"};
+    uint64_t calls[NN] = {0};
+    i128 total[NN] = {0}, lo[NN], hi[NN];
+    int order[NN], seen = 0;
+    kernel_table t;
+    kernel_table_init(&t);
+    srand(11);
+    for (int i = 0; i < 30000; i++) {
+        int k = i % 9 < 4 ? i % NN : rand() % NN;
+        i128 ns = 1 + rand() % 1000;
+        ck_assert(kernel_table_add(&t, names[k], strlen(names[k]), ns));
+        if (!calls[k]) lo[k] = hi[k] = ns, order[seen++] = k;
+        calls[k]++, total[k] += ns;
+        if (ns < lo[k]) lo[k] = ns;
+        if (ns > hi[k]) hi[k] = ns;
+    }
+    ck_assert_uint_eq(t.count, NN);
+    ck_assert_uint_eq(t.dispatches, 30000);
+    for (int i = 0; i < NN; i++) {
+        int k = order[i];
+        ck_assert_uint_eq(t.items[i].name_len, strlen(names[k]));
+        ck_assert(!memcmp(t.items[i].name, names[k], t.items[i].name_len));
+        ck_assert_uint_eq(t.items[i].calls, calls[k]);
+        ck_assert(t.items[i].total_ns == total[k] && t.items[i].min_ns == lo[k] && t.items[i].max_ns == hi[k]);
+    }
+    kernel_table_free(&t);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -224,6 +258,7 @@ int main(void) {
     tcase_add_test(t, corr_map_bounds);
     tcase_add_test(t, class_cache_last_name);
     tcase_add_test(t, name_agg_recent_slots);
+    tcase_add_test(t, kernel_table_recent_slots);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

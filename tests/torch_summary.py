@@ -93,6 +93,7 @@ CASES = {
     "metadata_containers": doc(
         '"metadata": {"pytorch_version": [], "torch_version": "1.13", "n_steps": 2.9, "tokens_per_sec": {"a": 1}},\n'
         '"traceEvents": []'),
+    "metadata_nul_key": doc('"metadata": {"n_steps\\u0000x": 7, "mfu_pct\\u0000": 3, "n_steps": 2}, "traceEvents": []'),
     "metadata_version_list": doc('"metadata": {"pytorch_version": ["2.1"], "torch_version": "x"}, "traceEvents": []'),
     # ProfilerStep duplicates (two ranks), their GPU-side copies, a step without dur
     "step_duplicates": doc(
