@@ -110,18 +110,22 @@ static void chunk_parse(chunked *c, chunk *ch, size_t k, uint8_t *buf) {
                     : c->p->open_records_resumed(c->opt, c->label, &s, &ch->facts, &ch->diag, ch->from, c->head,
                                                  c->head_n);
     if (!ch->st) { ch->failed = true; return; }
-    for (uint64_t off = ch->from; off < ch->to && !ch->failed;) {
+    bool last = ch->to >= c->size;      /* read on to the end of the file, as a sequential read does
+                                         * (a file still being written may have grown) */
+    for (uint64_t off = ch->from; (last || off < ch->to) && !ch->failed;) {
         if (limits_hit(c->opt)) { ch->failed = true; break; }
-        size_t want = ch->to - off < READ_BYTES ? (size_t)(ch->to - off) : READ_BYTES;
+        size_t want = last || ch->to - off >= READ_BYTES ? READ_BYTES : (size_t)(ch->to - off);
         ssize_t n = pread(c->fd, buf, want, (off_t)off);
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0 && last) break;
         if (n <= 0) { ch->failed = true; break; }   /* (the sequential read names a read error) */
         ch->fed += (uint64_t)n;
         off += (uint64_t)n;
-        if (!c->p->feed(ch->st, buf, (size_t)n)) break;
+        /* a format that stops early (a fatal error): a sequential read would have read on up
+         * to its next 1 MiB boundary (bytes_read), and a later chunk's state knew nothing of it */
+        if (!c->p->feed(ch->st, buf, (size_t)n)) { ch->failed = true; break; }
     }
-    /* a format that stopped before the chunk's end: fine for the last chunk only */
-    if (ch->fed != ch->to - ch->from && ch->to != c->size) ch->failed = true;
+    if (!last && ch->fed != ch->to - ch->from) ch->failed = true;
 }
 
 static void *worker(void *arg) {

@@ -448,6 +448,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
     chunked_options chunks = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
+    chunked_options chunks_pair = chunks;
+    chunks_pair.workers = 1;
     for (size_t i = 0; ok && i < inv->n;) {
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
@@ -478,11 +480,11 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         tail_refs[i] = refs[i];
         tail_refs[i].piece = 1;
         tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
-        /* a large file not read in two pieces is read in ordered chunks (two parsing workers
-         * each, also beside a neighbour read at the same time: the longer read then still
-         * has both cores when the shorter ends) */
-        a->chunk = can_chunk(a, threads, opt) ? &chunks : NULL;
-        if (b) b->chunk = can_chunk(b, threads, opt) ? &chunks : NULL;
+        /* a large file not read in two pieces is read in ordered chunks: two parsing
+         * workers alone, one beside a neighbour read at the same time (six threads on two
+         * cores cost more CPU in switches than they win: PERFORMANCE.md) */
+        a->chunk = can_chunk(a, threads, opt) ? (b ? &chunks_pair : &chunks) : NULL;
+        if (b) b->chunk = can_chunk(b, threads, opt) ? &chunks_pair : NULL;
         if (b || !can_split(a, threads)) read_pair(a, b);
         else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++)
@@ -498,6 +500,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 job_reset(b, &cfg);
                 refs[i + 1].kernels_chosen = true;
                 b->tee = NULL;
+                b->chunk = NULL;        /* (sequentially: the fallback above has run) */
                 if (!(ok = job_open(b, run))) break;
                 job_read(b);
             }

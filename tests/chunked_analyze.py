@@ -5,7 +5,7 @@ delivers the records in file order; the document must be exactly that of one seq
 
 For every fixture directory of SHARED/fixtures, each torch profiler fixture alone, small
 generated runs (both dialects, gzip, CRLF line ends, kernel names with newlines inside quotes,
-a truncated torch trace, a run with a second rank's trace) and chunk sizes from 1 KiB to
+a truncated torch trace, bytes that are not JSON or CSV mid-file, a second rank's trace) and chunk sizes from 1 KiB to
 64 KiB (odd ones included), `goblind analyze --threads 2 --chunk-bytes N` must print the
 document of `goblind analyze --threads 1` (every section; in `sources` every field but
 parse_ms, a timing, and pieces, the chunk count), the same warnings on stderr and the same
@@ -119,6 +119,16 @@ def main():
         b = p.read_bytes()
         p.write_bytes(b[: len(b) * 2 // 3])
         check(cut, "generated truncated torch trace")
+        # bytes that are not JSON in the middle and near the end of the torch trace (the
+        # format stops there: the read falls back to the sequential one), and in trace.csv
+        for name, at in (("torch_profile.json", 2), ("torch_profile.json", 19), ("trace.csv", 2)):
+            bad = tmp / f"garbage_{name}_{at}"
+            shutil.copytree(tmp / "v3", bad)
+            p = bad / name
+            b = p.read_bytes()
+            k = len(b) * at // 20
+            p.write_bytes(b[:k] + b"@@\x00\xff}]}\n\"" + b[k:])
+            check(bad, f"generated, garbage in {name} at {at}/20")
         # two ranks' traces beside each other
         two = tmp / "ranks"
         shutil.copytree(tmp / "v3", two)
