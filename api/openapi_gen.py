@@ -74,10 +74,17 @@ schemas = {
                          "ingest_count": {"type": "integer", "minimum": 0}, "last_parse_ms": NUM_OR_NULL,
                          "error": {"type": ["string", "null"]}, "warnings": {"type": "array", "items": {"type": "string"}},
                          "artefacts": {"type": "array", "items": ref("Artefact")},
+                         # every file of the run and the format that read it (the analysis document's
+                         # sources; several of one kind allowed); null when no document is stored
+                         "sources": {"oneOf": [{"type": "array", "items": ref("Source")}, {"type": "null"}]},
                          "step_time_seconds": NUM_OR_NULL, "tokens_per_sec": NUM_OR_NULL, "mfu_pct": NUM_OR_NULL,
                          "gpu_util_pct": NUM_OR_NULL, "hbm_peak_gb": NUM_OR_NULL}),
                   "additionalProperties": True,
                   "description": "Other keys may be added (per-artefact facts); these are always there."},
+    "Source": obj({"path": {"type": "string"}, "format": {"type": ["string", "null"]},
+                   "found_by": {"type": ["string", "null"]},
+                   "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
+                   "rank": {"type": ["integer", "null"], "minimum": 0}, "read": {"type": "boolean"}}),
     "Pending": obj({"status": {"type": "string", "enum": ["pending", "running"]}, "detail": {"type": "string"}}),
     "Deleted": obj({"id": RUN_ID, "deleted": {"const": True}}),
     "Kernel": obj({"name": {"type": "string"},

@@ -244,6 +244,11 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
         jw_array_open(&j);
         store_get_artefact_facts(rd, id, add_artefact, &j);
         jw_array_close(&j);
+        char *sources = store_run_sources(rd, id);   /* every file and its format; null: no document */
+        jw_key(&j, "sources");
+        if (sources) jw_json(&j, sources, strlen(sources));
+        else jw_null(&j);
+        free(sources);
     }
     store_reader_release(api_store(a), rd);
     jw_object_close(&j);

@@ -1,4 +1,5 @@
-/* run_detail: warnings and artefact facts out of the stored JSON, by SQL (run_detail.h). */
+/* run_detail: warnings, artefact facts and the file inventory out of the stored JSON, by SQL
+ * (run_detail.h). */
 #include "storage/run_detail.h"
 
 #include <sqlite3.h>
@@ -42,4 +43,23 @@ void store_get_artefact_facts(store_reader *r, const char *run_id, artefact_fact
         fn(user, &a, (const char *)sqlite3_column_text(q, 10));
     }
     sqlite3_finalize(q);
+}
+
+char *store_run_sources(store_reader *r, const char *run_id) {
+    /* one object per source of the stored analysis document: which file, which format read it,
+     * and why that format (the name pattern, the sniff score); NULL (null) with no document */
+    static const char SQL[] =
+        "SELECT (SELECT json_group_array(json_object('path', s.value -> '$.path', 'format', s.value -> '$.format',"
+        "  'found_by', s.value -> '$.found_by', 'sniff_score', s.value -> '$.sniff_score',"
+        "  'rank', s.value -> '$.rank', 'read', s.value -> '$.read'))"
+        " FROM json_each(ra.json, '$.sources') AS s)"   /* ra.: json_each has a hidden column "json" too */
+        " FROM run_analysis AS ra WHERE run_id = ?1 AND json_valid(ra.json) AND json_type(ra.json, '$.sources') = 'array'";
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(store_reader_db(r), SQL, -1, &q, NULL) != SQLITE_OK) return NULL;
+    sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
+    int rc = store_reader_note(r, sqlite3_step(q));
+    const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+    char *out = text ? strdup(text) : NULL;
+    sqlite3_finalize(q);
+    return out;
 }

@@ -5,7 +5,8 @@ daemon on an ephemeral loopback port:
 - the stored RunMetrics equals `goblind parse` and the stored analysis document equals
   `goblind analyze` (but parse times): the ingest's one read (core/run_ingest) gives both;
 - a run already complete is ingested again when a source RunMetrics does not read changes:
-  a second rank's trace added (`rank1.pt.trace.json`) makes the document's `sources` grow,
+  a second rank's trace added (`rank1.pt.trace.json`) makes the document's `sources` grow
+  (and `GET /runs/<id>`'s `sources`, the same files and formats),
   a rocprofv3 copy trace added one directory down too, and rewriting that trace again; a
   file no format reads (a log) changes nothing.
 
@@ -92,6 +93,11 @@ def test_reingest_on_any_source(tmp):
     after = analysis(d, "ranks")
     assert len(after["sources"]) == len(before["sources"]) + 1, (paths(before), paths(after))
     assert "rank1.pt.trace.json" in paths(after)
+    # GET /runs/<id> shows the same inventory: every file, its format and why (issue 10)
+    keys = ("path", "format", "found_by", "sniff_score", "rank", "read")
+    detail = d.json("/runs/ranks")[2]
+    assert detail["sources"] == [{k: s[k] for k in keys} for s in after["sources"]], detail["sources"]
+    assert sum(s["format"] == "torch-trace-json" for s in detail["sources"]) == 2, detail["sources"]
     assert d.get("/runs/ranks/metrics")[2] == metrics      # RunMetrics reads the same three files
     count = d.json("/runs/ranks")[2]["ingest_count"]
 
