@@ -127,6 +127,28 @@ static size_t gen_ordered(record *recs, int lanes) {
     return n;
 }
 
+
+/* Two sources: recs[0..n0) is rank 0, recs[n0..n) rank 1. */
+static tl_state *run_tl2(const record *recs, size_t n0, size_t n, size_t retire_above) {
+    diag_list diag;
+    diag_init(&diag);
+    tl_state *run = timeline_section.open(&CFG, &diag);
+    ck_assert_ptr_nonnull(run);
+    run->retire_above = retire_above;
+    for (size_t s = 0; s < 2; s++) {
+        source_ref ref = {.index = s, .path = "x", .format = "test", .rank = (int)s, .kernels_chosen = true};
+        void *src = timeline_section.open_source(run, &ref);
+        ck_assert_ptr_nonnull(src);
+        for (size_t i = s ? n0 : 0; i < (s ? n : n0); i++) ck_assert(timeline_section.consume(src, &recs[i]));
+        ck_assert(timeline_section.end_source(run, src));
+    }
+    section_results none = {0};
+    ck_assert(timeline_section.finish(run, &none));
+    run->diag = NULL;
+    diag_free(&diag);
+    return run;
+}
+
 /* Every number of every scope equal in a and b. */
 static void same_numbers(const tl_state *a, const tl_state *b) {
     ck_assert_uint_eq(a->n_scopes, b->n_scopes);
@@ -293,6 +315,28 @@ START_TEST(overlapping_ranks_join_flagged) {
 }
 END_TEST
 
+
+/* Review (s4-rev): rank 0 retires (bound 40), rank 1 has a few long operations over the same
+ * time and never retires. The run's union then folds rank 1's kept islands below rank 0's cut
+ * on top of rank 0's retired busy time: busy must still be at most the span (idle >= 0). */
+START_TEST(small_rank_beside_retired_rank_bounded) {
+    size_t n = gen_ordered(recs, 1);
+    if (n > OPS) n = OPS;
+    int64_t end = 0;
+    for (size_t i = 0; i < n; i++) if (recs[i].type != REC_API_CALL && (int64_t)recs[i].end_ns > end) end = (int64_t)recs[i].end_ns;
+    size_t m = n;
+    for (int k = 0; k < 20; k++) recs[m++] = op(0, 0, 0, end * k / 20, end * (k + 1) / 20, 0);   /* rank 1: busy all along */
+    tl_state *full = run_tl2(recs, n, m, 0), *ret = run_tl2(recs, n, m, 40);
+    const tl_scope *x = &full->scopes[full->n_scopes - 1], *y = &ret->scopes[ret->n_scopes - 1];
+    ck_assert_uint_gt(ret->retire_times, 0);
+    ck_assert_int_le(x->busy, x->span);
+    ck_assert_int_le(y->busy, y->span);   /* fails: busy > span, idle < 0 */
+    ck_assert_int_ge(y->idle, 0);
+    timeline_section.close(full);
+    timeline_section.close(ret);
+}
+END_TEST
+
 /* Hostile times (up to +-2^61, reversed, far apart) and random lanes with a bound of 16:
  * no overflow (UBSan build); when exact, idle parts sum to idle and bins to busy in every scope. */
 START_TEST(hostile_times_with_retirement) {
@@ -332,6 +376,7 @@ int main(void) {
     tcase_add_test(tc, reach_back_is_flagged);
     tcase_add_loop_test(tc, overlapping_ranks_join_flagged, 0, 2);
     tcase_add_test(tc, hostile_times_with_retirement);
+    tcase_add_test(tc, small_rank_beside_retired_rank_bounded);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
