@@ -257,12 +257,12 @@ static bool tl_end_source(void *run, void *src) {
     }
     if (ok && r->run_acc.on && s->run_acc.on) r->run_joins++;
     if (ok) ok = tl_acc_join(&r->run_acc, &s->run_acc);
+    if (s->retire_times && (!r->retire_times || s->cut > r->cut)) r->cut = s->cut;   /* before the sum below */
     r->retire_times += s->retire_times;
     r->late_ops += s->late_ops;
     r->late_launches += s->late_launches;
     r->run_joins += s->run_joins;
     if (s->reach_back > r->reach_back) r->reach_back = s->reach_back;
-    if (s->retire_times && (!r->retire_times || s->cut > r->cut)) r->cut = s->cut;
     for (int b = 0; b < TL_HIST_BUCKETS; b++) r->hist[b] += s->hist[b];
     r->delay_count += s->delay_count;
     r->delay_outliers += s->delay_outliers;
@@ -303,15 +303,22 @@ static void busy_bins(const tl_state *s, const interval_set *busy, const tl_acc 
     }
 }
 
+/* v limited to [0, hi] (hi >= 0). */
+static int64_t clamp0(int64_t v, int64_t hi) { return v < 0 ? 0 : v > hi ? hi : v; }
+
 /* The numbers of one scope from its four flushed unions, its retired sums (acc, NULL: none)
  * and its time extent (o->bins, when set, gets the busy time series on the run's grid). The
  * kept islands are folded into a copy of acc (timeline_retire.c): with nothing retired, the
  * sums of the whole unions. Exposed memcpy is TraceLens's: memcpy not hidden under compute or
  * communication, by inclusion-exclusion |M| - |M&K| - |M&C| + |M&C&K|. An idle gap ending at
  * an island whose operation's launch call started after the gap began is host_wait, else one
- * shorter than the threshold is kernel_wait, else other. */
+ * shorter than the threshold is kernel_wait, else other. When the fold joined time folded
+ * twice (sources whose retired times overlap: tl_acc.overlaps), the union is unknown and the
+ * scope is marked so (rendered null). Approximate folds (late operations) are kept within
+ * their bounds (busy <= span, no part negative nor above its whole); exact ones already are.
+ * run: the run scope, whose inexact folds are the section's `inexact_folds`. */
 static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_acc *acc, int64_t first, int64_t last,
-                          int64_t threshold) {
+                          int64_t threshold, bool run) {
     o->first = first, o->last = last;
     busy_bins(s, &set[TL_BUSY], acc, o->bins);
     tl_acc a;
@@ -319,20 +326,22 @@ static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_
     else memset(&a, 0, sizeof a);
     a.grid.b = NULL;   /* the copy does not own (nor add to) the grid */
     if (!tl_acc_fold(&a, set, INT64_MAX, threshold)) return false;
-    s->inexact_total += a.inexact;   /* the retired ones and kept islands below the scope's cut */
+    if (run) s->inexact_total = a.inexact;   /* late operation pieces, overlapping joins, kept islands below a joined cut */
+    o->unknown = a.overlaps > 0;
     o->span = last > first ? last - first : 0;
-    o->busy = a.busy;
+    o->busy = clamp0(a.busy, o->span);
     o->idle = o->span - o->busy;
-    o->compute = a.compute;
-    o->comm = a.comm;
-    o->memcpy = a.memcpy;
-    o->comm_overlapped = a.comm_overlapped;
+    o->compute = clamp0(a.compute, o->busy);
+    o->comm = clamp0(a.comm, o->busy);
+    o->memcpy = clamp0(a.memcpy, o->busy);
+    o->comm_overlapped = clamp0(a.comm_overlapped, o->comm < o->compute ? o->comm : o->compute);
     o->exposed_comm = o->comm - o->comm_overlapped;
-    o->exposed_memcpy = o->memcpy - a.m_k - a.m_c + a.m_c_k;
-    o->host_wait = a.host_wait, o->kernel_wait = a.kernel_wait;
+    i128 em = (i128)a.memcpy - a.m_k - a.m_c + a.m_c_k;
+    o->exposed_memcpy = em < 0 ? 0 : em > o->memcpy ? o->memcpy : (int64_t)em;
+    o->host_wait = clamp0(a.host_wait, o->idle);
+    o->kernel_wait = clamp0(a.kernel_wait, o->idle - o->host_wait);
     o->gaps = a.gaps, o->gaps_with_launch = a.gaps_with_launch;
-    i128 other = (i128)o->idle - o->host_wait - o->kernel_wait;   /* only approximate sums come near 2^63 */
-    o->other = other > INT64_MAX ? INT64_MAX : other < INT64_MIN ? INT64_MIN : (int64_t)other;
+    o->other = o->idle - o->host_wait - o->kernel_wait;
     return true;
 }
 
@@ -374,7 +383,7 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         o->has_device = has_dev && !all, o->device = dev;
         o->rank = all ? -1 : rank;
         o->ops = l->ops;
-        return scope_numbers(s, o, l->set, acc, l->first_start, l->last_end, threshold);
+        return scope_numbers(s, o, l->set, acc, l->first_start, l->last_end, threshold, all);
     }
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
         tl_lane *l = &s->lanes[i];
@@ -391,7 +400,7 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
     o->has_device = has_dev && !all, o->device = dev;
     o->rank = all ? -1 : rank;
     o->ops = ops;
-    if (ok) ok = scope_numbers(s, o, set, acc, first, last, threshold);
+    if (ok) ok = scope_numbers(s, o, set, acc, first, last, threshold, all);
     for (int k = 0; k < TL_SETS; k++) iset_free(&set[k]);
     return ok;
 }
@@ -437,7 +446,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
         o->has_device = l->has_device, o->device = l->device;
         o->has_stream = l->has_stream, o->stream = l->stream;
         o->ops = l->ops;
-        if (!scope_numbers(s, o, l->set, &l->acc, l->first_start, l->last_end, threshold)) return false;
+        if (!scope_numbers(s, o, l->set, &l->acc, l->first_start, l->last_end, threshold, false)) return false;
     }
     qsort(s->scopes, s->n_lanes, sizeof *s->scopes, cmp_scope);
     size_t nd = 0;
@@ -458,6 +467,10 @@ static bool tl_finish(void *run, const section_results *earlier) {
         diag_add(s->diag, "timeline: %llu operations or joins reached into retired time, %llu launches matched after "
                  "their operation was retired: the timeline's numbers are approximate (timeline.retired)",
                  (unsigned long long)s->inexact_total, (unsigned long long)s->late_launches);
+    if (s->scopes[s->n_scopes - 1].unknown && s->diag)
+        diag_add(s->diag, "timeline: sources (ranks or files) overlapping in time retired part of their time: the union of "
+                 "their retired time is not known, so the run's busy, idle and their parts are null (timeline.retired; "
+                 "each device and stream keeps its numbers)");
     /* the unions are no longer needed: give their memory back before the next analysis */
     lanes_free(s);
     corr_free(&s->launches);

@@ -15,7 +15,7 @@
 
 /* At most this many (rank, device, stream) lanes per run; the operations of further lanes are
  * counted (dropped_lane_ops) and left out, with a warning. */
-#define TL_MAX_LANES 256u
+#define TL_MAX_LANES 1024u
 /* Retirement (analyses/timeline_retire.c): once a source's lanes keep more than this many busy
  * islands, their older part is folded into running totals (tl_acc) and forgotten. */
 #ifndef TL_RETIRE_ABOVE   /* a build may set it lower to exercise retirement on small runs */
@@ -56,6 +56,9 @@ typedef struct tl_acc {
     bool has_tail;
     int64_t tail_end;                /* end of the last folded island (the next gap starts there) */
     uint64_t inexact;                /* folds that were not exact (see timeline_retire.c) */
+    uint64_t overlaps;               /* of those, the ones that join time folded twice: two sources'
+                                      * overlapping retired sums, or a kept island below the cut.
+                                      * The union's sums (busy, gaps, idle split) are then unknown */
     tl_fgrid grid;
 } tl_acc;
 
@@ -89,6 +92,8 @@ typedef struct tl_scope {
     uint64_t gaps, gaps_with_launch;
     int64_t first, last;             /* the scope's earliest start and latest end */
     int64_t *bins;                   /* busy ns per bin of the run's grid (tl_state.n_bins) */
+    bool unknown;                    /* sources whose retired times overlap were joined: every
+                                      * number but span, operations and start/end is unknown (null) */
 } tl_scope;
 
 typedef struct tl_state {
@@ -121,7 +126,8 @@ typedef struct tl_state {
     int64_t cut;                     /* this state retired everything below cut (retire_times > 0) */
     size_t retire_next;              /* the next check waits for this many islands (0: retire_above) */
     uint64_t retire_times, late_ops, late_launches, run_joins;
-    uint64_t inexact_total;          /* finish: inexact folds over every scope */
+    uint64_t inexact_total;          /* finish: the run scope's inexact folds (late operation pieces,
+                                      * overlapping joins, kept islands below a joined cut) */
     tl_dev_acc *dev_acc;
     size_t n_dev_acc;
     tl_acc run_acc;

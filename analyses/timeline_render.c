@@ -15,8 +15,10 @@ static const char *const SCOPE_KEYS[] = {"span_ns", "busy_ns", "idle_ns", "compu
  * to its launch call: the trace has no launch records, not zero host wait. */
 static bool host_wait_known(const tl_scope *o) { return !o->gaps || o->gaps_with_launch; }
 
-/* The value of SCOPE_KEYS[i] of a scope; false when unknown. */
+/* The value of SCOPE_KEYS[i] of a scope; false when unknown (a scope joined from sources
+ * whose retired times overlap knows only its span). */
 static bool scope_value(const tl_scope *o, size_t i, int64_t *v) {
+    if (o->unknown && i) return false;
     switch (i) {
     case 0: *v = o->span; return true;
     case 1: *v = o->busy; return true;
@@ -34,7 +36,7 @@ static bool scope_value(const tl_scope *o, size_t i, int64_t *v) {
 }
 
 static bool overlap_pct(const tl_scope *o, double *v) {
-    if (o->comm <= 0) return false;
+    if (o->unknown || o->comm <= 0) return false;
     *v = 100.0 * (double)o->comm_overlapped / (double)o->comm;
     return true;
 }
@@ -67,20 +69,23 @@ static void render_scope(const tl_scope *o, size_t n_bins, jw_out *w, int kind) 
     }
     double pct;
     jw_key(w, "busy_pct");
-    if (o->span > 0) jw_number(w, 100.0 * (double)o->busy / (double)o->span);
+    if (o->span > 0 && !o->unknown) jw_number(w, 100.0 * (double)o->busy / (double)o->span);
     else jw_null(w);
     jw_key(w, "overlap_pct");
     if (overlap_pct(o, &pct)) jw_number(w, pct);
     else jw_null(w);
-    jw_key(w, "idle_gaps");
-    jw_int(w, (int64_t)o->gaps);
+    jw_key(w, "idle_gaps");   /* unknown scope: the sources' gaps are not the union's */
+    if (o->unknown) jw_null(w);
+    else jw_int(w, (int64_t)o->gaps);
     jw_key(w, "idle_gaps_with_launch");
-    jw_int(w, (int64_t)o->gaps_with_launch);
+    if (o->unknown) jw_null(w);
+    else jw_int(w, (int64_t)o->gaps_with_launch);
     jw_key(w, "start_ns");
     jw_int(w, o->first);
     jw_key(w, "end_ns");
     jw_int(w, o->last);
     jw_key(w, "bins");
+    if (o->unknown) { jw_null(w); jw_object_close(w); return; }   /* the merged grids only bound it */
     jw_array_open(w);
     for (size_t k = 0; o->bins && k < n_bins; k++) jw_int(w, o->bins[k]);
     jw_array_close(w);
@@ -279,7 +284,7 @@ bool timeline_number(const tl_state *s, const char *path, double *out) {
         return true;
     }
     if (!strcmp(key, "operations")) { *out = (double)o->ops; return true; }
-    if (!strcmp(key, "busy_pct") && o->span > 0) { *out = 100.0 * (double)o->busy / (double)o->span; return true; }
+    if (!strcmp(key, "busy_pct") && o->span > 0 && !o->unknown) { *out = 100.0 * (double)o->busy / (double)o->span; return true; }
     if (!strcmp(key, "overlap_pct")) return overlap_pct(o, out);
     return false;
 }

@@ -188,7 +188,7 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
     int64_t first = b->v[0].start;
     for (size_t i = 0; i < b->n && b->v[i].start < hi; i++) {
         int64_t a = b->v[i].start, e = b->v[i].end < hi ? b->v[i].end : hi;
-        if (acc->on && a < acc->cut) acc->inexact++;   /* reaches into time already folded */
+        if (acc->on && a < acc->cut) acc->inexact++, acc->overlaps++;   /* reaches into time already folded */
         if (acc->has_tail && a > acc->tail_end) {       /* an idle gap (a == tail_end: an island cut at a cut) */
             int64_t gap = a - acc->tail_end;
             int64_t launch = iset_launch(b, i);
@@ -218,7 +218,7 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
         return true;
     }
     bool overlap = src->lo < dst->cut && dst->lo < src->cut;   /* both folded some common time */
-    if (overlap) dst->inexact++;
+    if (overlap) dst->inexact++, dst->overlaps++;
     if (!fg_merge(&dst->grid, &src->grid, overlap)) return false;
     ADD(dst->busy, src->busy), ADD(dst->compute, src->compute), ADD(dst->comm, src->comm), ADD(dst->memcpy, src->memcpy);
     if (overlap) {   /* the union is unknown: the merged grid, each bin clamped to its width, bounds it */
@@ -237,6 +237,7 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
     if (src->lo < dst->lo) dst->lo = src->lo;
     if (src->cut > dst->cut) dst->cut = src->cut;
     dst->inexact += src->inexact;
+    dst->overlaps += src->overlaps;
     tl_acc_free(src);
     return true;
 }
