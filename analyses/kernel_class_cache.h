@@ -5,8 +5,10 @@
  * dispatch (classes, timeline, recommendations) keep one cache per source state. Bounded:
  * at most KCC_MAX_NAMES names are remembered (then names are classified directly), so a
  * trace of distinct names cannot grow it without bound. Not thread-safe (one per state).
- * In front of every cache, each thread keeps its 16 most recent names (direct-mapped, up
- * to 512 bytes each), so the several analyses classifying one dispatch hash its name once. */
+ * In front of every cache, each thread keeps a direct-mapped table of 16 slots (a name goes
+ * to the slot of a cheap key of its length and first and last 8 bytes, replacing whatever was
+ * there; names up to 512 bytes), so the several analyses classifying one dispatch mostly
+ * compare its name once instead of hashing it. */
 #ifndef GOBLIN_KERNEL_CLASS_CACHE_H
 #define GOBLIN_KERNEL_CLASS_CACHE_H
 

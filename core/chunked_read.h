@@ -24,7 +24,7 @@
 #include "core/source_read.h"
 #include "parsers/artefact.h"
 
-#define CHUNKED_CHUNK_BYTES (128u << 10)      /* default chunk size (256 KiB: +1 MB peak RSS on the 1 GB run) */
+#define CHUNKED_CHUNK_BYTES (128u << 10)      /* default chunk size, 128 KiB (256 KiB chunks: +1 MB peak RSS on the 1 GB run) */
 #define CHUNKED_BATCH_MAX_BYTES (64u << 20)   /* default bound on the waiting batches' bytes */
 
 typedef struct chunked_options {
