@@ -328,6 +328,7 @@ static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_
     if (!tl_acc_fold(&a, set, INT64_MAX, threshold)) return false;
     if (run) s->inexact_total = a.inexact;   /* late operation pieces, overlapping joins, kept islands below a joined cut */
     o->unknown = a.overlaps > 0;
+    o->split_unknown = a.split_unknown > 0;
     o->span = last > first ? last - first : 0;
     o->busy = clamp0(a.busy, o->span);
     o->idle = o->span - o->busy;
@@ -471,6 +472,9 @@ static bool tl_finish(void *run, const section_results *earlier) {
         diag_add(s->diag, "timeline: sources (ranks or files) overlapping in time retired part of their time: the union of "
                  "their retired time is not known, so the run's busy, idle and their parts are null (timeline.retired; "
                  "each device and stream keeps its numbers)");
+    else if (s->scopes[s->n_scopes - 1].split_unknown && s->diag)
+        diag_add(s->diag, "timeline: a source's operations lie before time another source retired: the run's idle split "
+                 "(host_wait, kernel_wait, other) and gap counts are null; busy and idle stay exact (timeline.retired)");
     /* the unions are no longer needed: give their memory back before the next analysis */
     lanes_free(s);
     corr_free(&s->launches);

@@ -59,6 +59,8 @@ typedef struct tl_acc {
     uint64_t overlaps;               /* of those, the ones that join time folded twice: two sources'
                                       * overlapping retired sums, or a kept island below the cut.
                                       * The union's sums (busy, gaps, idle split) are then unknown */
+    uint64_t split_unknown;          /* of those, kept islands wholly before the folded time (lo):
+                                      * busy stays exact, the gaps around them (idle split) not */
     tl_fgrid grid;
 } tl_acc;
 
@@ -94,6 +96,8 @@ typedef struct tl_scope {
     int64_t *bins;                   /* busy ns per bin of the run's grid (tl_state.n_bins) */
     bool unknown;                    /* sources whose retired times overlap were joined: every
                                       * number but span, operations and start/end is unknown (null) */
+    bool split_unknown;              /* a source's islands before another's retired time: the idle
+                                      * split and gap counts are unknown (null), busy is exact */
 } tl_scope;
 
 typedef struct tl_state {

@@ -16,9 +16,11 @@ static const char *const SCOPE_KEYS[] = {"span_ns", "busy_ns", "idle_ns", "compu
 static bool host_wait_known(const tl_scope *o) { return !o->gaps || o->gaps_with_launch; }
 
 /* The value of SCOPE_KEYS[i] of a scope; false when unknown (a scope joined from sources
- * whose retired times overlap knows only its span). */
+ * whose retired times overlap knows only its span; one with a source's islands wholly before
+ * another's retired time does not know its idle split). */
 static bool scope_value(const tl_scope *o, size_t i, int64_t *v) {
     if (o->unknown && i) return false;
+    if (o->split_unknown && i >= 8) return false;   /* host_wait, kernel_wait, other */
     switch (i) {
     case 0: *v = o->span; return true;
     case 1: *v = o->busy; return true;
@@ -75,10 +77,10 @@ static void render_scope(const tl_scope *o, size_t n_bins, jw_out *w, int kind) 
     if (overlap_pct(o, &pct)) jw_number(w, pct);
     else jw_null(w);
     jw_key(w, "idle_gaps");   /* unknown scope: the sources' gaps are not the union's */
-    if (o->unknown) jw_null(w);
+    if (o->unknown || o->split_unknown) jw_null(w);
     else jw_int(w, (int64_t)o->gaps);
     jw_key(w, "idle_gaps_with_launch");
-    if (o->unknown) jw_null(w);
+    if (o->unknown || o->split_unknown) jw_null(w);
     else jw_int(w, (int64_t)o->gaps_with_launch);
     jw_key(w, "start_ns");
     jw_int(w, o->first);

@@ -188,7 +188,11 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
     int64_t first = b->v[0].start;
     for (size_t i = 0; i < b->n && b->v[i].start < hi; i++) {
         int64_t a = b->v[i].start, e = b->v[i].end < hi ? b->v[i].end : hi;
-        if (acc->on && a < acc->cut) acc->inexact++, acc->overlaps++;   /* reaches into time already folded */
+        if (acc->on && a < acc->cut) {   /* reaches below time already folded: into it, or wholly before it */
+            acc->inexact++;
+            if (e > acc->lo) acc->overlaps++;
+            else acc->split_unknown++;
+        }
         if (acc->has_tail && a > acc->tail_end) {       /* an idle gap (a == tail_end: an island cut at a cut) */
             int64_t gap = a - acc->tail_end;
             int64_t launch = iset_launch(b, i);
@@ -238,6 +242,7 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
     if (src->cut > dst->cut) dst->cut = src->cut;
     dst->inexact += src->inexact;
     dst->overlaps += src->overlaps;
+    dst->split_unknown += src->split_unknown;
     tl_acc_free(src);
     return true;
 }

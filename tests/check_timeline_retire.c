@@ -366,6 +366,30 @@ START_TEST(small_rank_beside_retired_rank_bounded) {
 END_TEST
 
 
+/* A small rank wholly before a retired rank's time: the retired and kept time are disjoint, so
+ * the run's busy and idle stay exact, but the gaps around the small rank's islands were split
+ * without them: the idle split is unknown (split_unknown, rendered null), busy is not. */
+START_TEST(small_rank_before_retired_rank_split_unknown) {
+    size_t n = gen_ordered(recs, 1), m = n;
+    for (int k = 0; k < 5; k++) recs[m++] = op(0, 0, 0, -100000 + 1000 * k, -99500 + 1000 * k, 0);
+    tl_state *full = run_tl2(recs, n, m, 0), *ret = run_tl2(recs, n, m, 40);
+    const tl_scope *x = &full->scopes[full->n_scopes - 1], *y = &ret->scopes[ret->n_scopes - 1];
+    ck_assert_uint_gt(ret->retire_times, 0);
+    ck_assert(!x->unknown && !x->split_unknown);
+    ck_assert(!y->unknown && y->split_unknown);
+    ck_assert_int_eq(y->span, x->span);
+    ck_assert_int_eq(y->busy, x->busy);
+    ck_assert_int_eq(y->idle, x->idle);
+    ck_assert_int_eq(y->compute, x->compute);
+    double v;
+    ck_assert(timeline_section.number(ret, "run.busy_ns", &v) && v == (double)x->busy);
+    ck_assert(!timeline_section.number(ret, "run.kernel_wait_ns", &v));
+    ck_assert(!timeline_section.number(ret, "run.other_ns", &v));
+    timeline_section.close(full);
+    timeline_section.close(ret);
+}
+END_TEST
+
 /* Review (s4-rev): a rocprofv3 run's launches in a file of their own (hip_api_trace.csv) and its
  * kernels in another (kernel_trace.csv), both time-ordered: every launch is matched when the
  * sources fold, after the kernel source retired its older islands, so those matches are
@@ -436,6 +460,7 @@ int main(void) {
     tcase_add_loop_test(tc, overlapping_ranks_join_flagged, 0, 2);
     tcase_add_test(tc, hostile_times_with_retirement);
     tcase_add_test(tc, small_rank_beside_retired_rank_bounded);
+    tcase_add_test(tc, small_rank_before_retired_rank_split_unknown);
     tcase_add_test(tc, separate_launch_source_time_ordered);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
