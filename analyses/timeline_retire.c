@@ -18,7 +18,9 @@
  * operation that starts below its state's cut (its part below the cut is added to the sums
  * as is, ignoring overlap); a launch call matched after its operation's island was retired
  * (that gap was split without it); two sources whose retired times overlap, or whose kept
- * islands reach below another source's cut, joined into one scope. The busy bins of retired
+ * islands reach below another source's cut, joined into one scope (tl_acc.overlaps: that scope's
+ * numbers are then unknown and rendered null; kept islands wholly before the other's folded
+ * time, tl_acc.split_unknown, leave busy exact and only the idle split null). The busy bins of retired
  * time go to a fixed TL_FINE_BINS power-of-two grid per scope, resampled proportionally onto
  * the TL_BINS output grid: each output bin is off by at most two fine bin widths. */
 #include <stdlib.h>
