@@ -390,6 +390,19 @@ START_TEST(small_rank_before_retired_rank_split_unknown) {
 }
 END_TEST
 
+/* Every cut negative (a trace whose clock is below 0): the run's cut_ns is the sources' latest
+ * cut, not the 0 it starts from (the test once came after retire_times was summed). */
+START_TEST(negative_cuts_reported) {
+    size_t n = gen_ordered(recs, 1);
+    for (size_t i = 0; i < n; i++) recs[i].start_ns -= 1000000, recs[i].end_ns -= 1000000;
+    tl_state *ret = run_tl2(recs, n, n, 40);
+    ck_assert_uint_gt(ret->retire_times, 0);
+    ck_assert_int_lt(ret->cut, 0);
+    ck_assert_int_gt(ret->cut, -1000000);
+    timeline_section.close(ret);
+}
+END_TEST
+
 /* Review (s4-rev): a rocprofv3 run's launches in a file of their own (hip_api_trace.csv) and its
  * kernels in another (kernel_trace.csv), both time-ordered: every launch is matched when the
  * sources fold, after the kernel source retired its older islands, so those matches are
@@ -461,6 +474,7 @@ int main(void) {
     tcase_add_test(tc, hostile_times_with_retirement);
     tcase_add_test(tc, small_rank_beside_retired_rank_bounded);
     tcase_add_test(tc, small_rank_before_retired_rank_split_unknown);
+    tcase_add_test(tc, negative_cuts_reported);
     tcase_add_test(tc, separate_launch_source_time_ordered);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
