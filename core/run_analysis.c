@@ -405,10 +405,12 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
     return true;
 }
 
-/* May source j be read in ordered chunks: two threads, no passenger (daemon ingest), and a
- * file and format chunked_read takes (chunked_can_read). */
+/* May source j be read in ordered chunks: asked for (opt->chunk_bytes; off by default — on two
+ * cores the two large files read side by side already keep both busy, and chunking measured
+ * slower there: docs/PERFORMANCE.md), two threads, no passenger (daemon ingest), and a file and
+ * format chunked_read takes (chunked_can_read). */
 static bool can_chunk(const job *j, int threads, const run_analysis_options *opt) {
-    return threads >= 2 && !j->tap && chunked_can_read(j->inv->format, j->inv->path, j->inv->size, j->parse,
+    return opt->chunk_bytes && threads >= 2 && !j->tap && chunked_can_read(j->inv->format, j->inv->path, j->inv->size, j->parse,
                                                        opt->chunk_bytes);
 }
 

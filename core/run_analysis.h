@@ -51,8 +51,9 @@ typedef struct run_analysis_options {
     int threads;                             /* 1 or 2 sources read at a time (0: 2) */
     int json_indent;                         /* 0: compact (stored), 2: for people */
     const source_tap *tap;                   /* NULL: no passengers */
-    /* ordered chunked reads (core/chunked_read; two threads, no tap): the chunk size and
-     * the bound on waiting batches' bytes, 0: the defaults (128 KiB, 64 MiB); tests lower them */
+    /* ordered chunked reads (core/chunked_read; two threads, no tap): the chunk size (0: no
+     * chunked reads, the default; they measured slower on two cores: docs/PERFORMANCE.md) and
+     * the bound on waiting batches' bytes (0: 64 MiB) */
     uint64_t chunk_bytes, batch_max_bytes;
 } run_analysis_options;
 
