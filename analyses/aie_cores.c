@@ -456,11 +456,18 @@ static void ac_close(void *run) {
     free(R);
 }
 
+/* Only aie-run-json emits the aie.* metadata it reads (and the AIE events come from
+ * aie-trace-json): another format's pieces leave its state empty. */
+static bool ac_split_ok(const source_ref *src) {
+    return strcmp(src->format, "aie-run-json") && strcmp(src->format, "aie-trace-json");
+}
+
 const section_analysis aie_cores_analysis = {
     .key = "aie_cores",
     .wants = REC_BIT(REC_AIE_EVENT) | REC_BIT(REC_METADATA),
     .fields = RF_CYCLES,
     .splittable = false,
+    .split_ok = ac_split_ok,
     .open = ac_open,
     .open_source = ac_open_source,
     .consume = ac_consume,

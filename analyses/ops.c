@@ -29,6 +29,7 @@
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
 #define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
                                                  * half is folded into its total (ns_intervals) */
+#define MAX_TAIL ((size_t)1 << 20)              /* second-piece kernels kept for the join (56 B each) */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
 #define TOP_LISTED 50
 #define TOP_FRAMES 10
@@ -49,6 +50,18 @@ typedef struct pending_kernel {
     int64_t start, end;
     bool has_ext, has_corr;
 } pending_kernel;
+
+/* A kernel of the second piece of a split read, kept in file order to be attributed at the
+ * join exactly where one sequential pass would have attributed it (see tail_resolve). What
+ * the piece alone saw when it arrived: op, the piece's operator by External id (ID_MAP_NONE:
+ * none yet); launch, the piece's launch call by correlation id, and launch_op that call's
+ * operator in the piece; nops, the piece's operators so far. */
+typedef struct tail_kernel {
+    uint64_t ext, corr;
+    int64_t start, end;
+    uint32_t op, launch, launch_op, nops;
+    bool has_ext, has_corr, any_op;
+} tail_kernel;
 
 typedef struct shape_count {
     uint32_t args;
@@ -83,6 +96,12 @@ typedef struct ops_file {
     uint64_t pending_dropped_no_ops;  /* of pending_dropped: before the file's first operator */
     size_t spans;
     bool any_op, oom;
+    bool second;             /* the second piece of a split read: kernels wait in tail */
+    bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
+    tail_kernel *tail;
+    size_t ntail, captail;
+    uint32_t *first;         /* second piece: launches[i]'s correlation id first seen at launch first[i] */
+    size_t capfirst;
 } ops_file;
 
 typedef struct ops_run {
@@ -132,6 +151,8 @@ static void file_free(ops_file *f) {
     id_map_free(&f->op_by_ext);
     id_map_free(&f->launch_by_corr);
     free(f->pending);
+    free(f->tail);
+    free(f->first);
     aggs_free(f->agg, f->capagg);
     py_frames_free(&f->frames);
     free(f);
@@ -151,9 +172,11 @@ static void *ops_open_source(void *run, const source_ref *src) {
     ops_file *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->index = src->index;
+    f->second = src->piece == 1;
     f->pool.max_bytes = MAX_NAME_BYTES;
     f->op_by_ext.max_entries = MAX_OPS_PER_FILE;
-    f->launch_by_corr.max_entries = MAX_LAUNCHES_PER_FILE;
+    /* the second piece keeps every launch: the join decides which one pass would have kept */
+    f->launch_by_corr.max_entries = f->second ? MAX_TAIL : MAX_LAUNCHES_PER_FILE;
     return f;
 }
 
@@ -262,6 +285,23 @@ static bool consume_op(ops_file *f, const record *r) {
     return true;
 }
 
+/* The second piece keeps every timed kernel with what the piece alone knows of its operator;
+ * the join attributes them in file order (tail_resolve). */
+static bool tail_add(ops_file *f, const pending_kernel *k) {
+    if (f->ntail >= MAX_TAIL) {
+        f->tail_full = true;
+        return true;
+    }
+    if (!grow_one((void **)&f->tail, &f->captail, f->ntail, sizeof *f->tail)) return false;
+    tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
+                     k->has_ext, k->has_corr, f->any_op};
+    if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
+    if (t.op == ID_MAP_NONE && k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
+        t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
+    f->tail[f->ntail++] = t;
+    return true;
+}
+
 static bool ops_consume(void *src, const record *r) {
     ops_file *f = src;
     if (r->type == REC_CPU_OP) return consume_op(f, r);
@@ -269,9 +309,20 @@ static bool ops_consume(void *src, const record *r) {
         if (!(r->has & RF_CORRELATION) || !(r->has & RF_EXTERNAL) || !r->external_id) return true;
         if (!grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
         f->launches[f->nlaunches] = (launch){r->correlation_id, r->external_id};
+        uint32_t prev = ID_MAP_NONE;
+        if (f->second) {
+            prev = id_map_get(&f->launch_by_corr, r->correlation_id);
+            size_t c = f->capfirst;
+            if (!grow_one((void **)&f->first, &c, f->nlaunches, sizeof *f->first)) return false;
+            f->capfirst = c;
+        }
         uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
         if (got == ID_MAP_OOM) return false;
-        if (got != ID_MAP_FULL) f->nlaunches++;
+        if (got == ID_MAP_FULL) f->tail_full |= f->second;
+        else {
+            if (f->second) f->first[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first[prev];
+            f->nlaunches++;
+        }
         return true;
     }
     /* REC_KERNEL_DISPATCH */
@@ -284,6 +335,7 @@ static bool ops_consume(void *src, const record *r) {
         return true;
     }
     k.start = a, k.end = b;
+    if (f->second) return tail_add(f, &k);
     uint32_t op = op_of(f, &k);
     if (op != ID_MAP_NONE) return attribute(f, op, a, b);
     if (f->npending >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
@@ -328,8 +380,55 @@ static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t
     return true;
 }
 
-/* The second piece of a split read joins the first. */
+/* The operator one sequential pass finds for the second piece's kernel t when it arrives:
+ * the first piece's (acc, the second not folded in yet) plus the second piece's operators
+ * and launches before t. acc's op index, base + the piece's op index, or ID_MAP_NONE. Exact
+ * because neither piece lost an operator or a launch to a bound (ops_split_exact). */
+static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, uint32_t base,
+                             const bool *kept) {
+    if (t->op != ID_MAP_NONE) return base + t->op;          /* by External id, in the piece: the latest */
+    if (t->has_ext) {                                       /* none in the piece before t */
+        uint32_t o = id_map_get(&acc->op_by_ext, t->ext);
+        if (o != ID_MAP_NONE) return o;
+    }
+    if (!t->has_corr) return ID_MAP_NONE;
+    if (t->launch != ID_MAP_NONE && !kept[t->launch]) return ID_MAP_NONE;   /* one pass had none */
+    if (t->launch != ID_MAP_NONE)                           /* the piece's launch is the latest */
+        return t->launch_op != ID_MAP_NONE ? base + t->launch_op
+                                           : id_map_get(&acc->op_by_ext, f->launches[t->launch].ext);
+    uint32_t l = id_map_get(&acc->launch_by_corr, t->corr);
+    if (l == ID_MAP_NONE) return ID_MAP_NONE;
+    uint64_t e = acc->launches[l].ext;
+    uint32_t o = id_map_get(&f->op_by_ext, e);              /* the piece's latest with e ... */
+    if (o != ID_MAP_NONE && o >= t->nops) {                 /* ... came after t: an earlier one? */
+        o = ID_MAP_NONE;
+        for (uint32_t i = t->nops; i-- > 0;)
+            if (f->ops[i].ext == e) { o = i; break; }
+    }
+    return o != ID_MAP_NONE ? base + o : id_map_get(&acc->op_by_ext, e);
+}
+
+/* The second piece of a split read joins the first (acc, which has read exactly the bytes
+ * before it): its kernels are resolved against what one pass would have known when each
+ * arrived, its operators and launches appended, then its kernels attributed or put in the
+ * pending list in file order, with the pending bound counted as one pass counts it. The
+ * result is that of one sequential pass (ops_split_exact refuses the join otherwise). */
 static bool merge_piece(ops_file *acc, ops_file *f) {
+    uint32_t base = (uint32_t)acc->nops;
+    bool any_op1 = acc->any_op;
+    /* kept[i]: one pass kept the piece's launch i: its correlation id was in the first
+     * piece's map, else among the first new ones while the map had room (a key refused once
+     * is refused ever after, a key kept stays) */
+    bool *kept = malloc(f->nlaunches + 1);
+    if (!kept) return false;
+    size_t room = acc->launch_by_corr.n < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - acc->launch_by_corr.n : 0;
+    for (size_t i = 0; i < f->nlaunches; i++) {
+        if (f->first[i] != i) kept[i] = kept[f->first[i]];
+        else if (id_map_get(&acc->launch_by_corr, f->launches[i].corr) != ID_MAP_NONE) kept[i] = true;
+        else if ((kept[i] = room > 0)) room--;
+    }
+    for (size_t i = 0; i < f->ntail; i++) f->tail[i].op = tail_resolve(acc, f, &f->tail[i], base, kept);
+    free(kept);
     uint32_t *map = remap_pool(&acc->pool, &f->pool);
     if (!map) return false;
     bool ok = true;
@@ -353,31 +452,42 @@ static bool merge_piece(ops_file *acc, ops_file *f) {
         if (got == ID_MAP_OOM) ok = false;
         else if (got != ID_MAP_FULL) acc->nlaunches++;
     }
-    for (size_t i = 0; ok && i < f->npending; i++) {
-        if (acc->npending >= MAX_PENDING) {
-            acc->pending_dropped++;
-            continue;
-        }
-        ok = grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
-        if (ok) acc->pending[acc->npending++] = f->pending[i];
-    }
     for (size_t i = 0; ok && i < f->frames.n; i++) {
         py_frame fr = f->frames.v[i];
         fr.name = mapped(map, fr.name);
         if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
     }
     acc->frames.dropped += f->frames.dropped;
-    for (size_t i = 0; ok && i < f->capagg && i < f->pool.n; i++) {
-        if (!f->agg[i].kernels || map[i] == ID_MAP_NONE) continue;
-        ok = agg_reserve(&acc->agg, &acc->capagg, map[i]) &&
-             agg_fold(&acc->agg[map[i]], &f->agg[i], map, &acc->spans, &acc->time_dropped);
+    for (size_t i = 0; ok && i < f->ntail; i++) {   /* in file order, as one pass would */
+        const tail_kernel *t = &f->tail[i];
+        if (t->op != ID_MAP_NONE && t->op < acc->nops) {
+            ok = attribute(acc, t->op, t->start, t->end);
+            continue;
+        }
+        bool any_op = any_op1 || t->any_op;
+        if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+            acc->pending_dropped++;
+            if (!any_op) acc->pending_dropped_no_ops++;
+            continue;
+        }
+        ok = grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
+        if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
     }
-    acc->kernels += f->kernels, acc->no_id += f->no_id, acc->pending_dropped += f->pending_dropped;
-    acc->pending_dropped_no_ops += f->pending_dropped_no_ops;
-    acc->ops_dropped += f->ops_dropped, acc->time_dropped += f->time_dropped;
+    acc->kernels += f->kernels, acc->no_id += f->no_id;
+    acc->ops_dropped += f->ops_dropped;
     acc->any_op |= f->any_op;
     free(map);
     return ok;
+}
+
+/* Whether the second piece (second) folded into the first gives exactly one sequential
+ * pass's result: neither piece lost an operator or a name to a bound and the two together
+ * stay under them; the second piece kept every kernel and launch (MAX_TAIL). The launch
+ * bound is counted at the join as one pass counts it (merge_piece). */
+static bool ops_split_exact(const void *first, const void *second) {
+    const ops_file *a = first, *b = second;
+    return !b->tail_full && !a->ops_dropped && !b->ops_dropped && a->op_by_ext.n + b->op_by_ext.n < MAX_OPS_PER_FILE &&
+           a->pool.bytes + b->pool.bytes <= MAX_NAME_BYTES;
 }
 
 /* Joins the file's waiting kernels, names the Python frames, folds it into the run. */
@@ -571,6 +681,7 @@ const section_analysis ops_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_API_CALL) | REC_BIT(REC_CPU_OP),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL | RF_PID_TID,
     .splittable = true,
+    .split_exact = ops_split_exact,
     .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = ops_open,
     .open_source = ops_open_source,

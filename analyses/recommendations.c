@@ -279,6 +279,10 @@ static void *rc_open(const analysis_config *cfg, diag_list *diag) {
     return r;
 }
 
+/* Without its kernels (not chosen) a source gives only REC_METADATA, of which the first
+ * device_name is kept: pieces folded in order keep the same one. */
+static bool rc_split_ok(const source_ref *src) { return !src->kernels_chosen; }
+
 static void *rc_open_source(void *run, const source_ref *src) {
     (void)run, (void)src;
     rec_state *s = calloc(1, sizeof *s);
@@ -429,6 +433,7 @@ const section_analysis recommendations_section = {
      * overflowed, and the per-name rules would be skipped. The timeline is not splittable
      * either, so this costs nothing today. */
     .splittable = false,
+    .split_ok = rc_split_ok,
     .open = rc_open,
     .open_source = rc_open_source,
     .consume = rc_consume,

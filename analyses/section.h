@@ -37,8 +37,14 @@
  * Split reads: the driver may read one large file as two pieces on two threads; the
  * pieces are two sources with the same source_ref (piece 0 then 1) folded by end_source in
  * file order. An analysis sets `splittable` only when folding the pieces in order gives
- * exactly what one sequential pass gives (integer sums, sets, unions); when any analysis
- * wanting a file's records is not splittable, the driver reads that file in one piece.
+ * exactly what one sequential pass gives (integer sums, sets, unions). The driver reads a
+ * file in one piece when an analysis that would receive records from it is neither
+ * splittable nor says split_ok for it. "Would receive": a type it wants that the file's
+ * format emits (artefact_parser.emits, 0: any), kernel dispatches, copies and memsets only
+ * when delivered to it (kernels_chosen, or host_kernels_chosen with host_clock), exactly
+ * as the driver delivers them. After both pieces are read and before either is folded,
+ * split_exact (when set) may still refuse: the driver then forgets both pieces and reads
+ * the file again in one piece (for bounds that one piece may hit where one pass would not).
  *
  * Memory: a state keeps only what its answer needs (per-name aggregates, per-stream
  * interval unions, bounded samples); never the records themselves. */
@@ -104,6 +110,16 @@ typedef struct section_analysis {
     unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
     unsigned fields;         /* RF_* optional fields it reads (a format may skip parsing others) */
     bool splittable;         /* see the top of the file */
+    /* Optional (NULL: `splittable` decides): true when folding two pieces of this source in
+     * order gives exactly one pass's result even though the analysis is not splittable in
+     * general (it ignores what it gets from this source, or keeps only the first value).
+     * Asked only when the analysis would receive records from the source (see the top). */
+    bool (*split_ok)(const source_ref *src);
+    /* Optional (NULL: always): whether the second piece's state folded after the first's
+     * (both read, neither folded) gives exactly one pass's result; false: the driver reads
+     * the file again in one piece. For a splittable analysis whose bounds (pending lists,
+     * map limits) may be hit differently by a piece than by one pass. */
+    bool (*split_exact)(const void *first, const void *second);
     /* Takes kernel dispatches, copies and memsets from the run's host trace (torch.profiler)
      * whenever it has one, whatever the run's kernel source choice: the analysis joins them
      * to CPU operators, launch calls and profiler steps recorded on that trace's clock and

@@ -483,6 +483,10 @@ static bool tl_finish(void *run, const section_results *earlier) {
     return true;
 }
 
+/* Two pieces of a source whose kernels are not chosen fold exactly: it gets no kernels and
+ * ignores the launches (ignore_launches), so each piece's state stays empty. */
+static bool tl_split_ok(const source_ref *src) { return !src->kernels_chosen; }
+
 static void tl_render(const void *run, jw_out *w) { timeline_render_json(run, w); }
 static void tl_render_md(const void *run, strbuf *out) { timeline_render_md(run, out); }
 static bool tl_number(const void *run, const char *path, double *out) { return timeline_number(run, path, out); }
@@ -492,6 +496,7 @@ const section_analysis timeline_section = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET) | REC_BIT(REC_API_CALL),
     .fields = RF_DEVICE | RF_STREAM | RF_START | RF_END | RF_DURATION | RF_CORRELATION,
     .splittable = false,
+    .split_ok = tl_split_ok,
     .open = tl_open,
     .open_source = tl_open_source,
     .consume = tl_consume,

@@ -257,8 +257,18 @@ static void read_pair(job *a, job *b) {
 #define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the middle */
 #define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
 
+/* The record types analysis an would receive from source j: what it wants of what the
+ * format emits, kernel types only when fan_out delivers them to it (the kernel choice). */
+static unsigned received(const section_analysis *an, const job *j) {
+    unsigned got = an->wants & (j->inv->format->emits ? j->inv->format->emits : ~0u);
+    if (!(an->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) got &= ~KERNEL_TYPES;
+    return got;
+}
+
 /* May source j be read in two pieces: two threads, a plain file large enough, a format that
- * can resume and join, and every analysis wanting records splittable. */
+ * can resume and join, and every analysis that would receive records from it splittable or
+ * saying split_ok for it (analyses/section.h). Decided with j's kernel choice as it stands:
+ * the caller sets it first. */
 static bool can_split(const job *j, int threads) {
     const artefact_parser *p = j->inv->format;
     size_t len = strlen(j->inv->path);
@@ -267,13 +277,21 @@ static bool can_split(const job *j, int threads) {
         (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
         return false;
     for (size_t i = 0; i < j->n_an; i++)
-        if (j->an[i]->wants && !j->an[i]->splittable) return false;
+        if (received(j->an[i], j) && !j->an[i]->splittable && !(j->an[i]->split_ok && j->an[i]->split_ok(j->ref)))
+            return false;
     return true;
 }
 
-/* A resume point near the middle of the file (0: none). */
-static uint64_t split_point(int fd, const job *j) {
-    uint64_t mid = j->inv->size / 2;
+/* Whether every analysis says the two pieces' states fold exactly (section.h split_exact). */
+static bool pieces_exact(const job *a, const job *b) {
+    for (size_t i = 0; i < a->n_an; i++)
+        if (a->src[i] && b->src[i] && a->an[i]->split_exact && !a->an[i]->split_exact(a->src[i], b->src[i]))
+            return false;
+    return true;
+}
+
+/* A resume point near byte `mid` of the file (0: none). */
+static uint64_t split_point(int fd, const job *j, uint64_t mid) {
     uint8_t *win = malloc(SPLIT_WINDOW);
     if (!win) return 0;
     ssize_t n = pread(fd, win, SPLIT_WINDOW, (off_t)mid);
@@ -288,10 +306,12 @@ typedef struct piece_read {
     void *st;
     uint64_t from, to, fed;
     const source_tee *tee;
+    job *pre;                     /* read whole first on the same thread (NULL: none) */
 } piece_read;
 
 static void *piece_thread(void *arg) {
     piece_read *r = arg;
+    if (r->pre) job_read(r->pre);
     r->fed = source_feed_range_tee(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel,
                                    &r->j->diag, r->tee);
     return NULL;
@@ -333,10 +353,12 @@ static void job_reset(job *j, const analysis_config *cfg) {
     j->src = NULL;
 }
 
-/* Reads job a's file in two pieces: the head into a (second thread), the tail into b (this
- * thread); a and b have their source states open. 1: joined (b's records follow a's), 0: no
- * resume point or no second state (nothing read), -1: read but not joinable (discard both). */
-static int split_read(job *a, job *b, int fd, uint64_t offset) {
+/* Reads job a's file in two pieces: the head into a (second thread, after the whole of pre
+ * when not NULL), the tail into b (this thread); a and b have their source states open.
+ * 1: joined (b's records follow a's), 0: no resume point or no second state (nothing read,
+ * pre neither), -1: read but not joinable, by the format or an analysis (discard both;
+ * pre has been read). */
+static int split_read(job *a, job *b, int fd, uint64_t offset, job *pre) {
     const artefact_parser *p = a->inv->format;
     uint8_t *head = malloc(SPLIT_HEAD);
     ssize_t hn = head ? pread(fd, head, SPLIT_HEAD, 0) : -1;
@@ -356,13 +378,13 @@ static int split_read(job *a, job *b, int fd, uint64_t offset) {
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    piece_read ra = {a, fd, A, 0, offset, 0, a->tee}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee};
+    piece_read ra = {a, fd, A, 0, offset, 0, a->tee, pre}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee, NULL};
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
     if (!threaded) piece_thread(&ra);
     piece_thread(&rb);
     if (threaded) pthread_join(th, NULL);
-    bool joined = ra.fed == offset && p->join(A, B);
+    bool joined = ra.fed == offset && pieces_exact(a, b) && p->join(A, B);
     if (joined) p->finish(B);
     p->close(A);
     p->close(B);
@@ -383,14 +405,18 @@ static int split_read(job *a, job *b, int fd, uint64_t offset) {
 }
 
 /* Reads job a's source in two pieces when that works (b: its second piece, states opened
- * here), else in one. false on allocation failure. */
-static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_config *cfg) {
+ * here), else in one; pre (not NULL: a smaller file read beside a, states open) is read whole
+ * on the head piece's thread before it, the cut placed so that both threads get about as
+ * many bytes. false on allocation failure. */
+static bool read_maybe_split(job *a, job *b, job *pre, void *const *run, const analysis_config *cfg) {
     int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
-    if (fd < 0) return true;            /* not read: the warning says why */
-    uint64_t offset = split_point(fd, a);
+    if (fd < 0) { if (pre) job_read(pre); return true; }   /* a not read: the warning says why */
+    uint64_t mid = a->inv->size / 2, lead = pre ? pre->inv->size / 2 : 0;
+    uint64_t offset = lead + SPLIT_WINDOW < mid ? split_point(fd, a, mid - lead) : 0;
+    int r = 0;
     if (offset) {
         if (!job_open(b, run)) { close(fd); return false; }
-        int r = split_read(a, b, fd, offset);
+        r = split_read(a, b, fd, offset, pre);
         if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
             job_reset(a, cfg);
             discard_job(b, cfg);
@@ -401,7 +427,10 @@ static bool read_maybe_split(job *a, job *b, void *const *run, const analysis_co
         if (r <= 0) { free(b->src); b->src = NULL; }
     }
     close(fd);
-    if (!a->split) job_read(a);
+    if (!a->split) {
+        if (pre && r == 0) read_pair(pre, a);
+        else job_read(a);
+    }
     return true;
 }
 
@@ -457,9 +486,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
         job *a = &jobs[i], *b = NULL;
         bool speculative = false;      /* b, a torch trace, read without its kernels beside a */
-        /* a large file that splits takes both threads alone; its neighbour is read next */
-        bool split_alone = can_split(a, threads) && (i + 1 == inv->n || inv->src[i].size > 4 * inv->src[i + 1].size);
-        if (threads > 1 && i + 1 < inv->n && !split_alone) {
+        if (threads > 1 && i + 1 < inv->n) {
             const inventory_source *t = &inv->src[i + 1];
             bool torch_next = t->kernel_source && !t->device_clock;
             /* whether the torch trace's kernels are delivered depends on a only when a is a
@@ -473,22 +500,34 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             if (!depends || inv->src[i].size > 0) b = &jobs[i + 1];
             else speculative = false;
         }
+        /* A file that splits (b with its kernel choice as just set) takes both threads: alone
+         * when its neighbour splits too or there is none (the neighbour is read next), else
+         * with the smaller neighbour read whole on the head piece's thread first, the cut
+         * placed so that both threads get about as many bytes (read_maybe_split). */
+        bool split_a = can_split(a, threads), split_b = b && can_split(b, threads);
+        job *split = NULL, *pre = NULL;
+        uint64_t margin = 4 * (uint64_t)SPLIT_WINDOW;
+        if (split_a && (!b || split_b)) split = a, b = NULL, speculative = false;
+        else if (!opt->chunk_bytes && split_a && a->inv->size > b->inv->size + margin) split = a, pre = b;
+        else if (!opt->chunk_bytes && split_b && b->inv->size > a->inv->size + margin) split = b, pre = a;
         ok = job_open(a, run) && (!b || job_open(b, run));
         if (!ok) break;
         if (opt->tap) {                 /* RunMetrics' readings ride on these reads (run_ingest) */
             a->tee = opt->tap->tee_for(opt->tap->user, a->inv);
             if (b) b->tee = opt->tap->tee_for(opt->tap->user, b->inv);
         }
-        tail_refs[i] = refs[i];
-        tail_refs[i].piece = 1;
-        tails[i] = (job){.an = an, .n_an = n_an, .inv = a->inv, .ref = &tail_refs[i], .parse = a->parse};
+        for (size_t k = i; k <= i + (b ? 1 : 0); k++) {
+            tail_refs[k] = refs[k];
+            tail_refs[k].piece = 1;
+            tails[k] = (job){.an = an, .n_an = n_an, .inv = jobs[k].inv, .ref = &tail_refs[k], .parse = jobs[k].parse};
+        }
         /* a large file not read in two pieces is read in ordered chunks: two parsing
          * workers alone, one beside a neighbour read at the same time (six threads on two
          * cores cost more CPU in switches than they win: PERFORMANCE.md) */
-        a->chunk = can_chunk(a, threads, opt) ? (b ? &chunks_pair : &chunks) : NULL;
-        if (b) b->chunk = can_chunk(b, threads, opt) ? &chunks_pair : NULL;
-        if (b || !can_split(a, threads)) read_pair(a, b);
-        else if (!(ok = read_maybe_split(a, &tails[i], run, &cfg))) break;
+        a->chunk = !split && can_chunk(a, threads, opt) ? (b ? &chunks_pair : &chunks) : NULL;
+        if (b) b->chunk = !split && can_chunk(b, threads, opt) ? &chunks_pair : NULL;
+        if (!split) read_pair(a, b);
+        else if (!(ok = read_maybe_split(split, &tails[split - jobs], pre, run, &cfg))) break;
         for (job *j = a; ok && j <= (b ? b : a); j++)
             if (j->chunk_failed) {      /* not one sequential pass: forget it, read it again */
                 job_reset(j, &cfg);
@@ -500,6 +539,10 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
                  * with them (its passenger, if any, has had every byte already) */
                 job_reset(b, &cfg);
+                if (b->split) {         /* (its second piece goes too) */
+                    discard_job(&tails[i + 1], &cfg);
+                    b->split = false;
+                }
                 refs[i + 1].kernels_chosen = true;
                 b->tee = NULL;
                 b->chunk = NULL;        /* (sequentially: the fallback above has run) */
@@ -508,7 +551,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             }
             ok = job_end(j, run);
             if (j->split) {             /* the second piece after the first, then one source */
-                job *t = &tails[i];
+                job *t = &tails[j - jobs];
                 ok = ok && job_end(t, run);
                 for (int k = 0; k < REC_TYPE_COUNT; k++) j->counts[k] += t->counts[k];
                 j->dropped_kernels += t->dropped_kernels;

@@ -121,6 +121,11 @@ typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
     artefact_kind kind;
     kernel_source_kind kernels;       /* see kernel_source_kind (0: by kind) */
+    /* REC_BIT()s of the record types its open_records state may emit to a sink that does not
+     * name REC_TRACE_EVENT (the analysis document's); 0: unknown, any. The run driver splits a
+     * file only when every analysis that would receive its records can take two pieces
+     * (analyses/section.h), so a format that says what it emits splits more often. */
+    unsigned emits;
     /* Where files of this format lie in a run directory, most preferred first: shell
      * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
      * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).

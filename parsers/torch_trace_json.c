@@ -84,6 +84,9 @@ static int tj_sniff(const char *name, const uint8_t *head, size_t n) {
 const artefact_parser torch_trace_json_parser = {
     .name = "torch-trace-json",
     .kind = ARTEFACT_TORCH_PROFILE,
+    /* torch_trace_records.c's types (REC_TRACE_EVENT only to a sink naming it) */
+    .emits = 1u << REC_KERNEL_DISPATCH | 1u << REC_MEMORY_COPY | 1u << REC_MEMSET | 1u << REC_API_CALL |
+             1u << REC_CPU_OP | 1u << REC_ANNOTATION | 1u << REC_METADATA,
     .names = TJ_NAMES,
     .sniff = tj_sniff,
     .open_records = tj_open_records,
