@@ -412,7 +412,7 @@ static bool read_maybe_split(job *a, job *b, job *pre, void *const *run, const a
     int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
     if (fd < 0) { if (pre) job_read(pre); return true; }   /* a not read: the warning says why */
     uint64_t mid = a->inv->size / 2, lead = pre ? pre->inv->size / 2 : 0;
-    uint64_t offset = lead + SPLIT_WINDOW < mid ? split_point(fd, a, mid - lead) : 0;
+    uint64_t offset = lead < mid ? split_point(fd, a, mid - lead) : 0;
     int r = 0;
     if (offset) {
         if (!job_open(b, run)) { close(fd); return false; }

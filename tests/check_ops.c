@@ -2,6 +2,7 @@
  * hand-built chain (External id, correlation -> launch -> External id, a kernel before
  * its operator), union of intervals, shapes, Python frames, split pieces and files. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/an12b_drive.h"
@@ -132,11 +133,83 @@ START_TEST(pieces_and_files) {
 }
 END_TEST
 
+
+/* A pseudo-random stream past the pending bound (65536 kernels waiting) and the launch bound
+ * (65536 correlation ids), with kernels before and after their operators and launches and
+ * repeated ids: read as one source, then as two pieces cut at several places (the driver's
+ * order: both pieces read, split_exact asked, then folded first to second), the rendered
+ * section is the same text. */
+static uint64_t lcg(uint64_t *x) { return (*x = *x * 6364136223846793005ull + 1442695040888963407ull) >> 33; }
+
+static char *render_ops(const record *rs, size_t n, size_t cut, bool *exact) {
+    drive d;
+    drive_open(&d, "ops");
+    source_ref r0 = {.index = 0, .piece = 0, .path = "t", .format = "t", .rank = -1, .kernels_chosen = true,
+                     .host_kernels_chosen = true};
+    source_ref r1 = r0;
+    r1.piece = 1;
+    void *a = d.an->open_source(d.run, &r0), *b = cut < n ? d.an->open_source(d.run, &r1) : NULL;
+    for (size_t i = 0; i < n; i++) ck_assert(d.an->consume(i < cut ? a : b, &rs[i]));
+    *exact = !b || !d.an->split_exact || d.an->split_exact(a, b);
+    ck_assert(d.an->end_source(d.run, a));
+    if (b) ck_assert(d.an->end_source(d.run, b));
+    section_results none = {0};
+    ck_assert(d.an->finish(d.run, &none));
+    strbuf out = {0};
+    jw_out w;
+    jw_begin(&w, &out, 0);
+    d.an->render(d.run, &w);
+    strbuf_terminate(&out);
+    for (size_t i = 0; i < d.diag.count; i++) {   /* the warnings are part of the answer */
+        strbuf_append(&out, d.diag.items[i], strlen(d.diag.items[i]));
+        strbuf_terminate(&out);
+    }
+    drive_close(&d);
+    return out.data;
+}
+
+START_TEST(split_past_bounds_is_exact) {
+    static const char *const NAMES[] = {"aten::mm", "aten::add", "aten::conv", "aten::relu", "aten::bmm", "aten::cat"};
+    static const char *const SHAPES[] = {"[[1]]", "[[2]]", "[[3]]", "[[4]]", "[[5]]", "[[6]]"};
+    size_t n = 0, cap = 500000;
+    record *rs = malloc(cap * sizeof *rs);
+    ck_assert_ptr_nonnull(rs);
+    uint64_t x = 12345;
+    for (uint64_t i = 0; n + 4 < cap && i < 110000; i++) {
+        uint64_t ext = 1 + i, corr = 1 + i;
+        int64_t t = (int64_t)i * 100;
+        uint64_t late = lcg(&x) % 4;   /* 0-2: kernel before its operator (waits), 3: after */
+        record o = op(NAMES[lcg(&x) % 6], ext, t, t + 90, SHAPES[lcg(&x) % 6]);
+        record l = launch(lcg(&x) % 7 ? corr : 1 + lcg(&x) % (i + 1), lcg(&x) % 5 ? ext : 1 + lcg(&x) % (i + 1));
+        uint64_t kext = lcg(&x) % 3 ? ext : 0;   /* a third only through the launch */
+        record k = kernel("Cijk", t + 10 + (int64_t)(lcg(&x) % 50), t + 70, kext, corr);
+        if (late < 2) rs[n++] = k, rs[n++] = l, rs[n++] = o;
+        else if (late == 2) rs[n++] = l, rs[n++] = k, rs[n++] = o;
+        else rs[n++] = o, rs[n++] = l, rs[n++] = k;
+        if (lcg(&x) % 11 == 0) rs[n++] = kernel("Cijk", t, t + 5, 1 + lcg(&x) % (i + 1), 0);   /* an older id */
+    }
+    bool exact;
+    char *one = render_ops(rs, n, n, &exact);
+    ck_assert_ptr_nonnull(strstr(one, "waited for their operator"));   /* the pending bound was hit */
+    size_t cuts[] = {1, n / 7, n / 3, n / 2, n / 2 + 1, 2 * n / 3, n - 2};
+    for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
+        char *two = render_ops(rs, n, cuts[c], &exact);
+        ck_assert(exact);
+        ck_assert_str_eq(two, one);
+        free(two);
+    }
+    free(one);
+    free(rs);
+}
+END_TEST
+
 Suite *ops_suite(void) {
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("ops");
     tcase_add_test(tc, attribution_chain);
     tcase_add_test(tc, pieces_and_files);
+    tcase_add_test(tc, split_past_bounds_is_exact);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
 }
