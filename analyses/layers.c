@@ -21,6 +21,16 @@
 #define LAYER_FINISHED_NS ((int64_t)200000000) /* a group idle 200 ms before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024
+#define MAX_TAIL ((size_t)1 << 21)           /* second-piece kernels kept for the join (32 B each) */
+
+/* A kernel of the second piece of a split read, kept to be added at the join (layers_end_source)
+ * exactly where one pass adds it: compaction, cuts and bounds depend on everything before. */
+typedef struct tail_kernel {
+    uint64_t key;
+    int64_t a, b;
+    uint8_t cls;             /* kernel_class */
+    bool by_ext;
+} tail_kernel;
 
 typedef struct layer {
     size_t source;
@@ -36,6 +46,10 @@ typedef struct layers_file {
     kgroup *cut;             /* segments cut off a group at its next attention kernel */
     size_t ncut, capcut;
     uint64_t cut_dropped;
+    bool second;             /* the second piece of a split read: kernels wait in tail */
+    bool tail_full;          /* more than MAX_TAIL: the pieces do not join (layers_split_exact) */
+    tail_kernel *tail;
+    size_t ntail, captail;
 } layers_file;
 
 typedef struct layers_run {
@@ -59,6 +73,7 @@ static void *layers_open_source(void *run, const source_ref *src) {
     layers_file *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->index = src->index;
+    f->second = src->piece == 1;
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
     f->newest = f->retry_after = INT64_MIN;
     return f;
@@ -69,6 +84,7 @@ static void file_free(layers_file *f) {
     kgroups_free(&f->by_ext);
     kgroups_free(&f->by_corr);
     free(f->cut);
+    free(f->tail);
     kcc_free(&f->classes);
     free(f);
 }
@@ -104,16 +120,10 @@ static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
     return true;
 }
 
-static bool layers_consume(void *src, const record *r) {
-    layers_file *f = src;
-    if (!(r->has & RF_START) || !(r->has & (RF_END | RF_DURATION))) return true;
-    i128 end = (r->has & RF_END) ? r->end_ns : i128_add(r->start_ns, r->duration_ns);
-    const i128 lim = (i128)INT64_MAX / 2;
-    if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
-    kernel_class c = kcc_class_of(&f->classes, r->name, r->name_len);
-    kgroups *g = (r->has & RF_EXTERNAL) && r->external_id ? &f->by_ext : (r->has & RF_CORRELATION) ? &f->by_corr : NULL;
-    if (!g) return true;
-    if ((int64_t)r->start_ns > f->newest) f->newest = (int64_t)r->start_ns;
+/* Adds kernel [a, end) of class c under key to group table by_ext or by_corr of f. */
+static bool add_kernel(layers_file *f, bool by_ext, uint64_t key, kernel_class c, int64_t a, int64_t end) {
+    kgroups *g = by_ext ? &f->by_ext : &f->by_corr;
+    if (a > f->newest) f->newest = a;
     if (g->n >= g->max_groups && f->newest >= f->retry_after) {  /* drop finished groups too small to be layers */
         bool oom = false;
         size_t removed = kgroups_compact(g, LAYER_MIN_KERNELS, finished_before(f->newest), &oom);
@@ -121,9 +131,36 @@ static bool layers_consume(void *src, const record *r) {
         /* little went: wait for time to move on rather than sweep the table on every kernel */
         if (removed < g->max_groups / 4) f->retry_after = f->newest + LAYER_FINISHED_NS / 4;
     }
-    uint64_t key = (r->has & RF_EXTERNAL) && r->external_id ? r->external_id : r->correlation_id;
     if (c == KC_ATTENTION && !cut_at_attention(f, g, key)) return false;
-    return kgroups_add(g, key, c, (int64_t)r->start_ns, (int64_t)end);
+    return kgroups_add(g, key, c, a, end);
+}
+
+static bool layers_consume(void *src, const record *r) {
+    layers_file *f = src;
+    if (!(r->has & RF_START) || !(r->has & (RF_END | RF_DURATION))) return true;
+    i128 end = (r->has & RF_END) ? r->end_ns : i128_add(r->start_ns, r->duration_ns);
+    const i128 lim = (i128)INT64_MAX / 2;
+    if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
+    bool by_ext = (r->has & RF_EXTERNAL) && r->external_id;
+    if (!by_ext && !(r->has & RF_CORRELATION)) return true;
+    kernel_class c = kcc_class_of(&f->classes, r->name, r->name_len);
+    uint64_t key = by_ext ? r->external_id : r->correlation_id;
+    if (!f->second) return add_kernel(f, by_ext, key, c, (int64_t)r->start_ns, (int64_t)end);
+    if (f->ntail >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
+    if (f->ntail == f->captail) {
+        size_t n = f->captail ? f->captail * 2 : 1024;
+        tail_kernel *v = realloc(f->tail, n * sizeof *v);
+        if (!v) return false;
+        f->tail = v, f->captail = n;
+    }
+    f->tail[f->ntail++] = (tail_kernel){key, (int64_t)r->start_ns, (int64_t)end, (uint8_t)c, by_ext};
+    return true;
+}
+
+/* Whether the second piece folds exactly: it kept every kernel (MAX_TAIL). */
+static bool layers_split_exact(const void *first, const void *second) {
+    (void)first;
+    return !((const layers_file *)second)->tail_full;
 }
 
 static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list, size_t n) {
@@ -159,23 +196,12 @@ static bool layers_end_source(void *run, void *src) {
     layers_file *f = src;
     bool ok = true;
     if (r->acc && r->acc->index == f->index) {
-        layers_file *a = r->acc;
-        bool oom = false;
-        if (f->newest > a->newest) a->newest = f->newest;
-        kgroups_compact(&a->by_ext, LAYER_MIN_KERNELS, finished_before(a->newest), &oom);
-        kgroups_compact(&a->by_corr, LAYER_MIN_KERNELS, finished_before(a->newest), &oom);
-        ok = !oom && kgroups_merge(&a->by_ext, &f->by_ext) && kgroups_merge(&a->by_corr, &f->by_corr);
-        for (size_t i = 0; ok && i < f->ncut; i++) {  /* the second piece's cut segments */
-            if (a->ncut >= MAX_LAYERS) { a->cut_dropped++; continue; }
-            if (a->ncut == a->capcut) {
-                size_t c = a->capcut ? a->capcut * 2 : 64;
-                kgroup *v = realloc(a->cut, c * sizeof *v);
-                if (!v) { ok = false; break; }
-                a->cut = v, a->capcut = c;
-            }
-            a->cut[a->ncut++] = f->cut[i];
+        /* the second piece: its kernels added in file order to the first's state, which has
+         * read exactly the bytes before it: one pass's result */
+        for (size_t i = 0; ok && i < f->ntail; i++) {
+            const tail_kernel *t = &f->tail[i];
+            ok = add_kernel(r->acc, t->by_ext, t->key, (kernel_class)t->cls, t->a, t->b);
         }
-        a->cut_dropped += f->cut_dropped;
         file_free(f);
     } else {
         if (r->acc) ok = collect(r, r->acc);
@@ -286,6 +312,7 @@ const section_analysis layers_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL,
     .splittable = true,
+    .split_exact = layers_split_exact,
     .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = layers_open,
     .open_source = layers_open_source,

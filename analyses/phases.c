@@ -31,8 +31,24 @@ typedef struct phase_step {
     bool gpu_lane;
 } phase_step;
 
+#define MAX_TAIL ((size_t)1 << 21)   /* second-piece events kept for the join (32 B each) */
+
+/* A launch, kernel or step of the second piece of a split read, kept to be applied at the
+ * join exactly where one pass applies it (the bounds change at the file's first step). */
+enum { EV_LAUNCH, EV_KERNEL, EV_STEP };
+typedef struct tail_event {
+    int64_t lo, hi;          /* launch: its start; kernel, step: its span */
+    uint64_t v;              /* launch, kernel: correlation id; step: tokens */
+    uint8_t kind, phase;
+    bool gpu_lane;
+} tail_event;
+
 typedef struct phases_file {
     size_t index;
+    bool second;             /* the second piece of a split read: events wait in tail */
+    bool tail_full;          /* more than MAX_TAIL: the pieces do not join (phases_split_exact) */
+    tail_event *tail;
+    size_t ntail, captail;
     phase_step *steps;
     size_t nsteps, cap;
     int64_t *launch_start;
@@ -67,6 +83,7 @@ static void *phases_open_source(void *run, const source_ref *src) {
     phases_file *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->index = src->index;
+    f->second = src->piece == 1;
     f->launch_by_corr.max_entries = EARLY_LIMIT;
     f->by_corr.max_groups = EARLY_LIMIT;
     return f;
@@ -75,6 +92,7 @@ static void *phases_open_source(void *run, const source_ref *src) {
 static void file_free(phases_file *f) {
     if (!f) return;
     free(f->steps);
+    free(f->tail);
     free(f->launch_start);
     id_map_free(&f->launch_by_corr);
     kgroups_free(&f->by_corr);
@@ -133,36 +151,22 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
     return true;
 }
 
-static bool phases_consume(void *src, const record *r) {
-    phases_file *f = src;
-    int64_t a, b;
-    if (r->type == REC_API_CALL) {
-        if (!(r->has & RF_CORRELATION) || !(r->has & RF_START) || !span_of(r, &a, &b)) return true;
-        if (f->nlaunch == f->caplaunch) {
-            size_t c = f->caplaunch ? f->caplaunch * 2 : 256;
-            int64_t *v = realloc(f->launch_start, c * sizeof *v);
-            if (!v) return false;
-            f->launch_start = v, f->caplaunch = c;
-        }
-        f->launch_start[f->nlaunch] = a;
-        uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunch);
-        if (got == ID_MAP_OOM) return false;
-        if (got == ID_MAP_FULL) f->dropped++;
-        else f->nlaunch++;
-        return true;
+static bool add_launch(phases_file *f, uint64_t corr, int64_t a) {
+    if (f->nlaunch == f->caplaunch) {
+        size_t c = f->caplaunch ? f->caplaunch * 2 : 256;
+        int64_t *v = realloc(f->launch_start, c * sizeof *v);
+        if (!v) return false;
+        f->launch_start = v, f->caplaunch = c;
     }
-    if (r->type == REC_KERNEL_DISPATCH) {
-        if (!span_of(r, &a, &b)) return true;
-        if (!(r->has & RF_CORRELATION)) {
-            f->no_corr_kernels++;
-            return true;
-        }
-        return kgroups_add(&f->by_corr, r->correlation_id, KC_OTHER, a, b);
-    }
-    /* REC_ANNOTATION, REC_CPU_OP */
-    int phase;
-    uint64_t tokens;
-    if (!span_of(r, &a, &b) || !parse_step_name(r->name, r->name_len, &phase, &tokens)) return true;
+    f->launch_start[f->nlaunch] = a;
+    uint32_t got = id_map_put(&f->launch_by_corr, corr, (uint32_t)f->nlaunch);
+    if (got == ID_MAP_OOM) return false;
+    if (got == ID_MAP_FULL) f->dropped++;
+    else f->nlaunch++;
+    return true;
+}
+
+static bool add_step(phases_file *f, phase_step st) {
     if (f->nsteps >= MAX_STEPS) {
         f->dropped++;
         return true;
@@ -173,11 +177,60 @@ static bool phases_consume(void *src, const record *r) {
         if (!v) return false;
         f->steps = v, f->cap = c;
     }
-    bool gpu = r->category && r->category_len >= 4 && !memcmp(r->category, "gpu_", 4);
     f->launch_by_corr.max_entries = MAX_LAUNCHES;  /* a step file: keep what joins need */
     f->by_corr.max_groups = KGROUPS_MAX;
-    f->steps[f->nsteps++] = (phase_step){a, b, tokens, phase, gpu};
+    f->steps[f->nsteps++] = st;
     return true;
+}
+
+/* Applies one kept second-piece event to f (the join, in file order). */
+static bool apply_event(phases_file *f, const tail_event *e) {
+    if (e->kind == EV_LAUNCH) return add_launch(f, e->v, e->lo);
+    if (e->kind == EV_KERNEL) return kgroups_add(&f->by_corr, e->v, KC_OTHER, e->lo, e->hi);
+    return add_step(f, (phase_step){e->lo, e->hi, e->v, e->phase, e->gpu_lane});
+}
+
+/* Keeps an event of the second piece for the join; or applies it (first piece, one piece). */
+static bool take(phases_file *f, tail_event e) {
+    if (!f->second) return apply_event(f, &e);
+    if (f->ntail >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
+    if (f->ntail == f->captail) {
+        size_t c = f->captail ? f->captail * 2 : 1024;
+        tail_event *v = realloc(f->tail, c * sizeof *v);
+        if (!v) return false;
+        f->tail = v, f->captail = c;
+    }
+    f->tail[f->ntail++] = e;
+    return true;
+}
+
+static bool phases_consume(void *src, const record *r) {
+    phases_file *f = src;
+    int64_t a, b;
+    if (r->type == REC_API_CALL) {
+        if (!(r->has & RF_CORRELATION) || !(r->has & RF_START) || !span_of(r, &a, &b)) return true;
+        return take(f, (tail_event){.lo = a, .v = r->correlation_id, .kind = EV_LAUNCH});
+    }
+    if (r->type == REC_KERNEL_DISPATCH) {
+        if (!span_of(r, &a, &b)) return true;
+        if (!(r->has & RF_CORRELATION)) {
+            f->no_corr_kernels++;
+            return true;
+        }
+        return take(f, (tail_event){.lo = a, .hi = b, .v = r->correlation_id, .kind = EV_KERNEL});
+    }
+    /* REC_ANNOTATION, REC_CPU_OP */
+    int phase;
+    uint64_t tokens;
+    if (!span_of(r, &a, &b) || !parse_step_name(r->name, r->name_len, &phase, &tokens)) return true;
+    bool gpu = r->category && r->category_len >= 4 && !memcmp(r->category, "gpu_", 4);
+    return take(f, (tail_event){a, b, tokens, EV_STEP, (uint8_t)phase, gpu});
+}
+
+/* Whether the second piece folds exactly: it kept every event (MAX_TAIL). */
+static bool phases_split_exact(const void *first, const void *second) {
+    (void)first;
+    return !((const phases_file *)second)->tail_full;
 }
 
 static int cmp_step(const void *x, const void *y) {
@@ -231,36 +284,11 @@ static bool phases_end_source(void *run, void *src) {
     phases_run *r = run;
     phases_file *f = src;
     if (r->acc && r->acc->index == f->index) {
+        /* the second piece: its events applied in file order to the first's state, which
+         * has read exactly the bytes before it: one pass's result */
         phases_file *a = r->acc;
-        if (a->nsteps || f->nsteps) {
-            a->launch_by_corr.max_entries = MAX_LAUNCHES;
-            a->by_corr.max_groups = KGROUPS_MAX;
-        }
-        bool ok = kgroups_merge(&a->by_corr, &f->by_corr);
-        for (size_t i = 0; ok && i < f->nsteps; i++) {
-            if (a->nsteps == a->cap) {
-                size_t c = a->cap ? a->cap * 2 : 64;
-                phase_step *v = realloc(a->steps, c * sizeof *v);
-                if (!v) { ok = false; break; }
-                a->steps = v, a->cap = c;
-            }
-            a->steps[a->nsteps++] = f->steps[i];
-        }
-        for (size_t i = 0; ok && i < f->launch_by_corr.cap; i++) {
-            uint64_t corr;
-            uint32_t li;
-            if (!id_map_at(&f->launch_by_corr, i, &corr, &li)) continue;
-            if (a->nlaunch == a->caplaunch) {
-                size_t c = a->caplaunch ? a->caplaunch * 2 : 256;
-                int64_t *v = realloc(a->launch_start, c * sizeof *v);
-                if (!v) { ok = false; break; }
-                a->launch_start = v, a->caplaunch = c;
-            }
-            a->launch_start[a->nlaunch] = f->launch_start[li];
-            uint32_t got = id_map_put(&a->launch_by_corr, corr, (uint32_t)a->nlaunch);
-            if (got == ID_MAP_OOM) ok = false;
-            else if (got != ID_MAP_FULL) a->nlaunch++;
-        }
+        bool ok = true;
+        for (size_t i = 0; ok && i < f->ntail; i++) ok = apply_event(a, &f->tail[i]);
         a->no_corr_kernels += f->no_corr_kernels, a->dropped += f->dropped;
         file_free(f);
         if (!ok) r->oom = true;
@@ -347,6 +375,7 @@ const section_analysis phases_analysis = {
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_API_CALL) | REC_BIT(REC_ANNOTATION) | REC_BIT(REC_CPU_OP),
     .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION,
     .splittable = true,
+    .split_exact = phases_split_exact,
     .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
     .open = phases_open,
     .open_source = phases_open_source,

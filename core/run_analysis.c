@@ -506,10 +506,9 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
          * placed so that both threads get about as many bytes (read_maybe_split). */
         bool split_a = can_split(a, threads), split_b = b && can_split(b, threads);
         job *split = NULL, *pre = NULL;
-        uint64_t margin = 4 * (uint64_t)SPLIT_WINDOW;
         if (split_a && (!b || split_b)) split = a, b = NULL, speculative = false;
-        else if (!opt->chunk_bytes && split_a && a->inv->size > b->inv->size + margin) split = a, pre = b;
-        else if (!opt->chunk_bytes && split_b && b->inv->size > a->inv->size + margin) split = b, pre = a;
+        else if (!opt->chunk_bytes && split_a && a->inv->size > b->inv->size) split = a, pre = b;
+        else if (!opt->chunk_bytes && split_b && b->inv->size > a->inv->size) split = b, pre = a;
         ok = job_open(a, run) && (!b || job_open(b, run));
         if (!ok) break;
         if (opt->tap) {                 /* RunMetrics' readings ride on these reads (run_ingest) */

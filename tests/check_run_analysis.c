@@ -515,8 +515,11 @@ static Suite *run_analysis_suite(void) {
     return s;
 }
 
+Suite *run_split_suite(void);   /* check_run_split.c */
+
 int main(void) {
     SRunner *sr = srunner_create(run_analysis_suite());
+    srunner_add_suite(sr, run_split_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
