@@ -19,104 +19,8 @@
 #include "analyses/id_map.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/ops_frames.h"
+#include "analyses/ops_state.h"
 #include "analyses/section.h"
-
-#define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
-#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
-#define MAX_PENDING ((size_t)1 << 16)           /* kernels waiting for their operator */
-#define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
-#define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
-#define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
-#define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
-                                                 * half is folded into its total (ns_intervals) */
-#define MAX_TAIL ((size_t)1 << 20)              /* second-piece kernels kept for the join (56 B each) */
-#define MAX_SHAPES 4                            /* distinct input shapes kept per name */
-#define TOP_LISTED 50
-#define TOP_FRAMES 10
-
-typedef struct op_inst {
-    uint64_t ext;            /* its External id */
-    uint32_t name, args;     /* str_pool ids (args ID_MAP_NONE when absent) */
-    int64_t start, pid, tid;
-    bool has_thread, counted;
-} op_inst;
-
-typedef struct launch {
-    uint64_t corr, ext;
-} launch;
-
-typedef struct pending_kernel {
-    uint64_t ext, corr;
-    int64_t start, end;
-    bool has_ext, has_corr;
-} pending_kernel;
-
-/* A kernel of the second piece of a split read, kept in file order to be attributed at the
- * join exactly where one sequential pass would have attributed it (see tail_resolve). What
- * the piece alone saw when it arrived: op, the piece's operator by External id (ID_MAP_NONE:
- * none yet); launch, the piece's launch call by correlation id, and launch_op that call's
- * operator in the piece; nops, the piece's operators so far. */
-typedef struct tail_kernel {
-    uint64_t ext, corr;
-    int64_t start, end;
-    uint32_t op, launch, launch_op, nops;
-    bool has_ext, has_corr, any_op;
-} tail_kernel;
-
-typedef struct shape_count {
-    uint32_t args;
-    uint64_t calls;
-} shape_count;
-
-typedef struct name_agg {
-    uint64_t calls, kernels;
-    ns_intervals time;
-    shape_count shapes[MAX_SHAPES];
-    uint64_t other_shapes;   /* calls whose shape is not among the kept ones */
-    bool has_rep;            /* a representative call, for the Python frame */
-    int64_t rep_start, rep_pid, rep_tid;
-    uint32_t frame;          /* str_pool id of its Python frame, ID_MAP_NONE */
-} name_agg;
-
-/* Everything one file says (both pieces of a split read end in one). */
-typedef struct ops_file {
-    size_t index;
-    str_pool pool;
-    op_inst *ops;
-    size_t nops, capops;
-    launch *launches;
-    size_t nlaunches, caplaunches;
-    id_map op_by_ext, launch_by_corr;
-    pending_kernel *pending;
-    size_t npending, cappending;
-    name_agg *agg;           /* by name id of pool */
-    size_t capagg;
-    py_frames frames;
-    uint64_t kernels, no_id, pending_dropped, ops_dropped, time_dropped;
-    uint64_t pending_dropped_no_ops;  /* of pending_dropped: before the file's first operator */
-    size_t spans;
-    bool any_op, oom;
-    bool second;             /* the second piece of a split read: kernels wait in tail */
-    bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
-    tail_kernel *tail;
-    size_t ntail, captail;
-    uint32_t *first;         /* second piece: launches[i]'s correlation id first seen at launch first[i] */
-    size_t capfirst;
-} ops_file;
-
-typedef struct ops_run {
-    diag_list *diag;
-    ops_file *acc;           /* the file being joined */
-    str_pool pool;
-    name_agg *agg;
-    size_t capagg;
-    uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
-    uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
-    size_t spans;
-    bool any_op, oom;
-    size_t *order;           /* finish: name ids by kernel time, descending */
-    size_t norder;
-} ops_run;
 
 static void agg_init(name_agg *a) {
     memset(a, 0, sizeof *a);
@@ -181,7 +85,7 @@ static void *ops_open_source(void *run, const source_ref *src) {
 }
 
 /* Grows an array of n elements of size sz to hold one more. */
-static bool grow_one(void **v, size_t *cap, size_t n, size_t sz) {
+bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz) {
     if (n < *cap) return true;
     size_t c = *cap ? *cap + *cap / 2 : 256;
     void *nv = realloc(*v, c * sz);
@@ -207,7 +111,7 @@ static void add_shape(name_agg *a, uint32_t args, uint64_t calls) {
 }
 
 /* Attributes the kernel [start, end) to operator instance op of file f. */
-static bool attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
+bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
     op_inst *o = &f->ops[op];
     if (!agg_reserve(&f->agg, &f->capagg, o->name)) return false;
     name_agg *a = &f->agg[o->name];
@@ -274,7 +178,7 @@ static bool consume_op(ops_file *f, const record *r) {
         f->ops_dropped++;
         return true;
     }
-    if (!grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
+    if (!ops_grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b);
     f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid,
                                 timed && (r->has & RF_PID_TID), false};
@@ -285,35 +189,18 @@ static bool consume_op(ops_file *f, const record *r) {
     return true;
 }
 
-/* The second piece keeps every timed kernel with what the piece alone knows of its operator;
- * the join attributes them in file order (tail_resolve). */
-static bool tail_add(ops_file *f, const pending_kernel *k) {
-    if (f->ntail >= MAX_TAIL) {
-        f->tail_full = true;
-        return true;
-    }
-    if (!grow_one((void **)&f->tail, &f->captail, f->ntail, sizeof *f->tail)) return false;
-    tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
-                     k->has_ext, k->has_corr, f->any_op};
-    if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
-    if (t.op == ID_MAP_NONE && k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
-        t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
-    f->tail[f->ntail++] = t;
-    return true;
-}
-
 static bool ops_consume(void *src, const record *r) {
     ops_file *f = src;
     if (r->type == REC_CPU_OP) return consume_op(f, r);
     if (r->type == REC_API_CALL) {
         if (!(r->has & RF_CORRELATION) || !(r->has & RF_EXTERNAL) || !r->external_id) return true;
-        if (!grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
+        if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
         f->launches[f->nlaunches] = (launch){r->correlation_id, r->external_id};
         uint32_t prev = ID_MAP_NONE;
         if (f->second) {
             prev = id_map_get(&f->launch_by_corr, r->correlation_id);
             size_t c = f->capfirst;
-            if (!grow_one((void **)&f->first, &c, f->nlaunches, sizeof *f->first)) return false;
+            if (!ops_grow_one((void **)&f->first, &c, f->nlaunches, sizeof *f->first)) return false;
             f->capfirst = c;
         }
         uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
@@ -335,28 +222,27 @@ static bool ops_consume(void *src, const record *r) {
         return true;
     }
     k.start = a, k.end = b;
-    if (f->second) return tail_add(f, &k);
+    if (f->second) return ops_tail_add(f, &k);
     uint32_t op = op_of(f, &k);
-    if (op != ID_MAP_NONE) return attribute(f, op, a, b);
+    if (op != ID_MAP_NONE) return ops_attribute(f, op, a, b);
     if (f->npending >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
         f->pending_dropped++;
         if (!f->any_op) f->pending_dropped_no_ops++;
         return true;
     }
-    if (!grow_one((void **)&f->pending, &f->cappending, f->npending, sizeof *f->pending)) return false;
+    if (!ops_grow_one((void **)&f->pending, &f->cappending, f->npending, sizeof *f->pending)) return false;
     f->pending[f->npending++] = k;
     return true;
 }
 
 /* Re-interns src's strings into dst's pool: map[i] is src id i's id in dst. */
-static uint32_t *remap_pool(str_pool *dst, const str_pool *src) {
+uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src) {
     uint32_t *map = malloc((src->n + 1) * sizeof *map);
     if (!map) return NULL;
     for (size_t i = 0; i < src->n; i++) map[i] = str_pool_intern(dst, src->s[i], src->len[i]);
     return map;
 }
 
-static uint32_t mapped(const uint32_t *map, uint32_t id) { return id == ID_MAP_NONE ? ID_MAP_NONE : map[id]; }
 
 /* Folds name aggregate s (ids by map) into d; time spans up to *spans < limit. */
 static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t *spans, uint64_t *time_dropped) {
@@ -370,124 +256,14 @@ static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t
         *spans += d->time.n - before;
     }
     for (int i = 0; i < MAX_SHAPES && s->shapes[i].args != ID_MAP_NONE; i++) {
-        uint32_t id = mapped(map, s->shapes[i].args);
+        uint32_t id = ops_mapped(map, s->shapes[i].args);
         if (id == ID_MAP_NONE) d->other_shapes += s->shapes[i].calls;
         else add_shape(d, id, s->shapes[i].calls);
     }
     d->other_shapes += s->other_shapes;
     if (!d->has_rep && s->has_rep) d->has_rep = true, d->rep_start = s->rep_start, d->rep_pid = s->rep_pid, d->rep_tid = s->rep_tid;
-    if (d->frame == ID_MAP_NONE) d->frame = mapped(map, s->frame);
+    if (d->frame == ID_MAP_NONE) d->frame = ops_mapped(map, s->frame);
     return true;
-}
-
-/* The operator one sequential pass finds for the second piece's kernel t when it arrives:
- * the first piece's (acc, the second not folded in yet) plus the second piece's operators
- * and launches before t. acc's op index, base + the piece's op index, or ID_MAP_NONE. Exact
- * because neither piece lost an operator or a launch to a bound (ops_split_exact). */
-static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, uint32_t base,
-                             const bool *kept) {
-    if (t->op != ID_MAP_NONE) return base + t->op;          /* by External id, in the piece: the latest */
-    if (t->has_ext) {                                       /* none in the piece before t */
-        uint32_t o = id_map_get(&acc->op_by_ext, t->ext);
-        if (o != ID_MAP_NONE) return o;
-    }
-    if (!t->has_corr) return ID_MAP_NONE;
-    if (t->launch != ID_MAP_NONE && !kept[t->launch]) return ID_MAP_NONE;   /* one pass had none */
-    if (t->launch != ID_MAP_NONE)                           /* the piece's launch is the latest */
-        return t->launch_op != ID_MAP_NONE ? base + t->launch_op
-                                           : id_map_get(&acc->op_by_ext, f->launches[t->launch].ext);
-    uint32_t l = id_map_get(&acc->launch_by_corr, t->corr);
-    if (l == ID_MAP_NONE) return ID_MAP_NONE;
-    uint64_t e = acc->launches[l].ext;
-    uint32_t o = id_map_get(&f->op_by_ext, e);              /* the piece's latest with e ... */
-    if (o != ID_MAP_NONE && o >= t->nops) {                 /* ... came after t: an earlier one? */
-        o = ID_MAP_NONE;
-        for (uint32_t i = t->nops; i-- > 0;)
-            if (f->ops[i].ext == e) { o = i; break; }
-    }
-    return o != ID_MAP_NONE ? base + o : id_map_get(&acc->op_by_ext, e);
-}
-
-/* The second piece of a split read joins the first (acc, which has read exactly the bytes
- * before it): its kernels are resolved against what one pass would have known when each
- * arrived, its operators and launches appended, then its kernels attributed or put in the
- * pending list in file order, with the pending bound counted as one pass counts it. The
- * result is that of one sequential pass (ops_split_exact refuses the join otherwise). */
-static bool merge_piece(ops_file *acc, ops_file *f) {
-    uint32_t base = (uint32_t)acc->nops;
-    bool any_op1 = acc->any_op;
-    /* kept[i]: one pass kept the piece's launch i: its correlation id was in the first
-     * piece's map, else among the first new ones while the map had room (a key refused once
-     * is refused ever after, a key kept stays) */
-    bool *kept = malloc(f->nlaunches + 1);
-    if (!kept) return false;
-    size_t room = acc->launch_by_corr.n < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - acc->launch_by_corr.n : 0;
-    for (size_t i = 0; i < f->nlaunches; i++) {
-        if (f->first[i] != i) kept[i] = kept[f->first[i]];
-        else if (id_map_get(&acc->launch_by_corr, f->launches[i].corr) != ID_MAP_NONE) kept[i] = true;
-        else if ((kept[i] = room > 0)) room--;
-    }
-    for (size_t i = 0; i < f->ntail; i++) f->tail[i].op = tail_resolve(acc, f, &f->tail[i], base, kept);
-    free(kept);
-    uint32_t *map = remap_pool(&acc->pool, &f->pool);
-    if (!map) return false;
-    bool ok = true;
-    for (size_t i = 0; ok && i < f->nops; i++) {
-        op_inst o = f->ops[i];
-        o.name = mapped(map, o.name), o.args = mapped(map, o.args);
-        if (o.name == ID_MAP_NONE) continue;
-        ok = grow_one((void **)&acc->ops, &acc->capops, acc->nops, sizeof *acc->ops);
-        if (!ok) break;
-        acc->ops[acc->nops] = o;
-        uint32_t got = id_map_put(&acc->op_by_ext, o.ext, (uint32_t)acc->nops);
-        if (got == ID_MAP_OOM) ok = false;
-        else if (got == ID_MAP_FULL) acc->ops_dropped++;
-        else acc->nops++;
-    }
-    for (size_t i = 0; ok && i < f->nlaunches; i++) {
-        ok = grow_one((void **)&acc->launches, &acc->caplaunches, acc->nlaunches, sizeof *acc->launches);
-        if (!ok) break;
-        acc->launches[acc->nlaunches] = f->launches[i];
-        uint32_t got = id_map_put(&acc->launch_by_corr, f->launches[i].corr, (uint32_t)acc->nlaunches);
-        if (got == ID_MAP_OOM) ok = false;
-        else if (got != ID_MAP_FULL) acc->nlaunches++;
-    }
-    for (size_t i = 0; ok && i < f->frames.n; i++) {
-        py_frame fr = f->frames.v[i];
-        fr.name = mapped(map, fr.name);
-        if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
-    }
-    acc->frames.dropped += f->frames.dropped;
-    for (size_t i = 0; ok && i < f->ntail; i++) {   /* in file order, as one pass would */
-        const tail_kernel *t = &f->tail[i];
-        if (t->op != ID_MAP_NONE && t->op < acc->nops) {
-            ok = attribute(acc, t->op, t->start, t->end);
-            continue;
-        }
-        bool any_op = any_op1 || t->any_op;
-        if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
-            acc->pending_dropped++;
-            if (!any_op) acc->pending_dropped_no_ops++;
-            continue;
-        }
-        ok = grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
-        if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
-    }
-    acc->kernels += f->kernels, acc->no_id += f->no_id;
-    acc->ops_dropped += f->ops_dropped;
-    acc->any_op |= f->any_op;
-    free(map);
-    return ok;
-}
-
-/* Whether the second piece (second) folded into the first gives exactly one sequential
- * pass's result: neither piece lost an operator or a name to a bound and the two together
- * stay under them; the second piece kept every kernel and launch (MAX_TAIL). The launch
- * bound is counted at the join as one pass counts it (merge_piece). */
-static bool ops_split_exact(const void *first, const void *second) {
-    const ops_file *a = first, *b = second;
-    return !b->tail_full && !a->ops_dropped && !b->ops_dropped && a->op_by_ext.n + b->op_by_ext.n < MAX_OPS_PER_FILE &&
-           a->pool.bytes + b->pool.bytes <= MAX_NAME_BYTES;
 }
 
 /* Joins the file's waiting kernels, names the Python frames, folds it into the run. */
@@ -496,7 +272,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     for (size_t i = 0; i < f->npending; i++) {
         uint32_t op = op_of(f, &f->pending[i]);
         if (op == ID_MAP_NONE) unresolved++;
-        else if (!attribute(f, op, f->pending[i].start, f->pending[i].end)) return false;
+        else if (!ops_attribute(f, op, f->pending[i].start, f->pending[i].end)) return false;
     }
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
         name_agg *a = &f->agg[i];
@@ -505,7 +281,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
             a->frame = fr == UINT32_MAX ? ID_MAP_NONE : fr;
         }
     }
-    uint32_t *map = remap_pool(&r->pool, &f->pool);
+    uint32_t *map = ops_remap_pool(&r->pool, &f->pool);
     if (!map) return false;
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
         if (!f->agg[i].kernels) continue;
@@ -535,7 +311,7 @@ static bool ops_end_source(void *run, void *src) {
     ops_file *f = src;
     bool ok = true;
     if (r->acc && r->acc->index == f->index) {
-        ok = merge_piece(r->acc, f);
+        ok = ops_merge_piece(r->acc, f);
         file_free(f);
     } else {
         if (r->acc) ok = resolve_file(r, r->acc);

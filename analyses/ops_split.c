@@ -1,0 +1,138 @@
+/* ops_split: the join of the two pieces of a split read for the ops section (analyses/ops.c).
+ *
+ * The second piece attributes nothing while it reads: it keeps each kernel in file order with
+ * what the piece alone knew of its operator when it arrived, and every launch call. The join
+ * resolves each kept kernel against exactly what one sequential pass knew at its arrival (the
+ * first piece's state, which has read exactly the bytes before the cut, plus the second's
+ * operators and launches before the kernel), then attributes it or puts it in the pending
+ * list in file order, bounds counted as one pass counts them. docs/ANALYSIS.md "ops". */
+#include <stdlib.h>
+
+#include "analyses/ops_state.h"
+
+/* The second piece keeps every timed kernel with what the piece alone knows of its operator;
+ * the join attributes them in file order (tail_resolve). */
+bool ops_tail_add(ops_file *f, const pending_kernel *k) {
+    if (f->ntail >= MAX_TAIL) {
+        f->tail_full = true;
+        return true;
+    }
+    if (!ops_grow_one((void **)&f->tail, &f->captail, f->ntail, sizeof *f->tail)) return false;
+    tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
+                     k->has_ext, k->has_corr, f->any_op};
+    if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
+    if (t.op == ID_MAP_NONE && k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
+        t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
+    f->tail[f->ntail++] = t;
+    return true;
+}
+
+/* The operator one sequential pass finds for the second piece's kernel t when it arrives:
+ * the first piece's (acc, the second not folded in yet) plus the second piece's operators
+ * and launches before t. acc's op index, base + the piece's op index, or ID_MAP_NONE. Exact
+ * because neither piece lost an operator or a launch to a bound (ops_split_exact). */
+static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, uint32_t base,
+                             const bool *kept) {
+    if (t->op != ID_MAP_NONE) return base + t->op;          /* by External id, in the piece: the latest */
+    if (t->has_ext) {                                       /* none in the piece before t */
+        uint32_t o = id_map_get(&acc->op_by_ext, t->ext);
+        if (o != ID_MAP_NONE) return o;
+    }
+    if (!t->has_corr) return ID_MAP_NONE;
+    if (t->launch != ID_MAP_NONE && !kept[t->launch]) return ID_MAP_NONE;   /* one pass had none */
+    if (t->launch != ID_MAP_NONE)                           /* the piece's launch is the latest */
+        return t->launch_op != ID_MAP_NONE ? base + t->launch_op
+                                           : id_map_get(&acc->op_by_ext, f->launches[t->launch].ext);
+    uint32_t l = id_map_get(&acc->launch_by_corr, t->corr);
+    if (l == ID_MAP_NONE) return ID_MAP_NONE;
+    uint64_t e = acc->launches[l].ext;
+    uint32_t o = id_map_get(&f->op_by_ext, e);              /* the piece's latest with e ... */
+    if (o != ID_MAP_NONE && o >= t->nops) {                 /* ... came after t: an earlier one? */
+        o = ID_MAP_NONE;
+        for (uint32_t i = t->nops; i-- > 0;)
+            if (f->ops[i].ext == e) { o = i; break; }
+    }
+    return o != ID_MAP_NONE ? base + o : id_map_get(&acc->op_by_ext, e);
+}
+
+/* The second piece of a split read joins the first (acc, which has read exactly the bytes
+ * before it): its kernels are resolved against what one pass would have known when each
+ * arrived, its operators and launches appended, then its kernels attributed or put in the
+ * pending list in file order, with the pending bound counted as one pass counts it. The
+ * result is that of one sequential pass (ops_split_exact refuses the join otherwise). */
+bool ops_merge_piece(ops_file *acc, ops_file *f) {
+    uint32_t base = (uint32_t)acc->nops;
+    bool any_op1 = acc->any_op;
+    /* kept[i]: one pass kept the piece's launch i: its correlation id was in the first
+     * piece's map, else among the first new ones while the map had room (a key refused once
+     * is refused ever after, a key kept stays) */
+    bool *kept = malloc(f->nlaunches + 1);
+    if (!kept) return false;
+    size_t room = acc->launch_by_corr.n < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - acc->launch_by_corr.n : 0;
+    for (size_t i = 0; i < f->nlaunches; i++) {
+        if (f->first[i] != i) kept[i] = kept[f->first[i]];
+        else if (id_map_get(&acc->launch_by_corr, f->launches[i].corr) != ID_MAP_NONE) kept[i] = true;
+        else if ((kept[i] = room > 0)) room--;
+    }
+    for (size_t i = 0; i < f->ntail; i++) f->tail[i].op = tail_resolve(acc, f, &f->tail[i], base, kept);
+    free(kept);
+    uint32_t *map = ops_remap_pool(&acc->pool, &f->pool);
+    if (!map) return false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < f->nops; i++) {
+        op_inst o = f->ops[i];
+        o.name = ops_mapped(map, o.name), o.args = ops_mapped(map, o.args);
+        if (o.name == ID_MAP_NONE) continue;
+        ok = ops_grow_one((void **)&acc->ops, &acc->capops, acc->nops, sizeof *acc->ops);
+        if (!ok) break;
+        acc->ops[acc->nops] = o;
+        uint32_t got = id_map_put(&acc->op_by_ext, o.ext, (uint32_t)acc->nops);
+        if (got == ID_MAP_OOM) ok = false;
+        else if (got == ID_MAP_FULL) acc->ops_dropped++;
+        else acc->nops++;
+    }
+    for (size_t i = 0; ok && i < f->nlaunches; i++) {
+        ok = ops_grow_one((void **)&acc->launches, &acc->caplaunches, acc->nlaunches, sizeof *acc->launches);
+        if (!ok) break;
+        acc->launches[acc->nlaunches] = f->launches[i];
+        uint32_t got = id_map_put(&acc->launch_by_corr, f->launches[i].corr, (uint32_t)acc->nlaunches);
+        if (got == ID_MAP_OOM) ok = false;
+        else if (got != ID_MAP_FULL) acc->nlaunches++;
+    }
+    for (size_t i = 0; ok && i < f->frames.n; i++) {
+        py_frame fr = f->frames.v[i];
+        fr.name = ops_mapped(map, fr.name);
+        if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
+    }
+    acc->frames.dropped += f->frames.dropped;
+    for (size_t i = 0; ok && i < f->ntail; i++) {   /* in file order, as one pass would */
+        const tail_kernel *t = &f->tail[i];
+        if (t->op != ID_MAP_NONE && t->op < acc->nops) {
+            ok = ops_attribute(acc, t->op, t->start, t->end);
+            continue;
+        }
+        bool any_op = any_op1 || t->any_op;
+        if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+            acc->pending_dropped++;
+            if (!any_op) acc->pending_dropped_no_ops++;
+            continue;
+        }
+        ok = ops_grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
+        if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
+    }
+    acc->kernels += f->kernels, acc->no_id += f->no_id;
+    acc->ops_dropped += f->ops_dropped;
+    acc->any_op |= f->any_op;
+    free(map);
+    return ok;
+}
+
+/* Whether the second piece (second) folded into the first gives exactly one sequential
+ * pass's result: neither piece lost an operator or a name to a bound and the two together
+ * stay under them; the second piece kept every kernel and launch (MAX_TAIL). The launch
+ * bound is counted at the join as one pass counts it (merge_piece). */
+bool ops_split_exact(const void *first, const void *second) {
+    const ops_file *a = first, *b = second;
+    return !b->tail_full && !a->ops_dropped && !b->ops_dropped && a->op_by_ext.n + b->op_by_ext.n < MAX_OPS_PER_FILE &&
+           a->pool.bytes + b->pool.bytes <= MAX_NAME_BYTES;
+}

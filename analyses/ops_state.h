@@ -1,0 +1,127 @@
+/* ops_state: the ops section's per-file state (analyses/ops.c), shared with the split-read
+ * join of its two pieces (analyses/ops_split.c). Bounds: docs/ANALYSIS.md "ops". */
+#ifndef GOBLIN_OPS_STATE_H
+#define GOBLIN_OPS_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "analyses/id_map.h"
+#include "analyses/ns_intervals.h"
+#include "analyses/ops_frames.h"
+
+#define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
+#define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
+#define MAX_PENDING ((size_t)1 << 16)           /* kernels waiting for their operator */
+#define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
+#define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
+#define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
+#define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
+                                                 * half is folded into its total (ns_intervals) */
+#define MAX_TAIL ((size_t)1 << 20)              /* second-piece kernels kept for the join (56 B each) */
+#define MAX_SHAPES 4                            /* distinct input shapes kept per name */
+#define TOP_LISTED 50
+#define TOP_FRAMES 10
+
+typedef struct op_inst {
+    uint64_t ext;            /* its External id */
+    uint32_t name, args;     /* str_pool ids (args ID_MAP_NONE when absent) */
+    int64_t start, pid, tid;
+    bool has_thread, counted;
+} op_inst;
+
+typedef struct launch {
+    uint64_t corr, ext;
+} launch;
+
+typedef struct pending_kernel {
+    uint64_t ext, corr;
+    int64_t start, end;
+    bool has_ext, has_corr;
+} pending_kernel;
+
+/* A kernel of the second piece of a split read, kept in file order to be attributed at the
+ * join exactly where one sequential pass would have attributed it (see tail_resolve). What
+ * the piece alone saw when it arrived: op, the piece's operator by External id (ID_MAP_NONE:
+ * none yet); launch, the piece's launch call by correlation id, and launch_op that call's
+ * operator in the piece; nops, the piece's operators so far. */
+typedef struct tail_kernel {
+    uint64_t ext, corr;
+    int64_t start, end;
+    uint32_t op, launch, launch_op, nops;
+    bool has_ext, has_corr, any_op;
+} tail_kernel;
+
+typedef struct shape_count {
+    uint32_t args;
+    uint64_t calls;
+} shape_count;
+
+typedef struct name_agg {
+    uint64_t calls, kernels;
+    ns_intervals time;
+    shape_count shapes[MAX_SHAPES];
+    uint64_t other_shapes;   /* calls whose shape is not among the kept ones */
+    bool has_rep;            /* a representative call, for the Python frame */
+    int64_t rep_start, rep_pid, rep_tid;
+    uint32_t frame;          /* str_pool id of its Python frame, ID_MAP_NONE */
+} name_agg;
+
+/* Everything one file says (both pieces of a split read end in one). */
+typedef struct ops_file {
+    size_t index;
+    str_pool pool;
+    op_inst *ops;
+    size_t nops, capops;
+    launch *launches;
+    size_t nlaunches, caplaunches;
+    id_map op_by_ext, launch_by_corr;
+    pending_kernel *pending;
+    size_t npending, cappending;
+    name_agg *agg;           /* by name id of pool */
+    size_t capagg;
+    py_frames frames;
+    uint64_t kernels, no_id, pending_dropped, ops_dropped, time_dropped;
+    uint64_t pending_dropped_no_ops;  /* of pending_dropped: before the file's first operator */
+    size_t spans;
+    bool any_op, oom;
+    bool second;             /* the second piece of a split read: kernels wait in tail */
+    bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
+    tail_kernel *tail;
+    size_t ntail, captail;
+    uint32_t *first;         /* second piece: launches[i]'s correlation id first seen at launch first[i] */
+    size_t capfirst;
+} ops_file;
+
+typedef struct ops_run {
+    diag_list *diag;
+    ops_file *acc;           /* the file being joined */
+    str_pool pool;
+    name_agg *agg;
+    size_t capagg;
+    uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
+    uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
+    size_t spans;
+    bool any_op, oom;
+    size_t *order;           /* finish: name ids by kernel time, descending */
+    size_t norder;
+} ops_run;
+
+/* Grows an array of n elements of size sz to hold one more. false on OOM. */
+bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz);
+/* Attributes the kernel [start, end) to operator instance op of file f. false on OOM. */
+bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end);
+/* Re-interns src's strings into dst's pool: map[i] is src id i's id in dst (malloc'd). */
+uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src);
+static inline uint32_t ops_mapped(const uint32_t *map, uint32_t id) { return id == ID_MAP_NONE ? ID_MAP_NONE : map[id]; }
+
+/* ops_split.c: the second piece of a split read keeps kernel k for the join. false on OOM. */
+bool ops_tail_add(ops_file *f, const pending_kernel *k);
+/* Folds the second piece f into the first (acc) as one pass would have read both. */
+bool ops_merge_piece(ops_file *acc, ops_file *f);
+/* section_analysis.split_exact of ops. */
+bool ops_split_exact(const void *first, const void *second);
+
+#endif
