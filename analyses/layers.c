@@ -14,6 +14,7 @@
 
 #include "analyses/kernel_class_cache.h"
 #include "analyses/kernel_groups.h"
+#include "analyses/piece_log.h"
 #include "analyses/section.h"
 
 #define LAYER_MIN_KERNELS 8
@@ -48,8 +49,7 @@ typedef struct layers_file {
     uint64_t cut_dropped;
     bool second;             /* the second piece of a split read: kernels wait in tail */
     bool tail_full;          /* more than MAX_TAIL: the pieces do not join (layers_split_exact) */
-    tail_kernel *tail;
-    size_t ntail, captail;
+    piece_log tail;          /* tail_kernel entries */
 } layers_file;
 
 typedef struct layers_run {
@@ -74,6 +74,7 @@ static void *layers_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    f->tail.size = sizeof(tail_kernel);
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
     f->newest = f->retry_after = INT64_MIN;
     return f;
@@ -84,7 +85,7 @@ static void file_free(layers_file *f) {
     kgroups_free(&f->by_ext);
     kgroups_free(&f->by_corr);
     free(f->cut);
-    free(f->tail);
+    plog_free(&f->tail);
     kcc_free(&f->classes);
     free(f);
 }
@@ -146,15 +147,10 @@ static bool layers_consume(void *src, const record *r) {
     kernel_class c = kcc_class_of(&f->classes, r->name, r->name_len);
     uint64_t key = by_ext ? r->external_id : r->correlation_id;
     if (!f->second) return add_kernel(f, by_ext, key, c, (int64_t)r->start_ns, (int64_t)end);
-    if (f->ntail >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
-    if (f->ntail == f->captail) {
-        size_t n = f->captail ? f->captail * 2 : 1024;
-        tail_kernel *v = realloc(f->tail, n * sizeof *v);
-        if (!v) return false;
-        f->tail = v, f->captail = n;
-    }
-    f->tail[f->ntail++] = (tail_kernel){key, (int64_t)r->start_ns, (int64_t)end, (uint8_t)c, by_ext};
-    return true;
+    if (f->tail.n >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
+    tail_kernel *t = plog_push(&f->tail);
+    if (t) *t = (tail_kernel){key, (int64_t)r->start_ns, (int64_t)end, (uint8_t)c, by_ext};
+    return t != NULL;
 }
 
 /* Whether the second piece folds exactly: it kept every kernel (MAX_TAIL). */
@@ -198,8 +194,8 @@ static bool layers_end_source(void *run, void *src) {
     if (r->acc && r->acc->index == f->index) {
         /* the second piece: its kernels added in file order to the first's state, which has
          * read exactly the bytes before it: one pass's result */
-        for (size_t i = 0; ok && i < f->ntail; i++) {
-            const tail_kernel *t = &f->tail[i];
+        for (size_t i = 0; ok && i < f->tail.n; i++) {
+            const tail_kernel *t = plog_at(&f->tail, i);
             ok = add_kernel(r->acc, t->by_ext, t->key, (kernel_class)t->cls, t->a, t->b);
         }
         file_free(f);

@@ -55,7 +55,7 @@ static void file_free(ops_file *f) {
     id_map_free(&f->op_by_ext);
     id_map_free(&f->launch_by_corr);
     free(f->pending);
-    free(f->tail);
+    plog_free(&f->tail);
     free(f->first);
     aggs_free(f->agg, f->capagg);
     py_frames_free(&f->frames);
@@ -77,6 +77,7 @@ static void *ops_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    f->tail.size = sizeof(tail_kernel);
     f->pool.max_bytes = MAX_NAME_BYTES;
     f->op_by_ext.max_entries = MAX_OPS_PER_FILE;
     /* the second piece keeps every launch: the join decides which one pass would have kept */

@@ -13,17 +13,27 @@
 /* The second piece keeps every timed kernel with what the piece alone knows of its operator;
  * the join attributes them in file order (tail_resolve). */
 bool ops_tail_add(ops_file *f, const pending_kernel *k) {
-    if (f->ntail >= MAX_TAIL) {
+    if (f->tail.n >= MAX_TAIL) {
         f->tail_full = true;
         return true;
     }
-    if (!ops_grow_one((void **)&f->tail, &f->captail, f->ntail, sizeof *f->tail)) return false;
+    tail_kernel *slot = plog_push(&f->tail);
+    if (!slot) return false;
     tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
                      k->has_ext, k->has_corr, f->any_op};
     if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
     if (t.op == ID_MAP_NONE && k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
         t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
-    f->tail[f->ntail++] = t;
+    *slot = t;
+    return true;
+}
+
+/* Makes room for `need` elements of size sz in *v (capacity *cap). false on OOM. */
+static bool reserve(void **v, size_t *cap, size_t need, size_t sz) {
+    if (need <= *cap) return true;
+    void *nv = realloc(*v, need * sz);
+    if (!nv) return false;
+    *v = nv, *cap = need;
     return true;
 }
 
@@ -74,11 +84,16 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
         else if (id_map_get(&acc->launch_by_corr, f->launches[i].corr) != ID_MAP_NONE) kept[i] = true;
         else if ((kept[i] = room > 0)) room--;
     }
-    for (size_t i = 0; i < f->ntail; i++) f->tail[i].op = tail_resolve(acc, f, &f->tail[i], base, kept);
+    for (size_t i = 0; i < f->tail.n; i++) {
+        tail_kernel *t = plog_at(&f->tail, i);
+        t->op = tail_resolve(acc, f, t, base, kept);
+    }
     free(kept);
     uint32_t *map = ops_remap_pool(&acc->pool, &f->pool);
     if (!map) return false;
-    bool ok = true;
+    /* one move of each array to its final size, not a copy per growth step */
+    bool ok = reserve((void **)&acc->ops, &acc->capops, acc->nops + f->nops, sizeof *acc->ops) &&
+              reserve((void **)&acc->launches, &acc->caplaunches, acc->nlaunches + f->nlaunches, sizeof *acc->launches);
     for (size_t i = 0; ok && i < f->nops; i++) {
         op_inst o = f->ops[i];
         o.name = ops_mapped(map, o.name), o.args = ops_mapped(map, o.args);
@@ -105,8 +120,8 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
         if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
     }
     acc->frames.dropped += f->frames.dropped;
-    for (size_t i = 0; ok && i < f->ntail; i++) {   /* in file order, as one pass would */
-        const tail_kernel *t = &f->tail[i];
+    for (size_t i = 0; ok && i < f->tail.n; i++) {   /* in file order, as one pass would */
+        const tail_kernel *t = plog_at(&f->tail, i);
         if (t->op != ID_MAP_NONE && t->op < acc->nops) {
             ok = ops_attribute(acc, t->op, t->start, t->end);
             continue;

@@ -11,6 +11,7 @@
 #include "analyses/id_map.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/ops_frames.h"
+#include "analyses/piece_log.h"
 
 #define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
 #define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
@@ -89,8 +90,7 @@ typedef struct ops_file {
     bool any_op, oom;
     bool second;             /* the second piece of a split read: kernels wait in tail */
     bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
-    tail_kernel *tail;
-    size_t ntail, captail;
+    piece_log tail;          /* tail_kernel entries */
     uint32_t *first;         /* second piece: launches[i]'s correlation id first seen at launch first[i] */
     size_t capfirst;
 } ops_file;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyses/kernel_groups.h"
+#include "analyses/piece_log.h"
 #include "analyses/section.h"
 
 enum { PH_PREFILL, PH_DECODE, PH_MIXED, PH_IDLE, N_PHASES };
@@ -47,8 +48,7 @@ typedef struct phases_file {
     size_t index;
     bool second;             /* the second piece of a split read: events wait in tail */
     bool tail_full;          /* more than MAX_TAIL: the pieces do not join (phases_split_exact) */
-    tail_event *tail;
-    size_t ntail, captail;
+    piece_log tail;          /* tail_event entries */
     phase_step *steps;
     size_t nsteps, cap;
     int64_t *launch_start;
@@ -84,6 +84,7 @@ static void *phases_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    f->tail.size = sizeof(tail_event);
     f->launch_by_corr.max_entries = EARLY_LIMIT;
     f->by_corr.max_groups = EARLY_LIMIT;
     return f;
@@ -92,7 +93,7 @@ static void *phases_open_source(void *run, const source_ref *src) {
 static void file_free(phases_file *f) {
     if (!f) return;
     free(f->steps);
-    free(f->tail);
+    plog_free(&f->tail);
     free(f->launch_start);
     id_map_free(&f->launch_by_corr);
     kgroups_free(&f->by_corr);
@@ -193,15 +194,10 @@ static bool apply_event(phases_file *f, const tail_event *e) {
 /* Keeps an event of the second piece for the join; or applies it (first piece, one piece). */
 static bool take(phases_file *f, tail_event e) {
     if (!f->second) return apply_event(f, &e);
-    if (f->ntail >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
-    if (f->ntail == f->captail) {
-        size_t c = f->captail ? f->captail * 2 : 1024;
-        tail_event *v = realloc(f->tail, c * sizeof *v);
-        if (!v) return false;
-        f->tail = v, f->captail = c;
-    }
-    f->tail[f->ntail++] = e;
-    return true;
+    if (f->tail.n >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
+    tail_event *slot = plog_push(&f->tail);
+    if (slot) *slot = e;
+    return slot != NULL;
 }
 
 static bool phases_consume(void *src, const record *r) {
@@ -288,7 +284,7 @@ static bool phases_end_source(void *run, void *src) {
          * has read exactly the bytes before it: one pass's result */
         phases_file *a = r->acc;
         bool ok = true;
-        for (size_t i = 0; ok && i < f->ntail; i++) ok = apply_event(a, &f->tail[i]);
+        for (size_t i = 0; ok && i < f->tail.n; i++) ok = apply_event(a, plog_at(&f->tail, i));
         a->no_corr_kernels += f->no_corr_kernels, a->dropped += f->dropped;
         file_free(f);
         if (!ok) r->oom = true;
