@@ -254,6 +254,11 @@ static void read_pair(job *a, job *b) {
 }
 
 #define SPLIT_MIN_DEFAULT (16u << 20)   /* smaller files are not worth a second thread */
+/* Larger files are read in one piece: the second piece of an exact split keeps what its join
+ * needs (ops, phases and layers keep its kernels, launches and steps: ~30 MB more at the peak
+ * for the 158 MB torch trace of the 208 MB run), and a larger trace more often passes a bound
+ * that makes ops refuse the join (then the file is read twice). docs/PERFORMANCE.md. */
+#define SPLIT_MAX ((uint64_t)256 << 20)
 #define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the middle */
 #define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
 
@@ -274,7 +279,7 @@ static bool can_split(const job *j, int threads) {
     size_t len = strlen(j->inv->path);
     uint64_t min = j->parse->split_min_bytes ? j->parse->split_min_bytes : SPLIT_MIN_DEFAULT;
     if (threads < 2 || !p->feed || !p->resume_point || !p->open_records_resumed || !p->join || j->inv->size < min ||
-        (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
+        j->inv->size > SPLIT_MAX || (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
         return false;
     for (size_t i = 0; i < j->n_an; i++)
         if (received(j->an[i], j) && !j->an[i]->splittable && !(j->an[i]->split_ok && j->an[i]->split_ok(j->ref)))
