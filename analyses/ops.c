@@ -56,7 +56,8 @@ static void file_free(ops_file *f) {
     id_map_free(&f->launch_by_corr);
     free(f->pending);
     plog_free(&f->tail);
-    free(f->first);
+    free(f->first_launch);
+    free(f->first_op);
     aggs_free(f->agg, f->capagg);
     py_frames_free(&f->frames);
     free(f);
@@ -80,7 +81,9 @@ static void *ops_open_source(void *run, const source_ref *src) {
     f->tail.size = sizeof(tail_kernel);
     f->pool.max_bytes = MAX_NAME_BYTES;
     f->op_by_ext.max_entries = MAX_OPS_PER_FILE;
-    /* the second piece keeps every launch: the join decides which one pass would have kept */
+    /* the second piece keeps every operator and launch: the join decides which ones one pass
+     * would have kept */
+    f->op_by_ext.max_entries = f->second ? MAX_TAIL : MAX_OPS_PER_FILE;
     f->launch_by_corr.max_entries = f->second ? MAX_TAIL : MAX_LAUNCHES_PER_FILE;
     return f;
 }
@@ -183,10 +186,20 @@ static bool consume_op(ops_file *f, const record *r) {
     bool timed = span_of(r, &a, &b);
     f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid,
                                 timed && (r->has & RF_PID_TID), false};
+    uint32_t prev = ID_MAP_NONE;
+    if (f->second) {
+        prev = id_map_get(&f->op_by_ext, r->external_id);
+        if (!ops_grow_one((void **)&f->first_op, &f->cap_first_op, f->nops, sizeof *f->first_op)) return false;
+    }
     uint32_t got = id_map_put(&f->op_by_ext, r->external_id, (uint32_t)f->nops);
     if (got == ID_MAP_OOM) return false;
-    if (got == ID_MAP_FULL) f->ops_dropped++;
-    else f->nops++;
+    if (got == ID_MAP_FULL) {
+        f->ops_dropped++;
+        f->tail_full |= f->second;
+    } else {
+        if (f->second) f->first_op[f->nops] = prev == ID_MAP_NONE ? (uint32_t)f->nops : f->first_op[prev];
+        f->nops++;
+    }
     return true;
 }
 
@@ -200,15 +213,14 @@ static bool ops_consume(void *src, const record *r) {
         uint32_t prev = ID_MAP_NONE;
         if (f->second) {
             prev = id_map_get(&f->launch_by_corr, r->correlation_id);
-            size_t c = f->capfirst;
-            if (!ops_grow_one((void **)&f->first, &c, f->nlaunches, sizeof *f->first)) return false;
-            f->capfirst = c;
+            if (!ops_grow_one((void **)&f->first_launch, &f->cap_first_launch, f->nlaunches, sizeof *f->first_launch))
+                return false;
         }
         uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
         if (got == ID_MAP_OOM) return false;
         if (got == ID_MAP_FULL) f->tail_full |= f->second;
         else {
-            if (f->second) f->first[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first[prev];
+            if (f->second) f->first_launch[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first_launch[prev];
             f->nlaunches++;
         }
         return true;

@@ -22,7 +22,7 @@ bool ops_tail_add(ops_file *f, const pending_kernel *k) {
     tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
                      k->has_ext, k->has_corr, f->any_op};
     if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
-    if (t.op == ID_MAP_NONE && k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
+    if (k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
         t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
     *slot = t;
     return true;
@@ -37,22 +37,43 @@ static bool reserve(void **v, size_t *cap, size_t need, size_t sz) {
     return true;
 }
 
+#define PIECE2 0x80000000u   /* tail_resolve: the second piece's operator i is PIECE2 | i */
+
+/* kept[i] for the n ids of a piece's list (first[i]: where the id was first seen in the
+ * piece; in_first(i): the id is in the first piece's map): whether one pass kept entry i.
+ * An id in the first piece's map stays; a new one gets in while the map has room (`room`
+ * entries); an id refused once is refused ever after. Returns how many were refused. */
+static size_t keep_ids(bool *kept, const uint32_t *first, size_t n, size_t room, const id_map *m,
+                       uint64_t (*id_of)(const ops_file *, size_t), const ops_file *f) {
+    size_t refused = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (first[i] != i) kept[i] = kept[first[i]];
+        else if (id_map_get(m, id_of(f, i)) != ID_MAP_NONE) kept[i] = true;
+        else if ((kept[i] = room > 0)) room--;
+        refused += !kept[i];
+    }
+    return refused;
+}
+static uint64_t launch_corr(const ops_file *f, size_t i) { return f->launches[i].corr; }
+static uint64_t op_ext(const ops_file *f, size_t i) { return f->ops[i].ext; }
+
 /* The operator one sequential pass finds for the second piece's kernel t when it arrives:
  * the first piece's (acc, the second not folded in yet) plus the second piece's operators
- * and launches before t. acc's op index, base + the piece's op index, or ID_MAP_NONE. Exact
- * because neither piece lost an operator or a launch to a bound (ops_split_exact). */
-static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, uint32_t base,
-                             const bool *kept) {
-    if (t->op != ID_MAP_NONE) return base + t->op;          /* by External id, in the piece: the latest */
-    if (t->has_ext) {                                       /* none in the piece before t */
+ * and launches before t that one pass kept (okept, lkept). acc's op index, PIECE2 | the
+ * piece's op index, or ID_MAP_NONE. An id one pass refused is in neither map then. */
+static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, const bool *okept,
+                             const bool *lkept) {
+    if (t->op != ID_MAP_NONE && okept[t->op]) return PIECE2 | t->op;  /* by External id, the latest */
+    if (t->has_ext && t->op == ID_MAP_NONE) {               /* none in the piece before t */
         uint32_t o = id_map_get(&acc->op_by_ext, t->ext);
         if (o != ID_MAP_NONE) return o;
     }
     if (!t->has_corr) return ID_MAP_NONE;
-    if (t->launch != ID_MAP_NONE && !kept[t->launch]) return ID_MAP_NONE;   /* one pass had none */
-    if (t->launch != ID_MAP_NONE)                           /* the piece's launch is the latest */
-        return t->launch_op != ID_MAP_NONE ? base + t->launch_op
-                                           : id_map_get(&acc->op_by_ext, f->launches[t->launch].ext);
+    if (t->launch != ID_MAP_NONE) {                         /* the piece's launch is the latest */
+        if (!lkept[t->launch]) return ID_MAP_NONE;
+        if (t->launch_op != ID_MAP_NONE) return okept[t->launch_op] ? PIECE2 | t->launch_op : ID_MAP_NONE;
+        return id_map_get(&acc->op_by_ext, f->launches[t->launch].ext);
+    }
     uint32_t l = id_map_get(&acc->launch_by_corr, t->corr);
     if (l == ID_MAP_NONE) return ID_MAP_NONE;
     uint64_t e = acc->launches[l].ext;
@@ -62,53 +83,49 @@ static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_
         for (uint32_t i = t->nops; i-- > 0;)
             if (f->ops[i].ext == e) { o = i; break; }
     }
-    return o != ID_MAP_NONE ? base + o : id_map_get(&acc->op_by_ext, e);
+    if (o != ID_MAP_NONE) return okept[o] ? PIECE2 | o : ID_MAP_NONE;
+    return id_map_get(&acc->op_by_ext, e);
 }
 
 /* The second piece of a split read joins the first (acc, which has read exactly the bytes
- * before it): its kernels are resolved against what one pass would have known when each
- * arrived, its operators and launches appended, then its kernels attributed or put in the
- * pending list in file order, with the pending bound counted as one pass counts it. The
- * result is that of one sequential pass (ops_split_exact refuses the join otherwise). */
+ * before it): which of its operators and launches one pass would have kept under the
+ * bounds, then its kernels resolved against what one pass knew when each arrived, its kept
+ * operators and launches appended, and its kernels attributed or put in the pending list in
+ * file order, the pending bound counted as one pass counts it: one sequential pass's result
+ * (ops_split_exact refuses the join when this cannot hold). */
 bool ops_merge_piece(ops_file *acc, ops_file *f) {
-    uint32_t base = (uint32_t)acc->nops;
     bool any_op1 = acc->any_op;
-    /* kept[i]: one pass kept the piece's launch i: its correlation id was in the first
-     * piece's map, else among the first new ones while the map had room (a key refused once
-     * is refused ever after, a key kept stays) */
-    bool *kept = malloc(f->nlaunches + 1);
-    if (!kept) return false;
-    size_t room = acc->launch_by_corr.n < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - acc->launch_by_corr.n : 0;
-    for (size_t i = 0; i < f->nlaunches; i++) {
-        if (f->first[i] != i) kept[i] = kept[f->first[i]];
-        else if (id_map_get(&acc->launch_by_corr, f->launches[i].corr) != ID_MAP_NONE) kept[i] = true;
-        else if ((kept[i] = room > 0)) room--;
+    bool *okept = malloc(f->nops + 1), *lkept = malloc(f->nlaunches + 1);
+    uint32_t *idx = malloc((f->nops + 1) * sizeof *idx);
+    uint32_t *map = okept && lkept && idx ? ops_remap_pool(&acc->pool, &f->pool) : NULL;
+    bool ok = map != NULL;
+    if (ok) {
+        size_t nm = acc->op_by_ext.n, nl = acc->launch_by_corr.n;
+        acc->ops_dropped += keep_ids(okept, f->first_op, f->nops, nm < MAX_OPS_PER_FILE ? MAX_OPS_PER_FILE - nm : 0,
+                                     &acc->op_by_ext, op_ext, f);
+        keep_ids(lkept, f->first_launch, f->nlaunches, nl < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - nl : 0,
+                 &acc->launch_by_corr, launch_corr, f);
+        for (size_t i = 0; i < f->tail.n; i++) {
+            tail_kernel *t = plog_at(&f->tail, i);
+            t->op = tail_resolve(acc, f, t, okept, lkept);
+        }
+        /* one move of each array to its final size, not a copy per growth step */
+        ok = reserve((void **)&acc->ops, &acc->capops, acc->nops + f->nops, sizeof *acc->ops) &&
+             reserve((void **)&acc->launches, &acc->caplaunches, acc->nlaunches + f->nlaunches, sizeof *acc->launches);
     }
-    for (size_t i = 0; i < f->tail.n; i++) {
-        tail_kernel *t = plog_at(&f->tail, i);
-        t->op = tail_resolve(acc, f, t, base, kept);
-    }
-    free(kept);
-    uint32_t *map = ops_remap_pool(&acc->pool, &f->pool);
-    if (!map) return false;
-    /* one move of each array to its final size, not a copy per growth step */
-    bool ok = reserve((void **)&acc->ops, &acc->capops, acc->nops + f->nops, sizeof *acc->ops) &&
-              reserve((void **)&acc->launches, &acc->caplaunches, acc->nlaunches + f->nlaunches, sizeof *acc->launches);
     for (size_t i = 0; ok && i < f->nops; i++) {
         op_inst o = f->ops[i];
         o.name = ops_mapped(map, o.name), o.args = ops_mapped(map, o.args);
-        if (o.name == ID_MAP_NONE) continue;
-        ok = ops_grow_one((void **)&acc->ops, &acc->capops, acc->nops, sizeof *acc->ops);
-        if (!ok) break;
+        idx[i] = ID_MAP_NONE;
+        if (!okept[i] || o.name == ID_MAP_NONE) continue;
         acc->ops[acc->nops] = o;
         uint32_t got = id_map_put(&acc->op_by_ext, o.ext, (uint32_t)acc->nops);
         if (got == ID_MAP_OOM) ok = false;
         else if (got == ID_MAP_FULL) acc->ops_dropped++;
-        else acc->nops++;
+        else idx[i] = (uint32_t)acc->nops++;
     }
     for (size_t i = 0; ok && i < f->nlaunches; i++) {
-        ok = ops_grow_one((void **)&acc->launches, &acc->caplaunches, acc->nlaunches, sizeof *acc->launches);
-        if (!ok) break;
+        if (!lkept[i]) continue;
         acc->launches[acc->nlaunches] = f->launches[i];
         uint32_t got = id_map_put(&acc->launch_by_corr, f->launches[i].corr, (uint32_t)acc->nlaunches);
         if (got == ID_MAP_OOM) ok = false;
@@ -122,8 +139,9 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
     acc->frames.dropped += f->frames.dropped;
     for (size_t i = 0; ok && i < f->tail.n; i++) {   /* in file order, as one pass would */
         const tail_kernel *t = plog_at(&f->tail, i);
-        if (t->op != ID_MAP_NONE && t->op < acc->nops) {
-            ok = ops_attribute(acc, t->op, t->start, t->end);
+        uint32_t op = t->op != ID_MAP_NONE && (t->op & PIECE2) ? idx[t->op & ~PIECE2] : t->op;
+        if (op != ID_MAP_NONE) {
+            ok = ops_attribute(acc, op, t->start, t->end);
             continue;
         }
         bool any_op = any_op1 || t->any_op;
@@ -139,15 +157,17 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
     acc->ops_dropped += f->ops_dropped;
     acc->any_op |= f->any_op;
     free(map);
+    free(idx);
+    free(okept);
+    free(lkept);
     return ok;
 }
 
 /* Whether the second piece (second) folded into the first gives exactly one sequential
- * pass's result: neither piece lost an operator or a name to a bound and the two together
- * stay under them; the second piece kept every kernel and launch (MAX_TAIL). The launch
- * bound is counted at the join as one pass counts it (merge_piece). */
+ * pass's result: the second piece kept every kernel, operator and launch (MAX_TAIL) and
+ * neither piece lost a name to the pool's bound (the two pools together stay under it); the
+ * operator and launch bounds are counted at the join as one pass counts them. */
 bool ops_split_exact(const void *first, const void *second) {
     const ops_file *a = first, *b = second;
-    return !b->tail_full && !a->ops_dropped && !b->ops_dropped && a->op_by_ext.n + b->op_by_ext.n < MAX_OPS_PER_FILE &&
-           a->pool.bytes + b->pool.bytes <= MAX_NAME_BYTES;
+    return !b->tail_full && !b->ops_dropped && a->pool.bytes + b->pool.bytes <= MAX_NAME_BYTES;
 }

@@ -91,8 +91,11 @@ typedef struct ops_file {
     bool second;             /* the second piece of a split read: kernels wait in tail */
     bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
     piece_log tail;          /* tail_kernel entries */
-    uint32_t *first;         /* second piece: launches[i]'s correlation id first seen at launch first[i] */
-    size_t capfirst;
+    /* second piece: launches[i]'s correlation id (ops[i]'s External id) first seen at
+     * launch (operator) first_launch[i] (first_op[i]): the join decides per id which ones
+     * one pass would have kept under its bounds */
+    uint32_t *first_launch, *first_op;
+    size_t cap_first_launch, cap_first_op;
 } ops_file;
 
 typedef struct ops_run {

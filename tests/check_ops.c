@@ -134,8 +134,8 @@ START_TEST(pieces_and_files) {
 END_TEST
 
 
-/* A pseudo-random stream past the pending bound (65536 kernels waiting) and the launch bound
- * (65536 correlation ids), with kernels before and after their operators and launches and
+/* A pseudo-random stream past the pending bound (65536 kernels waiting), the launch bound
+ * (65536 correlation ids) and the operator bound (131072 External ids), with kernels before and after their operators and launches and
  * repeated ids: read as one source, then as two pieces cut at several places (the driver's
  * order: both pieces read, split_exact asked, then folded first to second), the rendered
  * section is the same text. */
@@ -171,11 +171,11 @@ static char *render_ops(const record *rs, size_t n, size_t cut, bool *exact) {
 START_TEST(split_past_bounds_is_exact) {
     static const char *const NAMES[] = {"aten::mm", "aten::add", "aten::conv", "aten::relu", "aten::bmm", "aten::cat"};
     static const char *const SHAPES[] = {"[[1]]", "[[2]]", "[[3]]", "[[4]]", "[[5]]", "[[6]]"};
-    size_t n = 0, cap = 500000;
+    size_t n = 0, cap = 640000;
     record *rs = malloc(cap * sizeof *rs);
     ck_assert_ptr_nonnull(rs);
     uint64_t x = 12345;
-    for (uint64_t i = 0; n + 4 < cap && i < 110000; i++) {
+    for (uint64_t i = 0; n + 4 < cap && i < 140000; i++) {
         uint64_t ext = 1 + i, corr = 1 + i;
         int64_t t = (int64_t)i * 100;
         uint64_t late = lcg(&x) % 4;   /* 0-2: kernel before its operator (waits), 3: after */
@@ -191,6 +191,7 @@ START_TEST(split_past_bounds_is_exact) {
     bool exact;
     char *one = render_ops(rs, n, n, &exact);
     ck_assert_ptr_nonnull(strstr(one, "waited for their operator"));   /* the pending bound was hit */
+    ck_assert_ptr_nonnull(strstr(one, "operator calls"));              /* and the operator bound */
     size_t cuts[] = {1, n / 7, n / 3, n / 2, n / 2 + 1, 2 * n / 3, n - 2};
     for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
         char *two = render_ops(rs, n, cuts[c], &exact);
