@@ -156,34 +156,48 @@ static const unsigned ARG_FIELD[] = {
     [A_BYTES] = RF_BYTES, [A_KIND] = 0};
 #define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
 
-static bool ieq(const char *s, size_t n, const char *lower) {
-    if (strlen(lower) != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if ((s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0)) != lower[i]) return false;
-    return true;
+/* A category's id, compared case-insensitively (ASCII letters only): by length, then on a
+ * lower-cased copy (a chain of string compares per event cost ~1 % of `goblind analyze`). */
+static int cat_id(const char *s, size_t n) {
+    char b[20];
+    if (n < 6 || n > 19) return C_OTHER;
+    for (size_t i = 0; i < n; i++) b[i] = (char)(s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0));
+#define IS(lit) (!memcmp(b, lit, sizeof lit - 1))
+    switch (n) {
+    case 6:
+        return IS("kernel") ? C_KERNEL : IS("memcpy") ? C_MEMCPY : IS("memset") ? C_MEMSET : IS("cpu_op") ? C_CPU_OP : C_OTHER;
+    case 7: return IS("runtime") ? C_RUNTIME : C_OTHER;    /* (2021 Kineto: Memcpy, Memset, */
+    case 8: return IS("operator") ? C_CPU_OP : C_OTHER;    /*  Runtime, Operator, Kernel) */
+    case 10: return IS("gpu_memcpy") ? C_MEMCPY : IS("gpu_memset") ? C_MEMSET : IS("hip_driver") ? C_DRIVER : C_OTHER;
+    case 11: return IS("hip_runtime") ? C_RUNTIME : IS("cuda_driver") ? C_DRIVER : C_OTHER;
+    case 12: return IS("cuda_runtime") ? C_RUNTIME : C_OTHER;
+    case 15: return IS("python_function") ? C_PYTHON : IS("user_annotation") ? C_ANNOT : C_OTHER;
+    case 19: return IS("gpu_user_annotation") ? C_GPU_ANNOT : C_OTHER;
+    default: return C_OTHER;
+    }
+#undef IS
 }
 
-static int cat_id(const char *s, size_t n) {
-    if (ieq(s, n, "kernel")) return C_KERNEL;
-    if (ieq(s, n, "gpu_memcpy") || ieq(s, n, "memcpy")) return C_MEMCPY;   /* (2021 Kineto: Memcpy, Memset, */
-    if (ieq(s, n, "gpu_memset") || ieq(s, n, "memset")) return C_MEMSET;   /*  Runtime, Operator, Kernel) */
-    if (ieq(s, n, "cuda_runtime") || ieq(s, n, "hip_runtime") || ieq(s, n, "runtime")) return C_RUNTIME;
-    if (ieq(s, n, "cuda_driver") || ieq(s, n, "hip_driver")) return C_DRIVER;
-    if (ieq(s, n, "cpu_op") || ieq(s, n, "operator")) return C_CPU_OP;
-    if (ieq(s, n, "python_function")) return C_PYTHON;
-    if (ieq(s, n, "user_annotation")) return C_ANNOT;
-    if (ieq(s, n, "gpu_user_annotation")) return C_GPU_ANNOT;
-    return C_OTHER;
+/* Appends without a call while the buffer has room (the args text is built a token at a
+ * time); strbuf_append otherwise (growth, allocation failure). */
+static inline void sb_put(strbuf *b, const char *p, size_t n) {
+    if (b->len + n < b->cap) { memcpy(b->data + b->len, p, n); b->len += n; }
+    else strbuf_append(b, p, n);
+}
+static inline void sb_putc(strbuf *b, char c) {
+    if (b->len + 1 < b->cap) b->data[b->len++] = c;
+    else strbuf_putc(b, c);
 }
 
 /* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
-static tr_num token_time(const jt_token *t, bool want_double) {
-    tr_num r = {0};
-    if ((t->kind == JT_NUMBER || t->kind == JT_STRING) && !t->truncated && torch_us_text_ns(t->text, t->len, &r.ns)) {
-        if (want_double) r.us = jt_strtod(t->text, t->len);
-        r.has = true;
-    }
-    return r;
+static inline void token_time(tr_num *r, const jt_token *t, bool want_double) {
+    int64_t ns;
+    r->has = false;
+    if ((t->kind != JT_NUMBER && t->kind != JT_STRING) || t->truncated) return;
+    if (torch_us_short_ns(t->text, t->len, &ns)) r->ns = ns;
+    else if (!torch_us_text_ns(t->text, t->len, &r->ns)) return;
+    if (want_double) r->us = jt_strtod(t->text, t->len);
+    r->has = true;
 }
 
 static void args_token(tr_state *s, const jt_token *t) {
@@ -191,28 +205,28 @@ static void args_token(tr_state *s, const jt_token *t) {
     unsigned d = s->arg_depth;
     if (b->len > TR_ARGS_MAX) return;   /* too long to keep: dropped at the event's end (bounded memory) */
     bool close = t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END;
-    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) strbuf_putc(b, ',');
+    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) sb_putc(b, ',');
     if (!close && d <= TR_EMIT_DEPTH) s->args_need_comma[d] = true;
     switch (t->kind) {
     case JT_OBJECT_BEGIN: case JT_ARRAY_BEGIN:
-        strbuf_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
+        sb_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
         s->arg_depth++;
         if (s->arg_depth <= TR_EMIT_DEPTH) s->args_need_comma[s->arg_depth] = false;
         break;
     case JT_OBJECT_END: case JT_ARRAY_END:
-        strbuf_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
+        sb_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
         if (s->arg_depth) s->arg_depth--;
         break;
     case JT_KEY:
         torch_json_string(b, t->text, t->len);
-        strbuf_putc(b, ':');
+        sb_putc(b, ':');
         s->args_need_comma[d] = false;
         break;
     case JT_STRING: torch_json_string(b, t->text, t->len); break;
-    case JT_NUMBER: strbuf_append(b, t->text, t->len); break;
-    case JT_TRUE: strbuf_append(b, "true", 4); break;
-    case JT_FALSE: strbuf_append(b, "false", 5); break;
-    default: strbuf_append(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
+    case JT_NUMBER: sb_put(b, t->text, t->len); break;
+    case JT_TRUE: sb_put(b, "true", 4); break;
+    case JT_FALSE: sb_put(b, "false", 5); break;
+    default: sb_put(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
     }
 }
 
@@ -316,9 +330,9 @@ static void emit_meta(tr_state *s, const char *key, const char *value, size_t le
     emit(s, &r);
 }
 
-static void put_text(strbuf *b, const jt_token *t) {
+static inline void put_text(strbuf *b, const jt_token *t) {
     b->len = 0;
-    if (t->kind == JT_STRING || t->kind == JT_NUMBER) strbuf_append(b, t->text, t->len);
+    if (t->kind == JT_STRING || t->kind == JT_NUMBER) sb_put(b, t->text, t->len);
     strbuf_terminate(b);
 }
 
@@ -333,7 +347,9 @@ static const char *version_meta_key(const char *k, size_t n) {
     return NULL;
 }
 
-static void event_token(tr_state *s, const jt_token *t, bool *report) {
+/* A token inside an event object (depth 3 and deeper); for a JT_KEY, whether its value is
+ * wanted (false: the tokenizer skips it unreported). Inline in on_token's hot path. */
+static inline bool event_token(tr_state *s, const jt_token *t) {
     if (t->depth == 3) {
         if (t->kind == JT_KEY) {
             s->ev_key = event_key(t->text, t->len);
@@ -342,65 +358,64 @@ static void event_token(tr_state *s, const jt_token *t, bool *report) {
             if (s->ev_key == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY &&
                 s->catname.len)
                 s->ev_key = K_OTHER;            /* (a CPU op's shapes and a copy's kind are always read) */
-            *report = s->ev_key != K_OTHER;
-            return;
+            return s->ev_key != K_OTHER;
         }
-        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return;
+        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
         switch (s->ev_key) {
         case K_NAME: if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); } break;
         case K_CAT: if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); } break;
-        case K_TS: s->ts = token_time(t, s->sink.fields & RF_US_FLOAT); break;
-        case K_DUR: s->dur = token_time(t, s->sink.fields & RF_US_FLOAT); break;
+        case K_TS: token_time(&s->ts, t, s->sink.fields & RF_US_FLOAT); break;
+        case K_DUR: token_time(&s->dur, t, s->sink.fields & RF_US_FLOAT); break;
         case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
-        case K_PID: s->has_pid = torch_token_i64(t, &s->pid); break;
-        case K_TID: s->has_tid = torch_token_i64(t, &s->tid); break;
+        case K_PID: s->has_pid = torch_i64(t, &s->pid); break;
+        case K_TID: s->has_tid = torch_i64(t, &s->tid); break;
         default: break;
         }
         if (s->ev_key != K_ARGS || t->kind != JT_OBJECT_BEGIN) s->ev_key = K_OTHER;
-        return;
+        return true;
     }
-    if (s->ev_key != K_ARGS) return;
+    if (s->ev_key != K_ARGS) return true;
     if (t->depth == 4) {
         if (t->kind == JT_KEY) {
             s->arg_key = args_key(t->text, t->len);
             if (s->arg_key != A_OTHER && s->arg_key != A_DIMS && s->arg_key != A_TYPES && s->arg_key != A_KIND &&
                 !(s->sink.fields & ARG_FIELD[s->arg_key]))
                 s->arg_key = A_OTHER;
-            *report = s->arg_key != A_OTHER;
+            bool report = s->arg_key != A_OTHER;
             if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
-                if (!s->args.len) strbuf_putc(&s->args, '{');
-                else strbuf_putc(&s->args, ',');
+                sb_putc(&s->args, s->args.len ? ',' : '{');
                 torch_json_string(&s->args, t->text, t->len);
-                strbuf_putc(&s->args, ':');
+                sb_putc(&s->args, ':');
                 s->arg_depth = 0;
                 s->args_need_comma[0] = false;
             }
-            return;
+            return report;
         }
-        if (t->kind == JT_OBJECT_END) return;
+        if (t->kind == JT_OBJECT_END) return true;
         int64_t v;
         switch (s->arg_key) {
-        case A_DEVICE: s->has_device = torch_token_i64(t, &s->device); break;
-        case A_STREAM: s->has_stream = torch_token_i64(t, &s->stream); break;
-        case A_CORR: if ((s->has_corr = torch_token_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
-        case A_EXTERNAL: if ((s->has_ext = torch_token_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
-        case A_BYTES: if ((s->has_bytes = torch_token_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+        case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
+        case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
+        case A_CORR: if ((s->has_corr = torch_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+        case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+        case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
         case A_KIND: put_text(&s->kind, t); break;
         case A_DIMS: case A_TYPES: args_token(s, t); break;
         default: break;
         }
-        return;
+        return true;
     }
     /* deeper: inside an args value */
-    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return; }
+    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return true; }
     if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
         int64_t v;
         uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
         unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
-        if (t->kind == JT_ARRAY_END) return;
-        if (*n < 3 && torch_token_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
+        if (t->kind == JT_ARRAY_END) return true;
+        if (*n < 3 && torch_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
         else *n = 4;                              /* not three sizes: no grid */
     }
+    return true;
 }
 
 static void devprops_token(tr_state *s, const jt_token *t) {
@@ -424,7 +439,7 @@ static void devprops_token(tr_state *s, const jt_token *t) {
         return;
     }
     switch (s->dp_key) {
-    case 1: s->dp_has_id = torch_token_i64(t, &s->dp_id); break;
+    case 1: s->dp_has_id = torch_i64(t, &s->dp_id); break;
     case 2: put_text(&s->dp_name, t); break;
     case 3: put_text(&s->dp_mem, t); break;
     case 4: put_text(&s->dp_cus, t); break;
@@ -433,9 +448,9 @@ static void devprops_token(tr_state *s, const jt_token *t) {
     s->dp_key = 0;
 }
 
-static bool on_token(void *user, const jt_token *t) {
-    tr_state *s = user;
-    bool report = true;
+/* Every token outside the events (and the events' own when on_token's hot path does not
+ * apply): the document's root, its top-level keys, deviceProperties, metadata. */
+static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token *t) {
     if (s->stopped) return false;
     if (t->depth == 0) {
         if (t->kind == JT_OBJECT_BEGIN) s->root = 1;
@@ -470,8 +485,7 @@ static bool on_token(void *user, const jt_token *t) {
             else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
             return true;
         }
-        if (s->in_event) event_token(s, t, &report);
-        return report;
+        return s->in_event ? event_token(s, t) : true;
     case T_DEVPROPS:
         devprops_token(s, t);
         return true;
@@ -493,6 +507,15 @@ static bool on_token(void *user, const jt_token *t) {
     default:
         return false;
     }
+}
+
+/* The tokenizer's callback. The tokens of the events' list (nearly all of a trace) take a
+ * short path: one test, then event_token inline; everything else goes to on_token_other. */
+static bool on_token(void *user, const jt_token *t) {
+    tr_state *s = user;
+    if (t->depth > 2 && s->top == T_EVENTS && s->in_event && !s->stopped)   /* (top: root is an object, */
+        return event_token(s, t);                                             /*  in_event: a list's event) */
+    return on_token_other(s, t);
 }
 
 void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
