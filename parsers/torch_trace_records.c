@@ -53,6 +53,7 @@ typedef struct tr_state {
     diag_list *diag;
     const char *label;
     bool stopped;            /* the sink refused a record (out of memory) */
+    bool hot;                /* inside an event of the events list, not stopped: on_token's short path */
     int root, top;
     char version_key[32];    /* a root-level version key being read (T_VERSION) */
     /* the event being read */
@@ -156,26 +157,25 @@ static const unsigned ARG_FIELD[] = {
     [A_BYTES] = RF_BYTES, [A_KIND] = 0};
 #define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
 
-/* A category's id, compared case-insensitively (ASCII letters only): by length, then on a
- * lower-cased copy (a chain of string compares per event cost ~1 % of `goblind analyze`). */
+/* A category's id, compared case-insensitively (ASCII letters only): a lower-cased,
+ * zero-padded copy against each known name as three words (a chain of string compares per
+ * event cost ~1 % of `goblind analyze`; gcc calls libc for memcmp of these lengths). */
 static int cat_id(const char *s, size_t n) {
-    char b[20];
+    static const struct { char s[24]; unsigned char n, id; } CATS[] = {
+        {"kernel", 6, C_KERNEL}, {"cuda_runtime", 12, C_RUNTIME}, {"cpu_op", 6, C_CPU_OP},
+        {"python_function", 15, C_PYTHON}, {"user_annotation", 15, C_ANNOT}, {"gpu_memcpy", 10, C_MEMCPY},
+        {"gpu_memset", 10, C_MEMSET}, {"cuda_driver", 11, C_DRIVER}, {"hip_runtime", 11, C_RUNTIME},
+        {"hip_driver", 10, C_DRIVER}, {"gpu_user_annotation", 19, C_GPU_ANNOT},
+        /* 2021 Kineto: Memcpy, Memset, Runtime, Operator, Kernel */
+        {"memcpy", 6, C_MEMCPY}, {"memset", 6, C_MEMSET}, {"runtime", 7, C_RUNTIME}, {"operator", 8, C_CPU_OP}};
+    char b[24] = {0};
     if (n < 6 || n > 19) return C_OTHER;
     for (size_t i = 0; i < n; i++) b[i] = (char)(s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0));
-#define IS(lit) (!memcmp(b, lit, sizeof lit - 1))
-    switch (n) {
-    case 6:
-        return IS("kernel") ? C_KERNEL : IS("memcpy") ? C_MEMCPY : IS("memset") ? C_MEMSET : IS("cpu_op") ? C_CPU_OP : C_OTHER;
-    case 7: return IS("runtime") ? C_RUNTIME : C_OTHER;    /* (2021 Kineto: Memcpy, Memset, */
-    case 8: return IS("operator") ? C_CPU_OP : C_OTHER;    /*  Runtime, Operator, Kernel) */
-    case 10: return IS("gpu_memcpy") ? C_MEMCPY : IS("gpu_memset") ? C_MEMSET : IS("hip_driver") ? C_DRIVER : C_OTHER;
-    case 11: return IS("hip_runtime") ? C_RUNTIME : IS("cuda_driver") ? C_DRIVER : C_OTHER;
-    case 12: return IS("cuda_runtime") ? C_RUNTIME : C_OTHER;
-    case 15: return IS("python_function") ? C_PYTHON : IS("user_annotation") ? C_ANNOT : C_OTHER;
-    case 19: return IS("gpu_user_annotation") ? C_GPU_ANNOT : C_OTHER;
-    default: return C_OTHER;
-    }
-#undef IS
+    uint64_t w0 = load8(b), w1 = load8(b + 8), w2 = load8(b + 16);
+    for (size_t i = 0; i < sizeof CATS / sizeof CATS[0]; i++)
+        if (CATS[i].n == n && load8(CATS[i].s) == w0 && load8(CATS[i].s + 8) == w1 && load8(CATS[i].s + 16) == w2)
+            return CATS[i].id;
+    return C_OTHER;
 }
 
 /* Appends without a call while the buffer has room (the args text is built a token at a
@@ -190,7 +190,7 @@ static inline void sb_putc(strbuf *b, char c) {
 }
 
 /* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
-static inline void token_time(tr_num *r, const jt_token *t, bool want_double) {
+static inline __attribute__((always_inline)) void token_time(tr_num *r, const jt_token *t, bool want_double) {
     int64_t ns;
     r->has = false;
     if ((t->kind != JT_NUMBER && t->kind != JT_STRING) || t->truncated) return;
@@ -232,6 +232,7 @@ static void args_token(tr_state *s, const jt_token *t) {
 
 static void event_begin(tr_state *s, uint64_t offset) {
     s->in_event = true;
+    s->hot = true;           /* (called for the events list only, never once stopped) */
     s->ev_key = K_OTHER;
     s->arg_key = A_OTHER;
     s->cat = C_OTHER;
@@ -255,12 +256,12 @@ static api_domain domain_of(int cat, const char *name, size_t n) {
 
 static void emit(tr_state *s, const record *r) {
     if (s->stopped) return;
-    if (!record_emit(&s->sink, r)) { s->stopped = true; return; }
+    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = false; return; }
     s->emitted++;
 }
 
 static void event_end(tr_state *s) {
-    s->in_event = false;
+    s->in_event = s->hot = false;
     bool step = s->name.len >= 13 && !memcmp(s->name.data, "ProfilerStep#", 13);
     int cat = s->cat;
     record_type type;
@@ -347,52 +348,82 @@ static const char *version_meta_key(const char *k, size_t n) {
     return NULL;
 }
 
-/* A token inside an event object (depth 3 and deeper); for a JT_KEY, whether its value is
- * wanted (false: the tokenizer skips it unreported). Inline in on_token's hot path. */
-static inline bool event_token(tr_state *s, const jt_token *t) {
-    if (t->depth == 3) {
-        if (t->kind == JT_KEY) {
-            s->ev_key = event_key(t->text, t->len);
-            /* fields no consumer reads are only validated (record_sink.fields) */
-            if ((s->ev_key == K_PID || s->ev_key == K_TID) && !(s->sink.fields & RF_PID_TID)) s->ev_key = K_OTHER;
-            if (s->ev_key == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY &&
-                s->catname.len)
-                s->ev_key = K_OTHER;            /* (a CPU op's shapes and a copy's kind are always read) */
-            return s->ev_key != K_OTHER;
-        }
-        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
-        switch (s->ev_key) {
-        case K_NAME: if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); } break;
-        case K_CAT: if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); } break;
-        case K_TS: token_time(&s->ts, t, s->sink.fields & RF_US_FLOAT); break;
-        case K_DUR: token_time(&s->dur, t, s->sink.fields & RF_US_FLOAT); break;
-        case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
-        case K_PID: s->has_pid = torch_i64(t, &s->pid); break;
-        case K_TID: s->has_tid = torch_i64(t, &s->tid); break;
-        default: break;
-        }
-        if (s->ev_key != K_ARGS || t->kind != JT_OBJECT_BEGIN) s->ev_key = K_OTHER;
-        return true;
+/* The tokens inside an event object (depth 3 and deeper), one small function per kind so
+ * that on_token stays a few tests and a tail call (one function holding all of them spilled
+ * every callee-saved register on each of the ~25 tokens an event reports). */
+
+/* A member key of the event object: whether its value is wanted (false: the tokenizer
+ * skips it unreported; fields no consumer reads are only validated, record_sink.fields). */
+static __attribute__((noinline)) bool ev_key_token(tr_state *s, const jt_token *t) {
+    int k = event_key(t->text, t->len);
+    if ((k == K_PID || k == K_TID) && !(s->sink.fields & RF_PID_TID)) k = K_OTHER;
+    if (k == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY && s->catname.len)
+        k = K_OTHER;                              /* (a CPU op's shapes and a copy's kind are always read) */
+    s->ev_key = k;
+    return k != K_OTHER;
+}
+
+/* A member value of the event object, one handler per key (on_token calls the one of
+ * s->ev_key; each then forgets the key). The end of a container value comes to v_other,
+ * except args' own end (v_args: ev_key stays K_ARGS until the next key). */
+typedef bool (*value_fn)(tr_state *s, const jt_token *t);
+static bool v_other(tr_state *s, const jt_token *t) { (void)t; s->ev_key = K_OTHER; return true; }
+static bool v_name(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); }
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_cat(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); }
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ts(tr_state *s, const jt_token *t) {
+    token_time(&s->ts, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_dur(tr_state *s, const jt_token *t) {
+    token_time(&s->dur, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ph(tr_state *s, const jt_token *t) {
+    s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0;
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_pid(tr_state *s, const jt_token *t) { s->has_pid = torch_i64(t, &s->pid); s->ev_key = K_OTHER; return true; }
+static bool v_tid(tr_state *s, const jt_token *t) { s->has_tid = torch_i64(t, &s->tid); s->ev_key = K_OTHER; return true; }
+static bool v_args(tr_state *s, const jt_token *t) {
+    if (t->kind != JT_OBJECT_BEGIN && t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END)
+        s->ev_key = K_OTHER;                       /* (args not an object) */
+    return true;
+}
+static const value_fn VALUE_FN[] = {[K_OTHER] = v_other, [K_NAME] = v_name, [K_CAT] = v_cat, [K_TS] = v_ts,
+                                    [K_DUR] = v_dur, [K_PH] = v_ph, [K_PID] = v_pid, [K_TID] = v_tid, [K_ARGS] = v_args};
+
+/* A key of the event's args object: whether its value is wanted. The operator shapes keys
+ * start their member of the args text. */
+static __attribute__((noinline)) bool arg_key_token(tr_state *s, const jt_token *t) {
+    int k = args_key(t->text, t->len);
+    if (k != A_OTHER && k != A_DIMS && k != A_TYPES && k != A_KIND && !(s->sink.fields & ARG_FIELD[k])) k = A_OTHER;
+    s->arg_key = k;
+    if ((k == A_DIMS || k == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
+        sb_putc(&s->args, s->args.len ? ',' : '{');
+        torch_json_string(&s->args, t->text, t->len);
+        sb_putc(&s->args, ':');
+        s->arg_depth = 0;
+        s->args_need_comma[0] = false;
     }
-    if (s->ev_key != K_ARGS) return true;
+    return k != A_OTHER;
+}
+
+/* Any other token inside the event's args object: a value of a wanted key, or inside one. */
+static __attribute__((noinline)) bool arg_value_token(tr_state *s, const jt_token *t) {
+    int64_t v;
     if (t->depth == 4) {
-        if (t->kind == JT_KEY) {
-            s->arg_key = args_key(t->text, t->len);
-            if (s->arg_key != A_OTHER && s->arg_key != A_DIMS && s->arg_key != A_TYPES && s->arg_key != A_KIND &&
-                !(s->sink.fields & ARG_FIELD[s->arg_key]))
-                s->arg_key = A_OTHER;
-            bool report = s->arg_key != A_OTHER;
-            if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
-                sb_putc(&s->args, s->args.len ? ',' : '{');
-                torch_json_string(&s->args, t->text, t->len);
-                sb_putc(&s->args, ':');
-                s->arg_depth = 0;
-                s->args_need_comma[0] = false;
-            }
-            return report;
-        }
         if (t->kind == JT_OBJECT_END) return true;
-        int64_t v;
         switch (s->arg_key) {
         case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
         case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
@@ -408,7 +439,6 @@ static inline bool event_token(tr_state *s, const jt_token *t) {
     /* deeper: inside an args value */
     if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return true; }
     if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
-        int64_t v;
         uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
         unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
         if (t->kind == JT_ARRAY_END) return true;
@@ -416,6 +446,14 @@ static inline bool event_token(tr_state *s, const jt_token *t) {
         else *n = 4;                              /* not three sizes: no grid */
     }
     return true;
+}
+
+/* A token inside an event object (depth 3 and deeper); for a JT_KEY, whether its value is
+ * wanted. */
+static inline __attribute__((always_inline)) bool event_token(tr_state *s, const jt_token *t) {
+    if (t->depth == 3) return t->kind == JT_KEY ? ev_key_token(s, t) : VALUE_FN[s->ev_key](s, t);
+    if (s->ev_key != K_ARGS) return true;
+    return t->depth == 4 && t->kind == JT_KEY ? arg_key_token(s, t) : arg_value_token(s, t);
 }
 
 static void devprops_token(tr_state *s, const jt_token *t) {
@@ -461,6 +499,7 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
     if (t->depth == 1) {
         if (t->kind == JT_KEY) {
             const char *vk = version_meta_key(t->text, t->len);
+            s->hot = false;
             s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
                    : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
                    : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
@@ -510,11 +549,10 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
 }
 
 /* The tokenizer's callback. The tokens of the events' list (nearly all of a trace) take a
- * short path: one test, then event_token inline; everything else goes to on_token_other. */
+ * short path: two tests, then event_token inline; everything else goes to on_token_other. */
 static bool on_token(void *user, const jt_token *t) {
     tr_state *s = user;
-    if (t->depth > 2 && s->top == T_EVENTS && s->in_event && !s->stopped)   /* (top: root is an object, */
-        return event_token(s, t);                                             /*  in_event: a list's event) */
+    if (t->depth > 2 && s->hot) return event_token(s, t);
     return on_token_other(s, t);
 }
 
