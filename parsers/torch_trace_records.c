@@ -54,6 +54,7 @@ typedef struct tr_state {
     const char *label;
     bool stopped;            /* the sink refused a record (out of memory) */
     bool hot;                /* inside an event of the events list, not stopped: on_token's short path */
+    bool list;               /* in the events list (a list), not stopped: the same for its events' bounds */
     int root, top;
     char version_key[32];    /* a root-level version key being read (T_VERSION) */
     /* the event being read */
@@ -62,6 +63,8 @@ typedef struct tr_state {
     unsigned arg_depth;      /* container depth inside a captured args value */
     uint64_t ev_offset;
     strbuf name, catname, args, kind;
+    const char *cat_text;    /* the event's category: a known name's literal, or catname's bytes */
+    size_t cat_len;          /* (0: no category) */
     tr_num ts, dur;
     char ph;
     bool has_pid, has_tid, has_device, has_stream, has_corr, has_ext, has_bytes, has_grid, has_block;
@@ -157,10 +160,18 @@ static const unsigned ARG_FIELD[] = {
     [A_BYTES] = RF_BYTES, [A_KIND] = 0};
 #define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
 
-/* A category's id, compared case-insensitively (ASCII letters only): a lower-cased,
- * zero-padded copy against each known name as three words (a chain of string compares per
- * event cost ~1 % of `goblind analyze`; gcc calls libc for memcmp of these lengths). */
-static int cat_id(const char *s, size_t n) {
+/* x with its ASCII capitals (each byte 'A'..'Z') in lower case, eight bytes at once. */
+static inline uint64_t lower8(uint64_t x) {
+    uint64_t h = x & 0x7f7f7f7f7f7f7f7fu;
+    uint64_t ge_a = h + 0x3f3f3f3f3f3f3f3fu, gt_z = h + 0x2525252525252525u;   /* bit 7: >= 'A', > 'Z' */
+    return x | ((ge_a & ~gt_z & ~x & 0x8080808080808080u) >> 2);
+}
+
+/* A category's id, compared case-insensitively (ASCII letters only) with each known name as
+ * two or three overlapping words of the text (a chain of string compares per event cost ~1 %
+ * of `goblind analyze`). *exact: the known name's own text when s spells it exactly (the
+ * record's category can then point at it: no copy), else NULL. */
+static int cat_id(const char *s, size_t n, const char **exact) {
     static const struct { char s[24]; unsigned char n, id; } CATS[] = {
         {"kernel", 6, C_KERNEL}, {"cuda_runtime", 12, C_RUNTIME}, {"cpu_op", 6, C_CPU_OP},
         {"python_function", 15, C_PYTHON}, {"user_annotation", 15, C_ANNOT}, {"gpu_memcpy", 10, C_MEMCPY},
@@ -168,13 +179,23 @@ static int cat_id(const char *s, size_t n) {
         {"hip_driver", 10, C_DRIVER}, {"gpu_user_annotation", 19, C_GPU_ANNOT},
         /* 2021 Kineto: Memcpy, Memset, Runtime, Operator, Kernel */
         {"memcpy", 6, C_MEMCPY}, {"memset", 6, C_MEMSET}, {"runtime", 7, C_RUNTIME}, {"operator", 8, C_CPU_OP}};
-    char b[24] = {0};
+    *exact = NULL;
     if (n < 6 || n > 19) return C_OTHER;
-    for (size_t i = 0; i < n; i++) b[i] = (char)(s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0));
-    uint64_t w0 = load8(b), w1 = load8(b + 8), w2 = load8(b + 16);
-    for (size_t i = 0; i < sizeof CATS / sizeof CATS[0]; i++)
-        if (CATS[i].n == n && load8(CATS[i].s) == w0 && load8(CATS[i].s + 8) == w1 && load8(CATS[i].s + 16) == w2)
-            return CATS[i].id;
+    /* words covering every byte: [0,8) and [n-8,n) (and [8,16) past 16 bytes), or [0,4) and [n-4,n) */
+#define WORDS(p, a, m, b) do { if (n >= 8) { a = load8(p); b = load8(p + n - 8); m = n > 16 ? load8(p + 8) : 0; } \
+                               else { a = load4(p); b = load4(p + n - 4); m = 0; } } while (0)
+    uint64_t a, m, b;
+    WORDS(s, a, m, b);
+    uint64_t la = lower8(a), lm = lower8(m), lb = lower8(b);
+    for (size_t i = 0; i < sizeof CATS / sizeof CATS[0]; i++) {
+        if (CATS[i].n != n) continue;
+        uint64_t ra, rm, rb;
+        WORDS(CATS[i].s, ra, rm, rb);    /* (the names are padded to 24 bytes: every load is inside) */
+        if (la != ra || lm != rm || lb != rb) continue;
+        if (a == ra && m == rm && b == rb) *exact = CATS[i].s;
+        return CATS[i].id;
+    }
+#undef WORDS
     return C_OTHER;
 }
 
@@ -230,14 +251,14 @@ static void args_token(tr_state *s, const jt_token *t) {
     }
 }
 
-static void event_begin(tr_state *s, uint64_t offset) {
+static __attribute__((noinline)) void event_begin(tr_state *s, uint64_t offset) {
     s->in_event = true;
     s->hot = true;           /* (called for the events list only, never once stopped) */
     s->ev_key = K_OTHER;
     s->arg_key = A_OTHER;
     s->cat = C_OTHER;
     s->ev_offset = offset;
-    s->name.len = s->catname.len = s->args.len = s->kind.len = 0;
+    s->name.len = s->args.len = s->kind.len = s->cat_len = 0;
     s->ts.has = s->dur.has = false;
     s->ph = 0;
     s->has_pid = s->has_tid = s->has_device = s->has_stream = s->has_corr = s->has_ext = false;
@@ -256,11 +277,11 @@ static api_domain domain_of(int cat, const char *name, size_t n) {
 
 static void emit(tr_state *s, const record *r) {
     if (s->stopped) return;
-    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = false; return; }
+    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = s->list = false; return; }
     s->emitted++;
 }
 
-static void event_end(tr_state *s) {
+static __attribute__((noinline)) void event_end(tr_state *s) {
     s->in_event = s->hot = false;
     bool step = s->name.len >= 13 && !memcmp(s->name.data, "ProfilerStep#", 13);
     int cat = s->cat;
@@ -282,8 +303,8 @@ static void event_end(tr_state *s) {
     r.line = s->ev_offset;
     r.name = s->name.len ? s->name.data : NULL;
     r.name_len = s->name.len;
-    r.category = s->catname.len ? s->catname.data : NULL;
-    r.category_len = s->catname.len;
+    r.category = s->cat_len ? s->cat_text : NULL;
+    r.category_len = s->cat_len;
     r.phase = s->ph;
     r.has = RF_START | (s->sink.fields & RF_US_FLOAT);
     r.start_ns = s->ts.ns;
@@ -334,7 +355,8 @@ static void emit_meta(tr_state *s, const char *key, const char *value, size_t le
 static inline void put_text(strbuf *b, const jt_token *t) {
     b->len = 0;
     if (t->kind == JT_STRING || t->kind == JT_NUMBER) sb_put(b, t->text, t->len);
-    strbuf_terminate(b);
+    if (b->len < b->cap) b->data[b->len] = '\0';
+    else strbuf_terminate(b);
 }
 
 /* Root-level scalar keys that are versions, and the metadata key each becomes. */
@@ -357,7 +379,7 @@ static const char *version_meta_key(const char *k, size_t n) {
 static __attribute__((noinline)) bool ev_key_token(tr_state *s, const jt_token *t) {
     int k = event_key(t->text, t->len);
     if ((k == K_PID || k == K_TID) && !(s->sink.fields & RF_PID_TID)) k = K_OTHER;
-    if (k == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY && s->catname.len)
+    if (k == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY && s->cat_len)
         k = K_OTHER;                              /* (a CPU op's shapes and a copy's kind are always read) */
     s->ev_key = k;
     return k != K_OTHER;
@@ -374,7 +396,12 @@ static bool v_name(tr_state *s, const jt_token *t) {
     return true;
 }
 static bool v_cat(tr_state *s, const jt_token *t) {
-    if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); }
+    if (t->kind == JT_STRING) {
+        const char *lit;
+        s->cat = cat_id(t->text, t->len, &lit);
+        if (lit) { s->cat_text = lit; s->cat_len = t->len; }
+        else { put_text(&s->catname, t); s->cat_text = s->catname.data; s->cat_len = s->catname.len; }
+    }
     s->ev_key = K_OTHER;
     return true;
 }
@@ -499,7 +526,7 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
     if (t->depth == 1) {
         if (t->kind == JT_KEY) {
             const char *vk = version_meta_key(t->text, t->len);
-            s->hot = false;
+            s->hot = s->list = false;
             s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
                    : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
                    : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
@@ -508,7 +535,7 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
             return s->top != T_OTHER;
         }
         if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
-        if (s->top == T_EVENTS) s->events_is_list = t->kind == JT_ARRAY_BEGIN;
+        if (s->top == T_EVENTS) s->list = s->events_is_list = t->kind == JT_ARRAY_BEGIN;
         if (s->top == T_VERSION && (t->kind == JT_STRING || t->kind == JT_NUMBER)) {
             emit_meta(s, s->version_key, t->text, t->len, false, 0, t->offset);
             if (!strcmp(s->version_key, "roctracer_version")) emit_meta(s, "vendor", "AMD", 3, false, 0, t->offset);
@@ -553,6 +580,11 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
 static bool on_token(void *user, const jt_token *t) {
     tr_state *s = user;
     if (t->depth > 2 && s->hot) return event_token(s, t);
+    if (t->depth == 2 && s->list) {          /* an event's bounds (what on_token_other does there) */
+        if (t->kind == JT_OBJECT_BEGIN) event_begin(s, t->offset);
+        else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+        return true;
+    }
     return on_token_other(s, t);
 }
 
@@ -589,7 +621,7 @@ void *torch_records_open_resumed(const parse_options *opt, const char *label, co
     }
     s->root = 1;
     s->top = T_EVENTS;
-    s->events_is_list = true;
+    s->events_is_list = s->list = true;
     s->resumed = true;
     s->start_offset = offset;
     return s;
