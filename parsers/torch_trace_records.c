@@ -432,7 +432,7 @@ static const value_fn VALUE_FN[] = {[K_OTHER] = v_other, [K_NAME] = v_name, [K_C
 
 /* A key of the event's args object: whether its value is wanted. The operator shapes keys
  * start their member of the args text. */
-static __attribute__((noinline)) bool arg_key_token(tr_state *s, const jt_token *t) {
+static inline bool arg_key_token(tr_state *s, const jt_token *t) {
     int k = args_key(t->text, t->len);
     if (k != A_OTHER && k != A_DIMS && k != A_TYPES && k != A_KIND && !(s->sink.fields & ARG_FIELD[k])) k = A_OTHER;
     s->arg_key = k;
@@ -446,23 +446,30 @@ static __attribute__((noinline)) bool arg_key_token(tr_state *s, const jt_token 
     return k != A_OTHER;
 }
 
-/* Any other token inside the event's args object: a value of a wanted key, or inside one. */
-static __attribute__((noinline)) bool arg_value_token(tr_state *s, const jt_token *t) {
+/* A token of the event's args object itself (depth 4): a key, a wanted key's value, or the
+ * object's end. (kind is read here, apart from depth: a test of both at once in on_token
+ * was compiled to one 8-byte load of the two 4-byte fields the tokenizer had just stored,
+ * which the CPU cannot forward from those stores: a stall on every args token.) */
+static __attribute__((noinline)) bool arg4_token(tr_state *s, const jt_token *t) {
     int64_t v;
-    if (t->depth == 4) {
-        if (t->kind == JT_OBJECT_END) return true;
-        switch (s->arg_key) {
-        case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
-        case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
-        case A_CORR: if ((s->has_corr = torch_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
-        case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
-        case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
-        case A_KIND: put_text(&s->kind, t); break;
-        case A_DIMS: case A_TYPES: args_token(s, t); break;
-        default: break;
-        }
-        return true;
+    if (t->kind == JT_KEY) return arg_key_token(s, t);
+    if (t->kind == JT_OBJECT_END) return true;
+    switch (s->arg_key) {
+    case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
+    case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
+    case A_CORR: if ((s->has_corr = torch_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+    case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+    case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+    case A_KIND: put_text(&s->kind, t); break;
+    case A_DIMS: case A_TYPES: args_token(s, t); break;
+    default: break;
     }
+    return true;
+}
+
+/* A token inside a value of the event's args object (depth 5 and deeper). */
+static __attribute__((noinline)) bool arg_deep_token(tr_state *s, const jt_token *t) {
+    int64_t v;
     /* deeper: inside an args value */
     if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return true; }
     if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
@@ -480,7 +487,7 @@ static __attribute__((noinline)) bool arg_value_token(tr_state *s, const jt_toke
 static inline __attribute__((always_inline)) bool event_token(tr_state *s, const jt_token *t) {
     if (t->depth == 3) return t->kind == JT_KEY ? ev_key_token(s, t) : VALUE_FN[s->ev_key](s, t);
     if (s->ev_key != K_ARGS) return true;
-    return t->depth == 4 && t->kind == JT_KEY ? arg_key_token(s, t) : arg_value_token(s, t);
+    return t->depth == 4 ? arg4_token(s, t) : arg_deep_token(s, t);
 }
 
 static void devprops_token(tr_state *s, const jt_token *t) {
