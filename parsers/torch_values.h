@@ -18,7 +18,7 @@ bool torch_token_i64(const jt_token *t, int64_t *out);
 
 /* The leading decimal digits of s[0..n), at most max of them: their count, and *v (which
  * they extend) times ten per digit plus each. Eight at a time while eight bytes of s remain
- * (SWAR, as in Lemire's fast_float): ids and timestamps run 4 to 16 digits. */
+ * (SWAR, as in Lemire's fast_float): timestamps run to 8 and more integer digits. */
 static inline size_t torch_digits(const char *s, size_t n, size_t max, uint64_t *v) {
     size_t k = 0, lim = n < max ? n : max;
     uint64_t x = *v;
@@ -51,8 +51,13 @@ static inline bool torch_i64(const jt_token *t, int64_t *out) {
     const char *p = t->text;
     size_t n = t->len, i = p[0] == '-';
     if (n <= 18 && n > i) {
-        uint64_t v = 0;                      /* (at most 18 digits: no overflow) */
-        if (i + torch_digits(p + i, n - i, 18, &v) == n) { *out = p[0] == '-' ? -(int64_t)v : (int64_t)v; return true; }
+        uint64_t v = 0;                      /* (at most 18 digits: no overflow; ids are short: */
+        for (; i < n; i++) {                 /*  a byte at a time, no SWAR set-up) */
+            unsigned d = (unsigned)(unsigned char)p[i] - '0';
+            if (d > 9) break;
+            v = v * 10 + d;
+        }
+        if (i == n) { *out = p[0] == '-' ? -(int64_t)v : (int64_t)v; return true; }
     }
     unsigned char c = (unsigned char)p[0];   /* strtoll skips blanks, then a sign, then digits */
     if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != ' ' && !(c >= '\t' && c <= '\r') && c)
