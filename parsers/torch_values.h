@@ -19,7 +19,7 @@ bool torch_token_i64(const jt_token *t, int64_t *out);
 /* The leading decimal digits of s[0..n), at most max of them: their count, and *v (which
  * they extend) times ten per digit plus each. Eight at a time while eight bytes of s remain
  * (SWAR, as in Lemire's fast_float): timestamps run to 8 and more integer digits. */
-static inline size_t torch_digits(const char *s, size_t n, size_t max, uint64_t *v) {
+static inline __attribute__((always_inline)) size_t torch_digits(const char *s, size_t n, size_t max, uint64_t *v) {
     size_t k = 0, lim = n < max ? n : max;
     uint64_t x = *v;
     while (lim - k >= 8) {
@@ -68,7 +68,7 @@ static inline bool torch_i64(const jt_token *t, int64_t *out) {
 /* torch_us_text_ns's fast path, inline: [digits][.digits] with 1..15 integer digits and at
  * most 3 fraction digits (every Kineto timestamp), exact in int64. false: not that shape
  * (the caller then asks torch_us_text_ns, which answers every shape). */
-static inline bool torch_us_short_ns(const char *s, size_t n, int64_t *out) {
+static inline __attribute__((always_inline)) bool torch_us_short_ns(const char *s, size_t n, int64_t *out) {
     if (!n || n > 19) return false;
     uint64_t v = 0;
     size_t k = torch_digits(s, n, 16, &v);   /* (16 digits fit; a 16th refuses the fast path) */
