@@ -2,7 +2,8 @@
 # `goblind analyze` beside `goblind parse` on the 208 MB generated run (the run of
 # bench/parse.sh), and the daemon's ingest (`goblind parse --analysis`: RunMetrics and the
 # analysis document from one read of each file); then the same three on a 1 GB generated run.
-# Wall time and peak RSS of each, best and median of N runs.
+# Wall time, CPU (user + sys) and peak RSS of each, best and median of N runs, the three
+# commands alternating run by run.
 # Targets: analyze within 1.5x of parse's time, <= 64 MB peak RSS, on both runs.
 # usage: bench/analyze.sh [RUNS]     (GOBLIND=path to the binary, default build/goblind;
 #        SKIP_1G=1 skips the 1 GB run, whose first generation takes a few minutes)
@@ -22,35 +23,46 @@ if [ ! -f "$RUN/torch_profile.json" ]; then
 fi
 bytes=$(du -cb "$RUN"/trace.csv "$RUN"/torch_profile.json "$RUN"/amd_smi.csv | tail -1 | cut -f1)
 
-# best and median wall time over RUNS runs, and the largest peak RSS: "best median kbytes"
-measure() {
-  local times="" rss=0
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$DIR/time.txt" "$@" > "$DIR/out.json"
-    read -r t m < "$DIR/time.txt"
-    times="$times $t"
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$times" | tr ' ' '\n' | sed '/^$/d' | sort -g | awk -v rss="$rss" '{v[NR]=$1} END {print v[1], v[int((NR+1)/2)], rss}'
+# One timed run of a command, appended to $DIR/times.<label>: "wall cpu kbytes" (cpu = user + sys).
+timed() {
+  local label=$1; shift
+  /usr/bin/time -f "%e %U %S %M" -o "$DIR/time.txt" "$@" > "$DIR/out.$label.json" 2> "$DIR/err.$label.txt"
+  awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$DIR/time.txt" >> "$DIR/times.$label"
 }
-# one run directory: "label" "dir"
+# best and median wall time, median CPU and the largest peak RSS of one label's runs:
+# "best median cpu_median kbytes"
+summary() {
+  local cpu
+  cpu=$(cut -d' ' -f2 "$DIR/times.$1" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  sort -g "$DIR/times.$1" | awk -v cpu="$cpu" '{w[NR]=$1; if ($3 > m) m = $3}
+    END {print w[1], w[int((NR+1)/2)], cpu, m}'
+}
+# one run directory: "label" "dir". The three commands alternate run by run (parse, analyze,
+# ingest, parse, ...), so that a slow spell of the shared machine falls on all three alike.
 bench_run() {
   local label=$1 run=$2
   local bytes
   bytes=$(du -cb "$run"/trace.csv "$run"/torch_profile.json "$run"/amd_smi.csv | tail -1 | cut -f1)
   cat "$run"/* > /dev/null   # page cache warm for all
-  read -r pt pmed pm < <(measure "$GOBLIND" parse "$run")
-  read -r at amed am < <(measure "$GOBLIND" analyze "$run")
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['sources'], 'no sources'" "$DIR/out.json"
-  sections=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$DIR/out.json")
-  read -r it imed im < <(measure "$GOBLIND" parse "$run" --analysis "$DIR/ingest_analysis.json")
+  rm -f "$DIR"/times.parse "$DIR"/times.analyze "$DIR"/times.ingest
+  for _ in $(seq "$RUNS"); do
+    timed parse "$GOBLIND" parse "$run"
+    timed analyze "$GOBLIND" analyze "$run"
+    timed ingest "$GOBLIND" parse "$run" --analysis "$DIR/ingest_analysis.json"
+  done
+  read -r pt pmed pc pm < <(summary parse)
+  read -r at amed ac am < <(summary analyze)
+  read -r it imed ic im < <(summary ingest)
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['sources'], 'no sources'" "$DIR/out.analyze.json"
+  sections=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$DIR/out.analyze.json")
   awk -v label="$label" -v pt="$pt" -v pmed="$pmed" -v pm="$pm" -v at="$at" -v amed="$amed" -v am="$am" \
-      -v it="$it" -v imed="$imed" -v im="$im" -v bytes="$bytes" -v runs="$RUNS" -v sections="$sections" 'BEGIN {
+      -v it="$it" -v imed="$imed" -v im="$im" -v pc="$pc" -v ac="$ac" -v ic="$ic" -v bytes="$bytes" \
+      -v runs="$RUNS" -v sections="$sections" 'BEGIN {
     printf "%s: input %.1f MB (trace.csv + torch_profile.json + amd_smi.csv)\n", label, bytes / 1e6
-    printf "goblind parse    %6.3f s  %7.1f MB peak RSS  (best of %d; median %.3f s)\n", pt, pm / 1024, runs, pmed
-    printf "goblind analyze  %6.3f s  %7.1f MB peak RSS  (best of %d; median %.3f s; %d document keys)\n", at, am / 1024, runs, amed, sections
-    printf "ingest (one read)%6.3f s  %7.1f MB peak RSS  (goblind parse --analysis; best of %d; median %.3f s)\n", it, im / 1024, runs, imed
-    printf "analyze / parse  %6.2fx   (target <= 1.5x)\n", at / pt
+    printf "goblind parse    %6.3f s  %7.1f MB peak RSS  (best of %d; median %.3f s; CPU %.2f s)\n", pt, pm / 1024, runs, pmed, pc
+    printf "goblind analyze  %6.3f s  %7.1f MB peak RSS  (best of %d; median %.3f s; CPU %.2f s; %d document keys)\n", at, am / 1024, runs, amed, ac, sections
+    printf "ingest (one read)%6.3f s  %7.1f MB peak RSS  (goblind parse --analysis; best of %d; median %.3f s; CPU %.2f s)\n", it, im / 1024, runs, imed, ic
+    printf "analyze / parse  %6.2fx   (best against best; target <= 1.5x; medians %.2fx; CPU %.2fx)\n", at / pt, amed / pmed, ac / pc
     printf "memory           %6.1f MB (target <= 64 MB)\n\n", (am > im ? am : im) / 1024
   }'
 }

@@ -28,6 +28,7 @@
 #include "base/strbuf.h"
 #include "parsers/copy_kind.h"
 #include "parsers/json_tokenizer.h"
+#include "parsers/torch_keys.h"
 #include "parsers/torch_values.h"
 
 #define TR_CAPTURE_CAP (64u * 1024u)
@@ -35,9 +36,6 @@
 #define TR_ARGS_MAX (16u * 1024u)    /* longest args text kept for one operator */
 
 enum { T_OTHER, T_EVENTS, T_METADATA, T_DEVPROPS, T_DIST, T_VERSION };
-enum { K_OTHER, K_NAME, K_CAT, K_TS, K_DUR, K_PH, K_PID, K_TID, K_ARGS };
-enum { A_OTHER, A_DEVICE, A_STREAM, A_CORR, A_EXTERNAL, A_GRID, A_BLOCK, A_DIMS, A_TYPES, A_BYTES, A_KIND };
-enum { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_RUNTIME, C_DRIVER, C_CPU_OP, C_PYTHON, C_ANNOT, C_GPU_ANNOT };
 
 typedef struct tr_num {
     bool has;
@@ -53,6 +51,8 @@ typedef struct tr_state {
     diag_list *diag;
     const char *label;
     bool stopped;            /* the sink refused a record (out of memory) */
+    bool hot;                /* inside an event of the events list, not stopped: on_token's short path */
+    bool list;               /* in the events list (a list), not stopped: the same for its events' bounds */
     int root, top;
     char version_key[32];    /* a root-level version key being read (T_VERSION) */
     /* the event being read */
@@ -61,6 +61,8 @@ typedef struct tr_state {
     unsigned arg_depth;      /* container depth inside a captured args value */
     uint64_t ev_offset;
     strbuf name, catname, args, kind;
+    const char *cat_text;    /* the event's category: a known name's literal, or catname's bytes */
+    size_t cat_len;          /* (0: no category) */
     tr_num ts, dur;
     char ph;
     bool has_pid, has_tid, has_device, has_stream, has_corr, has_ext, has_bytes, has_grid, has_block;
@@ -75,6 +77,7 @@ typedef struct tr_state {
     bool dp_has_id;
     int64_t dp_id;
     strbuf dp_name, dp_mem, dp_cus, dp_wave;
+    record rec;              /* the record event_end fills (see there) */
     int dist_key;
     int meta_key;
     /* facts */
@@ -84,71 +87,6 @@ typedef struct tr_state {
     uint64_t start_offset;
 } tr_state;
 
-/* Keys are compared as little-endian words of exactly their length (a libc memcmp call per
- * candidate key, or a word assembled through memory, cost several % of `goblind analyze`):
- * LOADn reads n bytes of a key, Cn spells a literal key as the same word. */
-static inline uint64_t load2(const char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint64_t load4(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t load8(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline uint64_t load3(const char *p) { return load2(p) | (uint64_t)(unsigned char)p[2] << 16; }
-static inline uint64_t load5(const char *p) { return load4(p) | (uint64_t)(unsigned char)p[4] << 32; }
-static inline uint64_t load6(const char *p) { return load4(p) | load2(p + 4) << 32; }
-#define B_(c, i) ((uint64_t)(unsigned char)(c) << (8 * (i)))
-#define C2(a, b) (B_(a, 0) | B_(b, 1))
-#define C3(a, b, c) (C2(a, b) | B_(c, 2))
-#define C4(a, b, c, d) (C3(a, b, c) | B_(d, 3))
-#define C5(a, b, c, d, e) (C4(a, b, c, d) | B_(e, 4))
-#define C6(a, b, c, d, e, f) (C5(a, b, c, d, e) | B_(f, 5))
-#define C8(a, b, c, d, e, f, g, h) (C6(a, b, c, d, e, f) | B_(g, 6) | B_(h, 7))
-
-static int event_key(const char *k, size_t n) {
-    switch (n) {
-    case 2: {
-        uint64_t w = load2(k);
-        return w == C2('t', 's') ? K_TS : w == C2('p', 'h') ? K_PH : K_OTHER;
-    }
-    case 3: {
-        uint64_t w = load3(k);
-        return w == C3('c', 'a', 't') ? K_CAT : w == C3('d', 'u', 'r') ? K_DUR : w == C3('p', 'i', 'd') ? K_PID
-             : w == C3('t', 'i', 'd') ? K_TID : K_OTHER;
-    }
-    case 4: {
-        uint64_t w = load4(k);
-        return w == C4('n', 'a', 'm', 'e') ? K_NAME : w == C4('a', 'r', 'g', 's') ? K_ARGS : K_OTHER;
-    }
-    default: return K_OTHER;
-    }
-}
-
-static int args_key(const char *k, size_t n) {
-    switch (n) {
-    case 4: {
-        uint64_t w = load4(k);
-        return w == C4('g', 'r', 'i', 'd') ? A_GRID : w == C4('k', 'i', 'n', 'd') ? A_KIND : A_OTHER;
-    }
-    case 5: {
-        uint64_t w = load5(k);
-        return w == C5('b', 'l', 'o', 'c', 'k') ? A_BLOCK : w == C5('b', 'y', 't', 'e', 's') ? A_BYTES : A_OTHER;
-    }
-    case 6: {
-        uint64_t w = load6(k);
-        return w == C6('d', 'e', 'v', 'i', 'c', 'e') ? A_DEVICE : w == C6('s', 't', 'r', 'e', 'a', 'm') ? A_STREAM : A_OTHER;
-    }
-    case 10: {   /* "Input Dims", "Input type": the first 8 bytes, then the last 2 */
-        if (load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 'D', 'i') && load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 't', 'y'))
-            return A_OTHER;
-        uint64_t w = load8(k) >> 48 | load2(k + 8) << 16;
-        return w == C4('D', 'i', 'm', 's') ? A_DIMS : w == C4('t', 'y', 'p', 'e') ? A_TYPES : A_OTHER;
-    }
-    case 11: {   /* "correlation", "External id": the first 8 bytes and the last 3 */
-        uint64_t w = load8(k), t = load3(k + 8);
-        return w == C8('c', 'o', 'r', 'r', 'e', 'l', 'a', 't') && t == C3('i', 'o', 'n') ? A_CORR
-             : w == C8('E', 'x', 't', 'e', 'r', 'n', 'a', 'l') && t == C3(' ', 'i', 'd') ? A_EXTERNAL : A_OTHER;
-    }
-    default: return A_OTHER;
-    }
-}
-
 /* The record field each args key fills (0: always read). */
 static const unsigned ARG_FIELD[] = {
     [A_OTHER] = 0, [A_DEVICE] = RF_DEVICE, [A_STREAM] = RF_STREAM, [A_CORR] = RF_CORRELATION,
@@ -156,34 +94,15 @@ static const unsigned ARG_FIELD[] = {
     [A_BYTES] = RF_BYTES, [A_KIND] = 0};
 #define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
 
-static bool ieq(const char *s, size_t n, const char *lower) {
-    if (strlen(lower) != n) return false;
-    for (size_t i = 0; i < n; i++)
-        if ((s[i] | (s[i] >= 'A' && s[i] <= 'Z' ? 0x20 : 0)) != lower[i]) return false;
-    return true;
-}
-
-static int cat_id(const char *s, size_t n) {
-    if (ieq(s, n, "kernel")) return C_KERNEL;
-    if (ieq(s, n, "gpu_memcpy") || ieq(s, n, "memcpy")) return C_MEMCPY;   /* (2021 Kineto: Memcpy, Memset, */
-    if (ieq(s, n, "gpu_memset") || ieq(s, n, "memset")) return C_MEMSET;   /*  Runtime, Operator, Kernel) */
-    if (ieq(s, n, "cuda_runtime") || ieq(s, n, "hip_runtime") || ieq(s, n, "runtime")) return C_RUNTIME;
-    if (ieq(s, n, "cuda_driver") || ieq(s, n, "hip_driver")) return C_DRIVER;
-    if (ieq(s, n, "cpu_op") || ieq(s, n, "operator")) return C_CPU_OP;
-    if (ieq(s, n, "python_function")) return C_PYTHON;
-    if (ieq(s, n, "user_annotation")) return C_ANNOT;
-    if (ieq(s, n, "gpu_user_annotation")) return C_GPU_ANNOT;
-    return C_OTHER;
-}
-
 /* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
-static tr_num token_time(const jt_token *t, bool want_double) {
-    tr_num r = {0};
-    if ((t->kind == JT_NUMBER || t->kind == JT_STRING) && !t->truncated && torch_us_text_ns(t->text, t->len, &r.ns)) {
-        if (want_double) r.us = jt_strtod(t->text, t->len);
-        r.has = true;
-    }
-    return r;
+static inline __attribute__((always_inline)) void token_time(tr_num *r, const jt_token *t, bool want_double) {
+    int64_t ns;
+    r->has = false;
+    if ((t->kind != JT_NUMBER && t->kind != JT_STRING) || t->truncated) return;
+    if (torch_us_short_ns(t->text, t->len, &ns)) r->ns = ns;
+    else if (!torch_us_text_ns(t->text, t->len, &r->ns)) return;
+    if (want_double) r->us = jt_strtod(t->text, t->len);
+    r->has = true;
 }
 
 static void args_token(tr_state *s, const jt_token *t) {
@@ -191,38 +110,39 @@ static void args_token(tr_state *s, const jt_token *t) {
     unsigned d = s->arg_depth;
     if (b->len > TR_ARGS_MAX) return;   /* too long to keep: dropped at the event's end (bounded memory) */
     bool close = t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END;
-    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) strbuf_putc(b, ',');
+    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) sb_putc(b, ',');
     if (!close && d <= TR_EMIT_DEPTH) s->args_need_comma[d] = true;
     switch (t->kind) {
     case JT_OBJECT_BEGIN: case JT_ARRAY_BEGIN:
-        strbuf_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
+        sb_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
         s->arg_depth++;
         if (s->arg_depth <= TR_EMIT_DEPTH) s->args_need_comma[s->arg_depth] = false;
         break;
     case JT_OBJECT_END: case JT_ARRAY_END:
-        strbuf_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
+        sb_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
         if (s->arg_depth) s->arg_depth--;
         break;
     case JT_KEY:
         torch_json_string(b, t->text, t->len);
-        strbuf_putc(b, ':');
+        sb_putc(b, ':');
         s->args_need_comma[d] = false;
         break;
     case JT_STRING: torch_json_string(b, t->text, t->len); break;
-    case JT_NUMBER: strbuf_append(b, t->text, t->len); break;
-    case JT_TRUE: strbuf_append(b, "true", 4); break;
-    case JT_FALSE: strbuf_append(b, "false", 5); break;
-    default: strbuf_append(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
+    case JT_NUMBER: sb_put(b, t->text, t->len); break;
+    case JT_TRUE: sb_put(b, "true", 4); break;
+    case JT_FALSE: sb_put(b, "false", 5); break;
+    default: sb_put(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
     }
 }
 
-static void event_begin(tr_state *s, uint64_t offset) {
+static __attribute__((noinline)) void event_begin(tr_state *s, uint64_t offset) {
     s->in_event = true;
+    s->hot = true;           /* (called for the events list only, never once stopped) */
     s->ev_key = K_OTHER;
     s->arg_key = A_OTHER;
     s->cat = C_OTHER;
     s->ev_offset = offset;
-    s->name.len = s->catname.len = s->args.len = s->kind.len = 0;
+    s->name.len = s->args.len = s->kind.len = s->cat_len = 0;
     s->ts.has = s->dur.has = false;
     s->ph = 0;
     s->has_pid = s->has_tid = s->has_device = s->has_stream = s->has_corr = s->has_ext = false;
@@ -241,12 +161,12 @@ static api_domain domain_of(int cat, const char *name, size_t n) {
 
 static void emit(tr_state *s, const record *r) {
     if (s->stopped) return;
-    if (!record_emit(&s->sink, r)) { s->stopped = true; return; }
+    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = s->list = false; return; }
     s->emitted++;
 }
 
-static void event_end(tr_state *s) {
-    s->in_event = false;
+static __attribute__((noinline)) void event_end(tr_state *s) {
+    s->in_event = s->hot = false;
     bool step = s->name.len >= 13 && !memcmp(s->name.data, "ProfilerStep#", 13);
     int cat = s->cat;
     record_type type;
@@ -262,45 +182,62 @@ static void event_end(tr_state *s) {
         type = REC_ANNOTATION;
     }
     if (!s->ts.has || (s->ph != 'i' && s->ph != 'I' && !s->dur.has)) { s->untimed++; return; }
-    record r = {0};
-    r.type = type;
-    r.line = s->ev_offset;
-    r.name = s->name.len ? s->name.data : NULL;
-    r.name_len = s->name.len;
-    r.category = s->catname.len ? s->catname.data : NULL;
-    r.category_len = s->catname.len;
-    r.phase = s->ph;
-    r.has = RF_START | (s->sink.fields & RF_US_FLOAT);
-    r.start_ns = s->ts.ns;
-    r.ts_us = s->ts.us;
+    /* s->rec: zero from calloc, and every field an event sets is set on each one (a value or
+     * 0, what `record r = {0}` gave): zeroing the 464-byte record per event was a rep stos,
+     * ~half of this function's time. */
+    record *r = &s->rec;
+    r->type = type;
+    r->line = s->ev_offset;
+    r->name = s->name.len ? s->name.data : NULL;
+    r->name_len = s->name.len;
+    r->category = s->cat_len ? s->cat_text : NULL;
+    r->category_len = s->cat_len;
+    r->phase = s->ph;
+    unsigned has = RF_START | (s->sink.fields & RF_US_FLOAT);
+    r->start_ns = s->ts.ns;
+    r->ts_us = s->ts.us;
     if (s->dur.has) {
-        r.has |= RF_END | RF_DURATION;
-        r.duration_ns = s->dur.ns;
-        r.end_ns = s->ts.ns + s->dur.ns;
-        r.dur_us = s->dur.us;
+        has |= RF_END | RF_DURATION;
+        r->duration_ns = s->dur.ns;
+        r->end_ns = s->ts.ns + s->dur.ns;
+        r->dur_us = s->dur.us;
+    } else {
+        r->duration_ns = r->end_ns = 0;
+        r->dur_us = 0;
     }
-    if (s->has_pid && s->has_tid) { r.has |= RF_PID_TID; r.pid = s->pid; r.tid = s->tid; }
-    if (s->has_device) { r.has |= RF_DEVICE; r.device = s->device; }
-    if (s->has_stream) { r.has |= RF_STREAM; r.stream = s->stream; }
-    if (s->has_corr) { r.has |= RF_CORRELATION; r.correlation_id = s->corr; }
-    if (s->has_ext) { r.has |= RF_EXTERNAL; r.external_id = s->ext; }
-    if (s->has_bytes) { r.has |= RF_BYTES; r.bytes = s->bytes; }
+    bool pt = s->has_pid && s->has_tid;
+    has |= (pt ? RF_PID_TID : 0) | (s->has_device ? RF_DEVICE : 0) | (s->has_stream ? RF_STREAM : 0) |
+           (s->has_corr ? RF_CORRELATION : 0) | (s->has_ext ? RF_EXTERNAL : 0) | (s->has_bytes ? RF_BYTES : 0);
+    r->pid = pt ? s->pid : 0;
+    r->tid = pt ? s->tid : 0;
+    r->device = s->has_device ? s->device : 0;
+    r->stream = s->has_stream ? s->stream : 0;
+    r->correlation_id = s->has_corr ? s->corr : 0;
+    r->external_id = s->has_ext ? s->ext : 0;
+    r->bytes = s->has_bytes ? s->bytes : 0;
     if (s->grid_n == 3 && s->block_n == 3) {
-        r.has |= RF_GRID;
-        memcpy(r.grid, s->grid, sizeof r.grid);
-        memcpy(r.workgroup, s->block, sizeof r.workgroup);
+        has |= RF_GRID;
+        memcpy(r->grid, s->grid, sizeof r->grid);
+        memcpy(r->workgroup, s->block, sizeof r->workgroup);
+    } else {
+        memset(r->grid, 0, sizeof r->grid);
+        memset(r->workgroup, 0, sizeof r->workgroup);
     }
+    r->has = has;
+    r->copy = (copy_kind)0;
     if (type == REC_MEMORY_COPY) {
-        r.copy = copy_kind_of_name(s->name.data, s->name.len);
-        if (r.copy == COPY_UNKNOWN && s->kind.len) r.copy = copy_kind_of_name(s->kind.data, s->kind.len);
+        r->copy = copy_kind_of_name(s->name.data, s->name.len);
+        if (r->copy == COPY_UNKNOWN && s->kind.len) r->copy = copy_kind_of_name(s->kind.data, s->kind.len);
     }
-    if (type == REC_API_CALL) r.domain = domain_of(cat, s->name.data, s->name.len);
+    r->domain = type == REC_API_CALL ? domain_of(cat, s->name.data, s->name.len) : (api_domain)0;
+    r->args = NULL;
+    r->args_len = 0;
     if (type == REC_CPU_OP && s->args.len && s->args.len < TR_ARGS_MAX) {
         strbuf_putc(&s->args, '}');
-        r.args = s->args.data;
-        r.args_len = s->args.len;
+        r->args = s->args.data;
+        r->args_len = s->args.len;
     }
-    emit(s, &r);
+    emit(s, r);
 }
 
 static void emit_meta(tr_state *s, const char *key, const char *value, size_t len, bool dev, int64_t device,
@@ -316,10 +253,11 @@ static void emit_meta(tr_state *s, const char *key, const char *value, size_t le
     emit(s, &r);
 }
 
-static void put_text(strbuf *b, const jt_token *t) {
+static inline void put_text(strbuf *b, const jt_token *t) {
     b->len = 0;
-    if (t->kind == JT_STRING || t->kind == JT_NUMBER) strbuf_append(b, t->text, t->len);
-    strbuf_terminate(b);
+    if (t->kind == JT_STRING || t->kind == JT_NUMBER) sb_put(b, t->text, t->len);
+    if (b->len < b->cap) b->data[b->len] = '\0';
+    else strbuf_terminate(b);
 }
 
 /* Root-level scalar keys that are versions, and the metadata key each becomes. */
@@ -333,74 +271,124 @@ static const char *version_meta_key(const char *k, size_t n) {
     return NULL;
 }
 
-static void event_token(tr_state *s, const jt_token *t, bool *report) {
-    if (t->depth == 3) {
-        if (t->kind == JT_KEY) {
-            s->ev_key = event_key(t->text, t->len);
-            /* fields no consumer reads are only validated (record_sink.fields) */
-            if ((s->ev_key == K_PID || s->ev_key == K_TID) && !(s->sink.fields & RF_PID_TID)) s->ev_key = K_OTHER;
-            if (s->ev_key == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY &&
-                s->catname.len)
-                s->ev_key = K_OTHER;            /* (a CPU op's shapes and a copy's kind are always read) */
-            *report = s->ev_key != K_OTHER;
-            return;
-        }
-        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return;
-        switch (s->ev_key) {
-        case K_NAME: if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); } break;
-        case K_CAT: if (t->kind == JT_STRING) { put_text(&s->catname, t); s->cat = cat_id(t->text, t->len); } break;
-        case K_TS: s->ts = token_time(t, s->sink.fields & RF_US_FLOAT); break;
-        case K_DUR: s->dur = token_time(t, s->sink.fields & RF_US_FLOAT); break;
-        case K_PH: s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0; break;
-        case K_PID: s->has_pid = torch_token_i64(t, &s->pid); break;
-        case K_TID: s->has_tid = torch_token_i64(t, &s->tid); break;
-        default: break;
-        }
-        if (s->ev_key != K_ARGS || t->kind != JT_OBJECT_BEGIN) s->ev_key = K_OTHER;
-        return;
+/* The tokens inside an event object (depth 3 and deeper), one small function per kind so
+ * that on_token stays a few tests and a tail call (one function holding all of them spilled
+ * every callee-saved register on each of the ~25 tokens an event reports). */
+
+/* A member key of the event object: whether its value is wanted (false: the tokenizer
+ * skips it unreported; fields no consumer reads are only validated, record_sink.fields). */
+static __attribute__((noinline)) bool ev_key_token(tr_state *s, const jt_token *t) {
+    int k = event_key(t->text, t->len);
+    if ((k == K_PID || k == K_TID) && !(s->sink.fields & RF_PID_TID)) k = K_OTHER;
+    if (k == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY && s->cat_len)
+        k = K_OTHER;                              /* (a CPU op's shapes and a copy's kind are always read) */
+    s->ev_key = k;
+    return k != K_OTHER;
+}
+
+/* A member value of the event object, one handler per key (on_token calls the one of
+ * s->ev_key; each then forgets the key). The end of a container value comes to v_other,
+ * except args' own end (v_args: ev_key stays K_ARGS until the next key). */
+typedef bool (*value_fn)(tr_state *s, const jt_token *t);
+static bool v_other(tr_state *s, const jt_token *t) { (void)t; s->ev_key = K_OTHER; return true; }
+static bool v_name(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); }
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_cat(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) {
+        const char *lit;
+        s->cat = cat_id(t->text, t->len, &lit);
+        if (lit) { s->cat_text = lit; s->cat_len = t->len; }
+        else { put_text(&s->catname, t); s->cat_text = s->catname.data; s->cat_len = s->catname.len; }
     }
-    if (s->ev_key != K_ARGS) return;
-    if (t->depth == 4) {
-        if (t->kind == JT_KEY) {
-            s->arg_key = args_key(t->text, t->len);
-            if (s->arg_key != A_OTHER && s->arg_key != A_DIMS && s->arg_key != A_TYPES && s->arg_key != A_KIND &&
-                !(s->sink.fields & ARG_FIELD[s->arg_key]))
-                s->arg_key = A_OTHER;
-            *report = s->arg_key != A_OTHER;
-            if ((s->arg_key == A_DIMS || s->arg_key == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
-                if (!s->args.len) strbuf_putc(&s->args, '{');
-                else strbuf_putc(&s->args, ',');
-                torch_json_string(&s->args, t->text, t->len);
-                strbuf_putc(&s->args, ':');
-                s->arg_depth = 0;
-                s->args_need_comma[0] = false;
-            }
-            return;
-        }
-        if (t->kind == JT_OBJECT_END) return;
-        int64_t v;
-        switch (s->arg_key) {
-        case A_DEVICE: s->has_device = torch_token_i64(t, &s->device); break;
-        case A_STREAM: s->has_stream = torch_token_i64(t, &s->stream); break;
-        case A_CORR: if ((s->has_corr = torch_token_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
-        case A_EXTERNAL: if ((s->has_ext = torch_token_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
-        case A_BYTES: if ((s->has_bytes = torch_token_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
-        case A_KIND: put_text(&s->kind, t); break;
-        case A_DIMS: case A_TYPES: args_token(s, t); break;
-        default: break;
-        }
-        return;
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ts(tr_state *s, const jt_token *t) {
+    token_time(&s->ts, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_dur(tr_state *s, const jt_token *t) {
+    token_time(&s->dur, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ph(tr_state *s, const jt_token *t) {
+    s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0;
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_pid(tr_state *s, const jt_token *t) { s->has_pid = torch_i64(t, &s->pid); s->ev_key = K_OTHER; return true; }
+static bool v_tid(tr_state *s, const jt_token *t) { s->has_tid = torch_i64(t, &s->tid); s->ev_key = K_OTHER; return true; }
+static bool v_args(tr_state *s, const jt_token *t) {
+    if (t->kind != JT_OBJECT_BEGIN && t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END)
+        s->ev_key = K_OTHER;                       /* (args not an object) */
+    return true;
+}
+static const value_fn VALUE_FN[] = {[K_OTHER] = v_other, [K_NAME] = v_name, [K_CAT] = v_cat, [K_TS] = v_ts,
+                                    [K_DUR] = v_dur, [K_PH] = v_ph, [K_PID] = v_pid, [K_TID] = v_tid, [K_ARGS] = v_args};
+
+/* A key of the event's args object: whether its value is wanted. The operator shapes keys
+ * start their member of the args text. */
+static inline bool arg_key_token(tr_state *s, const jt_token *t) {
+    int k = args_key(t->text, t->len);
+    if (k != A_OTHER && k != A_DIMS && k != A_TYPES && k != A_KIND && !(s->sink.fields & ARG_FIELD[k])) k = A_OTHER;
+    s->arg_key = k;
+    if ((k == A_DIMS || k == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
+        sb_putc(&s->args, s->args.len ? ',' : '{');
+        torch_json_string(&s->args, t->text, t->len);
+        sb_putc(&s->args, ':');
+        s->arg_depth = 0;
+        s->args_need_comma[0] = false;
     }
+    return k != A_OTHER;
+}
+
+/* A token of the event's args object itself (depth 4): a key, a wanted key's value, or the
+ * object's end. (kind is read here, apart from depth: a test of both at once in on_token
+ * was compiled to one 8-byte load of the two 4-byte fields the tokenizer had just stored,
+ * which the CPU cannot forward from those stores: a stall on every args token.) */
+static __attribute__((noinline)) bool arg4_token(tr_state *s, const jt_token *t) {
+    int64_t v;
+    if (t->kind == JT_KEY) return arg_key_token(s, t);
+    if (t->kind == JT_OBJECT_END) return true;
+    switch (s->arg_key) {
+    case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
+    case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
+    case A_CORR: if ((s->has_corr = torch_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+    case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+    case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+    case A_KIND: put_text(&s->kind, t); break;
+    case A_DIMS: case A_TYPES: args_token(s, t); break;
+    default: break;
+    }
+    return true;
+}
+
+/* A token inside a value of the event's args object (depth 5 and deeper). */
+static __attribute__((noinline)) bool arg_deep_token(tr_state *s, const jt_token *t) {
+    int64_t v;
     /* deeper: inside an args value */
-    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return; }
+    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return true; }
     if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
-        int64_t v;
         uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
         unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
-        if (t->kind == JT_ARRAY_END) return;
-        if (*n < 3 && torch_token_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
+        if (t->kind == JT_ARRAY_END) return true;
+        if (*n < 3 && torch_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
         else *n = 4;                              /* not three sizes: no grid */
     }
+    return true;
+}
+
+/* A token inside an event object (depth 3 and deeper); for a JT_KEY, whether its value is
+ * wanted. */
+static inline __attribute__((always_inline)) bool event_token(tr_state *s, const jt_token *t) {
+    if (t->depth == 3) return t->kind == JT_KEY ? ev_key_token(s, t) : VALUE_FN[s->ev_key](s, t);
+    if (s->ev_key != K_ARGS) return true;
+    return t->depth == 4 ? arg4_token(s, t) : arg_deep_token(s, t);
 }
 
 static void devprops_token(tr_state *s, const jt_token *t) {
@@ -424,7 +412,7 @@ static void devprops_token(tr_state *s, const jt_token *t) {
         return;
     }
     switch (s->dp_key) {
-    case 1: s->dp_has_id = torch_token_i64(t, &s->dp_id); break;
+    case 1: s->dp_has_id = torch_i64(t, &s->dp_id); break;
     case 2: put_text(&s->dp_name, t); break;
     case 3: put_text(&s->dp_mem, t); break;
     case 4: put_text(&s->dp_cus, t); break;
@@ -433,9 +421,9 @@ static void devprops_token(tr_state *s, const jt_token *t) {
     s->dp_key = 0;
 }
 
-static bool on_token(void *user, const jt_token *t) {
-    tr_state *s = user;
-    bool report = true;
+/* Every token outside the events (and the events' own when on_token's hot path does not
+ * apply): the document's root, its top-level keys, deviceProperties, metadata. */
+static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token *t) {
     if (s->stopped) return false;
     if (t->depth == 0) {
         if (t->kind == JT_OBJECT_BEGIN) s->root = 1;
@@ -446,6 +434,7 @@ static bool on_token(void *user, const jt_token *t) {
     if (t->depth == 1) {
         if (t->kind == JT_KEY) {
             const char *vk = version_meta_key(t->text, t->len);
+            s->hot = s->list = false;
             s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
                    : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
                    : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
@@ -454,7 +443,7 @@ static bool on_token(void *user, const jt_token *t) {
             return s->top != T_OTHER;
         }
         if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
-        if (s->top == T_EVENTS) s->events_is_list = t->kind == JT_ARRAY_BEGIN;
+        if (s->top == T_EVENTS) s->list = s->events_is_list = t->kind == JT_ARRAY_BEGIN;
         if (s->top == T_VERSION && (t->kind == JT_STRING || t->kind == JT_NUMBER)) {
             emit_meta(s, s->version_key, t->text, t->len, false, 0, t->offset);
             if (!strcmp(s->version_key, "roctracer_version")) emit_meta(s, "vendor", "AMD", 3, false, 0, t->offset);
@@ -470,8 +459,7 @@ static bool on_token(void *user, const jt_token *t) {
             else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
             return true;
         }
-        if (s->in_event) event_token(s, t, &report);
-        return report;
+        return s->in_event ? event_token(s, t) : true;
     case T_DEVPROPS:
         devprops_token(s, t);
         return true;
@@ -493,6 +481,19 @@ static bool on_token(void *user, const jt_token *t) {
     default:
         return false;
     }
+}
+
+/* The tokenizer's callback. The tokens of the events' list (nearly all of a trace) take a
+ * short path: two tests, then event_token inline; everything else goes to on_token_other. */
+static bool on_token(void *user, const jt_token *t) {
+    tr_state *s = user;
+    if (t->depth > 2 && s->hot) return event_token(s, t);
+    if (t->depth == 2 && s->list) {          /* an event's bounds (what on_token_other does there) */
+        if (t->kind == JT_OBJECT_BEGIN) event_begin(s, t->offset);
+        else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+        return true;
+    }
+    return on_token_other(s, t);
 }
 
 void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
@@ -528,7 +529,7 @@ void *torch_records_open_resumed(const parse_options *opt, const char *label, co
     }
     s->root = 1;
     s->top = T_EVENTS;
-    s->events_is_list = true;
+    s->events_is_list = s->list = true;
     s->resumed = true;
     s->start_offset = offset;
     return s;

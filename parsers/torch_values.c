@@ -9,25 +9,8 @@
 /* Decimal microseconds text (a JSON number, or the same in a string) -> integer ns, rounded
  * half away from zero past the ns digit. false when it is not a number or out of range. */
 bool torch_us_text_ns(const char *s, size_t n, i128 *out) {
-    /* fast path: [digits][.digits] with at most 15 integer and 3 fraction digits (every
-     * Kineto timestamp): exact in int64 */
-    if (n && n <= 19) {
-        int64_t v = 0;
-        size_t k = 0;
-        while (k < n && k < 16 && s[k] >= '0' && s[k] <= '9') v = v * 10 + (s[k++] - '0');   /* no overflow */
-        if (k && k <= 15) {
-            int frac = 0;
-            if (k < n && s[k] == '.') {
-                k++;
-                while (k < n && frac < 3 && s[k] >= '0' && s[k] <= '9') { v = v * 10 + (s[k++] - '0'); frac++; }
-            }
-            if (k == n && (frac || s[n - 1] != '.')) {
-                for (; frac < 3; frac++) v *= 10;
-                *out = v;
-                return true;
-            }
-        }
-    }
+    int64_t fast;
+    if (torch_us_short_ns(s, n, &fast)) { *out = fast; return true; }
     size_t i = 0;
     bool neg = false;
     if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
@@ -95,17 +78,21 @@ bool torch_token_i64(const jt_token *t, int64_t *out) {
     return true;
 }
 
-/* The args text: a compact JSON object of the captured keys, numbers as the file writes them. */
+/* The args text: a compact JSON object of the captured keys, numbers as the file writes them.
+ * Runs of bytes that need no escape are appended whole (one append per run, not per byte). */
 void torch_json_string(strbuf *b, const char *s, size_t n) {
     strbuf_putc(b, '"');
+    size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') { strbuf_putc(b, '\\'); strbuf_putc(b, (char)c); }
-        else if (c < 0x20) { char e[8]; static const char H[] = "0123456789abcdef";
+        if (c != '"' && c != '\\' && c >= 0x20) continue;
+        strbuf_append(b, s + run, i - run);
+        run = i + 1;
+        if (c == '"' || c == '\\') { char e[2] = {'\\', (char)c}; strbuf_append(b, e, 2); }
+        else { char e[8]; static const char H[] = "0123456789abcdef";
             e[0] = '\\'; e[1] = 'u'; e[2] = '0'; e[3] = '0'; e[4] = H[c >> 4]; e[5] = H[c & 15];
             strbuf_append(b, e, 6); }
-        else strbuf_putc(b, (char)c);
     }
+    strbuf_append(b, s + run, n - run);
     strbuf_putc(b, '"');
 }
-
