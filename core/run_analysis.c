@@ -9,47 +9,12 @@
 #include <string.h>
 
 #include "analyses/section_registry.h"
+#include "core/run_job.h"
 #include "core/chunked_read.h"
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
 
-static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
-    "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
-    "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event", "trace_event"};
-
 #define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
-
-#define ROUTE_MAX 32u                    /* analyses per record type fan_out routes directly */
-
-/* One source being read: its analyses' source states and what the sources section says. */
-typedef struct job {
-    const section_analysis *const *an;
-    size_t n_an;
-    const inventory_source *inv;
-    source_ref *ref;
-    const parse_options *parse;
-    const source_tap *tap;        /* passengers on the bytes (NULL: none) */
-    const source_tee *tee;        /* this job's passenger (whole file, or the first piece) */
-    void **src;                   /* per analysis; NULL when it does not want this source */
-    uint64_t counts[REC_TYPE_COUNT];
-    uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
-    uint64_t names_cut;           /* names longer than ANALYSIS_NAME_MAX delivered cut */
-    int meta_rank;                /* distributedInfo rank, -1 when none */
-    bool oom;
-    bool split;                   /* read in two pieces on two threads and joined */
-    const chunked_options *chunk; /* read in ordered chunks (core/chunked_read); NULL: sequentially */
-    unsigned chunks;              /* read in this many ordered chunks, 0: not */
-    bool chunk_failed;            /* a chunk did not join: the driver reads it again sequentially */
-    /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
-     * when the read starts (job_route) so fan_out does not test every analysis per record;
-     * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
-    bool routed;
-    uint8_t n_route[REC_TYPE_COUNT];
-    uint8_t route[REC_TYPE_COUNT][ROUTE_MAX];
-    diag_list diag;
-    read_facts facts;
-    source_read_stats stats;
-} job;
 
 /* Names longer than this reach the analyses cut (on a UTF-8 boundary): a kernel name of
  * 100 KB repeated by 2000 distinct kernels would otherwise be copied into every section's
@@ -188,60 +153,6 @@ static const artefact_parser *device_family(const run_inventory *inv) {
         if (pos < best_pos) { best_pos = pos; best = inv->src[i].format; }
     }
     return best;
-}
-
-static void render_sources(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w) {
-    jw_array_open(w);
-    for (size_t i = 0; i < inv->n; i++) {
-        const inventory_source *s = &inv->src[i];
-        job *j = &jobs[i];
-        jw_object_open(w);
-        jw_key(w, "path"); jw_string(w, s->rel);
-        jw_key(w, "format"); jw_string(w, s->format->name);
-        jw_key(w, "found_by"); jw_string(w, s->found_by);
-        jw_key(w, "sniff_score"); jw_int(w, s->sniff_score);
-        jw_key(w, "rank"); if (refs[i].rank >= 0) jw_int(w, refs[i].rank); else jw_null(w);
-        jw_key(w, "size_bytes"); jw_int(w, (int64_t)s->size);
-        jw_key(w, "read"); jw_bool(w, j->stats.present);
-        jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
-        jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
-        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : j->chunks ? j->chunks : 1);
-        jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
-        jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
-        jw_key(w, "records");
-        jw_object_open(w);
-        for (int t = 0; t < REC_TYPE_COUNT; t++)
-            if (j->counts[t]) { jw_key(w, TYPE_KEYS[t]); jw_int(w, (int64_t)j->counts[t]); }
-        jw_object_close(w);
-        jw_key(w, "records_not_delivered"); jw_int(w, (int64_t)j->dropped_kernels);
-        jw_key(w, "rows_used"); jw_int(w, (int64_t)j->facts.rows_used);
-        jw_key(w, "skipped");
-        jw_object_open(w);
-        for (size_t k = 0; k < j->facts.n_skips; k++) { jw_key(w, j->facts.skipped[k].reason); jw_int(w, (int64_t)j->facts.skipped[k].rows); }
-        jw_object_close(w);
-        jw_key(w, "truncated"); jw_bool(w, j->facts.truncated);
-        jw_key(w, "warnings");
-        jw_array_open(w);
-        for (size_t k = 0; k < j->diag.count; k++) jw_string(w, j->diag.items[k]);
-        jw_array_close(w);
-        jw_object_close(w);
-    }
-    jw_array_close(w);
-}
-
-static void sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md) {
-    static const char head[] = "## Sources\n\n| file | format | records | kernels chosen | warnings |\n|---|---|---|---|---|\n";
-    strbuf_append(md, head, sizeof head - 1);
-    for (size_t i = 0; i < inv->n; i++) {
-        uint64_t total = 0;
-        for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
-        char line[1024];
-        int n = snprintf(line, sizeof line, "| %s | %s | %llu | %s | %zu |\n", inv->src[i].rel, inv->src[i].format->name,
-                         (unsigned long long)total, refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
-        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    }
-    if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
-    strbuf_putc(md, '\n');
 }
 
 /* Reads jobs a (and b when not NULL, on a second thread). */
@@ -586,7 +497,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         jw_begin(&w, &out->json, opt->json_indent);
         jw_object_open(&w);
         jw_key(&w, "sources");
-        render_sources(inv, refs, jobs, &w);
+        run_sources_render(inv, refs, jobs, &w);
         size_t k = n_an;                          /* the kernels section */
         for (size_t i = 0; i < n_an; i++) {
             jw_key(&w, an[i]->key);
@@ -612,7 +523,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         int n = snprintf(title, sizeof title, "# goblind analysis: %s\n\n", base);
         strbuf_append(&out->report_md, title, n > 0 && (size_t)n < sizeof title ? (size_t)n : 0);
         free(real);
-        sources_md(inv, refs, jobs, &out->report_md);
+        run_sources_md(inv, refs, jobs, &out->report_md);
         for (size_t i = 0; i < n_an; i++)
             if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
         ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);

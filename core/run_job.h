@@ -1,0 +1,53 @@
+/* run_job: one source being read by the run driver (core/run_analysis.c) and the rendering
+ * of what each read gave (the document's "sources" section and report.md's table,
+ * core/run_sources.c). Private to the driver. */
+#ifndef GOBLIN_RUN_JOB_H
+#define GOBLIN_RUN_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/json_writer.h"
+#include "base/strbuf.h"
+#include "core/chunked_read.h"
+#include "core/run_analysis.h"
+#include "core/source_read.h"
+
+#define ROUTE_MAX 32u                    /* analyses per record type fan_out routes directly */
+
+/* One source being read: its analyses' source states and what the sources section says. */
+typedef struct job {
+    const section_analysis *const *an;
+    size_t n_an;
+    const inventory_source *inv;
+    source_ref *ref;
+    const parse_options *parse;
+    const source_tap *tap;        /* passengers on the bytes (NULL: none) */
+    const source_tee *tee;        /* this job's passenger (whole file, or the first piece) */
+    void **src;                   /* per analysis; NULL when it does not want this source */
+    uint64_t counts[REC_TYPE_COUNT];
+    uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
+    uint64_t names_cut;           /* names longer than ANALYSIS_NAME_MAX delivered cut */
+    int meta_rank;                /* distributedInfo rank, -1 when none */
+    bool oom;
+    bool split;                   /* read in two pieces on two threads and joined */
+    const chunked_options *chunk; /* read in ordered chunks (core/chunked_read); NULL: sequentially */
+    unsigned chunks;              /* read in this many ordered chunks, 0: not */
+    bool chunk_failed;            /* a chunk did not join: the driver reads it again sequentially */
+    /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
+     * when the read starts (job_route) so fan_out does not test every analysis per record;
+     * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
+    bool routed;
+    uint8_t n_route[REC_TYPE_COUNT];
+    uint8_t route[REC_TYPE_COUNT][ROUTE_MAX];
+    diag_list diag;
+    read_facts facts;
+    source_read_stats stats;
+} job;
+
+/* The "sources" section: one object per inventory source, what its job read. */
+void run_sources_render(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w);
+/* report.md's "## Sources" table. */
+void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md);
+
+#endif
