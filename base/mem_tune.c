@@ -1,0 +1,50 @@
+/* mem_tune: glibc malloc thresholds and huge pages for the heap (see mem_tune.h).
+ *
+ * The settings (measured on the 208 MB run, docs/PERFORMANCE.md "malloc settings"):
+ * - M_MMAP_THRESHOLD 32 MiB (glibc's largest on 64-bit): tables below it come from the heap, not from their own mmap
+ *   (glibc's dynamic threshold starts at 128 KiB: the first large table of each size was a
+ *   fresh mapping, every page of it faulting, and freed back to the kernel);
+ * - M_TOP_PAD 64 MiB: the heap grows 64 MiB at a time (address space; a page is only
+ *   resident once touched), so the region advised below covers a whole analysis;
+ * - M_TRIM_THRESHOLD 128 MiB: freed memory at the top of the heap stays for the next table
+ *   rather than going back to the kernel and faulting in again (the daemon keeps up to its
+ *   peak heap between runs: a few tens of MiB);
+ * - MADV_HUGEPAGE on the heap as it then stands: with the kernel's THP mode "madvise" (the
+ *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. Later heap
+ *   growth past that region (a run needing more than ~64 MiB) gets ordinary pages.
+ * What glibc's own GLIBC_TUNABLES=glibc.malloc.hugetlb=1 does, for the main arena only:
+ * other threads' arenas (the second reading thread) keep ordinary pages. */
+#include "base/mem_tune.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MT_MMAP_THRESHOLD (32 << 20)   /* glibc refuses more (HEAP_MAX_SIZE / 2) */
+#define MT_TOP_PAD (64 << 20)
+#define MT_TRIM_THRESHOLD (128 << 20)
+#define MT_HUGE ((uintptr_t)2 << 20)   /* x86-64's transparent huge page */
+
+void mem_tune_process(void) {
+    const char *off = getenv("GOBLIND_MALLOC_DEFAULTS");
+    if (off && *off && *off != '0') return;
+    (void)mallopt(M_MMAP_THRESHOLD, MT_MMAP_THRESHOLD);   /* each is advice: a refusal costs faults only */
+    (void)mallopt(M_TRIM_THRESHOLD, MT_TRIM_THRESHOLD);
+    if (!mallopt(M_TOP_PAD, MT_TOP_PAD)) return;
+    /* one block larger than what the heap has left makes glibc extend it now, by the block
+     * plus the top pad; freed, it stays as the heap's free top (below the trim threshold) */
+    uintptr_t before = (uintptr_t)sbrk(0);
+    void *volatile p = malloc(MT_HUGE);   /* volatile: the compiler may not drop the pair */
+    uintptr_t after = (uintptr_t)sbrk(0);
+    free(p);
+    if (before == (uintptr_t)-1 || after == (uintptr_t)-1 || after <= before) return;   /* no brk heap */
+    uintptr_t a = (before + MT_HUGE - 1) & ~(MT_HUGE - 1), e = after & ~(MT_HUGE - 1);
+    if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);   /* advice: failure only costs faults */
+}
+#else
+void mem_tune_process(void) {}
+#endif
