@@ -24,18 +24,21 @@
 #include "parsers/kernel_table.h"
 
 /* The id of the i-th key of pattern p: dense, strided by 4096, scrambled, two dense runs
- * interleaved (far apart), or strided by 8 (every id alone at its block's first slot). */
+ * interleaved (far apart), strided by 8 (every id alone at its block's first slot), or
+ * differing only in the high word (every id in the same place of its window: the windows'
+ * hashed offsets alone spread them). */
 static uint64_t key_of(int p, uint64_t i) {
     if (p == 0) return i + 1;
     if (p == 1) return i << 12;
     if (p == 3) return (i & 1) ? (1ull << 40) + (i >> 1) : 5000 + (i >> 1);
     if (p == 4) return i << 3;
+    if (p == 5) return i << 32 | 5;
     uint64_t x = i * 0x9E3779B97F4A7C15ULL;
     return x ^ (x >> 29);
 }
 
 START_TEST(get_or_put_agrees_with_get_and_put) {
-    for (int p = 0; p < 5; p++) {
+    for (int p = 0; p < 6; p++) {
         id_map m = {0};
         const uint32_t n = 200000;
         for (uint32_t i = 0; i < n; i++) ck_assert_uint_eq(id_map_get_or_put(&m, key_of(p, i), i), i);
