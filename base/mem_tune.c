@@ -10,7 +10,9 @@
  *   rather than going back to the kernel and faulting in again (the daemon keeps up to its
  *   peak heap between runs: a few tens of MiB);
  * - MADV_HUGEPAGE on the heap as it then stands: with the kernel's THP mode "madvise" (the
- *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. Later heap
+ *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. The break
+ *   is first moved to a 2 MiB boundary (glibc takes a moved break as a foreign sbrk and
+ *   starts its next stretch there), so the whole stretch is aligned. Later heap
  *   growth past that region (a run needing more than ~64 MiB) gets ordinary pages.
  * - M_ARENA_MAX 1: every thread allocates from that one heap; a second arena (the second
  *   reading thread's) would be a separate 64 MiB mapping with ordinary pages (two-thread
@@ -32,6 +34,11 @@
 #define MT_TOP_PAD (64 << 20)
 #define MT_TRIM_THRESHOLD (128 << 20)
 #define MT_HUGE ((uintptr_t)2 << 20)   /* x86-64's transparent huge page */
+#ifdef MADV_COLLAPSE
+#define MT_MADV_COLLAPSE MADV_COLLAPSE
+#else
+#define MT_MADV_COLLAPSE 25   /* Linux 6.1 */
+#endif
 
 void mem_tune_process(void) {
     const char *off = getenv("GOBLIND_MALLOC_DEFAULTS");
@@ -43,12 +50,21 @@ void mem_tune_process(void) {
     /* one block larger than what the heap has left makes glibc extend it now, by the block
      * plus the top pad; freed, it stays as the heap's free top (below the trim threshold) */
     uintptr_t before = (uintptr_t)sbrk(0);
-    void *volatile p = malloc(MT_HUGE);   /* volatile: the compiler may not drop the pair */
+    if (before != (uintptr_t)-1 && (before & (MT_HUGE - 1))) {   /* the heap's new stretch starts on a huge page */
+        uintptr_t pad = MT_HUGE - (before & (MT_HUGE - 1));
+        if (sbrk((intptr_t)pad) != (void *)-1) before += pad;   /* address space only: never touched */
+    }
+    /* the block and the free top after it both start inside the stretch's first 2 MiB */
+    void *volatile p = malloc(MT_HUGE - 4096);   /* volatile: the compiler may not drop the pair */
     uintptr_t after = (uintptr_t)sbrk(0);
     free(p);
     if (before == (uintptr_t)-1 || after == (uintptr_t)-1 || after <= before) return;   /* no brk heap */
     uintptr_t a = (before + MT_HUGE - 1) & ~(MT_HUGE - 1), e = after & ~(MT_HUGE - 1);
-    if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);   /* advice: failure only costs faults */
+    if (e <= a) return;
+    (void)madvise((void *)a, e - a, MADV_HUGEPAGE);   /* advice: failure only costs faults */
+    /* malloc wrote its headers into the first 2 MiB before the advice, which made that one
+     * ordinary pages: collapse it into a huge page now (kernels before 6.1 refuse: faults) */
+    (void)madvise((void *)a, MT_HUGE, MT_MADV_COLLAPSE);
 }
 #else
 void mem_tune_process(void) {}
