@@ -1,11 +1,14 @@
 /* mem_tune: glibc malloc thresholds and huge pages for the heap (see mem_tune.h).
  *
  * The settings (measured on the 208 MB run, docs/PERFORMANCE.md "malloc settings"):
- * - M_MMAP_THRESHOLD 32 MiB (glibc's largest on 64-bit): tables below it come from the heap, not from their own mmap
- *   (glibc's dynamic threshold starts at 128 KiB: the first large table of each size was a
- *   fresh mapping, every page of it faulting, and freed back to the kernel);
- * - M_TOP_PAD 64 MiB: the heap grows 64 MiB at a time (address space; a page is only
- *   resident once touched), so the region advised below covers a whole analysis;
+ * - M_MMAP_THRESHOLD 4 MiB: tables below it come from the heap, not from their own mmap
+ *   (glibc's dynamic threshold starts at 128 KiB: the first table of each size was a fresh
+ *   mapping, every page of it faulting, then given back). Larger blocks keep their own
+ *   mapping: realloc moves them without a copy and free gives them back (a higher threshold
+ *   left holes in the heap: 1 GB run peak RSS ~60 MiB, once 63.7, against the 64 MiB bound);
+ * - M_TOP_PAD 32 MiB: the heap grows 32 MiB at a time (address space; a page is only
+ *   resident once touched), so the stretch advised below covers the 208 MB run's analysis
+ *   (a bigger stretch of huge pages rounded the 1 GB run's RSS up by a few MiB more);
  * - M_TRIM_THRESHOLD 128 MiB: freed memory at the top of the heap stays for the next table
  *   rather than going back to the kernel and faulting in again (the daemon keeps up to its
  *   peak heap between runs: a few tens of MiB);
@@ -13,7 +16,7 @@
  *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. The break
  *   is first moved to a 2 MiB boundary (glibc takes a moved break as a foreign sbrk and
  *   starts its next stretch there), so the whole stretch is aligned. Later heap
- *   growth past that region (a run needing more than ~64 MiB) gets ordinary pages.
+ *   growth past that stretch (a run needing more than ~34 MiB of heap) gets ordinary pages.
  * - M_ARENA_MAX 1: every thread allocates from that one heap; a second arena (the second
  *   reading thread's) would be a separate 64 MiB mapping with ordinary pages (two-thread
  *   analyze of the 208 MB run: 6,700 faults with it, 1,400 without). goblind's threads are
@@ -30,8 +33,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define MT_MMAP_THRESHOLD (32 << 20)   /* glibc refuses more (HEAP_MAX_SIZE / 2) */
-#define MT_TOP_PAD (64 << 20)
+#define MT_MMAP_THRESHOLD (4 << 20)
+#define MT_TOP_PAD (32 << 20)
 #define MT_TRIM_THRESHOLD (128 << 20)
 #define MT_HUGE ((uintptr_t)2 << 20)   /* x86-64's transparent huge page */
 #ifdef MADV_COLLAPSE

@@ -5,9 +5,9 @@
  * defaults every such table is a fresh mmap (or a fresh stretch of heap) whose 4 KiB pages
  * each fault on first touch, and this VM's page faults are expensive: on the 208 MB run they
  * were ~7,700 faults and ~20 % of `goblind analyze`'s CPU (docs/PERFORMANCE.md "malloc
- * settings"). mem_tune_process keeps large blocks on the heap, grows the heap in large steps
- * and asks the kernel for transparent huge pages on that heap, so a table's memory faults
- * once per 2 MiB instead of once per 4 KiB. GOBLIND_MALLOC_DEFAULTS=1 in the environment
+ * settings"). mem_tune_process keeps blocks up to 4 MiB on the heap, grows the heap in
+ * 32 MiB steps and asks the kernel for transparent huge pages on its first step, so a
+ * table's memory faults once per 2 MiB instead of once per 4 KiB. GOBLIND_MALLOC_DEFAULTS=1 in the environment
  * leaves glibc's defaults (for measuring). */
 #ifndef GOBLIN_MEM_TUNE_H
 #define GOBLIN_MEM_TUNE_H
