@@ -1,13 +1,15 @@
 /* main: goblind's command line. `goblind parse` runs one run directory through the
  * parsers and prints RunMetrics; `goblind analyze` prints the analysis document; `goblind serve`
  * is the daemon; runs, show, forget, analysis and report talk to a daemon. Usage texts are in
- * help.c. */
+ * help.c. main first sets the process's malloc settings (base/mem_tune.h). */
 #include <stdio.h>
 #include <string.h>
 
+#include "base/mem_tune.h"
 #include "daemon/commands.h"
 
 int main(int argc, char **argv) {
+    mem_tune_process();   /* large heap steps on huge pages: fewer page faults (base/mem_tune.h) */
     if (argc < 2) { usage(stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { printf("goblind %s\n", GOBLIND_VERSION); return 0; }
