@@ -10,8 +10,8 @@
  *   resident once touched), so the stretch advised below covers the 208 MB run's analysis
  *   (a bigger stretch of huge pages rounded the 1 GB run's RSS up by a few MiB more);
  * - M_TRIM_THRESHOLD 128 MiB: freed memory at the top of the heap stays for the next table
- *   rather than going back to the kernel and faulting in again (the daemon keeps up to its
- *   peak heap between runs: a few tens of MiB);
+ *   rather than going back to the kernel and faulting in again (why the daemon does not call
+ *   mem_tune_process: it would keep its largest run's peak heap between runs);
  * - MADV_HUGEPAGE on the heap as it then stands: with the kernel's THP mode "madvise" (the
  *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. The break
  *   is first moved to a 2 MiB boundary (glibc takes a moved break as a foreign sbrk and
@@ -19,9 +19,9 @@
  *   growth past that stretch (a run needing more than ~34 MiB of heap) gets ordinary pages.
  * - M_ARENA_MAX 1: every thread allocates from that one heap; a second arena (the second
  *   reading thread's) would be a separate 64 MiB mapping with ordinary pages (two-thread
- *   analyze of the 208 MB run: 6,700 faults with it, 1,400 without). goblind's threads are
- *   few (two readers, the daemon's HTTP and ingest threads) and allocate little per record,
- *   so one arena's lock costs less than those faults.
+ *   analyze of the 208 MB run: 6,700 faults with it, 1,400 without). parse and analyze have
+ *   two reading threads that allocate little per record, so one arena's lock costs less
+ *   than those faults.
  * Together what GLIBC_TUNABLES=glibc.malloc.hugetlb=1 with those thresholds does. */
 #include "base/mem_tune.h"
 

@@ -1,4 +1,6 @@
-/* mem_tune: the process's malloc settings, set once at start (daemon/main.c).
+/* mem_tune: the process's malloc settings, set once at start by the one-shot
+ * commands that read a run (daemon/main.c: parse, analyze; not the daemon, whose heap would
+ * otherwise stay at its largest run's peak).
  *
  * goblind's analyses build tables of a few to a few tens of megabytes that grow by doubling
  * (id maps, interval sets, per-kernel arrays) and free them at the end of a run. With glibc's
