@@ -2,6 +2,7 @@
 #include "analyses/name_agg.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,23 +90,56 @@ static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len,
     return e;
 }
 
-/* The histogram bucket of a duration: k with 1.02^(k-1) <= v < 1.02^k, 0 below 1 ns. The
- * logarithm decides unless v sits within 1e-9 of a bucket edge, where pow() settles it. */
-static int32_t bucket_of(int64_t v) {
-    if (v < 1) return 0;
-    double x = log((double)v) / log(NA_BUCKET_RATIO), f = floor(x);
-    int32_t k = (int32_t)f + 1;
-    if (x - f > 1e-9 && x - f < 1 - 1e-9) return k;
-    while (k > 1 && pow(NA_BUCKET_RATIO, k - 1) > (double)v) k--;
-    while (pow(NA_BUCKET_RATIO, k) <= (double)v) k++;
-    return k;
+/* The bucket edges edge[k] = pow(NA_BUCKET_RATIO, k) for k <= NA_KMAX (past INT64_MAX's
+ * bucket, ~2206), and start[e][j]: the bucket of 2^e * (1 + j/64), the lower bound of the
+ * j-th 64th of the octave [2^e, 2^(e+1)). Filled once. */
+#define NA_KMAX 2240
+#define NA_SUB_BITS 6
+static double edge[NA_KMAX + 1];
+static int16_t start[64][1 << NA_SUB_BITS];
+static pthread_once_t edges_once = PTHREAD_ONCE_INIT;
+
+static void edges_init(void) {
+    for (int k = 0; k <= NA_KMAX; k++) edge[k] = pow(NA_BUCKET_RATIO, k);
+    int32_t k = 1;
+    for (int e = 0; e < 64; e++)
+        for (int j = 0; j < 1 << NA_SUB_BITS; j++) {
+            double lo = ldexp(1.0 + (double)j / (1 << NA_SUB_BITS), e);   /* exact */
+            while (edge[k] <= lo) k++;
+            start[e][j] = (int16_t)k;
+        }
 }
 
+/* The histogram bucket of a duration: the k with pow(1.02, k-1) <= v < pow(1.02, k), 0 below
+ * 1 ns — the smallest k whose edge exceeds d = (double)v. d's exponent e and the top 6 bits
+ * of its mantissa j place it in a 64th of an octave, narrower than a bucket (1/64 < 0.02),
+ * so the answer is start[e][j] or the next bucket: one comparison. It used log(v)/log(1.02)
+ * with pow() settling values near an edge: the same k (check_id_map compares the two), at
+ * less than half the cost. */
+int32_t na_bucket_of(int64_t v) {
+    if (v < 1) return 0;
+    pthread_once(&edges_once, edges_init);
+    double d = (double)v;
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    int e = (int)(bits >> 52) - 1023;   /* 0..63: v >= 1 */
+    int32_t k = start[e][(bits >> (52 - NA_SUB_BITS)) & ((1u << NA_SUB_BITS) - 1)];
+    return k + (edge[k] <= d);
+}
+
+/* Adds count to bucket k of e's histogram (sorted by k), inserting the bucket when new. The
+ * search is branch-free (conditional adds: a duration's bucket is unpredictable). */
 static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
-    uint32_t lo = 0, hi = e->n_bins;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (e->bins[mid].k < k) lo = mid + 1; else hi = mid;
+    uint32_t lo = 0;
+    if (e->n_bins) {
+        const na_bin *b = e->bins;
+        uint32_t len = e->n_bins;
+        while (len > 1) {
+            uint32_t half = len / 2;
+            lo += b[lo + half].k < k ? half : 0;
+            len -= half;
+        }
+        lo += b[lo].k < k;   /* the first bucket >= k (n_bins when none) */
     }
     if (lo < e->n_bins && e->bins[lo].k == k) { e->bins[lo].count += count; return true; }
     if (e->n_bins == e->cap_bins) {
@@ -124,7 +158,7 @@ static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
 /* Moves an entry's exact durations into its histogram. */
 static bool to_hist(name_agg *a, name_entry *e) {
     for (uint32_t i = 0; i < e->n_exact; i++)
-        if (!bin_add(e, bucket_of(e->exact[i]), 1)) return false;
+        if (!bin_add(e, na_bucket_of(e->exact[i]), 1)) return false;
     a->exact_used -= e->n_exact;
     free(e->exact);
     e->exact = NULL;
@@ -142,7 +176,7 @@ static bool sample_add(name_agg *a, name_entry *e, i128 dur) {
         e->clamped++;
     }
     if (!e->in_hist && (e->n_exact >= NA_EXACT_CAP || a->exact_used >= NA_EXACT_BUDGET) && !to_hist(a, e)) return false;
-    if (e->in_hist) return bin_add(e, bucket_of(v), 1);
+    if (e->in_hist) return bin_add(e, na_bucket_of(v), 1);
     if (e->n_exact == e->cap_exact) {
         uint32_t cap = e->cap_exact ? e->cap_exact * 2 : 4;
         if (cap > NA_EXACT_CAP) cap = NA_EXACT_CAP;
@@ -262,7 +296,7 @@ bool name_agg_append(name_agg *dst, name_agg *src) {
             continue;
         }
         if (!d->in_hist) ok = to_hist(dst, d);
-        for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = bin_add(d, bucket_of(s->exact[j]), 1);
+        for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = bin_add(d, na_bucket_of(s->exact[j]), 1);
         for (uint32_t j = 0; j < s->n_bins && ok; j++) ok = bin_add(d, s->bins[j].k, s->bins[j].count);
     }
     dst->unlisted_calls += src->unlisted_calls;

@@ -26,6 +26,10 @@
 #define NA_MAX_NAMES 65536u         /* distinct (tag, name) pairs listed */
 #define NA_BUCKET_RATIO 1.02        /* histogram bucket width beyond the exact cap */
 
+/* The histogram bucket of a duration v: k with 1.02^(k-1) <= v < 1.02^k (pow() in double,
+ * v as a double), 0 below 1 ns. Exposed for its test. */
+int32_t na_bucket_of(int64_t v);
+
 typedef struct na_bin {
     int32_t k;                      /* bucket: [1.02^(k-1), 1.02^k) for k >= 1; k = 0: below 1 ns */
     uint64_t count;

@@ -264,11 +264,16 @@ bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t 
         pos[c] = first_reaching(cats[c].v, cats[c].n, lo);
         if (pos[c] < cats[c].n && cats[c].v[pos[c]].start < hi) live[nlive++] = c;
     }
+    /* Each stretch runs from t to the next boundary that can change its label: the end of
+     * the labelling category's span or the start of a higher-priority span. Boundaries of
+     * lower-priority categories cannot (the label covers them), so the scan stops at the
+     * label: the kernels' spans, first in priority and covering most busy time, are mostly
+     * the only ones looked at. Lower-priority positions catch up when next visited. */
     for (int64_t t = lo; t < hi;) {
         size_t label = n;
         int64_t next = hi;
-        size_t kept = 0;
-        for (size_t x = 0; x < nlive; x++) {
+        size_t kept = 0, x = 0;
+        for (; x < nlive; x++) {
             size_t c = live[x];
             const ns_intervals *s = &cats[c];
             while (pos[c] < s->n && s->v[pos[c]].end <= t) pos[c]++;
@@ -276,12 +281,14 @@ bool nsi_priority_split(const ns_intervals *cats, size_t n, int64_t lo, int64_t 
             live[kept++] = c;
             const ns_span *sp = &s->v[pos[c]];
             if (sp->start <= t) {
-                if (label == n) label = c;
+                label = c;
                 if (sp->end < next) next = sp->end;
-            } else if (sp->start < next) {
-                next = sp->start;
+                x++;
+                break;
             }
+            if (sp->start < next) next = sp->start;
         }
+        for (; x < nlive; x++) live[kept++] = live[x];   /* not looked at: stay in the sweep */
         nlive = kept;
         part[label] += next - t;
         t = next;

@@ -11,8 +11,10 @@
  * (a full map refuses a new corr beyond them without a probe, but still replaces a present
  * one; take misses outside them) are checked against a brute-force list. name_agg's
  * recent-entry slots must never mix up names that share their cheap key (length and first
- * and last bytes) or differ only by tag. */
+ * and last bytes) or differ only by tag, and its bucket edge table must bucket every
+ * duration as the log rule it replaced did. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +26,21 @@
 #include "parsers/kernel_table.h"
 
 /* The id of the i-th key of pattern p: dense, strided by 4096, scrambled, two dense runs
- * interleaved (far apart), or strided by 8 (every id alone at its block's first slot). */
+ * interleaved (far apart), strided by 8 (every id alone at its block's first slot), or
+ * differing only in the high word (every id in the same place of its window: the windows'
+ * hashed offsets alone spread them). */
 static uint64_t key_of(int p, uint64_t i) {
     if (p == 0) return i + 1;
     if (p == 1) return i << 12;
     if (p == 3) return (i & 1) ? (1ull << 40) + (i >> 1) : 5000 + (i >> 1);
     if (p == 4) return i << 3;
+    if (p == 5) return i << 32 | 5;
     uint64_t x = i * 0x9E3779B97F4A7C15ULL;
     return x ^ (x >> 29);
 }
 
 START_TEST(get_or_put_agrees_with_get_and_put) {
-    for (int p = 0; p < 5; p++) {
+    for (int p = 0; p < 6; p++) {
         id_map m = {0};
         const uint32_t n = 200000;
         for (uint32_t i = 0; i < n; i++) ck_assert_uint_eq(id_map_get_or_put(&m, key_of(p, i), i), i);
@@ -247,6 +252,47 @@ START_TEST(kernel_table_recent_slots) {
 }
 END_TEST
 
+/* The bucket rule name_agg used before its edge table: log(v)/log(1.02), with pow() settling
+ * values within 1e-9 of an edge. */
+static int32_t bucket_by_log(int64_t v) {
+    if (v < 1) return 0;
+    double x = log((double)v) / log(NA_BUCKET_RATIO), f = floor(x);
+    int32_t k = (int32_t)f + 1;
+    if (x - f > 1e-9 && x - f < 1 - 1e-9) return k;
+    while (k > 1 && pow(NA_BUCKET_RATIO, k - 1) > (double)v) k--;
+    while (pow(NA_BUCKET_RATIO, k) <= (double)v) k++;
+    return k;
+}
+
+/* na_bucket_of (edge table, binary search between powers of two) answers what the log rule
+ * answers: below 1, every value to 200,000, each edge's floor and neighbours up to INT64_MAX,
+ * each power of two and its neighbours, and random values of every magnitude. */
+START_TEST(bucket_table_matches_log_rule) {
+    static const int64_t low[] = {INT64_MIN, -5, -1, 0};
+    for (size_t i = 0; i < sizeof low / sizeof *low; i++) ck_assert_int_eq(na_bucket_of(low[i]), 0);
+    for (int64_t v = 1; v <= 200000; v++) ck_assert_int_eq(na_bucket_of(v), bucket_by_log(v));
+    for (int k = 0; k < 2300; k++) {
+        double e = pow(NA_BUCKET_RATIO, k);
+        if (e >= 9.2e18) break;
+        int64_t f = (int64_t)e;
+        for (int64_t d = -2; d <= 2; d++)
+            if (f + d >= 1) ck_assert_int_eq(na_bucket_of(f + d), bucket_by_log(f + d));
+    }
+    for (int b = 0; b < 63; b++)
+        for (int64_t d = -1; d <= 1; d++) {
+            int64_t v = (int64_t)((uint64_t)1 << b) + d;
+            if (v >= 1) ck_assert_int_eq(na_bucket_of(v), bucket_by_log(v));
+        }
+    ck_assert_int_eq(na_bucket_of(INT64_MAX), bucket_by_log(INT64_MAX));
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t v = (int64_t)(x >> (1 + x % 63));
+        if (v >= 1) ck_assert_int_eq(na_bucket_of(v), bucket_by_log(v));
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -259,6 +305,7 @@ int main(void) {
     tcase_add_test(t, class_cache_last_name);
     tcase_add_test(t, name_agg_recent_slots);
     tcase_add_test(t, kernel_table_recent_slots);
+    tcase_add_test(t, bucket_table_matches_log_rule);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -4,7 +4,7 @@
  * within the kept spans), says `inexact` when one does (and then never undercounts), and
  * merges of folded sets are exact when their folded parts do not meet. nsi_add's search from
  * the set's end (the last 8 spans, then a binary search) and nsi_priority_split's sweep over
- * only the categories still live are checked span by span and part by part against a
+ * only the categories still live (and only down to the labelling one) are checked span by span and part by part against a
  * per-nanosecond brute force, with disorder shorter and longer than those 8 spans. */
 #include <check.h>
 #include <stdlib.h>
@@ -178,35 +178,40 @@ START_TEST(near_end_search_matches_brute_force) {
 END_TEST
 
 /* Priority split of random windows over 5 categories (one empty, one ending early, one
- * starting late) against labelling every nanosecond with its first covering category. */
+ * starting late) against labelling every nanosecond with its first covering category; a
+ * second round with the first category's spans long (covering many spans of the others,
+ * whose positions the sweep then lets lag behind and catch up). */
 START_TEST(priority_split_matches_brute_force) {
     enum { NC = 5, LEN = 4000 };
     static unsigned char cover[NC][LEN];
-    memset(cover, 0, sizeof cover);
-    ns_intervals cats[NC] = {{0}};
-    srand(7);
-    for (int c = 1; c < NC; c++) {
-        int64_t lo = c == 3 ? 2500 : 0, hi = c == 2 ? 1200 : LEN;   /* 0: empty */
-        for (int k = 0; k < 150; k++) {
-            int64_t a = lo + rand() % (hi - lo), b = a + 1 + rand() % 40;
-            if (b > hi) b = hi;
-            ck_assert(nsi_add(&cats[c], a, b));
-            for (int64_t x = a; x < b; x++) cover[c][x] = 1;
+    for (int round = 0; round < 2; round++) {
+        memset(cover, 0, sizeof cover);
+        ns_intervals cats[NC] = {{0}};
+        srand(7 + round);
+        for (int c = 1; c < NC; c++) {
+            int64_t lo = c == 3 ? 2500 : 0, hi = c == 2 ? 1200 : LEN;   /* 0: empty */
+            int longest = round && c == 1 ? 400 : 40;
+            for (int k = 0; k < 150; k++) {
+                int64_t a = lo + rand() % (hi - lo), b = a + 1 + rand() % longest;
+                if (b > hi) b = hi;
+                ck_assert(nsi_add(&cats[c], a, b));
+                for (int64_t x = a; x < b; x++) cover[c][x] = 1;
+            }
         }
-    }
-    for (int w = 0; w < 300; w++) {
-        int64_t lo = rand() % LEN, hi = lo + rand() % (LEN - lo + 1);
-        int64_t part[NC + 1], want[NC + 1] = {0};
-        ck_assert(nsi_priority_split(cats, NC, lo, hi, part));
-        for (int64_t x = lo; x < hi; x++) {
-            int label = NC;
-            for (int c = 0; c < NC && label == NC; c++)
-                if (cover[c][x]) label = c;
-            want[label]++;
+        for (int w = 0; w < 300; w++) {
+            int64_t lo = rand() % LEN, hi = lo + rand() % (LEN - lo + 1);
+            int64_t part[NC + 1], want[NC + 1] = {0};
+            ck_assert(nsi_priority_split(cats, NC, lo, hi, part));
+            for (int64_t x = lo; x < hi; x++) {
+                int label = NC;
+                for (int c = 0; c < NC && label == NC; c++)
+                    if (cover[c][x]) label = c;
+                want[label]++;
+            }
+            for (int c = 0; c <= NC; c++) ck_assert_int_eq(part[c], want[c]);
         }
-        for (int c = 0; c <= NC; c++) ck_assert_int_eq(part[c], want[c]);
+        for (int c = 0; c < NC; c++) nsi_free(&cats[c]);
     }
-    for (int c = 0; c < NC; c++) nsi_free(&cats[c]);
 }
 END_TEST
 
