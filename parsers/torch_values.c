@@ -1,6 +1,7 @@
 /* torch_values: value readers of the torch profile's records state (see torch_values.h). */
 #include "parsers/torch_values.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,9 @@ bool torch_us_text_ns(const char *s, size_t n, i128 *out) {
         if (eneg) e = -e;
     }
     if (i != n) return false;
-    long scale = e + dropped - frac + 3;     /* mant * 10^scale ns */
+    if (mant == 0) { *out = 0; return true; }  /* 0e999999 is 0: no scaling loop for it */
+    long scale = e + dropped - frac + 3;     /* mant * 10^scale ns (a non-zero mant passes 1e30
+                                              * within ~31 steps: the loop below is short) */
     if (scale > 0) {
         for (long k = 0; k < scale; k++) {
             if (mant > (i128)1e30) return false;
@@ -58,7 +61,10 @@ bool torch_us_text_ns(const char *s, size_t n, i128 *out) {
     return true;
 }
 
-/* An integer id or index: decimal digits (fast path), else strtoll's reading ("0x0" streams). */
+/* An integer id or index: decimal digits (fast path), else strtoll's reading in base 10, or
+ * 16 after "0x" ("0x0" streams). Unknown (false), never a wrong number, for text holding a NUL
+ * ("\u0000"), out of int64's range, or with anything after the number; leading zeros are
+ * decimal ("010" is 10, never octal 8). */
 bool torch_token_i64(const jt_token *t, int64_t *out) {
     if (t->kind != JT_NUMBER && t->kind != JT_STRING) return false;
     if (t->truncated || t->len == 0 || t->len > 20) return false;
@@ -68,12 +74,18 @@ bool torch_token_i64(const jt_token *t, int64_t *out) {
         for (; i < t->len && t->text[i] >= '0' && t->text[i] <= '9'; i++) v = v * 10 + (t->text[i] - '0');
         if (i == t->len && t->len > (t->text[0] == '-' ? 1u : 0u)) { *out = t->text[0] == '-' ? -v : v; return true; }
     }
+    if (memchr(t->text, 0, t->len)) return false;
     char buf[24];
     memcpy(buf, t->text, t->len);
     buf[t->len] = 0;
+    const char *p = buf;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) p++;     /* strtoll's leading blanks */
+    if (*p == '-' || *p == '+') p++;
+    int base = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 16 : 10;
     char *end;
-    long long v = strtoll(buf, &end, 0);
-    if (*end) return false;
+    errno = 0;
+    long long v = strtoll(buf, &end, base);
+    if (*end || end == buf || errno == ERANGE) return false;
     *out = v;
     return true;
 }

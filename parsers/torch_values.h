@@ -12,8 +12,8 @@
 #include "base/strbuf.h"
 #include "parsers/json_tokenizer.h"
 
-/* An integer (ids, devices, streams): decimal digits, else strtoll's reading ("0x0"); false
- * when the token is not one. */
+/* An integer (ids, devices, streams): decimal digits, else strtoll's reading in base 10 (16
+ * after "0x": "0x0"); false when the token is not one (a NUL in it, out of int64's range). */
 bool torch_token_i64(const jt_token *t, int64_t *out);
 
 /* The leading decimal digits of s[0..n), at most max of them: their count, and *v (which
@@ -61,7 +61,7 @@ static inline bool torch_i64(const jt_token *t, int64_t *out) {
     }
     unsigned char c = (unsigned char)p[0];   /* strtoll skips blanks, then a sign, then digits */
     if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != ' ' && !(c >= '\t' && c <= '\r') && c)
-        return false;                        /* (a NUL: strtoll reads "", which torch_token_i64 takes as 0) */
+        return false;                        /* (a NUL: torch_token_i64 refuses it) */
     return torch_token_i64(t, out);
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/run_analysis.h"
 #include "parsers/torch_trace_records.h"
+#include "parsers/torch_values.h"
 #include "tests/test_util.h"
 
 /* ---- a test-only section analysis: counts what it is given, and the order of folds ---- */
@@ -493,6 +494,34 @@ START_TEST(torch_times_in_fixed_point) {
     ck_assert(torch_us_text_ns("9999999999999999999", 19, &ns) && ns == (i128)9999999999999999999ULL * 1000);
     ck_assert(!torch_us_text_ns("abc", 3, &ns));
     ck_assert(!torch_us_text_ns("1.5x", 4, &ns));
+    /* a zero with a huge exponent is 0 at once (was a million-step scaling loop per value);
+     * a non-zero one overflows: unknown */
+    ck_assert(torch_us_text_ns("0e999999", 8, &ns) && ns == 0);
+    ck_assert(torch_us_text_ns("0.000e999999", 12, &ns) && ns == 0);
+    ck_assert(!torch_us_text_ns("1e999999", 8, &ns));
+}
+END_TEST
+
+/* Ids read from torch args: a wrong number is worse than none. */
+static bool id_of(const char *text, size_t len, int64_t *v) {
+    jt_token t = {.kind = JT_STRING, .text = text, .len = len};
+    return torch_token_i64(&t, v);
+}
+
+START_TEST(torch_ids_never_wrong) {
+    int64_t v;
+    ck_assert(id_of("7", 1, &v) && v == 7);
+    ck_assert(id_of("-12", 3, &v) && v == -12);
+    ck_assert(id_of("0x1f", 4, &v) && v == 31);                 /* "0x0" streams */
+    ck_assert(id_of("010", 3, &v) && v == 10);                  /* decimal, never octal */
+    ck_assert(id_of("+010", 4, &v) && v == 10);
+    ck_assert(id_of("0000000000000000010", 19, &v) && v == 10);
+    ck_assert(id_of("9223372036854775807", 19, &v) && v == INT64_MAX);
+    ck_assert(!id_of("99999999999999999999", 20, &v));          /* past int64: unknown */
+    ck_assert(!id_of("\0abc", 4, &v));                           /* "\u0000abc": unknown, not 0 */
+    ck_assert(!id_of("7\0x", 3, &v));
+    ck_assert(!id_of("   ", 3, &v));
+    ck_assert(!id_of("stream 7", 8, &v));
 }
 END_TEST
 
@@ -509,6 +538,7 @@ static Suite *run_analysis_suite(void) {
     tcase_add_test(tc, end_source_order);
     tcase_add_test(tc, split_read_folds_in_order);
     tcase_add_test(tc, torch_times_in_fixed_point);
+    tcase_add_test(tc, torch_ids_never_wrong);
     tcase_add_test(tc, torch_records_shapes);
     tcase_add_test(tc, torch_records_metadata_lists);
     suite_add_tcase(s, tc);
