@@ -11,7 +11,8 @@
 #include "analyses/ops_state.h"
 
 /* The second piece keeps every timed kernel with what the piece alone knows of its operator;
- * the join attributes them in file order (tail_resolve). */
+ * the join attributes them in file order (tail_resolve). Past MAX_TAIL it keeps no more and
+ * the join is refused (tail_full). */
 bool ops_tail_add(ops_file *f, const pending_kernel *k) {
     if (f->tail.n >= MAX_TAIL) {
         f->tail_full = true;
@@ -183,7 +184,8 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
 }
 
 /* Whether the second piece (second) folded into the first gives exactly one sequential
- * pass's result: the second piece kept every kernel, operator and launch (MAX_TAIL) and
+ * pass's result: the second piece kept every kernel, operator and launch (within its budget:
+ * MAX_TAIL, MAX_PIECE_OPS, MAX_PIECE_LAUNCHES) and
  * neither piece lost a name to the pool's bound (the two pools together stay under it); the
  * operator and launch bounds are counted at the join as one pass counts them. */
 bool ops_split_exact(const void *first, const void *second) {

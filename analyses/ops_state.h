@@ -93,7 +93,8 @@ typedef struct ops_file {
     size_t spans;
     bool any_op, oom;
     bool second;             /* the second piece of a split read: kernels wait in tail */
-    bool tail_full;          /* more than MAX_TAIL kernels: the pieces do not join (ops_split_exact) */
+    bool tail_full;          /* second piece past its budget (MAX_TAIL kernels, MAX_PIECE_OPS,
+                              * MAX_PIECE_LAUNCHES ids): the pieces do not join (ops_split_exact) */
     piece_log tail;          /* tail_kernel entries */
     /* second piece: launches[i]'s correlation id (ops[i]'s External id) first seen at
      * launch (operator) first_launch[i] (first_op[i]): the join decides per id which ones
