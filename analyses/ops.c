@@ -80,11 +80,10 @@ static void *ops_open_source(void *run, const source_ref *src) {
     f->second = src->piece == 1;
     f->tail.size = sizeof(tail_kernel);
     f->pool.max_bytes = MAX_NAME_BYTES;
-    f->op_by_ext.max_entries = MAX_OPS_PER_FILE;
-    /* the second piece keeps every operator and launch: the join decides which ones one pass
-     * would have kept */
-    f->op_by_ext.max_entries = f->second ? MAX_TAIL : MAX_OPS_PER_FILE;
-    f->launch_by_corr.max_entries = f->second ? MAX_TAIL : MAX_LAUNCHES_PER_FILE;
+    /* the second piece keeps every operator and launch up to its budget (past it the join
+     * is refused): the join decides which ones one pass would have kept */
+    f->op_by_ext.max_entries = f->second ? MAX_PIECE_OPS : MAX_OPS_PER_FILE;
+    f->launch_by_corr.max_entries = f->second ? MAX_PIECE_LAUNCHES : MAX_LAUNCHES_PER_FILE;
     return f;
 }
 

@@ -11,7 +11,8 @@
 #include "analyses/ops_state.h"
 
 /* The second piece keeps every timed kernel with what the piece alone knows of its operator;
- * the join attributes them in file order (tail_resolve). */
+ * the join attributes them in file order (tail_resolve). Past MAX_TAIL it keeps no more and
+ * the join is refused (tail_full). */
 bool ops_tail_add(ops_file *f, const pending_kernel *k) {
     if (f->tail.n >= MAX_TAIL) {
         f->tail_full = true;
@@ -57,12 +58,31 @@ static size_t keep_ids(bool *kept, const uint32_t *first, size_t n, size_t room,
 static uint64_t launch_corr(const ops_file *f, size_t i) { return f->launches[i].corr; }
 static uint64_t op_ext(const ops_file *f, size_t i) { return f->ops[i].ext; }
 
+/* The second piece's operators before a kernel, swept in file order (tail_resolve): by_ext
+ * holds each External id's latest piece operator among the first `next` ones. Kernels come in
+ * file order, so their operator counts (tail_kernel.nops) never decrease and the sweep passes
+ * each operator once: "the piece's latest operator with e before kernel t" is one lookup, not
+ * a backwards scan per kernel (quadratic with many such kernels). */
+typedef struct op_sweep {
+    id_map by_ext;
+    size_t next;
+    bool oom;
+} op_sweep;
+
+/* The piece's latest operator with External id e among its first `upto` (ID_MAP_NONE). */
+static uint32_t sweep_latest(op_sweep *s, const ops_file *f, size_t upto, uint64_t e) {
+    for (; s->next < upto; s->next++)
+        if (id_map_put(&s->by_ext, f->ops[s->next].ext, (uint32_t)s->next) >= ID_MAP_OOM) s->oom = true;
+    return id_map_get(&s->by_ext, e);
+}
+
 /* The operator one sequential pass finds for the second piece's kernel t when it arrives:
  * the first piece's (acc, the second not folded in yet) plus the second piece's operators
  * and launches before t that one pass kept (okept, lkept). acc's op index, PIECE2 | the
- * piece's op index, or ID_MAP_NONE. An id one pass refused is in neither map then. */
+ * piece's op index, or ID_MAP_NONE. An id one pass refused is in neither map then. The
+ * kernels are resolved in file order (sw sweeps the piece's operators along with them). */
 static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_kernel *t, const bool *okept,
-                             const bool *lkept) {
+                             const bool *lkept, op_sweep *sw) {
     if (t->op != ID_MAP_NONE && okept[t->op]) return PIECE2 | t->op;  /* by External id, the latest */
     if (t->has_ext && t->op == ID_MAP_NONE) {               /* none in the piece before t */
         uint32_t o = id_map_get(&acc->op_by_ext, t->ext);
@@ -78,11 +98,8 @@ static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_
     if (l == ID_MAP_NONE) return ID_MAP_NONE;
     uint64_t e = acc->launches[l].ext;
     uint32_t o = id_map_get(&f->op_by_ext, e);              /* the piece's latest with e ... */
-    if (o != ID_MAP_NONE && o >= t->nops) {                 /* ... came after t: an earlier one? */
-        o = ID_MAP_NONE;
-        for (uint32_t i = t->nops; i-- > 0;)
-            if (f->ops[i].ext == e) { o = i; break; }
-    }
+    if (o != ID_MAP_NONE && o >= t->nops)                   /* ... came after t: an earlier one? */
+        o = sweep_latest(sw, f, t->nops, e);
     if (o != ID_MAP_NONE) return okept[o] ? PIECE2 | o : ID_MAP_NONE;
     return id_map_get(&acc->op_by_ext, e);
 }
@@ -105,12 +122,15 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
                                      &acc->op_by_ext, op_ext, f);
         keep_ids(lkept, f->first_launch, f->nlaunches, nl < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - nl : 0,
                  &acc->launch_by_corr, launch_corr, f);
+        op_sweep sw = {.by_ext = {.max_entries = f->nops + 1}};
         for (size_t i = 0; i < f->tail.n; i++) {
             tail_kernel *t = plog_at(&f->tail, i);
-            t->op = tail_resolve(acc, f, t, okept, lkept);
+            t->op = tail_resolve(acc, f, t, okept, lkept, &sw);
         }
+        ok = !sw.oom;
+        id_map_free(&sw.by_ext);
         /* one move of each array to its final size, not a copy per growth step */
-        ok = reserve((void **)&acc->ops, &acc->capops, acc->nops + f->nops, sizeof *acc->ops) &&
+        ok = ok && reserve((void **)&acc->ops, &acc->capops, acc->nops + f->nops, sizeof *acc->ops) &&
              reserve((void **)&acc->launches, &acc->caplaunches, acc->nlaunches + f->nlaunches, sizeof *acc->launches);
     }
     for (size_t i = 0; ok && i < f->nops; i++) {
@@ -164,7 +184,8 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
 }
 
 /* Whether the second piece (second) folded into the first gives exactly one sequential
- * pass's result: the second piece kept every kernel, operator and launch (MAX_TAIL) and
+ * pass's result: the second piece kept every kernel, operator and launch (within its budget:
+ * MAX_TAIL, MAX_PIECE_OPS, MAX_PIECE_LAUNCHES) and
  * neither piece lost a name to the pool's bound (the two pools together stay under it); the
  * operator and launch bounds are counted at the join as one pass counts them. */
 bool ops_split_exact(const void *first, const void *second) {

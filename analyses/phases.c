@@ -32,7 +32,8 @@ typedef struct phase_step {
     bool gpu_lane;
 } phase_step;
 
-#define MAX_TAIL ((size_t)1 << 21)   /* second-piece events kept for the join (32 B each) */
+#define MAX_TAIL ((size_t)1 << 18)   /* second-piece events kept for the join (32 B each; past it
+                                      * the join is refused, docs/ANALYSIS.md "pieces") */
 
 /* A launch, kernel or step of the second piece of a split read, kept to be applied at the
  * join exactly where one pass applies it (the bounds change at the file's first step). */
@@ -152,6 +153,9 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
     return true;
 }
 
+/* Records a launch call (correlation id corr, starting at a): its start by correlation id,
+ * so the kernels with that id go to the step holding the call's start. Past the map's bound (EARLY_LIMIT
+ * before the file's first step, MAX_LAUNCHES after) it is counted dropped. false on OOM. */
 static bool add_launch(phases_file *f, uint64_t corr, int64_t a) {
     if (f->nlaunch == f->caplaunch) {
         size_t c = f->caplaunch ? f->caplaunch * 2 : 256;
@@ -167,6 +171,9 @@ static bool add_launch(phases_file *f, uint64_t corr, int64_t a) {
     return true;
 }
 
+/* Records a step annotation; the first one raises the launch and group bounds to what a
+ * step file's joins need (before it they stay small: most traces have no step). Past
+ * MAX_STEPS it is counted dropped. false on OOM. */
 static bool add_step(phases_file *f, phase_step st) {
     if (f->nsteps >= MAX_STEPS) {
         f->dropped++;

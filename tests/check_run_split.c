@@ -132,6 +132,31 @@ START_TEST(torch_read_again_when_the_kernel_trace_is_empty) {
 }
 END_TEST
 
+/* A torch trace of 280,000 kernels and nothing else: its second piece holds more kernels than
+ * the ops section's budget for it (MAX_TAIL, 2^17), so the pieces do not join and the driver
+ * reads the file again in one piece: the document is still one thread's. */
+START_TEST(torch_past_the_piece_budget_is_read_again) {
+    char *d = tu_tempdir();
+    strbuf b = {0};
+    const char *head = "{\"traceEvents\": [\n";
+    strbuf_append(&b, head, strlen(head));
+    char ev[200];
+    for (int i = 1; i <= 280000; i++) {
+        int n = snprintf(ev, sizeof ev, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"K%d\",\"pid\":0,\"tid\":1,\"ts\":%d,"
+                         "\"dur\":1,\"args\":{\"correlation\":%d,\"External id\":%d}},\n", i % 3, i * 2, i, i);
+        strbuf_append(&b, ev, (size_t)n);
+    }
+    const char *tail = "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n]}\n";
+    strbuf_append(&b, tail, strlen(tail));
+    tu_write(d, "torch_profile.json", b.data, b.len);
+    strbuf_free(&b);
+    write_csv(d, 20000);
+    same_both_ways(d, 1);   /* would split beside trace.csv; refused: one piece */
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 Suite *run_split_suite(void);
 Suite *run_split_suite(void) {
     Suite *s = suite_create("run_split");
@@ -140,6 +165,7 @@ Suite *run_split_suite(void) {
     tcase_add_test(tc, torch_alone_is_one_piece);
     tcase_add_test(tc, torch_beside_a_kernel_trace_splits);
     tcase_add_test(tc, torch_read_again_when_the_kernel_trace_is_empty);
+    tcase_add_test(tc, torch_past_the_piece_budget_is_read_again);
     suite_add_tcase(s, tc);
     return s;
 }
