@@ -170,8 +170,13 @@ static void read_pair(job *a, job *b) {
  * for the 158 MB torch trace of the 208 MB run), and a larger trace more often passes a bound
  * that makes ops refuse the join (then the file is read twice). docs/PERFORMANCE.md. */
 #define SPLIT_MAX ((uint64_t)256 << 20)
-#define SPLIT_BESIDE 4u                  /* see the scheduling in run_analyze */
-#define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the middle */
+#define SPLIT_BESIDE 2u                  /* see the scheduling in run_analyze */
+/* What a byte of the neighbour read beside a split file costs against a byte of that file
+ * (x2, an integer): trace.csv's rows against the torch trace's events, ~2.4 against ~1.5 ns
+ * a byte in analyze (docs/PERFORMANCE.md); placing the cut by it gives both threads about
+ * the same time. */
+#define SPLIT_PRE_WEIGHT2 3u
+#define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the cut */
 #define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
 
 /* The record types analysis an would receive from source j: what it wants of what the
@@ -295,7 +300,7 @@ static int split_read(job *a, job *b, int fd, uint64_t offset, job *pre) {
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    piece_read ra = {a, fd, A, 0, offset, 0, a->tee, pre}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee, NULL};
+    piece_read ra = {a, fd, A, 0, offset, 0, a->tee, NULL}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee, pre};
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
     if (!threaded) piece_thread(&ra);
@@ -323,13 +328,15 @@ static int split_read(job *a, job *b, int fd, uint64_t offset, job *pre) {
 
 /* Reads job a's source in two pieces when that works (b: its second piece, states opened
  * here), else in one; pre (not NULL: a smaller file read beside a, states open) is read whole
- * on the head piece's thread before it, the cut placed so that both threads get about as
- * many bytes. false on allocation failure. */
+ * on the tail piece's thread before it, the cut placed so that both threads get about as much
+ * work (the neighbour's bytes weighted by SPLIT_PRE_WEIGHT2 / 2). The tail is then the smaller
+ * piece: what its join keeps and replays (ops, phases, layers) is the smaller share. false on
+ * allocation failure. */
 static bool read_maybe_split(job *a, job *b, job *pre, void *const *run, const analysis_config *cfg) {
     int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
     if (fd < 0) { if (pre) job_read(pre); return true; }   /* a not read: the warning says why */
-    uint64_t mid = a->inv->size / 2, lead = pre ? pre->inv->size / 2 : 0;
-    uint64_t offset = lead < mid ? split_point(fd, a, mid - lead) : 0;
+    uint64_t size = a->inv->size, lead = pre ? pre->inv->size / 4 * SPLIT_PRE_WEIGHT2 : 0;
+    uint64_t offset = lead < size / 2 ? split_point(fd, a, size / 2 + lead) : 0;
     int r = 0;
     if (offset) {
         if (!job_open(b, run)) { close(fd); return false; }
@@ -419,11 +426,11 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         }
         /* A file that splits (b with its kernel choice as just set) takes both threads: alone
          * when its neighbour splits too or there is none (the neighbour is read next), else
-         * with the smaller neighbour read whole on the head piece's thread first, the cut
-         * placed so that both threads get about as many bytes (read_maybe_split) — only when
-         * it is more than SPLIT_BESIDE times the neighbour: the exact join costs ~15 % more
-         * CPU, which measured slower than reading the two side by side on the 208 MB run
-         * (torch trace 3.2× trace.csv; docs/PERFORMANCE.md). */
+         * — when it is more than SPLIT_BESIDE times the neighbour — with the smaller
+         * neighbour read whole on the tail piece's thread first, the cut placed so that both
+         * threads get about as much work (read_maybe_split). On the 208 MB run (torch trace
+         * 3.2× trace.csv) that measured 0.23 s against 0.26-0.28 s side by side, after the
+         * exact join's cost came down (docs/PERFORMANCE.md). */
         bool split_a = can_split(a, threads), split_b = b && can_split(b, threads);
         job *split = NULL, *pre = NULL;
         if (split_a && (!b || split_b)) split = a, b = NULL, speculative = false;

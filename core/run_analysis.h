@@ -6,9 +6,13 @@
  * to every section analysis wanting their type (analyses/section.h), on the thread reading
  * that source; end_source folds the per-source states in source order, then finish, render
  * and render_md run in registry order. Two sources are read at a time on two threads when
- * the caller allows it; a large file whose format resumes and joins is read alone, in two
- * pieces when every analysis wanting it is splittable, else in ordered chunks on worker
- * threads (core/chunked_read) delivered in file order on the driver thread.
+ * the caller allows it. A large file whose format resumes and joins may be read in two pieces
+ * on the two threads when every analysis that would receive its records (what it wants of
+ * the format's `emits`, with the kernel choice) is splittable or says split_ok for it: alone,
+ * or with a much smaller neighbour read whole on the tail piece's thread first; an analysis
+ * may still refuse the join (split_exact), and the file is then read again in one piece.
+ * With --chunk-bytes, a large file not split is read in ordered chunks on worker threads
+ * (core/chunked_read) delivered in file order on the driver thread.
  *
  * Kernel source choice: kernels, copies and memsets are delivered from one family only,
  * device timestamps first. Among the sources whose format may carry kernels, the ones with a

@@ -345,7 +345,7 @@ START_TEST(end_source_order) {
 }
 END_TEST
 
-/* A large file read in two pieces (every analysis wanting it splittable): the pieces are
+/* A large file read in two pieces (every analysis receiving its records splittable): the pieces are
  * folded in file order (piece 0 then 1 of the same source) and give what one pass gives. */
 static const section_analysis SPLIT_ORDER = {
     .key = "order", .splittable = true,
