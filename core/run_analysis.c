@@ -23,6 +23,13 @@
  * 5,123 bytes): the bound leaves them whole. */
 #define ANALYSIS_NAME_MAX 16384
 
+/* Whether analysis an gets source ref's kernel dispatches, copies and memsets: the host trace's
+ * for a host_clock analysis, the chosen device family's for the others (analyses/section.h).
+ * One rule for fan_out's delivery and can_split's question of who would receive what. */
+static inline bool gets_kernels(const section_analysis *an, const source_ref *ref) {
+    return an->host_clock ? ref->host_kernels_chosen : ref->kernels_chosen;
+}
+
 /* The sink: count, then hand the record to every analysis wanting its type. */
 static bool fan_out(void *user, const record *r) {
     job *j = user;
@@ -46,7 +53,7 @@ static bool fan_out(void *user, const record *r) {
         for (unsigned k = 0; k < j->n_route[r->type]; k++) {
             size_t i = j->route[r->type][k];
             if (!j->src[i]) continue;
-            if (kernel_type && !(j->an[i]->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) continue;
+            if (kernel_type && !gets_kernels(j->an[i], j->ref)) continue;
             if (!j->an[i]->consume(j->src[i], r)) {
                 j->oom = true;
                 return false;
@@ -56,7 +63,7 @@ static bool fan_out(void *user, const record *r) {
     }
     for (size_t i = 0; i < j->n_an; i++) {
         if (!j->src[i] || !(j->an[i]->wants & REC_BIT(r->type))) continue;
-        if (kernel_type && !(j->an[i]->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) continue;
+        if (kernel_type && !gets_kernels(j->an[i], j->ref)) continue;
         if (!j->an[i]->consume(j->src[i], r)) {
             j->oom = true;
             return false;
@@ -183,7 +190,7 @@ static void read_pair(job *a, job *b) {
  * format emits, kernel types only when fan_out delivers them to it (the kernel choice). */
 static unsigned received(const section_analysis *an, const job *j) {
     unsigned got = an->wants & (j->inv->format->emits ? j->inv->format->emits : ~0u);
-    if (!(an->host_clock ? j->ref->host_kernels_chosen : j->ref->kernels_chosen)) got &= ~KERNEL_TYPES;
+    if (!gets_kernels(an, j->ref)) got &= ~KERNEL_TYPES;
     return got;
 }
 
