@@ -11,10 +11,9 @@
 #include "analyses/section_registry.h"
 #include "core/run_job.h"
 #include "core/chunked_read.h"
+#include "core/run_split.h"
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
-
-#define KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
 
 /* Names longer than this reach the analyses cut (on a UTF-8 boundary): a kernel name of
  * 100 KB repeated by 2000 distinct kernels would otherwise be copied into every section's
@@ -22,13 +21,6 @@
  * Real kernel names of deep C++ templates reach 5 KB (a fixture's at::native kernel has
  * 5,123 bytes): the bound leaves them whole. */
 #define ANALYSIS_NAME_MAX 16384
-
-/* Whether analysis an gets source ref's kernel dispatches, copies and memsets: the host trace's
- * for a host_clock analysis, the chosen device family's for the others (analyses/section.h).
- * One rule for fan_out's delivery and can_split's question of who would receive what. */
-static inline bool gets_kernels(const section_analysis *an, const source_ref *ref) {
-    return an->host_clock ? ref->host_kernels_chosen : ref->kernels_chosen;
-}
 
 /* The sink: count, then hand the record to every analysis wanting its type. */
 static bool fan_out(void *user, const record *r) {
@@ -44,7 +36,7 @@ static bool fan_out(void *user, const record *r) {
     if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
     int rank;
     if (record_rank(r, &rank)) j->meta_rank = rank;
-    bool kernel_type = (KERNEL_TYPES & REC_BIT(r->type)) != 0;
+    bool kernel_type = (JOB_KERNEL_TYPES & REC_BIT(r->type)) != 0;
     if (kernel_type && !j->ref->kernels_chosen) {
         j->dropped_kernels++;                     /* not the run's kernels; maybe the host analyses' */
         if (!j->ref->host_kernels_chosen) return true;
@@ -53,7 +45,7 @@ static bool fan_out(void *user, const record *r) {
         for (unsigned k = 0; k < j->n_route[r->type]; k++) {
             size_t i = j->route[r->type][k];
             if (!j->src[i]) continue;
-            if (kernel_type && !gets_kernels(j->an[i], j->ref)) continue;
+            if (kernel_type && !job_gets_kernels(j->an[i], j->ref)) continue;
             if (!j->an[i]->consume(j->src[i], r)) {
                 j->oom = true;
                 return false;
@@ -63,7 +55,7 @@ static bool fan_out(void *user, const record *r) {
     }
     for (size_t i = 0; i < j->n_an; i++) {
         if (!j->src[i] || !(j->an[i]->wants & REC_BIT(r->type))) continue;
-        if (kernel_type && !gets_kernels(j->an[i], j->ref)) continue;
+        if (kernel_type && !job_gets_kernels(j->an[i], j->ref)) continue;
         if (!j->an[i]->consume(j->src[i], r)) {
             j->oom = true;
             return false;
@@ -90,8 +82,39 @@ static unsigned job_route(job *j) {
     return fields;
 }
 
-/* Opens the analyses' source states (driver thread). false on allocation failure. */
-static bool job_open(job *j, void *const *run) {
+record_sink job_sink(job *j) {
+    return (record_sink){.emit = fan_out, .user = j, .fields = job_route(j)};
+}
+
+void job_discard(job *j, const analysis_config *cfg) {
+    for (size_t i = 0; j->src && i < j->n_an; i++) {
+        if (!j->src[i]) continue;
+        diag_list d;
+        diag_init(&d);
+        void *scratch = j->an[i]->open(cfg, &d);
+        if (scratch) { j->an[i]->end_source(scratch, j->src[i]); j->an[i]->close(scratch); }
+        j->src[i] = NULL;
+        diag_free(&d);
+    }
+}
+
+void job_reset(job *j, const analysis_config *cfg) {
+    job_discard(j, cfg);
+    diag_free(&j->diag);
+    read_facts_free(&j->facts);
+    memset(j->counts, 0, sizeof j->counts);
+    memset(&j->stats, 0, sizeof j->stats);
+    j->dropped_kernels = 0;
+    j->names_cut = 0;
+    j->meta_rank = -1;
+    j->oom = false;
+    j->chunks = 0;
+    j->chunk_failed = false;
+    free(j->src);
+    j->src = NULL;
+}
+
+bool job_open(job *j, void *const *run) {
     j->meta_rank = -1;
     diag_init(&j->diag);
     if (!(j->src = calloc(j->n_an ? j->n_an : 1, sizeof *j->src))) return false;
@@ -100,9 +123,9 @@ static bool job_open(job *j, void *const *run) {
     return true;
 }
 
-static void *job_read(void *arg) {
+void *job_read(void *arg) {
     job *j = arg;
-    record_sink sink = {.emit = fan_out, .user = j, .fields = job_route(j)};
+    record_sink sink = job_sink(j);
     if (j->chunk) {                     /* failed: the driver forgets it and reads sequentially */
         int fd = source_open(j->inv->path, j->inv->rel, j->parse, &j->diag);
         j->chunk_failed = fd < 0 || chunked_read(fd, j->inv->size, j->inv->format, j->parse, j->inv->rel, &sink,
@@ -162,8 +185,7 @@ static const artefact_parser *device_family(const run_inventory *inv) {
     return best;
 }
 
-/* Reads jobs a (and b when not NULL, on a second thread). */
-static void read_pair(job *a, job *b) {
+void job_read_pair(job *a, job *b) {
     pthread_t th;
     bool threaded = b && pthread_create(&th, NULL, job_read, b) == 0;
     job_read(a);
@@ -171,198 +193,14 @@ static void read_pair(job *a, job *b) {
     else if (b) job_read(b);
 }
 
-#define SPLIT_MIN_DEFAULT (16u << 20)   /* smaller files are not worth a second thread */
-/* Larger files are read in one piece: the second piece of an exact split keeps what its join
- * needs (ops, phases and layers keep its kernels, launches and steps: ~30 MB more at the peak
- * for the 158 MB torch trace of the 208 MB run), and a larger trace more often passes a bound
- * that makes ops refuse the join (then the file is read twice). docs/PERFORMANCE.md. */
-#define SPLIT_MAX ((uint64_t)256 << 20)
 #define SPLIT_BESIDE 2u                  /* see the scheduling in run_analyze */
-/* What a byte of the neighbour read beside a split file costs against a byte of that file
- * (x2, an integer): trace.csv's rows against the torch trace's events, ~2.4 against ~1.5 ns
- * a byte in analyze (docs/PERFORMANCE.md); placing the cut by it gives both threads about
- * the same time. */
-#define SPLIT_PRE_WEIGHT2 3u
-#define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the cut */
-#define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
+#define FOLLOW_MAX 4u                    /* small files read on a split read's tail thread */
 
-/* The record types analysis an would receive from source j: what it wants of what the
- * format emits, kernel types only when fan_out delivers them to it (the kernel choice). */
-static unsigned received(const section_analysis *an, const job *j) {
-    unsigned got = an->wants & (j->inv->format->emits ? j->inv->format->emits : ~0u);
-    if (!gets_kernels(an, j->ref)) got &= ~KERNEL_TYPES;
-    return got;
-}
-
-/* May source j be read in two pieces: two threads, a plain file large enough, a format that
- * can resume and join, and every analysis that would receive records from it splittable or
- * saying split_ok for it (analyses/section.h). Decided with j's kernel choice as it stands:
- * the caller sets it first. */
-static bool can_split(const job *j, int threads) {
-    const artefact_parser *p = j->inv->format;
-    size_t len = strlen(j->inv->path);
-    uint64_t min = j->parse->split_min_bytes ? j->parse->split_min_bytes : SPLIT_MIN_DEFAULT;
-    if (threads < 2 || !p->feed || !p->resume_point || !p->open_records_resumed || !p->join || j->inv->size < min ||
-        j->inv->size > SPLIT_MAX || (len > 3 && !strcmp(j->inv->path + len - 3, ".gz")))
-        return false;
-    for (size_t i = 0; i < j->n_an; i++)
-        if (received(j->an[i], j) && !j->an[i]->splittable && !(j->an[i]->split_ok && j->an[i]->split_ok(j->ref)))
-            return false;
-    return true;
-}
-
-/* Whether every analysis says the two pieces' states fold exactly (section.h split_exact). */
-static bool pieces_exact(const job *a, const job *b) {
-    for (size_t i = 0; i < a->n_an; i++)
-        if (a->src[i] && b->src[i] && a->an[i]->split_exact && !a->an[i]->split_exact(a->src[i], b->src[i]))
-            return false;
-    return true;
-}
-
-/* A resume point near byte `mid` of the file (0: none). */
-static uint64_t split_point(int fd, const job *j, uint64_t mid) {
-    uint8_t *win = malloc(SPLIT_WINDOW);
-    if (!win) return 0;
-    ssize_t n = pread(fd, win, SPLIT_WINDOW, (off_t)mid);
-    size_t at = n > 0 ? j->inv->format->resume_point(win, (size_t)n) : 0;
-    free(win);
-    return n > 0 && at < (size_t)n ? mid + at : 0;
-}
-
-typedef struct piece_read {
-    job *j;
-    int fd;
-    void *st;
-    uint64_t from, to, fed;
-    const source_tee *tee;
-    job *pre;                     /* read whole first on the same thread (NULL: none) */
-} piece_read;
-
-static void *piece_thread(void *arg) {
-    piece_read *r = arg;
-    if (r->pre) job_read(r->pre);
-    r->fed = source_feed_range_tee(r->fd, r->from, r->to, r->j->inv->format, r->st, r->j->parse, r->j->inv->rel,
-                                   &r->j->diag, r->tee);
-    return NULL;
-}
-
-static record_sink job_sink(job *j) {
-    return (record_sink){.emit = fan_out, .user = j, .fields = job_route(j)};
-}
-
-/* Folds a job's source states into throw-away run states: a split read whose join failed
- * leaves nothing behind in the real run. */
-static void discard_job(job *j, const analysis_config *cfg) {
-    for (size_t i = 0; j->src && i < j->n_an; i++) {
-        if (!j->src[i]) continue;
-        diag_list d;
-        diag_init(&d);
-        void *scratch = j->an[i]->open(cfg, &d);
-        if (scratch) { j->an[i]->end_source(scratch, j->src[i]); j->an[i]->close(scratch); }
-        j->src[i] = NULL;
-        diag_free(&d);
-    }
-}
-
-/* Forgets what job j read (its source states folded into throw-away run states), to read it
- * again. */
-static void job_reset(job *j, const analysis_config *cfg) {
-    discard_job(j, cfg);
-    diag_free(&j->diag);
-    read_facts_free(&j->facts);
-    memset(j->counts, 0, sizeof j->counts);
-    memset(&j->stats, 0, sizeof j->stats);
-    j->dropped_kernels = 0;
-    j->names_cut = 0;
-    j->meta_rank = -1;
-    j->oom = false;
-    j->chunks = 0;
-    j->chunk_failed = false;
-    free(j->src);
-    j->src = NULL;
-}
-
-/* Reads job a's file in two pieces: the head into a (second thread, after the whole of pre
- * when not NULL), the tail into b (this thread); a and b have their source states open.
- * 1: joined (b's records follow a's), 0: no resume point or no second state (nothing read,
- * pre neither), -1: read but not joinable, by the format or an analysis (discard both;
- * pre has been read). */
-static int split_read(job *a, job *b, int fd, uint64_t offset, job *pre) {
-    const artefact_parser *p = a->inv->format;
-    uint8_t *head = malloc(SPLIT_HEAD);
-    ssize_t hn = head ? pread(fd, head, SPLIT_HEAD, 0) : -1;
-    const source_tee *tail_tee = NULL;          /* the passenger follows the split, or no split */
-    if (a->tee && (hn <= 0 || !(tail_tee = a->tap->split(a->tap->user, a->inv, offset, head, (size_t)hn)))) {
-        free(head);
-        return 0;
-    }
-    record_sink sa = job_sink(a), sb = job_sink(b);
-    void *A = hn > 0 ? p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag) : NULL;
-    void *B = A ? p->open_records_resumed(b->parse, b->inv->rel, &sb, &b->facts, &b->diag, offset, head, (size_t)hn) : NULL;
-    free(head);
-    if (!B) {
-        if (A) p->close(A);
-        if (a->tee) a->tap->restart(a->tap->user, a->inv);
-        return 0;
-    }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    piece_read ra = {a, fd, A, 0, offset, 0, a->tee, NULL}, rb = {b, fd, B, offset, a->inv->size, 0, tail_tee, pre};
-    pthread_t th;
-    bool threaded = pthread_create(&th, NULL, piece_thread, &ra) == 0;
-    if (!threaded) piece_thread(&ra);
-    piece_thread(&rb);
-    if (threaded) pthread_join(th, NULL);
-    bool joined = ra.fed == offset && pieces_exact(a, b) && p->join(A, B);
-    if (joined) p->finish(B);
-    p->close(A);
-    p->close(B);
-    if (a->tee && (!joined || !a->tap->join(a->tap->user, a->inv))) {
-        /* the passenger's pieces do not join: it reads again as one piece (with the driver's
-         * second read below when the records did not join either, else alone here) */
-        bool again = a->tap->restart(a->tap->user, a->inv);
-        if (joined && again)
-            source_feed_range_tee(fd, 0, a->inv->size, NULL, NULL, a->parse, a->inv->rel, &a->diag, a->tee);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (!joined) return -1;
-    a->stats.present = true;
-    a->stats.bytes_read = ra.fed + rb.fed;
-    a->stats.parse_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-    a->split = true;
-    return 1;
-}
-
-/* Reads job a's source in two pieces when that works (b: its second piece, states opened
- * here), else in one; pre (not NULL: a smaller file read beside a, states open) is read whole
- * on the tail piece's thread before it, the cut placed so that both threads get about as much
- * work (the neighbour's bytes weighted by SPLIT_PRE_WEIGHT2 / 2). The tail is then the smaller
- * piece: what its join keeps and replays (ops, phases, layers) is the smaller share. false on
- * allocation failure. */
-static bool read_maybe_split(job *a, job *b, job *pre, void *const *run, const analysis_config *cfg) {
-    int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
-    if (fd < 0) { if (pre) job_read(pre); return true; }   /* a not read: the warning says why */
-    uint64_t size = a->inv->size, lead = pre ? pre->inv->size / 4 * SPLIT_PRE_WEIGHT2 : 0;
-    uint64_t offset = lead < size / 2 ? split_point(fd, a, size / 2 + lead) : 0;
-    int r = 0;
-    if (offset) {
-        if (!job_open(b, run)) { close(fd); return false; }
-        r = split_read(a, b, fd, offset, pre);
-        if (r < 0) {                    /* not one sequential pass: forget both pieces, read again */
-            job_reset(a, cfg);
-            discard_job(b, cfg);
-            diag_free(&b->diag);
-            if (!job_open(a, run)) { close(fd); return false; }
-        }
-        if (r == 0) discard_job(b, cfg);   /* (its states were opened for nothing) */
-        if (r <= 0) { free(b->src); b->src = NULL; }
-    }
-    close(fd);
-    if (!a->split) {
-        if (pre && r == 0) read_pair(pre, a);
-        else job_read(a);
-    }
-    return true;
+/* May source s be read whole on the tail thread of the split read of file f, before the cut
+ * is chosen (core/run_split), rather than alone after it: small beside f (an eighth at most)
+ * and carrying no kernels, so no kernel source choice waits on it (telemetry). */
+static bool follows(const inventory_source *s, const inventory_source *f) {
+    return !s->kernel_source && s->size <= f->size / 8;
 }
 
 /* May source j be read in ordered chunks: asked for (opt->chunk_bytes; off by default — on two
@@ -434,21 +272,24 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         /* A file that splits (b with its kernel choice as just set) takes both threads: alone
          * when its neighbour splits too or there is none (the neighbour is read next), else
          * — when it is more than SPLIT_BESIDE times the neighbour — with the smaller
-         * neighbour read whole on the tail piece's thread first, the cut placed so that both
-         * threads get about as much work (read_maybe_split). On the 208 MB run (torch trace
-         * 3.2× trace.csv) that measured 0.23 s against 0.26-0.28 s side by side, after the
-         * exact join's cost came down (docs/PERFORMANCE.md). */
-        bool split_a = can_split(a, threads), split_b = b && can_split(b, threads);
-        job *split = NULL, *pre = NULL;
+         * neighbour read whole on the tail piece's thread first; small files without kernels
+         * after them (telemetry) are read there too. The cut is chosen when they are done
+         * (core/run_split), so that both threads end together (docs/PERFORMANCE.md). */
+        bool split_a = run_split_possible(a, threads), split_b = b && run_split_possible(b, threads);
+        job *split = NULL, *pre[1 + FOLLOW_MAX];
+        size_t n_pre = 0;
         if (split_a && (!b || split_b)) split = a, b = NULL, speculative = false;
-        else if (!opt->chunk_bytes && split_a && a->inv->size > SPLIT_BESIDE * b->inv->size) split = a, pre = b;
-        else if (!opt->chunk_bytes && split_b && b->inv->size > SPLIT_BESIDE * a->inv->size) split = b, pre = a;
-        ok = job_open(a, run) && (!b || job_open(b, run));
+        else if (!opt->chunk_bytes && split_a && a->inv->size > SPLIT_BESIDE * b->inv->size) split = a, pre[n_pre++] = b;
+        else if (!opt->chunk_bytes && split_b && b->inv->size > SPLIT_BESIDE * a->inv->size) split = b, pre[n_pre++] = a;
+        /* sources i .. i + n - 1 are read this round: a, b, then the small files that follow a split file */
+        size_t n = b ? 2 : 1;
+        while (split && n_pre < 1 + FOLLOW_MAX && i + n < inv->n && follows(&inv->src[i + n], split->inv))
+            pre[n_pre++] = &jobs[i + n++];
+        job *last = &jobs[i + n - 1];
+        for (job *j = a; ok && j <= last; j++) ok = job_open(j, run);
         if (!ok) break;
-        if (opt->tap) {                 /* RunMetrics' readings ride on these reads (run_ingest) */
-            a->tee = opt->tap->tee_for(opt->tap->user, a->inv);
-            if (b) b->tee = opt->tap->tee_for(opt->tap->user, b->inv);
-        }
+        for (job *j = a; opt->tap && j <= last; j++)   /* RunMetrics' readings ride on these reads (run_ingest) */
+            j->tee = opt->tap->tee_for(opt->tap->user, j->inv);
         for (size_t k = i; k <= i + (b ? 1 : 0); k++) {
             tail_refs[k] = refs[k];
             tail_refs[k].piece = 1;
@@ -459,21 +300,21 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
          * cores cost more CPU in switches than they win: PERFORMANCE.md) */
         a->chunk = !split && can_chunk(a, threads, opt) ? (b ? &chunks_pair : &chunks) : NULL;
         if (b) b->chunk = !split && can_chunk(b, threads, opt) ? &chunks_pair : NULL;
-        if (!split) read_pair(a, b);
-        else if (!(ok = read_maybe_split(split, &tails[split - jobs], pre, run, &cfg))) break;
-        for (job *j = a; ok && j <= (b ? b : a); j++)
+        if (!split) job_read_pair(a, b);
+        else if (!(ok = run_split_read(split, &tails[split - jobs], pre, n_pre, run, &cfg))) break;
+        for (job *j = a; ok && j <= last; j++)
             if (j->chunk_failed) {      /* not one sequential pass: forget it, read it again */
                 job_reset(j, &cfg);
                 j->chunk = NULL;
                 if ((ok = job_open(j, run))) job_read(j);
             }
-        for (job *j = a; ok && j <= (b ? b : a); j++) {
+        for (job *j = a; ok && j <= last; j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
                  * with them (its passenger, if any, has had every byte already) */
                 job_reset(b, &cfg);
                 if (b->split) {         /* (its second piece goes too) */
-                    discard_job(&tails[i + 1], &cfg);
+                    job_discard(&tails[i + 1], &cfg);
                     b->split = false;
                 }
                 refs[i + 1].kernels_chosen = true;
@@ -496,7 +337,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
             out->sources_read++;
         }
-        i += b ? 2 : 1;
+        i += n;
     }
     /* finish in registry order: each sees the finished results of those before it */
     for (size_t i = 0; ok && i < n_an; i++) {

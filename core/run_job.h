@@ -45,6 +45,32 @@ typedef struct job {
     source_read_stats stats;
 } job;
 
+/* Dispatches, copies and memsets: delivered by the kernel source choice (job_gets_kernels). */
+#define JOB_KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
+
+/* Whether analysis an gets source ref's kernel dispatches, copies and memsets: the host trace's
+ * for a host_clock analysis, the chosen device family's for the others (analyses/section.h).
+ * One rule for fan_out's delivery and the split's question of who would receive what. */
+static inline bool job_gets_kernels(const section_analysis *an, const source_ref *ref) {
+    return an->host_clock ? ref->host_kernels_chosen : ref->kernels_chosen;
+}
+
+/* core/run_analysis.c, for core/run_split.c: */
+/* Opens j's analyses' source states (driver thread). false on allocation failure. */
+bool job_open(job *j, void *const *run);
+/* The sink of j's records: counts them and hands each to the analyses wanting its type (the
+ * routes are built here, when a read starts). */
+record_sink job_sink(job *j);
+/* Reads j's source whole through its format into its open source states (a thread's entry). */
+void *job_read(void *arg);
+/* Reads jobs a and b (when not NULL) side by side, b on a second thread. */
+void job_read_pair(job *a, job *b);
+/* Folds j's source states into throw-away run states: a read whose join failed leaves nothing
+ * behind in the real run. */
+void job_discard(job *j, const analysis_config *cfg);
+/* Forgets what job j read (states discarded, counts and warnings cleared), to read it again. */
+void job_reset(job *j, const analysis_config *cfg);
+
 /* The "sources" section: one object per inventory source, what its job read. */
 void run_sources_render(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w);
 /* report.md's "## Sources" table. */

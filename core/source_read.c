@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,23 @@ uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_pa
 
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                                const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
+    return source_feed_until(fd, from, to, NULL, p, st, opt, label, diag, tee);
+}
+
+/* The end of the read: to, or end->to taken under its lock before each chunk, the chunk's
+ * bytes then claimed (range_end_cut accepts no cut before them). */
+static uint64_t next_end(uint64_t off, uint64_t to, range_end *end) {
+    if (!end) return to;
+    pthread_mutex_lock(&end->mu);
+    to = end->to;
+    uint64_t stop = to - off < CHUNK ? to : off + CHUNK;
+    if (off < to && stop > end->claimed) end->claimed = stop;
+    pthread_mutex_unlock(&end->mu);
+    return to;
+}
+
+uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
     pump u = pump_new(p, st, opt, label, diag, tee);
     uint8_t *buf = malloc(CHUNK);
     if (!buf) {
@@ -192,7 +210,8 @@ uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefac
         if (tee) tee->read_error(tee->user, from, ENOMEM);
         return 0;
     }
-    for (uint64_t off = from; off < to && !u.stopped;) {
+    for (uint64_t off = from; !u.stopped;) {
+        if ((to = next_end(off, to, end)) <= off) break;
         if (over_limits(&u)) { tee_stopped_early(&u); break; }
         size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
@@ -210,4 +229,19 @@ uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefac
     }
     free(buf);
     return p && st ? u.fmt_fed : u.fed;
+}
+
+bool range_end_cut(range_end *end, uint64_t at) {
+    pthread_mutex_lock(&end->mu);
+    bool ok = at >= end->claimed && at <= end->to;
+    if (ok) end->to = at;
+    pthread_mutex_unlock(&end->mu);
+    return ok;
+}
+
+uint64_t range_end_claimed(range_end *end) {
+    pthread_mutex_lock(&end->mu);
+    uint64_t c = end->claimed;
+    pthread_mutex_unlock(&end->mu);
+    return c;
 }

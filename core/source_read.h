@@ -7,6 +7,7 @@
 #ifndef GOBLIN_SOURCE_READ_H
 #define GOBLIN_SOURCE_READ_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,5 +51,22 @@ uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_pa
  * alone). */
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                                const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
+
+/* The end of a range being read that another thread may move nearer (core/run_split: the
+ * cut of a split read chosen while the head is read). The reader takes `to` before each
+ * chunk and claims the chunk's bytes; a cut is accepted only at or past what is claimed. */
+typedef struct range_end {
+    pthread_mutex_t mu;
+    uint64_t to;             /* where the read stops */
+    uint64_t claimed;        /* the reader has read, or is reading, the bytes before this */
+} range_end;
+/* source_feed_range_tee with the range's end in end (NULL: to); to is ignored when end is set. */
+uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
+/* Moves the read's end to `at`: true when the reader has claimed no byte at or past it
+ * (it then stops exactly there), false when too late (the end stays). */
+bool range_end_cut(range_end *end, uint64_t at);
+/* The bytes the reader has claimed so far (where a cut may still go). */
+uint64_t range_end_claimed(range_end *end);
 
 #endif

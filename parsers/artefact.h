@@ -44,6 +44,9 @@ typedef struct parse_options {
     _Atomic bool *kernel_rows_seen;
     const char *confine_root;/* when set (the daemon), artefacts resolving outside it are not read */
     uint64_t split_min_bytes;/* smallest piece worth a thread (0: 4 MiB); tests lower it */
+    /* the run driver's split reads (core/run_split) place the cut before the read, as with a
+     * passenger, not while the head is read: where it falls does not depend on timing (tests) */
+    bool split_cut_first;
     const parse_limits *limits;  /* NULL: unbounded (goblind parse) */
 } parse_options;
 

@@ -60,12 +60,15 @@ static void write_csv(const char *dir, int rows) {
 }
 
 /* The document from "device" on (the sources section has timings and piece counts) and the
- * warnings, with `threads`; *torch_pieces: the torch trace's pieces. */
-static char *analyze(const char *dir, int threads, int *torch_pieces) {
+ * warnings, with `threads`; *torch_pieces: the torch trace's pieces. The cut of a split read
+ * is placed before the read (split_cut_first), so whether there is one does not depend on
+ * timing; analyze_cut_while_read leaves it to the read. */
+static char *analyze_cut(const char *dir, int threads, int *torch_pieces, bool cut_first) {
     run_analysis_options o;
     run_analysis_defaults(&o);
     o.threads = threads;
     o.parse.split_min_bytes = 1;
+    o.parse.split_cut_first = cut_first;
     run_analysis a;
     ck_assert(run_analyze(dir, &o, &a));
     const char *t = strstr(a.json.data, "\"path\":\"torch_profile.json\"");
@@ -85,6 +88,19 @@ static char *analyze(const char *dir, int threads, int *torch_pieces) {
     run_analysis_free(&a);
     return out.data;
 }
+static char *analyze(const char *dir, int threads, int *torch_pieces) {
+    return analyze_cut(dir, threads, torch_pieces, true);
+}
+
+/* ck_abort_msg when documents one and two differ (where they part: they are too long for
+ * check's message). */
+static void same_text(const char *one, const char *two) {
+    size_t at = 0;
+    while (one[at] && one[at] == two[at]) at++;
+    if (one[at] != two[at])
+        ck_abort_msg("documents differ at %zu: one thread \"%.160s\" two \"%.160s\"", at, one + (at > 60 ? at - 60 : 0),
+                     two + (at > 60 ? at - 60 : 0));
+}
 
 /* The documents of one and two threads are equal; the torch trace had `pieces` on two. */
 static void same_both_ways(const char *dir, int pieces) {
@@ -93,11 +109,7 @@ static void same_both_ways(const char *dir, int pieces) {
     ck_assert_int_eq(p1, 1);
     ck_assert_int_eq(p2, pieces);
     ck_assert_ptr_nonnull(strstr(one, "waited for their operator"));   /* the bound was hit */
-    size_t at = 0;          /* (the documents are too long for check's message: where they part) */
-    while (one[at] && one[at] == two[at]) at++;
-    if (one[at] != two[at])
-        ck_abort_msg("documents differ at %zu: one thread \"%.160s\" two \"%.160s\"", at, one + (at > 60 ? at - 60 : 0),
-                     two + (at > 60 ? at - 60 : 0));
+    same_text(one, two);
     free(one);
     free(two);
 }
@@ -117,6 +129,29 @@ START_TEST(torch_beside_a_kernel_trace_splits) {
     write_csv(d, 20000);    /* the device trace's kernels are chosen: the torch trace splits,
                              * its head read after trace.csv on one thread */
     same_both_ways(d, 2);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+/* The cut chosen while the head is read (the default: after trace.csv, half of what the head
+ * has not claimed yet): wherever it falls, or when there is none (the head got too far),
+ * the document is one thread's. Several reads, as the cut moves with timing. */
+START_TEST(torch_cut_while_read_is_one_pass) {
+    char *d = tu_tempdir();
+    write_torch(d);
+    write_csv(d, 20000);
+    int p1, p2, split = 0;
+    char *one = analyze(d, 1, &p1);
+    for (int k = 0; k < 4; k++) {
+        char *two = analyze_cut(d, 2, &p2, false);
+        ck_assert(p2 == 1 || p2 == 2);
+        split += p2 == 2;
+        same_text(one, two);
+        free(two);
+    }
+    fprintf(stderr, "cut while read: %d of 4 reads in two pieces\n", split);
+    free(one);
     tu_rmrf(d);
     free(d);
 }
@@ -164,6 +199,7 @@ Suite *run_split_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, torch_alone_is_one_piece);
     tcase_add_test(tc, torch_beside_a_kernel_trace_splits);
+    tcase_add_test(tc, torch_cut_while_read_is_one_pass);
     tcase_add_test(tc, torch_read_again_when_the_kernel_trace_is_empty);
     tcase_add_test(tc, torch_past_the_piece_budget_is_read_again);
     suite_add_tcase(s, tc);
