@@ -78,7 +78,7 @@ bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out) {
 }
 
 bool utf8_valid(const uint8_t *in, size_t n) {
-    for (size_t i = 0; i < n;) {
+    for (size_t i = ascii_prefix(in, n); i < n;) {     /* (the ASCII start a word at a time) */
         if (in[i] < 0x80) { i++; continue; }
         uint32_t cp;
         size_t k = utf8_decode(in + i, n - i, &cp, false);
@@ -97,6 +97,7 @@ bool py_isspace(uint32_t c) {
 void py_strip(const char **sp, size_t *np) {
     const uint8_t *s = (const uint8_t *)*sp;
     size_t n = *np, i = 0;
+    if (n && s[0] > 0x20 && s[0] < 0x80 && s[n - 1] > 0x20 && s[n - 1] < 0x80) return;   /* ASCII, no space at either end */
     while (i < n) {
         uint32_t cp;
         size_t k = utf8_decode(s + i, n - i, &cp, false);

@@ -206,10 +206,14 @@ static void on_row(state *s, const csv_record *r) {
     s->records++;
     const csv_field *fn = field(s, C_NAME, r);
     if (!fn || fn->text.len == 0) { s->no_name++; return; }
-    s->name.len = 0;
-    if (!utf8_sanitize((const uint8_t *)fn->text.data, fn->text.len, &s->name)) { s->oom = true; return; }
-    const char *name = s->name.data;
-    size_t len = s->name.len;
+    const char *name = fn->text.data;      /* valid UTF-8 (nearly every name): the field's own */
+    size_t len = fn->text.len;             /* bytes, no copy (they live until this returns) */
+    if (!utf8_valid((const uint8_t *)name, len)) {
+        s->name.len = 0;
+        if (!utf8_sanitize((const uint8_t *)fn->text.data, fn->text.len, &s->name)) { s->oom = true; return; }
+        name = s->name.data;
+        len = s->name.len;
+    }
     py_strip(&name, &len);
     if (len == 0) { s->no_name++; return; }
     if (fn->truncated) s->truncated_names++;
