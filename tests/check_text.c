@@ -107,6 +107,33 @@ START_TEST(py_integer_exact_and_fallback) {
 }
 END_TEST
 
+/* py_integer's eight-digits-at-a-time reading against a digit-at-a-time one: every length
+ * 1..18, then one byte at each position replaced by a neighbour of the digits ('/', ':') or
+ * a digit with its top bit set (then it is not an integer at all). */
+START_TEST(py_integer_eight_digits_agree) {
+    char b[24];
+    i128 v;
+    unsigned seed = 12345;
+    static const char BAD[] = {'/', ':', (char)0xB0};
+    for (size_t len = 1; len <= 18; len++)
+        for (int rep = 0; rep < 120; rep++) {
+            uint64_t want = 0;
+            for (size_t i = 0; i < len; i++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned d = (seed >> 16) % 10;
+                b[i] = (char)('0' + d);
+                want = want * 10 + d;
+            }
+            ck_assert(py_integer(b, len, &v) && v == (i128)want);
+            size_t pos = (size_t)rep % len;
+            char keep = b[pos];
+            b[pos] = BAD[rep % 3];
+            ck_assert_msg(!py_integer(b, len, &v), "len %zu pos %zu", len, pos);
+            b[pos] = keep;
+        }
+}
+END_TEST
+
 static strbuf *names(const char *const *list, size_t *n) {
     size_t k = 0;
     while (list[k]) k++;
@@ -216,6 +243,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, folds_follow_python_ignorecase);
     tcase_add_test(tc, py_float_grammar);
     tcase_add_test(tc, py_integer_exact_and_fallback);
+    tcase_add_test(tc, py_integer_eight_digits_agree);
     tcase_add_test(tc, column_pick_order);
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
