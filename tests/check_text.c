@@ -110,6 +110,33 @@ END_TEST
 /* py_integer's eight-digits-at-a-time reading against a digit-at-a-time one: every length
  * 1..18, then one byte at each position replaced by a neighbour of the digits ('/', ':') or
  * a digit with its top bit set (then it is not an integer at all). */
+/* The ASCII fast path of utf8_valid / utf8_sanitize (16 bytes at a time, an overlapping
+ * last load): one bad byte (0xFF, replaced by U+FFFD) at every position of every length
+ * 1..70 must be found, the text around it kept. */
+START_TEST(utf8_ascii_run_every_position) {
+    char in[80], want[90];
+    strbuf b = {0};
+    for (size_t n = 1; n <= 70; n++) {
+        for (size_t i = 0; i < n; i++) in[i] = (char)('a' + i % 26);
+        ck_assert(utf8_valid((const uint8_t *)in, n));
+        memcpy(want, in, n);
+        want[n] = 0;
+        ck_assert_str_eq(sanitize(in, n, &b), want);
+        for (size_t pos = 0; pos < n; pos++) {
+            in[pos] = (char)0xFF;
+            ck_assert_msg(!utf8_valid((const uint8_t *)in, n), "n %zu pos %zu", n, pos);
+            memcpy(want, in, pos);
+            memcpy(want + pos, "\xef\xbf\xbd", 3);
+            memcpy(want + pos + 3, in + pos + 1, n - pos - 1);
+            want[n + 2] = 0;
+            ck_assert_str_eq(sanitize(in, n, &b), want);
+            in[pos] = (char)('a' + pos % 26);
+        }
+    }
+    strbuf_free(&b);
+}
+END_TEST
+
 START_TEST(py_integer_eight_digits_agree) {
     char b[24];
     i128 v;
@@ -244,6 +271,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, py_float_grammar);
     tcase_add_test(tc, py_integer_exact_and_fallback);
     tcase_add_test(tc, py_integer_eight_digits_agree);
+    tcase_add_test(tc, utf8_ascii_run_every_position);
     tcase_add_test(tc, column_pick_order);
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
