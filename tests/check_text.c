@@ -6,6 +6,7 @@
 
 #include "parsers/column_pick.h"
 #include "parsers/kernel_table.h"
+#include "parsers/torch_values.h"
 #include "base/py_number.h"
 #include "base/text_utf8.h"
 
@@ -134,6 +135,48 @@ START_TEST(utf8_ascii_run_every_position) {
         }
     }
     strbuf_free(&b);
+}
+END_TEST
+
+/* torch_us_short_ns (the torch timestamps' inline path, with its "%.3f" branch) against
+ * the arithmetic written out here: every integer length 0..17 with 0..4 fraction digits, with
+ * and without the '.', and each with one byte spoiled. Refusing is allowed only for shapes
+ * outside 1..15 integer and 0..3 fraction digits; an answer must be exact. */
+START_TEST(torch_short_times_agree) {
+    char b[32];
+    unsigned seed = 777;
+    for (int spoil = -1; spoil < 24; spoil++)
+        for (size_t ni = 0; ni <= 17; ni++)
+            for (int nf = -1; nf <= 4; nf++) {          /* -1: no '.' at all */
+                size_t n = 0;
+                uint64_t ip = 0, fp = 0;
+                for (size_t i = 0; i < ni; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned d = (seed >> 16) % 10;
+                    b[n++] = (char)('0' + d);
+                    ip = ip * 10 + d;
+                }
+                if (nf >= 0) b[n++] = '.';
+                for (int f = 0; f < nf; f++) {
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned d = (seed >> 16) % 10;
+                    b[n++] = (char)('0' + d);
+                    fp = fp * 10 + d;
+                }
+                bool bad = false;
+                if (spoil >= 0 && (size_t)spoil < n) { b[spoil] = spoil % 2 ? '/' : ':'; bad = true; }
+                if (!n) continue;
+                int64_t got;
+                bool ok = torch_us_short_ns(b, n, &got);
+                bool shape = !bad && ni >= 1 && ni <= 15 && nf <= 3 && nf != 0;
+                if (ok) {
+                    static const uint64_t SCALE[4] = {1000, 100, 10, 1};
+                    uint64_t want = ip * 1000 + (nf > 0 ? fp * SCALE[nf] : 0);
+                    ck_assert_msg(shape && (uint64_t)got == want, "%.*s", (int)n, b);
+                } else {
+                    ck_assert_msg(!shape, "refused %.*s", (int)n, b);
+                }
+            }
 }
 END_TEST
 
@@ -272,6 +315,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, py_integer_exact_and_fallback);
     tcase_add_test(tc, py_integer_eight_digits_agree);
     tcase_add_test(tc, utf8_ascii_run_every_position);
+    tcase_add_test(tc, torch_short_times_agree);
     tcase_add_test(tc, column_pick_order);
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
