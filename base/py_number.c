@@ -72,10 +72,28 @@ i128 py_trunc(double x) {
     return (i128)x;
 }
 
+/* Whether s[0..8) are eight decimal digits; their value in *out. Eight at once (SWAR, as in
+ * Lemire's fast_float; parsers/torch_values.h's torch_digits): a trace's ns timestamps are
+ * 16 digits, read once per row per column, where a byte at a time cost ~14 instructions a
+ * digit. */
+static inline bool eight_digits(const char *s, uint64_t *out) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    if (((w & 0xF0F0F0F0F0F0F0F0u) | (((w + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) != 0x3333333333333333u)
+        return false;
+    w -= 0x3030303030303030u;
+    w = w * 10 + (w >> 8);
+    w = ((w & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+         ((w >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+    *out = (uint32_t)w;
+    return true;
+}
+
 bool py_integer(const char *s, size_t n, i128 *out) {
     if (n > 0 && n <= 18) {                 /* the usual cell, plain digits: no copy, no overflow */
-        uint64_t v = 0;
+        uint64_t v = 0, w;
         size_t i = 0;
+        while (n - i >= 8 && eight_digits(s + i, &w)) v = v * 100000000u + w, i += 8;
         while (i < n && isdig(s[i])) v = v * 10 + (uint64_t)(s[i++] - '0');
         if (i == n) { *out = (i128)v; return true; }
     }

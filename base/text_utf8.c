@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates) {
     uint8_t c = s[0];
@@ -50,9 +53,22 @@ bool utf8_put(strbuf *out, uint32_t cp) {
     return strbuf_append(out, b, utf8_encode(cp, b));
 }
 
-/* Length of the leading ASCII run, a word at a time. */
+/* Length of the leading ASCII run: 16 bytes at a time (SSE2's byte sign mask), the last
+ * 16 as one overlapping load (names are 20-400 bytes: no byte loop on their tail), a word at
+ * a time below 16 bytes. */
 static size_t ascii_prefix(const uint8_t *in, size_t n) {
     size_t i = 0;
+#ifdef __SSE2__
+    if (n >= 16) {
+        for (; i + 16 <= n; i += 16) {
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(in + i)));
+            if (m) return i + (size_t)__builtin_ctz(m);
+        }
+        if (i == n) return n;
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(in + n - 16)));
+        return m ? n - 16 + (size_t)__builtin_ctz(m) : n;   /* (bytes before i are ASCII: no bit below i) */
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, in + i, 8);
@@ -78,7 +94,7 @@ bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out) {
 }
 
 bool utf8_valid(const uint8_t *in, size_t n) {
-    for (size_t i = 0; i < n;) {
+    for (size_t i = ascii_prefix(in, n); i < n;) {     /* (the ASCII start a word at a time) */
         if (in[i] < 0x80) { i++; continue; }
         uint32_t cp;
         size_t k = utf8_decode(in + i, n - i, &cp, false);
@@ -97,6 +113,7 @@ bool py_isspace(uint32_t c) {
 void py_strip(const char **sp, size_t *np) {
     const uint8_t *s = (const uint8_t *)*sp;
     size_t n = *np, i = 0;
+    if (n && s[0] > 0x20 && s[0] < 0x80 && s[n - 1] > 0x20 && s[n - 1] < 0x80) return;   /* ASCII, no space at either end */
     while (i < n) {
         uint32_t cp;
         size_t k = utf8_decode(s + i, n - i, &cp, false);

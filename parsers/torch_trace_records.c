@@ -292,7 +292,11 @@ static __attribute__((noinline)) bool ev_key_token(tr_state *s, const jt_token *
 typedef bool (*value_fn)(tr_state *s, const jt_token *t);
 static bool v_other(tr_state *s, const jt_token *t) { (void)t; s->ev_key = K_OTHER; return true; }
 static bool v_name(tr_state *s, const jt_token *t) {
-    if (t->kind == JT_STRING) { s->name.len = 0; utf8_sanitize((const uint8_t *)t->text, t->len, &s->name); }
+    if (t->kind == JT_STRING) {              /* valid text (nearly every name): one copy, no calls */
+        s->name.len = 0;
+        if (utf8_valid((const uint8_t *)t->text, t->len)) sb_put(&s->name, t->text, t->len);
+        else utf8_sanitize((const uint8_t *)t->text, t->len, &s->name);
+    }
     s->ev_key = K_OTHER;
     return true;
 }

@@ -93,6 +93,18 @@ bool torch_token_i64(const jt_token *t, int64_t *out) {
 /* The args text: a compact JSON object of the captured keys, numbers as the file writes them.
  * Runs of bytes that need no escape are appended whole (one append per run, not per byte). */
 void torch_json_string(strbuf *b, const char *s, size_t n) {
+    if (b->len + n + 2 < b->cap) {          /* room, and (the usual text) nothing to escape: */
+        size_t i = 0;                        /* one copy, no call per piece */
+        while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
+        if (i == n) {
+            char *d = b->data + b->len;
+            d[0] = '"';
+            memcpy(d + 1, s, n);
+            d[n + 1] = '"';
+            b->len += n + 2;
+            return;
+        }
+    }
     strbuf_putc(b, '"');
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {

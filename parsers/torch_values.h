@@ -71,6 +71,15 @@ static inline bool torch_i64(const jt_token *t, int64_t *out) {
 static inline __attribute__((always_inline)) bool torch_us_short_ns(const char *s, size_t n, int64_t *out) {
     if (!n || n > 19) return false;
     uint64_t v = 0;
+    if (n >= 5 && s[n - 4] == '.') {         /* Kineto's "%.3f" (most ts and dur): the three */
+        unsigned a = (unsigned)(unsigned char)s[n - 3] - '0', b = (unsigned)(unsigned char)s[n - 2] - '0',
+                 c = (unsigned)(unsigned char)s[n - 1] - '0';          /* fraction digits at once, */
+        if (a <= 9 && b <= 9 && c <= 9 && torch_digits(s, n - 4, 16, &v) == n - 4 && n - 4 <= 15) {
+            *out = (int64_t)(v * 1000 + a * 100 + b * 10 + c);          /* the integer digits without */
+            return true;                                                /* a SWAR try across the '.' */
+        }
+        v = 0;
+    }
     size_t k = torch_digits(s, n, 16, &v);   /* (16 digits fit; a 16th refuses the fast path) */
     if (!k || k > 15) return false;
     int frac = 0;

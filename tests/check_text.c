@@ -6,6 +6,7 @@
 
 #include "parsers/column_pick.h"
 #include "parsers/kernel_table.h"
+#include "parsers/torch_values.h"
 #include "base/py_number.h"
 #include "base/text_utf8.h"
 
@@ -104,6 +105,102 @@ START_TEST(py_integer_exact_and_fallback) {
     ck_assert(!py_integer("nan", 3, &v));
     ck_assert(!py_integer(" ", 1, &v));
     ck_assert(py_integer("999999999999999999999999999999999999999999", 42, &v) && v > 0);
+}
+END_TEST
+
+/* py_integer's eight-digits-at-a-time reading against a digit-at-a-time one: every length
+ * 1..18, then one byte at each position replaced by a neighbour of the digits ('/', ':') or
+ * a digit with its top bit set (then it is not an integer at all). */
+/* The ASCII fast path of utf8_valid / utf8_sanitize (16 bytes at a time, an overlapping
+ * last load): one bad byte (0xFF, replaced by U+FFFD) at every position of every length
+ * 1..70 must be found, the text around it kept. */
+START_TEST(utf8_ascii_run_every_position) {
+    char in[80], want[90];
+    strbuf b = {0};
+    for (size_t n = 1; n <= 70; n++) {
+        for (size_t i = 0; i < n; i++) in[i] = (char)('a' + i % 26);
+        ck_assert(utf8_valid((const uint8_t *)in, n));
+        memcpy(want, in, n);
+        want[n] = 0;
+        ck_assert_str_eq(sanitize(in, n, &b), want);
+        for (size_t pos = 0; pos < n; pos++) {
+            in[pos] = (char)0xFF;
+            ck_assert_msg(!utf8_valid((const uint8_t *)in, n), "n %zu pos %zu", n, pos);
+            memcpy(want, in, pos);
+            memcpy(want + pos, "\xef\xbf\xbd", 3);
+            memcpy(want + pos + 3, in + pos + 1, n - pos - 1);
+            want[n + 2] = 0;
+            ck_assert_str_eq(sanitize(in, n, &b), want);
+            in[pos] = (char)('a' + pos % 26);
+        }
+    }
+    strbuf_free(&b);
+}
+END_TEST
+
+/* torch_us_short_ns (the torch timestamps' inline path, with its "%.3f" branch) against
+ * the arithmetic written out here: every integer length 0..17 with 0..4 fraction digits, with
+ * and without the '.', and each with one byte spoiled. Refusing is allowed only for shapes
+ * outside 1..15 integer and 0..3 fraction digits; an answer must be exact. */
+START_TEST(torch_short_times_agree) {
+    char b[32];
+    unsigned seed = 777;
+    for (int spoil = -1; spoil < 24; spoil++)
+        for (size_t ni = 0; ni <= 17; ni++)
+            for (int nf = -1; nf <= 4; nf++) {          /* -1: no '.' at all */
+                size_t n = 0;
+                uint64_t ip = 0, fp = 0;
+                for (size_t i = 0; i < ni; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned d = (seed >> 16) % 10;
+                    b[n++] = (char)('0' + d);
+                    ip = ip * 10 + d;
+                }
+                if (nf >= 0) b[n++] = '.';
+                for (int f = 0; f < nf; f++) {
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned d = (seed >> 16) % 10;
+                    b[n++] = (char)('0' + d);
+                    fp = fp * 10 + d;
+                }
+                bool bad = false;
+                if (spoil >= 0 && (size_t)spoil < n) { b[spoil] = spoil % 2 ? '/' : ':'; bad = true; }
+                if (!n) continue;
+                int64_t got;
+                bool ok = torch_us_short_ns(b, n, &got);
+                bool shape = !bad && ni >= 1 && ni <= 15 && nf <= 3 && nf != 0;
+                if (ok) {
+                    static const uint64_t SCALE[4] = {1000, 100, 10, 1};
+                    uint64_t want = ip * 1000 + (nf > 0 ? fp * SCALE[nf] : 0);
+                    ck_assert_msg(shape && (uint64_t)got == want, "%.*s", (int)n, b);
+                } else {
+                    ck_assert_msg(!shape, "refused %.*s", (int)n, b);
+                }
+            }
+}
+END_TEST
+
+START_TEST(py_integer_eight_digits_agree) {
+    char b[24];
+    i128 v;
+    unsigned seed = 12345;
+    static const char BAD[] = {'/', ':', (char)0xB0};
+    for (size_t len = 1; len <= 18; len++)
+        for (int rep = 0; rep < 120; rep++) {
+            uint64_t want = 0;
+            for (size_t i = 0; i < len; i++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned d = (seed >> 16) % 10;
+                b[i] = (char)('0' + d);
+                want = want * 10 + d;
+            }
+            ck_assert(py_integer(b, len, &v) && v == (i128)want);
+            size_t pos = (size_t)rep % len;
+            char keep = b[pos];
+            b[pos] = BAD[rep % 3];
+            ck_assert_msg(!py_integer(b, len, &v), "len %zu pos %zu", len, pos);
+            b[pos] = keep;
+        }
 }
 END_TEST
 
@@ -216,6 +313,9 @@ Suite *text_suite(void) {
     tcase_add_test(tc, folds_follow_python_ignorecase);
     tcase_add_test(tc, py_float_grammar);
     tcase_add_test(tc, py_integer_exact_and_fallback);
+    tcase_add_test(tc, py_integer_eight_digits_agree);
+    tcase_add_test(tc, utf8_ascii_run_every_position);
+    tcase_add_test(tc, torch_short_times_agree);
     tcase_add_test(tc, column_pick_order);
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
