@@ -360,8 +360,25 @@ static bool on_device(const tl_lane *l, int rank, bool has_dev, int64_t dev) {
     return l->rank == rank && l->has_device == has_dev && (!has_dev || l->device == dev);
 }
 
-/* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope. */
-static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold) {
+/* The scope o of a device or of the run whose only lane has the finished scope `lane` and
+ * nothing retired (neither the lane nor the scope): the same unions and extent, so the same
+ * numbers (the fold is not run again, finish's main cost on a one-stream trace); the scope's
+ * own identity, and a fold with nothing retired has no inexact pieces (inexact_total 0). */
+static void reuse_scope(tl_state *s, tl_scope *o, const tl_scope *lane, int rank, bool has_dev, int64_t dev, bool all) {
+    int64_t *bins = o->bins;
+    *o = *lane;
+    o->bins = bins;
+    if (bins && lane->bins) memcpy(bins, lane->bins, s->n_bins * sizeof *bins);
+    o->has_device = has_dev && !all, o->device = dev;
+    o->rank = all ? -1 : rank;
+    o->has_stream = false, o->stream = 0;
+    if (all) s->inexact_total = 0;
+}
+
+/* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope.
+ * lane_scope: the finished scope of the device's (or run's) only lane, NULL when unknown. */
+static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold,
+                        const tl_scope *lane_scope) {
     const tl_acc *acc = NULL;   /* the scope's retired sums */
     if (all) acc = &s->run_acc;
     else
@@ -378,6 +395,10 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         if (all || on_device(&s->lanes[i], rank, has_dev, dev)) picked++, only = i;
     if (picked == 1) {   /* one lane: its own unions, no copy (the common single-stream run) */
         tl_lane *l = &s->lanes[only];
+        if (lane_scope && !l->acc.on && !(acc && acc->on)) {   /* nothing retired: the lane's numbers */
+            reuse_scope(s, o, lane_scope, rank, has_dev, dev, all);
+            return true;
+        }
         int64_t *bins = o->bins;
         memset(o, 0, sizeof *o);
         o->bins = bins;
@@ -455,11 +476,15 @@ static bool tl_finish(void *run, const section_results *earlier) {
         const tl_scope *l = &s->scopes[i];
         const tl_scope *p = i ? &s->scopes[i - 1] : NULL;
         if (p && l->rank == p->rank && l->has_device == p->has_device && l->device == p->device) continue;
-        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->rank, l->has_device, l->device, false, threshold))
+        const tl_scope *nx = i + 1 < s->n_lanes ? &s->scopes[i + 1] : NULL;   /* sorted: a device's lanes are adjacent */
+        bool one = !nx || nx->rank != l->rank || nx->has_device != l->has_device || nx->device != l->device;
+        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->rank, l->has_device, l->device, false, threshold,
+                         one ? l : NULL))
             return false;
         nd++;
     }
-    if (!union_scope(s, &s->scopes[s->n_lanes + nd], -1, false, 0, true, threshold)) return false;
+    if (!union_scope(s, &s->scopes[s->n_lanes + nd], -1, false, 0, true, threshold, s->n_lanes == 1 ? &s->scopes[0] : NULL))
+        return false;
     s->n_devices = nd;
     s->n_lane_scopes = s->n_lanes;
     s->n_scopes = s->n_lanes + nd + 1;
