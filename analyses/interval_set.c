@@ -104,9 +104,38 @@ bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
     return s->nb < IV_BUFFER || iset_flush(s);
 }
 
+/* The union is a function of the intervals alone (an island keeps the tie of the launches of
+ * the intervals starting where it starts, launch_of_tie being symmetric), so adding src's
+ * islands one by one and merging the two sorted vectors give the same set. A small src, or
+ * one that lies after dst, goes through iset_add (amortised by the buffer); a large one
+ * that interleaves with dst is merged in place like a flush (one linear pass, not one pass
+ * over dst per IV_BUFFER of src). */
 bool iset_add_all(interval_set *dst, const interval_set *src) {
-    for (size_t i = 0; i < src->n; i++)
-        if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
+    if (src->n < IV_BUFFER || !dst->n || src->v[0].start >= dst->v[dst->n - 1].start) {
+        for (size_t i = 0; i < src->n; i++)
+            if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
+        return true;
+    }
+    if (!iset_flush(dst) || (src->launch && !want_launch(dst)) || !grow(dst, dst->n + src->n)) return false;
+    size_t i = dst->n, j = src->n, k = dst->n + src->n;
+    while (j > 0) {   /* from the back: dst's island first at an equal start, as a flush */
+        k--;
+        if (i > 0 && dst->v[i - 1].start > src->v[j - 1].start) {
+            i--;
+            dst->v[k] = dst->v[i];
+            if (dst->launch) dst->launch[k] = dst->launch[i];
+        } else {
+            j--;
+            dst->v[k] = src->v[j];
+            if (dst->launch) dst->launch[k] = iset_launch(src, j);
+        }
+    }
+    size_t total = dst->n + src->n, n = 0;
+    for (size_t x = 0; x < total; x++) {
+        iv_launch it = {dst->v[x].start, dst->v[x].end, iset_launch(dst, x)};
+        push_merge(dst->v, dst->launch, &n, it);
+    }
+    dst->n = n;
     return true;
 }
 

@@ -232,8 +232,18 @@ static bool tl_end_source(void *run, void *src) {
         if (sl->last_end > rl->last_end) rl->last_end = sl->last_end;
         rl->ops += sl->ops;
     }
-    /* operations still waiting for a launch: an earlier source may hold it, else they wait on */
-    for (size_t i = 0; ok && i < corr_slots(&s->waiting_ops); i++) {
+    /* operations still waiting for a launch: an earlier source may hold it, else they wait on.
+     * When the run has no waiting correlations and its lanes are the source's (the first
+     * source), the loop below would put every entry into an empty map: the map moves instead
+     * (the same entries; a trace of kernels without launch calls fills it: 16384 puts). */
+    bool same_lanes = ok && r->n_lanes == s->n_lanes;
+    for (size_t i = 0; same_lanes && i < s->n_lanes; i++) same_lanes = map[i] == i;
+    if (same_lanes && !r->waiting_ops.count && !r->launches.count) {
+        corr_map t = r->waiting_ops;
+        r->waiting_ops = s->waiting_ops;
+        s->waiting_ops = t;
+    }
+    for (size_t i = 0; ok && s->waiting_ops.count && i < corr_slots(&s->waiting_ops); i++) {
         const corr_entry *e = corr_slot(&s->waiting_ops, i);
         if (!e || map[e->lane] == UINT32_MAX) continue;
         corr_entry op = *e, ln;
@@ -241,7 +251,7 @@ static bool tl_end_source(void *run, void *src) {
         if (corr_take(&r->launches, op.corr, &ln)) ok = match_late(r, &op, ln.a, ln.b);
         else if (!corr_put(&r->waiting_ops, op.corr, op.a, op.b, op.lane)) r->unmatched_overflow++;
     }
-    for (size_t i = 0; ok && i < corr_slots(&s->launches); i++) {
+    for (size_t i = 0; ok && s->launches.count && i < corr_slots(&s->launches); i++) {
         const corr_entry *e = corr_slot(&s->launches, i);
         if (!e) continue;
         corr_entry op;
