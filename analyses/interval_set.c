@@ -206,6 +206,24 @@ int64_t iset_overlap_below(const interval_set *a, const interval_set *b, int64_t
     return t;
 }
 
+void iset_totals_below(const interval_set *a, const interval_set *b, int64_t hi, int64_t *ta, int64_t *tb, int64_t *both) {
+    int64_t sa = 0, sb = 0, t = 0;
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {   /* iset_overlap_below's walk; an island is summed as it is passed */
+        const iv *x = &a->v[i], *y = &b->v[j];
+        int64_t lo = x->start > y->start ? x->start : y->start;
+        int64_t h = x->end < y->end ? x->end : y->end;
+        if (lo >= hi) break;
+        if (h > hi) h = hi;
+        if (h > lo) t += h - lo;
+        if (x->end < y->end) sa += (x->end < hi ? x->end : hi) - x->start, i++;
+        else sb += (y->end < hi ? y->end : hi) - y->start, j++;
+    }
+    for (; i < a->n && a->v[i].start < hi; i++) sa += (a->v[i].end < hi ? a->v[i].end : hi) - a->v[i].start;
+    for (; j < b->n && b->v[j].start < hi; j++) sb += (b->v[j].end < hi ? b->v[j].end : hi) - b->v[j].start;
+    *ta = sa, *tb = sb, *both = t;
+}
+
 bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi) {
     for (size_t i = 0; i < src->n && src->v[i].start < hi; i++)
         if (!iset_add(dst, src->v[i].start, src->v[i].end < hi ? src->v[i].end : hi, iset_launch(src, i))) return false;

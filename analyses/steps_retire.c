@@ -27,9 +27,7 @@ static bool add_split(const rank_data *d, int64_t a, int64_t b, int64_t *acc) {
     return true;
 }
 
-bool steps_maybe_retire(rank_data *d) {
-    size_t live = live_spans(d);
-    if (live <= STEPS_RETIRE_ABOVE || live <= d->retire_next || !d->has_latest || !d->nsteps) return true;
+bool steps_retire_due(rank_data *d) {
     bool ok = retire(d);
     /* when little could be retired (no known step covers the older time), the next attempt
      * waits for another half bound of spans: the attempts stay O(spans / bound) */

@@ -300,15 +300,17 @@ static void busy_bins(const tl_state *s, const interval_set *busy, const tl_acc 
     if (!out || !s->n_bins) return;
     memset(out, 0, s->n_bins * sizeof *out);
     if (acc && acc->on) tl_fgrid_resample(&acc->grid, s->bin_start, s->bin_ns, s->n_bins, out);
-    for (size_t i = 0; i < busy->n; i++) {
+    size_t k = 0;   /* the bin of the island's start: islands are sorted, so it only moves on */
+    int64_t edge = s->bin_start + s->bin_ns;   /* the end of bin k */
+    for (size_t i = 0; i < busy->n && k < s->n_bins; i++) {
         int64_t a = busy->v[i].start, e = busy->v[i].end;
         if (a < s->bin_start) a = s->bin_start;   /* never: the grid covers every lane */
-        size_t k = (size_t)((a - s->bin_start) / s->bin_ns);
+        while (k < s->n_bins && a >= edge) k++, edge += s->bin_ns;
         while (a < e && k < s->n_bins) {
-            int64_t edge = s->bin_start + (int64_t)(k + 1) * s->bin_ns;
             int64_t stop = e < edge ? e : edge;
-            out[k++] += stop - a;
+            out[k] += stop - a;
             a = stop;
+            if (a == edge) k++, edge += s->bin_ns;
         }
     }
 }

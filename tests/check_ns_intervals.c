@@ -7,7 +7,8 @@
  * only the categories still live (and only down to the labelling one) are checked span by span and part by part against a
  * per-nanosecond brute force, with disorder shorter and longer than those 8 spans. The
  * timeline's interval_set: iset_add_all's in-place merge of two large interleaved sets gives
- * the islands and launches that adding src's islands one by one gives. */
+ * the islands and launches that adding src's islands one by one gives, and iset_totals_below
+ * the sums of iset_total_below and iset_overlap_below. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,13 @@ START_TEST(add_all_merge_matches_one_by_one) {
         int span = round % 2 ? 4000000 : 600000;   /* sparse: thousands of islands */
         ck_assert(random_iset(&dst, &seed, 3000 + rand_r(&seed) % 9000, span, round % 3 ? 5 : 40));
         ck_assert(random_iset(&src, &seed, 9000 + rand_r(&seed) % 9000, span, round % 3 ? 5 : 40));
+        for (int h = 0; h < 4; h++) {   /* iset_totals_below: the three one-pass sums */
+            int64_t hi = h == 3 ? INT64_MAX : (int64_t)(rand_r(&seed) % span), ta, tb, both;
+            iset_totals_below(&dst, &src, hi, &ta, &tb, &both);
+            ck_assert_int_eq(ta, iset_total_below(&dst, hi));
+            ck_assert_int_eq(tb, iset_total_below(&src, hi));
+            ck_assert_int_eq(both, iset_overlap_below(&dst, &src, hi));
+        }
         ck_assert(add_each(&ref, &dst));
         if (round % 5 == 0) {   /* dst with a pending (out-of-order) interval */
             ck_assert(iset_add(&dst, 5, 9, 3));
