@@ -45,7 +45,7 @@ static int by_start(const void *a, const void *b) {
 
 /* Appends x to (v, l)[0..*n) (sorted by start), merging it into the last island when they
  * overlap or touch. l may be NULL (no launches kept). */
-static void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
+static inline void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
     if (*n) {
         iv *last = &v[*n - 1];
         if (x.start <= last->end) {
@@ -94,8 +94,8 @@ bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
     if (end <= start) return true;
     iv_launch x = {start, end, launch};
     if (!s->n || start >= s->v[s->n - 1].start) {   /* in order: a new island or the last one grows */
-        if (launch != IV_NO_LAUNCH && !want_launch(s)) return false;
-        if (!grow(s, s->n + 1)) return false;
+        if (launch != IV_NO_LAUNCH && !s->launch && !want_launch(s)) return false;
+        if (s->n == s->cap && !grow(s, s->n + 1)) return false;   /* the checks inline: every operation comes here twice */
         push_merge(s->v, s->launch, &s->n, x);
         return true;
     }

@@ -6,9 +6,8 @@
 
 #include "base/i128.h"
 
-void steps_note(rank_data *d, int64_t a, int64_t b) {
-    if (!d->has_latest || a > d->latest) d->latest = a, d->has_latest = true;
-    if (d->has_floor && a < d->floor && b > a && nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
+void steps_note_reach(rank_data *d, int64_t a, int64_t b) {
+    if (nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
 }
 
 static size_t live_spans(const rank_data *d) {
