@@ -45,7 +45,7 @@ static int by_start(const void *a, const void *b) {
 
 /* Appends x to (v, l)[0..*n) (sorted by start), merging it into the last island when they
  * overlap or touch. l may be NULL (no launches kept). */
-static void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
+static inline void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
     if (*n) {
         iv *last = &v[*n - 1];
         if (x.start <= last->end) {
@@ -94,8 +94,8 @@ bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
     if (end <= start) return true;
     iv_launch x = {start, end, launch};
     if (!s->n || start >= s->v[s->n - 1].start) {   /* in order: a new island or the last one grows */
-        if (launch != IV_NO_LAUNCH && !want_launch(s)) return false;
-        if (!grow(s, s->n + 1)) return false;
+        if (launch != IV_NO_LAUNCH && !s->launch && !want_launch(s)) return false;
+        if (s->n == s->cap && !grow(s, s->n + 1)) return false;   /* the checks inline: every operation comes here twice */
         push_merge(s->v, s->launch, &s->n, x);
         return true;
     }
@@ -104,9 +104,38 @@ bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
     return s->nb < IV_BUFFER || iset_flush(s);
 }
 
+/* The union is a function of the intervals alone (an island keeps the tie of the launches of
+ * the intervals starting where it starts, launch_of_tie being symmetric), so adding src's
+ * islands one by one and merging the two sorted vectors give the same set. A small src, or
+ * one that lies after dst, goes through iset_add (amortised by the buffer); a large one
+ * that interleaves with dst is merged in place like a flush (one linear pass, not one pass
+ * over dst per IV_BUFFER of src). */
 bool iset_add_all(interval_set *dst, const interval_set *src) {
-    for (size_t i = 0; i < src->n; i++)
-        if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
+    if (src->n < IV_BUFFER || !dst->n || src->v[0].start >= dst->v[dst->n - 1].start) {
+        for (size_t i = 0; i < src->n; i++)
+            if (!iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i))) return false;
+        return true;
+    }
+    if (!iset_flush(dst) || (src->launch && !want_launch(dst)) || !grow(dst, dst->n + src->n)) return false;
+    size_t i = dst->n, j = src->n, k = dst->n + src->n;
+    while (j > 0) {   /* from the back: dst's island first at an equal start, as a flush */
+        k--;
+        if (i > 0 && dst->v[i - 1].start > src->v[j - 1].start) {
+            i--;
+            dst->v[k] = dst->v[i];
+            if (dst->launch) dst->launch[k] = dst->launch[i];
+        } else {
+            j--;
+            dst->v[k] = src->v[j];
+            if (dst->launch) dst->launch[k] = iset_launch(src, j);
+        }
+    }
+    size_t total = dst->n + src->n, n = 0;
+    for (size_t x = 0; x < total; x++) {
+        iv_launch it = {dst->v[x].start, dst->v[x].end, iset_launch(dst, x)};
+        push_merge(dst->v, dst->launch, &n, it);
+    }
+    dst->n = n;
     return true;
 }
 
@@ -175,6 +204,24 @@ int64_t iset_overlap_below(const interval_set *a, const interval_set *b, int64_t
         else j++;
     }
     return t;
+}
+
+void iset_totals_below(const interval_set *a, const interval_set *b, int64_t hi, int64_t *ta, int64_t *tb, int64_t *both) {
+    int64_t sa = 0, sb = 0, t = 0;
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {   /* iset_overlap_below's walk; an island is summed as it is passed */
+        const iv *x = &a->v[i], *y = &b->v[j];
+        int64_t lo = x->start > y->start ? x->start : y->start;
+        int64_t h = x->end < y->end ? x->end : y->end;
+        if (lo >= hi) break;
+        if (h > hi) h = hi;
+        if (h > lo) t += h - lo;
+        if (x->end < y->end) sa += (x->end < hi ? x->end : hi) - x->start, i++;
+        else sb += (y->end < hi ? y->end : hi) - y->start, j++;
+    }
+    for (; i < a->n && a->v[i].start < hi; i++) sa += (a->v[i].end < hi ? a->v[i].end : hi) - a->v[i].start;
+    for (; j < b->n && b->v[j].start < hi; j++) sb += (b->v[j].end < hi ? b->v[j].end : hi) - b->v[j].start;
+    *ta = sa, *tb = sb, *both = t;
 }
 
 bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi) {

@@ -63,6 +63,8 @@ bool iset_set_launch(interval_set *s, int64_t start, int64_t launch);
 int64_t iset_total_below(const interval_set *s, int64_t hi);
 /* Length of the intersection of a and b below hi. */
 int64_t iset_overlap_below(const interval_set *a, const interval_set *b, int64_t hi);
+/* iset_total_below of a and of b and iset_overlap_below(a, b) in one pass over both. */
+void iset_totals_below(const interval_set *a, const interval_set *b, int64_t hi, int64_t *ta, int64_t *tb, int64_t *both);
 /* Adds to dst the part of src below hi (islands cut at hi, launches kept): the prefix of
  * src, for unions of several sets' prefixes. false on OOM. */
 bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi);

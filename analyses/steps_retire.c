@@ -6,9 +6,8 @@
 
 #include "base/i128.h"
 
-void steps_note(rank_data *d, int64_t a, int64_t b) {
-    if (!d->has_latest || a > d->latest) d->latest = a, d->has_latest = true;
-    if (d->has_floor && a < d->floor && b > a && nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
+void steps_note_reach(rank_data *d, int64_t a, int64_t b) {
+    if (nsi_total_within(&d->retired, a, b) > 0) d->inexact++;
 }
 
 static size_t live_spans(const rank_data *d) {
@@ -27,9 +26,7 @@ static bool add_split(const rank_data *d, int64_t a, int64_t b, int64_t *acc) {
     return true;
 }
 
-bool steps_maybe_retire(rank_data *d) {
-    size_t live = live_spans(d);
-    if (live <= STEPS_RETIRE_ABOVE || live <= d->retire_next || !d->has_latest || !d->nsteps) return true;
+bool steps_retire_due(rank_data *d) {
     bool ok = retire(d);
     /* when little could be retired (no known step covers the older time), the next attempt
      * waits for another half bound of spans: the attempts stay O(spans / bound) */

@@ -61,12 +61,26 @@ typedef struct rank_data {
     size_t slowest;
 } rank_data;
 
+/* Counts in d->inexact a record [a, b) that reaches into a retired window (steps_note). */
+void steps_note_reach(rank_data *d, int64_t a, int64_t b);
 /* Notes a record (or step range) [a, b) before it is added: the latest start, and whether
- * it reaches into a retired window (counted in inexact). */
-void steps_note(rank_data *d, int64_t a, int64_t b);
+ * it reaches into a retired window (counted in inexact). Inline: it runs for every record,
+ * and only one starting below the watermark needs the windows. */
+static inline void steps_note(rank_data *d, int64_t a, int64_t b) {
+    if (!d->has_latest || a > d->latest) d->latest = a, d->has_latest = true;
+    if (d->has_floor && a < d->floor && b > a) steps_note_reach(d, a, b);
+}
+/* Retires the older half of d's time (the spans d keeps over all parts: live). False: OOM. */
+bool steps_retire_due(rank_data *d);
 /* Retires the older half of d's time when it keeps more than STEPS_RETIRE_ABOVE spans.
- * False: out of memory. */
-bool steps_maybe_retire(rank_data *d);
+ * False: out of memory. Inline: it runs after every record, and the answer is nearly always
+ * "not yet" (seven loads, no call). */
+static inline bool steps_maybe_retire(rank_data *d) {
+    size_t live = 0;
+    for (int p = 0; p < P_TIMED; p++) live += d->part[p].n;
+    if (live <= STEPS_RETIRE_ABOVE || live <= d->retire_next || !d->has_latest || !d->nsteps) return true;
+    return steps_retire_due(d);
+}
 /* Carries src's retired windows and running parts into dst (before their spans are
  * merged), counting in dst->inexact when the two cannot be joined exactly. False: OOM. */
 bool steps_fold_retired(rank_data *dst, const rank_data *src);

@@ -232,8 +232,18 @@ static bool tl_end_source(void *run, void *src) {
         if (sl->last_end > rl->last_end) rl->last_end = sl->last_end;
         rl->ops += sl->ops;
     }
-    /* operations still waiting for a launch: an earlier source may hold it, else they wait on */
-    for (size_t i = 0; ok && i < corr_slots(&s->waiting_ops); i++) {
+    /* operations still waiting for a launch: an earlier source may hold it, else they wait on.
+     * When the run has no waiting correlations and its lanes are the source's (the first
+     * source), the loop below would put every entry into an empty map: the map moves instead
+     * (the same entries; a trace of kernels without launch calls fills it: 16384 puts). */
+    bool same_lanes = ok && r->n_lanes == s->n_lanes;
+    for (size_t i = 0; same_lanes && i < s->n_lanes; i++) same_lanes = map[i] == i;
+    if (same_lanes && !r->waiting_ops.count && !r->launches.count) {
+        corr_map t = r->waiting_ops;
+        r->waiting_ops = s->waiting_ops;
+        s->waiting_ops = t;
+    }
+    for (size_t i = 0; ok && s->waiting_ops.count && i < corr_slots(&s->waiting_ops); i++) {
         const corr_entry *e = corr_slot(&s->waiting_ops, i);
         if (!e || map[e->lane] == UINT32_MAX) continue;
         corr_entry op = *e, ln;
@@ -241,7 +251,7 @@ static bool tl_end_source(void *run, void *src) {
         if (corr_take(&r->launches, op.corr, &ln)) ok = match_late(r, &op, ln.a, ln.b);
         else if (!corr_put(&r->waiting_ops, op.corr, op.a, op.b, op.lane)) r->unmatched_overflow++;
     }
-    for (size_t i = 0; ok && i < corr_slots(&s->launches); i++) {
+    for (size_t i = 0; ok && s->launches.count && i < corr_slots(&s->launches); i++) {
         const corr_entry *e = corr_slot(&s->launches, i);
         if (!e) continue;
         corr_entry op;
@@ -290,15 +300,17 @@ static void busy_bins(const tl_state *s, const interval_set *busy, const tl_acc 
     if (!out || !s->n_bins) return;
     memset(out, 0, s->n_bins * sizeof *out);
     if (acc && acc->on) tl_fgrid_resample(&acc->grid, s->bin_start, s->bin_ns, s->n_bins, out);
-    for (size_t i = 0; i < busy->n; i++) {
+    size_t k = 0;   /* the bin of the island's start: islands are sorted, so it only moves on */
+    int64_t edge = s->bin_start + s->bin_ns;   /* the end of bin k */
+    for (size_t i = 0; i < busy->n && k < s->n_bins; i++) {
         int64_t a = busy->v[i].start, e = busy->v[i].end;
         if (a < s->bin_start) a = s->bin_start;   /* never: the grid covers every lane */
-        size_t k = (size_t)((a - s->bin_start) / s->bin_ns);
+        while (k < s->n_bins && a >= edge) k++, edge += s->bin_ns;
         while (a < e && k < s->n_bins) {
-            int64_t edge = s->bin_start + (int64_t)(k + 1) * s->bin_ns;
             int64_t stop = e < edge ? e : edge;
-            out[k++] += stop - a;
+            out[k] += stop - a;
             a = stop;
+            if (a == edge) k++, edge += s->bin_ns;
         }
     }
 }
@@ -360,8 +372,25 @@ static bool on_device(const tl_lane *l, int rank, bool has_dev, int64_t dev) {
     return l->rank == rank && l->has_device == has_dev && (!has_dev || l->device == dev);
 }
 
-/* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope. */
-static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold) {
+/* The scope o of a device or of the run whose only lane has the finished scope `lane` and
+ * nothing retired (neither the lane nor the scope): the same unions and extent, so the same
+ * numbers (the fold is not run again, finish's main cost on a one-stream trace); the scope's
+ * own identity, and a fold with nothing retired has no inexact pieces (inexact_total 0). */
+static void reuse_scope(tl_state *s, tl_scope *o, const tl_scope *lane, int rank, bool has_dev, int64_t dev, bool all) {
+    int64_t *bins = o->bins;
+    *o = *lane;
+    o->bins = bins;
+    if (bins && lane->bins) memcpy(bins, lane->bins, s->n_bins * sizeof *bins);
+    o->has_device = has_dev && !all, o->device = dev;
+    o->rank = all ? -1 : rank;
+    o->has_stream = false, o->stream = 0;
+    if (all) s->inexact_total = 0;
+}
+
+/* Unions of the lanes of one device (rank, has_dev, dev), or of all lanes, into one scope.
+ * lane_scope: the finished scope of the device's (or run's) only lane, NULL when unknown. */
+static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_t dev, bool all, int64_t threshold,
+                        const tl_scope *lane_scope) {
     const tl_acc *acc = NULL;   /* the scope's retired sums */
     if (all) acc = &s->run_acc;
     else
@@ -378,6 +407,10 @@ static bool union_scope(tl_state *s, tl_scope *o, int rank, bool has_dev, int64_
         if (all || on_device(&s->lanes[i], rank, has_dev, dev)) picked++, only = i;
     if (picked == 1) {   /* one lane: its own unions, no copy (the common single-stream run) */
         tl_lane *l = &s->lanes[only];
+        if (lane_scope && !l->acc.on && !(acc && acc->on)) {   /* nothing retired: the lane's numbers */
+            reuse_scope(s, o, lane_scope, rank, has_dev, dev, all);
+            return true;
+        }
         int64_t *bins = o->bins;
         memset(o, 0, sizeof *o);
         o->bins = bins;
@@ -455,11 +488,15 @@ static bool tl_finish(void *run, const section_results *earlier) {
         const tl_scope *l = &s->scopes[i];
         const tl_scope *p = i ? &s->scopes[i - 1] : NULL;
         if (p && l->rank == p->rank && l->has_device == p->has_device && l->device == p->device) continue;
-        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->rank, l->has_device, l->device, false, threshold))
+        const tl_scope *nx = i + 1 < s->n_lanes ? &s->scopes[i + 1] : NULL;   /* sorted: a device's lanes are adjacent */
+        bool one = !nx || nx->rank != l->rank || nx->has_device != l->has_device || nx->device != l->device;
+        if (!union_scope(s, &s->scopes[s->n_lanes + nd], l->rank, l->has_device, l->device, false, threshold,
+                         one ? l : NULL))
             return false;
         nd++;
     }
-    if (!union_scope(s, &s->scopes[s->n_lanes + nd], -1, false, 0, true, threshold)) return false;
+    if (!union_scope(s, &s->scopes[s->n_lanes + nd], -1, false, 0, true, threshold, s->n_lanes == 1 ? &s->scopes[0] : NULL))
+        return false;
     s->n_devices = nd;
     s->n_lane_scopes = s->n_lanes;
     s->n_scopes = s->n_lanes + nd + 1;

@@ -173,11 +173,12 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
     const interval_set *b = &set[TL_BUSY];
     if (!b->n || b->v[0].start >= hi) return true;   /* every group's islands lie inside busy ones */
     bool retiring = hi != INT64_MAX;
-    ADD(acc->busy, iset_total_below(b, hi));
-    ADD(acc->compute, iset_total_below(&set[TL_COMPUTE], hi));
-    ADD(acc->comm, iset_total_below(&set[TL_COMM], hi));
+    int64_t comm, compute, comm_overlapped;   /* one pass over both (finish's main cost) */
+    iset_totals_below(&set[TL_COMM], &set[TL_COMPUTE], hi, &comm, &compute, &comm_overlapped);
+    ADD(acc->compute, compute);
+    ADD(acc->comm, comm);
     ADD(acc->memcpy, iset_total_below(&set[TL_MEMCPY], hi));
-    ADD(acc->comm_overlapped, iset_overlap_below(&set[TL_COMM], &set[TL_COMPUTE], hi));
+    ADD(acc->comm_overlapped, comm_overlapped);
     if (set[TL_MEMCPY].n && set[TL_MEMCPY].v[0].start < hi) {
         /* TraceLens's exposed memcpy by inclusion-exclusion (see scope_numbers in timeline.c) */
         interval_set mc = {0};
@@ -187,9 +188,10 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
         ADD(acc->m_c_k, iset_overlap_below(&mc, &set[TL_COMM], hi));
         iset_free(&mc);
     }
-    int64_t first = b->v[0].start;
+    int64_t first = b->v[0].start, busy = 0;   /* busy: iset_total_below(b, hi), summed in this pass */
     for (size_t i = 0; i < b->n && b->v[i].start < hi; i++) {
         int64_t a = b->v[i].start, e = b->v[i].end < hi ? b->v[i].end : hi;
+        busy += e - a;
         if (acc->on && a < acc->cut) {   /* reaches below time already folded: into it, or wholly before it */
             acc->inexact++;
             if (e > acc->lo) acc->overlaps++;
@@ -207,6 +209,7 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
         acc->has_tail = true;
         if (retiring && !fg_add(&acc->grid, a, e)) return false;
     }
+    ADD(acc->busy, busy);
     if (retiring) {
         if (!acc->on || first < acc->lo) acc->lo = first;
         if (!acc->on || hi > acc->cut) acc->cut = hi;

@@ -5,11 +5,15 @@
  * merges of folded sets are exact when their folded parts do not meet. nsi_add's search from
  * the set's end (the last 8 spans, then a binary search) and nsi_priority_split's sweep over
  * only the categories still live (and only down to the labelling one) are checked span by span and part by part against a
- * per-nanosecond brute force, with disorder shorter and longer than those 8 spans. */
+ * per-nanosecond brute force, with disorder shorter and longer than those 8 spans. The
+ * timeline's interval_set: iset_add_all's in-place merge of two large interleaved sets gives
+ * the islands and launches that adding src's islands one by one gives, and iset_totals_below
+ * the sums of iset_total_below and iset_overlap_below. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/interval_set.h"
 #include "analyses/ns_intervals.h"
 
 #define SPAN 20000
@@ -215,6 +219,59 @@ START_TEST(priority_split_matches_brute_force) {
 }
 END_TEST
 
+/* A random set of n intervals in [0, span) (launches known for about half), flushed. false:
+ * OOM. (Few ck_asserts in the loops: each one is a message to Check's parent process.) */
+static bool random_iset(interval_set *s, unsigned *seed, int n, int span, int maxlen) {
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        int64_t a = rand_r(seed) % span, e = a + 1 + rand_r(seed) % maxlen;
+        int64_t launch = rand_r(seed) % 2 ? a - rand_r(seed) % 50 : IV_NO_LAUNCH;
+        if (rand_r(seed) % 8 == 0) a = (a / 16) * 16;   /* equal starts: launch ties */
+        ok &= iset_add(s, a, e, launch);
+    }
+    return ok && iset_flush(s);
+}
+
+/* Adds every island of src to dst one by one (the reference for iset_add_all). */
+static bool add_each(interval_set *dst, const interval_set *src) {
+    bool ok = true;
+    for (size_t i = 0; i < src->n; i++) ok &= iset_add(dst, src->v[i].start, src->v[i].end, iset_launch(src, i));
+    return ok;
+}
+
+START_TEST(add_all_merge_matches_one_by_one) {
+    unsigned seed = 77;
+    for (int round = 0; round < 40; round++) {
+        interval_set dst = {0}, src = {0}, ref = {0};
+        int span = round % 2 ? 4000000 : 600000;   /* sparse: thousands of islands */
+        ck_assert(random_iset(&dst, &seed, 3000 + rand_r(&seed) % 9000, span, round % 3 ? 5 : 40));
+        ck_assert(random_iset(&src, &seed, 9000 + rand_r(&seed) % 9000, span, round % 3 ? 5 : 40));
+        for (int h = 0; h < 4; h++) {   /* iset_totals_below: the three one-pass sums */
+            int64_t hi = h == 3 ? INT64_MAX : (int64_t)(rand_r(&seed) % span), ta, tb, both;
+            iset_totals_below(&dst, &src, hi, &ta, &tb, &both);
+            ck_assert_int_eq(ta, iset_total_below(&dst, hi));
+            ck_assert_int_eq(tb, iset_total_below(&src, hi));
+            ck_assert_int_eq(both, iset_overlap_below(&dst, &src, hi));
+        }
+        ck_assert(add_each(&ref, &dst));
+        if (round % 5 == 0) {   /* dst with a pending (out-of-order) interval */
+            ck_assert(iset_add(&dst, 5, 9, 3));
+            ck_assert(iset_add(&ref, 5, 9, 3));
+        }
+        ck_assert(add_each(&ref, &src) && iset_flush(&ref));
+        ck_assert_uint_ge(src.n, IV_BUFFER);   /* the merge path */
+        ck_assert(iset_add_all(&dst, &src) && iset_flush(&dst));
+        ck_assert_uint_eq(dst.n, ref.n);
+        size_t bad = ref.n;
+        for (size_t i = 0; i < ref.n && bad == ref.n; i++)
+            if (dst.v[i].start != ref.v[i].start || dst.v[i].end != ref.v[i].end || iset_launch(&dst, i) != iset_launch(&ref, i))
+                bad = i;
+        ck_assert_uint_eq(bad, ref.n);
+        iset_free(&dst), iset_free(&src), iset_free(&ref);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ns_intervals");
     TCase *tc = tcase_create("retire");
@@ -225,6 +282,7 @@ int main(void) {
     tcase_add_test(tc, merges_of_folded_sets);
     tcase_add_test(tc, near_end_search_matches_brute_force);
     tcase_add_test(tc, priority_split_matches_brute_force);
+    tcase_add_test(tc, add_all_merge_matches_one_by_one);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
