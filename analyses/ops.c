@@ -327,7 +327,8 @@ static bool ops_end_source(void *run, void *src) {
             file_free(f);
             ok = false;
         } else {
-            ok = ops_merge_piece(r->acc, f);   /* r->acc owns f now */
+            ok = ops_merge_piece(r->acc, f);   /* r->acc owns f now (when not out of memory first) */
+            if (r->acc->p2 != f) file_free(f);
         }
     } else {
         if (r->acc) ok = resolve_file(r, r->acc);

@@ -103,7 +103,6 @@ static uint32_t tail_resolve(const ops_file *acc, const ops_file *f, const tail_
  * names re-interned in place. A copy moved ~2 MB into grown arrays and re-hashed acc's
  * operator map, ~14 ms of page faults and copies on the 208 MB run while the other core idled. */
 bool ops_merge_piece(ops_file *acc, ops_file *f) {
-    acc->p2 = f;
     bool any_op1 = acc->any_op;
     f->okept = malloc(f->nops + 1), f->lkept = malloc(f->nlaunches + 1);
     uint32_t *map = f->okept && f->lkept ? ops_remap_pool(&acc->pool, &f->pool) : NULL;
@@ -114,8 +113,9 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
                                      nm < MAX_OPS_PER_FILE ? MAX_OPS_PER_FILE - nm : 0, &acc->op_by_ext, op_ext, f);
         keep_ids(f->lkept, f->first_launch, f->nlaunches, nl < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - nl : 0,
                  &acc->launch_by_corr, launch_corr, f);
+        acc->p2 = f;            /* its lookups need okept and lkept: from here on */
         op_sweep sw = {.by_ext = {.max_entries = f->nops + 1}};
-        for (size_t i = 0; i < f->tail.n; i++) {   /* against acc alone: acc->p2 is not looked at here */
+        for (size_t i = 0; i < f->tail.n; i++) {   /* against acc alone (tail_resolve does not look at acc->p2) */
             tail_kernel *t = plog_at(&f->tail, i);
             t->op = tail_resolve(acc, f, t, f->okept, f->lkept, &sw);
         }

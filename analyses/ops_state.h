@@ -163,7 +163,8 @@ static inline uint32_t ops_mapped(const uint32_t *map, uint32_t id) { return id 
 /* ops_split.c: the second piece of a split read keeps kernel k for the join. false on OOM. */
 bool ops_tail_add(ops_file *f, const pending_kernel *k);
 /* Folds the second piece f into the first (acc) as one pass would have read both; acc then
- * owns f (acc->p2), also when it fails. false on OOM. */
+ * owns f (acc->p2), unless out of memory before that (acc->p2 != f: the caller frees f).
+ * false on OOM. */
 bool ops_merge_piece(ops_file *acc, ops_file *f);
 /* section_analysis.split_exact of ops. */
 bool ops_split_exact(const void *first, const void *second);
