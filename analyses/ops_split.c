@@ -106,22 +106,14 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
     bool any_op1 = acc->any_op;
     f->okept = malloc(f->nops + 1), f->lkept = malloc(f->nlaunches + 1);
     uint32_t *map = f->okept && f->lkept ? ops_remap_pool(&acc->pool, &f->pool) : NULL;
-    bool ok = map != NULL;
-    if (ok) {
-        size_t nm = acc->op_by_ext.n, nl = acc->launch_by_corr.n;
-        acc->ops_dropped += keep_ids(f->okept, f->first_op, f->nops,
-                                     nm < MAX_OPS_PER_FILE ? MAX_OPS_PER_FILE - nm : 0, &acc->op_by_ext, op_ext, f);
-        keep_ids(f->lkept, f->first_launch, f->nlaunches, nl < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - nl : 0,
-                 &acc->launch_by_corr, launch_corr, f);
-        acc->p2 = f;            /* its lookups need okept and lkept: from here on */
-        op_sweep sw = {.by_ext = {.max_entries = f->nops + 1}};
-        for (size_t i = 0; i < f->tail.n; i++) {   /* against acc alone (tail_resolve does not look at acc->p2) */
-            tail_kernel *t = plog_at(&f->tail, i);
-            t->op = tail_resolve(acc, f, t, f->okept, f->lkept, &sw);
-        }
-        ok = !sw.oom;
-        id_map_free(&sw.by_ext);
-    }
+    if (!map) return false;
+    size_t nm = acc->op_by_ext.n, nl = acc->launch_by_corr.n;
+    acc->ops_dropped += keep_ids(f->okept, f->first_op, f->nops, nm < MAX_OPS_PER_FILE ? MAX_OPS_PER_FILE - nm : 0,
+                                 &acc->op_by_ext, op_ext, f);
+    keep_ids(f->lkept, f->first_launch, f->nlaunches, nl < MAX_LAUNCHES_PER_FILE ? MAX_LAUNCHES_PER_FILE - nl : 0,
+             &acc->launch_by_corr, launch_corr, f);
+    acc->p2 = f;                /* its lookups need okept and lkept: from here on */
+    bool ok = true;
     for (size_t i = 0; ok && i < f->nops; i++) {   /* the piece's names as acc's pool ids */
         op_inst *o = &f->ops[i];
         o->name = ops_mapped(map, o->name), o->args = ops_mapped(map, o->args);
@@ -133,21 +125,28 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
         if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
     }
     acc->frames.dropped += f->frames.dropped;
-    for (size_t i = 0; ok && i < f->tail.n; i++) {   /* in file order, as one pass would */
+    /* The kernels in file order, as one pass would, in one sweep over the kept log: each
+     * resolved against what one pass knew at its arrival (tail_resolve reads acc's and the
+     * piece's own maps, never acc->p2 nor what attributing earlier kernels changes), then
+     * attributed (OPS_PIECE2 | i: ops_inst finds it in acc->p2) or put in the pending list. */
+    op_sweep sw = {.by_ext = {.max_entries = f->nops + 1}};
+    for (size_t i = 0; ok && i < f->tail.n; i++) {
         const tail_kernel *t = plog_at(&f->tail, i);
-        if (t->op != ID_MAP_NONE) {                  /* OPS_PIECE2 | i: ops_inst finds it in acc->p2 */
-            ok = ops_attribute(acc, t->op, t->start, t->end);
-            continue;
+        uint32_t op = tail_resolve(acc, f, t, f->okept, f->lkept, &sw);
+        if (sw.oom) ok = false;
+        else if (op != ID_MAP_NONE) ok = ops_attribute(acc, op, t->start, t->end);
+        else {
+            bool any_op = any_op1 || t->any_op;
+            if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+                acc->pending_dropped++;
+                if (!any_op) acc->pending_dropped_no_ops++;
+                continue;
+            }
+            ok = ops_grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
+            if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
         }
-        bool any_op = any_op1 || t->any_op;
-        if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
-            acc->pending_dropped++;
-            if (!any_op) acc->pending_dropped_no_ops++;
-            continue;
-        }
-        ok = ops_grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
-        if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
     }
+    id_map_free(&sw.by_ext);
     acc->kernels += f->kernels, acc->no_id += f->no_id;
     acc->ops_dropped += f->ops_dropped;
     acc->any_op |= f->any_op;
