@@ -60,6 +60,9 @@ static void file_free(ops_file *f) {
     free(f->first_op);
     aggs_free(f->agg, f->capagg);
     py_frames_free(&f->frames);
+    file_free(f->p2);
+    free(f->okept);
+    free(f->lkept);
     free(f);
 }
 
@@ -115,7 +118,7 @@ static void add_shape(name_agg *a, uint32_t args, uint64_t calls) {
 
 /* Attributes the kernel [start, end) to operator instance op of file f. */
 bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
-    op_inst *o = &f->ops[op];
+    op_inst *o = ops_inst(f, op);
     if (!agg_reserve(&f->agg, &f->capagg, o->name)) return false;
     name_agg *a = &f->agg[o->name];
     a->kernels++;
@@ -138,17 +141,14 @@ bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
     return true;
 }
 
-/* The operator instance of kernel k: by its External id, else through its launch call. */
+/* The operator instance of kernel k: by its External id, else through its launch call
+ * (both pieces of a split read once joined: ops_op_by_ext). */
 static uint32_t op_of(const ops_file *f, const pending_kernel *k) {
     if (k->has_ext) {
-        uint32_t op = id_map_get(&f->op_by_ext, k->ext);
+        uint32_t op = ops_op_by_ext(f, k->ext);
         if (op != ID_MAP_NONE) return op;
     }
-    if (k->has_corr) {
-        uint32_t l = id_map_get(&f->launch_by_corr, k->corr);
-        if (l != ID_MAP_NONE) return id_map_get(&f->op_by_ext, f->launches[l].ext);
-    }
-    return ID_MAP_NONE;
+    return k->has_corr ? ops_op_by_corr(f, k->corr) : ID_MAP_NONE;
 }
 
 static bool is_category(const record *r, const char *c) {
@@ -323,8 +323,13 @@ static bool ops_end_source(void *run, void *src) {
     ops_file *f = src;
     bool ok = true;
     if (r->acc && r->acc->index == f->index) {
-        ok = ops_merge_piece(r->acc, f);
-        file_free(f);
+        if (r->acc->p2) {              /* a file is read in two pieces at most */
+            file_free(f);
+            ok = false;
+        } else {
+            ok = ops_merge_piece(r->acc, f);   /* r->acc owns f now (when not out of memory first) */
+            if (r->acc->p2 != f) file_free(f);
+        }
     } else {
         if (r->acc) ok = resolve_file(r, r->acc);
         file_free(r->acc);

@@ -101,7 +101,42 @@ typedef struct ops_file {
      * one pass would have kept under its bounds */
     uint32_t *first_launch, *first_op;
     size_t cap_first_launch, cap_first_op;
+    /* A first piece after the join (ops_merge_piece): the second piece, kept whole and read
+     * only, extends its operators and launches (operator OPS_PIECE2 | i is p2->ops[i]) and
+     * its maps are looked up before this file's (ops_op_by_ext): nothing is copied or
+     * re-hashed at the join. In the second piece: which operators and launches one pass kept. */
+    struct ops_file *p2;
+    bool *okept, *lkept;
 } ops_file;
+
+#define OPS_PIECE2 0x80000000u   /* operator index: the joined second piece's operator i is OPS_PIECE2 | i */
+
+/* Operator instance op of f (OPS_PIECE2 | i: the joined second piece's i). */
+static inline op_inst *ops_inst(ops_file *f, uint32_t op) {
+    return op & OPS_PIECE2 ? &f->p2->ops[op & ~OPS_PIECE2] : &f->ops[op];
+}
+
+/* f's operator with External id e as one pass over the whole file holds it (the latest kept
+ * one): a joined second piece's operator with e, when it has one, is the latest (and when
+ * one pass refused it, e is in neither map: ID_MAP_NONE); else f's own. ID_MAP_NONE: none. */
+static inline uint32_t ops_op_by_ext(const ops_file *f, uint64_t e) {
+    if (f->p2) {
+        uint32_t o = id_map_get(&f->p2->op_by_ext, e);
+        if (o != ID_MAP_NONE) return f->p2->okept[o] ? OPS_PIECE2 | o : ID_MAP_NONE;
+    }
+    return id_map_get(&f->op_by_ext, e);
+}
+
+/* f's operator reached through the launch call with correlation id corr (the latest kept
+ * launch, the joined second piece's first, as ops_op_by_ext), ID_MAP_NONE. */
+static inline uint32_t ops_op_by_corr(const ops_file *f, uint64_t corr) {
+    if (f->p2) {
+        uint32_t l = id_map_get(&f->p2->launch_by_corr, corr);
+        if (l != ID_MAP_NONE) return f->p2->lkept[l] ? ops_op_by_ext(f, f->p2->launches[l].ext) : ID_MAP_NONE;
+    }
+    uint32_t l = id_map_get(&f->launch_by_corr, corr);
+    return l == ID_MAP_NONE ? ID_MAP_NONE : ops_op_by_ext(f, f->launches[l].ext);
+}
 
 typedef struct ops_run {
     diag_list *diag;
@@ -119,7 +154,7 @@ typedef struct ops_run {
 
 /* Grows an array of n elements of size sz to hold one more. false on OOM. */
 bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz);
-/* Attributes the kernel [start, end) to operator instance op of file f. false on OOM. */
+/* Attributes the kernel [start, end) to operator instance op of file f (ops_inst). false on OOM. */
 bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end);
 /* Re-interns src's strings into dst's pool: map[i] is src id i's id in dst (malloc'd). */
 uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src);
@@ -127,7 +162,9 @@ static inline uint32_t ops_mapped(const uint32_t *map, uint32_t id) { return id 
 
 /* ops_split.c: the second piece of a split read keeps kernel k for the join. false on OOM. */
 bool ops_tail_add(ops_file *f, const pending_kernel *k);
-/* Folds the second piece f into the first (acc) as one pass would have read both. */
+/* Folds the second piece f into the first (acc) as one pass would have read both; acc then
+ * owns f (acc->p2), unless out of memory before that (acc->p2 != f: the caller frees f).
+ * false on OOM. */
 bool ops_merge_piece(ops_file *acc, ops_file *f);
 /* section_analysis.split_exact of ops. */
 bool ops_split_exact(const void *first, const void *second);

@@ -208,6 +208,44 @@ START_TEST(split_past_bounds_is_exact) {
 }
 END_TEST
 
+/* Small streams with ids reused across the cut (an operator's External id again later, a
+ * correlation id launched twice, kernels long before their operator or launch): cut at
+ * every few records, the split read's section is one pass's. The joined first piece looks
+ * the second piece's operators and launches up in the piece's own maps (ops_op_by_ext), the
+ * pending kernels at finish too: this checks "the piece's latest, else the first's". */
+START_TEST(split_reused_ids_every_cut) {
+    static const char *const NAMES[] = {"aten::mm", "aten::add", "aten::conv"};
+    enum { OPS = 400 };
+    record rs[OPS * 4];
+    size_t n = 0;
+    uint64_t x = 777;
+    for (uint64_t i = 0; i < OPS; i++) {
+        int64_t t = (int64_t)i * 100;
+        uint64_t ext = 1 + lcg(&x) % 60, corr = 1 + lcg(&x) % 80;   /* ids repeat, both ways across a cut */
+        record o = op(NAMES[lcg(&x) % 3], ext, t, t + 90, lcg(&x) % 2 ? "[[1]]" : "[[2]]");
+        record l = launch(corr, lcg(&x) % 4 ? ext : 1 + lcg(&x) % 60);
+        uint64_t kext = lcg(&x) % 3 ? 1 + lcg(&x) % 70 : 0;
+        record k = kernel("Cijk", t + 10, t + 10 + (int64_t)(lcg(&x) % 80), kext, lcg(&x) % 4 ? corr : 1 + lcg(&x) % 90);
+        switch (lcg(&x) % 3) {
+        case 0: rs[n++] = k, rs[n++] = l, rs[n++] = o; break;
+        case 1: rs[n++] = o, rs[n++] = k, rs[n++] = l; break;
+        default: rs[n++] = o, rs[n++] = l, rs[n++] = k; break;
+        }
+        if (lcg(&x) % 5 == 0) rs[n++] = kernel("Cijk", t, t + 3, 0, 1 + lcg(&x) % 80);   /* through a launch only */
+    }
+    bool exact;
+    char *one = render_ops(rs, n, n, &exact);
+    ck_assert_ptr_nonnull(strstr(one, "aten::mm"));
+    for (size_t cut = 0; cut < n; cut += 7) {
+        char *two = render_ops(rs, n, cut, &exact);
+        ck_assert(exact);
+        ck_assert_str_eq(two, one);
+        free(two);
+    }
+    free(one);
+}
+END_TEST
+
 /* The second piece's kernels found through the first piece's launch (correlation 1 ->
  * External id E) whose operator E the piece shows only after them, behind 60,000 other
  * operators: the join finds "the piece's latest operator with E before the kernel" by a sweep
@@ -267,6 +305,7 @@ Suite *ops_suite(void) {
     tcase_add_test(tc, attribution_chain);
     tcase_add_test(tc, pieces_and_files);
     tcase_add_test(tc, split_past_bounds_is_exact);
+    tcase_add_test(tc, split_reused_ids_every_cut);
     tcase_add_test(tc, split_join_is_linear);
     tcase_add_test(tc, split_past_tail_budget_refused);
     tcase_set_timeout(tc, 60);
