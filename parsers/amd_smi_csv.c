@@ -280,10 +280,28 @@ static void end_line(state *s) {
     memset(s->win, 0, sizeof s->win);
 }
 
+/* Whether byte c can neither end a line nor be part of U+0085/U+2028/U+2029 (printable
+ * ASCII and tab): a run of them is copied into the line at once (sm_feed). */
+static inline bool plain_byte(uint8_t c) {
+    return (c >= 0x20 && c < 0x80) || c == '\t';
+}
+
 static bool sm_feed(void *st, const uint8_t *buf, size_t n) {
     state *s = st;
     for (size_t i = 0; i < n; i++) {
         uint8_t c = buf[i];
+        if (!s->prev_cr && plain_byte(c)) {          /* a run of plain bytes: one copy */
+            size_t j = i + 1;
+            while (j < n && plain_byte(buf[j])) j++;
+            size_t run = j - i, room = s->line.len < LINE_CAP ? LINE_CAP - s->line.len : 0;
+            if (run > room) s->line_overflow = true;
+            strbuf_append(&s->line, (const char *)buf + i, run < room ? run : room);
+            for (size_t k = run > 3 ? j - 3 : i; k < j; k++) {
+                s->win[0] = s->win[1]; s->win[1] = s->win[2]; s->win[2] = buf[k];
+            }
+            i = j - 1;
+            continue;
+        }
         if (s->prev_cr) { s->prev_cr = false; if (c == '\n') continue; }
         if (c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || c == 0x1C || c == 0x1D || c == 0x1E) {
             end_line(s);

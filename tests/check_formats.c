@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "analyses/analysis.h"
+#include "base/strbuf.h"
 #include "core/run_files.h"
 #include "parsers/copy_kind.h"
 #include "parsers/parser_registry.h"
@@ -218,6 +219,52 @@ START_TEST(telemetry_rows_become_samples) {
 }
 END_TEST
 
+/* amd-smi lines end at \n, \r\n, \r, \v, \f, \x1c-\x1e, U+0085 and U+2028/U+2029 (as Python's
+ * splitlines), cut by any chunking; runs of plain bytes are copied at once (sm_feed): the same
+ * six samples at every chunk size, in file order. A line past the 1 MiB cap is cut (a warning,
+ * the cap counted exactly) and the next line is read. */
+START_TEST(telemetry_line_ends_at_every_chunking) {
+    const char *csv = "timestamp,gpu,vram_used_mb,gfx_util\n"
+                      "1,0,1024,10\r\n2,0,1024,20\r3,0,1024,30\xE2\x80\xA8"
+                      "4,0,1024,40\xC2\x85" "5,0,1024,50\x0B" "6,0,1024,60\xE2\x80\xA9";
+    for (size_t chunk = 1; chunk <= 80; chunk++) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("amd-smi-csv", csv, chunk, 0, &c, &f, &d);
+        ck_assert_msg(c.n == 6, "chunk %zu: %zu records, last util %g", chunk, c.n, c.n ? c.r[c.n - 1].util_pct : -1.0);
+        for (size_t i = 0; i < 6; i++) {
+            ck_assert_int_eq(c.r[i].type, REC_TELEMETRY_SAMPLE);
+            ck_assert(c.r[i].util_pct == 10.0 * (double)(i + 1));
+        }
+        ck_assert_uint_eq(d.count, 0);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
+    strbuf big = {0};                   /* header, a line of 1 MiB + 5 bytes, one sample */
+    const char *head = "timestamp,gpu,vram_used_mb,gfx_util\n";
+    strbuf_append(&big, head, strlen(head));
+    for (size_t i = 0; i < (1u << 20) + 5; i++) strbuf_putc(&big, 'x');
+    strbuf_append(&big, "\n7,0,1024,70\n", 13);
+    strbuf_terminate(&big);
+    for (size_t chunk = 4093; chunk <= 1u << 20; chunk *= 16) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("amd-smi-csv", big.data, chunk, 0, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);             /* the cut line is a row too (without a reading) */
+        ck_assert_uint_eq(c.r[0].has & RF_UTIL, 0);
+        ck_assert(c.r[1].util_pct == 70.0);
+        bool warned = false;
+        for (size_t i = 0; i < d.count; i++) warned |= strstr(d.items[i], "1 lines longer than 1048576 bytes were cut") != NULL;
+        ck_assert(warned);
+        diag_free(&d);
+        read_facts_free(&f);
+    }
+    strbuf_free(&big);
+}
+END_TEST
+
 START_TEST(nvidia_smi_rows_become_samples) {
     const char *csv = "timestamp, index, utilization.gpu [%], memory.used [MiB]\n"
                       "2023/06/22 18:56:56.252, 0, 22 %, 841 MiB\n"
@@ -354,6 +401,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, kernel_trace_rows_become_dispatch_records);
     tcase_add_test(tc, kernel_trace_sends_only_what_is_wanted);
     tcase_add_test(tc, telemetry_rows_become_samples);
+    tcase_add_test(tc, telemetry_line_ends_at_every_chunking);
     tcase_add_test(tc, nvidia_smi_rows_become_samples);
     tcase_add_test(tc, copy_kind_every_spelling);
     tcase_add_test(tc, torch_trace_events_only_when_named);
