@@ -6,9 +6,12 @@
  *   mapping, every page of it faulting, then given back). Larger blocks keep their own
  *   mapping: realloc moves them without a copy and free gives them back (a higher threshold
  *   left holes in the heap: 1 GB run peak RSS ~60 MiB, once 63.7, against the 64 MiB bound);
- * - M_TOP_PAD 32 MiB: the heap grows 32 MiB at a time (address space; a page is only
- *   resident once touched), so the stretch advised below covers the 208 MB run's analysis
- *   (a bigger stretch of huge pages rounded the 1 GB run's RSS up by a few MiB more);
+ * - M_TOP_PAD 40 MiB: the heap grows 40 MiB at a time (address space; a page is only
+ *   resident once touched), so the stretch advised below covers the 208 MB run's analysis,
+ *   split read included (32 MiB left ~800 of its growth's pages ordinary: 1,450 faults
+ *   against 630, ~14 us each on this VM); a bigger stretch of huge pages rounds a large
+ *   run's RSS up (huge pages are resident whole): 48 MiB put the 1 GB run's ingest at
+ *   67 MB, past the 64 MB bound, 40 MiB at 58-62 MB (docs/PERFORMANCE.md);
  * - M_TRIM_THRESHOLD 128 MiB: freed memory at the top of the heap stays for the next table
  *   rather than going back to the kernel and faulting in again (why the daemon does not call
  *   mem_tune_process: it would keep its largest run's peak heap between runs);
@@ -16,7 +19,7 @@
  *   usual default) a touched 2 MiB-aligned stretch is one huge page, one fault. The break
  *   is first moved to a 2 MiB boundary (glibc takes a moved break as a foreign sbrk and
  *   starts its next stretch there), so the whole stretch is aligned. Later heap
- *   growth past that stretch (a run needing more than ~34 MiB of heap) gets ordinary pages.
+ *   growth past that stretch (a run needing more than ~42 MiB of heap) gets ordinary pages.
  * - M_ARENA_MAX 1: every thread allocates from that one heap; a second arena (the second
  *   reading thread's) would be a separate 64 MiB mapping with ordinary pages (two-thread
  *   analyze of the 208 MB run: 6,700 faults with it, 1,400 without). parse and analyze have
@@ -34,7 +37,7 @@
 #include <unistd.h>
 
 #define MT_MMAP_THRESHOLD (4 << 20)
-#define MT_TOP_PAD (32 << 20)
+#define MT_TOP_PAD (40 << 20)
 #define MT_TRIM_THRESHOLD (128 << 20)
 #define MT_HUGE ((uintptr_t)2 << 20)   /* x86-64's transparent huge page */
 #ifdef MADV_COLLAPSE

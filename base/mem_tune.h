@@ -8,7 +8,7 @@
  * each fault on first touch, and this VM's page faults are expensive: on the 208 MB run they
  * were ~7,700 faults and ~20 % of `goblind analyze`'s CPU (docs/PERFORMANCE.md "malloc
  * settings"). mem_tune_process keeps blocks up to 4 MiB on the heap, grows the heap in
- * 32 MiB steps and asks the kernel for transparent huge pages on its first step, so a
+ * 40 MiB steps and asks the kernel for transparent huge pages on its first step, so a
  * table's memory faults once per 2 MiB instead of once per 4 KiB. GOBLIND_MALLOC_DEFAULTS=1 in the environment
  * leaves glibc's defaults (for measuring). */
 #ifndef GOBLIN_MEM_TUNE_H
