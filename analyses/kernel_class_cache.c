@@ -66,7 +66,31 @@ static kernel_class remember(const char *name, size_t len, kernel_class k) {
     return k;
 }
 
+_Thread_local uint64_t kcc_record_seq;
+
+/* The class of the name classified last on this thread, and during which record (see
+ * kcc_record_seq): the analyses classifying one dispatch in turn ask for the same name
+ * pointer, and then get its class back without even a compare. */
+static _Thread_local struct {
+    uint64_t seq;        /* kcc_record_seq when remembered (odd: inside a record's fan-out) */
+    const char *name;
+    size_t len;
+    kernel_class cls;
+} last;
+
+static kernel_class class_of(kernel_class_cache *c, const char *name, size_t len);
+
 kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len) {
+    uint64_t seq = kcc_record_seq;
+    if (!(seq & 1)) return class_of(c, name, len);
+    if (last.seq == seq && last.name == name && last.len == len && name) return last.cls;
+    kernel_class k = class_of(c, name, len);
+    last.seq = seq, last.name = name, last.len = len, last.cls = k;
+    return k;
+}
+
+/* kcc_class_of without the per-record memo. */
+static kernel_class class_of(kernel_class_cache *c, const char *name, size_t len) {
     if (!name) return KC_OTHER;
     if (len && len <= RECENT_LEN) {
         const recent_name *r = recent_slot(name, len);

@@ -8,7 +8,8 @@
  * In front of every cache, each thread keeps a direct-mapped table of 16 slots (a name goes
  * to the slot of a cheap key of its length and first and last 8 bytes, replacing whatever was
  * there; names up to 512 bytes), so the several analyses classifying one dispatch mostly
- * compare its name once instead of hashing it. */
+ * compare its name once instead of hashing it; and the analyses after the first one asking
+ * about one record's name get its class without a compare (kcc_record_seq). */
 #ifndef GOBLIN_KERNEL_CLASS_CACHE_H
 #define GOBLIN_KERNEL_CLASS_CACHE_H
 
@@ -32,6 +33,14 @@ typedef struct kernel_class_cache {
                           * hundred names, and clearing the full 512 KB table in every state of
                           * every section cost more than the lookups */
 } kernel_class_cache;
+
+/* Bumped by the run's fan-out (core/run_analysis.c) just before and just after it hands one
+ * record to the analyses: odd while it does. While it is odd, a record's name (the same
+ * pointer and length, unchanged until the record is done) is classified once per thread,
+ * then every further analysis asking about it gets the class back at once. Callers must
+ * only pass, during a record, names that do not change in place while it is handed out
+ * (the record's own name, or names an analysis keeps). */
+extern _Thread_local uint64_t kcc_record_seq;
 
 /* The class of `name` (len bytes), from the cache or the table (then remembered). */
 kernel_class kcc_class_of(kernel_class_cache *c, const char *name, size_t len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyses/kernel_class_cache.h"
 #include "analyses/section_registry.h"
 #include "core/run_job.h"
 #include "core/chunked_read.h"
@@ -42,15 +43,16 @@ static bool fan_out(void *user, const record *r) {
         if (!j->ref->host_kernels_chosen) return true;
     }
     if (j->routed && (unsigned)r->type < REC_TYPE_COUNT) {
+        kcc_record_seq++;                         /* odd: r's name may be memoised (kernel_class_cache.h) */
         for (unsigned k = 0; k < j->n_route[r->type]; k++) {
-            size_t i = j->route[r->type][k];
-            if (!j->src[i]) continue;
-            if (kernel_type && !job_gets_kernels(j->an[i], j->ref)) continue;
+            size_t i = j->route[r->type][k];     /* (open, and given kernels if r is one: job_route) */
             if (!j->an[i]->consume(j->src[i], r)) {
                 j->oom = true;
+                kcc_record_seq++;
                 return false;
             }
         }
+        kcc_record_seq++;
         return true;
     }
     for (size_t i = 0; i < j->n_an; i++) {
@@ -65,7 +67,9 @@ static bool fan_out(void *user, const record *r) {
 }
 
 /* Builds j's routes (see job.route) from the analyses whose source states are open, and
- * returns the RF_ fields they read together. Called when a read starts. */
+ * returns the RF_ fields they read together. Called when a read starts, when j's source
+ * choices (j->ref) are final: a kernel type's route leaves out the analyses not given the
+ * source's kernels (job_gets_kernels), so fan_out does not ask per record. */
 static unsigned job_route(job *j) {
     unsigned fields = 0;
     memset(j->n_route, 0, sizeof j->n_route);
@@ -75,6 +79,7 @@ static unsigned job_route(job *j) {
         fields |= j->an[i]->fields;
         for (unsigned t = 0; t < REC_TYPE_COUNT; t++) {
             if (!(j->an[i]->wants & REC_BIT(t))) continue;
+            if ((JOB_KERNEL_TYPES & REC_BIT(t)) && !job_gets_kernels(j->an[i], j->ref)) continue;
             if (j->n_route[t] == ROUTE_MAX || i > UINT8_MAX) j->routed = false;
             else j->route[t][j->n_route[t]++] = (uint8_t)i;
         }

@@ -192,6 +192,32 @@ START_TEST(class_cache_last_name) {
 }
 END_TEST
 
+/* The per-record memo (kcc_record_seq): inside one record (odd), a second cache asking about
+ * the same pointer gets the class; the same buffer rewritten for the next record (the counter
+ * bumped twice) and outside a record (even) is classified anew, never from the memo. */
+START_TEST(class_cache_record_memo) {
+    static const char comm[] = "ncclKernel_AllReduce", gemm[] = "Cijk_Ailk_Bljk_HHS_x";
+    ck_assert_uint_eq(sizeof comm, sizeof gemm);
+    const size_t n = sizeof comm - 1;
+    ck_assert_int_ne(kernel_class_of(comm, n), kernel_class_of(gemm, n));
+    char buf[sizeof comm];
+    kernel_class_cache a = {0}, b = {0};
+    for (int rec = 0; rec < 6; rec++) {
+        const char *want = rec % 2 ? gemm : comm;
+        memcpy(buf, want, sizeof buf);
+        kcc_record_seq++;                                     /* a record handed out */
+        ck_assert_int_eq(kcc_class_of(&a, buf, n), kernel_class_of(want, n));
+        ck_assert_int_eq(kcc_class_of(&b, buf, n), kernel_class_of(want, n));
+        ck_assert_int_eq(kcc_class_of(&b, buf, 4), kernel_class_of(want, 4));   /* another length */
+        kcc_record_seq++;                                     /* done */
+        memcpy(buf, rec % 2 ? comm : gemm, sizeof buf);       /* outside a record: no memo */
+        ck_assert_int_eq(kcc_class_of(&a, buf, n), kernel_class_of(buf, n));
+    }
+    ck_assert_uint_eq(b.used, 2);   /* b looked up only the 4-byte names: the full ones were memoised */
+    kcc_free(&a), kcc_free(&b);
+}
+END_TEST
+
 /* Names sharing length and first/last 8 bytes (one recent slot), the same name under two
  * tags, interleaved in varying patterns: each entry's calls and total match a count kept
  * by hand, and there is exactly one entry per (tag, name). */
@@ -303,6 +329,7 @@ int main(void) {
     tcase_add_test(t, packed_slots_and_bounds);
     tcase_add_test(t, corr_map_bounds);
     tcase_add_test(t, class_cache_last_name);
+    tcase_add_test(t, class_cache_record_memo);
     tcase_add_test(t, name_agg_recent_slots);
     tcase_add_test(t, kernel_table_recent_slots);
     tcase_add_test(t, bucket_table_matches_log_rule);
