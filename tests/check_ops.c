@@ -270,7 +270,8 @@ START_TEST(split_join_is_linear) {
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     ck_assert(exact);
     ck_assert_str_eq(two, one);
-    ck_assert_msg(s < 2.0, "the split read and join took %.3f s", s);   /* ~0.1 s; quadratic: minutes */
+    /* ~0.1 s (~0.5 s under ASan, up to 2.6 s on a loaded machine); quadratic: minutes */
+    ck_assert_msg(s < 15.0, "the split read and join took %.3f s", s);
     free(one);
     free(two);
     free(rs);
