@@ -9,6 +9,7 @@
  * to the next attention (the first holds what came before too). Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
  * (first start to last end), kernel time (sum of durations), attention and GEMM time.
  * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,7 @@ static void *layers_open_source(void *run, const source_ref *src) {
     f->index = src->index;
     f->second = src->piece == 1;
     f->tail.size = sizeof(tail_kernel);
+    f->tail.span = offsetof(tail_kernel, b);   /* b is coded as a duration (piece_log.h) */
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
     f->newest = f->retry_after = INT64_MIN;
     return f;
@@ -149,9 +151,10 @@ static bool layers_consume(void *src, const record *r) {
     uint64_t key = by_ext ? r->external_id : r->correlation_id;
     if (!f->second) return add_kernel(f, by_ext, key, c, (int64_t)r->start_ns, (int64_t)end);
     if (f->tail.n >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
-    tail_kernel *t = plog_push(&f->tail);
-    if (t) *t = (tail_kernel){key, (int64_t)r->start_ns, (int64_t)end, (uint8_t)c, by_ext};
-    return t != NULL;
+    tail_kernel t;
+    memset(&t, 0, sizeof t);   /* zero padding codes in one byte */
+    t.key = key, t.a = (int64_t)r->start_ns, t.b = (int64_t)end, t.cls = (uint8_t)c, t.by_ext = by_ext;
+    return plog_put(&f->tail, &t);
 }
 
 /* Whether the second piece folds exactly: it kept every kernel (MAX_TAIL). */
@@ -195,10 +198,8 @@ static bool layers_end_source(void *run, void *src) {
     if (r->acc && r->acc->index == f->index) {
         /* the second piece: its kernels added in file order to the first's state, which has
          * read exactly the bytes before it: one pass's result */
-        for (size_t i = 0; ok && i < f->tail.n; i++) {
-            const tail_kernel *t = plog_at(&f->tail, i);
-            ok = add_kernel(r->acc, t->by_ext, t->key, (kernel_class)t->cls, t->a, t->b);
-        }
+        tail_kernel t;
+        while (ok && plog_take(&f->tail, &t)) ok = add_kernel(r->acc, t.by_ext, t.key, (kernel_class)t.cls, t.a, t.b);
         file_free(f);
     } else {
         if (r->acc) ok = collect(r, r->acc);

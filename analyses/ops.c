@@ -13,6 +13,7 @@
  * operator is already known is attributed at once; the rest wait in a bounded pending list
  * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
  * happens beyond them, are in docs/ANALYSIS.md "ops". */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,7 @@ static void *ops_open_source(void *run, const source_ref *src) {
     f->index = src->index;
     f->second = src->piece == 1;
     f->tail.size = sizeof(tail_kernel);
+    f->tail.span = offsetof(tail_kernel, end);   /* end is coded as a duration (piece_log.h) */
     f->pool.max_bytes = MAX_NAME_BYTES;
     /* the second piece keeps every operator and launch up to its budget (past it the join
      * is refused): the join decides which ones one pass would have kept */
