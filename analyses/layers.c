@@ -23,8 +23,8 @@
 #define LAYER_FINISHED_NS ((int64_t)200000000) /* a group idle 200 ms before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024
-#define MAX_TAIL ((size_t)1 << 17)           /* second-piece kernels kept for the join (32 B each; past
-                                              * it the join is refused, docs/ANALYSIS.md "pieces") */
+#define MAX_TAIL ((size_t)1 << 17)           /* second-piece kernels kept for the join (32 B, ~11 in the
+                                              * log; past it the join is refused, docs/ANALYSIS.md "pieces") */
 
 /* A kernel of the second piece of a split read, kept to be added at the join (layers_end_source)
  * exactly where one pass adds it: compaction, cuts and bounds depend on everything before. */

@@ -23,7 +23,7 @@
                                                  * half is folded into its total (ns_intervals) */
 /* The second piece of a split read keeps at most these (past one, it stops keeping and the
  * join is refused: the file is read again in one piece). docs/ANALYSIS.md "pieces". */
-#define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B each) */
+#define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B, ~17 in the log) */
 #define MAX_PIECE_OPS ((size_t)1 << 16)         /* its operators' distinct External ids */
 #define MAX_PIECE_LAUNCHES ((size_t)1 << 17)    /* its launches' distinct correlation ids */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */

@@ -33,7 +33,7 @@ typedef struct phase_step {
     bool gpu_lane;
 } phase_step;
 
-#define MAX_TAIL ((size_t)1 << 18)   /* second-piece events kept for the join (32 B each; past it
+#define MAX_TAIL ((size_t)1 << 18)   /* second-piece events kept for the join (32 B, ~11 in the log; past it
                                       * the join is refused, docs/ANALYSIS.md "pieces") */
 
 /* A launch, kernel or step of the second piece of a split read, kept to be applied at the
