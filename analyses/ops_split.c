@@ -138,13 +138,13 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
         else if (op != ID_MAP_NONE) ok = ops_attribute(acc, op, t->start, t->end);
         else {
             bool any_op = any_op1 || t->any_op;
-            if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+            if (acc->pending.n >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
                 acc->pending_dropped++;
                 if (!any_op) acc->pending_dropped_no_ops++;
                 continue;
             }
-            ok = ops_grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
-            if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
+            pending_kernel k = {t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
+            ok = ops_pending_add(acc, &k);
         }
     }
     id_map_free(&sw.by_ext);
