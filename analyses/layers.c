@@ -76,6 +76,7 @@ static void *layers_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_kernel), "piece_log entry");
     f->tail.size = sizeof(tail_kernel);
     f->tail.span = offsetof(tail_kernel, b);   /* b is coded as a duration (piece_log.h) */
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;

@@ -82,6 +82,7 @@ static void *ops_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_kernel) && PIECE_LOG_FITS(pending_kernel), "piece_log entries");
     f->tail.size = sizeof(tail_kernel);
     f->tail.span = offsetof(tail_kernel, end);   /* end is coded as a duration (piece_log.h) */
     f->pending.size = sizeof(pending_kernel);

@@ -86,6 +86,7 @@ static void *phases_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_event), "piece_log entry");
     f->tail.size = sizeof(tail_event);
     f->tail.span = offsetof(tail_event, hi);   /* hi is coded as a duration (piece_log.h) */
     f->launch_by_corr.max_entries = EARLY_LIMIT;

@@ -21,6 +21,8 @@
 
 #define PIECE_LOG_BLOCK ((size_t)64 << 10)   /* bytes per block */
 #define PIECE_LOG_MAX_WORDS 16                /* entries of at most 64 bytes */
+/* Whether entries of type T fit a piece_log (size a multiple of 4, at most 64 bytes). */
+#define PIECE_LOG_FITS(T) (sizeof(T) % 4 == 0 && sizeof(T) <= 4 * PIECE_LOG_MAX_WORDS)
 
 typedef struct piece_log {
     unsigned char **blocks;
