@@ -7,12 +7,10 @@
 /* Most bytes one entry can take encoded (5 per word). */
 static size_t max_encoded(const piece_log *l) { return l->size / 4 * 5; }
 
-/* What word i of entry w is coded against: the previous entry's word i, or for the two
- * words of the span field the two words of the field before it in the same entry. */
-static inline uint32_t predict(const piece_log *l, const uint32_t *w, const uint32_t *prev, size_t i) {
-    size_t s = l->span / 4;
-    return l->span && (i == s || i == s + 1) ? w[i - 2] : prev[i];
-}
+/* The first of the two words of the span field (l->span / 4), or a value no word index
+ * reaches; word i is coded against w[i - 2] of the same entry when i - first < 2 (unsigned),
+ * else against the previous entry's word i. */
+static inline size_t span_word(const piece_log *l) { return l->span ? l->span / 4 : (size_t)-4; }
 
 bool plog_put(piece_log *l, const void *e) {
     if (!l->nblocks || PIECE_LOG_BLOCK - l->used < max_encoded(l)) {
@@ -29,8 +27,9 @@ bool plog_put(piece_log *l, const void *e) {
     size_t nw = l->size / 4;
     memcpy(w, e, l->size);
     unsigned char *p = l->blocks[l->nblocks - 1] + l->used, *p0 = p;
+    size_t sw = span_word(l);
     for (size_t i = 0; i < nw; i++) {
-        int32_t d = (int32_t)(w[i] - predict(l, w, l->prev, i));    /* modular: any word round-trips */
+        int32_t d = (int32_t)(w[i] - (i - sw < 2 ? w[i - 2] : l->prev[i]));    /* modular: any word round-trips */
         uint32_t z = ((uint32_t)d << 1) ^ (uint32_t)-(int32_t)((uint32_t)d >> 31);   /* zigzag */
         while (z >= 0x80) *p++ = (unsigned char)(z | 0x80), z >>= 7;
         *p++ = (unsigned char)z;
@@ -51,15 +50,19 @@ bool plog_take(piece_log *l, void *out) {
     const unsigned char *p = l->blocks[l->rblock] + l->rpos, *p0 = p;
     uint32_t w[PIECE_LOG_MAX_WORDS];
     size_t nw = l->size / 4;
+    size_t sw = span_word(l);
     for (size_t i = 0; i < nw; i++) {
-        uint32_t z = 0;
-        for (unsigned sh = 0;; sh += 7) {
-            unsigned char b = *p++;
-            z |= (uint32_t)(b & 0x7f) << sh;
-            if (!(b & 0x80)) break;
+        uint32_t z = *p++;
+        if (z & 0x80) {   /* more than one byte (most words take one) */
+            z &= 0x7f;
+            for (unsigned sh = 7;; sh += 7) {
+                unsigned char b = *p++;
+                z |= (uint32_t)(b & 0x7f) << sh;
+                if (!(b & 0x80)) break;
+            }
         }
         uint32_t d = (z >> 1) ^ (uint32_t)-(int32_t)(z & 1);
-        w[i] = d + predict(l, w, l->rprev, i);
+        w[i] = d + (i - sw < 2 ? w[i - 2] : l->rprev[i]);
     }
     memcpy(l->rprev, w, l->size);
     memcpy(out, w, l->size);

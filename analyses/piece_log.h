@@ -30,7 +30,7 @@ typedef struct piece_log {
     size_t used;             /* bytes written in the last block */
     size_t n;                /* entries kept */
     size_t size;             /* bytes per entry (a multiple of 4, at most 64), set before the first put */
-    size_t span;             /* byte offset of an int64 field coded against the int64 before it (0: none) */
+    size_t span;             /* byte offset (0: none, else >= 8) of an int64 field coded against the int64 before it */
     uint32_t prev[PIECE_LOG_MAX_WORDS];   /* the last entry put */
     /* the reader (plog_take) */
     size_t rblock, rpos, rn;
