@@ -9,6 +9,7 @@
  * to the next attention (the first holds what came before too). Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
  * (first start to last end), kernel time (sum of durations), attention and GEMM time.
  * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,8 +23,8 @@
 #define LAYER_FINISHED_NS ((int64_t)200000000) /* a group idle 200 ms before the newest kernel is over */
 #define MAX_LAYERS 65536
 #define LISTED_LAYERS 1024
-#define MAX_TAIL ((size_t)1 << 17)           /* second-piece kernels kept for the join (32 B each; past
-                                              * it the join is refused, docs/ANALYSIS.md "pieces") */
+#define MAX_TAIL ((size_t)1 << 17)           /* second-piece kernels kept for the join (32 B, ~11 in the
+                                              * log; past it the join is refused, docs/ANALYSIS.md "pieces") */
 
 /* A kernel of the second piece of a split read, kept to be added at the join (layers_end_source)
  * exactly where one pass adds it: compaction, cuts and bounds depend on everything before. */
@@ -75,7 +76,9 @@ static void *layers_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_kernel), "piece_log entry");
     f->tail.size = sizeof(tail_kernel);
+    f->tail.span = offsetof(tail_kernel, b);   /* b is coded as a duration (piece_log.h) */
     f->by_ext.max_groups = f->by_corr.max_groups = LAYER_GROUPS;
     f->newest = f->retry_after = INT64_MIN;
     return f;
@@ -149,9 +152,10 @@ static bool layers_consume(void *src, const record *r) {
     uint64_t key = by_ext ? r->external_id : r->correlation_id;
     if (!f->second) return add_kernel(f, by_ext, key, c, (int64_t)r->start_ns, (int64_t)end);
     if (f->tail.n >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
-    tail_kernel *t = plog_push(&f->tail);
-    if (t) *t = (tail_kernel){key, (int64_t)r->start_ns, (int64_t)end, (uint8_t)c, by_ext};
-    return t != NULL;
+    tail_kernel t;
+    memset(&t, 0, sizeof t);   /* zero padding codes in one byte */
+    t.key = key, t.a = (int64_t)r->start_ns, t.b = (int64_t)end, t.cls = (uint8_t)c, t.by_ext = by_ext;
+    return plog_put(&f->tail, &t);
 }
 
 /* Whether the second piece folds exactly: it kept every kernel (MAX_TAIL). */
@@ -195,10 +199,8 @@ static bool layers_end_source(void *run, void *src) {
     if (r->acc && r->acc->index == f->index) {
         /* the second piece: its kernels added in file order to the first's state, which has
          * read exactly the bytes before it: one pass's result */
-        for (size_t i = 0; ok && i < f->tail.n; i++) {
-            const tail_kernel *t = plog_at(&f->tail, i);
-            ok = add_kernel(r->acc, t->by_ext, t->key, (kernel_class)t->cls, t->a, t->b);
-        }
+        tail_kernel t;
+        while (ok && plog_take(&f->tail, &t)) ok = add_kernel(r->acc, t.by_ext, t.key, (kernel_class)t.cls, t.a, t.b);
         file_free(f);
     } else {
         if (r->acc) ok = collect(r, r->acc);

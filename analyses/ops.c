@@ -13,6 +13,7 @@
  * operator is already known is attributed at once; the rest wait in a bounded pending list
  * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
  * happens beyond them, are in docs/ANALYSIS.md "ops". */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,7 @@ static void file_free(ops_file *f) {
     free(f->launches);
     id_map_free(&f->op_by_ext);
     id_map_free(&f->launch_by_corr);
-    free(f->pending);
+    plog_free(&f->pending);
     plog_free(&f->tail);
     free(f->first_launch);
     free(f->first_op);
@@ -81,7 +82,11 @@ static void *ops_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_kernel) && PIECE_LOG_FITS(pending_kernel), "piece_log entries");
     f->tail.size = sizeof(tail_kernel);
+    f->tail.span = offsetof(tail_kernel, end);   /* end is coded as a duration (piece_log.h) */
+    f->pending.size = sizeof(pending_kernel);
+    f->pending.span = offsetof(pending_kernel, end);
     f->pool.max_bytes = MAX_NAME_BYTES;
     /* the second piece keeps every operator and launch up to its budget (past it the join
      * is refused): the join decides which ones one pass would have kept */
@@ -237,14 +242,20 @@ static bool ops_consume(void *src, const record *r) {
     if (f->second) return ops_tail_add(f, &k);
     uint32_t op = op_of(f, &k);
     if (op != ID_MAP_NONE) return ops_attribute(f, op, a, b);
-    if (f->npending >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+    if (f->pending.n >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
         f->pending_dropped++;
         if (!f->any_op) f->pending_dropped_no_ops++;
         return true;
     }
-    if (!ops_grow_one((void **)&f->pending, &f->cappending, f->npending, sizeof *f->pending)) return false;
-    f->pending[f->npending++] = k;
-    return true;
+    return ops_pending_add(f, &k);
+}
+
+bool ops_pending_add(ops_file *f, const pending_kernel *k) {
+    pending_kernel z;   /* padding zeroed: it codes in one byte (piece_log.h) */
+    memset(&z, 0, sizeof z);
+    z.ext = k->ext, z.corr = k->corr, z.start = k->start, z.end = k->end;
+    z.has_ext = k->has_ext, z.has_corr = k->has_corr;
+    return plog_put(&f->pending, &z);
 }
 
 /* Re-interns src's strings into dst's pool: map[i] is src id i's id in dst. */
@@ -281,10 +292,11 @@ static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t
 /* Joins the file's waiting kernels, names the Python frames, folds it into the run. */
 static bool resolve_file(ops_run *r, ops_file *f) {
     uint64_t unresolved = 0;
-    for (size_t i = 0; i < f->npending; i++) {
-        uint32_t op = op_of(f, &f->pending[i]);
+    pending_kernel k;
+    while (plog_take(&f->pending, &k)) {   /* read once: its blocks are freed as read */
+        uint32_t op = op_of(f, &k);
         if (op == ID_MAP_NONE) unresolved++;
-        else if (!ops_attribute(f, op, f->pending[i].start, f->pending[i].end)) return false;
+        else if (!ops_attribute(f, op, k.start, k.end)) return false;
     }
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
         name_agg *a = &f->agg[i];

@@ -7,6 +7,7 @@
  * operators and launches before the kernel), then attributes it or puts it in the pending
  * list in file order, bounds counted as one pass counts them. docs/ANALYSIS.md "ops". */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyses/ops_state.h"
 
@@ -18,15 +19,15 @@ bool ops_tail_add(ops_file *f, const pending_kernel *k) {
         f->tail_full = true;
         return true;
     }
-    tail_kernel *slot = plog_push(&f->tail);
-    if (!slot) return false;
-    tail_kernel t = {k->ext, k->corr, k->start, k->end, ID_MAP_NONE, ID_MAP_NONE, ID_MAP_NONE, (uint32_t)f->nops,
-                     k->has_ext, k->has_corr, f->any_op};
+    tail_kernel t;
+    memset(&t, 0, sizeof t);   /* zero padding codes in one byte (piece_log.h) */
+    t.ext = k->ext, t.corr = k->corr, t.start = k->start, t.end = k->end;
+    t.op = t.launch = t.launch_op = ID_MAP_NONE, t.nops = (uint32_t)f->nops;
+    t.has_ext = k->has_ext, t.has_corr = k->has_corr, t.any_op = f->any_op;
     if (k->has_ext) t.op = id_map_get(&f->op_by_ext, k->ext);
     if (k->has_corr && (t.launch = id_map_get(&f->launch_by_corr, k->corr)) != ID_MAP_NONE)
         t.launch_op = id_map_get(&f->op_by_ext, f->launches[t.launch].ext);
-    *slot = t;
-    return true;
+    return plog_put(&f->tail, &t);
 }
 
 /* kept[i] for the n ids of a piece's list (first[i]: where the id was first seen in the
@@ -130,20 +131,20 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
      * piece's own maps, never acc->p2 nor what attributing earlier kernels changes), then
      * attributed (OPS_PIECE2 | i: ops_inst finds it in acc->p2) or put in the pending list. */
     op_sweep sw = {.by_ext = {.max_entries = f->nops + 1}};
-    for (size_t i = 0; ok && i < f->tail.n; i++) {
-        const tail_kernel *t = plog_at(&f->tail, i);
+    tail_kernel tk;
+    for (const tail_kernel *t = &tk; ok && plog_take(&f->tail, &tk);) {
         uint32_t op = tail_resolve(acc, f, t, f->okept, f->lkept, &sw);
         if (sw.oom) ok = false;
         else if (op != ID_MAP_NONE) ok = ops_attribute(acc, op, t->start, t->end);
         else {
             bool any_op = any_op1 || t->any_op;
-            if (acc->npending >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+            if (acc->pending.n >= (any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
                 acc->pending_dropped++;
                 if (!any_op) acc->pending_dropped_no_ops++;
                 continue;
             }
-            ok = ops_grow_one((void **)&acc->pending, &acc->cappending, acc->npending, sizeof *acc->pending);
-            if (ok) acc->pending[acc->npending++] = (pending_kernel){t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
+            pending_kernel k = {t->ext, t->corr, t->start, t->end, t->has_ext, t->has_corr};
+            ok = ops_pending_add(acc, &k);
         }
     }
     id_map_free(&sw.by_ext);

@@ -23,7 +23,7 @@
                                                  * half is folded into its total (ns_intervals) */
 /* The second piece of a split read keeps at most these (past one, it stops keeping and the
  * join is refused: the file is read again in one piece). docs/ANALYSIS.md "pieces". */
-#define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B each) */
+#define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B, ~17 in the log) */
 #define MAX_PIECE_OPS ((size_t)1 << 16)         /* its operators' distinct External ids */
 #define MAX_PIECE_LAUNCHES ((size_t)1 << 17)    /* its launches' distinct correlation ids */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
@@ -83,8 +83,8 @@ typedef struct ops_file {
     launch *launches;
     size_t nlaunches, caplaunches;
     id_map op_by_ext, launch_by_corr;
-    pending_kernel *pending;
-    size_t npending, cappending;
+    piece_log pending;       /* pending_kernel entries (read once, by resolve_file; delta-coded:
+                              * ~15 B a kernel where the array took 40, docs/PERFORMANCE.md) */
     name_agg *agg;           /* by name id of pool */
     size_t capagg;
     py_frames frames;
@@ -160,6 +160,8 @@ bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end);
 uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src);
 static inline uint32_t ops_mapped(const uint32_t *map, uint32_t id) { return id == ID_MAP_NONE ? ID_MAP_NONE : map[id]; }
 
+/* Puts kernel k at the end of f's pending list (f->pending). false on OOM. */
+bool ops_pending_add(ops_file *f, const pending_kernel *k);
 /* ops_split.c: the second piece of a split read keeps kernel k for the join. false on OOM. */
 bool ops_tail_add(ops_file *f, const pending_kernel *k);
 /* Folds the second piece f into the first (acc) as one pass would have read both; acc then

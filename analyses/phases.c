@@ -11,6 +11,7 @@
  * Per phase: steps, wall time of its annotations, tokens, kernels and kernel time (sum of
  * durations). null when the trace has no such annotation. Joins are per file (ids are per
  * process), groups by correlation id bound the memory (kernel_groups). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +33,7 @@ typedef struct phase_step {
     bool gpu_lane;
 } phase_step;
 
-#define MAX_TAIL ((size_t)1 << 18)   /* second-piece events kept for the join (32 B each; past it
+#define MAX_TAIL ((size_t)1 << 18)   /* second-piece events kept for the join (32 B, ~11 in the log; past it
                                       * the join is refused, docs/ANALYSIS.md "pieces") */
 
 /* A launch, kernel or step of the second piece of a split read, kept to be applied at the
@@ -85,7 +86,9 @@ static void *phases_open_source(void *run, const source_ref *src) {
     if (!f) return NULL;
     f->index = src->index;
     f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_event), "piece_log entry");
     f->tail.size = sizeof(tail_event);
+    f->tail.span = offsetof(tail_event, hi);   /* hi is coded as a duration (piece_log.h) */
     f->launch_by_corr.max_entries = EARLY_LIMIT;
     f->by_corr.max_groups = EARLY_LIMIT;
     return f;
@@ -202,9 +205,11 @@ static bool apply_event(phases_file *f, const tail_event *e) {
 static bool take(phases_file *f, tail_event e) {
     if (!f->second) return apply_event(f, &e);
     if (f->tail.n >= MAX_TAIL) return f->tail_full = true;   /* (the join is refused) */
-    tail_event *slot = plog_push(&f->tail);
-    if (slot) *slot = e;
-    return slot != NULL;
+    tail_event z;   /* padding zeroed and a launch's unused hi set to its lo: both code in one byte */
+    memset(&z, 0, sizeof z);
+    z.lo = e.lo, z.hi = e.kind == EV_LAUNCH ? e.lo : e.hi, z.v = e.v;
+    z.kind = e.kind, z.phase = e.phase, z.gpu_lane = e.gpu_lane;
+    return plog_put(&f->tail, &z);
 }
 
 static bool phases_consume(void *src, const record *r) {
@@ -291,7 +296,8 @@ static bool phases_end_source(void *run, void *src) {
          * has read exactly the bytes before it: one pass's result */
         phases_file *a = r->acc;
         bool ok = true;
-        for (size_t i = 0; ok && i < f->tail.n; i++) ok = apply_event(a, plog_at(&f->tail, i));
+        tail_event e;
+        while (ok && plog_take(&f->tail, &e)) ok = apply_event(a, &e);
         a->no_corr_kernels += f->no_corr_kernels, a->dropped += f->dropped;
         file_free(f);
         if (!ok) r->oom = true;
