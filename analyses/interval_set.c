@@ -59,33 +59,48 @@ static inline void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
     (*n)++;
 }
 
+/* Element j of a sorted run merge_run takes: a buffered entry, or another set's island. */
+typedef iv_launch (*run_at)(const void *run, size_t j);
+static iv_launch buf_at(const void *run, size_t j) { return ((const iv_launch *)run)[j]; }
+static iv_launch set_at(const void *run, size_t j) {
+    const interval_set *o = run;
+    return (iv_launch){o->v[j].start, o->v[j].end, iset_launch(o, j)};
+}
+
+/* Merges the m sorted elements of run into s's islands in place (s has room for s->n + m,
+ * and for launches when the run has any: the caller grows it first): from the back, no second
+ * array, s's island first at an equal start; then overlapping and touching neighbours are
+ * coalesced front to back. iset_flush (the buffer) and iset_add_all (a large set) share it. */
+static void merge_run(interval_set *s, const void *run, size_t m, run_at at) {
+    size_t i = s->n, j = m, k = s->n + m;
+    while (j > 0) {
+        k--;
+        iv_launch y = at(run, j - 1);
+        if (i > 0 && s->v[i - 1].start > y.start) {
+            i--;
+            s->v[k] = s->v[i];
+            if (s->launch) s->launch[k] = s->launch[i];
+        } else {
+            j--;
+            s->v[k] = (iv){y.start, y.end};
+            if (s->launch) s->launch[k] = y.launch;
+        }
+    }
+    size_t total = s->n + m, n = 0;
+    for (size_t x = 0; x < total; x++) {
+        iv_launch it = {s->v[x].start, s->v[x].end, iset_launch(s, x)};
+        push_merge(s->v, s->launch, &n, it);
+    }
+    s->n = n;
+}
+
 bool iset_flush(interval_set *s) {
     if (!s->nb) return true;
     qsort(s->buf, s->nb, sizeof *s->buf, by_start);
     bool launches = s->launch != NULL;
     for (size_t j = 0; !launches && j < s->nb; j++) launches = s->buf[j].launch != IV_NO_LAUNCH;
     if ((launches && !want_launch(s)) || !grow(s, s->n + s->nb)) return false;
-    /* merge the two sorted runs in place, from the back (no second array) ... */
-    size_t i = s->n, j = s->nb, k = s->n + s->nb;
-    while (j > 0) {
-        k--;
-        if (i > 0 && s->v[i - 1].start > s->buf[j - 1].start) {
-            i--;
-            s->v[k] = s->v[i];
-            if (s->launch) s->launch[k] = s->launch[i];
-        } else {
-            j--;
-            s->v[k] = (iv){s->buf[j].start, s->buf[j].end};
-            if (s->launch) s->launch[k] = s->buf[j].launch;
-        }
-    }
-    /* ... then coalesce overlapping and touching neighbours, front to back */
-    size_t total = s->n + s->nb, n = 0;
-    for (size_t x = 0; x < total; x++) {
-        iv_launch it = {s->v[x].start, s->v[x].end, iset_launch(s, x)};
-        push_merge(s->v, s->launch, &n, it);
-    }
-    s->n = n;
+    merge_run(s, s->buf, s->nb, buf_at);
     s->nb = 0;
     return true;
 }
@@ -117,25 +132,7 @@ bool iset_add_all(interval_set *dst, const interval_set *src) {
         return true;
     }
     if (!iset_flush(dst) || (src->launch && !want_launch(dst)) || !grow(dst, dst->n + src->n)) return false;
-    size_t i = dst->n, j = src->n, k = dst->n + src->n;
-    while (j > 0) {   /* from the back: dst's island first at an equal start, as a flush */
-        k--;
-        if (i > 0 && dst->v[i - 1].start > src->v[j - 1].start) {
-            i--;
-            dst->v[k] = dst->v[i];
-            if (dst->launch) dst->launch[k] = dst->launch[i];
-        } else {
-            j--;
-            dst->v[k] = src->v[j];
-            if (dst->launch) dst->launch[k] = iset_launch(src, j);
-        }
-    }
-    size_t total = dst->n + src->n, n = 0;
-    for (size_t x = 0; x < total; x++) {
-        iv_launch it = {dst->v[x].start, dst->v[x].end, iset_launch(dst, x)};
-        push_merge(dst->v, dst->launch, &n, it);
-    }
-    dst->n = n;
+    merge_run(dst, src, src->n, set_at);
     return true;
 }
 
