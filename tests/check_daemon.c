@@ -208,7 +208,7 @@ START_TEST(compare_arithmetic) {
     b.waste[2] = (opt_num){true, 0.25};
     ck_assert_str_eq(INGEST_WASTE_KEYS[2], "host_gap");
     strbuf out = {0};
-    compare_runs(&a, &b, &out);
+    compare_runs(&a, &b, NULL, &out);
     ck_assert(strbuf_terminate(&out));
     json_t *c = json_loads(out.data, 0, NULL);
     ck_assert_ptr_nonnull(c);

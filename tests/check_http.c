@@ -58,7 +58,7 @@ START_TEST(compare_saturates_extreme_values) {
     a.waste[2] = (opt_num){true, -1e308};                      /* host_gap */
     b.waste[2] = (opt_num){true, 1e308};
     strbuf out = {0};
-    compare_runs(&a, &b, &out);
+    compare_runs(&a, &b, NULL, &out);
     ck_assert(strbuf_terminate(&out));
     json_t *c = json_loads(out.data, 0, NULL);
     ck_assert_msg(c != NULL, "compare_runs gave no body");
