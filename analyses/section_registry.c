@@ -5,22 +5,22 @@
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
 #define SECTIONS(X)                \
-    /* an11: issue 11's analyses */ \
+    /* device, kernels, copies, API, allocations, telemetry */ \
     X(device_section)              \
     X(kernels_section)             \
     X(memory_copies_section)       \
     X(api_section)                 \
     X(allocations_section)         \
     X(telemetry_section)           \
-    /* npu (issue 13) */           \
+    /* NPU operators and AIE cores */ \
     X(npu_ops_analysis)            \
     X(npu_hotspots_analysis)       \
     X(aie_cores_analysis)          \
     X(aie_aggregate_analysis)      \
-    /* an12a (issue 12): classes, timeline, then the derived recommendations */ \
+    /* kernel classes, timeline (recommendations, derived, come last) */ \
     X(classes_section)             \
     X(timeline_section)            \
-    /* an12b: steps, ops, phases, layers, ranks (issue 12) */ \
+    /* torch trace: steps, ops, phases, layers, ranks */ \
     X(steps_analysis)              \
     X(ops_analysis)                \
     X(phases_analysis)             \

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static record op(const char *name, uint64_t ext, int64_t a, int64_t b, const char *args) {
     record r = rec_span(REC_CPU_OP, name, a, b);

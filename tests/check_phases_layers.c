@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyses/kernel_class.h"
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static record kern(const char *name, int64_t a, int64_t b, uint64_t ext, uint64_t corr) {
     record r = rec_span(REC_KERNEL_DISPATCH, name, a, b);

@@ -1,4 +1,4 @@
-/* check_timeline: unit tests of the an12a analyses (issue 12) — the kernel class table on
+/* check_timeline: unit tests of the timeline analyses — the kernel class table on
  * every fixture kernel name (tests/kernel_classes_expected.tsv), interval unions against a
  * brute-force 1-ns bitmap over random interval sets in random order, the timeline section
  * on hand-built records (unions per lane/device/run, exposed communication and memcpy,
@@ -575,7 +575,7 @@ START_TEST(recommendations_rules) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("an12a");
+    Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("classes_timeline_recommendations");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, class_table_on_fixture_names);

@@ -1,7 +1,7 @@
-/* Tests (an11): the device, kernels, memory_copies, api, allocations and telemetry section
+/* Tests: the device, kernels, memory_copies, api, allocations and telemetry section
  * analyses, fed hand-built records through the section_analysis contract (open, per-source
  * states, fold, finish, render, number), without any format or the run driver. The
- * allocations cases and the review fixes are in check_sections_an11b.c. */
+ * allocations cases and the review fixes are in check_sections_edges.c. */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -530,8 +530,8 @@ START_TEST(splittable_sections_fold_exactly) {
 }
 END_TEST
 
-static Suite *an11_suite(void) {
-    Suite *s = suite_create("sections_an11");
+static Suite *sections_suite(void) {
+    Suite *s = suite_create("sections");
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, every_section_null_without_inputs);
@@ -553,7 +553,7 @@ static Suite *an11_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(an11_suite());
+    SRunner *sr = srunner_create(sections_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
