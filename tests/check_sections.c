@@ -444,10 +444,11 @@ START_TEST(device_facts) {
     ck_assert(is_null(j, "cuda_version"));
     ck_assert(num(j, "device_count") == 3);
     json_t *devs = json_object_get(j, "devices");
-    ck_assert_uint_eq(json_array_size(devs), 4);
-    ck_assert(json_is_null(json_object_get(json_array_get(devs, 0), "device")));
-    ck_assert(is_null(json_array_get(devs, 2), "memory_bytes"));                 /* "lots" is not a number */
-    ck_assert(num(json_array_get(devs, 3), "memory_bytes") == 17179869184.0);    /* from telemetry */
+    ck_assert_uint_eq(json_array_size(devs), 3);     /* the run-wide vendor is no device of its own */
+    ck_assert(json_is_false(json_object_get(j, "vendor_inferred")));
+    ck_assert(num(json_array_get(devs, 0), "device") == 1);
+    ck_assert(is_null(json_array_get(devs, 1), "memory_bytes"));                 /* "lots" is not a number */
+    ck_assert(num(json_array_get(devs, 2), "memory_bytes") == 17179869184.0);    /* from telemetry */
     free(t);
     json_decref(j);
     const section_analysis *a;
