@@ -53,3 +53,8 @@ bool section_number(const section_results *r, const char *key, const char *path,
             return r->states[i] && r->analyses[i]->number && r->analyses[i]->number(r->states[i], path, out);
     return false;
 }
+
+size_t section_listed(const analysis_config *cfg, size_t n) {
+    if (!cfg || !cfg->list_rows || cfg->list_rows >= n) return n;
+    return cfg->list_rows;
+}
