@@ -169,7 +169,7 @@ static void ag_render_md(const void *run, strbuf *out) {
     smd_printf(out, "## AIE aggregate\n\n");
     smd_printf(out, "%zu core(s), %zu perf iteration(s) present on every core, clock %.3f GHz.\n\n", A->cores, A->common,
               A->clock);
-    if (A->note[0]) smd_printf(out, "Note: %s.\n\n", A->note);
+    if (A->note[0]) { smd_printf(out, "Note: "); smd_text(out, A->note); smd_printf(out, ".\n\n"); }
     if (!A->common) return;
     smd_printf(out, "| Iteration | Runtime (cycles) | Slowest tile | GMAC/s |\n|---:|---:|---|---:|\n");
     for (size_t j = 0; j < A->common; j++) {

@@ -409,7 +409,7 @@ static void ac_render_md(const void *run, strbuf *out) {
     const aie_cores_run *R = run;
     if (!R->n) return;
     smd_printf(out, "## AIE cores\n\n");
-    if (R->note[0]) smd_printf(out, "Note: %s.\n\n", R->note);
+    if (R->note[0]) { smd_printf(out, "Note: "); smd_text(out, R->note); smd_printf(out, ".\n\n"); }
     for (size_t i = 0; i < R->n; i++) {
         const aie_core *c = &R->cores[i];
         smd_printf(out, "### Tile ");
@@ -418,7 +418,7 @@ static void ac_render_md(const void *run, strbuf *out) {
         if (c->has_median) smd_printf(out, ", median %.1f cycles", c->median_cycles);
         smd_printf(out, "; dropped %llu duplicate markers, %llu outliers; %llu orphan markers ignored.\n\n",
                   (unsigned long long)c->duplicates, (unsigned long long)c->outliers, (unsigned long long)c->orphans);
-        if (c->note[0]) smd_printf(out, "Note: %s.\n\n", c->note);
+        if (c->note[0]) { smd_printf(out, "Note: "); smd_text(out, c->note); smd_printf(out, ".\n\n"); }
         if (!c->n_iters) continue;
         smd_printf(out, "| Iteration | Label | Kernels | Avg (cycles) | Min | Max | Span (cycles) | GMAC/s |\n");
         smd_printf(out, "|---:|---|---:|---:|---:|---:|---:|---:|\n");

@@ -20,6 +20,7 @@
 #include "analyses/kernel_class_cache.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 #include "analyses/steps_retire.h"
 
 static const char *const PART_KEYS[N_PARTS] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
@@ -508,11 +509,11 @@ static void steps_render_md(const void *run, strbuf *out) {
     const int64_t *parts = d->nsteps ? d->mean_parts : d->run_parts;
     int64_t wall = d->nsteps ? d->mean_wall : d->hi - d->lo;
     md_printf(out, "## Step time breakdown\n\n");
-    if (d->nsteps)
-        md_printf(out, "%zu ProfilerStep ranges; mean step %.3f ms; slowest %s (%.3f ms).\n\n", d->nsteps,
-                  (double)wall / 1e6, d->steps[d->slowest].name,
-                  (double)(d->steps[d->slowest].end - d->steps[d->slowest].start) / 1e6);
-    else
+    if (d->nsteps) {
+        md_printf(out, "%zu ProfilerStep ranges; mean step %.3f ms; slowest ", d->nsteps, (double)wall / 1e6);
+        smd_cell(out, d->steps[d->slowest].name, strlen(d->steps[d->slowest].name), 200);   /* the trace's name */
+        md_printf(out, " (%.3f ms).\n\n", (double)(d->steps[d->slowest].end - d->steps[d->slowest].start) / 1e6);
+    } else
         md_printf(out, "No ProfilerStep ranges: the whole run (%.3f ms).\n\n", (double)wall / 1e6);
     md_printf(out, "| part | %s ms | share |\n|---|---:|---:|\n", d->nsteps ? "mean" : "run");
     for (int p = 0; p < N_PARTS; p++) {
