@@ -95,6 +95,10 @@ typedef struct analysis_config {
  * all n when that is 0 or cfg is NULL. Every section cuts every list it renders by this, and
  * says beside the list how many rows (and what totals) were left out. */
 size_t section_listed(const analysis_config *cfg, size_t n);
+/* Beside a list cut by section_listed: listed_key: listed and, when some of the n rows were
+ * left out, unlisted_key: {unit: how many}. */
+void section_render_cut(jw_out *w, const char *listed_key, const char *unlisted_key, const char *unit, size_t listed,
+                        size_t n);
 
 /* The finished results of the analyses registered before the one asking: analysis i's run
  * state is states[i] (NULL when it did not run). */
