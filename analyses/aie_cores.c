@@ -88,9 +88,8 @@ static aie_core *core_named(aie_cores_run *r, const char *tile, size_t n) {
 }
 
 static void *ac_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     aie_cores_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag;
+    if (r) r->diag = diag, r->settings = cfg;
     return r;
 }
 
@@ -354,7 +353,7 @@ static void ac_render(const void *run, jw_out *w) {
     const aie_cores_run *R = run;
     if (!R->n) { jw_null(w); return; }
     jw_array_open(w);
-    for (size_t i = 0; i < R->n; i++) {
+    for (size_t i = 0; i < section_listed(R->settings, R->n); i++) {   /* "cores" (number) counts them all */
         const aie_core *c = &R->cores[i];
         jw_object_open(w);
         jw_key(w, "tile");
@@ -370,9 +369,10 @@ static void ac_render(const void *run, jw_out *w) {
         jw_u64(w, (uint64_t)c->outliers);
         jw_key(w, "orphans");
         jw_u64(w, (uint64_t)c->orphans);
+        size_t listed = section_listed(R->settings, c->n_iters);
         jw_key(w, "iterations");
         jw_array_open(w);
-        for (size_t j = 0; j < c->n_iters; j++) {
+        for (size_t j = 0; j < listed; j++) {
             const aie_iter *it = &c->iters[j];
             jw_object_open(w);
             jw_key(w, "index");
@@ -395,6 +395,7 @@ static void ac_render(const void *run, jw_out *w) {
             jw_object_close(w);
         }
         jw_array_close(w);
+        section_render_cut(w, "iterations_listed", "iterations_unlisted", "iterations", listed, c->n_iters);
         jw_key(w, "note");
         if (c->note[0]) jw_string(w, c->note);
         else if (R->note[0]) jw_string(w, R->note);
@@ -409,8 +410,10 @@ static void ac_render_md(const void *run, strbuf *out) {
     const aie_cores_run *R = run;
     if (!R->n) return;
     smd_printf(out, "## AIE cores\n\n");
-    if (R->note[0]) smd_printf(out, "Note: %s.\n\n", R->note);
-    for (size_t i = 0; i < R->n; i++) {
+    if (R->note[0]) { smd_printf(out, "Note: "); smd_text(out, R->note); smd_printf(out, ".\n\n"); }
+    size_t tiles = section_listed(R->settings, R->n);
+    if (tiles < R->n) smd_printf(out, "The first %zu of %zu tiles (analysis_list_rows).\n\n", tiles, R->n);
+    for (size_t i = 0; i < tiles; i++) {
         const aie_core *c = &R->cores[i];
         smd_printf(out, "### Tile ");
         smd_cell(out, c->tile, strlen(c->tile), SMD_NO_LIMIT);
@@ -418,11 +421,12 @@ static void ac_render_md(const void *run, strbuf *out) {
         if (c->has_median) smd_printf(out, ", median %.1f cycles", c->median_cycles);
         smd_printf(out, "; dropped %llu duplicate markers, %llu outliers; %llu orphan markers ignored.\n\n",
                   (unsigned long long)c->duplicates, (unsigned long long)c->outliers, (unsigned long long)c->orphans);
-        if (c->note[0]) smd_printf(out, "Note: %s.\n\n", c->note);
+        if (c->note[0]) { smd_printf(out, "Note: "); smd_text(out, c->note); smd_printf(out, ".\n\n"); }
         if (!c->n_iters) continue;
         smd_printf(out, "| Iteration | Label | Kernels | Avg (cycles) | Min | Max | Span (cycles) | GMAC/s |\n");
         smd_printf(out, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
-        for (size_t j = 0; j < c->n_iters; j++) {
+        size_t listed = section_listed(R->settings, c->n_iters);
+        for (size_t j = 0; j < listed; j++) {
             const aie_iter *it = &c->iters[j];
             smd_printf(out, "| %zu | %s | %llu | %.1f | %lld | %lld | %lld | ", j, aie_label_name(it->label),
                       (unsigned long long)it->kernels, it->avg_cycles, (long long)it->min_cycles,
@@ -430,6 +434,7 @@ static void ac_render_md(const void *run, strbuf *out) {
             smd_value(out, it->gmacs, 3, it->has_gmacs);
             smd_printf(out, " |\n");
         }
+        if (listed < c->n_iters) smd_printf(out, "\n%zu more iterations (analysis_list_rows).\n", c->n_iters - listed);
         smd_printf(out, "\n");
     }
 }

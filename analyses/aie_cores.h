@@ -65,6 +65,7 @@ typedef struct aie_cores_run {
     aie_core *cores;
     size_t n, cap;
     aie_cfg cfg;
+    const analysis_config *settings; /* list_rows, read at render */
     diag_list *diag;
     bool any_events;
     uint64_t markers;                /* kept, all tiles */

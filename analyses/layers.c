@@ -56,6 +56,7 @@ typedef struct layers_file {
 
 typedef struct layers_run {
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     layers_file *acc;
     layer *v;
     size_t n, cap;
@@ -64,9 +65,8 @@ typedef struct layers_run {
 } layers_run;
 
 static void *layers_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     layers_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag;
+    if (r) r->diag = diag, r->cfg = cfg;
     return r;
 }
 
@@ -256,7 +256,8 @@ static void layers_render(const void *run, jw_out *w) {
     jw_key(w, "items");
     jw_array_open(w);
     size_t number = 0;
-    for (size_t i = 0; i < r->n && i < LISTED_LAYERS; i++) {
+    size_t listed = section_listed(r->cfg, r->n < LISTED_LAYERS ? r->n : LISTED_LAYERS);
+    for (size_t i = 0; i < listed; i++) {
         const kgroup *g = &r->v[i].g;
         number = i && r->v[i].source == r->v[i - 1].source ? number + 1 : 0;
         jw_object_open(w);
@@ -283,6 +284,7 @@ static void layers_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "listed", "unlisted", "layers", listed, r->n);
     jw_object_close(w);
 }
 

@@ -68,10 +68,10 @@ static void file_free(ops_file *f) {
 }
 
 static void *ops_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     ops_run *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->diag = diag;
+    r->cfg = cfg;
     r->pool.max_bytes = MAX_NAME_BYTES;
     return r;
 }
@@ -424,7 +424,8 @@ static void ops_render(const void *run, jw_out *w) {
     jw_int(w, (int64_t)r->norder);
     jw_key(w, "by_op");
     jw_array_open(w);
-    for (size_t i = 0; i < r->norder && i < TOP_LISTED; i++) {
+    size_t listed = section_listed(r->cfg, r->norder < TOP_LISTED ? r->norder : TOP_LISTED);
+    for (size_t i = 0; i < listed; i++) {
         const name_agg *a = &r->agg[r->order[i]];
         jw_object_open(w);
         jw_key(w, "name");
@@ -456,6 +457,7 @@ static void ops_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "listed", "unlisted", "operators", listed, r->norder);
     jw_object_close(w);
 }
 

@@ -12,6 +12,7 @@
 #include "analyses/ns_intervals.h"
 #include "analyses/ops_frames.h"
 #include "analyses/piece_log.h"
+#include "analyses/section.h"
 
 #define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
 #define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
@@ -140,6 +141,7 @@ static inline uint32_t ops_op_by_corr(const ops_file *f, uint64_t corr) {
 
 typedef struct ops_run {
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     ops_file *acc;           /* the file being joined */
     str_pool pool;
     name_agg *agg;

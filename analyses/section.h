@@ -85,10 +85,20 @@ typedef struct analysis_config {
     int64_t short_kernel_ns;           /* timeline: a kernel shorter than this is short (10 us) */
     const char *npu_reference_dir;     /* msprof reference durations; NULL: <run>/reference */
     const char *run_dir;               /* the run directory being analysed */
-    size_t list_rows;                  /* per-name tables (kernels.by_name, api.by_function) list
-                                        * at most this many rows, the busiest; the others are
-                                        * summed in `unlisted`. 0: every row */
+    size_t list_rows;                  /* every list of the document (kernels.by_name,
+                                        * api.by_function, npu_ops.items, steps.items, ...) shows
+                                        * at most this many rows (section_listed); the others are
+                                        * counted (and summed) beside it. 0: every row */
 } analysis_config;
+
+/* How many of a list's n rows the document (and report.md) shows: at most cfg->list_rows,
+ * all n when that is 0 or cfg is NULL. Every section cuts every list it renders by this, and
+ * says beside the list how many rows (and what totals) were left out. */
+size_t section_listed(const analysis_config *cfg, size_t n);
+/* Beside a list cut by section_listed: listed_key: listed and, when some of the n rows were
+ * left out, unlisted_key: {unit: how many}. */
+void section_render_cut(jw_out *w, const char *listed_key, const char *unlisted_key, const char *unit, size_t listed,
+                        size_t n);
 
 /* The finished results of the analyses registered before the one asking: analysis i's run
  * state is states[i] (NULL when it did not run). */

@@ -1,6 +1,7 @@
 /* section_registry: the table of section analyses (see section_registry.h). */
 #include "analyses/section_registry.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* One line per analysis, in document order; derived analyses after their inputs. */
@@ -52,4 +53,22 @@ bool section_number(const section_results *r, const char *key, const char *path,
         if (r->analyses[i] && !strcmp(r->analyses[i]->key, key))
             return r->states[i] && r->analyses[i]->number && r->analyses[i]->number(r->states[i], path, out);
     return false;
+}
+
+size_t section_listed(const analysis_config *cfg, size_t n) {
+    if (!cfg || !cfg->list_rows || cfg->list_rows >= n) return n;
+    return cfg->list_rows;
+}
+
+void section_render_cut(jw_out *w, const char *listed_key, const char *unlisted_key, const char *unit, size_t listed,
+                        size_t n) {
+    assert(listed <= n);
+    jw_key(w, listed_key);
+    jw_int(w, (int64_t)listed);
+    if (listed == n) return;
+    jw_key(w, unlisted_key);
+    jw_object_open(w);
+    jw_key(w, unit);
+    jw_int(w, (int64_t)(n - listed));
+    jw_object_close(w);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "api/http_send.h"
 #include "api/json_text.h"
 #include "api/webhooks.h"
 
@@ -286,7 +287,7 @@ enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *
     MHD_add_response_header(r, "Content-Type", "text/event-stream; charset=utf-8");
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    enum MHD_Result ret = http_queue(c, MHD_HTTP_OK, r);
     MHD_destroy_response(r);
     return ret;
 }

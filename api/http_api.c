@@ -236,7 +236,7 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
             http_common_headers(r);
             MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"goblind\"");
             http_note_status(MHD_HTTP_UNAUTHORIZED);
-            *ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
+            *ret = http_queue(c, MHD_HTTP_UNAUTHORIZED, r);
             MHD_destroy_response(r);
             return true;
         }
@@ -257,7 +257,7 @@ static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connectio
     http_common_headers(r);
     MHD_add_response_header(r, "Allow", "GET, HEAD");
     req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+    enum MHD_Result ret = http_queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
     MHD_destroy_response(r);
     return ret;
 }

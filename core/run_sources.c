@@ -2,6 +2,7 @@
  * from what each of the driver's jobs read (see run_job.h). */
 #include <stdio.h>
 
+#include "analyses/section_md.h"
 #include "core/run_job.h"
 
 static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
@@ -53,10 +54,10 @@ void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs,
     for (size_t i = 0; i < inv->n; i++) {
         uint64_t total = 0;
         for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
-        char line[1024];
-        int n = snprintf(line, sizeof line, "| %s | %s | %llu | %s | %zu |\n", inv->src[i].rel, inv->src[i].format->name,
-                         (unsigned long long)total, refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
-        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        strbuf_append(md, "| ", 2);
+        smd_text(md, inv->src[i].rel);                 /* a file name: anything but '/' and NUL */
+        smd_printf(md, " | %s | %llu | %s | %zu |\n", inv->src[i].format->name, (unsigned long long)total,
+                   refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
     }
     if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
     strbuf_putc(md, '\n');
