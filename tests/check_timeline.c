@@ -118,8 +118,7 @@ START_TEST(corr_map_matches_reference) {
             bool ok = corr_put(&m, k * 131072u, (int64_t)step, 0, 0);   /* keys sharing low bits */
             if (ref[k] >= 0 || count < CORR_MAP_MAX) {
                 ck_assert(ok);
-                if (ref[k] < 0) count++;
-                ref[k] = step;
+                if (ref[k] < 0) count++, ref[k] = step;   /* the earlier entry stays */
             } else {
                 ck_assert(!ok);
             }
@@ -297,6 +296,47 @@ START_TEST(timeline_idle_split_and_launch_delay) {
     ck_assert(!timeline_section.number(run, "run.host_wait_ns", &v));
     ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 0);
     timeline_section.close(run);
+}
+END_TEST
+
+/* A graph launch (one correlation id, kernels on two streams) matches its first kernel, in
+ * whichever order kernels and launch are read: stream 0 X [0,50), stream 1 Y [0,50), each with
+ * its own launch; the graph launch [60,70) runs G1 [100,150) on stream 1, G2 [200,260) on
+ * stream 0 and G3 [300,320) on stream 1. Expected by hand: delays 0 - (-10) = 10 twice and
+ * 100 - 70 = 30 (count 3, max 30); stream 1's gap [50,100) is host_wait (its next island was
+ * launched at 60, after 50), stream 0's gap [50,200) is not (no launch known for G2). A tie
+ * (G1 and G2 both starting at 100) goes to the kernel read first. */
+START_TEST(timeline_graph_launch_first_kernel) {
+    record x = kernel_c(1, 0, 50), y = kernel_c(2, 0, 50), g1 = kernel_c(9, 100, 150), g2 = kernel_c(9, 200, 260),
+           g3 = kernel_c(9, 300, 320);
+    y.stream = g1.stream = g3.stream = 1;
+    record lx = launch(1, -20, -10), ly = launch(2, -20, -10), lg = launch(9, 60, 70);
+    record orders[4][8] = {
+        {lx, ly, lg, x, y, g1, g2, g3},   /* launches first, kernels in time order */
+        {x, y, g1, g2, g3, lx, ly, lg},   /* kernels first (one source), time order */
+        {x, y, g3, g2, g1, lx, ly, lg},   /* kernels first, reversed */
+        {x, y, g3, g2, g1, lx, ly, lg},   /* the same, kernels and launches in two sources */
+    };
+    for (int c = 0; c < 4; c++) {
+        void *run = run_analysis(&timeline_section, orders[c], 8, c == 3 ? 2 : 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 3);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.max_ns"), 30);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.1.host_wait_ns"), 50);
+        double v = -1;
+        ck_assert(!timeline_section.number(run, "streams.0.host_wait_ns", &v) || v == 0);
+        timeline_section.close(run);
+    }
+    /* the tie: G1 on stream 1 and G2 on stream 0 both start at 100 */
+    g2.start_ns = 100, g2.end_ns = 160;
+    record tie[2][8] = {{x, y, g2, g1, g3, lx, ly, lg}, {lx, ly, lg, x, y, g2, g1, g3}};
+    for (int c = 0; c < 2; c++) {
+        void *run = run_analysis(&timeline_section, tie[c], 8, 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 3);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.0.host_wait_ns"), 50);   /* G2, read first */
+        double v = -1;
+        ck_assert(!timeline_section.number(run, "streams.1.host_wait_ns", &v) || v == 0);
+        timeline_section.close(run);
+    }
 }
 END_TEST
 
@@ -586,6 +626,7 @@ int main(void) {
     tcase_add_test(tc, report_md_parts);
     tcase_add_test(tc, idle_split_matches_brute_force);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
+    tcase_add_test(tc, timeline_graph_launch_first_kernel);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, timeline_ranks_are_lanes);
     tcase_add_test(tc, random_records_hold_invariants);
