@@ -543,6 +543,31 @@ START_TEST(random_records_hold_invariants) {
 END_TEST
 
 /* Class totals sum to the total, kernels' to the kernel total, whatever the split. */
+/* Barrier packets are their own class, not kernels: kernel A [0,100), "<barrier packet>"
+ * [100,300) on the same queue, kernel B [300,400). By hand: the timeline's busy and compute
+ * are A and B (200 of a 400 span, idle 200); classes: barrier 1 call / 200 ns, kernels 2 /
+ * 200 ns, total 400. */
+START_TEST(barrier_packets_are_not_kernels) {
+    ck_assert_str_eq(kernel_class_key(kernel_class_of("<barrier packet>", 16)), "barrier");
+    ck_assert(kernel_is_barrier("<Barrier Packet>", 16) && !kernel_is_barrier("barrier_kernel", 14));
+    record recs[3] = {op(REC_KERNEL_DISPATCH, "Cijk_x", 0, 0, 0, 100), op(REC_KERNEL_DISPATCH, "<barrier packet>", 0, 0, 100, 300),
+                      op(REC_KERNEL_DISPATCH, "Cijk_y", 0, 0, 300, 400)};
+    void *run = run_analysis(&timeline_section, recs, 3, 1, NULL);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.compute_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.idle_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "short_kernels.count"), 0);
+    timeline_section.close(run);
+    run = run_analysis(&classes_section, recs, 3, 1, NULL);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "by_class.barrier.calls"), 1);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "by_class.barrier.total_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "kernel_calls"), 2);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "kernel_total_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "total_ns"), 400);
+    classes_section.close(run);
+}
+END_TEST
+
 START_TEST(classes_sum_to_total) {
     enum { N = 500 };
     static record recs[N];
@@ -631,6 +656,7 @@ int main(void) {
     tcase_add_test(tc, timeline_ranks_are_lanes);
     tcase_add_test(tc, random_records_hold_invariants);
     tcase_add_test(tc, classes_sum_to_total);
+    tcase_add_test(tc, barrier_packets_are_not_kernels);
     tcase_add_test(tc, recommendations_rules);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
