@@ -12,6 +12,7 @@
     X(api_section)                 \
     X(allocations_section)         \
     X(telemetry_section)           \
+    X(counters_section)            \
     /* npu (issue 13) */           \
     X(npu_ops_analysis)            \
     X(npu_hotspots_analysis)       \

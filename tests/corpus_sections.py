@@ -4,12 +4,15 @@ computation in plain Python (csv / sqlite3 / json modules), never goblind's own 
 
 - kernels: legacy rocprof `results.stats.csv` with `<barrier packet>` rows: the barrier rows are
   counted apart (`barrier_packets`), the kernel totals are the other rows';
+- counters: every rocprofv3 `*counter_collection.csv` of the corpus and the fixtures: per
+  (Kernel_Name, Counter_Name) the rows, sum, mean, min and max of Counter_Value;
 
 A file missing from the corpus skips its check (exit 77 when every one is missing).
 
 usage: corpus_sections.py SECTION_TOOL SHARED_DIR"""
 import csv
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -63,8 +66,42 @@ def barrier_stats():
     print(f"ok {path.name}: {len(barrier)} barrier row(s), {len(kernels)} kernel names")
 
 
+def counter_csvs():
+    files = sorted(CORPUS.rglob("*counter_collection.csv")) + sorted((SHARED / "fixtures").rglob("*counter_collection.csv"))
+    for path in files:
+        if not present(path):
+            continue
+        want = {}
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                v = float(r["Counter_Value"])
+                w = want.setdefault((r["Kernel_Name"], r["Counter_Name"]), [0, 0.0, v, v])
+                w[0] += 1
+                w[1] += v
+                w[2] = min(w[2], v)
+                w[3] = max(w[3], v)
+        c = doc(("rocprof-counter-csv", path))["counters"]
+        same(c["values"], sum(w[0] for w in want.values()), f"{path.name}: values")
+        same(c["pairs"], len(want), f"{path.name}: pairs")
+        got = {(e["kernel"], e["counter"]): e for e in c["by_kernel_counter"]}
+        same(set(got), set(want), f"{path.name}: (kernel, counter) pairs listed")
+        for key, (n, total, lo, hi) in want.items():
+            e = got.get(key)
+            if not e:
+                continue
+            same(e["dispatches"], n, f"{path.name}: {key} dispatches")
+            check(math.isclose(e["sum"], total, rel_tol=1e-12, abs_tol=1e-9), f"{path.name}: {key} sum", f"{e['sum']} != {total}")
+            check(math.isclose(e["mean"], total / n, rel_tol=1e-12, abs_tol=1e-9), f"{path.name}: {key} mean")
+            same((e["min"], e["max"]), (lo, hi), f"{path.name}: {key} min/max")
+        order = [(-w[0], k) for k, w in want.items()]
+        same([(e["kernel"], e["counter"]) for e in c["by_kernel_counter"]], [k for _, k in sorted(order)],
+             f"{path.name}: order (dispatches, kernel, counter)")
+        print(f"ok {path.name}: {len(want)} (kernel, counter) pairs")
+
+
 def main():
     barrier_stats()
+    counter_csvs()
     if failures:
         print("\n".join(failures))
         return 1
