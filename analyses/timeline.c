@@ -158,9 +158,13 @@ static bool tl_consume(void *st, const record *r) {
         }
     }
     int group = k == KC_COMMUNICATION ? TL_COMM : (k == KC_MEMCPY || k == KC_MEMSET) ? TL_MEMCPY : TL_COMPUTE;
-    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start unless it reaches into retired time */
-    if (kept != start) launch = IV_NO_LAUNCH;
-    if (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH))
+    bool late = s->retire_times && start < s->cut;                  /* reaches into retired time */
+    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start, or the cut when late */
+    if (late) launch = IV_NO_LAUNCH;
+    /* a late operation ending at or below the cut was folded whole (a late instant splits no
+     * gap: the gaps below the cut are counted) */
+    if ((!late || end > kept) &&
+        (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH)))
         return false;
     tl_note_start(s, start);
     if (start < l->first_start) l->first_start = start;

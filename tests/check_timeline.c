@@ -340,6 +340,35 @@ START_TEST(timeline_graph_launch_first_kernel) {
 }
 END_TEST
 
+/* Zero-duration operations split idle gaps (HTA's rule): [0,100), an instant at 200, [300,400),
+ * an instant at 400 (touching: no gap) and one at 500 with a launch at 450 (after the gap began
+ * at 400: host_wait). By hand: busy 200, span 500, idle 300, gaps 3 (100-200, 200-300,
+ * 400-500), host_wait 100, operations 5; the same with the records reversed. */
+START_TEST(timeline_instants_split_gaps) {
+    record fwd[6] = {op(REC_KERNEL_DISPATCH, "Cijk_a", 0, 0, 0, 100), op(REC_KERNEL_DISPATCH, "Cijk_b", 0, 0, 200, 200),
+                     op(REC_KERNEL_DISPATCH, "Cijk_c", 0, 0, 300, 400), op(REC_MEMSET, NULL, 0, 0, 400, 400),
+                     launch(5, 450, 460), kernel_c(5, 500, 500)};
+    record rev[6];
+    for (int i = 0; i < 6; i++) rev[i] = fwd[5 - i];
+    const record *cases[2] = {fwd, rev};
+    for (int c = 0; c < 2; c++) {
+        void *run = run_analysis(&timeline_section, cases[c], 6, 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 200);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.span_ns"), 500);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.idle_ns"), 300);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.host_wait_ns"), 100);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.operations"), 5);
+        strbuf b = {0};
+        jw_out w;
+        jw_begin(&w, &b, 0);
+        timeline_section.render(run, &w);
+        ck_assert_ptr_nonnull(strstr(b.data, "\"idle_gaps\":3,"));
+        strbuf_free(&b);
+        timeline_section.close(run);
+    }
+}
+END_TEST
+
 /* host_wait / kernel_wait against brute force: random kernels on one lane, half with a
  * launch call (random times), kernels and launches in random order and split into 1-3
  * sources. Expected: islands from a bitmap; an island's launch is the earliest known launch
@@ -652,6 +681,7 @@ int main(void) {
     tcase_add_test(tc, idle_split_matches_brute_force);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
     tcase_add_test(tc, timeline_graph_launch_first_kernel);
+    tcase_add_test(tc, timeline_instants_split_gaps);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, timeline_ranks_are_lanes);
     tcase_add_test(tc, random_records_hold_invariants);

@@ -6,15 +6,20 @@ computation in plain Python (csv / sqlite3 / json modules), never goblind's own 
   counted apart (`barrier_packets`), the kernel totals are the other rows';
 - counters: every rocprofv3 `*counter_collection.csv` of the corpus and the fixtures: per
   (Kernel_Name, Counter_Name) the rows, sum, mean, min and max of Counter_Value;
+- timeline: a 2021 Kineto trace at microsecond resolution with zero-duration kernels and
+  memsets: per stream, the idle gaps between busy islands where a zero-duration operation is an
+  instant that splits a gap (HTA's rule), the busy time, the operations;
 
 A file missing from the corpus skips its check (exit 77 when every one is missing).
 
 usage: corpus_sections.py SECTION_TOOL SHARED_DIR"""
 import csv
+import gzip
 import json
 import math
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 TOOL, SHARED = sys.argv[1], Path(sys.argv[2])
@@ -99,9 +104,43 @@ def counter_csvs():
         print(f"ok {path.name}: {len(want)} (kernel, counter) pairs")
 
 
+def zero_duration_gaps():
+    path = CORPUS / "found" / "kineto_tb_resnet50_nw4_worker0.1623212756351.pt.trace.json.gz"
+    if not present(path):
+        return
+    with gzip.open(path, "rt") as f:
+        data = json.load(f)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    lanes = {}
+    for e in events:
+        if e.get("ph") == "X" and str(e.get("cat", "")).lower() in ("kernel", "memcpy", "memset", "gpu_memcpy", "gpu_memset"):
+            a = int(Decimal(str(e["ts"])) * 1000)   # exact: ts * 1000 is past 2^53
+            lanes.setdefault(int(e["args"].get("stream", e["tid"])), []).append((a, a + int(Decimal(str(e["dur"])) * 1000)))
+    zero = sum(1 for v in lanes.values() for a, b in v if a == b)
+    tl = doc(("torch-trace-json", path))["timeline"]
+    got = {s["stream"]: s for s in tl["streams"]}
+    same(set(got), set(lanes), f"{path.name}: streams")
+    for stream, ivs in lanes.items():
+        islands = []
+        for a, b in sorted(ivs):   # HTA: a zero-duration operation is an instant; touching merges
+            if islands and a <= islands[-1][1]:
+                islands[-1][1] = max(islands[-1][1], b)
+            else:
+                islands.append([a, b])
+        st = got.get(stream)
+        if not st:
+            continue
+        same(st["idle_gaps"], len(islands) - 1, f"{path.name}: stream {stream} idle gaps")
+        same(st["busy_ns"], sum(b - a for a, b in islands), f"{path.name}: stream {stream} busy")
+        same(st["operations"], len(ivs), f"{path.name}: stream {stream} operations")
+    check(zero > 0, f"{path.name}: has zero-duration operations")
+    print(f"ok {path.name}: {zero} zero-duration operations, gaps per stream as HTA counts them")
+
+
 def main():
     barrier_stats()
     counter_csvs()
+    zero_duration_gaps()
     if failures:
         print("\n".join(failures))
         return 1
