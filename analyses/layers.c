@@ -6,7 +6,8 @@
  * and holds both attention-class and GEMM-class work (analyses/kernel_class.h). A group that
  * meets attention work again after attention and GEMM work (a graph launch of a whole
  * model) is cut there: each layer is then its attention kernels and the work after them up
- * to the next attention (the first holds what came before too). Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
+ * to the next attention (the first holds what came before too, the last what comes after),
+ * and each such segment with attention and GEMM work is a layer whatever its size. Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
  * (first start to last end), kernel time (sum of durations), attention and GEMM time.
  * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
 #include <stddef.h>
@@ -99,7 +100,12 @@ static int64_t finished_before(int64_t newest) {
     return newest > INT64_MIN + LAYER_FINISHED_NS ? newest - LAYER_FINISHED_NS : INT64_MIN;
 }
 
-static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS && k->attention && k->gemm; }
+/* A layer: attention and GEMM work, and at least LAYER_MIN_KERNELS kernels unless the group was
+ * cut at attention kernels (a graph launch of a whole model: each segment, the rest after the
+ * last cut included, is one layer whatever its size — a small model's layers are small). */
+static bool qualifies(const kgroup *k) {
+    return k->attention && k->gemm && (k->segment || k->kernels >= LAYER_MIN_KERNELS);
+}
 
 /* A group that meets an attention kernel after attention and then GEMM work spans several
  * layers (a graph launch of a whole model): the segment so far is cut off as one (kept when
@@ -108,6 +114,7 @@ static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS 
 static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
     uint32_t i = id_map_get(&g->index, key);
     if (i == ID_MAP_NONE || !g->v[i].gemm_since_attention) return true;
+    g->v[i].segment = true;   /* the group is cut: the segment so far is one layer */
     if (qualifies(&g->v[i])) {
         if (f->ncut >= MAX_LAYERS) {
             f->cut_dropped++;
@@ -121,7 +128,7 @@ static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
             f->cut[f->ncut++] = g->v[i];
         }
     }
-    g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN};
+    g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN, .segment = true};
     return true;
 }
 

@@ -148,6 +148,10 @@ typedef struct ops_run {
     size_t capagg;
     uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
     uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
+    /* why the unattributed kernels are (they sum to unattributed with pending_dropped): no id or
+     * no time; ids naming no operator kept (also those of operators past the bounds); an
+     * operator name the run's name pool could not take */
+    uint64_t no_id, no_operator, name_bound;
     size_t spans;
     bool any_op, oom;
     size_t *order;           /* finish: name ids by kernel time, descending */

@@ -13,6 +13,7 @@
     X(api_section)                 \
     X(allocations_section)         \
     X(telemetry_section)           \
+    X(counters_section)            \
     /* NPU operators and AIE cores */ \
     X(npu_ops_analysis)            \
     X(npu_hotspots_analysis)       \

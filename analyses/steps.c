@@ -167,9 +167,12 @@ static bool steps_consume(void *src, const record *r) {
     }
     int part;
     switch (r->type) {
-    case REC_KERNEL_DISPATCH:
-        part = kcc_class_of(&s->classes, r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
+    case REC_KERNEL_DISPATCH: {
+        kernel_class c = kcc_class_of(&s->classes, r->name, r->name_len);
+        if (c == KC_BARRIER) return true;   /* a queue waiting on a barrier packet: no GPU work */
+        part = c == KC_COMMUNICATION ? P_COMM : P_KERNEL;
         break;
+    }
     case REC_MEMORY_COPY: part = P_MEMCPY; break;
     case REC_MEMSET: part = P_MEMSET; break;
     case REC_API_CALL: part = P_RUNTIME; break;

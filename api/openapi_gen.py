@@ -27,7 +27,7 @@ DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "
          "description": "null on a side whose parse did not measure the number; delta null then too"}
 
 KERNEL_CLASSES = ["gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-                  "convolution", "other"]
+                  "convolution", "barrier", "other"]
 CLASS_DELTA = {"type": "object", "additionalProperties": False,
                "required": ["base_seconds", "candidate_seconds", "delta_seconds", "ratio"],
                "properties": {"base_seconds": NUM_OR_NULL, "candidate_seconds": NUM_OR_NULL,

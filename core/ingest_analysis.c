@@ -9,7 +9,7 @@
 
 const char *const INGEST_CLASS_KEYS[INGEST_KERNEL_CLASSES] = {
     "gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-    "convolution", "other"};
+    "convolution", "barrier", "other"};
 
 #define CLASS_GAUGE(k) "classes.by_class." k ".total_ns"
 const char *const INGEST_GAUGE_NAMES[IG_COUNT] = {
@@ -31,7 +31,8 @@ const char *const INGEST_GAUGE_NAMES[IG_COUNT] = {
     [IG_CLASS_FIRST + 6] = CLASS_GAUGE("reduction"),
     [IG_CLASS_FIRST + 7] = CLASS_GAUGE("normalization"),
     [IG_CLASS_FIRST + 8] = CLASS_GAUGE("convolution"),
-    [IG_CLASS_FIRST + 9] = CLASS_GAUGE("other"),
+    [IG_CLASS_FIRST + 9] = CLASS_GAUGE("barrier"),
+    [IG_CLASS_FIRST + 10] = CLASS_GAUGE("other"),
 };
 
 int ingest_gauge_index(const char *name) {

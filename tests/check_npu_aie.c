@@ -228,6 +228,40 @@ START_TEST(aie_tiles_are_bounded) {
 }
 END_TEST
 
+/* Events of a pid read before its process_name are on the labelled tile, not on "pid N":
+ * pid 0's first two kernels come before its label, the third after; pid 1 is labelled first.
+ * By hand: tile 2,0 has 3 kernels of 100 cycles, tile 3,0 one of 50, no "pid 0" core. A pid
+ * that never gets a label stays "pid 7". */
+START_TEST(aie_label_after_events) {
+    const char *trace =
+        "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"core_trace for tile3,0\"}},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 100, \"ph\": \"E\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 200, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 300, \"ph\": \"E\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 1, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 50, \"ph\": \"E\", \"pid\": 1, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 7, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 10, \"ph\": \"E\", \"pid\": 7, \"tid\": 0},\n"
+        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"core_trace for tile2,0\"}},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 400, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 500, \"ph\": \"E\", \"pid\": 0, \"tid\": 0}]\n";
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 3);
+    json_t *c0 = json_array_get(cores, 0), *c1 = json_array_get(cores, 1), *c2 = json_array_get(cores, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(c0, "tile")), "2,0");
+    CLOSE(num(json_object_get(c0, "kernels")), 3);
+    CLOSE(num(json_object_get(c0, "median_cycles")), 100);
+    ck_assert_str_eq(json_string_value(json_object_get(c1, "tile")), "3,0");
+    CLOSE(num(json_object_get(c1, "kernels")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(c2, "tile")), "pid 7");
+    doc_free(&d);
+}
+END_TEST
+
 TCase *npu_aie_tcase(void) {
     TCase *a = tcase_create("aie");
     tcase_add_test(a, aie_pairing_edge_cases);
@@ -235,5 +269,6 @@ TCase *npu_aie_tcase(void) {
     tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
     tcase_add_test(a, aie_bad_input_is_named);
     tcase_add_test(a, aie_tiles_are_bounded);
+    tcase_add_test(a, aie_label_after_events);
     return a;
 }

@@ -29,7 +29,7 @@ SHARED = Path(sys.argv[2])
 ONLY = sys.argv[3:]
 ROCPROF_JSON = SHARED / "fixtures" / "rocprofv3" / "rocprofv3_908_results.json.gz"
 CLASSES = ["gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-           "convolution", "other"]
+           "convolution", "barrier", "other"]
 
 
 def scrape(d):
