@@ -109,6 +109,6 @@ CSV_ROWS_FORMAT(rocprof_kernel_stats_csv_parser, "rocprof-kernel-stats-csv", KER
 CSV_ROWS_FORMAT(rocprof_api_stats_csv_parser, "rocprof-api-stats-csv", API_SPEC, API_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_copy_stats_csv_parser, "rocprof-memory-copy-stats-csv", COPY_SPEC, COPY_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_domain_stats_csv_parser, "rocprof-domain-stats-csv", DOMAIN_SPEC, DOMAIN_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time")
+CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (ns)")
 CSV_ROWS_FORMAT(nsys_mem_time_sum_csv_parser, "nsys-cuda-gpu-mem-time-sum-csv", NSYS_MEM_SPEC, NSYS_MEM_NAMES,
-                "Total Time")
+                "Total Time (ns)")
