@@ -36,6 +36,10 @@ static bool fan_out(void *user, const record *r) {
         j->names_cut++;
     }
     if ((unsigned)r->type < REC_TYPE_COUNT) j->counts[r->type]++;
+    if (j->withheld & REC_BIT(r->type)) {        /* another source of the run delivers this family */
+        j->dropped_kernels++;
+        return true;
+    }
     int rank;
     if (record_rank(r, &rank)) j->meta_rank = rank;
     bool kernel_type = (JOB_KERNEL_TYPES & REC_BIT(r->type)) != 0;
@@ -202,11 +206,27 @@ void job_read_pair(job *a, job *b) {
 #define SPLIT_BESIDE 2u                  /* see the scheduling in run_analyze */
 #define FOLLOW_MAX 4u                    /* small files read on a split read's tail thread */
 
+/* Whether a source without kernels may carry records of the families the source choice
+ * covers (API calls, annotations, allocations, counters, copies): its format says it emits
+ * some, or does not say (telemetry never does). */
+static bool may_carry_family(const inventory_source *s) {
+    if (s->format->kind == ARTEFACT_TELEMETRY) return false;
+    return !s->format->emits || (s->format->emits & JOB_FAMILY_TYPES);
+}
+
 /* May source s be read whole on the tail thread of the split read of file f, before the cut
  * is chosen (core/run_split), rather than alone after it: small beside f (an eighth at most)
- * and carrying no kernels, so no kernel source choice waits on it (telemetry). */
+ * and carrying no kernels, so no kernel source choice waits on it (telemetry), nor, when f
+ * carries kernels, records whose delivery depends on what f gives (may_carry_family). */
 static bool follows(const inventory_source *s, const inventory_source *f) {
-    return !s->kernel_source && s->size <= f->size / 8;
+    return !s->kernel_source && s->size <= f->size / 8 && (!f->kernel_source || !may_carry_family(s));
+}
+
+/* The record families a source without kernels is not delivered: those the chosen kernel
+ * family has delivered already (seen), so that a rocpd database's API calls and the
+ * hip_api_trace.csv written beside it are not counted twice. */
+static unsigned withheld_for(const inventory_source *s, unsigned seen) {
+    return s->kernel_source ? 0u : seen & JOB_FAMILY_TYPES;
 }
 
 /* May source j be read in ordered chunks: asked for (opt->chunk_bytes; off by default — on two
@@ -243,6 +263,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
     bool host_trace = false;                    /* the host analyses' kernels come from it */
     for (size_t i = 0; i < inv->n; i++) host_trace |= inv->src[i].kernel_source && !inv->src[i].device_clock;
     uint64_t device_dispatches = 0;
+    unsigned family_seen = 0;                   /* record types the chosen kernel family delivered */
     for (size_t i = 0; ok && i < inv->n; i++) {
         const inventory_source *s = &inv->src[i];
         refs[i] = (source_ref){.index = i, .path = s->rel, .format = s->format->name, .rank = s->rank,
@@ -251,6 +272,10 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         refs[i].host_kernels_chosen = !s->kernel_source || !s->device_clock || (!host_trace && s->format == family);
         jobs[i] = (job){.an = an, .n_an = n_an, .inv = s, .ref = &refs[i],
                         .parse = s->extra_root ? &unconfined : &opt->parse, .tap = opt->tap};
+        /* another device-clock family of the same run (a legacy rocprof results.json beside
+         * its results.db): none of its records of the chosen families either */
+        if (s->kernel_source && s->device_clock && s->format != family)
+            jobs[i].withheld = JOB_FAMILY_TYPES & ~JOB_KERNEL_TYPES;
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
     chunked_options chunks = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
@@ -274,6 +299,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             speculative = depends;
             if (!depends || inv->src[i].size > 0) b = &jobs[i + 1];
             else speculative = false;
+            /* a source without kernels learns what the kernel sources delivered first */
+            if (inv->src[i].kernel_source && !t->kernel_source && may_carry_family(t)) b = NULL, speculative = false;
         }
         /* A file that splits (b with its kernel choice as just set) takes both threads: alone
          * when its neighbour splits too or there is none (the neighbour is read next), else
@@ -292,6 +319,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         while (split && n_pre < 1 + FOLLOW_MAX && i + n < inv->n && follows(&inv->src[i + n], split->inv))
             pre[n_pre++] = &jobs[i + n++];
         job *last = &jobs[i + n - 1];
+        for (job *j = a; j <= last; j++) j->withheld |= withheld_for(j->inv, family_seen);
         for (job *j = a; ok && j <= last; j++) ok = job_open(j, run);
         if (!ok) break;
         for (job *j = a; opt->tap && j <= last; j++)   /* RunMetrics' readings ride on these reads (run_ingest) */
@@ -299,7 +327,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         for (size_t k = i; k <= i + (b ? 1 : 0); k++) {
             tail_refs[k] = refs[k];
             tail_refs[k].piece = 1;
-            tails[k] = (job){.an = an, .n_an = n_an, .inv = jobs[k].inv, .ref = &tail_refs[k], .parse = jobs[k].parse};
+            tails[k] = (job){.an = an, .n_an = n_an, .inv = jobs[k].inv, .ref = &tail_refs[k], .parse = jobs[k].parse,
+                             .withheld = jobs[k].withheld};
         }
         /* a large file not read in two pieces is read in ordered chunks: two parsing
          * workers alone, one beside a neighbour read at the same time (six threads on two
@@ -340,6 +369,9 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 for (size_t k = 0; k < t->diag.count; k++) diag_add(&j->diag, "%s", t->diag.items[k]);
             }
             if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
+            for (unsigned t = 0; j->inv->kernel_source && j->ref->kernels_chosen && t < REC_TYPE_COUNT; t++)
+                if (j->counts[t] && (REC_BIT(t) & (j->inv->device_clock ? JOB_FAMILY_TYPES : JOB_KERNEL_TYPES)))
+                    family_seen |= REC_BIT(t);
             for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
             out->sources_read++;
         }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/artefact_reader.h"
+#include "parsers/csv_columns.h"
 #include "parsers/gunzip.h"
 #include "parsers/parser_registry.h"
 
@@ -86,42 +87,109 @@ static int cmp_sources(const void *a, const void *b) {
     return strcmp(x->rel, y->rel);
 }
 
-/* Claims one regular file (rel names it, relative to the run directory). */
+/* The name a format's sniff() sees when only the content may speak: the file's extension
+ * (".csv", ".json", ".db") on a neutral stem, so no format recognises its own file names. */
+static void content_name(const char *sniff_name, char *out, size_t cap) {
+    const char *ext = strrchr(sniff_name, '.');
+    snprintf(out, cap, "x%s", ext && strlen(ext) < 12 ? ext : "");
+}
+
+/* Extensions of files that look like profiler output: one no format reads is listed as
+ * unrecognised (other files of a run directory — logs, checkpoints, scripts — are not). */
+static bool data_extension(const char *sniff_name) {
+    static const char *const EXT[] = {".csv", ".json", ".db", ".sqlite", ".tsv", NULL};
+    for (const char *const *e = EXT; *e; e++)
+        if (ends_with(sniff_name, *e)) return true;
+    return false;
+}
+
+/* What a file no format reads seems to be, when its first bytes say so: a known shape that
+ * holds nothing a format can use (per-name totals of another tool), for the warning. */
+static const char *known_unread(const head_buf *h) {
+    static const struct { const char *a, *b, *what; } SHAPES[] = {
+        {"Time(%)", "Calls", "an nvprof summary (`nvprof --csv` without `--print-gpu-trace`: per-name totals, no "
+                             "dispatches; rerun with --print-gpu-trace for a trace goblind reads)"},
+        {"Count", "Avg Time(us)", "an msprof op_statistic table (msprof's own per-operator totals; its op_summary_*.csv "
+                                  "holds the operators)"},
+    };
+    for (size_t i = 0; i < sizeof SHAPES / sizeof *SHAPES; i++)
+        if (csv_head_has(h->b, h->n, SHAPES[i].a) && csv_head_has(h->b, h->n, SHAPES[i].b)) return SHAPES[i].what;
+    return NULL;
+}
+
+/* Lists a file no format's content test accepts (when it looks like profiler output, or a
+ * format's name pattern claimed it), with the warning the sources section shows. */
+static bool add_unrecognised(run_inventory *inv, const char *rel, uint64_t size, const head_buf *h, const char *named) {
+    if (inv->n_unrec == INVENTORY_MAX_UNRECOGNISED) return true;
+    if (inv->n_unrec == inv->cap_unrec) {
+        size_t nc = inv->cap_unrec ? inv->cap_unrec * 2 : 8;
+        inventory_unrecognised *nu = realloc(inv->unrec, nc * sizeof *nu);
+        if (!nu) return false;
+        inv->unrec = nu;
+        inv->cap_unrec = nc;
+    }
+    char first[81];                       /* the first line, printable ASCII only */
+    size_t k = 0;
+    for (size_t i = 0; i < h->n && k + 1 < sizeof first && h->b[i] != '\n' && h->b[i] != '\r'; i++)
+        first[k++] = h->b[i] >= 0x20 && h->b[i] < 0x7f ? (char)h->b[i] : '?';
+    first[k] = 0;
+    const char *what = known_unread(h);
+    inventory_unrecognised *u = &inv->unrec[inv->n_unrec];
+    u->size = size;
+    u->rel = strdup(rel);
+    u->why = NULL;
+    int rc = what ? asprintf(&u->why, "%s: unrecognised, not read: %s", rel, what)
+             : named ? asprintf(&u->why, "%s: unrecognised, not read: named like %s files, but its content is not "
+                                "(%s%s%s)", rel, named, h->n ? "first line \"" : "empty or unreadable",
+                                first, h->n ? "\"" : "")
+             : asprintf(&u->why, "%s: unrecognised, not read: no format reads its content (%s%s%s)", rel,
+                        h->n ? "first line \"" : "empty or unreadable", first, h->n ? "\"" : "");
+    if (rc < 0) u->why = NULL;
+    if (!u->rel || !u->why) { free(u->rel); free(u->why); return false; }
+    inv->n_unrec++;
+    return true;
+}
+
+/* Claims one regular file (rel names it, relative to the run directory). Content decides:
+ * every format's sniff() is asked about the first bytes under a neutral name (the file's
+ * extension only) and, when it accepts them (>= INVENTORY_SNIFF_ACCEPT) and the format has
+ * one, its sniff_file() about the file itself; the highest score wins, and a format whose
+ * name pattern matches the file only breaks ties (then registry order). A file no format
+ * accepts is listed as unrecognised. */
 static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
                      const char *confine_root) {
     uint64_t sz, ino;
     int64_t mt;
     if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return true;
     const artefact_parser *best = NULL;
-    const char *found_by = NULL;
+    const char *found_by = NULL, *named = NULL;
     int best_score = -1;
+    bool best_named = false;
     head_buf h;
-    bool have_head = false;
+    read_head(path, &h);
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-    char sniff_name[256];
+    char sniff_name[256], neutral[16];
     snprintf(sniff_name, sizeof sniff_name, "%s", base);
     if (ends_with(sniff_name, ".gz")) sniff_name[strlen(sniff_name) - 3] = 0;
+    content_name(sniff_name, neutral, sizeof neutral);
     for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
         const artefact_parser *p = *pp;
-        if (!p->open_records || !p->names) continue;
+        if (!p->open_records) continue;
         const char *pat = NULL;
-        for (const char *const *n = p->names; *n && !pat; n++)
+        for (const char *const *n = p->names; n && *n && !pat; n++)
             if (pattern_matches(*n, rel)) pat = *n;
-        if (!pat) continue;
-        if (!have_head) { read_head(path, &h); have_head = true; }
-        int score = p->sniff(ends_with(base, ".gz") && h.n ? sniff_name : base, h.b, h.n);
-        if (score > best_score) { best = p; best_score = score; found_by = pat; }
-    }
-    if (!best) {                          /* no name claims it: content alone, when sure */
-        if (!have_head) read_head(path, &h);
-        for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
-            const artefact_parser *p = *pp;
-            if (!p->open_records) continue;
-            int score = p->sniff(sniff_name, h.b, h.n);
-            if (score >= INVENTORY_SNIFF_SURE && score > best_score) { best = p; best_score = score; found_by = "sniff"; }
+        if (pat && !named) named = p->name;
+        int score = h.n ? p->sniff(neutral, h.b, h.n) : 0;
+        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file) score = p->sniff_file(path);
+        if (score < INVENTORY_SNIFF_ACCEPT) continue;
+        if (!best || score > best_score || (score == best_score && pat && !best_named)) {
+            best = p;
+            best_score = score;
+            best_named = pat != NULL;
+            found_by = pat ? pat : "sniff";
         }
     }
-    if (!best) return true;
+    if (!best) return named || data_extension(sniff_name) ? add_unrecognised(inv, rel, size, &h, named) : true;
     if (inv->n == INVENTORY_MAX_SOURCES) {    /* counted; one warning when the scan ends */
         inv->sources_over++;
         return true;
@@ -247,6 +315,7 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
                  INVENTORY_MAX_SOURCES);
     if (!ok) { run_inventory_free(out); return false; }
     if (out->n) qsort(out->src, out->n, sizeof *out->src, cmp_sources);
+    for (size_t i = 0; i < out->n_unrec; i++) diag_add(diag, "%s", out->unrec[i].why);
     return true;
 }
 
@@ -318,5 +387,7 @@ uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root)
 void run_inventory_free(run_inventory *inv) {
     for (size_t i = 0; i < inv->n; i++) { free(inv->src[i].rel); free(inv->src[i].path); }
     free(inv->src);
+    for (size_t i = 0; i < inv->n_unrec; i++) { free(inv->unrec[i].rel); free(inv->unrec[i].why); }
+    free(inv->unrec);
     memset(inv, 0, sizeof *inv);
 }

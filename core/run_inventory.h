@@ -5,10 +5,13 @@
  * source: several torch traces (one per rank), a whole rocprofv3 output tree
  * (<host>/<pid>_*.csv, *_results.db one level down; msprof two levels down), analysis-only formats (API and copy
  * traces, stats reports, NPU reference durations under reference/ or the configured
- * npu_reference_dir). A file is claimed by the formats whose name patterns match it (the
- * best sniff score among them wins), else by content alone when some format's sniff is
- * sure enough (>= INVENTORY_SNIFF_SURE): `rank3.pt.trace.json.gz` is a torch trace by its
- * inflated first bytes. */
+ * npu_reference_dir). Content decides which format reads a file: the format whose sniff
+ * accepts the first bytes (inflated for .gz; >= INVENTORY_SNIFF_ACCEPT) with the highest
+ * score, its sniff_file() asked too when it has one (SQLite schemas); a format whose name
+ * pattern matches only breaks ties (`rank3.pt.trace.json.gz` is a torch trace by its
+ * inflated first bytes, a torch trace saved as `trace.json` is not an AIE trace). A file no
+ * format accepts is listed as unrecognised, with a warning, when a format's name pattern
+ * matched it or it has a data extension (.csv, .json, .db, .sqlite, .tsv). */
 #ifndef GOBLIN_RUN_INVENTORY_H
 #define GOBLIN_RUN_INVENTORY_H
 
@@ -18,7 +21,8 @@
 
 #include "parsers/artefact.h"
 
-#define INVENTORY_SNIFF_SURE 80
+#define INVENTORY_SNIFF_ACCEPT 50     /* a sniff score at least this: the content is the format's */
+#define INVENTORY_MAX_UNRECOGNISED 256 /* unrecognised files listed per run (the rest are not) */
 #define INVENTORY_MAX_SOURCES 4096   /* a directory with more is cut there, with a warning */
 #define INVENTORY_MAX_DEPTH 2        /* directory levels below the run directory (msprof's
                                       * PROF_<id>/mindstudio_profiler_output/ is two) */
@@ -30,7 +34,8 @@ typedef struct inventory_source {
     char *path;                      /* the path opened */
     const artefact_parser *format;
     int sniff_score;
-    const char *found_by;            /* the name pattern that matched (static), or "sniff" */
+    const char *found_by;            /* the winner's name pattern that matched (static), or "sniff"
+                                      * when its content alone claimed the file */
     int rank;                        /* from the file name (rank3, rank-3, rank_3), -1 when none */
     uint64_t size;
     bool device_clock;               /* kernel times from the device (not a host-side profiler's) */
@@ -40,9 +45,18 @@ typedef struct inventory_source {
                                       * torch profile kind): one family of them is chosen */
 } inventory_source;
 
+/* A file no format's content test accepted: listed in the sources section, not read. */
+typedef struct inventory_unrecognised {
+    char *rel;
+    uint64_t size;
+    char *why;                       /* the warning: names the file and what it looks like */
+} inventory_unrecognised;
+
 typedef struct run_inventory {
     inventory_source *src;
     size_t n, cap;
+    inventory_unrecognised *unrec;   /* in scan order */
+    size_t n_unrec, cap_unrec;
     bool scanning_extra;             /* (while building) */
     unsigned entries_seen;           /* (while building) */
     unsigned sources_over;           /* files a format reads beyond INVENTORY_MAX_SOURCES (not read) */

@@ -26,7 +26,10 @@ typedef struct job {
     const source_tee *tee;        /* this job's passenger (whole file, or the first piece) */
     void **src;                   /* per analysis; NULL when it does not want this source */
     uint64_t counts[REC_TYPE_COUNT];
-    uint64_t dropped_kernels;     /* dispatches/copies/memsets not delivered (not chosen) */
+    uint64_t dropped_kernels;     /* records not delivered: dispatches/copies/memsets of a family not
+                                   * chosen, and the withheld types below */
+    unsigned withheld;            /* REC_BIT()s of record types another source of the run delivers
+                                   * (the source choice, run_analyze): counted, not delivered */
     uint64_t names_cut;           /* names longer than ANALYSIS_NAME_MAX delivered cut */
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
@@ -47,6 +50,10 @@ typedef struct job {
 
 /* Dispatches, copies and memsets: delivered by the kernel source choice (job_gets_kernels). */
 #define JOB_KERNEL_TYPES (REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_MEMORY_COPY) | REC_BIT(REC_MEMSET))
+
+/* Every record family the source choice covers: one family of sources delivers each. */
+#define JOB_FAMILY_TYPES \
+    (JOB_KERNEL_TYPES | REC_BIT(REC_API_CALL) | REC_BIT(REC_ANNOTATION) | REC_BIT(REC_ALLOCATION) | REC_BIT(REC_COUNTER))
 
 /* Whether analysis an gets source ref's kernel dispatches, copies and memsets: the host trace's
  * for a host_clock analysis, the chosen device family's for the others (analyses/section.h).

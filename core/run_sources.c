@@ -39,10 +39,35 @@ void run_sources_render(const run_inventory *inv, const source_ref *refs, job *j
         for (size_t k = 0; k < j->facts.n_skips; k++) { jw_key(w, j->facts.skipped[k].reason); jw_int(w, (int64_t)j->facts.skipped[k].rows); }
         jw_object_close(w);
         jw_key(w, "truncated"); jw_bool(w, j->facts.truncated);
+        jw_key(w, "unrecognised"); jw_bool(w, false);
         jw_key(w, "warnings");
         jw_array_open(w);
         for (size_t k = 0; k < j->diag.count; k++) jw_string(w, j->diag.items[k]);
         jw_array_close(w);
+        jw_object_close(w);
+    }
+    for (size_t i = 0; i < inv->n_unrec; i++) {     /* no format reads it: listed, not read */
+        const inventory_unrecognised *u = &inv->unrec[i];
+        jw_object_open(w);
+        jw_key(w, "path"); jw_string(w, u->rel);
+        jw_key(w, "format"); jw_null(w);
+        jw_key(w, "found_by"); jw_null(w);
+        jw_key(w, "sniff_score"); jw_null(w);
+        jw_key(w, "rank"); jw_null(w);
+        jw_key(w, "size_bytes"); jw_int(w, (int64_t)u->size);
+        jw_key(w, "read"); jw_bool(w, false);
+        jw_key(w, "bytes_read"); jw_int(w, 0);
+        jw_key(w, "parse_ms"); jw_null(w);
+        jw_key(w, "pieces"); jw_int(w, 0);
+        jw_key(w, "device_clock"); jw_bool(w, false);
+        jw_key(w, "kernels_chosen"); jw_bool(w, false);
+        jw_key(w, "records"); jw_object_open(w); jw_object_close(w);
+        jw_key(w, "records_not_delivered"); jw_int(w, 0);
+        jw_key(w, "rows_used"); jw_int(w, 0);
+        jw_key(w, "skipped"); jw_object_open(w); jw_object_close(w);
+        jw_key(w, "truncated"); jw_bool(w, false);
+        jw_key(w, "unrecognised"); jw_bool(w, true);
+        jw_key(w, "warnings"); jw_array_open(w); jw_string(w, u->why); jw_array_close(w);
         jw_object_close(w);
     }
     jw_array_close(w);
@@ -59,6 +84,11 @@ void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs,
         smd_printf(md, " | %s | %llu | %s | %zu |\n", inv->src[i].format->name, (unsigned long long)total,
                    refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
     }
-    if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
+    for (size_t i = 0; i < inv->n_unrec; i++) {
+        char line[1024];
+        int n = snprintf(line, sizeof line, "| %s | (unrecognised: not read) | 0 | no | 1 |\n", inv->unrec[i].rel);
+        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    }
+    if (!inv->n && !inv->n_unrec) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
     strbuf_putc(md, '\n');
 }

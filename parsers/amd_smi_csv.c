@@ -95,6 +95,7 @@ typedef struct state {
     vram_unit unit;
     uint64_t long_lines;
     uint64_t rows_used, vram_bad, vram_negative, util_bad, util_range;
+    uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
 } state;
 
 /* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name. */
@@ -180,7 +181,7 @@ static bool gpu_index(const csv_field *f, int64_t *out) {
 
 /* The raw readings of the analysis document (see the top comment); never touches the
  * RunMetrics fields. */
-static void raw_readings(const state *s, const csv_record *r, record *rec) {
+static void raw_readings(state *s, const csv_record *r, record *rec) {
     const csv_field *f;
     double v;
     if (rec->has & RF_VRAM) rec->vram_used_bytes = (uint64_t)llround(rec->vram_gib * 1073741824.0), rec->has |= RF_VRAM_BYTES;
@@ -199,6 +200,8 @@ static void raw_readings(const state *s, const csv_record *r, record *rec) {
     if (gpu_index(field(s, C_GPU, r), &rec->device)) rec->has |= RF_DEVICE;
     if ((f = field(s, C_TIME, r)) && !f->truncated && telemetry_time_ns(f->text.data, f->text.len, &rec->start_ns))
         rec->has |= RF_START;
+    else if (f && f->text.len && !s->time_bad++)
+        s->time_bad_line = r->line;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -354,6 +357,10 @@ static void sm_finish(void *st) {
     read_facts_skip(fa, "negative VRAM", s->vram_negative);
     read_facts_skip(fa, "utilisation missing or not a number", s->util_bad);
     read_facts_skip(fa, "utilisation outside [0, 100]", s->util_range);
+    if (s->time_bad)
+        diag_add(s->diag, "%s: %llu timestamps in column '%s' cannot be read (first at line %llu): those samples "
+                 "have no time, so cadence and series leave them out", s->label, (unsigned long long)s->time_bad,
+                 s->cols.name[C_TIME] ? s->cols.name[C_TIME] : "timestamp", (unsigned long long)s->time_bad_line);
     if (s->vram_negative)
         diag_add(s->diag, "%s: %llu negative samples in VRAM column '%s' skipped", s->label,
                  (unsigned long long)s->vram_negative, s->cols.name[C_HBM]);

@@ -42,9 +42,46 @@ static void on_header_candidate(csv_rows *s, const csv_record *r) {
             return;
         }
     s->have_header = true;
+    if (sp->join_surplus_into) {                 /* every cell of every row, to realign them */
+        s->header_fields = r->n_all;
+        s->csv.capture_all = true;
+    }
     for (size_t q = 0; q < sp->n_want; q++)
         if (sp->quantity && sp->quantity[q] && !read_facts_column(s->facts, sp->quantity[q], s->cols.name[q]))
             s->oom = true;
+}
+
+/* join_surplus_into: r (every cell captured) as a record of the wanted columns, with a
+ * surplus of fields over the header joined back into the named column. false on OOM. */
+static bool realign(csv_rows *s, const csv_record *r, csv_record *out) {
+    size_t into = s->spec->join_surplus_into - 1;
+    ssize_t jc = into < s->cols.n ? s->cols.col[into] : -1;
+    size_t extra = jc >= 0 && r->n_all > s->header_fields ? r->n_all - s->header_fields : 0;
+    if (extra) {
+        s->joined.len = 0;
+        for (size_t i = (size_t)jc; i <= (size_t)jc + extra; i++)
+            if ((i > (size_t)jc && !strbuf_putc(&s->joined, ',')) ||
+                !strbuf_append(&s->joined, r->all[i].data ? r->all[i].data : "", r->all[i].len))
+                return false;
+        if (!strbuf_terminate(&s->joined)) return false;
+        s->rejoined++;
+    }
+    *out = *r;
+    out->captured = s->fixed;
+    out->n_captured = 0;
+    for (size_t q = 0; q < s->cols.n; q++) {
+        int slot = s->cols.slot[q];
+        if (slot < 0 || slot >= CSV_COLUMNS_MAX) continue;
+        ssize_t c = s->cols.col[q];
+        size_t at = c < 0 ? SIZE_MAX : jc >= 0 && c > jc ? (size_t)c + extra : (size_t)c;
+        csv_field *f = &s->fixed[slot];
+        memset(f, 0, sizeof *f);
+        f->index = (size_t)c;
+        f->present = at < r->n_all;
+        if (f->present) f->text = extra && c == jc ? s->joined : r->all[at];   /* (borrowed: never freed here) */
+        if ((size_t)slot + 1 > out->n_captured) out->n_captured = (size_t)slot + 1;
+    }
+    return true;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -62,6 +99,12 @@ static void on_record(void *user, const csv_record *r) {
         diag_add(s->diag, "%s: line %llu: last record ends inside a quoted field (file truncated?)", s->label,
                  (unsigned long long)r->line);
         read_facts_skip(s->facts, "truncated last record", 1);   /* warned just above */
+        return;
+    }
+    if (s->spec->join_surplus_into) {
+        csv_record fixed;
+        if (!realign(s, r, &fixed)) { s->oom = true; return; }
+        s->spec->row(s, &fixed);
         return;
     }
     s->spec->row(s, r);
@@ -120,6 +163,11 @@ void csv_rows_finish(void *st) {
     if (s->oom) diag_add(s->diag, "%s: out of memory; the %s was read in part", s->label, sp->what);
     read_facts *f = s->facts;
     f->rows_used = s->emitted;
+    if (s->rejoined)
+        diag_add(s->diag, "%s: %llu rows had more fields than the header (a name with unquoted commas): the surplus "
+                 "was joined back into the %s", s->label, (unsigned long long)s->rejoined,
+                 sp->quantity && sp->quantity[sp->join_surplus_into - 1] ? sp->quantity[sp->join_surplus_into - 1]
+                                                                          : "name");
     if (s->have_header) read_facts_skip(f, "lines before the header", s->before_header);
     for (size_t i = 0; i < s->n_skips; i++) {
         read_facts_skip(f, s->skips[i].reason, s->skips[i].rows);
@@ -133,6 +181,7 @@ void csv_rows_close(void *st) {
     if (!s) return;
     csv_free(&s->csv);
     csv_columns_free(&s->cols);
+    strbuf_free(&s->joined);
     for (size_t i = 0; i < CSV_ROWS_TEXTS; i++) strbuf_free(&s->text[i]);
     free(s);
 }

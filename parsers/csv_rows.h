@@ -36,6 +36,11 @@ typedef struct csv_rows_spec {
      * preamble lines (nvprof, nsys): the first of the first 100 records naming a candidate of
      * a required quantity exactly (ASCII case aside) and having every required column. */
     bool header_search;
+    /* Names written unquoted with commas in them (legacy rocprof's results.stats.csv:
+     * `Kokkos::View<int**, Kokkos::LayoutLeft>`): a row with more fields than the header has
+     * its surplus joined back, with the commas, into the column of this quantity (+1; 0: off),
+     * the columns after it shifted (the numbers are the last fields). */
+    unsigned join_surplus_into;
     /* One data row (n_fields > 0) after the header: build a record and csv_rows_emit it, or
      * csv_rows_skip it with a reason. */
     void (*row)(csv_rows *rows, const csv_record *r);
@@ -58,6 +63,10 @@ struct csv_rows {
     strbuf text[CSV_ROWS_TEXTS];       /* scratch for csv_rows_text */
     int64_t aux[CSV_COLUMNS_MAX];      /* the format's own per-file state (nvprof: column units) */
     bool aux_set;
+    size_t header_fields;              /* join_surplus_into: the header's field count */
+    csv_field fixed[CSV_COLUMNS_MAX];  /* join_surplus_into: the row's wanted fields, realigned */
+    strbuf joined;                     /* join_surplus_into: the rejoined cell */
+    uint64_t rejoined;                 /* rows whose surplus fields were joined back */
 };
 
 /* A state reading with spec (the body of a format's open_records). NULL on OOM. */

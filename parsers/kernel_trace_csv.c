@@ -394,6 +394,8 @@ static const char *const KT_NAMES[] = {"trace.csv", "*kernel_trace.csv", "*/*ker
 
 /* A CSV whose header names a kernel column is surely one; any other CSV may still be. */
 static int kt_sniff(const char *name, const uint8_t *head, size_t n) {
+    /* rocprofv3's counter_collection.csv names the kernel too, but its rows are counters */
+    if (csv_head_has(head, n, "counter_name")) return csv_name_is_csv(name) ? 10 : 0;
     if (csv_head_has(head, n, "kernel_name") || csv_head_has(head, n, "kernelname")) return 90;
     return csv_name_is_csv(name) ? 10 : 0;
 }
@@ -423,7 +425,8 @@ static int legacy_sniff(const char *name, const uint8_t *head, size_t n) {
     base = base ? base + 1 : name;
     bool by_head = csv_head_has(head, n, "KernelName") && csv_head_has(head, n, "BeginNs");
     bool by_name = strcmp(base, "results.csv") == 0;
-    return by_head && by_name ? 95 : by_head ? 60 : by_name ? 30 : 0;
+    /* the same content score as kernel-trace-csv's (the same reader): the name decides */
+    return by_head ? 90 : by_name ? 30 : 0;
 }
 
 const artefact_parser legacy_rocprof_csv_parser = {

@@ -11,6 +11,7 @@
  * (°C), memory.used / memory.total (MiB -> bytes, x 2^20) and the timestamp (start_ns, see
  * telemetry_values.h). The same columns by the names of hand-written headers (power_W,
  * temperature_C, ...) are taken too. RunMetrics reads only vram_gib and util_pct. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ typedef struct state {
     bool have_header, oom;
     csv_columns cols;
     uint64_t rows_used, repeated_headers, vram_bad, util_bad;
+    uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
+    char time_bad_text[48];
 } state;
 
 /* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
@@ -125,6 +128,11 @@ static void on_record(void *user, const csv_record *r) {
     if ((f = csv_columns_field(&s->cols, C_TIME, r)) && !f->truncated &&
         telemetry_time_ns(f->text.data, f->text.len, &rec.start_ns))
         rec.has |= RF_START;
+    else if (f && f->text.len && !s->time_bad++) {
+        s->time_bad_line = r->line;
+        snprintf(s->time_bad_text, sizeof s->time_bad_text, "%.*s", (int)(f->text.len < 40 ? f->text.len : 40),
+                 f->text.data ? f->text.data : "");
+    }
     if (rec.has & (RF_VRAM | RF_UTIL)) s->rows_used++;
     if (!record_emit(&s->sink, &rec)) s->oom = true;
 }
@@ -154,6 +162,11 @@ static void ns_finish(void *st) {
     if (!s->have_header) diag_add(s->diag, "%s: empty nvidia-smi log (no header line)", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
     s->facts->rows_used = s->rows_used;
+    if (s->time_bad)
+        diag_add(s->diag, "%s: %llu timestamps in column '%s' cannot be read (first at line %llu: \"%s\"): those "
+                 "samples have no time, so cadence and series leave them out", s->label,
+                 (unsigned long long)s->time_bad, s->cols.name[C_TIME] ? s->cols.name[C_TIME] : "timestamp",
+                 (unsigned long long)s->time_bad_line, s->time_bad_text);
     read_facts_skip(s->facts, "repeated header", s->repeated_headers);
     read_facts_skip(s->facts, "memory.used missing or not a number", s->vram_bad);
     read_facts_skip(s->facts, "utilization.gpu missing or outside [0, 100]", s->util_bad);

@@ -19,6 +19,7 @@
 #include "base/text_utf8.h"
 #include "parsers/artefact.h"
 #include "parsers/rocpd_tables.h"
+#include "parsers/sqlite_schema.h"
 
 /* The first query adds grid, workgroup and resource columns (the kernels view of real
  * schema-3 databases); the second is the same view without them (rows and order identical). */
@@ -163,11 +164,19 @@ static int rp_sniff(const char *name, const uint8_t *head, size_t n) {
     return n >= 16 && !memcmp(head, "SQLite format 3", 16) ? 95 : 0;
 }
 
+/* rocpd's schema: rocpd_ tables and views (rocprof v1's results.db is SQLite too). */
+static int rp_sniff_file(const char *path) {
+    static const char *const VIEWS[] = {"kernels", "rocpd_kernel_dispatch", NULL};
+    int rocpd = 0, views = sqlite_schema_match(path, VIEWS, "rocpd_", &rocpd);
+    return views > 0 || rocpd > 0 ? 95 : 0;
+}
+
 const artefact_parser rocpd_sqlite_parser = {
     .name = "rocpd-sqlite",
     .kind = ARTEFACT_KERNEL_TRACE,
     .names = RP_NAMES,
     .sniff = rp_sniff,
+    .sniff_file = rp_sniff_file,
     .open_records = rp_open,
     .read_path = rp_read_path,
     .finish = rp_finish,

@@ -10,11 +10,16 @@
  * lists above are tblextr.py's and the tests build small databases from them.
  *
  * Columns are found by name (SELECT * and the result's column names), so added counter
- * columns and missing optional ones do not matter. Kernels come from `A` (or KERN) when it
- * has timed rows, else from the kernel rows of `OPS`, never both (the same dispatches).
- * A COPY row becomes REC_MEMORY_COPY (direction from the name; rocprof v1 records no byte
- * count, so bytes are unknown), HIP/HSA/KFD rows REC_API_CALL (correlation id = Index,
- * per process as tblextr numbers it), rocTX rows REC_ANNOTATION. Times are integer ns. */
+ * columns and missing optional ones do not matter. A row is what its table says it is, never
+ * what its kernel's name looks like (a `Kokkos::Impl::ViewFill<...>` kernel is a kernel):
+ * kernels come from `A` (or KERN) when it has timed rows, else from `OPS` (tblextr puts
+ * copies and fills in COPY, kernels in OPS), never both (the same dispatches); OPS's
+ * `Unknown command type` rows (BeginNs == EndNs: a barrier or marker packet rocprof could
+ * not name) are skipped under their own reason. A COPY row becomes REC_MEMORY_COPY
+ * (direction from its command name; rocprof v1 records no byte count, so bytes are unknown),
+ * except `FillBuffer`, a fill: REC_MEMSET. HIP/HSA/KFD rows are REC_API_CALL (correlation
+ * id = Index, per process as tblextr numbers it), rocTX rows REC_ANNOTATION. Times are
+ * integer ns. */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 #include "base/text_utf8.h"
 #include "parsers/artefact.h"
 #include "parsers/copy_kind.h"
+#include "parsers/sqlite_schema.h"
 
 /* The columns read, by name (the first spelling present wins). */
 enum { K_NAME, K_BEGIN, K_END, K_DEV, K_QUEUE, K_INDEX, K_PID, K_TID, K_GRD, K_WGR, K_LDS, K_SCR, K_VGPR, K_SGPR,
@@ -44,7 +50,7 @@ typedef struct state {
     const char *label;
     strbuf name;
     int col[K_COUNT];
-    uint64_t used, bad_times, no_name, tables;
+    uint64_t used, bad_times, no_name, unknown_command, tables;
     uint64_t first_bad_row;
     bool oom;
 } state;
@@ -83,8 +89,9 @@ static bool int_at(const state *s, sqlite3_stmt *q, int k, int64_t *v) {
     return true;
 }
 
-/* An OPS row is a copy or fill when its name says so (tblextr.py's own test). */
-static bool ops_is_copy(const char *n) { return strstr(n, "Memcpy") || strstr(n, "Copy") || strstr(n, "Fill"); }
+/* The command name rocprof v1 gives an OPS entry it could not identify (a barrier or
+ * marker packet: BeginNs == EndNs in every file seen). */
+static const char UNKNOWN_COMMAND[] = "Unknown command type";
 
 static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
     int64_t b, e, v;
@@ -98,7 +105,10 @@ static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
         py_strip(&name, &n);
         if (n >= 2 && name[0] == '"' && name[n - 1] == '"') name++, n -= 2;   /* tblextr quotes kernel names */
     }
-    if (t == T_OPS_KERNELS && name && ops_is_copy(name)) return true;
+    if (t == T_OPS_KERNELS && name && n == sizeof UNKNOWN_COMMAND - 1 && !memcmp(name, UNKNOWN_COMMAND, n)) {
+        s->unknown_command++;
+        return true;
+    }
     if (!int_at(s, q, K_BEGIN, &b) || !int_at(s, q, K_END, &e) || e < b || (t <= T_OPS_KERNELS && e == b)) {
         if (!s->bad_times++) s->first_bad_row = rowno;
         return true;
@@ -107,7 +117,11 @@ static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
                 .duration_ns = (i128)e - b, .name = n ? name : NULL, .name_len = n};
     switch (t) {
     case T_KERNELS: case T_OPS_KERNELS: r.type = REC_KERNEL_DISPATCH; break;
-    case T_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_kind_of_name(name, strlen(name)) : COPY_UNKNOWN; break;
+    case T_COPY:                              /* the command name: CopyHostToDevice, FillBuffer, ... */
+        if (name && n == 10 && !memcmp(name, "FillBuffer", 10)) { r.type = REC_MEMSET; break; }
+        r.type = REC_MEMORY_COPY;
+        r.copy = name ? copy_kind_of_name(name, n) : COPY_UNKNOWN;
+        break;
     case T_HIP: r.type = REC_API_CALL; r.domain = API_HIP; break;
     case T_HSA: r.type = REC_API_CALL; r.domain = API_HSA; break;
     case T_KFD: r.type = REC_API_CALL; r.domain = API_OTHER; break;
@@ -195,6 +209,7 @@ static void v1_finish(void *st) {
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "BeginNs or EndNs missing, or EndNs < BeginNs", s->bad_times);
     read_facts_skip(s->facts, "no kernel name", s->no_name);
+    read_facts_skip(s->facts, "OPS 'Unknown command type' row (not a dispatch; BeginNs == EndNs)", s->unknown_command);
 }
 
 static void v1_close(void *st) {
@@ -206,11 +221,19 @@ static void v1_close(void *st) {
 
 static const char *const V1_NAMES[] = {"results.db", "*/results.db", NULL};
 
-/* SQLite named results.db (rocpd's are <pid>_results.db); the schema is not in the first bytes. */
+/* SQLite named results.db (rocpd's are <pid>_results.db); the schema is not in the first
+ * bytes: any SQLite file may be one (60) until v1_sniff_file has looked at its tables. */
 static int v1_sniff(const char *name, const uint8_t *head, size_t n) {
     bool sqlite = n >= 16 && !memcmp(head, "SQLite format 3", 16);
     if (!sqlite) return 0;
-    return !strcmp(name, "results.db") ? 90 : 20;
+    return !strcmp(name, "results.db") ? 90 : 60;
+}
+
+/* tblextr's tables, and no rocpd_ table or view (rocpd databases are SQLite too). */
+static int v1_sniff_file(const char *path) {
+    static const char *const TABLES[] = {"A", "KERN", "OPS", "COPY", "HIP", "HSA", "KFD", "rocTX", NULL};
+    int rocpd = 0, ours = sqlite_schema_match(path, TABLES, "rocpd_", &rocpd);
+    return ours > 0 && !rocpd ? 95 : 0;
 }
 
 const artefact_parser rocprof_v1_db_parser = {
@@ -219,6 +242,7 @@ const artefact_parser rocprof_v1_db_parser = {
     .kernels = KERNELS_DEVICE_CLOCK,
     .names = V1_NAMES,
     .sniff = v1_sniff,
+    .sniff_file = v1_sniff_file,
     .open_records = v1_open,
     .read_path = v1_read_path,
     .finish = v1_finish,

@@ -12,7 +12,8 @@
  *                    results.txt (args carry KernelName) are written before HIP activity
  *                    ones (args carry proc-id) for the same dispatches: once the first kind
  *                    was seen the second is skipped and counted, so nothing counts twice.
- *   COPY lane     -> REC_MEMORY_COPY (direction from the name; no byte count in the file)
+ *   COPY lane     -> REC_MEMORY_COPY (direction from the name; no byte count in the file),
+ *                    except `FillBuffer`, a fill: REC_MEMSET
  *   CPU HIP/HSA/KFD API -> REC_API_CALL (HIP, HSA, other)
  *   Markers       -> REC_ANNOTATION
  * Start/end come from args.BeginNs/EndNs when present, else ts/dur x 1000 (µs precision,
@@ -142,7 +143,11 @@ static void event_end(state *s) {
                 .duration_ns = end - start, .name = name, .name_len = e->name.len};
     switch (k) {
     case L_GPU: r.type = REC_KERNEL_DISPATCH; r.device = dev; r.has |= RF_DEVICE; break;
-    case L_COPY: r.type = REC_MEMORY_COPY; r.copy = name ? copy_kind_of_name(name, strlen(name)) : COPY_UNKNOWN; break;
+    case L_COPY:
+        if (name && e->name.len == 10 && !memcmp(name, "FillBuffer", 10)) { r.type = REC_MEMSET; break; }
+        r.type = REC_MEMORY_COPY;
+        r.copy = name ? copy_kind_of_name(name, strlen(name)) : COPY_UNKNOWN;
+        break;
     case L_HIP: r.type = REC_API_CALL; r.domain = API_HIP; break;
     case L_HSA: r.type = REC_API_CALL; r.domain = API_HSA; break;
     case L_KFD: r.type = REC_API_CALL; r.domain = API_OTHER; break;

@@ -483,12 +483,13 @@ static bool ends_with(const char *s, const char *suffix) {
     return a >= b && !memcmp(s + a - b, suffix, b);
 }
 
-/* rocprofv3 writes {"rocprofiler-sdk-tool":[...]} first; a gzipped file is known by name only. */
+/* rocprofv3 writes {"rocprofiler-sdk-tool":[...]} first; a gzipped file whose inflated
+ * bytes are not at hand is known by name only. */
 static int rj_sniff(const char *name, const uint8_t *head, size_t n) {
     static const char TOOL[] = "\"rocprofiler-sdk-tool\"";
     for (size_t i = 0; i + sizeof TOOL - 1 <= n && i < 64; i++)
         if (!memcmp(head + i, TOOL, sizeof TOOL - 1)) return 100;
-    if (ends_with(name, "_results.json.gz")) return 85;
+    if (!n && ends_with(name, "_results.json.gz")) return 85;
     if (ends_with(name, "_results.json")) return 40;
     return 0;
 }

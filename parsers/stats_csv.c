@@ -17,7 +17,8 @@
  * The median and standard deviation, when given, are the named fields "median_ns" and
  * "stddev_ns" (the file's text). Average and percentage are derived columns: not read.
  * Times are ns in every one of these files; a fractional value is rounded to the nearest
- * ns from its decimal text. */
+ * ns from its decimal text. Legacy rocprof writes names unquoted, commas and all: a row
+ * with more fields than the header has the surplus joined back into the name (csv_rows). */
 #include <string.h>
 
 #include "parsers/csv_rows.h"
@@ -86,7 +87,8 @@ static void stats_row(csv_rows *s, const csv_record *r) {
 #define STATS_SPEC(var, what_, v, search)                                                                        \
     static const csv_rows_spec var = {.what = what_, .want = WANT, .quantity = QUANTITY, .n_want = S_N,          \
                                       .required = 1u << S_NAME | 1u << S_CALLS | 1u << S_TOTAL, .variant = v,  \
-                                      .header_search = search, .row = stats_row};
+                                      .header_search = search, .join_surplus_into = 1 + S_NAME,              \
+                                      .row = stats_row};
 STATS_SPEC(KERNEL_SPEC, "kernel stats report", V_KERNEL, false)
 STATS_SPEC(API_SPEC, "API stats report", V_API, false)
 STATS_SPEC(COPY_SPEC, "memory copy stats report", V_COPY, false)
@@ -109,6 +111,6 @@ CSV_ROWS_FORMAT(rocprof_kernel_stats_csv_parser, "rocprof-kernel-stats-csv", KER
 CSV_ROWS_FORMAT(rocprof_api_stats_csv_parser, "rocprof-api-stats-csv", API_SPEC, API_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_copy_stats_csv_parser, "rocprof-memory-copy-stats-csv", COPY_SPEC, COPY_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_domain_stats_csv_parser, "rocprof-domain-stats-csv", DOMAIN_SPEC, DOMAIN_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time")
+CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (ns)")
 CSV_ROWS_FORMAT(nsys_mem_time_sum_csv_parser, "nsys-cuda-gpu-mem-time-sum-csv", NSYS_MEM_SPEC, NSYS_MEM_NAMES,
-                "Total Time")
+                "Total Time (ns)")

@@ -83,12 +83,21 @@ bool telemetry_time_ns(const char *s, size_t n, i128 *out) {
         return false;
     i128 frac;
     if (!fraction(&p, end, &frac)) return false;
+    int offset_s = 0;                  /* a UTC offset: Z, +HH:MM, -HH:MM, +HHMM or +HH */
     if (p < end && *p == 'Z') p++;
+    else if (p < end && (*p == '+' || *p == '-')) {
+        int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
+        if (!digits(&p, end, 2, &oh)) return false;
+        if (p < end && *p == ':') p++;
+        if (p < end && !digits(&p, end, 2, &om)) return false;
+        if (oh > 23 || om > 59) return false;
+        offset_s = sign * (oh * 3600 + om * 60);
+    }
     if (p != end || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60) return false;
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
     if (t == (time_t)-1 && !(Y == 1969 && M == 12 && D == 31)) return false;
-    *out = (i128)t * 1000000000 + frac;
+    *out = ((i128)t - offset_s) * 1000000000 + frac;   /* local time minus its offset: UTC */
     return true;
 }
 

@@ -15,7 +15,8 @@ bool telemetry_number(const char *s, size_t n, double *out);
 
 /* A sample's time in integer nanoseconds since the Unix epoch: "1786553852" or
  * "1786553852.25" (epoch seconds, amd-smi), "2024/10/30 18:42:33.189" (nvidia-smi),
- * "2025-09-24T03:48:33.493Z" / "2025-09-24 03:48:33.493000" (ISO 8601, madengine). A time
+ * "2025-09-24T03:48:33.493Z" / "2025-09-24 03:48:33.493000" (ISO 8601, madengine), with a
+ * UTC offset ("2025-09-08T17:26:50+08:00", "+0800", "-05") converted to UTC. A time
  * without zone is read as UTC (the tools write the node's local time and do not say which
  * zone: differences between samples, the cadence, are right either way). Up to 9
  * fraction digits are exact. false when the text is none of these. */

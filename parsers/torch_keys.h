@@ -102,7 +102,10 @@ static inline int cat_id(const char *s, size_t n, const char **exact) {
         {"gpu_memset", 10, C_MEMSET}, {"cuda_driver", 11, C_DRIVER}, {"hip_runtime", 11, C_RUNTIME},
         {"hip_driver", 10, C_DRIVER}, {"gpu_user_annotation", 19, C_GPU_ANNOT},
         /* 2021 Kineto: Memcpy, Memset, Runtime, Operator, Kernel */
-        {"memcpy", 6, C_MEMCPY}, {"memset", 6, C_MEMSET}, {"runtime", 7, C_RUNTIME}, {"operator", 8, C_CPU_OP}};
+        {"memcpy", 6, C_MEMCPY}, {"memset", 6, C_MEMSET}, {"runtime", 7, C_RUNTIME}, {"operator", 8, C_CPU_OP},
+        /* MTIA: Kineto's own aliases (ActivityType MTIA_CCP_EVENTS = CONCURRENT_KERNEL,
+         * MTIA_RUNTIME = RUNTIME) */
+        {"mtia_ccp_events", 15, C_KERNEL}, {"mtia_runtime", 12, C_RUNTIME}};
     *exact = NULL;
     if (n < 6 || n > 19) return C_OTHER;
     /* words covering every byte: [0,8) and [n-8,n) (and [8,16) past 16 bytes), or [0,4) and [n-4,n) */

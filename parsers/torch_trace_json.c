@@ -70,15 +70,32 @@ static void tj_close(void *st) {
 
 static const char *const TJ_NAMES[] = {"torch_profile.json", "torch_profile.json.gz", NULL};
 
-/* JSON starts with '{' or '[' after blanks; the gzipped profile is only known by its name. */
+static bool head_has(const uint8_t *head, size_t n, const char *word) {
+    size_t wl = strlen(word);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (!memcmp(head + i, word, wl)) return true;
+    return false;
+}
+
+/* A Chrome trace: an object naming Kineto's keys ("traceEvents", "schemaVersion",
+ * "deviceProperties", ...) or events ("ph"), or a bare array of events (2020 Kineto,
+ * torch_npu's trace_view.json) in the first bytes: 80; an object starting with a
+ * "metadata" member (a wrapper that puts the trace after it): 70. Other JSON is not one; a
+ * gzipped profile whose inflated bytes are not at hand is known by its name only (50). */
 static int tj_sniff(const char *name, const uint8_t *head, size_t n) {
     size_t l = strlen(name);
-    if (l >= 3 && !strcmp(name + l - 3, ".gz")) return 50;
-    for (size_t i = 0; i < n; i++) {
-        if (head[i] == '{' || head[i] == '[') return 80;
-        if (head[i] != ' ' && head[i] != '\n' && head[i] != '\t' && head[i] != '\r' && head[i] < 0x80) return 0;
-    }
-    return 50;
+    if (!n) return l >= 3 && !strcmp(name + l - 3, ".gz") ? 50 : 0;
+    size_t i = 0;
+    if (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) i = 3;   /* UTF-8 BOM */
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\t' || head[i] == '\r')) i++;
+    if (i == n || (head[i] != '{' && head[i] != '[')) return 0;
+    static const char *const KEYS[] = {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"",
+                                       "\"distributedInfo\"", "\"ph\"", "\"displayTimeUnit\"",
+                                       "torch_profiler", NULL};
+    for (const char *const *k = KEYS; *k; k++)
+        if (head_has(head + i, n - i, *k)) return 80;
+    /* goblin_runner's and TraceLens' wrappers put a "metadata" object first */
+    return head[i] == '{' && head_has(head + i, n - i, "\"metadata\"") ? 70 : 0;
 }
 
 const artefact_parser torch_trace_json_parser = {

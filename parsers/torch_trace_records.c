@@ -4,12 +4,13 @@
  * RunMetrics reads the profile through torch_trace_events.c's REC_TRACE_EVENT state (and
  * analyses/torch_stats.c); this state is what the same format's open_records returns to
  * every other sink (record_sink.types not naming REC_TRACE_EVENT). It walks every event of the root object's
- * "traceEvents" list and emits, at the event's end (in file order):
- *   cat kernel                          -> REC_KERNEL_DISPATCH
+ * "traceEvents" list (or of a document that is a bare array of events) and emits, at the
+ * event's end (in file order):
+ *   cat kernel, mtia_ccp_events         -> REC_KERNEL_DISPATCH
  *   (categories compare case-insensitively; 2021 Kineto's Memcpy/Memset/Runtime/Operator too)
  *   cat gpu_memcpy                      -> REC_MEMORY_COPY (direction from the name / args.kind)
  *   cat gpu_memset                      -> REC_MEMSET
- *   cat cuda_runtime/cuda_driver/hip_*  -> REC_API_CALL (domain from the name)
+ *   cat cuda_runtime, cuda_driver, hip_*, mtia_runtime -> REC_API_CALL (domain from the name)
  *   cat cpu_op / operator               -> REC_CPU_OP (args = {"Input Dims", "Input type"} JSON)
  *   cat python_function                 -> REC_CPU_OP, category "python_function"
  *   cat user_annotation / gpu_user_annotation, or a ProfilerStep#N name -> REC_ANNOTATION
@@ -94,6 +95,10 @@ typedef struct tr_state {
     /* the second piece of a split read: started at start_offset, inside "traceEvents" */
     bool resumed;
     uint64_t start_offset;
+    /* the document's shape: known once its first non-blank byte is seen; a bare array of
+     * events (2020 Kineto, torch_npu's trace_view.json) is read as the "traceEvents" list */
+    bool shape_known, bare_array;
+    uint64_t fed;            /* bytes fed before the shape was known */
 } tr_state;
 
 /* The record field each args key fills (0: always read). */
@@ -557,6 +562,7 @@ bool torch_records_join(void *first, void *second) {
     if (a->stopped || a->root != 1 || a->top != T_EVENTS || !a->events_is_list || a->in_event ||
         !jt_is_at(&a->json, "{[", b->start_offset))
         return false;
+    b->bare_array = a->bare_array;    /* (the implied root's end is then second's to add) */
     b->emitted += a->emitted;
     b->untimed += a->untimed;
     b->other_cat += a->other_cat;
@@ -565,13 +571,39 @@ bool torch_records_join(void *first, void *second) {
     return true;
 }
 
+/* Before the first non-blank byte: a '[' there makes the document a bare array of events,
+ * read as if it were the value of a root object's "traceEvents" (the tokenizer restarts
+ * there inside an implied '{', so offsets stay the file's and a split read's pieces join as
+ * for an object). */
+static bool see_shape(tr_state *s, const uint8_t *buf, size_t n, size_t *skip) {
+    size_t i = 0;
+    *skip = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')) i++;
+    if (i == n) { s->fed += n; return true; }
+    s->shape_known = true;
+    if (buf[i] != '[') return true;
+    jt_free(&s->json);
+    if (!jt_init_resumed(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s, "{", s->fed + i)) {
+        s->stopped = true;
+        return false;
+    }
+    s->bare_array = true;
+    s->root = 1;
+    s->top = T_EVENTS;
+    *skip = i;
+    return true;
+}
+
 bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
     tr_state *s = st;
-    return jt_feed(&s->json, buf, n) && !s->stopped;
+    size_t skip = 0;
+    if (!s->shape_known && !s->resumed && !see_shape(s, buf, n, &skip)) return false;
+    return jt_feed(&s->json, buf + skip, n - skip) && !s->stopped;
 }
 
 void torch_records_finish(void *st) {
     tr_state *s = st;
+    if (s->bare_array && !s->stopped) jt_feed(&s->json, (const uint8_t *)"}", 1);   /* the implied root's end */
     if (s->stopped) diag_add(s->diag, "%s: out of memory; records after byte %llu are missing", s->label,
                              (unsigned long long)s->ev_offset);
     else if (!jt_finish(&s->json)) {
@@ -579,7 +611,7 @@ void torch_records_finish(void *st) {
                  (unsigned long long)jt_error_offset(&s->json), jt_error(&s->json));
         if (s->facts) s->facts->truncated = true;
     } else if (s->root != 1)
-        diag_add(s->diag, "%s: the JSON document is not an object; no records", s->label);
+        diag_add(s->diag, "%s: the JSON document is neither an object nor an array of events; no records", s->label);
     if (!s->facts) return;
     s->facts->rows_used = s->emitted;
     read_facts_skip(s->facts, "no numeric ts or dur", s->untimed);
