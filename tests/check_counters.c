@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static record counter(const char *kernel_key, const char *kernel, const char *name, double v, record_field *f) {
     record r = {.type = REC_COUNTER, .has = RF_VALUE, .name = name, .name_len = strlen(name), .number = v};

@@ -97,7 +97,7 @@ def check_run_level(name, doc, ivs):
     check(sum(c["total_ns"] for c in cl["by_class"]) == cl["total_ns"], f"{name}: class totals do not sum")
     check(cl["kernel_total_ns"] == sum(e - s for s, e in ivs), f"{name}: kernel total {cl['kernel_total_ns']}")
     kern = doc.get("kernels")
-    if isinstance(kern, dict) and isinstance(kern.get("total_ns"), int):   # once an11's section is merged
+    if isinstance(kern, dict) and isinstance(kern.get("total_ns"), int):
         check(kern["total_ns"] == cl["kernel_total_ns"], f"{name}: kernels.total_ns != classes.kernel_total_ns")
 
 
