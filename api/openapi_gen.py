@@ -39,6 +39,11 @@ def ref(name):
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+VERDICT = {"type": "string", "enum": ["faster", "slower", "within_noise", "unknown"]}
+CI95 = {"oneOf": [{"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}, {"type": "null"}],
+        "description": "95 % interval of the change, % of the base value; null when the verdict is unknown"}
+
+
 def obj(props, required=None):
     return {"type": "object", "additionalProperties": False, "required": required or list(props), "properties": props}
 
@@ -107,9 +112,33 @@ schemas = {
                     # the stored analysis numbers (issue 12): null on a side whose analysis did not know them
                     "timeline": obj({k: DELTA for k in ("span_seconds", "busy_seconds", "idle_seconds", "compute_seconds",
                                                         "communication_seconds", "exposed_communication_seconds",
-                                                        "overlap_pct", "mean_step_wall_seconds")}),
+                                                        "overlap_pct", "mean_step_wall_seconds", "host_wait_seconds",
+                                                        "kernel_wait_seconds", "other_idle_seconds", "memcpy_seconds",
+                                                        "exposed_memcpy_seconds")}),
                     "kernel_classes": obj({c: CLASS_DELTA for c in KERNEL_CLASSES}),
-                    "speedup": NUM_OR_NULL, "summary": {"type": "string"}}),
+                    "step_time": ref("StepTimeTest"),
+                    "kernels": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "kernel_diff": {"oneOf": [ref("NameDiffTotals"), {"type": "null"}]},
+                    "ops": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "op_diff": {"oneOf": [ref("NameDiffTotals"), {"type": "null"}]},
+                    "classes": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "step_parts": {"type": "object", "additionalProperties": ref("StepTimeTest")},
+                    "speedup": NUM_OR_NULL, "summary": {"type": "string"}},
+                   ["base", "candidate", "headline", "waste_budget", "timeline", "kernel_classes", "speedup", "summary"]),
+    "StepTimeTest": obj({"base_median_ns": NUM_OR_NULL, "candidate_median_ns": NUM_OR_NULL,
+                         "base_steps": {"type": "integer"}, "candidate_steps": {"type": "integer"},
+                         "delta_ns": NUM_OR_NULL, "delta_pct": NUM_OR_NULL, "ci95_pct": CI95, "verdict": VERDICT}),
+    "NameDiff": obj({"name": {"type": "string"}, "class": {"type": "string"},
+                     "base": {"oneOf": [ref("NameSide"), {"type": "null"}]},
+                     "candidate": {"oneOf": [ref("NameSide"), {"type": "null"}]},
+                     "change": {"type": "string", "enum": ["changed", "added", "removed", "unlisted_in_base",
+                                                           "unlisted_in_candidate"]},
+                     "delta_total_ns": {"type": "number"}, "delta_per_step_ns": NUM_OR_NULL,
+                     "delta_avg_pct": NUM_OR_NULL, "ci95_pct": CI95, "verdict": VERDICT},
+                    ["name", "base", "candidate", "change", "delta_total_ns", "delta_per_step_ns", "delta_avg_pct"]),
+    "NameSide": obj({"calls": {"type": "integer"}, "total_ns": {"type": "number"}, "avg_ns": NUM_OR_NULL}),
+    "NameDiffTotals": obj({k: {"type": "integer"} for k in ("names", "listed", "tested", "added", "removed", "unlisted")}
+                          | {"alpha_per_name": {"type": "number"}}),
     "RunEvent": obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
                                                                                      "failed", "gone", "deleted"]},
                      "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
@@ -214,7 +243,9 @@ paths = {
                               "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
-                                        {**q("candidate", RUN_ID, "run id"), "required": True}],
+                                        {**q("candidate", RUN_ID, "run id"), "required": True},
+                                        q("rows", {"type": "integer", "minimum": 1, "maximum": 1000},
+                                          "rows of the kernels and ops lists (20)")],
                          "responses": {"200": json_body(ref("Compare"), "deltas"), "400": ERR["400"],
                                        "401": ERR["401"], "404": ERR["404"], "409": ERR["409"]}}},
     "/events": {"get": {"summary": "run state changes as Server-Sent Events; each data line is a RunEvent",

@@ -30,10 +30,15 @@ def load(path):
         return json.load(f)
 
 
-def analyze(goblind, tmp, name, doc):
+def analyze(goblind, tmp, name, doc=None, path=None):
+    """The device section of a run directory holding one trace: doc written as JSON, or the
+    file at path copied as it is."""
     run = tempfile.mkdtemp(dir=tmp)
-    with open(os.path.join(run, name), "w") as f:
-        json.dump(doc, f)
+    if path:
+        shutil.copy(path, os.path.join(run, name))
+    else:
+        with open(os.path.join(run, name), "w") as f:
+            json.dump(doc, f)
     out = subprocess.run([goblind, "analyze", run], capture_output=True, text=True)
     return json.loads(out.stdout)["device"]
 
@@ -52,7 +57,8 @@ def main():
             continue
         if not isinstance(doc.get("traceEvents"), list):
             continue
-        got = analyze(goblind, tmp, "worker0.pt.trace.json", doc)   # discovery is not what is tested here
+        name = "worker0.pt.trace.json" + (".gz" if path.endswith(".gz") else "")   # discovery is not tested here
+        got = analyze(goblind, tmp, name, path=path)
         checked += 1
         if got is None:
             errors.append(f"{path}: no device section")
