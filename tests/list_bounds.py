@@ -206,6 +206,10 @@ def test_steps(tmp):
     k = doc["kernels"]
     check(len(k["by_name"]) == ROWS and k["unlisted"]["names"] == 60 - ROWS, "kernels.by_name cut, names exact")
     check_lists(doc, "torch doc")
+    md = analyze(run, "--format", "markdown", "--rows", "7")      # the last --rows wins
+    tables = md_tables(md)
+    check(tables.get("## Kernels") == 7, "report.md kernel table cut to 7: %r" % tables.get("## Kernels"))
+    check("53 more kernel names (the analysis document lists 7)" in md, "report.md says how many kernels are left out")
 
 
 def main():
