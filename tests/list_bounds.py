@@ -7,6 +7,7 @@ analysis_list_rows (`goblind analyze --rows N`) while the totals beside it stay 
    and integer nanoseconds — ops, total_us, the kept signatures (the first 65,536 in file
    order), the busiest N of them, the unlisted counts and durations, missing references,
    duplicates, hotspots; report.md's tables hold at most N rows and the report stays small.
+   Two msprof files whose signatures overlap, past the cap together: the same exact totals.
 2. A torch trace with more ProfilerStep ranges than N: steps.items is the first N, `count`
    and the unlisted steps' wall time are exact.
 3. Whatever the section, no list of either document is longer than N (the fixed-size series
@@ -175,6 +176,27 @@ def test_msprof(tmp):
     check("%d more signatures" % (len(missing) - ROWS) in md, "report.md says how many missing shapes are left out")
 
 
+def test_msprof_two_files(tmp):
+    """Two msprof files whose signatures overlap, past the cap together: folded exactly."""
+    run = os.path.join(tmp, "npu2")
+    ops, total = 0, 0
+    for part, (lo, hi) in enumerate(((0, 40000), (20000, 80000))):
+        d = os.path.join(run, "PROF_%d" % part, "mindstudio_profiler_output")
+        os.makedirs(d)
+        with open(os.path.join(d, "op_summary_1.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["Op Name", "OP Type", "Task Type", "Task Start Time(us)", "Task Duration(us)", *SIG])
+            for i in range(lo, hi):
+                dur = "%d.%03d" % (1 + (i * 131 + part) % 499, (i * 17) % 1000)
+                w.writerow(["op%d" % i, "Add", "AI_CORE", i, dur, "%d" % i, "DT_BF16", "ND", "%d" % i, "DT_BF16"])
+                ops, total = ops + 1, total + ns(dur)
+    no = json.loads(analyze(run))["npu_ops"]
+    check(no["ops"] == ops and abs(no["total_us"] - total / 1000) <= 1e-9 * total, "two files: ops %r total_us %r, "
+          "expected %d %r" % (no["ops"], no["total_us"], ops, total / 1000))
+    listed = sum(i["count"] for i in no["items"])
+    check(no["unlisted"]["count"] == ops - listed and no["unlisted"]["signatures"] is None, "two files: unlisted")
+
+
 def torch_trace(n_steps):
     cpu, gpu = {"pid": 1, "tid": 1}, {"pid": 0, "tid": 7}
     ev, t = [], 0
@@ -215,6 +237,7 @@ def test_steps(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_msprof(tmp)
+        test_msprof_two_files(tmp)
         test_steps(tmp)
     if failures:
         print("%d failure(s)" % len(failures))
