@@ -48,10 +48,11 @@ void run_sources_render(const run_inventory *inv, const source_ref *refs, job *j
     jw_array_close(w);
 }
 
-void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md) {
+void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, const analysis_config *cfg, strbuf *md) {
     static const char head[] = "## Sources\n\n| file | format | records | kernels chosen | warnings |\n|---|---|---|---|---|\n";
     strbuf_append(md, head, sizeof head - 1);
-    for (size_t i = 0; i < inv->n; i++) {
+    size_t listed = section_listed(cfg, inv->n);
+    for (size_t i = 0; i < listed; i++) {
         uint64_t total = 0;
         for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
         strbuf_append(md, "| ", 2);
@@ -60,5 +61,6 @@ void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs,
                    refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
     }
     if (!inv->n) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
+    if (listed < inv->n) smd_printf(md, "\n%zu more files (the analysis document's `sources` lists them all).\n", inv->n - listed);
     strbuf_putc(md, '\n');
 }

@@ -10,7 +10,8 @@ analysis_list_rows (`goblind analyze --rows N`) while the totals beside it stay 
    Two msprof files whose signatures overlap, past the cap together: the same exact totals.
 2. A torch trace with more ProfilerStep ranges than N: steps.items is the first N, `count`
    and the unlisted steps' wall time are exact.
-3. Whatever the section, no list of either document is longer than N (the fixed-size series
+3. More files than rows: report.md's Sources table is cut, the JSON's sources are not.
+4. Whatever the section, no list of either document is longer than N (the fixed-size series
    — timeline bins, telemetry series — excepted).
 
 usage: list_bounds.py GOBLIND
@@ -234,11 +235,25 @@ def test_steps(tmp):
     check("53 more kernel names (the analysis document lists 7)" in md, "report.md says how many kernels are left out")
 
 
+def test_sources(tmp):
+    """More files than rows: the JSON's sources keep every file (at most 4,096 by the
+    inventory), report.md's Sources table the first ROWS, with the rest counted."""
+    run = os.path.join(tmp, "files")
+    os.makedirs(run)
+    for i in range(ROWS + 5):
+        with open(os.path.join(run, "r%02d.pt.trace.json" % i), "w") as f:
+            json.dump(torch_trace(1), f)
+    check(len(json.loads(analyze(run))["sources"]) == ROWS + 5, "sources lists every file")
+    md = analyze(run, "--format", "markdown")
+    check(md_tables(md).get("## Sources") == ROWS and "\n5 more files " in md, "report.md Sources cut to %d" % ROWS)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_msprof(tmp)
         test_msprof_two_files(tmp)
         test_steps(tmp)
+        test_sources(tmp)
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
