@@ -346,6 +346,9 @@ static bool ac_finish(void *run, const section_results *earlier) {
     if (R->markers_capped || R->tiles_capped)
         diag_add(R->diag, "aie_cores: more than %u kernel/stall markers or %u tiles; the rest were not read",
                  AIE_MAX_MARKERS, AIE_MAX_TILES);
+    if (section_listed(R->settings, R->n) < R->n)      /* the section is an array: say it here */
+        diag_add(R->diag, "aie_cores: %zu tiles; the document lists the first %zu (analysis_list_rows)", R->n,
+                 section_listed(R->settings, R->n));
     return true;
 }
 

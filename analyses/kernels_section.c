@@ -170,7 +170,8 @@ static void k_render(const void *run, jw_out *w) {
 
 #define MD_ROWS 20
 
-/* The report's kernel table: the MD_ROWS busiest names (times in ms and us). */
+/* The report's kernel table: the MD_ROWS busiest names, fewer when analysis_list_rows says so
+ * (times in ms and us). */
 static void k_render_md(const void *run, strbuf *out) {
     const kernels_state *s = run;
     const name_agg *a = s->t.result;
@@ -185,7 +186,8 @@ static void k_render_md(const void *run, strbuf *out) {
     smd_printf(out, "| kernel | class | calls | total (ms) | avg (us) | median (us) | min (us) | max (us) | stddev (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     size_t *idx = name_agg_sorted(a);
-    for (size_t i = 0; idx && i < a->n && i < MD_ROWS; i++) {
+    size_t rows = section_listed(s->cfg, a->n < MD_ROWS ? a->n : MD_ROWS);
+    for (size_t i = 0; idx && i < rows; i++) {
         const name_entry *e = &a->e[idx[i]];
         double sd;
         bool has_sd = name_entry_stddev(e, &sd);
@@ -201,7 +203,8 @@ static void k_render_md(const void *run, strbuf *out) {
         smd_num(out, total > 0 ? 100.0 * (double)e->total / (double)total : 0, 1, total > 0);
         strbuf_putc(out, '\n');
     }
-    if (idx && a->n > MD_ROWS) smd_printf(out, "\n%zu more kernel names in the analysis document.\n", a->n - MD_ROWS);
+    if (idx && a->n > rows) smd_printf(out, "\n%zu more kernel names (the analysis document lists %zu).\n", a->n - rows,
+                                       section_listed(s->cfg, a->n));
     free(idx);
     strbuf_putc(out, '\n');
 }

@@ -24,14 +24,16 @@ typedef struct hot {
 
 typedef struct hotspots_run {
     const npu_ops_run *ops;          /* npu_ops' result, NULL when absent */
+    diag_list *diag;
     hot *items;
     size_t n;
 } hotspots_run;
 
 static void *nh_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
-    (void)diag;
-    return calloc(1, sizeof(hotspots_run));
+    (void)cfg;                       /* npu_ops' (the same settings) is read at render */
+    hotspots_run *H = calloc(1, sizeof *H);
+    if (H) H->diag = diag;
+    return H;
 }
 
 static double avg_us(const npu_group *g) { return (double)g->sum_ns / (double)g->count / 1000.0; }
@@ -62,6 +64,9 @@ static bool nh_finish(void *run, const section_results *earlier) {
         H->items[H->n++] = (hot){i, r, off};
     }
     if (H->n > 1) qsort_r(H->items, H->n, sizeof *H->items, cmp_off, (void *)ops);
+    if (section_listed(ops->cfg, H->n) < H->n)      /* the section is an array: say it here */
+        diag_add(H->diag, "npu_hotspots: %zu hotspots; the document lists the %zu farthest off (analysis_list_rows)",
+                 H->n, section_listed(ops->cfg, H->n));
     return true;
 }
 

@@ -420,7 +420,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         smd_cell(&out->report_md, base, strlen(base), 400);    /* the directory's name, escaped */
         smd_printf(&out->report_md, "\n\n");
         free(real);
-        run_sources_md(inv, refs, jobs, &out->report_md);
+        run_sources_md(inv, refs, jobs, &opt->cfg, &out->report_md);
         for (size_t i = 0; i < n_an; i++)
             if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
         ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);

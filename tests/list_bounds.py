@@ -7,9 +7,11 @@ analysis_list_rows (`goblind analyze --rows N`) while the totals beside it stay 
    and integer nanoseconds — ops, total_us, the kept signatures (the first 65,536 in file
    order), the busiest N of them, the unlisted counts and durations, missing references,
    duplicates, hotspots; report.md's tables hold at most N rows and the report stays small.
+   Two msprof files whose signatures overlap, past the cap together: the same exact totals.
 2. A torch trace with more ProfilerStep ranges than N: steps.items is the first N, `count`
    and the unlisted steps' wall time are exact.
-3. Whatever the section, no list of either document is longer than N (the fixed-size series
+3. More files than rows: report.md's Sources table is cut, the JSON's sources are not.
+4. Whatever the section, no list of either document is longer than N (the fixed-size series
    — timeline bins, telemetry series — excepted).
 
 usage: list_bounds.py GOBLIND
@@ -175,6 +177,27 @@ def test_msprof(tmp):
     check("%d more signatures" % (len(missing) - ROWS) in md, "report.md says how many missing shapes are left out")
 
 
+def test_msprof_two_files(tmp):
+    """Two msprof files whose signatures overlap, past the cap together: folded exactly."""
+    run = os.path.join(tmp, "npu2")
+    ops, total = 0, 0
+    for part, (lo, hi) in enumerate(((0, 40000), (20000, 80000))):
+        d = os.path.join(run, "PROF_%d" % part, "mindstudio_profiler_output")
+        os.makedirs(d)
+        with open(os.path.join(d, "op_summary_1.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["Op Name", "OP Type", "Task Type", "Task Start Time(us)", "Task Duration(us)", *SIG])
+            for i in range(lo, hi):
+                dur = "%d.%03d" % (1 + (i * 131 + part) % 499, (i * 17) % 1000)
+                w.writerow(["op%d" % i, "Add", "AI_CORE", i, dur, "%d" % i, "DT_BF16", "ND", "%d" % i, "DT_BF16"])
+                ops, total = ops + 1, total + ns(dur)
+    no = json.loads(analyze(run))["npu_ops"]
+    check(no["ops"] == ops and abs(no["total_us"] - total / 1000) <= 1e-9 * total, "two files: ops %r total_us %r, "
+          "expected %d %r" % (no["ops"], no["total_us"], ops, total / 1000))
+    listed = sum(i["count"] for i in no["items"])
+    check(no["unlisted"]["count"] == ops - listed and no["unlisted"]["signatures"] is None, "two files: unlisted")
+
+
 def torch_trace(n_steps):
     cpu, gpu = {"pid": 1, "tid": 1}, {"pid": 0, "tid": 7}
     ev, t = [], 0
@@ -206,12 +229,31 @@ def test_steps(tmp):
     k = doc["kernels"]
     check(len(k["by_name"]) == ROWS and k["unlisted"]["names"] == 60 - ROWS, "kernels.by_name cut, names exact")
     check_lists(doc, "torch doc")
+    md = analyze(run, "--format", "markdown", "--rows", "7")      # the last --rows wins
+    tables = md_tables(md)
+    check(tables.get("## Kernels") == 7, "report.md kernel table cut to 7: %r" % tables.get("## Kernels"))
+    check("53 more kernel names (the analysis document lists 7)" in md, "report.md says how many kernels are left out")
+
+
+def test_sources(tmp):
+    """More files than rows: the JSON's sources keep every file (at most 4,096 by the
+    inventory), report.md's Sources table the first ROWS, with the rest counted."""
+    run = os.path.join(tmp, "files")
+    os.makedirs(run)
+    for i in range(ROWS + 5):
+        with open(os.path.join(run, "r%02d.pt.trace.json" % i), "w") as f:
+            json.dump(torch_trace(1), f)
+    check(len(json.loads(analyze(run))["sources"]) == ROWS + 5, "sources lists every file")
+    md = analyze(run, "--format", "markdown")
+    check(md_tables(md).get("## Sources") == ROWS and "\n5 more files " in md, "report.md Sources cut to %d" % ROWS)
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_msprof(tmp)
+        test_msprof_two_files(tmp)
         test_steps(tmp)
+        test_sources(tmp)
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
