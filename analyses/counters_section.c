@@ -167,12 +167,14 @@ static bool c_end_source(void *run, void *src) {
     return ok;
 }
 
-/* Two pieces of one file fold exactly when one of them holds no value (double sums). */
+/* Any file may be read in two pieces (a kernel trace split for its other sections holds no
+ * counter value); whether the pieces fold exactly is decided once both are read: */
 static bool c_split_ok(const source_ref *src) {
     (void)src;
     return true;
 }
 
+/* exact when one piece holds no value (double sums fold in order only then) */
 static bool c_split_exact(const void *first, const void *second) {
     return !((const counters_state *)first)->values || !((const counters_state *)second)->values;
 }

@@ -3,8 +3,9 @@
  * The analysis document (`goblind analyze`, GET /runs/<id>/analysis) is one JSON object
  * whose keys are sections ("sources", "device", "kernels", "timeline", "npu_ops", ...).
  * Each section is one section_analysis, listed once in analyses/section_registry.c: adding
- * an analysis is one file plus one registry line, and nothing in core/, storage/, api/ or
- * daemon/ changes.
+ * an analysis is one file plus one registry line (and the file's line in CMakeLists.txt's
+ * source list; analyses/counters_section.c is an example), and nothing in core/, storage/,
+ * api/ or daemon/ changes.
  *
  * The driver (core/run_analysis) reads every source of a run (one file read by one
  * format; a run may hold several files of one kind, one per rank) and hands each source's
