@@ -60,11 +60,20 @@ static uint64_t next_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-/* The median of n values drawn with replacement from v, using scratch (n doubles). */
-static double resampled_median(const double *v, size_t n, double *scratch, uint64_t *state) {
-    for (size_t i = 0; i < n; i++)
-        scratch[i] = v[(size_t)(((unsigned __int128)next_random(state) * n) >> 64)];
-    return ns_median(scratch, n);
+/* The median of n values drawn with replacement from sorted[0..n): the draws are counted per
+ * position (counts, n entries) and the middle found by a running sum, O(n) without moving values. */
+static double resampled_median(const double *sorted, size_t n, uint32_t *counts, uint64_t *state) {
+    memset(counts, 0, n * sizeof *counts);
+    for (size_t i = 0; i < n; i++) counts[(size_t)(((unsigned __int128)next_random(state) * n) >> 64)]++;
+    size_t lo_rank = (n - 1) / 2, hi_rank = n / 2, seen = 0;     /* 0-based ranks of the middle pair */
+    double lo = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += counts[i];
+        if (seen > lo_rank && lo_rank != SIZE_MAX) { lo = sorted[i]; lo_rank = SIZE_MAX; }
+        if (seen > hi_rank) return (lo + sorted[i]) / 2.0;
+    }
+    assert(!"the counts add up to n");
+    return lo;
 }
 
 static int cmp_double(const void *x, const void *y) {
@@ -87,38 +96,56 @@ static ns_verdict interval_verdict(double low, double high) {
     return NS_WITHIN_NOISE;
 }
 
+/* Whether every value of a and b is the same one (resampling cannot move the medians). */
+static bool all_equal(const double *a, size_t na, const double *b, size_t nb) {
+    double v = na ? a[0] : b[0];
+    for (size_t i = 0; i < na; i++) if (a[i] != v) return false;
+    for (size_t i = 0; i < nb; i++) if (b[i] != v) return false;
+    return true;
+}
+
 bool ns_median_diff(const double *a, size_t na, const double *b, size_t nb, ns_result *out,
                     double *med_a, double *med_b, bool *has_med) {
     memset(out, 0, sizeof *out);
     has_med[0] = na > 0, has_med[1] = nb > 0;
     size_t most = na > nb ? na : nb;
-    double *scratch = malloc((most ? most : 1) * sizeof *scratch);
+    double *sa = malloc((na ? na : 1) * sizeof *sa), *sb = malloc((nb ? nb : 1) * sizeof *sb);
     double *diffs = malloc(NS_BOOTSTRAP_ROUNDS * sizeof *diffs);
-    if (!scratch || !diffs) { free(scratch); free(diffs); return false; }
-    if (na) { memcpy(scratch, a, na * sizeof *a); *med_a = ns_median(scratch, na); }
-    if (nb) { memcpy(scratch, b, nb * sizeof *b); *med_b = ns_median(scratch, nb); }
+    uint32_t *counts = malloc((most ? most : 1) * sizeof *counts);
+    bool ok = sa && sb && diffs && counts;
+    if (!ok) goto out;
+    memcpy(sa, a, na * sizeof *a);
+    memcpy(sb, b, nb * sizeof *b);
+    qsort(sa, na, sizeof *sa, cmp_double);
+    qsort(sb, nb, sizeof *sb, cmp_double);
+    if (na) *med_a = (sa[(na - 1) / 2] + sa[na / 2]) / 2.0;
+    if (nb) *med_b = (sb[(nb - 1) / 2] + sb[nb / 2]) / 2.0;
+    if (na && nb) out->delta = *med_b - *med_a;
     if (na < NS_MIN_STEPS || nb < NS_MIN_STEPS || *med_a == 0.0) {
         out->verdict = NS_UNKNOWN;
-        if (na && nb) out->delta = *med_b - *med_a;
-        free(scratch); free(diffs);
-        return true;
+        goto out;
+    }
+    out->delta_pct = out->delta / *med_a * 100.0;
+    out->has_ci = true;
+    if (all_equal(a, na, b, nb)) {                 /* no spread at all: the interval is [0, 0] */
+        out->verdict = NS_WITHIN_NOISE;
+        goto out;
     }
     uint64_t state = NS_BOOTSTRAP_SEED;
     for (size_t r = 0; r < NS_BOOTSTRAP_ROUNDS; r++) {
-        double ma = resampled_median(a, na, scratch, &state);
-        double mb = resampled_median(b, nb, scratch, &state);
-        diffs[r] = mb - ma;
+        double ma = resampled_median(sa, na, counts, &state);
+        diffs[r] = resampled_median(sb, nb, counts, &state) - ma;
     }
     qsort(diffs, NS_BOOTSTRAP_ROUNDS, sizeof *diffs, cmp_double);
-    out->delta = *med_b - *med_a;
-    out->delta_pct = out->delta / *med_a * 100.0;
     out->ci_low_pct = sorted_quantile(diffs, NS_BOOTSTRAP_ROUNDS, 0.025) / *med_a * 100.0;
     out->ci_high_pct = sorted_quantile(diffs, NS_BOOTSTRAP_ROUNDS, 0.975) / *med_a * 100.0;
-    out->has_ci = true;
     out->verdict = interval_verdict(out->ci_low_pct, out->ci_high_pct);
-    free(scratch);
+out:
+    free(sa);
+    free(sb);
     free(diffs);
-    return true;
+    free(counts);
+    return ok;
 }
 
 /* The continued fraction of the regularized incomplete beta I_x(a, b) (modified Lentz). */

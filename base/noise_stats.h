@@ -3,7 +3,8 @@
  * Two tests, both deterministic and documented in docs/ANALYSIS.md "Comparing two runs":
  *  - ns_median_diff: per-step wall times of two runs; the difference of medians with a 95 %
  *    percentile-bootstrap interval (a fixed-seed generator, so the same inputs always give the
- *    same interval);
+ *    same interval; each resample's median found from per-position counts over the sorted
+ *    values, O(n));
  *  - ns_welch: two samples known only by count, mean and standard deviation (a kernel's calls);
  *    a Welch interval for the difference of means, at a confidence the caller chooses (the
  *    comparison divides 5 % by the number of names it tests, Bonferroni).
@@ -24,7 +25,7 @@ typedef enum ns_verdict { NS_UNKNOWN, NS_FASTER, NS_SLOWER, NS_WITHIN_NOISE } ns
 /* Fewest calls on each side before a per-name (Welch) verdict is given. */
 #define NS_MIN_CALLS 5
 /* Bootstrap resamples of ns_median_diff, and its generator's fixed seed. */
-#define NS_BOOTSTRAP_ROUNDS 2000
+#define NS_BOOTSTRAP_ROUNDS 1000
 #define NS_BOOTSTRAP_SEED 0x9e3779b97f4a7c15ULL
 
 /* One comparison's outcome. Durations: lower is better, so a candidate whose interval lies
