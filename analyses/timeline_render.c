@@ -237,8 +237,11 @@ void timeline_render_md(const tl_state *s, strbuf *out) {
     md(out, "## Timeline\n\n| | ms | share of span |\n|---|---:|---:|\n");
     for (size_t i = 0; SCOPE_KEYS[i]; i++) {
         int64_t v;
-        if (!scope_value(o, i, &v)) { md(out, "| %s | unknown | |\n", SCOPE_KEYS[i]); continue; }
-        md(out, "| %s | %.3f | %.1f%% |\n", SCOPE_KEYS[i], (double)v / 1e6, o->span > 0 ? 100.0 * (double)v / (double)o->span : 0.0);
+        size_t len = strlen(SCOPE_KEYS[i]);          /* the row says what, the header the unit: "span", not "span_ns" */
+        int name = (int)(len > 3 && !strcmp(SCOPE_KEYS[i] + len - 3, "_ns") ? len - 3 : len);
+        if (!scope_value(o, i, &v)) { md(out, "| %.*s | unknown | |\n", name, SCOPE_KEYS[i]); continue; }
+        md(out, "| %.*s | %.3f | %.1f%% |\n", name, SCOPE_KEYS[i], (double)v / 1e6,
+           o->span > 0 ? 100.0 * (double)v / (double)o->span : 0.0);
     }
     double pct;
     if (overlap_pct(o, &pct)) md(out, "\nCommunication overlapped by compute: %.1f%%.\n", pct);

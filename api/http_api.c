@@ -246,7 +246,14 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
 
 /* ---- MHD callbacks ---------------------------------------------------------------- */
 
-static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c) {
+/* Whether url is /runs/<id> itself, the one path that also takes DELETE. */
+static bool is_run_path(const char *url) {
+    if (strncmp(url, "/runs/", 6)) return false;
+    const char *id = url + 6;
+    return *id && !strchr(id, '/');
+}
+
+static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c, const char *url) {
     json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
                              "only GET and HEAD are served (and DELETE on /runs/<id>)");
     char *s = json_dumps(body, JSON_COMPACT);
@@ -255,7 +262,7 @@ static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connectio
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
     if (!r) { free(s); return MHD_NO; }
     http_common_headers(r);
-    MHD_add_response_header(r, "Allow", "GET, HEAD");
+    MHD_add_response_header(r, "Allow", is_run_path(url) ? "GET, HEAD, DELETE" : "GET, HEAD");
     req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
     enum MHD_Result ret = http_queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
     MHD_destroy_response(r);
@@ -277,7 +284,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* Refusals before any work (a body is not read, a long poll not begun); they close the
          * connection, which is what a refused client deserves. */
         req->is_delete = !strcmp(method, "DELETE");             /* routes.c allows it on /runs/<id> only */
-        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c);
+        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c, url);
         http_send_begin(NULL);
         enum MHD_Result ret;
         bool refused = refuse(a, c, url, &ret);
