@@ -42,10 +42,12 @@ static void on_run_changed(void *user, const char *run_id) {
     api_notify_run(s->http, run_id);
 }
 
-/* DELETE /runs/<id> (HTTP thread): the log line. */
+/* DELETE /runs/<id> (HTTP thread): the log line, and the tracker learns of it (a parse in
+ * flight or pending must not bring the run back). */
 static void on_run_deleted(void *user, const char *run_id) {
-    (void)user;
+    server *s = user;
     run_log_deleted(run_id, "DELETE /runs/<id>");
+    tracker_run_deleted(s->trk, run_id);
 }
 
 static void on_tick(uv_timer_t *h) {
@@ -294,17 +296,19 @@ int cmd_serve(int argc, char **argv) {
                       .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
+    uv_loop_init(&s.loop);                     /* the tracker first: DELETEs reach it from the start */
+    s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     s.http = api_start(&ao, s.st, &err);
     if (!s.http) {
         log_error("%s", err);
         free(err);
+        tracker_free(s.trk);
+        uv_loop_close(&s.loop);
         store_close(s.st);
         close(lock_fd);
         config_free(&s.cfg);
         return 1;
     }
-    uv_loop_init(&s.loop);
-    s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     uv_timer_init(&s.loop, &s.tick);
     s.tick.data = &s;
     uv_timer_start(&s.tick, on_tick, 250, 250);

@@ -191,6 +191,7 @@ int tracker_start(tracker *t) {
     uv_timer_init(t->loop, &t->retry);
     t->scan.data = t->retry.data = t;
     t->open_handles += 2;
+    deleted_queue_open(t);
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
     uv_timer_start(&t->scan, on_scan, every, every);
     if (t->cfg->scan_only) {

@@ -12,6 +12,7 @@
 #ifndef GOBLIN_TRACKER_INTERNAL_H
 #define GOBLIN_TRACKER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,6 +98,11 @@ struct tracker {
     int inflight, open_handles;
     void (*done)(void *);
     void *done_arg;
+    uv_async_t deleted_wake;     /* DELETE /runs/<id> on the HTTP thread: ids queued below */
+    pthread_mutex_t deleted_lock;
+    char **deleted_ids;          /* under deleted_lock */
+    size_t n_deleted;
+    bool deleted_open;           /* under deleted_lock: deleted_wake is initialised and not closing */
 };
 
 typedef struct parse_job {
@@ -105,6 +111,7 @@ typedef struct parse_job {
     char *id, *root, *path;
     run_result res;
     bool ok, stored;
+    bool forgotten;              /* not stored: the run was deleted after this parse began reading */
     bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
     parse_limits lim;            /* copied from the configuration when queued */
     int64_t kernel_wait_threshold_ns, short_kernel_ns;   /* the analysis document's settings, copied too */
@@ -176,6 +183,8 @@ void forget(run *r);
 void mark_gone(run *r);
 void run_handle_closed(uv_handle_t *h);
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
+/* At tracker_start: from now on tracker_run_deleted reaches the loop. */
+void deleted_queue_open(tracker *t);
 /* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
 void run_parsed(parse_job *j, int status);
 

@@ -2,6 +2,7 @@
 #include "storage/store.h"
 
 #include "storage/kernel_cursor.h"
+#include "storage/retention.h"
 #include "storage/run_analysis.h"
 #include "storage/run_gauges.h"
 #include "storage/schema.h"
@@ -326,16 +327,19 @@ static int ingest_tx(store *s, const ingest_record *r) {
 }
 
 int store_ingest(store *s, const ingest_record *r) {
+    bool dropped = false;
     pthread_mutex_lock(&s->wlock);
     int rc = exec(s->w, "BEGIN IMMEDIATE", s->err, sizeof s->err);
     if (rc == SQLITE_OK) {
-        rc = ingest_tx(s, r);
+        /* the forgotten check in this transaction: a DELETE cannot land between it and the write */
+        rc = r->read_began_ms > 0 ? retention_drop_if_forgotten(s->w, r->id, r->read_began_ms, r->doc, &dropped) : SQLITE_OK;
+        if (rc == SQLITE_OK && !dropped) rc = ingest_tx(s, r);
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
         else { set_err(s); note_rc(s, s->w, rc); exec(s->w, "ROLLBACK", NULL, 0); }
     }
     note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);
-    return rc == SQLITE_OK ? 0 : -1;
+    return rc != SQLITE_OK ? -1 : dropped ? STORE_INGEST_FORGOTTEN : 0;
 }
 
 /* ---- reads ---- */
