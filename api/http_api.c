@@ -81,7 +81,7 @@ events *api_events(api *a) { return a->events; }
 body_streams *api_streams(api *a) { return a->streams; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks};
     prometheus_render(&src, openmetrics, out);
 }
 

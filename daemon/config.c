@@ -1,6 +1,8 @@
 /* config: INI parsing and validation. */
 #include "daemon/config.h"
 
+#include "base/url_redact.h"
+
 #include "api/listen_addr.h"
 #include "api/prometheus.h"
 
@@ -93,7 +95,9 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     }
     if (!strcmp(key, "webhook_url")) {
         if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
-            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'", v);
+            char shown[512];
+            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'",
+                     url_redact(v, shown, sizeof shown));
             return false;
         }
         if (c->n_webhook_urls >= sizeof c->webhook_urls / sizeof c->webhook_urls[0]) {

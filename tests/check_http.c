@@ -21,6 +21,7 @@
 #include "api/prometheus.h"
 #include "api/webhooks.h"
 #include "base/json_writer.h"
+#include "base/url_redact.h"
 #include "storage/store.h"
 
 /* A reader missed the cache and read the run from the store (running); the ingest and the
@@ -108,7 +109,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     ck_assert_int_eq(store_ingest(st, &rec), 0);
     goblind_counters ctr;
     counters_init(&ctr);
-    prometheus_source src = {st, &ctr, 10, "t", NULL};
+    prometheus_source src = {st, &ctr, 10, "t", NULL, NULL};
     strbuf out = {0};
     prometheus_render(&src, false, &out);
     ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",
@@ -205,6 +206,28 @@ START_TEST(webhooks_bounded_queue_never_blocks) {
 }
 END_TEST
 
+/* URLs as logged: userinfo, query values, bare query items and fragments never appear;
+ * scheme, host, port and path do (hand-written expectations). */
+START_TEST(url_redact_hides_credentials) {
+    static const char *const CASES[][2] = {
+        {"http://user:S3cret@127.0.0.1:8080/hook?token=abc&x=1", "http://***@127.0.0.1:8080/hook?token=***&x=***"},
+        {"https://hooks.example/p/a?S3cret#frag", "https://hooks.example/p/a?***#***"},
+        {"http://h/p", "http://h/p"},
+        {"http://a@b@h/?=v&&k=", "http://***@h/?=***&&k=***"},
+        {"http://h?k=v/x@y", "http://h?k=***"},
+        {"localhost:8080", "localhost:8080"},
+        {"u:p@localhost:8080/x?t=1", "***@localhost:8080/x?t=***"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char out[256];
+        ck_assert_str_eq(url_redact(CASES[i][0], out, sizeof out), CASES[i][1]);
+    }
+    char small[12];                               /* cut, never past the buffer */
+    ck_assert_str_eq(url_redact("http://u:secret@host/x", small, sizeof small), "http://***@");
+}
+END_TEST
+
 static Suite *http_suite(void) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("cache");
@@ -219,6 +242,7 @@ static Suite *http_suite(void) {
     tc = tcase_create("webhooks");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, webhooks_bounded_queue_never_blocks);
+    tcase_add_test(tc, url_redact_hides_credentials);
     suite_add_tcase(s, tc);
     return s;
 }
