@@ -410,7 +410,9 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
-    if (!(a->events = events_new(st, a->hooks))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    int streams = opt->max_event_streams > 0 ? opt->max_event_streams : opt->max_connections / 4;
+    if (streams > opt->max_connections) streams = opt->max_connections;
+    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     /* a request's headers are due within connection_timeout_s of opening or of the previous
      * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
     double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;

@@ -19,6 +19,7 @@ typedef struct api api;
 typedef struct api_options {
     const char *listen;          /* HOST:PORT; port 0 picks a free one */
     int max_connections;
+    int max_event_streams;       /* GET /events streams at once (0: max_connections / 4; at most max_connections) */
     int connection_timeout_s;
     int max_request_kb;          /* connection memory: a longer request line or headers get 414/431 */
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */

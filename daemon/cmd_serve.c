@@ -116,7 +116,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
     static const struct { const char *flag, *key; } FLAGS[] = {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"}, {"--max-parse-mb", "max_parse_mb"}, {"--max-parse-s", "max_parse_s"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
-        {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
+        {"--max-connections", "max_connections"}, {"--max-event-streams", "max_event_streams"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--log-file", "log_file"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--metrics-labels", "metrics_labels"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
@@ -202,6 +202,7 @@ static void reload_config(server *s) {
     const char *restart = !roots_same ? "root"
         : !SAME_STR(n.db, s->cfg.db) ? "db" : !SAME_STR(n.listen, s->cfg.listen) ? "listen"
         : n.max_connections != s->cfg.max_connections ? "max_connections"
+        : n.max_event_streams != s->cfg.max_event_streams ? "max_event_streams"
         : n.connection_timeout_s != s->cfg.connection_timeout_s ? "connection_timeout_s"
         : n.max_request_kb != s->cfg.max_request_kb ? "max_request_kb"
         : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
@@ -289,6 +290,7 @@ int cmd_serve(int argc, char **argv) {
     }
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
+                      .max_event_streams = s.cfg.max_event_streams,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,

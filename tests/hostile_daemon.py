@@ -191,5 +191,98 @@ def test_webhook_credentials_never_logged(tmp):
     assert "Pw0rdX" not in bad.stderr and "SecretQ" not in bad.stderr, bad.stderr
 
 
+def open_streams(base, n):
+    """n GET /events connections, each with its status line read: (streams, refused replies)."""
+    port = int(base.rsplit(":", 1)[1])
+    socks = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port), timeout=30)
+        c.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        socks.append(c)
+    streams, refused = [], []
+    for c in socks:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            data = c.recv(4096)
+            if not data:
+                break
+            head += data
+        if head.startswith(b"HTTP/1.1 200"):
+            streams.append(c)
+        else:
+            refused.append(head)
+            c.close()
+    return streams, refused
+
+
+def test_event_streams_leave_slots_for_requests(tmp):
+    """1,100 GET /events streams against the default 1,024 slots: a quarter of them (256) stream,
+    the rest get 503 with Retry-After at once, and /runs and /metrics answer 200 throughout
+    (before the fix every slot was a stream and both got 503 while they stayed open)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    d = Daemon(tmp).start()
+    gen(d.roots[0] / "s-1", seed=1)
+    d.wait_status("s-1", "complete")
+    streams, refused = open_streams(d.base, 1100)
+    assert len(streams) == 256, (len(streams), len(refused))
+    assert all(h.startswith(b"HTTP/1.1 503") and b"Retry-After: 5" in h for h in refused), refused[:2]
+    times, codes = [], []
+    for i in range(40):
+        t = time.time()
+        codes.append(d.get("/runs" if i % 2 else "/metrics")[0])
+        times.append(time.time() - t)
+    times.sort()
+    print(f"     {len(streams)} streams open, {len(refused)} refused: /runs and /metrics {codes.count(200)}/"
+          f"{len(codes)} answered 200, median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
+    assert codes == [200] * len(codes), codes
+    gen(d.roots[0] / "s-2", seed=2)                             # the streams still carry events
+    first = streams[0]
+    first.settimeout(30)
+    seen = b""
+    end = time.time() + 30
+    while b"s-2" not in seen and time.time() < end:
+        seen += first.recv(65536)
+    assert b"s-2" in seen, seen[-500:]
+    for c in streams:
+        c.close()
+    wait_for(lambda: len(open_streams(d.base, 1)[0]) == 1, 20, "a stream slot after the others closed")
+    assert d.stop() == 0
+    conf = Path(tmp) / "goblind.conf"                           # the share is a setting
+    conf.write_text("[goblind]\nmax_event_streams = 3\n")
+    d2 = Daemon(Path(tmp) / "two", extra=["--config", str(conf)]).start()
+    streams, refused = open_streams(d2.base, 5)
+    assert (len(streams), len(refused)) == (3, 2), (len(streams), len(refused))
+    for c in streams:
+        c.close()
+    assert d2.stop() == 0
+
+
+def test_last_event_id_from_the_future_gets_resync(tmp):
+    """A Last-Event-ID larger than any id given (another daemon's, a forged one): the stream
+    starts with a resync event, as for one too old (before the fix nothing was said and the
+    client believed it was up to date)."""
+    d = Daemon(tmp).start()
+    gen(d.roots[0] / "f-1", seed=1)
+    d.wait_status("f-1", "complete")
+    now_id = int(time.time() * 1000) * 1000
+    future = e2e.SSE(d.base, last_id=str(now_id * 10))
+    future.wait(lambda m: m.get("event") == "resync", timeout=10)
+    future.close()
+    live = e2e.SSE(d.base)                                      # an ordinary stream gets no resync
+    gen(d.roots[0] / "f-2", seed=2)
+    live.wait(lambda m: m.get("event") == "complete" and m["json"]["run"] == "f-2")
+    assert not any(m.get("event") == "resync" for m in live.messages), live.messages
+    last = [m for m in live.messages if "id" in m][-1]["id"]
+    live.close()
+    again = e2e.SSE(d.base, last_id=last)                       # the newest id: up to date, no resync
+    gen(d.roots[0] / "f-3", seed=3)
+    again.wait(lambda m: m.get("event") == "complete" and m["json"]["run"] == "f-3")
+    assert not any(m.get("event") == "resync" for m in again.messages), again.messages
+    again.close()
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_daemon", globals(), ONLY))
