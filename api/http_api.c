@@ -27,6 +27,7 @@
 #include "api/listen_addr.h"
 #include "api/log_rate.h"
 #include "api/prometheus.h"
+#include "api/secret_file.h"
 #include "api/routes.h"
 #include "core/run_files.h"
 
@@ -181,21 +182,6 @@ bool api_access_ok(const char *listen, const char *token_file, const char *clien
              "see docs/OPERATIONS.md", listen, shown);
     *err = strdup(e);
     return false;
-}
-
-static char *read_file(const char *path, size_t max, char *e, size_t elen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(e, elen, "%s: %s", path, strerror(errno)); return NULL; }
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, f) : 0;
-    fclose(f);
-    if (!buf || n == 0 || n == max) {
-        snprintf(e, elen, "%s: %s", path, n == max ? "too large" : "empty or unreadable");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
 }
 
 /* Constant-time comparison, so the token cannot be guessed byte by byte from timings. */
@@ -393,7 +379,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     if (!a) { *err = strdup("out of memory"); return NULL; }
     log_rate_init(&a->mhd_lines, MHD_LOG_WINDOW_S);
     if (opt->auth_token_file) {
-        a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
+        a->token = secret_file_read("auth_token_file", opt->auth_token_file, SECRET_TOKEN, API_TOKEN_FILE_MAX, e, sizeof e, NULL, 0);
         if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
         if (!a->token || strlen(a->token) < 16) {
             if (a->token) snprintf(e, sizeof e, "%s: the token must be at least 16 characters", opt->auth_token_file);
@@ -405,8 +391,11 @@ api *api_start(const api_options *opt, store *st, char **err) {
         goto fail_early;
     }
     const char *tls_paths[3] = {opt->tls_cert_file, opt->tls_key_file, opt->tls_client_ca_file};
+    static const char *const TLS_KEYS[3] = {"tls_cert_file", "tls_key_file", "tls_client_ca_file"};
     for (int i = 0; i < 3; i++)
-        if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
+        if (tls_paths[i] && !(a->tls_mem[i] = secret_file_read(TLS_KEYS[i], tls_paths[i], i == 1 ? SECRET_PRIVATE_KEY : SECRET_PUBLIC,
+                                                               API_TLS_FILE_MAX, e, sizeof e, NULL, 0)))
+            goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);

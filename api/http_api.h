@@ -39,6 +39,10 @@ typedef struct api_options {
  * false with *err (caller frees) when the combination must not start. */
 bool api_access_ok(const char *listen, const char *token_file, const char *client_ca_file, char **err);
 
+/* The bound on a TLS file's size (certificate chain, key, CA bundle), and on the token file's. */
+#define API_TLS_FILE_MAX ((size_t)1 << 20)
+#define API_TOKEN_FILE_MAX ((size_t)4096)
+
 /* NULL with *err set (caller frees) when the address cannot be bound. */
 api *api_start(const api_options *opt, store *st, char **err);
 int api_port(const api *a);

@@ -284,5 +284,61 @@ def test_last_event_id_from_the_future_gets_resync(tmp):
     assert d.stop() == 0
 
 
+def test_tls_key_files_checked_like_the_token(tmp):
+    """The TLS files get the token file's checks: a private key readable by others, a key behind a
+    symlink, a FIFO as the certificate (it blocked start-up forever), an oversized certificate and
+    one owned by another user are refused at start with a message naming the setting; a key made
+    readable after start is reported at SIGHUP (before the fix a 0644 key was taken silently)."""
+    import ssl
+    tmp = Path(tmp)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+                    "server.pem", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, cwd=tmp)
+    cert, key = tmp / "server.pem", tmp / "server.key"
+    os.chmod(key, 0o600)
+
+    def serve(cert_file, key_file):
+        try:
+            return subprocess.run([e2e.GOBLIND, "serve", "--db", str(tmp / "x.db"), "--root", str(tmp), "--listen",
+                                   "127.0.0.1:0", "--tls-cert-file", str(cert_file), "--tls-key-file", str(key_file)],
+                                  capture_output=True, text=True, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"goblind serve did not start or refuse within 10 s ({cert_file}, {key_file})")
+
+    def refused(p, *words):
+        assert p.returncode == 2 and all(w in p.stderr for w in words), (p.returncode, p.stderr)
+
+    os.chmod(key, 0o644)
+    refused(serve(cert, key), "tls_key_file", "readable by every user", "chmod 600")
+    os.chmod(key, 0o640)
+    refused(serve(cert, key), "tls_key_file", "readable or writable by its group", "chmod 600")
+    os.chmod(key, 0o600)
+    link = tmp / "key-link"
+    link.symlink_to(key)
+    refused(serve(cert, link), "tls_key_file", "is a symbolic link")
+    fifo = tmp / "cert-fifo"
+    os.mkfifo(fifo)
+    refused(serve(fifo, key), "tls_cert_file", "not a regular file")
+    big = tmp / "big.pem"
+    big.write_bytes(cert.read_bytes() * (2 + (1 << 20) // len(cert.read_bytes())))
+    refused(serve(big, key), "tls_cert_file", "too large")
+    if os.geteuid() == 0:                                       # root can give a file away
+        theirs = tmp / "theirs.key"
+        theirs.write_bytes(key.read_bytes())
+        os.chmod(theirs, 0o600)
+        os.chown(theirs, 65534, 65534)
+        refused(serve(cert, theirs), "tls_key_file", "owned by uid 65534")
+    ctx = ssl.create_default_context(cafile=str(cert))
+    d = Daemon(tmp / "d", ssl_ctx=ctx, extra=["--tls-cert-file", str(cert), "--tls-key-file", str(key)]).start()
+    assert d.get("/healthz")[0] == 200
+    os.chmod(key, 0o644)
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "SIGHUP: configuration reloaded" in d.logtext(), 10, "the reload")
+    log = d.logtext()
+    assert "SIGHUP: tls_key_file" in log and "readable by every user" in log, log[-2000:]
+    assert d.get("/healthz")[0] == 200                          # still serving with the key read at start
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("hostile_daemon", globals(), ONLY))
