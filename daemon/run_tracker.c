@@ -1,6 +1,7 @@
 /* run_tracker: carries out the per-run state machine's actions (run_state.c decides; this file
  * runs the timers, queues the parses on the worker pool, writes statuses and logs outcomes) and
  * the tracker's lifecycle; see run_tracker.h and tracker_internal.h for the other files. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,23 @@ static void apply(run *r, run_actions a) {
     if (a.start_parse) start_parse(r);
 }
 
+void dormant_changed(run *r) {
+    tracker *t = r->t;
+    assert(r->dormant);
+    if (t->stopping) return;
+    int64_t mtime;
+    bool empty = dir_empty(r->path, &mtime);
+    if (empty) { r->dormant_mtime_ns = mtime; return; }
+    r->dormant = false;
+    t->n_dormant--;
+    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    log_debug("run %s: files appeared in the empty directory", r->id);
+    watch_subdirs(r);
+    run_discovered(r);
+}
+
 void mark_gone(run *r) {
+    if (r->dormant) { dormant_changed(r); return; }
     if (r->sm.gone || take_over_from_other_root(r)) return;
     unwatch(r->t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
@@ -69,6 +86,7 @@ void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
 
 void run_touch(run *r) {
     tracker *t = r->t;
+    if (r->dormant) { dormant_changed(r); return; }
     if (t->stopping || r->sm.gone) return;
     run_state_cfg c = sm_cfg(t);
     apply(r, run_state_touch(&r->sm, &c, now_ms()));

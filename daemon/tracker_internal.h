@@ -71,6 +71,9 @@ struct run {
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
+    bool dormant;                /* a new directory with nothing in it: stored and listed as pending, watched,
+                                    but not parsed until something appears in it (dormant_changed) */
+    int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_fingerprint parsed_sig, seen_sig;
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
@@ -95,6 +98,7 @@ struct tracker {
     status_lane *lane;           /* status writes' own thread (status_writer.c) */
     goblind_counters *counters;
     size_t watched;
+    size_t n_dormant;            /* runs that are dormant (empty directories) */
     int inflight, open_handles;
     void (*done)(void *);
     void *done_arg;
@@ -130,6 +134,8 @@ typedef struct parse_job {
 int64_t now_ms(void);
 char *join(const char *a, const char *b);          /* "a/b", malloc'd */
 bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
+/* path is a directory with no entries at all; *mtime_ns gets its mtime (lstat) either way. */
+bool dir_empty(const char *path, int64_t *mtime_ns);
 void sig_of(const run *r, run_fingerprint *sig);    /* the files' (size, mtime, inode) and sources now */
 bool sig_equal(const run_fingerprint *a, const run_fingerprint *b);
 bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
@@ -181,6 +187,9 @@ void run_touch(run *r);                             /* a file changed: (re)start
 void run_discovered(run *r);                        /* read its directory afresh: pending, settle */
 void forget(run *r);
 void mark_gone(run *r);
+/* A dormant run's directory changed (a file event, a newer mtime, gone from its root): still
+ * empty, it stays dormant; gone, it is marked gone; else it wakes and settles like any run. */
+void dormant_changed(run *r);
 void run_handle_closed(uv_handle_t *h);
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
 /* At tracker_start: from now on tracker_run_deleted reaches the loop. */

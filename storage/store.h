@@ -53,6 +53,15 @@ const char *store_corruption(store *s);
  * also stamp completed_at. updated_at moves only when something changed. 0 on success. */
 int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now_ms);
 
+typedef struct store_status {
+    const char *id, *root, *path;
+    run_status status;
+} store_status;
+
+/* store_set_status for n runs in one transaction (one commit for a burst, e.g. thousands of
+ * new directories at once); all or nothing. 0 on success. */
+int store_set_statuses(store *s, const store_status *items, size_t n, int64_t now_ms);
+
 typedef struct ingest_record {
     const char *id, *root, *path;
     run_status status;
