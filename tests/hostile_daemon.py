@@ -228,14 +228,15 @@ def test_event_streams_leave_slots_for_requests(tmp):
     d.wait_status("s-1", "complete")
     streams, refused = open_streams(d.base, 1100)
     assert len(streams) == 256, (len(streams), len(refused))
-    assert all(h.startswith(b"HTTP/1.1 503") and b"Retry-After: 5" in h for h in refused), refused[:2]
+    busy = [h for h in refused if h]                            # (beyond all 1,040 slots: closed unanswered)
+    assert busy and all(h.startswith(b"HTTP/1.1 503") and b"Retry-After: 5" in h for h in busy), busy[:2]
     times, codes = [], []
     for i in range(40):
         t = time.time()
         codes.append(d.get("/runs" if i % 2 else "/metrics")[0])
         times.append(time.time() - t)
     times.sort()
-    print(f"     {len(streams)} streams open, {len(refused)} refused: /runs and /metrics {codes.count(200)}/"
+    print(f"     {len(streams)} streams open, {len(busy)} answered 503, {len(refused) - len(busy)} closed: /runs and /metrics {codes.count(200)}/"
           f"{len(codes)} answered 200, median {times[len(times) // 2] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
     assert codes == [200] * len(codes), codes
     gen(d.roots[0] / "s-2", seed=2)                             # the streams still carry events
