@@ -164,6 +164,10 @@ def test_dead_webhook_receiver_does_not_starve_the_others(tmp):
     assert line and int(line[0].split()[-1]) == n_good, (line, n_good)
     assert 'goblind_webhook_events_dropped_total{receiver="0"} 0' in body, body
     assert "127.0.0.1:%d" % dead.port not in body                # the index, never the URL
+    chk = subprocess.run(["promtool", "check", "metrics"], input=body.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    om = d.get("/metrics", {"Accept": "application/openmetrics-text; version=1.0.0"})[2]
+    assert b"# TYPE goblind_webhook_events_dropped counter" in om and om.endswith(b"# EOF\n"), om[-300:]
     t_stop = time.time()
     assert d.stop() == 0
     print(f"     stop with a dead receiver: {time.time() - t_stop:.1f} s")
