@@ -254,7 +254,7 @@ paths = {
                         "responses": {"200": {"description": "never-ending stream",
                                               "content": {"text/event-stream": {"schema": {"type": "string"},
                                                                                 "x-data-schema": ref("RunEvent")}}},
-                                      "401": ERR["401"]}}},
+                                      "401": ERR["401"], "503": ERR["503"]}}},
     "/metrics": {"get": {"summary": "Prometheus text 0.0.4, or OpenMetrics 1.0 on Accept",
                          "responses": {"200": {"description": "exposition",
                                                "content": {"text/plain": {"schema": {"type": "string"}},

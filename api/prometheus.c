@@ -355,6 +355,24 @@ bool prometheus_labels_render(const char *spec, char **rendered, char *err, size
     return true;
 }
 
+/* Per webhook receiver (receiver="0" is the first webhook_url: an index, never the URL,
+ * which may hold credentials): events dropped from its full queue, and POSTs by outcome. */
+static void webhook_series(writer *w, webhooks *hooks) {
+    size_t n = webhooks_receivers(hooks);
+    if (!n) return;
+    unsigned long dropped[WEBHOOK_MAX_URLS], failed[WEBHOOK_MAX_URLS], delivered[WEBHOOK_MAX_URLS];
+    for (size_t i = 0; i < n; i++) webhooks_receiver_counts(hooks, i, &dropped[i], &failed[i], &delivered[i]);
+    family(w, "goblind_webhook_events_dropped_total", "counter",
+           "Run events dropped from a webhook receiver's full queue (receiver: index of its webhook_url).");
+    for (size_t i = 0; i < n; i++) put(w, "goblind_webhook_events_dropped_total{receiver=\"%zu\"} %lu\n", i, dropped[i]);
+    family(w, "goblind_webhook_deliveries_total", "counter",
+           "Run events a webhook receiver got (delivered) or did not after every attempt (failed).");
+    for (size_t i = 0; i < n; i++) {
+        put(w, "goblind_webhook_deliveries_total{receiver=\"%zu\",result=\"delivered\"} %lu\n", i, delivered[i]);
+        put(w, "goblind_webhook_deliveries_total{receiver=\"%zu\",result=\"failed\"} %lu\n", i, failed[i]);
+    }
+}
+
 void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     strbuf own = {0};
     bool relabel = src->labels && *src->labels;
@@ -392,6 +410,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         else put(&w, "goblind_http_requests_total{code=\"other\"} %llu\n", (unsigned long long)v);
     }
     histogram_out(&w, "goblind_http_request_duration_seconds", "Time from request to response.", &c->http_seconds);
+    webhook_series(&w, src->hooks);
     process_metrics(&w);
 
     run_state_series(&w, &runs);

@@ -10,6 +10,7 @@
 
 #include "core/counters.h"
 #include "base/text_utf8.h"
+#include "api/webhooks.h"
 #include "storage/store.h"
 
 typedef struct prometheus_source {
@@ -18,6 +19,7 @@ typedef struct prometheus_source {
     int max_runs;
     const char *version;
     const char *labels;     /* NULL, or rendered static labels (k="v",...) added to every sample */
+    webhooks *hooks;        /* NULL: no webhook_url configured */
 } prometheus_source;
 
 /* Renders a config value "name=value[,name=value...]" as exposition label text
