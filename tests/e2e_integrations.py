@@ -93,9 +93,14 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
     d.wait_status("gf-1", "failed")
     port = free_port()
     target = d.base.split("//")[1]
-    (Path(tmp) / "prom.yml").write_text(
-        f"global: {{scrape_interval: 1s, evaluation_interval: 1s}}\nrule_files: ['{src}/prometheus/goblind-rules.yml']\n"
-        f"scrape_configs:\n  - job_name: goblind\n    static_configs: [{{targets: ['{target}']}}]\n")
+    # the shipped fleet configuration: file_sd targets with a cluster label, hostname relabelled
+    # from the address, the shipped rules
+    fleet = (src / "prometheus" / "goblind-fleet.example.yml").read_text()
+    fleet = fleet.replace("scrape_interval: 30s", "scrape_interval: 1s").replace("evaluation_interval: 30s", "evaluation_interval: 1s")
+    fleet = re.sub(r"- goblind-rules.yml\b", f"- {src}/prometheus/goblind-rules.yml", fleet)
+    assert "goblind-targets.example.json" in fleet and str(src) in fleet
+    (Path(tmp) / "goblind-targets.example.json").write_text(json.dumps([{"targets": [target], "labels": {"cluster": "c1"}}]))
+    (Path(tmp) / "prom.yml").write_text(fleet)
     prom = subprocess.Popen(["prometheus", f"--config.file={tmp}/prom.yml", f"--storage.tsdb.path={tmp}/tsdb",
                              f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
                             stderr=open(Path(tmp) / "prometheus.log", "wb"))
@@ -139,6 +144,9 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
         assert len(rules) == 6, rules       # 4 instance and run rules, 2 over the analysis gauges
         for rec in rules:
             wait_for(lambda: returns(rec), 20, f"recording rule {rec}")
+            for sample in api("query", query=rec)["result"]:      # the target labels kept
+                assert sample["metric"].get("cluster") == "c1" and sample["metric"].get("hostname") == "127.0.0.1", (rec, sample)
+        assert {(s["cluster"], s["hostname"]) for s in api("series", **{"match[]": "up"})} == {("c1", "127.0.0.1")}
         print(f"     {len(exprs)} dashboard queries, {len(rules)} recording rules return data")
     finally:
         prom.terminate()
