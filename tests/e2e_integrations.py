@@ -82,6 +82,16 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
     of prometheus/goblind-rules.yml returns data from a real Prometheus scraping a daemon with runs."""
     src = Path(__file__).resolve().parent.parent
     dash = json.loads((src / "grafana" / "goblind-dashboard.json").read_text())
+    # importable (a datasource input), fleet variables, every query filtered by them, and the
+    # analysis panels (busy share, kernel classes)
+    assert [i["pluginId"] for i in dash["__inputs"]] == ["prometheus"], dash.get("__inputs")
+    assert dash["templating"]["list"][0]["current"]["value"] == "${" + dash["__inputs"][0]["name"] + "}"
+    assert [v["name"] for v in dash["templating"]["list"]] == ["datasource", "cluster", "hostname", "instance", "run"]
+    all_exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    for e in all_exprs:
+        assert 'cluster=~"$cluster"' in e and 'hostname=~"$hostname"' in e, e
+    assert any("run:goblind_run_busy:ratio" in e for e in all_exprs)
+    assert any("run_class:goblind_run_kernel_class_seconds:share" in e for e in all_exprs)
     d = Daemon(tmp)
     gen(d.roots[0] / "g-1", seed=1)
     gen(d.roots[0] / "g-2", seed=2)
@@ -122,7 +132,8 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
         for _ in range(3):                                    # two scrapes apart for rate(), then more traffic
             d.get("/runs")
             time.sleep(1.5)
-        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x"}
+        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x",
+                 "$cluster": "c1", "$hostname": "127.0.0.1"}
         exprs = []
         for panel in dash["panels"]:
             for t in panel["targets"]:
@@ -136,7 +147,9 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
             if var["type"] != "query":
                 continue
             m = re.fullmatch(r"label_values\((.*), (\w+)\)", var["query"]["query"])
-            metric, label = m.group(1).replace("$instance", target), m.group(2)
+            metric, label = m.group(1), m.group(2)
+            for k, v in subst.items():
+                metric = metric.replace(k, v)
             values = {s.get(label) for s in api("series", **{"match[]": metric})} - {None}
             assert values, (var["name"], metric)
         assert "g-1" in {s["run"] for s in api("series", **{"match[]": 'goblind_run_info'})}
