@@ -52,7 +52,8 @@ bench: test-deps build
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFDIR)
-	sed 's|/usr/local/bin/goblind|$(PREFIX)/bin/goblind|' systemd/goblind.service > $(DESTDIR)$(UNITDIR)/goblind.service
+	sed -e 's|/usr/local/bin/goblind|$(PREFIX)/bin/goblind|' -e 's|/usr/local/share/doc/goblind|$(PREFIX)/share/doc/goblind|' \
+	  systemd/goblind.service > $(DESTDIR)$(UNITDIR)/goblind.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/goblind.service
 	test -e $(DESTDIR)$(CONFDIR)/goblind.conf || \
 	  sed 's|^root = ./runs|root = /srv/goblin/runs|; s|^db = ./goblind.db|db = /var/lib/goblind/goblind.db|' \
