@@ -72,7 +72,7 @@ man_out=$(MANWIDTH=100 man -l "$root/usr/share/man/man1/goblind.1.gz" 2>&1)
 for want in "goblind show RUN_ID" "goblind forget RUN_ID" "GOBLIND_TOKEN" "Exit status"; do
   grep -qF "$want" <<<"$man_out" && ok || bad "man page lacks '$want'"
 done
-comp=$(bash -c "source '$root/usr/share/bash-completion/completions/goblind'
+comp=$(PATH="$root/usr/bin:$PATH" bash -c "source '$root/usr/share/bash-completion/completions/goblind'
   COMP_WORDS=(goblind sh); COMP_CWORD=1; _goblind; echo \"\${COMPREPLY[*]}\"
   COMP_WORDS=(goblind runs --format ''); COMP_CWORD=3; _goblind; echo \"\${COMPREPLY[*]}\"
   COMP_WORDS=(goblind show --w); COMP_CWORD=2; _goblind; echo \"\${COMPREPLY[*]}\"")
