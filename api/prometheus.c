@@ -26,6 +26,7 @@
 #define L_RUN "run"
 #define L_BUCKET "bucket"
 #define L_CLASS "class"
+#define L_GPU "gpu"
 
 static const struct taken_label {
     const char *name, *why;
@@ -38,6 +39,7 @@ static const struct taken_label {
     {L_RUN, "every per-run series uses it"},
     {L_BUCKET, "goblind_run_waste_seconds uses it"},
     {L_CLASS, "goblind_run_kernel_class_seconds uses it"},
+    {L_GPU, "the per-GPU series (goblind_run_device_*) use it"},
     {"quantile", "Prometheus summaries use it"},
     {"instance", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
     {"job", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
@@ -305,6 +307,36 @@ static void analysis_series(writer *w, const run_list *l) {
     }
 }
 
+/* One per-GPU family: for each listed run, each GPU its telemetry knew with a device index (at
+ * most INGEST_GPU_SLOTS a run, core/ingest_doc.h), labelled run and gpu (the device index, as
+ * DCGM exporter's `gpu`), field f of the slot times scale; unknown values are left out. */
+static void gpu_series(writer *w, const run_list *l, const char *name, const char *help, int f, double scale) {
+    family(w, name, "gauge", help);
+    for (size_t i = 0; i < l->n; i++) {
+        const run_sample *s = &l->items[i];
+        for (int k = 0; k < INGEST_GPU_SLOTS; k++) {
+            const opt_num *dev = &s->gauge[IG_GPU_FIRST + k * INGEST_GPU_FIELDS + IGF_DEVICE];
+            const opt_num *v = &s->gauge[IG_GPU_FIRST + k * INGEST_GPU_FIELDS + f];
+            if (!dev->has || !v->has) continue;
+            put(w, "%s{" L_RUN "=\"", name);
+            label_value(w, s->id);
+            put(w, "\"," L_GPU "=\"%lld\"} ", (long long)dev->v);
+            value(w, v->v * scale);
+        }
+    }
+}
+
+/* The per-GPU telemetry means of each run (docs/OPERATIONS.md "Running a fleet"). */
+static void gpu_device_series(writer *w, const run_list *l) {
+    gpu_series(w, l, "goblind_run_device_utilization_ratio",
+               "Mean GPU utilisation of one GPU over the run, 0..1 (analysis telemetry.gpus[].util_mean_pct / 100).",
+               IGF_UTIL_MEAN_PCT, 0.01);
+    gpu_series(w, l, "goblind_run_device_power_watts", "Mean power of one GPU over the run (telemetry.gpus[].power_mean_w).",
+               IGF_POWER_MEAN_W, 1.0);
+    gpu_series(w, l, "goblind_run_device_vram_peak_bytes", "Peak VRAM used on one GPU (telemetry.gpus[].vram_peak_bytes).",
+               IGF_VRAM_PEAK_BYTES, 1.0);
+}
+
 /* Copies the exposition in `text` to out with `labels` (rendered `k="v",...`) added to
  * every sample line, so goblind's series join with node and GPU exporters' series. */
 static void add_static_labels(const char *text, size_t len, const char *labels, strbuf *out) {
@@ -464,6 +496,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         }
     }
     analysis_series(&w, &runs);
+    gpu_device_series(&w, &runs);
     family(&w, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.");
     for (size_t i = 0; i < runs.n; i++) {
         put(&w, "goblind_run_updated_timestamp_seconds{" L_RUN "=\"");

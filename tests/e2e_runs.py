@@ -163,6 +163,41 @@ def test_metrics_labels_refuse_goblind_label_names(tmp):
     assert d.stop() == 0
 
 
+def test_per_gpu_series(tmp):
+    """Per-GPU series for the GPU exporters' joins: each run's telemetry means per device, labelled
+    run and gpu (the device index), from a hand-made amd-smi file of 9 GPUs; bounded to the first
+    8 devices a run; `gpu` refused in metrics_labels."""
+    d = Daemon(tmp, extra=["--metrics-labels", "hostname=node-9"])
+    run = d.roots[0] / "gpus-1"
+    gen(run, seed=1)
+    rows = ["gpu,timestamp,power_usage,hotspot_temperature,memory_temperature,gfx_clk,gfx_util,mem_util,mem_clock,"
+            "vram_used,vram_total"]
+    for t in range(2):                           # GPU g: utilisation 10+g-1 then 10+g+1, power 100+g W,
+        for g in range(9):                       # (g+1)*100 MiB used
+            rows.append(f"{g},{1732300000 + t},{100 + g},60,60,1500,{10 + g - 1 + 2 * t},40,1300,{(g + 1) * 100},196592")
+    (run / "amd_smi.csv").write_text("\n".join(rows) + "\n")
+    d.start()
+    d.wait_status("gpus-1", "complete")
+    text = d.get("/metrics")[2].decode()
+    got = {}
+    for name, gpu, v in re.findall(r'^goblind_run_device_(\w+)\{hostname="node-9",run="gpus-1",gpu="(\d+)"\} (\S+)$', text, re.M):
+        got[(name, int(gpu))] = float(v)
+    want = {}
+    for g in range(8):                           # by hand; device 8 is past the bound of 8 a run
+        want[("utilization_ratio", g)] = (10 + g) / 100
+        want[("power_watts", g)] = 100 + g
+        want[("vram_peak_bytes", g)] = (g + 1) * 100 * 2 ** 20
+    assert set(got) == set(want), sorted(set(got) ^ set(want))
+    for k, v in want.items():
+        assert abs(got[k] - v) <= 1e-9 * max(1, abs(v)), (k, got[k], v)
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "gpu=0", "--db", str(Path(tmp) / "y.db")],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "label name 'gpu' cannot be used" in p.stderr, p
+    assert d.stop() == 0
+
+
 def test_run_outcomes_logged(tmp):
     """At info level: one line per run outcome with the run id, the parse time and, for a failed
     run, the reason (journald fields: tests/journald.py)."""
