@@ -235,7 +235,9 @@ def test_cli_runs_and_show(tmp):
     out = subprocess.run([GOBLIND, "show", "nope", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "HTTP 404" in out.stderr, out
     out = subprocess.run([GOBLIND, "runs", "--status", "weird", "--url", url], capture_output=True, text=True)
-    assert out.returncode == 1 and "HTTP 400" in out.stderr, out
+    assert out.returncode == 2 and "--status takes" in out.stderr, out            # a usage error (exit table)
+    out = subprocess.run([GOBLIND, "runs", "--cursor", "%%%", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 2 and "HTTP 400" in out.stderr, out                  # the daemon's 400: usage too
     # --format json: the daemon's bodies, numbers exactly as served
     out = subprocess.run([GOBLIND, "runs", "--url", "http://" + url, "--format", "json"], capture_output=True, text=True)
     assert out.returncode == 0 and json.loads(out.stdout)["runs"][0]["tokens_per_sec"] == tps, out
