@@ -92,6 +92,7 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
         assert 'cluster=~"$cluster"' in e and 'hostname=~"$hostname"' in e, e
     assert any("run:goblind_run_busy:ratio" in e for e in all_exprs)
     assert any("run_class:goblind_run_kernel_class_seconds:share" in e for e in all_exprs)
+    assert any("goblind_run_device_power_watts" in e for e in all_exprs)
     d = Daemon(tmp)
     gen(d.roots[0] / "g-1", seed=1)
     gen(d.roots[0] / "g-2", seed=2)
