@@ -223,6 +223,7 @@ static void reload_config(server *s) {
         : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
         : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
         : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
+        : !SAME_STR(n.metrics_labels, s->cfg.metrics_labels) ? "metrics_labels"
         : n.scan_only != s->cfg.scan_only ? "watch_mode"
         : !SAME_STR(n.auth_token_file, s->cfg.auth_token_file) ? "auth_token_file"
         : !SAME_STR(n.tls_cert_file, s->cfg.tls_cert_file) || !SAME_STR(n.tls_key_file, s->cfg.tls_key_file)
