@@ -76,6 +76,13 @@ static const command_help HELP[] = {
      "  --sort K          total_ns (default), calls, avg_ns, max_ns or name\n"
      "  --limit N         1..100000 (default 100)\n"
      "  --format F        table (default) or json (the GET /runs/ID/kernels body)\n"},
+    {"compare", cmd_compare, "Compare two runs: what moved, by how much, and whether it is more than noise (GET /compare).", NULL,
+     "goblind compare BASE_ID CANDIDATE_ID [--rows N] [--format table|json|markdown] [CONNECTION]",
+     "Compare two complete runs (GET /compare): the summary, the step-time verdict with its 95 % interval\n"
+     "(faster, slower, within_noise or unknown), and the kernels and CPU operators that moved most, with\n"
+     "their calls, averages, change of total and the verdict of each (docs/ANALYSIS.md, \"Comparing two runs\").\n"
+     "  --rows N          kernels and operators listed, 1..1000 (default 20)\n"
+     "  --format F        table (default), markdown, or json (the GET /compare body)\n"},
     {"forget", cmd_forget, "Delete a run from a daemon's database (its directory is left alone).", NULL,
      "goblind forget RUN_ID [CONNECTION]",
      "Delete a run from the daemon's database (DELETE /runs/ID). Its directory is left alone and is\n"
@@ -91,7 +98,7 @@ static const command_help HELP[] = {
 };
 
 static const char CONNECTION[] =
-    "CONNECTION (runs, show, kernels, forget, analysis, report):\n"
+    "CONNECTION (runs, show, kernels, compare, forget, analysis, report):\n"
     "  --url URL         HOST:PORT, http://HOST:PORT or https://HOST:PORT (default $GOBLIND_URL, else\n"
     "                    127.0.0.1:9477)\n"
     "  --cacert FILE     the CA certificate (PEM) that signed the daemon's TLS certificate\n"
