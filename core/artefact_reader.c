@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -168,6 +169,39 @@ bool artefact_identity(const char *path, const char *confine_root, uint64_t *siz
     return true;
 }
 
+/* true when the file open as fd lies inside root (its path as the kernel names the open
+ * file: whatever was swapped along the path, this is what was opened). */
+static bool fd_inside(int fd, const char *root_path) {
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, real, sizeof real - 1);
+    char *root = realpath(root_path, NULL);
+    bool inside = false;
+    if (n > 0 && root) {
+        real[n] = 0;
+        size_t rl = strlen(root);
+        inside = !strncmp(real, root, rl) && real[rl] == '/';
+    }
+    free(root);
+    return inside;
+}
+
+int artefact_open(const char *path, const char *confine_root, struct stat *st) {
+    char *real = NULL;
+    if (confine_root && !(real = resolve_inside(path, confine_root, false))) return -2;
+    /* O_NONBLOCK: a FIFO swapped in after a check must not block the open. O_NOFOLLOW on the
+     * resolved path: a symlink swapped in after realpath() is not followed either; a
+     * directory swapped for a link is caught by fd_inside() on the file actually opened. */
+    int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+                  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    free(real);
+    if (fd < 0) return -1;
+    if (confine_root && !fd_inside(fd, confine_root)) { close(fd); return -2; }
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) { close(fd); errno = EINVAL; return -1; }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 void artefact_summary_reset(artefact_kind kind, void *summary) {
     switch (kind) {
     case ARTEFACT_KERNEL_TRACE: kernel_summary_free(summary); memset(summary, 0, sizeof(kernel_summary)); break;
@@ -182,6 +216,7 @@ typedef struct opened {
     int fd;
     const artefact_parser *p;
     const char *label;
+    const char *path;            /* as given (for companion-file warnings) */
     bool gz;
 } opened;
 
@@ -191,6 +226,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
     memset(info, 0, sizeof *info);
     o->fd = -1;
     o->label = base_name(path);
+    o->path = path;
     const char *what = artefact_kind_name(kind);
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -202,26 +238,19 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
         diag_add(diag, "%s is not a regular file: %s", what, o->label);
         return false;
     }
-    char *real = NULL;
-    if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root, false))) {   /* no way out of the root */
+    int fd = artefact_open(path, opt->confine_root, &st);
+    if (fd == -2) {
         diag_add(diag, "%s %s resolves outside the run root; not followed", what, o->label);
         return false;
     }
-    /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. O_NOFOLLOW on the
-     * resolved path: a symlink swapped in after the check is not followed either. */
-    int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
-                  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    free(real);
+    if (fd < 0 && errno == EINVAL) {
+        diag_add(diag, "%s is not a regular file: %s", what, o->label);
+        return false;
+    }
     if (fd < 0) {
         diag_add(diag, "%s unreadable: %s: %s", what, o->label, strerror(errno));
         return false;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_add(diag, "%s is not a regular file: %s", what, o->label);
-        close(fd);
-        return false;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     info->present = true;
     info->size = (uint64_t)st.st_size;
     info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
@@ -255,10 +284,8 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
         return;
     }
     double t0 = now_ms();
-    if (o->p->read_path) {                          /* not a byte stream: the format reads the open file */
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d", o->fd);
-        bool ok = o->p->read_path(pipe.fmt, path);
+    if (o->p->read_fd) {                            /* not a byte stream: the format reads the open file */
+        bool ok = o->p->read_fd(pipe.fmt, o->fd, o->path);
         info->bytes_parsed = ok ? info->size : 0;
         if (ok) format_pipe_finish(&pipe);
         info->parse_ms = now_ms() - t0;
@@ -436,7 +463,7 @@ artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind
                                             void *summary, diag_list *diag, artefact_info *info) {
     opened o;
     if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p->read_path) {        /* not a byte stream (rocpd SQLite): it reads the file itself */
+    if (o.p->read_fd) {          /* not a byte stream (rocpd SQLite): it reads the file itself */
         read_whole(&o, kind, opt, summary, diag, info);
         return NULL;
     }

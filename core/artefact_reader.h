@@ -52,6 +52,15 @@ void artefact_read_end(artefact_reading *r);
  * reader share this one rule, so a refused file never looks "changed" forever. */
 bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode);
 
+/* Opens path for reading the way every reader must: inside confine_root (when given) after
+ * resolving symlinks, the resolved name opened with O_NOFOLLOW | O_NONBLOCK (a FIFO or a
+ * symlink swapped in after any earlier check neither blocks nor leads out), the opened file
+ * checked again by what the kernel says it is (inside the root, a regular file), then made
+ * blocking. The descriptor (st filled), or -2 when outside the root, -1 with errno (EINVAL:
+ * not a regular file). */
+struct stat;
+int artefact_open(const char *path, const char *confine_root, struct stat *st);
+
 /* A passenger reading: artefact_read()'s checks, format choice, warnings and summary, but
  * fed the bytes another reader reads (core/run_ingest: the run driver's one read of the
  * file, so the ingest reads each file once for RunMetrics and the analysis document).

@@ -181,12 +181,12 @@ static passenger_slot *slot_of(ingest *in, const inventory_source *s) {
     return NULL;
 }
 
-/* source_tap.tee_for: a RunMetrics file gets its passenger; a path-reading format (rocpd)
+/* source_tap.tee_for: a RunMetrics file gets its passenger; a descriptor-reading format (rocpd)
  * is not a byte stream, so its RunMetrics reading is done apart, after the driver. */
 static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
     ingest *in = user;
     passenger_slot *p = slot_of(in, s);
-    if (!p || p->attached || s->format->read_path) return NULL;
+    if (!p || p->attached || s->format->read_fd) return NULL;
     p->attached = true;
     artefact_kind k = p->kind;
     p->ap = artefact_passenger_open(in->out->files.path[k], k, &in->popt, summary_of(in->out, k), &in->diag[k],

@@ -98,24 +98,22 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         if (tee) tee->read_error(tee->user, 0, ENOENT);
         return;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) { diag_add(diag, "%s: cannot be opened", label); if (tee) tee->read_error(tee->user, 0, errno); return; }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        diag_add(diag, "%s: not read: not a regular file", label);
-        if (tee) tee->read_error(tee->user, 0, EINVAL);
-        close(fd);
+    int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
+    if (fd < 0) {
+        int err = fd == -2 ? ENOENT : errno;
+        diag_add(diag, "%s: not read: %s", label, fd == -2 ? "resolves outside the run directory"
+                                                 : err == EINVAL ? "not a regular file" : "cannot be opened");
+        if (tee) tee->read_error(tee->user, 0, err);
         return;
     }
     void *state = p->open_records(opt, label, sink, facts, diag);
     if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
-    pump u = pump_new(p, state, opt, label, diag, p->read_path ? NULL : tee);
-    if (p->read_path) {
-        if (tee) tee->read_error(tee->user, 0, EINVAL);   /* (run_ingest never tees a path-reading format) */
-        char name[64];
-        snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
-        p->read_path(state, name);
+    pump u = pump_new(p, state, opt, label, diag, p->read_fd ? NULL : tee);
+    if (p->read_fd) {
+        if (tee) tee->read_error(tee->user, 0, EINVAL);   /* (run_ingest never tees a descriptor-reading format) */
+        p->read_fd(state, fd, path);
         u.fed = u.fmt_fed = (uint64_t)sb.st_size;
     } else {
         size_t len = strlen(path);
@@ -172,10 +170,9 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
         diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
-    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) { close(fd); fd = -1; }
-    if (fd < 0) diag_add(diag, "%s: cannot be opened as a regular file", label);
+    int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
+    if (fd < 0) { diag_add(diag, "%s: cannot be opened as a regular file inside the run directory", label); fd = -1; }
     return fd;
 }
 

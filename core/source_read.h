@@ -2,7 +2,7 @@
  *
  * The same checks as core/artefact_reader (a regular file, inside confine_root when set,
  * FIFOs never block), streamed through a fixed buffer and inflated on the fly for `.gz`;
- * a path-reading format (SQLite) gets a name for the already opened file. The daemon's
+ * a descriptor-reading format (SQLite) gets the already opened file. The daemon's
  * parse limits (cancel, max bytes, deadline) are checked before every chunk. */
 #ifndef GOBLIN_SOURCE_READ_H
 #define GOBLIN_SOURCE_READ_H

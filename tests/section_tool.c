@@ -7,12 +7,14 @@
  *                                            asked for; only fields whose RF_ bit is set)
  *
  * Each FILE is one source (in argument order) read whole by the named format (a `.gz`
- * file is inflated first; a format with read_path gets the path). Every source's kernels
+ * file is inflated first; a format with read_fd gets the opened file). Every source's kernels
  * are delivered (no source choice: that is the driver's). Warnings go to stderr. */
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyses/name_agg.h"
 #include "analyses/section_registry.h"
@@ -145,8 +147,11 @@ static int read_source(const artefact_parser *p, const char *path, const record_
     read_facts facts = {0};
     void *st = p->open_records(&opt, path, sink, &facts, diag);
     if (!st) return 1;
-    if (p->read_path) {
-        p->read_path(st, path);
+    if (p->read_fd) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { perror(path); p->close(st); return 1; }
+        p->read_fd(st, fd, path);
+        close(fd);
     } else {
         FILE *fp = fopen(path, "rb");
         if (!fp) { perror(path); p->close(st); return 1; }
