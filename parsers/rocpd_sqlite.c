@@ -137,7 +137,7 @@ static bool read_kernels(state *s, sqlg_db *g) {
     rocpd_order_free(&ord);
     if (!ok && !sqlg_stop_warn(g, s->label, s->diag))
         diag_add(s->diag, "%s: database error after %llu kernel rows: %s", s->label, (unsigned long long)s->rows,
-                 sqlite3_errmsg(g->db));
+                 sqlg_errmsg(g));
     sqlite3_finalize(q);
     return ok;
 }

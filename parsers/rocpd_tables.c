@@ -190,7 +190,7 @@ bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, d
         } else if (rc != SQLITE_DONE) {
             if (!g->stop)
                 diag_add(diag, "%s: database error after %llu %s rows: %s", label, (unsigned long long)rd.row,
-                         QUERIES[i].what, sqlite3_errmsg(g->db));
+                         QUERIES[i].what, sqlg_errmsg(g));
             ok = false;
         }
         sqlite3_finalize(q);

@@ -160,7 +160,7 @@ static bool read_table(state *s, sqlite3 *db, const char *table, table_kind t, u
     bool ok = rc == SQLITE_DONE || s->oom;
     if (!ok && !s->g->stop)
         diag_add(s->diag, "%s: database error in table %s after %llu rows: %s", s->label, table,
-                 (unsigned long long)n, sqlite3_errmsg(db));
+                 (unsigned long long)n, sqlg_errmsg(s->g));
     if (s->oom) diag_add(s->diag, "%s: out of memory in table %s; records are partial", s->label, table);
     sqlite3_finalize(q);
     *rows = s->used - before;

@@ -219,6 +219,13 @@ void sqlg_close(sqlg_db *g) {
     g->db = NULL;
 }
 
+const char *sqlg_errmsg(const sqlg_db *g) {
+    if (sqlite3_errcode(g->db) == SQLITE_CANTOPEN)
+        return "its query needs temporary space beyond the 8 MiB page cache (a sort or temporary table), "
+               "which an untrusted database is not given";
+    return sqlite3_errmsg(g->db);
+}
+
 const char *sqlg_text(sqlg_db *g, sqlite3_stmt *q, int c, strbuf *buf, size_t *len) {
     const unsigned char *t = sqlite3_column_text(q, c);
     size_t n = (size_t)sqlite3_column_bytes(q, c);

@@ -49,6 +49,9 @@ bool sqlg_open(sqlg_db *g, int fd, const char *path, const parse_limits *lim, co
 void sqlg_close(sqlg_db *g);
 /* The warning for a read stopped by a bound (nothing when it was not); true when it was. */
 bool sqlg_stop_warn(const sqlg_db *g, const char *label, diag_list *diag);
+/* The connection's last error, said plainly: a refused temporary file (SQLITE_CANTOPEN during
+ * a read) is "its query needs temporary space beyond the page cache ...". */
+const char *sqlg_errmsg(const sqlg_db *g);
 /* Column c of the current row as sanitized UTF-8 in buf, cut to SQLG_NAME_MAX (counted),
  * NUL-terminated, its bytes counted as content; NULL (len 0) when SQL NULL or empty. */
 const char *sqlg_text(sqlg_db *g, sqlite3_stmt *q, int c, strbuf *buf, size_t *len);
