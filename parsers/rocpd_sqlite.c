@@ -164,8 +164,8 @@ static void rp_finish(void *st) {
     if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
     if (s->names_cut) diag_add(s->diag, "%s: %llu names longer than %d KiB cut", s->label,
                                (unsigned long long)s->names_cut, SQLG_NAME_MAX >> 10);
-    if (s->late) diag_add(s->diag, "%s: %llu rows more than %d rows out of start order, passed on late", s->label,
-                          (unsigned long long)s->late, ROCPD_ORDER_ROWS);
+    if (s->late) diag_add(s->diag, "%s: %llu rows too far out of start order for the %d-row window, passed on late",
+                          s->label, (unsigned long long)s->late, ROCPD_ORDER_ROWS);
     if (s->nonpositive)
         diag_add(s->diag, "%s: %llu kernel rows without end > start ignored (first at row %llu)", s->label,
                  (unsigned long long)s->nonpositive, (unsigned long long)s->first_nonpositive);
