@@ -45,10 +45,12 @@ static bool ends_with(const char *s, const char *suf) {
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-/* The file's first bytes (inflated for .gz), for sniffing. */
-static void read_head(const char *path, head_buf *h) {
+/* The file's first bytes (inflated for .gz), for sniffing; opened as the readers open it
+ * (artefact_open: a FIFO or a link out of confine_root swapped in is not read). */
+static void read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int fd = artefact_open(path, confine_root, &st);
     if (fd < 0) return;
     uint8_t raw[SNIFF_BYTES * 8];
     ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
@@ -108,12 +110,12 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
         for (const char *const *n = p->names; *n && !pat; n++)
             if (pattern_matches(*n, rel)) pat = *n;
         if (!pat) continue;
-        if (!have_head) { read_head(path, &h); have_head = true; }
+        if (!have_head) { read_head(path, confine_root, &h); have_head = true; }
         int score = p->sniff(ends_with(base, ".gz") && h.n ? sniff_name : base, h.b, h.n);
         if (score > best_score) { best = p; best_score = score; found_by = pat; }
     }
     if (!best) {                          /* no name claims it: content alone, when sure */
-        if (!have_head) read_head(path, &h);
+        if (!have_head) read_head(path, confine_root, &h);
         for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
             const artefact_parser *p = *pp;
             if (!p->open_records) continue;
