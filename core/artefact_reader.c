@@ -1,6 +1,7 @@
 /* artefact_reader: open, check, read (and inflate), feed; large files in two pieces. */
 #include "core/artefact_reader.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -457,6 +458,7 @@ struct artefact_passenger {
     uint64_t fed[2], at;
     double ms;
     diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
+    bool records;                /* fed a descriptor-reading format's records (head: the analysis alone) */
 };
 
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
@@ -481,6 +483,52 @@ artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind
     return a;
 }
 
+artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
+                                                    void *summary, diag_list *diag, artefact_info *info,
+                                                    const artefact_parser *format, const record_sink **sink) {
+    opened o;
+    *sink = NULL;
+    if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
+    if (o.p != format || !o.p->read_fd) {      /* another format here: read apart, now */
+        if (o.p->read_fd) read_whole(&o, kind, opt, summary, diag, info);
+        else close(o.fd);
+        return NULL;
+    }
+    close(o.fd);
+    o.fd = -1;
+    artefact_passenger *a = calloc(1, sizeof *a);
+    if (!a || !format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)) {
+        diag_add(diag, "%s: out of memory", o.label);
+        free(a);
+        return NULL;
+    }
+    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
+                              .head = a->head, .records = true};
+    diag_init(&a->tail_diag);
+    *sink = &a->head.sink;
+    return a;
+}
+
+void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
+                                    size_t first, size_t end, const char *label, double ms) {
+    assert(a->records);
+    /* the format's warnings, named as this reading names the file (its base name) */
+    size_t ll = strlen(label);
+    for (size_t i = first; i < end && i < diag->count; i++) {
+        const char *w = diag->items[i];
+        if (!strncmp(w, label, ll) && w[ll] == ':') diag_add(a->diag, "%s%s", a->o.label, w + ll);
+        else diag_add(a->diag, "%s", w);
+    }
+    a->ms += ms;
+    if (!ok) { a->failed = true; return; }
+    read_facts *f = a->head.a->facts(a->summary);
+    for (size_t i = 0; i < facts->n_columns; i++) read_facts_column(f, facts->columns[i].quantity, facts->columns[i].column);
+    for (size_t i = 0; i < facts->n_skips; i++) read_facts_skip(f, facts->skipped[i].reason, facts->skipped[i].rows);
+    f->rows_used = facts->rows_used;
+    f->truncated = facts->truncated;
+    a->fed[0] = a->info->size;            /* (as read_whole counts a database read) */
+}
+
 bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n) {
     piece = piece ? 1 : 0;
     if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
@@ -494,6 +542,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
 
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
     if (a->failed) return;
+    if (a->records) { a->failed = true; return; }   /* (the reader warned in the analysis document) */
     diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
     a->failed = true;
 }

@@ -73,6 +73,18 @@ typedef struct artefact_passenger artefact_passenger;
  * byte stream was read whole here; out of memory). */
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info);
+/* The same for a descriptor-reading format (SQLite) read by the driver: no bytes, the
+ * driver's one format state emits into *sink too (the kind's analysis alone), and
+ * artefact_passenger_records_end completes it. NULL as above (also when the file here is not
+ * of `format`: then read whole at once, as before). */
+artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
+                                                    void *summary, diag_list *diag, artefact_info *info,
+                                                    const artefact_parser *format, const record_sink **sink);
+/* The driver's read ended: ok (else the summary is dropped), the format's facts, its warnings
+ * (diag items [first, end), those starting with `label` renamed as this reading names the
+ * file), the time it took. */
+void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
+                                    size_t first, size_t end, const char *label, double ms);
 /* Bytes for piece 0 (the whole file or its head) or 1 (the tail). false: this piece wants
  * no more (the format stopped, or a limit of opt's stopped it, with the warning). */
 bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n);

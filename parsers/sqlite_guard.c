@@ -188,9 +188,9 @@ static void wal_warn(int fd, const char *path, const char *label, diag_list *dia
     char wal[PATH_MAX];
     struct stat st;
     if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal || lstat(wal, &st) != 0 || st.st_size == 0) return;
-    diag_add(diag, "%s: database in WAL mode with %lld bytes in %s-wal: only the main file is read, rows not yet "
-             "checkpointed are missing (checkpoint it: sqlite3 FILE 'PRAGMA wal_checkpoint')", label,
-             (long long)st.st_size, label);
+    diag_add(diag, "%s: database in WAL mode with %lld bytes in its -wal file: only the main file is read, rows not "
+             "yet checkpointed are missing (checkpoint it: sqlite3 FILE 'PRAGMA wal_checkpoint')", label,
+             (long long)st.st_size);
 }
 
 bool sqlg_open(sqlg_db *g, int fd, const char *path, const parse_limits *lim, const char *label, const char *what,

@@ -210,7 +210,7 @@ START_TEST(wal_rows_not_read_are_warned) {
     ck_assert(read_db("rocpd-sqlite", fd, path, NULL, &c, &d));
     ck_assert_uint_eq(c.n, 1);
     ck_assert_str_eq(c.name[0], "checkpointed");
-    ck_assert_msg(warned(&d, "test.db: database in WAL mode with") && warned(&d, "in test.db-wal: only the main file"),
+    ck_assert_msg(warned(&d, "test.db: database in WAL mode with") && warned(&d, "bytes in its -wal file: only the main file"),
                   "%s", d.count ? d.items[0] : "-");
     sqlite3_close(db);
     close(fd);
