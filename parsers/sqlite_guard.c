@@ -144,7 +144,7 @@ bool sqlg_stop_warn(const sqlg_db *g, const char *label, diag_list *diag) {
                  l ? l->max_seconds : 0);
         break;
     case SQLG_CONTENT:
-        diag_add(diag, "%s: not parsed: more than %llu MiB of rows; max_parse_mb bounds a parse", label,
+        diag_add(diag, "%s: not parsed: more than %llu MiB of row text; max_parse_mb bounds a parse", label,
                  (unsigned long long)(l ? l->max_bytes >> 20 : 0));
         break;
     case SQLG_HEAP:

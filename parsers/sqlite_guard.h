@@ -35,7 +35,7 @@ typedef struct sqlg_db {
     sqlite3 *db;
     const parse_limits *lim;     /* NULL: no deadline, cancel or content bound (the heap bound holds) */
     sqlite3_int64 heap_base;     /* sqlite3_memory_used() when opened */
-    uint64_t content;            /* bytes of values taken into records (max_parse_mb) */
+    uint64_t content;            /* bytes of text taken from rows (max_parse_mb) */
     uint64_t names_cut;          /* names longer than SQLG_NAME_MAX, cut */
     sqlg_stop stop;              /* why the progress handler stopped the read */
 } sqlg_db;
