@@ -5,7 +5,8 @@
  *    leads to another database gives the descriptor's rows);
  *  - artefact_open: a FIFO never blocks, a symlink or a directory link leading out of the
  *    root is refused, a link inside the root is followed;
- *  - a cancel (shutdown) stops a read spinning in an endless view;
+ *  - a cancel (shutdown) stops a read spinning in an endless view; max_parse_mb bounds the
+ *    text taken from an endless view's rows;
  *  - a WAL-mode database with rows in its -wal is read from the main file with a warning
  *    naming the -wal;
  *  - rows out of start order come out in (start, id) order within the window, and the
@@ -192,6 +193,30 @@ START_TEST(cancel_stops_a_read_spinning_in_a_view) {
 }
 END_TEST
 
+/* max_parse_mb on a database: the text taken from its rows (1000-byte names, 1 MiB allowed). */
+START_TEST(row_text_bounded_by_max_parse_mb) {
+    char *dir = tu_tempdir();
+    make_db(dir, "1_results.db",
+            "CREATE VIEW kernels(id, name, start, \"end\", agent_abs_index, stream_id, queue_id, corr_id) AS "
+            "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
+            "SELECT i, printf('%.*c', 1000, 'k'), i, i + 1, 0, 1, 1, i FROM c;");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/1_results.db", dir);
+    int fd = open(path, O_RDONLY);
+    parse_limits lim = {.max_bytes = 1u << 20};
+    collected c = {0};
+    diag_list d;
+    diag_init(&d);
+    ck_assert(!read_db("rocpd-sqlite", fd, path, &lim, &c, &d));
+    ck_assert_msg(warned(&d, "test.db: not parsed: more than 1 MiB of row text; max_parse_mb bounds a parse"), "%s",
+                  d.count ? d.items[0] : "-");
+    close(fd);
+    diag_free(&d);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(wal_rows_not_read_are_warned) {
     char *dir = tu_tempdir();
     char path[4096];
@@ -261,6 +286,7 @@ int main(void) {
     tcase_add_test(tc, database_read_through_its_descriptor_never_its_name);
     tcase_add_test(tc, open_refuses_fifos_and_links_out_of_the_root);
     tcase_add_test(tc, cancel_stops_a_read_spinning_in_a_view);
+    tcase_add_test(tc, row_text_bounded_by_max_parse_mb);
     tcase_add_test(tc, wal_rows_not_read_are_warned);
     tcase_add_test(tc, rows_come_out_in_start_order_and_the_views_error_is_told);
     suite_add_tcase(s, tc);
