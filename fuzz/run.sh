@@ -48,7 +48,7 @@ for h in $HARNESSES; do
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
       nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
       record_formats) seed_formats "$c" "$FX"/*/*.csv tests/fixtures/fmtcsv/*.csv ;;
-      sqlite) mkdir -p "$c"; cp fuzz/corpus/sqlite/*.db fuzz/corpus/sqlite/*.sql "$c"/
+      sqlite) mkdir -p "$c"; cp fuzz/corpus/sqlite/*.image fuzz/corpus/sqlite/*.sql "$c"/
               for f in "$FX"/rocprofv3/*.db; do { printf '\x00'; cat "$f"; } > "$c/fixture-$(basename "$f")"; done
               for f in "$SHARED"/corpus/*/rocprof_v1_results_db/*.db "$SHARED"/corpus/found/*v1*.db; do
                 [ -f "$f" ] && { printf '\x01'; head -c 1000000 "$f"; } > "$c/v1-$(basename "$f")"; done ;;
