@@ -163,7 +163,7 @@ ANALYSIS_SECTIONS = {
         "properties": {"path": {"type": "string"}, "format": STR_OR_NULL, "found_by": STR_OR_NULL,
                        "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
                        "rank": INT_OR_NULL, "size_bytes": INT, "read": {"type": "boolean"}, "bytes_read": INT,
-                       "parse_ms": {"type": "number"}, "kernels_chosen": {"type": "boolean"},
+                       "parse_ms": NUM_OR_NULL, "kernels_chosen": {"type": "boolean"},  # parse_ms null: an unrecognised file, not read
                        "records": {"type": "object", "additionalProperties": INT},
                        "skipped": {"type": "object", "additionalProperties": INT},
                        "truncated": {"type": "boolean"}, "warnings": {"type": "array", "items": {"type": "string"}}}}},

@@ -1,6 +1,7 @@
 /* artefact_reader: open, check, read (and inflate), feed; large files in two pieces. */
 #include "core/artefact_reader.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -137,37 +138,6 @@ static bool pump_gzip(const parse_options *opt, int fd, const artefact_parser *p
     return ok;
 }
 
-/* The resolved path when path lies inside root_path, NULL otherwise (caller frees).
- * quick: run directories and their sub-directories are only taken when lstat() says they
- * are real directories, so for change polling a non-symlink last component is inside as it
- * is. The open itself always resolves fully (a directory swapped for a link after
- * discovery must not lead out either). */
-static char *resolve_inside(const char *path, const char *root_path, bool quick) {
-    struct stat lst;
-    if (quick && lstat(path, &lst) == 0 && !S_ISLNK(lst.st_mode)) return strdup(path);
-    char *real = realpath(path, NULL);
-    char *root = realpath(root_path, NULL);
-    size_t rl = root ? strlen(root) : 0;
-    bool inside = real && root && !strncmp(real, root, rl) && real[rl] == '/';
-    free(root);
-    if (!inside) { free(real); return NULL; }
-    return real;
-}
-
-bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode) {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    if (confine_root) {
-        char *real = resolve_inside(path, confine_root, true);
-        if (!real) return false;
-        free(real);
-    }
-    *size = (uint64_t)st.st_size;
-    *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    *inode = (uint64_t)st.st_ino;
-    return true;
-}
-
 void artefact_summary_reset(artefact_kind kind, void *summary) {
     switch (kind) {
     case ARTEFACT_KERNEL_TRACE: kernel_summary_free(summary); memset(summary, 0, sizeof(kernel_summary)); break;
@@ -182,6 +152,7 @@ typedef struct opened {
     int fd;
     const artefact_parser *p;
     const char *label;
+    const char *path;            /* as given (for companion-file warnings) */
     bool gz;
 } opened;
 
@@ -191,6 +162,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
     memset(info, 0, sizeof *info);
     o->fd = -1;
     o->label = base_name(path);
+    o->path = path;
     const char *what = artefact_kind_name(kind);
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -202,26 +174,19 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
         diag_add(diag, "%s is not a regular file: %s", what, o->label);
         return false;
     }
-    char *real = NULL;
-    if (opt->confine_root && !(real = resolve_inside(path, opt->confine_root, false))) {   /* no way out of the root */
+    int fd = artefact_open(path, opt->confine_root, &st);
+    if (fd == -2) {
         diag_add(diag, "%s %s resolves outside the run root; not followed", what, o->label);
         return false;
     }
-    /* O_NONBLOCK: a FIFO swapped in after stat() must not block the open. O_NOFOLLOW on the
-     * resolved path: a symlink swapped in after the check is not followed either. */
-    int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
-                  : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    free(real);
+    if (fd < 0 && errno == EINVAL) {
+        diag_add(diag, "%s is not a regular file: %s", what, o->label);
+        return false;
+    }
     if (fd < 0) {
         diag_add(diag, "%s unreadable: %s: %s", what, o->label, strerror(errno));
         return false;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_add(diag, "%s is not a regular file: %s", what, o->label);
-        close(fd);
-        return false;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     info->present = true;
     info->size = (uint64_t)st.st_size;
     info->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
@@ -255,10 +220,8 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
         return;
     }
     double t0 = now_ms();
-    if (o->p->read_path) {                          /* not a byte stream: the format reads the open file */
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d", o->fd);
-        bool ok = o->p->read_path(pipe.fmt, path);
+    if (o->p->read_fd) {                            /* not a byte stream: the format reads the open file */
+        bool ok = o->p->read_fd(pipe.fmt, o->fd, o->path);
         info->bytes_parsed = ok ? info->size : 0;
         if (ok) format_pipe_finish(&pipe);
         info->parse_ms = now_ms() - t0;
@@ -430,13 +393,14 @@ struct artefact_passenger {
     uint64_t fed[2], at;
     double ms;
     diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
+    bool records;                /* fed a descriptor-reading format's records (head: the analysis alone) */
 };
 
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info) {
     opened o;
     if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p->read_path) {        /* not a byte stream (rocpd SQLite): it reads the file itself */
+    if (o.p->read_fd) {          /* not a byte stream (rocpd SQLite): it reads the file itself */
         read_whole(&o, kind, opt, summary, diag, info);
         return NULL;
     }
@@ -454,6 +418,52 @@ artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind
     return a;
 }
 
+artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
+                                                    void *summary, diag_list *diag, artefact_info *info,
+                                                    const artefact_parser *format, const record_sink **sink) {
+    opened o;
+    *sink = NULL;
+    if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
+    if (o.p != format || !o.p->read_fd) {      /* another format here: read apart, now */
+        if (o.p->read_fd) read_whole(&o, kind, opt, summary, diag, info);
+        else close(o.fd);
+        return NULL;
+    }
+    close(o.fd);
+    o.fd = -1;
+    artefact_passenger *a = calloc(1, sizeof *a);
+    if (!a || !format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)) {
+        diag_add(diag, "%s: out of memory", o.label);
+        free(a);
+        return NULL;
+    }
+    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
+                              .head = a->head, .records = true};
+    diag_init(&a->tail_diag);
+    *sink = &a->head.sink;
+    return a;
+}
+
+void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
+                                    size_t first, size_t end, const char *label, double ms) {
+    assert(a->records);
+    /* the format's warnings, named as this reading names the file (its base name) */
+    size_t ll = strlen(label);
+    for (size_t i = first; i < end && i < diag->count; i++) {
+        const char *w = diag->items[i];
+        if (!strncmp(w, label, ll) && w[ll] == ':') diag_add(a->diag, "%s%s", a->o.label, w + ll);
+        else diag_add(a->diag, "%s", w);
+    }
+    a->ms += ms;
+    if (!ok) { a->failed = true; return; }
+    read_facts *f = a->head.a->facts(a->summary);
+    for (size_t i = 0; i < facts->n_columns; i++) read_facts_column(f, facts->columns[i].quantity, facts->columns[i].column);
+    for (size_t i = 0; i < facts->n_skips; i++) read_facts_skip(f, facts->skipped[i].reason, facts->skipped[i].rows);
+    f->rows_used = facts->rows_used;
+    f->truncated = facts->truncated;
+    a->fed[0] = a->info->size;            /* (as read_whole counts a database read) */
+}
+
 bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n) {
     piece = piece ? 1 : 0;
     if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
@@ -467,6 +477,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
 
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
     if (a->failed) return;
+    if (a->records) { a->failed = true; return; }   /* (the reader warned in the analysis document) */
     diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
     a->failed = true;
 }

@@ -52,6 +52,15 @@ void artefact_read_end(artefact_reading *r);
  * reader share this one rule, so a refused file never looks "changed" forever. */
 bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode);
 
+/* Opens path for reading the way every reader must: inside confine_root (when given) after
+ * resolving symlinks, the resolved name opened with O_NOFOLLOW | O_NONBLOCK (a FIFO or a
+ * symlink swapped in after any earlier check neither blocks nor leads out), the opened file
+ * checked again by what the kernel says it is (inside the root, a regular file), then made
+ * blocking. The descriptor (st filled), or -2 when outside the root, -1 with errno (EINVAL:
+ * not a regular file). */
+struct stat;
+int artefact_open(const char *path, const char *confine_root, struct stat *st);
+
 /* A passenger reading: artefact_read()'s checks, format choice, warnings and summary, but
  * fed the bytes another reader reads (core/run_ingest: the run driver's one read of the
  * file, so the ingest reads each file once for RunMetrics and the analysis document).
@@ -64,6 +73,18 @@ typedef struct artefact_passenger artefact_passenger;
  * byte stream was read whole here; out of memory). */
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info);
+/* The same for a descriptor-reading format (SQLite) read by the driver: no bytes, the
+ * driver's one format state emits into *sink too (the kind's analysis alone), and
+ * artefact_passenger_records_end completes it. NULL as above (also when the file here is not
+ * of `format`: then read whole at once, as before). */
+artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
+                                                    void *summary, diag_list *diag, artefact_info *info,
+                                                    const artefact_parser *format, const record_sink **sink);
+/* The driver's read ended: ok (else the summary is dropped), the format's facts, its warnings
+ * (diag items [first, end), those starting with `label` renamed as this reading names the
+ * file), the time it took. */
+void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
+                                    size_t first, size_t end, const char *label, double ms);
 /* Bytes for piece 0 (the whole file or its head) or 1 (the tail). false: this piece wants
  * no more (the format stopped, or a limit of opt's stopped it, with the warning). */
 bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n);

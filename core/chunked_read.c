@@ -62,7 +62,7 @@ bool chunked_can_read(const artefact_parser *p, const char *path, uint64_t size,
                       uint64_t chunk_bytes) {
     size_t len = strlen(path);
     if (!chunk_bytes) chunk_bytes = CHUNKED_CHUNK_BYTES;
-    if (!p->open_records || !p->feed || p->read_path || !p->resume_point || !p->open_records_resumed || !p->join)
+    if (!p->open_records || !p->feed || p->read_fd || !p->resume_point || !p->open_records_resumed || !p->join)
         return false;
     if (len > 3 && !strcmp(path + len - 3, ".gz")) return false;
     if (opt && opt->limits && opt->limits->max_bytes) return false;

@@ -14,7 +14,7 @@
  * Any chunk that cannot be opened, read whole or joined (a resume point inside a quoted
  * field, a format that stopped early, a batch past its bound, a cancel) ends the read with
  * -1: the caller forgets what the sink got and reads the file sequentially. Not for gzip,
- * path-reading (SQLite) or non-record formats, nor under a byte limit: chunked_can_read. */
+ * descriptor-reading (SQLite) or non-record formats, nor under a byte limit: chunked_can_read. */
 #ifndef GOBLIN_CHUNKED_READ_H
 #define GOBLIN_CHUNKED_READ_H
 

@@ -32,6 +32,13 @@ bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind k
     return true;
 }
 
+bool format_pipe_open_analysis(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
+                               const char *label, void *summary, diag_list *diag) {
+    memset(fp, 0, sizeof *fp);
+    fp->p = p;
+    return open_analysis(fp, kind, opt, label, summary, diag);
+}
+
 bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                               const char *label, void *summary, diag_list *diag, uint64_t offset, const uint8_t *head,
                               size_t head_n) {
@@ -56,7 +63,7 @@ bool format_pipe_join(format_pipe *head, format_pipe *tail) {
 }
 
 void format_pipe_finish(format_pipe *fp) {
-    fp->p->finish(fp->fmt);
+    if (fp->fmt) fp->p->finish(fp->fmt);
     fp->a->finish(fp->an);
 }
 

@@ -26,6 +26,11 @@ typedef struct format_pipe {
  * (nothing is left open). */
 bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                       const char *label, void *summary, diag_list *diag);
+/* The analysis of `kind` alone (fp->fmt NULL): another reader's state of format p emits
+ * into fp->sink (a descriptor-reading format's one read, core/run_ingest). false on
+ * allocation failure. */
+bool format_pipe_open_analysis(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
+                               const char *label, void *summary, diag_list *diag);
 /* Opens the tail of a split read at `offset` (see artefact_parser.open_records_resumed); head:
  * the file's first bytes. false: this format or its analysis cannot read a tail. */
 bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
@@ -34,7 +39,7 @@ bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefac
 /* head was fed exactly the bytes before tail's offset, tail the rest. true: tail now
  * stands for the whole file; false (nothing changed): head must read on. */
 bool format_pipe_join(format_pipe *head, format_pipe *tail);
-/* End of input: the format's finish, then the analysis's. */
+/* End of input: the format's finish (when it has a state), then the analysis's. */
 void format_pipe_finish(format_pipe *fp);
 void format_pipe_close(format_pipe *fp);
 

@@ -181,14 +181,29 @@ static passenger_slot *slot_of(ingest *in, const inventory_source *s) {
     return NULL;
 }
 
-/* source_tap.tee_for: a RunMetrics file gets its passenger; a path-reading format (rocpd)
- * is not a byte stream, so its RunMetrics reading is done apart, after the driver. */
+static void tee_records_end(void *user, bool ok, const read_facts *facts, const diag_list *diag, size_t first,
+                            size_t end, const char *label, double ms) {
+    passenger_slot *p = user;
+    artefact_passenger_records_end(p->ap, ok, facts, diag, first, end, label, ms);
+}
+
+/* source_tap.tee_for: a RunMetrics file gets its passenger: on its bytes, or (a
+ * descriptor-reading format: rocpd, rocprof v1's results.db) on the records of the driver's
+ * one read of the database. */
 static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
     ingest *in = user;
     passenger_slot *p = slot_of(in, s);
-    if (!p || p->attached || s->format->read_path) return NULL;
+    if (!p || p->attached) return NULL;
     p->attached = true;
     artefact_kind k = p->kind;
+    if (s->format->read_fd) {
+        const record_sink *rs;
+        p->ap = artefact_passenger_open_records(in->out->files.path[k], k, &in->popt, summary_of(in->out, k),
+                                                &in->diag[k], &in->out->info[k], s->format, &rs);
+        p->tee.records = rs;
+        p->tee.records_end = tee_records_end;
+        return p->ap ? &p->tee : NULL;     /* (no thread: records come on the driver's) */
+    }
     p->ap = artefact_passenger_open(in->out->files.path[k], k, &in->popt, summary_of(in->out, k), &in->diag[k],
                                     &in->out->info[k]);
     if (p->ap) aq_start(p);           /* (no thread: fed on the driver's thread, as a plain tee) */
@@ -230,8 +245,8 @@ bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_
         passenger_slot *p = &in.slot[k];
         struct stat st;
         *p = (passenger_slot){.in = &in, .kind = (artefact_kind)k};
-        p->tee = (source_tee){tee_feed, tee_read_error, tee_gzip_error, tee_stopped, p};
-        p->tail_tee = (source_tee){tail_feed, tee_read_error, tee_gzip_error, tee_stopped, p};
+        p->tee = (source_tee){tee_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
+        p->tail_tee = (source_tee){tail_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
         if (res->files.path[k] && stat(res->files.path[k], &st) == 0 && S_ISREG(st.st_mode)) {
             p->have_id = true;
             p->dev = st.st_dev;

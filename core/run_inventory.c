@@ -46,10 +46,12 @@ static bool ends_with(const char *s, const char *suf) {
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-/* The file's first bytes (inflated for .gz), for sniffing. */
-static void read_head(const char *path, head_buf *h) {
+/* The file's first bytes (inflated for .gz), for sniffing; opened as the readers open it
+ * (artefact_open: a FIFO or a link out of confine_root swapped in is not read). */
+static void read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int fd = artefact_open(path, confine_root, &st);
     if (fd < 0) return;
     uint8_t raw[SNIFF_BYTES * 8];
     ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
@@ -166,7 +168,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     int best_score = -1;
     bool best_named = false;
     head_buf h;
-    read_head(path, &h);
+    read_head(path, confine_root, &h);
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
     char sniff_name[256], neutral[16];
     snprintf(sniff_name, sizeof sniff_name, "%s", base);

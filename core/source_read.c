@@ -76,6 +76,19 @@ static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     return !u->stopped;
 }
 
+/* A format's records to the reader's sink and a passenger's (each the types it takes). */
+typedef struct fanout {
+    const record_sink *a, *b;
+} fanout;
+
+static bool fan_emit(void *user, const record *r) {
+    const fanout *f = user;
+    bool ok = true;
+    if (record_sink_wants(f->a, r->type)) ok &= record_emit(f->a, r);
+    if (record_sink_wants(f->b, r->type)) ok &= record_emit(f->b, r);
+    return ok;
+}
+
 static pump pump_new(const artefact_parser *p, void *st, const parse_options *opt, const char *label, diag_list *diag,
                      const source_tee *tee) {
     return (pump){.p = p, .st = st, .opt = opt, .label = label, .diag = diag, .fmt_on = p && st, .tee = tee};
@@ -98,24 +111,28 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         if (tee) tee->read_error(tee->user, 0, ENOENT);
         return;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) { diag_add(diag, "%s: cannot be opened", label); if (tee) tee->read_error(tee->user, 0, errno); return; }
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        diag_add(diag, "%s: not read: not a regular file", label);
-        if (tee) tee->read_error(tee->user, 0, EINVAL);
-        close(fd);
+    int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
+    if (fd < 0) {
+        int err = fd == -2 ? ENOENT : errno;
+        diag_add(diag, "%s: not read: %s", label, fd == -2 ? "resolves outside the run directory"
+                                                 : err == EINVAL ? "not a regular file" : "cannot be opened");
+        if (tee) tee->read_error(tee->user, 0, err);
         return;
     }
-    void *state = p->open_records(opt, label, sink, facts, diag);
+    bool rec_tee = p->read_fd && tee && tee->records;      /* one read for the passenger too */
+    fanout fan = {sink, rec_tee ? tee->records : NULL};
+    record_sink both = {.emit = fan_emit, .user = &fan, .fields = sink->fields | (rec_tee ? tee->records->fields : 0),
+                        .types = rec_tee && sink->types && tee->records->types ? sink->types | tee->records->types : 0};
+    void *state = p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
     if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
-    pump u = pump_new(p, state, opt, label, diag, p->read_path ? NULL : tee);
-    if (p->read_path) {
-        if (tee) tee->read_error(tee->user, 0, EINVAL);   /* (run_ingest never tees a path-reading format) */
-        char name[64];
-        snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
-        p->read_path(state, name);
+    pump u = pump_new(p, state, opt, label, diag, p->read_fd ? NULL : tee);
+    bool read_ok = false;
+    size_t first = diag->count;
+    if (p->read_fd) {
+        if (tee && !rec_tee) tee->read_error(tee->user, 0, EINVAL);   /* (a byte passenger cannot follow) */
+        read_ok = p->read_fd(state, fd, path);
         u.fed = u.fmt_fed = (uint64_t)sb.st_size;
     } else {
         size_t len = strlen(path);
@@ -158,11 +175,14 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         free(buf);
         if (g) gunzip_free(g);
     }
+    size_t end = diag->count;         /* a failed read apart is not finished: no finish warnings */
     p->finish(state);
+    if (read_ok) end = diag->count;
     p->close(state);
     close(fd);
     st->bytes_read = u.fmt_fed;
     st->parse_ms = (double)(now_ns() - t0) / 1e6;
+    if (rec_tee) tee->records_end(tee->user, read_ok, facts, diag, first, end, label, st->parse_ms);
 }
 
 int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag) {
@@ -172,10 +192,9 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
         diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
-    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) { close(fd); fd = -1; }
-    if (fd < 0) diag_add(diag, "%s: cannot be opened as a regular file", label);
+    int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
+    if (fd < 0) { diag_add(diag, "%s: cannot be opened as a regular file inside the run directory", label); fd = -1; }
     return fd;
 }
 

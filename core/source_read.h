@@ -2,7 +2,7 @@
  *
  * The same checks as core/artefact_reader (a regular file, inside confine_root when set,
  * FIFOs never block), streamed through a fixed buffer and inflated on the fly for `.gz`;
- * a path-reading format (SQLite) gets a name for the already opened file. The daemon's
+ * a descriptor-reading format (SQLite) gets the already opened file. The daemon's
  * parse limits (cancel, max bytes, deadline) are checked before every chunk. */
 #ifndef GOBLIN_SOURCE_READ_H
 #define GOBLIN_SOURCE_READ_H
@@ -23,6 +23,13 @@ typedef struct source_tee {
     void (*gzip_error)(void *user, uint64_t offset, const char *msg);  /* bad or truncated gzip */
     void (*stopped_early)(void *user);   /* the read stopped (a limit) before the end it wanted */
     void *user;
+    /* A descriptor-reading format (SQLite) has no bytes to share: a passenger with records set
+     * takes the format's records instead (the one state's sink fans out to both), and at the
+     * end records_end gets the read's outcome, the format's facts, its warnings (diag items
+     * [first, end): those a read apart gives, each starting with `label`) and the time taken. */
+    const record_sink *records;
+    void (*records_end)(void *user, bool ok, const read_facts *facts, const diag_list *diag, size_t first,
+                        size_t end, const char *label, double ms);
 } source_tee;
 
 typedef struct source_read_stats {

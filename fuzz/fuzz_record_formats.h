@@ -3,7 +3,7 @@
  * tests/check_formats_csv.c.
  *
  * Byte 0 picks the format among parser_list()'s record formats that read a byte stream
- * (open_records + feed; read_path formats such as SQLite are skipped), byte 1 seeds the
+ * (open_records + feed; read_fd formats such as SQLite are skipped: fuzz_sqlite covers them), byte 1 seeds the
  * chunk sizes and says whether the sink asks for every optional field or none; the rest is
  * fed in pseudo-random chunks through open_records/feed/finish/close. The sink checks what
  * every record must satisfy whatever the bytes: a known type, only known RF_ bits, names

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-1800}}
 shift || true
-HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi record_formats}
+HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi record_formats sqlite}
 SHARED=${SHARED:-../shared}
 B=build-fuzz
 CC=clang cmake -S . -B $B -DGOBLIND_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -48,6 +48,10 @@ for h in $HARNESSES; do
       amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
       nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
       record_formats) seed_formats "$c" "$FX"/*/*.csv tests/fixtures/fmtcsv/*.csv ;;
+      sqlite) mkdir -p "$c"; cp fuzz/corpus/sqlite/*.image fuzz/corpus/sqlite/*.sql "$c"/
+              for f in "$FX"/rocprofv3/*.db; do { printf '\x00'; cat "$f"; } > "$c/fixture-$(basename "$f")"; done
+              for f in "$SHARED"/corpus/*/rocprof_v1_results_db/*.db "$SHARED"/corpus/found/*v1*.db; do
+                [ -f "$f" ] && { printf '\x01'; head -c 1000000 "$f"; } > "$c/v1-$(basename "$f")"; done ;;
     esac
     for f in tests/regressions/$h/*; do [ -f "$f" ] && cp "$f" "$c/regression-$(basename "$f")"; done   # findings, as found
   fi

@@ -151,9 +151,10 @@ typedef struct artefact_parser {
     /* false: the parser needs no more input (a fatal error was recorded). */
     bool (*feed)(void *state, const uint8_t *buf, size_t n);
     /* Instead of feed, for a format that is not a byte stream (an SQLite database): reads
-     * the whole file at `path` (a name for the reader's already checked and opened file).
-     * false after a warning: nothing from the file is kept. */
-    bool (*read_path)(void *state, const char *path);
+     * the whole file through fd, the reader's already checked and opened descriptor (left
+     * open), never by name; path names the same file for companion-file warnings only
+     * (a database's -wal; may be NULL). false after a warning: nothing from the file is kept. */
+    bool (*read_fd)(void *state, int fd, const char *path);
     void (*finish)(void *state);      /* end of input: completes the summary */
     void (*close)(void *state);       /* frees the state (not the summary) */
 

@@ -4,7 +4,9 @@
  * regions, memory_copies, memory_allocations, rocpd_info_agent), so the uuid suffix of the
  * physical tables and the inline-vs-rocpd_timestamp drift between versions do not matter.
  * Device numbers are absolute agent indices (agent_abs_index), as the kernels view and
- * rocprofv3's CSV Agent_Id give them. Times are the database's integer nanoseconds. */
+ * rocprofv3's CSV Agent_Id give them. Times are the database's integer nanoseconds. The views
+ * are read unsorted through parsers/sqlite_guard's bounded connection and put in order by
+ * parsers/rocpd_order ((start, id); agents (absolute_index, id)). */
 #include "parsers/rocpd_tables.h"
 
 #include <stdio.h>
@@ -13,25 +15,25 @@
 #include "base/strbuf.h"
 #include "base/text_utf8.h"
 #include "parsers/copy_kind.h"
+#include "parsers/rocpd_order.h"
 
 typedef struct reader {
-    const record_sink *sink;
+    rocpd_order ord;              /* the records, put in key order */
+    sqlg_db *g;
     rocpd_extra_counts *n;
     strbuf a, b;                  /* sanitized text columns */
     uint64_t row;
+    i128 k1;                      /* the current row's key: start (agents: absolute index) */
+    int64_t k2;                   /* and id (the query's last column) */
 } reader;
 
-/* Column c as sanitized, NUL-terminated UTF-8 in buf (NULL when SQL NULL or empty). */
-static const char *text(sqlite3_stmt *q, int c, strbuf *buf, size_t *len) {
-    const unsigned char *t = sqlite3_column_text(q, c);
-    buf->len = 0;
-    if (!t || !utf8_sanitize(t, (size_t)sqlite3_column_bytes(q, c), buf) || !buf->len || !strbuf_terminate(buf)) {
-        *len = 0;
-        return NULL;
-    }
-    *len = buf->len;
-    return buf->data;
+/* Column c as sanitized, NUL-terminated UTF-8 in buf (NULL when SQL NULL or empty; cut and
+ * counted past SQLG_NAME_MAX). */
+static const char *text(reader *rd, sqlite3_stmt *q, int c, strbuf *buf, size_t *len) {
+    return sqlg_text(rd->g, q, c, buf, len);
 }
+
+static bool emit(reader *rd, const record *r) { return rocpd_order_add(&rd->ord, rd->k1, rd->k2, r); }
 
 static bool is_int(sqlite3_stmt *q, int c) { return sqlite3_column_type(q, c) == SQLITE_INTEGER; }
 
@@ -41,7 +43,7 @@ static bool times(reader *rd, sqlite3_stmt *q, int c, record *r) {
         rd->n->bad_times++;
         return false;
     }
-    r->start_ns = sqlite3_column_int64(q, c);
+    r->start_ns = rd->k1 = sqlite3_column_int64(q, c);
     r->end_ns = sqlite3_column_int64(q, c + 1);
     r->duration_ns = r->end_ns - r->start_ns;
     r->has |= RF_START | RF_END | RF_DURATION;
@@ -57,7 +59,7 @@ static bool emit_meta(reader *rd, int64_t dev, const char *key, const char *v, s
     if (!v || !n) return true;
     record r = {.type = REC_METADATA, .has = RF_DEVICE, .line = rd->row, .device = dev, .key = key, .value = v,
                 .value_len = n};
-    return record_emit(rd->sink, &r);
+    return emit(rd, &r);
 }
 
 static bool emit_meta_int(reader *rd, sqlite3_stmt *q, int c, int64_t dev, const char *key) {
@@ -69,13 +71,13 @@ static bool emit_meta_int(reader *rd, sqlite3_stmt *q, int c, int64_t dev, const
 
 static bool agent_row(reader *rd, sqlite3_stmt *q) {
     if (!is_int(q, 0)) return true;
-    int64_t dev = sqlite3_column_int64(q, 0);
+    int64_t dev = rd->k1 = sqlite3_column_int64(q, 0);
     size_t n;
     const char *v;
     rd->n->agents++;
-    if ((v = text(q, 2, &rd->a, &n)) && !emit_meta(rd, dev, "vendor", v, n)) return false;
-    if ((v = text(q, 3, &rd->a, &n)) && !emit_meta(rd, dev, "device_name", v, n)) return false;
-    if ((v = text(q, 1, &rd->a, &n)) && !emit_meta(rd, dev, "arch", v, n)) return false;
+    if ((v = text(rd, q, 2, &rd->a, &n)) && !emit_meta(rd, dev, "vendor", v, n)) return false;
+    if ((v = text(rd, q, 3, &rd->a, &n)) && !emit_meta(rd, dev, "device_name", v, n)) return false;
+    if ((v = text(rd, q, 1, &rd->a, &n)) && !emit_meta(rd, dev, "arch", v, n)) return false;
     return emit_meta_int(rd, q, 4, dev, "compute_units") && emit_meta_int(rd, q, 5, dev, "wave_size") &&
            emit_meta_int(rd, q, 6, dev, "memory_bytes");
 }
@@ -84,7 +86,7 @@ static bool agent_row(reader *rd, sqlite3_stmt *q) {
  * rocDecode, ...) are API calls of another domain. */
 static bool region_row(reader *rd, sqlite3_stmt *q) {
     size_t cn, nn;
-    const char *cat = text(q, 0, &rd->a, &cn), *name = text(q, 1, &rd->b, &nn);
+    const char *cat = text(rd, q, 0, &rd->a, &cn), *name = text(rd, q, 1, &rd->b, &nn);
     record r = {.type = REC_API_CALL, .line = rd->row, .name = name, .name_len = nn, .category = cat,
                 .category_len = cn, .domain = API_OTHER};
     if (!times(rd, q, 2, &r)) return true;
@@ -94,12 +96,12 @@ static bool region_row(reader *rd, sqlite3_stmt *q) {
     if (is_int(q, 4) && is_int(q, 6)) r.pid = sqlite3_column_int64(q, 6), r.tid = sqlite3_column_int64(q, 4), r.has |= RF_PID_TID;
     correlation(q, 5, &r);
     rd->n->regions++;
-    return record_emit(rd->sink, &r);
+    return emit(rd, &r);
 }
 
 static bool copy_row(reader *rd, sqlite3_stmt *q) {
     size_t nn;
-    const char *name = text(q, 0, &rd->a, &nn);
+    const char *name = text(rd, q, 0, &rd->a, &nn);
     record r = {.type = REC_MEMORY_COPY, .line = rd->row, .name = name, .name_len = nn,
                 .copy = copy_kind_of_name(name, nn)};
     if (!times(rd, q, 1, &r)) return true;
@@ -109,14 +111,14 @@ static bool copy_row(reader *rd, sqlite3_stmt *q) {
     if (is_int(q, 6)) r.stream = sqlite3_column_int64(q, 6), r.has |= RF_STREAM;
     correlation(q, 7, &r);
     rd->n->copies++;
-    return record_emit(rd->sink, &r);
+    return emit(rd, &r);
 }
 
 /* type ALLOC / REALLOC -> "alloc", FREE / RECLAIM -> "free"; name = "<type> <level>"; the
  * address, so the allocations section can size a free by the allocation it releases. */
 static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     size_t tn, ln;
-    const char *type = text(q, 0, &rd->a, &tn), *level = text(q, 1, &rd->b, &ln);
+    const char *type = text(rd, q, 0, &rd->a, &tn), *level = text(rd, q, 1, &rd->b, &ln);
     record r = {.type = REC_ALLOCATION, .line = rd->row, .name = type, .name_len = tn};
     (void)level, (void)ln;
     if (!times(rd, q, 2, &r)) return true;
@@ -131,7 +133,7 @@ static bool alloc_row(reader *rd, sqlite3_stmt *q) {
     /* the pointer, stored as a signed 64-bit integer: its bits are the address */
     if (is_int(q, 7)) r.address = (uint64_t)sqlite3_column_int64(q, 7), r.has |= RF_ADDRESS;
     rd->n->allocations++;
-    return record_emit(rd->sink, &r);
+    return emit(rd, &r);
 }
 
 typedef struct query {
@@ -146,45 +148,54 @@ static const query QUERIES[] = {
      "CASE WHEN json_valid(extdata) THEN json_extract(extdata, '$.wave_front_size') END, "
      "CASE WHEN json_valid(extdata) THEN (SELECT sum(json_extract(b.value, '$.size_in_bytes')) "
      "  FROM json_each(extdata, '$.mem_banks') b WHERE json_extract(b.value, '$.heap_type') IN (1, 2)) END "
-     "FROM rocpd_info_agent WHERE type = 'GPU' ORDER BY absolute_index, id",
+     ", id FROM rocpd_info_agent WHERE type = 'GPU'",
      agent_row},
-    {"regions", "SELECT category, name, start, \"end\", tid, corr_id, pid FROM regions ORDER BY start, id", region_row},
+    {"regions", "SELECT category, name, start, \"end\", tid, corr_id, pid, id FROM regions", region_row},
     {"memory copies",
      "SELECT name, start, \"end\", size, dst_agent_abs_index, src_agent_abs_index, COALESCE(stream_id, queue_id), "
-     "corr_id FROM memory_copies ORDER BY start, id",
+     "corr_id, id FROM memory_copies",
      copy_row},
     {"memory allocations",
-     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id, address FROM memory_allocations "
-     "ORDER BY start, id",
+     "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id, address, id FROM memory_allocations",
      alloc_row},
 };
 
-bool rocpd_read_extras(sqlite3 *db, const record_sink *sink, const char *label, diag_list *diag,
+bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, diag_list *diag,
                        rocpd_extra_counts *out) {
-    reader rd = {.sink = sink, .n = out};
+    reader rd = {.g = g, .n = out};
     bool ok = true;
     for (size_t i = 0; ok && i < sizeof QUERIES / sizeof *QUERIES; i++) {
         sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(db, QUERIES[i].sql, -1, &q, NULL) != SQLITE_OK) { out->missing_views++; continue; }
+        if (sqlite3_prepare_v2(g->db, QUERIES[i].sql, -1, &q, NULL) != SQLITE_OK) {
+            if (g->stop) break;      /* a bound, not an absent view */
+            out->missing_views++;
+            continue;
+        }
         int rc;
         rd.row = 0;
+        rocpd_order_init(&rd.ord, sink);
+        int id = sqlite3_column_count(q) - 1;
         while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
             rd.row++;
-            if (!QUERIES[i].row(&rd, q)) {
-                diag_add(diag, "%s: out of memory at %s row %llu; records are partial", label, QUERIES[i].what,
-                         (unsigned long long)rd.row);
-                ok = false;
-                break;
-            }
+            rd.k2 = sqlite3_column_int64(q, id);
+            if (!QUERIES[i].row(&rd, q)) break;
         }
-        if (ok && rc != SQLITE_DONE) {
-            diag_add(diag, "%s: database error after %llu %s rows: %s", label, (unsigned long long)rd.row,
-                     QUERIES[i].what, sqlite3_errmsg(db));
+        if (rc == SQLITE_DONE && !rocpd_order_flush(&rd.ord)) rc = SQLITE_NOMEM;
+        out->late += rd.ord.late;
+        rocpd_order_free(&rd.ord);
+        if (rc == SQLITE_ROW || rc == SQLITE_NOMEM) {
+            diag_add(diag, "%s: out of memory at %s row %llu; records are partial", label, QUERIES[i].what,
+                     (unsigned long long)rd.row);
+            ok = false;
+        } else if (rc != SQLITE_DONE) {
+            if (!g->stop)
+                diag_add(diag, "%s: database error after %llu %s rows: %s", label, (unsigned long long)rd.row,
+                         QUERIES[i].what, sqlg_errmsg(g));
             ok = false;
         }
         sqlite3_finalize(q);
     }
     strbuf_free(&rd.a);
     strbuf_free(&rd.b);
-    return ok;
+    return ok && !g->stop;
 }

@@ -19,7 +19,10 @@
  * (direction from its command name; rocprof v1 records no byte count, so bytes are unknown),
  * except `FillBuffer`, a fill: REC_MEMSET. HIP/HSA/KFD rows are REC_API_CALL (correlation
  * id = Index, per process as tblextr numbers it), rocTX rows REC_ANNOTATION. Times are
- * integer ns. */
+ * integer ns.
+ * The database is read through its descriptor with parsers/sqlite_guard's bounds (a table
+ * may be a hostile view: deadline, cancel, content and memory stop it, and the file is
+ * then dropped whole). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@
 #include "parsers/artefact.h"
 #include "parsers/copy_kind.h"
 #include "parsers/sqlite_schema.h"
+#include "parsers/sqlite_guard.h"
 
 /* The columns read, by name (the first spelling present wins). */
 enum { K_NAME, K_BEGIN, K_END, K_DEV, K_QUEUE, K_INDEX, K_PID, K_TID, K_GRD, K_WGR, K_LDS, K_SCR, K_VGPR, K_SGPR,
@@ -47,23 +51,25 @@ typedef struct state {
     record_sink sink;
     read_facts *facts;
     diag_list *diag;
+    const parse_limits *lim;
+    sqlg_db *g;                  /* the open database, while read_fd runs */
     const char *label;
     strbuf name;
     int col[K_COUNT];
     uint64_t used, bad_times, no_name, unknown_command, tables;
-    uint64_t first_bad_row;
+    uint64_t first_bad_row, names_cut;
     bool oom;
 } state;
 
 static void *v1_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
                      diag_list *diag) {
-    (void)opt;
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->sink = *sink;
     s->facts = facts;
     s->diag = diag;
     s->label = label;
+    s->lim = opt ? opt->limits : NULL;
     return s;
 }
 
@@ -95,13 +101,10 @@ static const char UNKNOWN_COMMAND[] = "Unknown command type";
 
 static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
     int64_t b, e, v;
-    const unsigned char *txt = s->col[K_NAME] >= 0 ? sqlite3_column_text(q, s->col[K_NAME]) : NULL;
-    s->name.len = 0;
-    const char *name = NULL;
     size_t n = 0;
-    if (txt && utf8_sanitize(txt, (size_t)sqlite3_column_bytes(q, s->col[K_NAME]), &s->name) && strbuf_terminate(&s->name)) {
-        name = s->name.data;
-        n = s->name.len;
+    s->name.len = 0;
+    const char *name = s->col[K_NAME] >= 0 ? sqlg_text(s->g, q, s->col[K_NAME], &s->name, &n) : NULL;
+    if (name) {
         py_strip(&name, &n);
         if (n >= 2 && name[0] == '"' && name[n - 1] == '"') name++, n -= 2;   /* tblextr quotes kernel names */
     }
@@ -156,7 +159,12 @@ static bool read_table(state *s, sqlite3 *db, const char *table, table_kind t, u
     snprintf(sql, sizeof sql, "SELECT * FROM \"%s\"", table);
     sqlite3_stmt *q = NULL;
     *rows = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) return true;   /* absent: that trace was off */
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {   /* absent: that trace was off */
+        const char *e = sqlite3_errmsg(db);
+        if (s->g->stop) return false;
+        if (strncmp(e, "no such table", 13)) diag_add(s->diag, "%s: table %s unreadable: %s", s->label, table, e);
+        return true;
+    }
     s->tables++;
     map_columns(s, q);
     uint64_t before = s->used, n = 0;
@@ -164,26 +172,21 @@ static bool read_table(state *s, sqlite3 *db, const char *table, table_kind t, u
     while ((rc = sqlite3_step(q)) == SQLITE_ROW)
         if (!row(s, q, t, ++n)) { s->oom = true; break; }
     bool ok = rc == SQLITE_DONE || s->oom;
-    if (!ok) diag_add(s->diag, "%s: database error in table %s after %llu rows: %s", s->label, table,
-                      (unsigned long long)n, sqlite3_errmsg(db));
+    if (!ok && !s->g->stop)
+        diag_add(s->diag, "%s: database error in table %s after %llu rows: %s", s->label, table,
+                 (unsigned long long)n, sqlg_errmsg(s->g));
     if (s->oom) diag_add(s->diag, "%s: out of memory in table %s; records are partial", s->label, table);
     sqlite3_finalize(q);
     *rows = s->used - before;
     return ok && !s->oom;
 }
 
-static bool v1_read_path(void *st, const char *path) {
+static bool v1_read_fd(void *st, int fd, const char *path) {
     state *s = st;
-    char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
-    sqlite3 *db = NULL;
-    int rc = uri ? sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL)
-                 : SQLITE_NOMEM;
-    sqlite3_free(uri);
-    if (rc != SQLITE_OK) {
-        diag_add(s->diag, "%s: cannot open as SQLite: %s", s->label, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-        sqlite3_close(db);
-        return false;
-    }
+    sqlg_db g;
+    if (!sqlg_open(&g, fd, path, s->lim, s->label, "a rocprof v1 results.db", s->diag)) return false;
+    s->g = &g;
+    sqlite3 *db = g.db;
     uint64_t k = 0, rows;
     bool ok = read_table(s, db, "A", T_KERNELS, &k);
     if (ok && !k) ok = read_table(s, db, "KERN", T_KERNELS, &k);
@@ -192,12 +195,15 @@ static bool v1_read_path(void *st, const char *path) {
     static const struct { const char *name; table_kind t; } REST[] = {
         {"COPY", T_COPY}, {"HIP", T_HIP}, {"HSA", T_HSA}, {"KFD", T_KFD}, {"rocTX", T_ROCTX}};
     for (size_t i = 0; ok && i < sizeof REST / sizeof *REST; i++) ok = read_table(s, db, REST[i].name, REST[i].t, &rows);
-    if (ok && !s->tables) {
+    if (sqlg_stop_warn(&g, s->label, s->diag)) ok = false;
+    else if (ok && !s->tables) {
         diag_add(s->diag, "%s: not a rocprof v1 results.db (none of the tables A, KERN, OPS, COPY, HIP, HSA, KFD, "
                  "rocTX): %s", s->label, sqlite3_errmsg(db));
         ok = false;
     }
-    sqlite3_close(db);
+    s->names_cut = g.names_cut;
+    sqlg_close(&g);
+    s->g = NULL;
     return ok;
 }
 
@@ -206,6 +212,8 @@ static void v1_finish(void *st) {
     if (s->bad_times)
         diag_add(s->diag, "%s: %llu rows without integer BeginNs <= EndNs ignored (first at row %llu of its table)",
                  s->label, (unsigned long long)s->bad_times, (unsigned long long)s->first_bad_row);
+    if (s->names_cut) diag_add(s->diag, "%s: %llu names longer than %d KiB cut", s->label,
+                               (unsigned long long)s->names_cut, SQLG_NAME_MAX >> 10);
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "BeginNs or EndNs missing, or EndNs < BeginNs", s->bad_times);
     read_facts_skip(s->facts, "no kernel name", s->no_name);
@@ -244,7 +252,7 @@ const artefact_parser rocprof_v1_db_parser = {
     .sniff = v1_sniff,
     .sniff_file = v1_sniff_file,
     .open_records = v1_open,
-    .read_path = v1_read_path,
+    .read_fd = v1_read_fd,
     .finish = v1_finish,
     .close = v1_close,
 };

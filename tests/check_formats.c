@@ -70,8 +70,8 @@ START_TEST(every_registry_entry_is_filled_in) {
         ck_assert_msg(p->kind < ARTEFACT_KIND_COUNT || p->kind == ARTEFACT_ANALYSIS_ONLY, "%s: no kind", p->name);
         ck_assert_msg(p->names && p->names[0], "%s: no file names", p->name);
         ck_assert_msg(p->sniff && p->finish && p->close, "%s: an entry point is missing", p->name);
-        ck_assert_msg(!p->feed != !p->read_path, "%s: exactly one of feed and read_path", p->name);
-        ck_assert_msg(!p->read_path || p->open_records, "%s: a path-reading format emits records", p->name);
+        ck_assert_msg(!p->feed != !p->read_fd, "%s: exactly one of feed and read_fd", p->name);
+        ck_assert_msg(!p->read_fd || p->open_records, "%s: a descriptor-reading format emits records", p->name);
         ck_assert_msg(p->open_records, "%s: no open_records", p->name);
         ck_assert_msg(!p->resume_point == !p->join && !p->resume_point == !p->open_records_resumed,
                       "%s: resume hooks are all or none", p->name);
@@ -294,7 +294,7 @@ START_TEST(nvidia_smi_rows_become_samples) {
 END_TEST
 
 /* The rocpd database fixture through the reader, alone in a run directory the way
- * rocprofv3 leaves it (<host>/<pid>_results.db): its kernels, by the path-reading entry. */
+ * rocprofv3 leaves it (<host>/<pid>_results.db): its kernels, by the descriptor-reading entry. */
 START_TEST(rocpd_database_gives_kernel_records) {
     char *dir = tu_tempdir();
     char sub[4096];

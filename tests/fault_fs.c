@@ -1,8 +1,9 @@
 /* Test shim (LD_PRELOAD): while the file named by GOBLIND_TEST_FAULT_FILE exists, writes and
  * syncs to files whose path contains ".db" fail with the errno it names ("EROFS" or "ENOSPC"),
  * as on a file system remounted read-only or full. Removing the file clears the fault.
- * GOBLIND_TEST_READ_FAULT (below) makes reads of one artefact fail from a given byte, and
- * GOBLIND_TEST_SLOW_READ makes them slow (a parse that is in flight for as long as a test needs). */
+ * GOBLIND_TEST_READ_FAULT (below) makes reads of one artefact fail from a given byte,
+ * GOBLIND_TEST_SLOW_READ makes them slow (a parse that is in flight for as long as a test needs),
+ * and GOBLIND_TEST_SQLITE_OPENS (at the end) counts opens of profiler databases. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -96,3 +97,25 @@ static void slow_read(int fd) {
 WRAP_READ(pread, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), fd, o, n)
 WRAP_READ(pread64, (int fd, void *b, size_t n, off_t o), (fd, b, n, o), fd, o, n)
 WRAP_READ(read, (int fd, void *b, size_t n), (fd, b, n), fd, lseek(fd, 0, SEEK_CUR), n)
+
+/* GOBLIND_TEST_SQLITE_OPENS=FILE: every SQLite open of a profiler's database to read its rows
+ * (goblind's descriptor VFS, or a /proc/self/fd name as older readers used) appends a line to
+ * FILE, so a test counts how often an ingest reads a database. goblind's own store and the
+ * inventory's schema peeks ("file:schema?fd=N") are not counted. */
+typedef struct sqlite3 sqlite3;
+int sqlite3_open_v2(const char *name, sqlite3 **db, int flags, const char *vfs);
+int sqlite3_open_v2(const char *name, sqlite3 **db, int flags, const char *vfs) {
+    static int (*real)(const char *, sqlite3 **, int, const char *);
+    const char *log = getenv("GOBLIND_TEST_SQLITE_OPENS");
+    if (log && ((vfs && !strcmp(vfs, "goblind-fd") && name && strncmp(name, "file:schema", 11)) ||
+                (name && strstr(name, "/proc/self/fd/")))) {
+        int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ssize_t w = write(fd, "open\n", 5);
+            (void)w;
+            close(fd);
+        }
+    }
+    if (!real) real = (int (*)(const char *, sqlite3 **, int, const char *))dlsym(RTLD_NEXT, "sqlite3_open_v2");
+    return real(name, db, flags, vfs);
+}

@@ -9,7 +9,8 @@ exactly what the two separate readings give:
 Over generated runs (both dialects, gzip, --compat seed, --precision, --steps), runs assembled
 from the real fixtures, mutations of them (truncation, CRLF, BOM, noise, bad gzip), runs with
 more sources than RunMetrics reads (a second rank's trace, a rocprofv3 output tree, a missing
-artefact), a run large enough for split reads, and (when GOBLIND_FAULT_SHIM is set) injected
+artefact), SQLite kernel traces (rocpd, rocprof v1: read once, their records shared), a run large
+enough for split reads, and (when GOBLIND_FAULT_SHIM is set) injected
 read errors in the head and the tail of a file.
 
 usage: oneread.py GOBLIND SHARED_DIR
@@ -168,10 +169,65 @@ def large(tmp):
         check(d, f"large, read error {spec}", env=env)
 
 
+def databases(tmp):
+    """A kernel trace that is an SQLite database (rocpd, rocprof v1): read once for both,
+    through the driver's one format state; good, cut names, refused and WAL-mode databases."""
+    import sqlite3
+    kcols = 'id, name, start, "end", agent_abs_index, stream_id, queue_id, corr_id'
+    cases_db = {
+        "rocpd-fixture": ("node1/1_results.db", FIX / "rocprofv3" / "rocpd_ck_bmm_28_results.db", None),
+        "rocpd-long-names": ("node1/1_results.db", None,
+                             f"CREATE TABLE kernels({kcols}); INSERT INTO kernels VALUES "
+                             "(1, printf('%.*c', 70000, 'x'), 10, 20, 0, 1, 1, 1), (2, 'k', 5, 9, 0, 1, 1, 2), "
+                             "(3, 'k', 30, 30, 0, 1, 1, 3);"),
+        "rocpd-huge-name": ("node1/1_results.db", None,
+                            f"CREATE VIEW kernels({kcols}) AS SELECT 1, 'x' || zeroblob(10000000), 1, 2, 0, 1, 1, 1;"),
+        "rocpd-not-a-database": ("node1/1_results.db", None, None),
+        "rocpd-wal": ("node1/1_results.db", None, "WAL"),
+    }
+    v1 = sorted(SHARED.glob("corpus/*/rocprof_v1_results_db/*.db"))[:2]
+    for f in v1:
+        cases_db[f"v1-{f.stem}"] = ("results.db", f, None)
+    for name, (rel, src, sql) in cases_db.items():
+        d = tmp / f"db-{name}"
+        gen(d, 5)
+        (d / "trace.csv").unlink()
+        path = d / rel
+        path.parent.mkdir(exist_ok=True)
+        keep = None
+        if src:
+            shutil.copy(src, path)
+        elif sql == "WAL":                 # rows in the -wal only: warned, the main file read
+            keep = sqlite3.connect(path)
+            keep.executescript(f"PRAGMA journal_mode = WAL; CREATE TABLE kernels({kcols}); "
+                               "INSERT INTO kernels VALUES (1, 'k', 10, 20, 0, 1, 1, 1); "
+                               "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0; "
+                               "INSERT INTO kernels VALUES (2, 'k2', 30, 40, 0, 1, 1, 2);")
+        elif sql:
+            db = sqlite3.connect(path)
+            db.executescript(sql)
+            db.commit()
+            db.close()
+        else:
+            path.write_bytes(b"SQLite format 3\0" + b"\x5a" * 4080)
+        check(d, d.name)
+        shim = os.environ.get("GOBLIND_FAULT_SHIM")
+        if shim and name == "rocpd-fixture":   # the one read: one SQLite open of the database per ingest
+            log = tmp / "sqlite-opens.log"
+            env = dict(os.environ, LD_PRELOAD=shim, GOBLIND_TEST_SQLITE_OPENS=str(log),
+                       ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+            run(["parse", str(d), "--analysis", str(tmp / "opens.json")], env)
+            opens = log.read_text().count("open") if log.exists() else 0
+            if opens != 1:
+                failures.append(f"{d.name}: the database was opened {opens} times in one ingest (want 1)")
+        if keep:
+            keep.close()
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="goblind-oneread-") as t:
         tmp = Path(t)
-        for part in (generated, fixture_runs, mutations, more_sources, large):
+        for part in (generated, fixture_runs, mutations, more_sources, databases, large):
             part(tmp)
     for f in failures:
         print("FAIL", f)

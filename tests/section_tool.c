@@ -5,14 +5,18 @@
  *   section_tool FORMAT=FILE [FORMAT=FILE ...]
  *   section_tool --records FORMAT=FILE ...   one JSON line per record instead (every field
  *                                            asked for; only fields whose RF_ bit is set)
+ *   section_tool --max-parse-s N ...         (first) the daemon's parse deadline on every read
  *
  * Each FILE is one source (in argument order) read whole by the named format (a `.gz`
- * file is inflated first; a format with read_path gets the path). Every source's kernels
+ * file is inflated first; a format with read_fd gets the opened file). Every source's kernels
  * are delivered (no source choice: that is the driver's). Warnings go to stderr. */
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "analyses/name_agg.h"
 #include "analyses/section_registry.h"
@@ -140,13 +144,17 @@ static const artefact_parser *format_named(const char *name) {
 }
 
 /* Reads one source through format p into the analyses' source states. */
-static int read_source(const artefact_parser *p, const char *path, const record_sink *sink, diag_list *diag) {
-    parse_options opt = {0};
+static int read_source(const artefact_parser *p, const char *path, const record_sink *sink, diag_list *diag,
+                       const parse_limits *lim) {
+    parse_options opt = {.limits = lim};
     read_facts facts = {0};
     void *st = p->open_records(&opt, path, sink, &facts, diag);
     if (!st) return 1;
-    if (p->read_path) {
-        p->read_path(st, path);
+    if (p->read_fd) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) { perror(path); p->close(st); return 1; }
+        p->read_fd(st, fd, path);
+        close(fd);
     } else {
         FILE *fp = fopen(path, "rb");
         if (!fp) { perror(path); p->close(st); return 1; }
@@ -178,13 +186,21 @@ int main(int argc, char **argv) {
     void **run = calloc(n_an + 1, sizeof *run), **src = calloc(n_an + 1, sizeof *src);
     for (size_t i = 0; i < n_an; i++) run[i] = an[i]->open(&cfg, &diag);
     int rc = 0;
+    parse_limits lim = {0};
+    if (argc > 2 && !strcmp(argv[1], "--max-parse-s")) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        lim.max_seconds = atoi(argv[2]);
+        lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + lim.max_seconds * 1000LL;
+        argv += 2, argc -= 2;
+    }
     if (argc > 1 && !strcmp(argv[1], "--records")) {
         for (int a = 2; a < argc; a++) {
             char *eq = strchr(argv[a], '=');
             const artefact_parser *p = eq ? (*eq = 0, format_named(argv[a])) : NULL;
             if (!p || !p->open_records) { fprintf(stderr, "usage: section_tool --records FORMAT=FILE ...\n"); return 2; }
             record_sink sink = {.emit = dump_record, .user = NULL, .fields = ~0u};
-            rc |= read_source(p, eq + 1, &sink, &diag);
+            rc |= read_source(p, eq + 1, &sink, &diag, &lim);
         }
         for (size_t i = 0; i < diag.count; i++) fprintf(stderr, "warning: %s\n", diag.items[i]);
         for (size_t i = 0; i < n_an; i++) an[i]->close(run[i]);
@@ -208,7 +224,7 @@ int main(int argc, char **argv) {
         }
         fanout f = {an, src};
         record_sink sink = {.emit = fan_emit, .user = &f, .fields = fields};
-        rc |= read_source(p, eq + 1, &sink, &diag);
+        rc |= read_source(p, eq + 1, &sink, &diag, &lim);
         for (size_t i = 0; i < n_an; i++)
             if (src[i]) an[i]->end_source(run[i], src[i]);
     }

@@ -1,0 +1,1 @@
+CREATE VIEW kernels(id, name, start, "end", agent_abs_index, stream_id, queue_id, corr_id, grid_x, grid_y, grid_z, workgroup_x, workgroup_y, workgroup_z, lds_size, scratch_size, vgpr_count, sgpr_count) AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i, 'k' || (i % 7), i * 10, i * 10 + 5, 0, 1, 1, i, 1, 1, 1, 1, 1, 1, 0, 0, 8, 8 FROM c ORDER BY random()

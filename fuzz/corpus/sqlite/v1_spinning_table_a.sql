@@ -1,0 +1,1 @@
+CREATE VIEW A(KernelName, BeginNs, EndNs) AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT i, i, i + 1 FROM c WHERE i < 0
