@@ -52,21 +52,6 @@ bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b)
     return true;
 }
 
-bool kgroups_merge(kgroups *dst, const kgroups *src) {
-    for (size_t i = 0; i < src->n; i++) {
-        bool oom = false;
-        kgroup *k = group_of(dst, src->v[i].key, &oom);
-        if (!k) {
-            if (oom) return false;
-            dst->dropped += src->v[i].kernels;
-            continue;
-        }
-        fold(k, &src->v[i]);
-    }
-    dst->dropped += src->dropped;
-    return true;
-}
-
 size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom) {
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++)

@@ -37,8 +37,6 @@ typedef struct kgroups {
 
 /* Adds the kernel [a, b) of class c to group key. False: out of memory. */
 bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b);
-/* Folds every group of src into dst (same keys join). False: out of memory. */
-bool kgroups_merge(kgroups *dst, const kgroups *src);
 /* Removes every group with fewer than min_kernels kernels whose last kernel ended before
  * `before` (a finished group that can no longer matter) — but not a `segment` holding
  * attention and GEMM work (a layer whatever its size) — and rebuilds the index. Returns

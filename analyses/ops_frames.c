@@ -39,13 +39,6 @@ bool py_frames_add(py_frames *f, py_frame fr) {
     return true;
 }
 
-bool py_frames_append(py_frames *dst, const py_frames *src) {
-    for (size_t i = 0; i < src->n; i++)
-        if (!py_frames_add(dst, src->v[i])) return false;
-    dst->dropped += src->dropped;
-    return true;
-}
-
 static int cmp_frame(const void *x, const void *y) {
     const py_frame *a = x, *b = y;
     if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;

@@ -29,8 +29,6 @@ typedef struct py_frames {
 bool py_frame_is_user(const char *name, size_t len);
 /* Keeps one frame. False: out of memory. */
 bool py_frames_add(py_frames *f, py_frame fr);
-/* Appends every frame of src (src unchanged). False: out of memory. */
-bool py_frames_append(py_frames *dst, const py_frames *src);
 /* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
  * UINT32_MAX when none. Sorts the frames on first use. */
 uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);

@@ -41,13 +41,6 @@ body_streams *body_streams_new(int max_streams) {
     return set;
 }
 
-int body_streams_active(body_streams *set) {
-    pthread_mutex_lock(&set->lock);
-    int n = set->active;
-    pthread_mutex_unlock(&set->lock);
-    return n;
-}
-
 /* Set lock held. Resumes the connection if it is waiting for bytes. */
 static void wake_reader(body_stream *s) {
     if (s->suspended && !s->response_gone) {

@@ -33,8 +33,6 @@ body_streams *body_streams_new(int max_streams);
  * MHD_stop_daemon: it resumes connections suspended on an empty buffer. */
 void body_streams_stop(body_streams *set, double wait_s);
 void body_streams_free(body_streams *set);
-/* Streams running now (for tests and /metrics-style figures). */
-int body_streams_active(body_streams *set);
 
 /* A response whose body fn(arg) produces on a new thread; free_arg(arg) is called when the
  * producer is done. NULL when max_streams are already running or a thread cannot start (then

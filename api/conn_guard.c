@@ -119,17 +119,3 @@ int conn_guard_sweep(conn_guard *g) {
     pthread_mutex_unlock(&g->lock);
     return n;
 }
-
-int conn_guard_open(conn_guard *g) {
-    pthread_mutex_lock(&g->lock);
-    int n = g->open;
-    pthread_mutex_unlock(&g->lock);
-    return n;
-}
-
-uint64_t conn_guard_cut_total(conn_guard *g) {
-    pthread_mutex_lock(&g->lock);
-    uint64_t n = g->cut_total;
-    pthread_mutex_unlock(&g->lock);
-    return n;
-}

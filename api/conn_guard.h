@@ -34,8 +34,5 @@ bool conn_guard_request_begins(struct MHD_Connection *c);
 void conn_guard_request_ends(conn_guard *g, struct MHD_Connection *c);
 /* Cuts every connection past its deadline; returns how many. */
 int conn_guard_sweep(conn_guard *g);
-/* Connections open now, and connections cut so far (for logs and tests). */
-int conn_guard_open(conn_guard *g);
-uint64_t conn_guard_cut_total(conn_guard *g);
 
 #endif

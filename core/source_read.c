@@ -94,11 +94,6 @@ static pump pump_new(const artefact_parser *p, void *st, const parse_options *op
     return (pump){.p = p, .st = st, .opt = opt, .label = label, .diag = diag, .fmt_on = p && st, .tee = tee};
 }
 
-void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
-                 const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st) {
-    source_read_tee(path, label, p, opt, sink, facts, diag, st, NULL);
-}
-
 void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
                      const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st,
                      const source_tee *tee) {
@@ -196,11 +191,6 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
     int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
     if (fd < 0) { diag_add(diag, "%s: cannot be opened as a regular file inside the run directory", label); fd = -1; }
     return fd;
-}
-
-uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
-                           const parse_options *opt, const char *label, diag_list *diag) {
-    return source_feed_range_tee(fd, from, to, p, st, opt, label, diag, NULL);
 }
 
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,

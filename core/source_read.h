@@ -38,24 +38,18 @@ typedef struct source_read_stats {
     double parse_ms;
 } source_read_stats;
 
-/* Reads path (label names it in warnings) with format p into sink; how it was read goes to
- * facts, warnings to diag. */
-void source_read(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
-                 const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st);
-/* The same with a passenger on the bytes (tee may be NULL). */
+/* Reads path (label names it in warnings) with format p into sink, with a passenger on the bytes
+ * (tee may be NULL); how it was read goes to facts, warnings to diag. */
 void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
                      const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st,
                      const source_tee *tee);
 
-/* For a split read (core/run_analysis): opens path with the same checks as source_read; the
+/* For a split read (core/run_analysis): opens path with the same checks as source_read_tee; the
  * descriptor, or -1 after a warning. */
 int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag);
-/* Feeds bytes [from, to) of fd to format state st (a feed-based format); the bytes fed.
- * Limits are checked before every chunk, read errors become warnings. */
-uint64_t source_feed_range(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
-                           const parse_options *opt, const char *label, diag_list *diag);
-/* The same with a passenger on the range's bytes (tee may be NULL; p/st NULL: the passenger
- * alone). */
+/* Feeds bytes [from, to) of fd to format state st (a feed-based format) with a passenger on the
+ * range's bytes (tee may be NULL; p/st NULL: the passenger alone); the bytes fed. Limits are
+ * checked before every chunk, read errors become warnings. */
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                                const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 

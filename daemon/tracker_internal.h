@@ -61,7 +61,6 @@ struct run {
     tracker *t;
     uv_fs_event_t watch;
     dir_id watch_id;             /* the directory r->watch is on */
-    bool watching;
     uv_fs_event_t *sub;          /* rocprofv3 sub-directories, allocated when one appears */
     char **sub_name;
     int n_sub;

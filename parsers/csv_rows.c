@@ -186,8 +186,6 @@ void csv_rows_close(void *st) {
     free(s);
 }
 
-bool csv_rows_has(const csv_rows *s, size_t q) { return q < s->cols.n && s->cols.col[q] >= 0; }
-
 const csv_field *csv_rows_field(const csv_rows *s, size_t q, const csv_record *r) {
     const csv_field *f = csv_columns_field(&s->cols, q, r);
     if (!f || f->truncated) return NULL;

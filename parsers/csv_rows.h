@@ -79,8 +79,6 @@ bool csv_rows_feed(void *st, const uint8_t *buf, size_t n);
 void csv_rows_finish(void *st);
 void csv_rows_close(void *st);
 
-/* True when quantity q has a column in the header. */
-bool csv_rows_has(const csv_rows *rows, size_t q);
 /* The raw field of quantity q in row r: NULL when the column is absent, the row short, the
  * cell empty or cut at the field cap. */
 const csv_field *csv_rows_field(const csv_rows *rows, size_t q, const csv_record *r);

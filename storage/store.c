@@ -220,7 +220,6 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
 
 sqlite3 *store_reader_db(store_reader *r) { return r->db; }
 int store_reader_note(store_reader *r, int rc) { return note_rc(r->owner, r->db, rc); }
-const char *store_kind_key(int kind) { return kind >= 0 && kind < ARTEFACT_KIND_COUNT ? artefact_kind_key((artefact_kind)kind) : ""; }
 
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
@@ -501,25 +500,6 @@ bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
     }
     sqlite3_finalize(q);
     return found;
-}
-
-void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user) {
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT kind, path, format, present, size, mtime_ns, inode, bytes_parsed, parse_ms,"
-                           " error, reading FROM artefacts WHERE run_id = ?1 ORDER BY kind", -1, &q, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
-        run_artefact_row a = {
-            .kind = col_text(q, 0), .path = col_text(q, 1), .format = col_text(q, 2),
-            .present = sqlite3_column_int(q, 3) != 0, .size = sqlite3_column_int64(q, 4),
-            .mtime_ns = sqlite3_column_int64(q, 5), .inode = sqlite3_column_int64(q, 6),
-            .bytes_parsed = sqlite3_column_int64(q, 7), .parse_ms = sqlite3_column_double(q, 8),
-            .error = col_text(q, 9), .reading = col_text(q, 10),
-        };
-        fn(user, &a);
-    }
-    sqlite3_finalize(q);
 }
 
 void store_kernel_classes(unsigned flags, kernel_row *k) {

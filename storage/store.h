@@ -93,8 +93,6 @@ sqlite3 *store_reader_db(store_reader *r);
 /* Returns rc after noting it: a SQLITE_CORRUPT / SQLITE_NOTADB from a reader's statement
  * marks the store corrupt (store_corruption), as the store's own reads do (storage/ modules). */
 int store_reader_note(store_reader *r, int rc);
-/* The artefact kinds' names in the database ("kernel_trace", "torch_profile", "telemetry"). */
-const char *store_kind_key(int kind);
 
 /* ---- reads ---- */
 
@@ -141,7 +139,6 @@ int store_list_runs(store_reader *r, int status, int limit, const char *cursor, 
                     void *user, char *next, size_t next_len);
 /* One run; false when unknown. */
 bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user);
-void store_get_artefacts(store_reader *r, const char *id, artefact_row_fn fn, void *user);
 
 typedef struct kernel_row {
     const char *name;
