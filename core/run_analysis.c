@@ -12,7 +12,6 @@
 #include "analyses/section_md.h"
 #include "analyses/section_registry.h"
 #include "core/run_job.h"
-#include "core/chunked_read.h"
 #include "core/run_split.h"
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
@@ -118,8 +117,6 @@ void job_reset(job *j, const analysis_config *cfg) {
     j->names_cut = 0;
     j->meta_rank = -1;
     j->oom = false;
-    j->chunks = 0;
-    j->chunk_failed = false;
     free(j->src);
     j->src = NULL;
 }
@@ -136,15 +133,6 @@ bool job_open(job *j, void *const *run) {
 void *job_read(void *arg) {
     job *j = arg;
     record_sink sink = job_sink(j);
-    if (j->chunk) {                     /* failed: the driver forgets it and reads sequentially */
-        int fd = source_open(j->inv->path, j->inv->rel, j->parse, &j->diag);
-        j->chunk_failed = fd < 0 || chunked_read(fd, j->inv->size, j->inv->format, j->parse, j->inv->rel, &sink,
-                                                 &j->facts, &j->diag, j->chunk, &j->stats, &j->chunks) < 0;
-        if (fd >= 0) close(fd);
-        if (!j->chunk_failed && j->oom)
-            diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
-        return NULL;
-    }
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
@@ -229,15 +217,6 @@ static unsigned withheld_for(const inventory_source *s, unsigned seen) {
     return s->kernel_source ? 0u : seen & JOB_FAMILY_TYPES;
 }
 
-/* May source j be read in ordered chunks: asked for (opt->chunk_bytes; off by default — on two
- * cores the two large files read side by side already keep both busy, and chunking measured
- * slower there: docs/PERFORMANCE.md), two threads, no passenger (daemon ingest), and a file and
- * format chunked_read takes (chunked_can_read). */
-static bool can_chunk(const job *j, int threads, const run_analysis_options *opt) {
-    return opt->chunk_bytes && threads >= 2 && !j->tap && chunked_can_read(j->inv->format, j->inv->path, j->inv->size, j->parse,
-                                                       opt->chunk_bytes);
-}
-
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -278,9 +257,6 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             jobs[i].withheld = JOB_FAMILY_TYPES & ~JOB_KERNEL_TYPES;
     }
     int threads = opt->threads > 0 ? opt->threads : 2;
-    chunked_options chunks = {.chunk_bytes = opt->chunk_bytes, .batch_max_bytes = opt->batch_max_bytes, .workers = 2};
-    chunked_options chunks_pair = chunks;
-    chunks_pair.workers = 1;
     for (size_t i = 0; ok && i < inv->n;) {
         /* torch kernels only when the device-clock family gave none: decided after it is read */
         if (inv->src[i].kernel_source && !inv->src[i].device_clock) refs[i].kernels_chosen = device_dispatches == 0;
@@ -312,8 +288,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         job *split = NULL, *pre[1 + FOLLOW_MAX];
         size_t n_pre = 0;
         if (split_a && (!b || split_b)) split = a, b = NULL, speculative = false;
-        else if (!opt->chunk_bytes && split_a && a->inv->size > SPLIT_BESIDE * b->inv->size) split = a, pre[n_pre++] = b;
-        else if (!opt->chunk_bytes && split_b && b->inv->size > SPLIT_BESIDE * a->inv->size) split = b, pre[n_pre++] = a;
+        else if (split_a && a->inv->size > SPLIT_BESIDE * b->inv->size) split = a, pre[n_pre++] = b;
+        else if (split_b && b->inv->size > SPLIT_BESIDE * a->inv->size) split = b, pre[n_pre++] = a;
         /* sources i .. i + n - 1 are read this round: a, b, then the small files that follow a split file */
         size_t n = b ? 2 : 1;
         while (split && n_pre < 1 + FOLLOW_MAX && i + n < inv->n && follows(&inv->src[i + n], split->inv))
@@ -330,19 +306,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             tails[k] = (job){.an = an, .n_an = n_an, .inv = jobs[k].inv, .ref = &tail_refs[k], .parse = jobs[k].parse,
                              .withheld = jobs[k].withheld};
         }
-        /* a large file not read in two pieces is read in ordered chunks: two parsing
-         * workers alone, one beside a neighbour read at the same time (six threads on two
-         * cores cost more CPU in switches than they win: PERFORMANCE.md) */
-        a->chunk = !split && can_chunk(a, threads, opt) ? (b ? &chunks_pair : &chunks) : NULL;
-        if (b) b->chunk = !split && can_chunk(b, threads, opt) ? &chunks_pair : NULL;
         if (!split) job_read_pair(a, b);
         else if (!(ok = run_split_read(split, &tails[split - jobs], pre, n_pre, run, &cfg))) break;
-        for (job *j = a; ok && j <= last; j++)
-            if (j->chunk_failed) {      /* not one sequential pass: forget it, read it again */
-                job_reset(j, &cfg);
-                j->chunk = NULL;
-                if ((ok = job_open(j, run))) job_read(j);
-            }
         for (job *j = a; ok && j <= last; j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
@@ -354,7 +319,6 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                 }
                 refs[i + 1].kernels_chosen = true;
                 b->tee = NULL;
-                b->chunk = NULL;        /* (sequentially: the fallback above has run) */
                 if (!(ok = job_open(b, run))) break;
                 job_read(b);
             }

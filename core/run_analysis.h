@@ -11,8 +11,6 @@
  * the format's `emits`, with the kernel choice) is splittable or says split_ok for it: alone,
  * or with a much smaller neighbour read whole on the tail piece's thread first; an analysis
  * may still refuse the join (split_exact), and the file is then read again in one piece.
- * With --chunk-bytes, a large file not split is read in ordered chunks on worker threads
- * (core/chunked_read) delivered in file order on the driver thread.
  *
  * Kernel source choice: kernels, copies and memsets are delivered from one family only,
  * device timestamps first. Among the sources whose format may carry kernels, the ones with a
@@ -55,10 +53,6 @@ typedef struct run_analysis_options {
     int threads;                             /* 1 or 2 sources read at a time (0: 2) */
     int json_indent;                         /* 0: compact (stored), 2: for people */
     const source_tap *tap;                   /* NULL: no passengers */
-    /* ordered chunked reads (core/chunked_read; two threads, no tap): the chunk size (0: no
-     * chunked reads, the default; they measured slower on two cores: docs/PERFORMANCE.md) and
-     * the bound on waiting batches' bytes (0: 64 MiB) */
-    uint64_t chunk_bytes, batch_max_bytes;
 } run_analysis_options;
 
 typedef struct run_analysis {

@@ -9,7 +9,6 @@
 
 #include "base/json_writer.h"
 #include "base/strbuf.h"
-#include "core/chunked_read.h"
 #include "core/run_analysis.h"
 #include "core/source_read.h"
 
@@ -34,9 +33,6 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
-    const chunked_options *chunk; /* read in ordered chunks (core/chunked_read); NULL: sequentially */
-    unsigned chunks;              /* read in this many ordered chunks, 0: not */
-    bool chunk_failed;            /* a chunk did not join: the driver reads it again sequentially */
     /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
      * when the read starts (job_route) so fan_out does not test every analysis per record;
      * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */

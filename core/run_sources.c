@@ -24,7 +24,7 @@ void run_sources_render(const run_inventory *inv, const source_ref *refs, job *j
         jw_key(w, "read"); jw_bool(w, j->stats.present);
         jw_key(w, "bytes_read"); jw_int(w, (int64_t)j->stats.bytes_read);
         jw_key(w, "parse_ms"); jw_number(w, j->stats.parse_ms);
-        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : j->chunks ? j->chunks : 1);
+        jw_key(w, "pieces"); jw_int(w, j->split ? 2 : 1);
         jw_key(w, "device_clock"); jw_bool(w, s->device_clock);
         jw_key(w, "kernels_chosen"); jw_bool(w, refs[i].kernels_chosen);
         jw_key(w, "records");

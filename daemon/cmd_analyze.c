@@ -127,17 +127,6 @@ int cmd_analyze(int argc, char **argv) {
             }
             opt.threads = atoi(val);
             i++;
-        } else if (!strcmp(a, "--chunk-bytes") || !strcmp(a, "--batch-max-bytes")) {
-            /* test hooks of the ordered chunked read (core/chunked_read) */
-            char *end = NULL;
-            long long v = val ? strtoll(val, &end, 10) : -1;
-            if (!val || *end || v < 1 || v > (1LL << 40)) {
-                fprintf(stderr, "goblind analyze: %s takes a byte count from 1 to 2^40\n", a);
-                return EXIT_USAGE;
-            }
-            if (!strcmp(a, "--chunk-bytes")) opt.chunk_bytes = (uint64_t)v;
-            else opt.batch_max_bytes = (uint64_t)v;
-            i++;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "goblind analyze: unknown option '%s'\n", a);
             return EXIT_USAGE;

@@ -22,7 +22,7 @@ static const command_help HELP[] = {
      "  --analysis FILE   also write the analysis document (as `goblind analyze`) to FILE, from the same\n"
      "                    read of each file, as the daemon's ingest does\n"},
     {"analyze", cmd_analyze, "Print the analysis document of one run directory.", "no format reads any file of RUN_DIR (the document is still printed)",
-     "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N] [--chunk-bytes N] [--batch-max-bytes N]",
+     "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N]",
      "Print the analysis document of one run directory: every file some format reads (several torch\n"
      "traces, a whole rocprofv3 output tree one directory down) and every analysis section\n"
      "(docs/ANALYSIS.md); the \"sources\" section says which file was read by which format, its\n"
@@ -31,10 +31,6 @@ static const command_help HELP[] = {
      "                           section) or markdown (report.md)\n"
      "  --npu-reference-dir DIR  msprof reference durations (default: RUN_DIR/reference)\n"
      "  --threads N              sources read at a time, 1 or 2 (default 2)\n"
-     "  --chunk-bytes N          with 2 threads, parse a large file in chunks of about N bytes on\n"
-     "                           worker threads, delivered in file order (default: off; e.g. 131072)\n"
-     "  --batch-max-bytes N      bound on the records of parsed chunks waiting (default 67108864; past\n"
-     "                           it the file is read sequentially; a test hook)\n"
      "  --kernel-wait-threshold-ns N  an idle GPU gap shorter than this is kernel_wait (default 50000)\n"
      "  --short-kernel-ns N      a kernel shorter than this is short (default 10000)\n"
      "  --rows N                 list the N busiest names in kernels.by_name and api.by_function, the\n"

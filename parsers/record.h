@@ -118,10 +118,7 @@ typedef struct record_field {
 typedef struct record {
     record_type type;
     unsigned has;            /* RF_* bits: a field whose bit is clear is unknown, not 0 */
-    uint64_t line;           /* where it came from: CSV line, or byte offset for binary/JSON. In an
-                              * ordered chunked read (core/chunked_read) a CSV record's line counts
-                              * from its chunk's start: no analysis reads it; warnings name lines
-                              * from the format's joined facts, which are exact */
+    uint64_t line;           /* where it came from: CSV line, or byte offset for binary/JSON */
     int64_t device;          /* agent / GPU index (as the file numbers it) */
     int64_t stream;          /* stream or queue id */
     i128 start_ns, end_ns;   /* on the profiler's clock */
