@@ -423,20 +423,6 @@ bool name_entry_stddev(const name_entry *e, double *out) {
     return true;
 }
 
-void jw_i128_value(jw_out *w, i128 v) {
-    if (v >= (i128)INT64_MIN && v <= (i128)INT64_MAX) jw_int(w, (int64_t)v);
-    else jw_number(w, (double)v);
-}
-
-void jw_u64(jw_out *w, uint64_t v) {
-    if (v <= (uint64_t)INT64_MAX) jw_int(w, (int64_t)v);
-    else jw_number(w, (double)v);
-}
-
-void jw_whole(jw_out *w, double v) {
-    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == (double)(int64_t)v) jw_int(w, (int64_t)v);
-    else jw_number(w, v);
-}
 
 size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows, uint64_t *unlisted_calls,
                        i128 *unlisted_total) {

@@ -134,12 +134,5 @@ size_t name_agg_listed(const name_agg *a, const size_t *sorted, size_t list_rows
 void name_agg_render_unlisted(const name_agg *a, size_t listed, uint64_t calls, i128 total, jw_out *w);
 /* Sample standard deviation (n - 1) in ns; false when unknown (one call, stats rows, overflow). */
 bool name_entry_stddev(const name_entry *e, double *out);
-/* An i128 as a JSON number (exact up to 2^63). */
-void jw_i128_value(jw_out *w, i128 v);
-/* A count as a JSON integer (exact up to 2^63). */
-void jw_u64(jw_out *w, uint64_t v);
-/* A quantity integral by definition (bytes, a count) held in a double: a JSON integer when
- * it is a whole number within int64, else a number (so bytes never print as "933232640.0"). */
-void jw_whole(jw_out *w, double v);
 
 #endif

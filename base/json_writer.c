@@ -176,3 +176,18 @@ void jw_json(jw_out *j, const char *json, size_t len) {
     before(j);
     strbuf_append(j->buf, json, len);
 }
+
+void jw_i128_value(jw_out *w, i128 v) {
+    if (v >= (i128)INT64_MIN && v <= (i128)INT64_MAX) jw_int(w, (int64_t)v);
+    else jw_number(w, (double)v);
+}
+
+void jw_u64(jw_out *w, uint64_t v) {
+    if (v <= (uint64_t)INT64_MAX) jw_int(w, (int64_t)v);
+    else jw_number(w, (double)v);
+}
+
+void jw_whole(jw_out *w, double v) {
+    if (v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == (double)(int64_t)v) jw_int(w, (int64_t)v);
+    else jw_number(w, v);
+}

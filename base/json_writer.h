@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/i128.h"
 #include "base/text_utf8.h"
 
 typedef struct jw_out {
@@ -35,6 +36,13 @@ void jw_null(jw_out *j);
 /* A value that is already JSON text (a stored document, served as stored), written as is: the
  * caller vouches that it is one valid JSON value. */
 void jw_json(jw_out *j, const char *json, size_t len);
+/* An i128 as a JSON number (exact up to 2^63). */
+void jw_i128_value(jw_out *j, i128 v);
+/* A count as a JSON integer (exact up to 2^63). */
+void jw_u64(jw_out *j, uint64_t v);
+/* A quantity integral by definition (bytes, a count) held in a double: a JSON integer when
+ * it is a whole number within int64, else a number (so bytes never print as "933232640.0"). */
+void jw_whole(jw_out *j, double v);
 /* Shortest round-trip text of a finite double (at least one digit after a '.' or an exponent). */
 void jw_format_double(double v, char out[32]);
 
