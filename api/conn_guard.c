@@ -1,5 +1,6 @@
 /* conn_guard: a list of open connections behind one mutex (see conn_guard.h). */
 #include "api/conn_guard.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,12 +24,6 @@ struct conn_guard {
     double header_timeout_s, reserve_timeout_s;
     uint64_t cut_total;
 };
-
-static double mono_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 conn_guard *conn_guard_new(int max_connections, double header_timeout_s, double reserve_timeout_s) {
     conn_guard *g = calloc(1, sizeof *g);
@@ -57,7 +52,7 @@ void conn_guard_notify(void *cls, struct MHD_Connection *c, void **socket_contex
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         s->g = g;
         s->fd = ci ? ci->connect_fd : -1;
-        s->waiting_since = mono_s();
+        s->waiting_since = clk_mono_s();
         pthread_mutex_lock(&g->lock);
         s->reserved = g->open >= g->max;
         g->open++;
@@ -99,12 +94,12 @@ void conn_guard_request_ends(conn_guard *g, struct MHD_Connection *c) {
     if (!s) return;
     pthread_mutex_lock(&g->lock);
     s->in_request = false;
-    s->waiting_since = mono_s();
+    s->waiting_since = clk_mono_s();
     pthread_mutex_unlock(&g->lock);
 }
 
 int conn_guard_sweep(conn_guard *g) {
-    double now = mono_s();
+    double now = clk_mono_s();
     int n = 0;
     pthread_mutex_lock(&g->lock);
     for (slot *s = g->head; s; s = s->next) {

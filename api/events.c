@@ -1,5 +1,6 @@
 /* events: the run event log, the SSE streams and the hand-off to webhooks. */
 #include "api/events.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -43,12 +44,6 @@ struct events {
     bool stopping;
 };
 
-static int64_t now_ms(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
 /* The event kind of a stored state. "pending" is never sent as such: a new run's first sight
  * is "created", and a finished run whose files changed again is "running" at once. */
 static const char *kind_of(run_status st) {
@@ -85,7 +80,7 @@ events *events_new(store *st, webhooks *hooks, int max_streams) {
     ev->hooks = hooks;
     ev->known = json_object();
     pthread_mutex_init(&ev->lock, NULL);
-    ev->first_id = ev->next_id = (uint64_t)now_ms() * 1000;
+    ev->first_id = ev->next_id = (uint64_t)clk_wall_ms() * 1000;
     ev->max_streams = max_streams > 0 ? max_streams : 1;
     store_reader *rd = store_reader_acquire(st);
     char next[300];
@@ -161,7 +156,7 @@ void events_run_changed(events *ev, const char *run_id) {
 
 void events_tick(events *ev) {
     if (!ev) return;
-    int64_t now = now_ms();
+    int64_t now = clk_wall_ms();
     pthread_mutex_lock(&ev->lock);
     for (sse_conn *s = ev->conns; s; s = s->next)
         if (s->suspended && now - s->last_write_ms >= EVENTS_KEEPALIVE_MS) {
@@ -227,7 +222,7 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
     if (!s->pending) {
         if (ev->stopping) { pthread_mutex_unlock(&ev->lock); return MHD_CONTENT_READER_END_OF_STREAM; }
         s->pending = next_text_locked(ev, s);
-        if (!s->pending && now_ms() - s->last_write_ms >= EVENTS_KEEPALIVE_MS) s->pending = strdup(": keep-alive\n\n");
+        if (!s->pending && clk_wall_ms() - s->last_write_ms >= EVENTS_KEEPALIVE_MS) s->pending = strdup(": keep-alive\n\n");
         s->pending_len = s->pending ? strlen(s->pending) : 0;
         s->pending_off = 0;
         if (!s->pending) {                              /* nothing to say: sleep until an event */
@@ -245,7 +240,7 @@ static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max) {
         free(s->pending);
         s->pending = NULL;
     }
-    s->last_write_ms = now_ms();
+    s->last_write_ms = clk_wall_ms();
     pthread_mutex_unlock(&ev->lock);
     return (ssize_t)n;
 }
@@ -279,7 +274,7 @@ enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *
     if (!s) { pthread_mutex_unlock(&ev->lock); return MHD_NO; }
     s->ev = ev;
     s->c = c;
-    s->last_write_ms = now_ms();
+    s->last_write_ms = clk_wall_ms();
     s->cursor = ev->next_id - 1;                        /* from now on ... */
     if (last_event_id) {                                /* ... or from where the client left off */
         char *end;

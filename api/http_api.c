@@ -1,5 +1,6 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
 #include "api/events.h"
+#include "base/clock.h"
 #include "api/json_text.h"
 #include "api/webhooks.h"
 #include "api/http_api.h"
@@ -58,12 +59,6 @@ struct api {
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void api_report_deleted(api *a, const char *run_id) {
     api_notify_run(a, run_id);                 /* drops its cached body; waiting polls answer 404 */
@@ -264,7 +259,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         req = calloc(1, sizeof *req);
         if (!req) return MHD_NO;
         req->api = a;
-        req->t0 = now_s();
+        req->t0 = clk_mono_s();
         req->reserved = conn_guard_request_begins(c);
         *con_cls = req;
         /* Refusals before any work (a body is not read, a long poll not begun); they close the
@@ -313,7 +308,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (req->poll_counted) atomic_fetch_sub(&a->polls_open, 1);   /* answered (or its client left) */
     if (req->status) {                                /* long polls are counted, not timed */
         if (req->waiting) counters_http_count(a->counters, req->status);
-        else counters_http(a->counters, req->status, now_s() - req->t0);
+        else counters_http(a->counters, req->status, clk_mono_s() - req->t0);
     }
     free(req);
     *con_cls = NULL;
@@ -344,7 +339,7 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
     api *a = cls;
     uint64_t left_out = 0;
-    if (!log_rate_admit(&a->mhd_lines, fmt, now_s(), &left_out)) return;
+    if (!log_rate_admit(&a->mhd_lines, fmt, clk_mono_s(), &left_out)) return;
     char b[512];
     vsnprintf(b, sizeof b, fmt, ap);
     size_t n = strlen(b);
@@ -503,8 +498,8 @@ void api_stop(api *a) {
     pthread_mutex_unlock(&a->lock);
     /* Every poll is answered before the connections close: wait for each one's completion
      * (its answer sent, or its client gone), however busy the HTTP thread is, up to a bound. */
-    double t0 = now_s();
-    while (atomic_load(&a->polls_open) > 0 && now_s() - t0 < STOP_DRAIN_S) {
+    double t0 = clk_mono_s();
+    while (atomic_load(&a->polls_open) > 0 && clk_mono_s() - t0 < STOP_DRAIN_S) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }

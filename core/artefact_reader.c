@@ -1,5 +1,6 @@
 /* artefact_reader: open, check, read (and inflate), feed; large files in two pieces. */
 #include "core/artefact_reader.h"
+#include "base/clock.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -25,12 +26,6 @@
 #define SPLIT_MIN_DEFAULT (4u << 20)    /* smaller pieces are not worth a thread */
 #define RESUME_WINDOW (64u << 10)       /* how far past the wanted split a resume point is looked for */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static const char *base_name(const char *path) {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -39,12 +34,6 @@ static const char *base_name(const char *path) {
 static bool ends_with(const char *s, const char *suffix) {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static int64_t mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* true (with a warning) when the parse must stop before feeding more than `fed` bytes. */
@@ -60,7 +49,7 @@ static bool over_limits(const parse_options *opt, const char *label, diag_list *
                  label, (unsigned long long)(l->max_bytes >> 20));
         return true;
     }
-    if (l->deadline_ms && mono_ms() > l->deadline_ms) {
+    if (l->deadline_ms && clk_mono_ms() > l->deadline_ms) {
         diag_add(diag, "%s: not parsed: still reading at byte %llu after %d s; max_parse_s bounds a parse", label,
                  (unsigned long long)fed, l->max_seconds);
         return true;
@@ -219,12 +208,12 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
         close(o->fd);
         return;
     }
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     if (o->p->read_fd) {                            /* not a byte stream: the format reads the open file */
         bool ok = o->p->read_fd(pipe.fmt, o->fd, o->path);
         info->bytes_parsed = ok ? info->size : 0;
         if (ok) format_pipe_finish(&pipe);
-        info->parse_ms = now_ms() - t0;
+        info->parse_ms = clk_mono_ms_f() - t0;
         format_pipe_close(&pipe);
         if (!ok) artefact_summary_reset(kind, summary);
         free(buf);
@@ -234,7 +223,7 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
     bool stopped, ok = o->gz ? pump_gzip(opt, o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
                              : pump_range(opt, o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
     if (ok) format_pipe_finish(&pipe);
-    info->parse_ms = now_ms() - t0;
+    info->parse_ms = clk_mono_ms_f() - t0;
     format_pipe_close(&pipe);
     if (!ok) artefact_summary_reset(kind, summary);   /* like the reference: nothing from a failed read */
     free(buf);
@@ -278,10 +267,10 @@ static void *whole_thread(void *arg) {
 
 static void *head_thread(void *arg) {
     artefact_reading *r = arg;
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
                             &r->info->bytes_parsed, &r->head_stopped);
-    r->head_ms = now_ms() - t0;
+    r->head_ms = clk_mono_ms_f() - t0;
     return NULL;
 }
 
@@ -342,7 +331,7 @@ static void read_split(artefact_reading *r) {
     opened *o = &r->o;
     artefact_info *info = r->info;
     uint8_t *buf = malloc(READ_CHUNK);
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     uint64_t tail_bytes = 0;
     bool stopped, tail_ok = buf && pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
                                               &r->tail_diag, &tail_bytes, &stopped);
@@ -362,7 +351,7 @@ static void read_split(artefact_reading *r) {
         if (ok) format_pipe_finish(&r->head);
         else artefact_summary_reset(r->kind, r->summary);
     }
-    info->parse_ms = now_ms() - t0 + r->head_ms;
+    info->parse_ms = clk_mono_ms_f() - t0 + r->head_ms;
     split_free(r);
     free(buf);
     close(o->fd);
@@ -467,11 +456,11 @@ void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_f
 bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n) {
     piece = piece ? 1 : 0;
     if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { a->failed = true; return false; }
     a->fed[piece] += n;
     if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
-    a->ms += now_ms() - t0;
+    a->ms += clk_mono_ms_f() - t0;
     return !a->done[piece];
 }
 
@@ -531,7 +520,7 @@ bool artefact_passenger_restart(artefact_passenger *a) {
 
 void artefact_passenger_end(artefact_passenger *a) {
     if (!a) return;
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     if (!a->failed) format_pipe_finish(a->split ? &a->tail : &a->head);
     if (a->split) diag_move(a->diag, &a->tail_diag);   /* after its finish, as read_split() does */
     a->info->bytes_parsed = a->fed[0] + (a->split ? a->fed[1] : 0);
@@ -539,7 +528,7 @@ void artefact_passenger_end(artefact_passenger *a) {
     if (a->head.fmt || a->head.an) format_pipe_close(&a->head);
     if (a->tail_open) format_pipe_close(&a->tail);
     if (a->failed) artefact_summary_reset(a->kind, a->summary);   /* like the reference: nothing from a failed read */
-    a->info->parse_ms = a->ms + (now_ms() - t0);
+    a->info->parse_ms = a->ms + (clk_mono_ms_f() - t0);
     diag_free(&a->tail_diag);
     free(a);
 }

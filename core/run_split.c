@@ -20,6 +20,7 @@
  * resume point was not where the tail assumed); the driver then forgets both pieces and reads
  * the file again in one piece. docs/ARCHITECTURE.md "The run driver". */
 #include "core/run_split.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -47,13 +48,6 @@ static uint64_t tail_min(const job *j) {
 #define SPLIT_PRE_WEIGHT2 3u
 #define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the cut */
 #define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* The record types analysis an would receive from source j: what it wants of what the
  * format emits, kernel types only when fan_out delivers them to it (the kernel choice). */
 static unsigned received(const section_analysis *an, const job *j) {
@@ -189,7 +183,7 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     if (hn <= 0 || (first && !cut_before(&c)) ||
         !(c.A = c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
         goto out;
-    double t0 = now_ms();
+    double t0 = clk_mono_ms_f();
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, head_thread, &c) == 0;
     if (!threaded && !first) head_thread(&c);      /* (then no cut: the head read it all) */
@@ -215,7 +209,7 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     if (r > 0) {
         a->stats.present = true;
         a->stats.bytes_read = c.head_fed + c.tail_fed;
-        a->stats.parse_ms = now_ms() - t0;
+        a->stats.parse_ms = clk_mono_ms_f() - t0;
     }
 out:
     if (r == 0 && c.A) c.p->close(c.A);

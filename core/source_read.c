@@ -1,5 +1,6 @@
 /* source_read: one file through its record format (see source_read.h). */
 #include "core/source_read.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +17,6 @@
 #include "parsers/gunzip.h"
 
 #define CHUNK (1u << 20)
-
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 typedef struct pump {
     const artefact_parser *p;
@@ -55,7 +50,7 @@ static bool over_limits(pump *u) {
                  (unsigned long long)(l->max_bytes >> 20));
         return true;
     }
-    if (l->deadline_ms && now_ns() / 1000000 > l->deadline_ms) {
+    if (l->deadline_ms && clk_mono_ns() / 1000000 > l->deadline_ms) {
         diag_add(u->diag, "%s: read stopped at byte %llu after %d s; max_parse_s bounds a parse", u->label,
                  (unsigned long long)u->fed, l->max_seconds);
         return true;
@@ -98,7 +93,7 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
                      const record_sink *sink, read_facts *facts, diag_list *diag, source_read_stats *st,
                      const source_tee *tee) {
     memset(st, 0, sizeof *st);
-    int64_t t0 = now_ns();
+    int64_t t0 = clk_mono_ns();
     uint64_t size, inode;
     int64_t mtime;
     if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
@@ -176,7 +171,7 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
     p->close(state);
     close(fd);
     st->bytes_read = u.fmt_fed;
-    st->parse_ms = (double)(now_ns() - t0) / 1e6;
+    st->parse_ms = (double)(clk_mono_ns() - t0) / 1e6;
     if (rec_tee) tee->records_end(tee->user, read_ok, facts, diag, first, end, label, st->parse_ms);
 }
 

@@ -1,6 +1,7 @@
 /* sqlite_guard: an untrusted SQLite database opened through its checked descriptor and read
  * within bounds (see sqlite_guard.h). */
 #include "parsers/sqlite_guard.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -117,18 +118,12 @@ static void vfs_register(void) { sqlite3_vfs_register(&fd_vfs, 0); }
 
 /* ---------------------------------------------------------------- bounds */
 
-static int64_t mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Every PROGRESS_OPS VDBE ops: nonzero stops the statement (SQLITE_INTERRUPT). */
 static int progress(void *user) {
     sqlg_db *g = user;
     const parse_limits *l = g->lim;
     if (l && l->cancel && atomic_load(l->cancel)) g->stop = SQLG_CANCELLED;
-    else if (l && l->deadline_ms && mono_ms() > l->deadline_ms) g->stop = SQLG_DEADLINE;
+    else if (l && l->deadline_ms && clk_mono_ms() > l->deadline_ms) g->stop = SQLG_DEADLINE;
     else if (l && l->max_bytes && g->content > l->max_bytes) g->stop = SQLG_CONTENT;
     else if (sqlite3_memory_used() - g->heap_base > SQLG_HEAP_MAX) g->stop = SQLG_HEAP;
     return g->stop != SQLG_RUNNING;
