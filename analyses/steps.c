@@ -523,12 +523,31 @@ static void steps_render_md(const void *run, strbuf *out) {
     md_printf(out, "\n");
 }
 
+/* The rank with ProfilerStep ranges whose mean step is the longest (a synchronous job runs at
+ * its slowest rank's pace), NULL when no rank has steps. */
+static const rank_data *slowest_rank(const steps_run *r) {
+    const rank_data *best = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->ranks[i].nsteps && (!best || r->ranks[i].mean_wall > best->mean_wall)) best = &r->ranks[i];
+    return best;
+}
+
 /* "count", "{mean,run}.wall_ns", "{mean,run}.parts.<part>_ns", "slowest.wall_ns" of the
- * primary rank. */
+ * primary rank; "slowest_rank.mean.wall_ns", "slowest_rank.count", "slowest_rank.rank" of the
+ * rank whose mean step is the longest (the run's step time, core/run_headline). */
 static bool steps_number(const void *run, const char *path, double *out) {
     const steps_run *r = run;
     const rank_data *d = primary(r);
     if (!d || r->oom) return false;
+    if (!strncmp(path, "slowest_rank.", 13)) {
+        const rank_data *s = slowest_rank(r);
+        if (!s) return false;
+        path += 13;
+        if (!strcmp(path, "mean.wall_ns")) return *out = (double)s->mean_wall, true;
+        if (!strcmp(path, "count")) return *out = (double)s->nsteps, true;
+        if (!strcmp(path, "rank") && s->rank >= 0) return *out = (double)s->rank, true;
+        return false;
+    }
     if (!strcmp(path, "count")) return *out = (double)d->nsteps, true;
     if (!strcmp(path, "slowest.wall_ns"))
         return d->nsteps ? (*out = (double)(d->steps[d->slowest].end - d->steps[d->slowest].start), true) : false;

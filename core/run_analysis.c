@@ -217,6 +217,22 @@ static bool can_chunk(const job *j, int threads, const run_analysis_options *opt
                                                        opt->chunk_bytes);
 }
 
+/* Whether source j gave anything (a record, delivered or not): the run's status counts the
+ * sources read (core/run_headline); the others are named with why, for a failed run's reason. */
+static void note_readable(run_analysis *out, const job *j) {
+    uint64_t n = j->dropped_kernels;
+    for (int k = 0; k < REC_TYPE_COUNT; k++) n += j->counts[k];
+    if (n) { out->sources_with_records++; return; }
+    strbuf *u = &out->unreadable;
+    if (u->len > 1024) return;                  /* enough to say why; the sources section has all */
+    if (u->len) strbuf_append(u, "; ", 2);
+    const char *why = j->diag.count ? j->diag.items[0] : j->stats.present ? "no records" : "not read";
+    strbuf_append(u, j->inv->rel, strlen(j->inv->rel));
+    strbuf_append(u, ": ", 2);
+    strbuf_append(u, why, strlen(why) < 300 ? strlen(why) : 300);
+    strbuf_terminate(u);
+}
+
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -341,6 +357,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
             for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
             out->sources_read++;
+            note_readable(out, j);
         }
         i += n;
     }
@@ -411,4 +428,5 @@ void run_analysis_free(run_analysis *a) {
     run_inventory_free(&a->inventory);
     diag_free(&a->diag);
     analysis_headline_free(&a->headline);
+    strbuf_free(&a->unreadable);
 }

@@ -45,7 +45,7 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
             sig_of(r, &r->seen_sig);
             /* (the store keeps RunMetrics' files' identities; the other sources' fingerprint
              * lives in memory: taken as parsed when those files are unchanged) */
-            if ((st == RUN_COMPLETE || st == RUN_FAILED) && files_sig_equal(&stored, &r->seen_sig.files)) {
+            if ((st == RUN_COMPLETE || st == RUN_FAILED || st == RUN_EMPTY) && files_sig_equal(&stored, &r->seen_sig.files)) {
                 run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
                 r->parsed_sig = r->seen_sig;
                 watch_run_dir(r);

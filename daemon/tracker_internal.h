@@ -113,7 +113,8 @@ typedef struct parse_job {
     run_fingerprint sig;         /* of the files as this parse read them */
     uint64_t bytes;
     double seconds;
-    const char *error;           /* NULL when ok; static text or a warning inside res: copy before free_job */
+    run_status outcome;          /* the verdict: RUN_COMPLETE, RUN_FAILED or RUN_EMPTY (core/run_headline) */
+    char *error;                 /* why it failed (owned), NULL when it did not */
 } parse_job;
 
 #define FOR_EACH_RUN(t, r) \
