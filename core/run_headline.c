@@ -133,6 +133,23 @@ static void unknown_warning(run_metrics *m, const char *field, const char *why) 
     diag_add(&m->warnings, "%s unknown (%s): reported as 0", field, why);
 }
 
+/* A run of another profiler does not miss goblin_runner's files: RunMetrics' "<kind> not
+ * found: <goblin name>" warnings are dropped from its list (its sources are listed instead). */
+static void drop_goblin_not_found(run_metrics *m) {
+    size_t kept = 0;
+    for (size_t i = 0; i < m->warnings.count; i++) {
+        char *w = m->warnings.items[i];
+        bool drop = false;
+        for (int k = 0; k < ARTEFACT_KIND_COUNT && !drop; k++) {
+            const char *kind = artefact_kind_name((artefact_kind)k);
+            drop = !strncmp(w, kind, strlen(kind)) && !strncmp(w + strlen(kind), " not found: ", 12);
+        }
+        if (drop) free(w);
+        else m->warnings.items[kept++] = w;
+    }
+    m->warnings.count = kept;
+}
+
 bool run_headline_apply(run_result *res, const run_options *opt, const run_analysis *an, const run_sidecar *sc,
                         run_headline *h) {
     memset(h, 0, sizeof *h);
@@ -257,6 +274,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         if (u) u |= 1u << W_USEFUL_GPU;
         h->waste_unknown = u;
     }
+    if (!goblin) drop_goblin_not_found(m);
     if (h->filled || !goblin) {      /* what the body's 0s stand for */
         if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
         if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");

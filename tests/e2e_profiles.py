@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""End-to-end: every profile is a run. One daemon, many run directories, a short quiet period:
+
+- every file of ../shared/fixtures and of ../shared/corpus alone in a run directory under its
+  own name, and every run-directory combination of corpus/found/MANIFEST.json, ends `complete`
+  (or `empty` when the file is no profile); /runs/<id>/metrics answers 200 with a body valid
+  against the RunMetrics schema; /compare answers 200 between complete runs (each run against
+  one base and against its neighbour, both ways); no goblind_run_state of 3 (the alert
+  GoblindRunFailed's input); each run's `profile` lists the families of its sources' formats
+  and /runs?profile=F lists exactly the runs holding F;
+- the headline rules against independent computations on real files: the step time is the
+  slowest rank's mean ProfilerStep#N duration (computed here from the trace's events), the GPU
+  utilisation of a trace without telemetry is union / span of its GPU operations (computed
+  here), the telemetry's HBM peak and utilisation (max memory.used, mean utilization.gpu of an
+  nvidia-smi log), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
+  sidecar key named in the warnings without failing the run;
+- a directory with no profile file is `empty`, one whose only file cannot be read is `failed`
+  with the file named in its error; ?wait=N on /runs/<id>, /metrics and /analysis waits for a
+  run that is not discovered yet.
+
+usage: e2e_profiles.py GOBLIND SHARED_DIR [TEST_NAME...]
+"""
+import gzip
+import json
+import re
+import shutil
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import e2e_serve as e2e  # noqa: E402  (the Daemon harness and helpers)
+
+SHARED = Path(sys.argv[2])
+ONLY = sys.argv[3:]
+FAMILIES = ["goblin", "kineto", "rocprofv3", "rocpd", "rocprof", "nsys", "nvprof", "smi", "msprof", "aie"]
+NOT_DATA = ("SOURCE", "NOTES", "MANIFEST", "README", "SOURCES")
+FINAL = ("complete", "failed", "empty", "gone")
+
+
+def data_files(root):
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(NOT_DATA))
+
+
+def run_id(prefix, name):
+    return (prefix + re.sub(r"[^A-Za-z0-9._-]", "_", name))[:128]
+
+
+def all_final(d, ids, timeout):
+    """Waits until every run of ids is listed in a final state; returns {id: run}."""
+    got = {}
+
+    def done():
+        st, _, body = d.json("/runs?limit=1000")
+        assert st == 200, st
+        got.clear()
+        got.update({r["id"]: r for r in body["runs"]})
+        return all(i in got and got[i]["status"] in FINAL for i in ids)
+    e2e.wait_for(done, timeout, "every run final")
+    return got
+
+
+def load_trace(path):
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        doc = json.loads(f.read())
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def step_means(events):
+    """Mean ProfilerStep#N duration (s), from the events' dur (µs): host-side ranges only
+    (a gpu_ category is the device's copy of the same range)."""
+    durs = [float(e["dur"]) for e in events if isinstance(e, dict) and str(e.get("name", "")).startswith("ProfilerStep#")
+            and e.get("ph") == "X" and "dur" in e and not str(e.get("cat", "")).lower().startswith("gpu_")]
+    return sum(durs) / len(durs) / 1e6 if durs else None
+
+
+def union_over_span(events):
+    """100 * |union of GPU operations| / (last end - first start), GPU operations being the
+    kernel, gpu_memcpy and gpu_memset events (Memcpy, Memset in 2021 traces)."""
+    iv = sorted((float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in events if isinstance(e, dict)
+                and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
+                and e.get("ph") == "X"
+                and "dur" in e and "ts" in e)
+    if not iv:
+        return None
+    busy, cur_a, cur_b = 0.0, iv[0][0], iv[0][1]
+    for a, b in iv[1:]:
+        if a > cur_b:
+            busy += cur_b - cur_a
+            cur_a, cur_b = a, b
+        else:
+            cur_b = max(cur_b, b)
+    busy += cur_b - cur_a
+    span = max(b for _, b in iv) - iv[0][0]
+    return 100.0 * busy / span if span > 0 else None
+
+
+def check_body(body):
+    doc = json.loads(body)
+    e2e.jsonschema.validate(doc, e2e.SCHEMA)
+    return doc
+
+
+def test_every_profile_is_a_run(tmp):
+    d = e2e.Daemon(tmp, extra=["--quiet-s", "1"])
+    root = d.roots[0]
+    expected = {}                                   # id -> the files it holds
+    for base, prefix in ((SHARED / "fixtures", "fx_"), (SHARED / "corpus", "co_")):
+        for f in data_files(base):
+            rid = run_id(prefix, str(f.relative_to(base)))
+            (root / rid).mkdir()
+            shutil.copy(f, root / rid / f.name)
+            expected[rid] = [f.name]
+    manifest = json.loads((SHARED / "corpus" / "found" / "MANIFEST.json").read_text())
+    for key, files in manifest.items():
+        if not isinstance(files, dict):
+            continue
+        rid = run_id("mf_", key)
+        for dst, src in files.items():
+            (root / rid / dst).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(SHARED / "corpus" / "found" / src, root / rid / dst)
+        expected[rid] = list(files)
+    d.start()
+    runs = all_final(d, list(expected), 900)
+    bad = {i: (r["status"], d.json(f"/runs/{i}")[2].get("error")) for i, r in runs.items()
+           if i in expected and r["status"] not in ("complete", "empty")}
+    assert not bad, f"runs neither complete nor empty: {bad}"
+    complete = sorted(i for i in expected if runs[i]["status"] == "complete")
+    assert len(complete) >= len(expected) * 0.9, (len(complete), len(expected))
+    by_family = defaultdict(set)
+    for i in expected:
+        st, h, body = d.get(f"/runs/{i}/metrics")
+        assert st == 200, (i, st, body[:200])
+        check_body(body)
+        det = d.json(f"/runs/{i}")[2]
+        assert set(det["profile"]) <= set(FAMILIES), det["profile"]
+        assert det["profile"] == [f for f in FAMILIES if f in det["profile"]], det["profile"]   # fixed order
+        if runs[i]["status"] == "complete":
+            assert det["profile"], (i, det)
+            assert isinstance(det["headline_sources"], dict), det
+        for f in det["profile"]:
+            by_family[f].add(i)
+        # the profile says the families of the formats the analysis read (goblin: its file names)
+        fams = set()
+        for s in det["sources"] or []:
+            fmt = s["format"]
+            fams.add("kineto" if fmt.startswith("torch") else "rocpd" if fmt.startswith("rocpd")
+                     else "rocprof" if fmt.startswith(("rocprof-v1", "rocprof-legacy")) else "nsys" if fmt.startswith("nsys")
+                     else "nvprof" if fmt.startswith("nvprof") else "msprof" if fmt.startswith("msprof")
+                     else "aie" if fmt.startswith("aie") else "smi" if "smi" in fmt or fmt.startswith("madengine")
+                     else "rocprofv3")
+        if any(n in ("trace.csv", "torch_profile.json", "torch_profile.json.gz", "amd_smi.csv") for n in expected[i]):
+            fams.add("goblin")
+        assert set(det["profile"]) == fams, (i, det["profile"], fams)
+    for f in FAMILIES:
+        st, _, body = d.json(f"/runs?profile={f}&limit=1000")
+        assert st == 200 and {r["id"] for r in body["runs"]} & set(expected) == by_family[f], f
+    assert d.get("/runs?profile=perfetto")[0] == 400
+    # /compare between complete runs: each against one base and against its neighbour
+    for k, i in enumerate(complete):
+        for a, b in ((complete[0], i), (i, complete[(k + 1) % len(complete)])):
+            st, _, body = d.get(f"/compare?base={a}&candidate={b}")
+            assert st == 200, (a, b, st, body[:300])
+    # no run is failed, so nothing feeds GoblindRunFailed (goblind_run_state == 3)
+    st, _, prom = d.get("/metrics")
+    states = re.findall(r'^goblind_run_state\{run="([^"]+)"\} (\d+)$', prom.decode(), re.M)
+    assert states and not [r for r, v in states if v == "3"], states
+    assert d.stop() == 0
+
+
+def wait_all(d, ids):
+    return all_final(d, ids, 120)
+
+
+def test_headline_rules_against_the_files(tmp):
+    d = e2e.Daemon(tmp)
+    root = d.roots[0]
+    fx, co = SHARED / "fixtures", SHARED / "corpus"
+    kin = fx / "torch_profiler" / "kineto_tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz"
+    ranks = [co / "torch_profiler" / "hta_trace_filter__sampled_rank-0.json.gz",
+             co / "found2" / "torch_profiler" / "hta_trace_filter__sampled_rank-1.json.gz"]
+    smi = fx / "nvidia_smi" / "gpu-usage_gpu_usage_repeated_headers.csv"
+    layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin]}
+    for rid, files in layout.items():
+        (root / rid).mkdir()
+        for f in files:
+            shutil.copy(f, root / rid / f.name)
+    shutil.copy(kin, root / "kin-renamed" / "torch_profile.json.gz")     # goblin's name: the same numbers
+    (root / "kin-renamed" / kin.name).unlink()
+    (root / "side" / "goblind.json").write_text(json.dumps(
+        {"tokens_per_step": 8192, "model_flops_per_token": 6e9, "peak_tflops": 125.0, "labels": {"series": "s1"}}))
+    (root / "badside" / "goblind.json").write_text(json.dumps({"tokens_per_step": -1, "colour": "red"}))
+    (root / "nothing").mkdir()
+    (root / "nothing" / "notes.txt").write_text("no profile here\n")
+    (root / "broken").mkdir()
+    (root / "broken" / "trace.json").write_text('{"traceEvents": [{"name": "ProfilerStep#1", "ph": "X", "ts": 1, ')
+    d.start()
+    runs = wait_all(d, list(layout) + ["nothing", "broken"])
+    ev = load_trace(kin)
+    want_step, want_util = step_means(ev), union_over_span(ev)
+    assert want_step and want_util
+    for rid in ("kin", "side", "badside"):
+        r = runs[rid]
+        assert r["status"] == "complete" and r["profile"] == ["kineto"], r
+        assert abs(r["step_time_seconds"] - want_step) < 1e-8, (r["step_time_seconds"], want_step)
+        assert abs(r["gpu_util_pct"] - want_util) < 1e-6, (r["gpu_util_pct"], want_util)
+        assert r["hbm_peak_gb"] is None, r
+    det = d.json("/runs/kin")[2]
+    src = det["headline_sources"]
+    assert src["step_time_seconds"]["source"] == kin.name and "ProfilerStep" in src["step_time_seconds"]["rule"], src
+    assert src["gpu_util_pct"]["rule"] == "timeline busy / span", src
+    assert src["tokens_per_sec"] is None and runs["kin"]["tokens_per_sec"] is None, src
+    m = check_body(d.get("/runs/kin/metrics")[2])
+    assert m["tokens_per_sec"] == 0 and any(w.startswith("tokens_per_sec unknown") for w in m["warnings"]), m
+    assert not any(" not found: " in w for w in m["warnings"]), m["warnings"]
+    assert m["top_kernels"] and abs(m["gpu_util_pct"] - want_util) < 1e-6, m
+    # goblin's own name: RunMetrics reads it (its rules), the run is a goblin and kineto profile
+    assert runs["kin-renamed"]["status"] == "complete" and runs["kin-renamed"]["profile"] == ["goblin", "kineto"]
+    assert abs(runs["kin-renamed"]["step_time_seconds"] - want_step) < 1e-6, runs["kin-renamed"]
+    # several ranks: the slowest rank's mean
+    per_rank = [step_means(load_trace(f)) for f in ranks]
+    assert all(per_rank), per_rank
+    assert abs(runs["ranks"]["step_time_seconds"] - max(per_rank)) < 1e-8, (runs["ranks"], per_rank)
+    # telemetry: max memory.used (MiB -> GiB) and mean utilization.gpu, by hand
+    import csv
+    rows = [r for r in csv.reader(smi.open()) if r]
+    head = [c.strip() for c in rows[0]]
+    data = [r for r in rows if r[0].strip() != "timestamp"]        # the log repeats its header
+    mem = [float(r[head.index("memory.used [MiB]")].split()[0]) for r in data]
+    util = [float(r[head.index("utilization.gpu [%]")].split()[0]) for r in data]
+    assert runs["smi"]["status"] == "complete" and runs["smi"]["profile"] == ["smi"], runs["smi"]
+    assert abs(runs["smi"]["hbm_peak_gb"] - max(mem) / 1024) < 1e-9, (runs["smi"], max(mem))
+    assert abs(runs["smi"]["gpu_util_pct"] - sum(util) / len(util)) < 1e-6, runs["smi"]
+    # the sidecar: tokens/s = tokens_per_step / step time; MFU from the declared FLOPs and peak
+    s = runs["side"]
+    assert abs(s["tokens_per_sec"] - 8192 / want_step) < 1e-3, s
+    assert abs(s["mfu_pct"] - 100 * s["tokens_per_sec"] * 6e9 / 125e12) < 1e-6, s
+    assert s["labels"] == {"series": "s1"}, s
+    assert d.json("/runs/side")[2]["headline_sources"]["tokens_per_sec"]["source"] == "goblind.json"
+    b = d.json("/runs/badside")[2]
+    assert b["status"] == "complete" and b["tokens_per_sec"] is None, b
+    assert any("'tokens_per_step'" in w for w in b["warnings"]) and any("'colour'" in w for w in b["warnings"]), b
+    # no profile file: empty (listed, 200 /metrics); an unreadable one: failed, naming it
+    assert runs["nothing"]["status"] == "empty" and runs["nothing"]["profile"] == [], runs["nothing"]
+    assert d.get("/runs/nothing/metrics")[0] == 200
+    assert runs["broken"]["status"] == "failed", runs["broken"]
+    err = d.json("/runs/broken")[2]["error"]
+    assert "trace.json" in err and "no source could be read" in err, err
+    st, prom = d.get("/metrics")[0], d.get("/metrics")[2].decode()
+    assert st == 200 and 'goblind_run_state{run="nothing"} 5' in prom and 'goblind_run_state{run="broken"} 3' in prom
+    assert 'goblind_runs{status="empty"} 1' in prom, prom
+    # /compare: two kineto runs of different names
+    assert d.get("/compare?base=kin&candidate=ranks")[0] == 200
+    assert d.stop() == 0
+
+
+def test_wait_for_a_run_not_yet_discovered(tmp):
+    d = e2e.Daemon(tmp)
+    d.start()
+    out = {}
+
+    def ask(path):
+        t0 = time.time()
+        out[path] = (d.get(path)[0], time.time() - t0)
+    paths = ["/runs/late?wait=30", "/runs/late/metrics?wait=30", "/runs/late/analysis?wait=30"]
+    threads = [threading.Thread(target=ask, args=(p,)) for p in paths]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    run = d.roots[0] / "late"
+    run.mkdir()
+    shutil.copy(SHARED / "fixtures" / "torch_profiler" / "kineto_docs__traces__after_fix_trace.json", run)
+    for t in threads:
+        t.join(60)
+    for p in paths:
+        assert out[p][0] == 200 and out[p][1] >= 1.0, (p, out[p])
+    t0 = time.time()
+    assert d.get("/runs/never?wait=1")[0] == 404 and time.time() - t0 >= 0.9
+    assert d.get("/runs/never")[0] == 404
+    assert d.stop() == 0
+
+
+if __name__ == "__main__":
+    sys.exit(e2e.run_suite("e2e_profiles", globals(), ONLY))
