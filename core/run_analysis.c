@@ -217,11 +217,15 @@ static bool can_chunk(const job *j, int threads, const run_analysis_options *opt
                                                        opt->chunk_bytes);
 }
 
-/* Whether source j gave anything (a record, delivered or not): the run's status counts the
- * sources read (core/run_headline); the others are named with why, for a failed run's reason. */
+/* Whether source j was read: it gave a record (delivered or not), or its format took rows of
+ * it (used, or skipped for a stated reason: a trace whose rows all have zero durations was
+ * read, and holds nothing). The run's status counts the sources read (core/run_headline); the
+ * others — rejected at their header, not the format their name says — are named with why, for
+ * a failed run's reason. */
 static void note_readable(run_analysis *out, const job *j) {
-    uint64_t n = j->dropped_kernels;
+    uint64_t n = j->dropped_kernels + j->facts.rows_used;
     for (int k = 0; k < REC_TYPE_COUNT; k++) n += j->counts[k];
+    for (size_t k = 0; k < j->facts.n_skips; k++) n += j->facts.skipped[k].rows;
     if (n) { out->sources_with_records++; return; }
     strbuf *u = &out->unreadable;
     if (u->len > 1024) return;                  /* enough to say why; the sources section has all */
