@@ -219,13 +219,15 @@ static bool can_chunk(const job *j, int threads, const run_analysis_options *opt
 
 /* Whether source j was read: it gave a record (delivered or not), or its format took rows of
  * it (used, or skipped for a stated reason: a trace whose rows all have zero durations was
- * read, and holds nothing). The run's status counts the sources read (core/run_headline); the
+ * read, and holds nothing; not when its header was refused). The run's status counts the sources read (core/run_headline); the
  * others — rejected at their header, not the format their name says — are named with why, for
  * a failed run's reason. */
 static void note_readable(run_analysis *out, const job *j) {
     uint64_t n = j->dropped_kernels + j->facts.rows_used;
     for (int k = 0; k < REC_TYPE_COUNT; k++) n += j->counts[k];
-    for (size_t k = 0; k < j->facts.n_skips; k++) n += j->facts.skipped[k].rows;
+    /* rows skipped count, unless the header was refused (every row is then skipped for it) */
+    bool header_refused = j->diag.count && strstr(j->diag.items[0], "header");
+    for (size_t k = 0; k < j->facts.n_skips && !header_refused; k++) n += j->facts.skipped[k].rows;
     if (n) { out->sources_with_records++; return; }
     strbuf *u = &out->unreadable;
     if (u->len > 1024) return;                  /* enough to say why; the sources section has all */
