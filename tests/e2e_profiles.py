@@ -56,6 +56,11 @@ KNOWN_UNREAD = {
     "co_found2_torch_npu_mstt_timeline_advice_trace_view.json",
     # an nvprof --print-summary CSV: no reader (the nvprof trace reader claims it by name)
     "co_found2_nvprof_epic-flow-cuda_nvprof_summary.csv",
+    # an nvprof GPU trace named trace.csv: the name gives it to the rocprof kernel trace reader,
+    # which refuses its header (content would give it to the nvprof reader)
+    "mf_k_nvprof_trace",
+    # rocprof v1 --pmc output (counters per dispatch, no timestamps): no reader
+    "mf_k_hipprog_pmc", "co_found_hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv",
 }
 
 
