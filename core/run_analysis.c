@@ -233,8 +233,11 @@ static void note_readable(run_analysis *out, const job *j) {
     if (u->len > 1024) return;                  /* enough to say why; the sources section has all */
     if (u->len) strbuf_append(u, "; ", 2);
     const char *why = j->diag.count ? j->diag.items[0] : j->stats.present ? "no records" : "not read";
-    strbuf_append(u, j->inv->rel, strlen(j->inv->rel));
-    strbuf_append(u, ": ", 2);
+    size_t rl = strlen(j->inv->rel);
+    if (strncmp(why, j->inv->rel, rl) || strncmp(why + rl, ": ", 2)) {   /* (a warning names its file already) */
+        strbuf_append(u, j->inv->rel, rl);
+        strbuf_append(u, ": ", 2);
+    }
     strbuf_append(u, why, strlen(why) < 300 ? strlen(why) : 300);
     strbuf_terminate(u);
 }

@@ -180,12 +180,15 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
     if (had_kernels) snprintf(kern_src, sizeof kern_src, "%s", kernels_from_torch ? torch_file : kt_file),
                      kern_rule = kernels_from_torch ? "torch profile GPU kernel events" : "kernel trace";
 
+    /* A goblin run keeps goblin_runner's rules exactly (its daemon RunMetrics is `goblind parse`'s,
+     * a partial one included); only a run of other profilers takes numbers from the analysis. */
+    bool may_fill = !goblin;
     /* the sidecar's declarations */
     run_options o = *opt;
     if (sc->has_steps && !o.steps_given) o.steps_given = true, o.steps = sc->steps, h->filled = true;
     if (sc->precision && !o.precision) o.precision = sc->precision, h->filled = true;
     /* kernels: the analysis's kernel rows (its kernel source choice, device clock first) */
-    if (!had_kernels && ah->n_kernels) {
+    if (may_fill && !had_kernels && ah->n_kernels) {
         for (size_t i = 0; i < ah->n_kernels; i++) {
             const ingest_kernel *k = &ah->kernels[i];
             if (k->calls < 1 || k->total_ns < 0) continue;
@@ -195,10 +198,12 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         }
         snprintf(kern_src, sizeof kern_src, "%s", ah->kernel_formats.len ? ah->kernel_formats.data : "analysis");
         kern_rule = "the analysis's kernel source (device clock first)";
-        h->filled = true;
+        h->filled = h->kernels_from_analysis = true;
     }
     /* step time: ProfilerStep#N in any torch trace (slowest rank's mean), else the span */
-    if (!had_step && ah->has_in[AH_STEP_MEAN_NS] && ah->in[AH_STEP_MEAN_NS] > 0) {
+    if (!may_fill) {
+        /* (nothing from the analysis) */
+    } else if (!had_step && ah->has_in[AH_STEP_MEAN_NS] && ah->in[AH_STEP_MEAN_NS] > 0) {
         tr->step_time_seconds = (opt_num){true, ah->in[AH_STEP_MEAN_NS] / 1e9};
         tr->step_time_is_span = false;
         tr->profiled_steps = ah->has_in[AH_STEP_COUNT] ? (int64_t)ah->in[AH_STEP_COUNT] : 0;
@@ -215,7 +220,9 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         h->filled = true;
     }
     /* GPU utilisation: telemetry, else the timeline's busy / span */
-    if (!had_util && ah->has_in[AH_UTIL_MEAN_PCT]) {
+    if (!may_fill) {
+        /* (nothing from the analysis) */
+    } else if (!had_util && ah->has_in[AH_UTIL_MEAN_PCT]) {
         sm->gpu_util_pct = (opt_num){true, ah->in[AH_UTIL_MEAN_PCT]};
         files_of(an, "smi", util_src, sizeof util_src);
         util_rule = "mean telemetry utilisation";
@@ -227,7 +234,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         h->filled = true;
     }
     /* HBM peak: telemetry, else the allocation trace's peak, else the allocator's reported total */
-    if (!had_hbm) {
+    if (may_fill && !had_hbm) {
         int src = ah->has_in[AH_VRAM_PEAK_BYTES] ? AH_VRAM_PEAK_BYTES : ah->has_in[AH_ALLOC_PEAK_BYTES] && ah->in[AH_ALLOC_PEAK_BYTES] > 0
                 ? AH_ALLOC_PEAK_BYTES : ah->has_in[AH_ALLOC_REPORTED_PEAK_BYTES] ? AH_ALLOC_REPORTED_PEAK_BYTES : -1;
         if (src >= 0) {

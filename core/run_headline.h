@@ -7,8 +7,9 @@
  * run_headline_apply fills each number RunMetrics does not know from the analysis's finished
  * numbers (analysis_headline's AH_* inputs and kernel rows; never a file read again) and from
  * the run's sidecar (goblind.json), then recomputes RunMetrics with the same formulas
- * (core/waste_budget). A number RunMetrics already knows is kept, so a goblin run whose three
- * files give everything is unchanged to the byte. Each number says where it came from
+ * (core/waste_budget). A number RunMetrics already knows is kept, and a goblin run (one of
+ * goblin_runner's file names is there) takes nothing from the analysis: its RunMetrics is
+ * `goblind parse`'s to the byte, a partial one included (only a sidecar adds to it). Each number says where it came from
  * (source, rule: docs/ANALYSIS.md "Headline numbers"). */
 #ifndef GOBLIN_RUN_HEADLINE_H
 #define GOBLIN_RUN_HEADLINE_H
@@ -50,6 +51,7 @@ typedef struct run_headline {
     strbuf json;                 /* {"sources": {field: {"source", "rule"} | null}, "labels": ...} */
     unsigned waste_unknown;      /* 1 << W_*: buckets whose input is unknown (stored as null) */
     bool filled;                 /* a number came from the analysis or the sidecar */
+    bool kernels_from_analysis;  /* RunMetrics' kernel table was filled from the kernels section */
 } run_headline;
 
 /* The source family of a format (artefact_parser.name), NULL when it has none. The families:

@@ -75,6 +75,7 @@ static void parse_work(uv_work_t *req) {
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */
     bool doc_ok = h_ok && ingest_doc_build(&j->res, &doc);
+    if (doc_ok && h.kernels_from_analysis) doc.kernels = NULL;   /* the stored rows: the kernels section's own */
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     doc.headline.waste_unknown = h.waste_unknown;
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
