@@ -134,8 +134,9 @@ static void unknown_warning(run_metrics *m, const char *field, const char *why) 
 }
 
 /* A run of another profiler does not miss goblin_runner's files: RunMetrics' "<kind> not
- * found: <goblin name>" warnings are dropped from its list (its sources are listed instead). */
-static void drop_goblin_not_found(run_metrics *m) {
+ * found: <goblin name>" warnings leave its list (its sources are listed instead) for `kept`,
+ * which owns them from then on (an artefact's first warning may point at one). */
+static void drop_goblin_not_found(run_metrics *m, diag_list *kept_aside) {
     size_t kept = 0;
     for (size_t i = 0; i < m->warnings.count; i++) {
         char *w = m->warnings.items[i];
@@ -144,7 +145,7 @@ static void drop_goblin_not_found(run_metrics *m) {
             const char *kind = artefact_kind_name((artefact_kind)k);
             drop = !strncmp(w, kind, strlen(kind)) && !strncmp(w + strlen(kind), " not found: ", 12);
         }
-        if (drop) free(w);
+        if (drop && kept_aside->count < DIAG_MAX) kept_aside->items[kept_aside->count++] = w;
         else m->warnings.items[kept++] = w;
     }
     m->warnings.count = kept;
@@ -253,6 +254,8 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         waste_inputs in = {.kernels = &res->kernels, .torch = tr, .telemetry = sm, .seed_compat = o.parse.seed_compat,
                            .steps_given = o.steps_given, .steps = o.steps, .precision = o.precision};
         run_metrics_compute(&in, m);
+        tr->facts.steps_source = m->steps_source;
+        tr->facts.step_time_source = m->step_time_source;
     }
     /* tokens/s and MFU: only when declared (goblin metadata, or the sidecar) */
     const char *tps_src = had_tps ? torch_file : NULL, *mfu_src = had_mfu ? torch_file : NULL;
@@ -281,7 +284,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         if (u) u |= 1u << W_USEFUL_GPU;
         h->waste_unknown = u;
     }
-    if (!goblin) drop_goblin_not_found(m);
+    if (!goblin) drop_goblin_not_found(m, &h->aside);
     if (h->filled || !goblin) {      /* what the body's 0s stand for */
         if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
         if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");
@@ -314,6 +317,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
 
 void run_headline_free(run_headline *h) {
     free(h->error);
+    diag_free(&h->aside);
     strbuf_free(&h->json);
     memset(h, 0, sizeof *h);
 }

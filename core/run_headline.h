@@ -52,6 +52,8 @@ typedef struct run_headline {
     unsigned waste_unknown;      /* 1 << W_*: buckets whose input is unknown (stored as null) */
     bool filled;                 /* a number came from the analysis or the sidecar */
     bool kernels_from_analysis;  /* RunMetrics' kernel table was filled from the kernels section */
+    diag_list aside;             /* RunMetrics' warnings taken out of its list (freed with h; an
+                                  * artefact's first warning in res may point at one) */
 } run_headline;
 
 /* The source family of a format (artefact_parser.name), NULL when it has none. The families:
@@ -60,6 +62,7 @@ typedef struct run_headline {
 const char *run_profile_family(const char *format);
 
 /* Fills h and completes res->metrics with the numbers RunMetrics did not know (see above).
+ * res's artefact warnings may point into h: free h after the last use of res->info.
  * opt: the parse's options (steps, precision; the sidecar's count when the caller gave none).
  * false only on allocation failure. */
 bool run_headline_apply(run_result *res, const run_options *opt, const run_analysis *an, const run_sidecar *sc,

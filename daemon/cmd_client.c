@@ -13,7 +13,7 @@
 #define EXIT_RUN_FAILED 3        /* goblind show: the run failed (its metrics were shown) */
 
 typedef struct client_opts {
-    const char *url, *status, *limit, *cursor, *token_file, *cacert, *cert, *key, *format, *id;
+    const char *url, *status, *profile, *limit, *cursor, *token_file, *cacert, *cert, *key, *format, *id;
     bool wait, json;
     char *token;
 } client_opts;
@@ -48,7 +48,7 @@ static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
                          : !strcmp(a, "--cacert") ? &o->cacert : !strcmp(a, "--cert") ? &o->cert
                          : !strcmp(a, "--key") ? &o->key : NULL;
         if (!dst && runs)
-            dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--limit") ? &o->limit
+            dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--profile") ? &o->profile : !strcmp(a, "--limit") ? &o->limit
                 : !strcmp(a, "--cursor") ? &o->cursor : NULL;
         if (!dst && (runs || show) && !strcmp(a, "--format")) dst = &o->format;
         if (dst) {
@@ -120,8 +120,9 @@ int cmd_runs(int argc, char **argv) {
     int rc = parse_opts(argc, argv, &o, "runs");
     if (rc) { free(o.token); return rc; }
     char path[512];
-    snprintf(path, sizeof path, "/runs?limit=%s%s%s%s%s", o.limit ? o.limit : "100", o.status ? "&status=" : "",
-             o.status ? o.status : "", o.cursor ? "&cursor=" : "", o.cursor ? o.cursor : "");
+    snprintf(path, sizeof path, "/runs?limit=%s%s%s%s%s%s%s", o.limit ? o.limit : "100", o.status ? "&status=" : "",
+             o.status ? o.status : "", o.profile ? "&profile=" : "", o.profile ? o.profile : "", o.cursor ? "&cursor=" : "",
+             o.cursor ? o.cursor : "");
     json_t *doc = fetch(&o, path, 200);
     free(o.token);
     if (!doc) return 1;
@@ -136,7 +137,8 @@ int cmd_show(int argc, char **argv) {
     int rc = parse_opts(argc, argv, &o, "show");
     if (rc) { free(o.token); return rc; }
     char path[300];
-    /* --wait: long polls until the run is final (200 complete, 422 failed), however long it takes */
+    /* --wait: long polls until the run is final (200 complete or empty, 422 failed), however long
+     * it takes; a run not discovered yet is waited for by the daemon (?wait) before a 404 */
     http_reply r = {0};
     snprintf(path, sizeof path, "/runs/%s/metrics%s", o.id, o.wait ? "?wait=60" : "");
     for (;;) {
@@ -164,7 +166,12 @@ int cmd_show(int argc, char **argv) {
         if (m) report_metrics(stdout, title, m, run, report_use_unicode());
         else printf("%s\n\n  no metrics yet (HTTP %d): the run is still being written or parsed\n", title, r.status);
         fputc('\n', stdout);
-        report_reading(stdout, json_object_get(run, "artefacts"), m, json_number_value(json_object_get(run, "step_time_seconds")));
+        report_sources(stdout, run);
+        if (report_is_goblin(run))               /* goblin_runner's three files: how each was read */
+            report_reading(stdout, json_object_get(run, "artefacts"), m,
+                           json_number_value(json_object_get(run, "step_time_seconds")));
+        else                                     /* another profiler's files: what read each */
+            report_run_sources(stdout, json_object_get(run, "sources"));
     }
     json_decref(m);
     json_decref(run);

@@ -64,18 +64,22 @@ static const command_help HELP[] = {
      "Exit status: 0 after SIGTERM/SIGINT, 1 when the database or address cannot be opened or another\n"
      "goblind holds it (<db>.lock), 2 on a\n"
      "usage or configuration error."},
-    {"runs", "goblind runs [--status S] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
-     "List the runs a daemon knows, newest first.\n"
-     "  --status S        pending, running, complete, failed or gone\n"
+    {"runs", "goblind runs [--status S] [--profile F] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
+     "List the runs a daemon knows, newest first, with each run's profile (its source families).\n"
+     "  --status S        pending, running, complete, failed, empty or gone\n"
+     "  --profile F       only runs holding source family F: goblin, kineto, rocprofv3, rocpd, rocprof,\n"
+     "                    nsys, nvprof, smi, msprof or aie\n"
      "  --limit N         1..1000 (default 100)\n"
      "  --cursor C        the next page (printed after a full page)\n"
      "  --format F        table (default) or json (the GET /runs body)\n"
      "Exit status: 0, 1 when the daemon cannot be reached or refuses, 2 on a usage error."},
     {"show", "goblind show RUN_ID [--wait] [--format table|json] [CONNECTION]",
-     "One run: headline numbers, the waste budget as bars, top kernels, warnings.\n"
-     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
+     "One run: headline numbers, the waste budget as bars, top kernels, warnings, its profile and\n"
+     "where each headline number came from (source and rule).\n"
+     "  --wait            wait until the run is final (long polls of 60 s); a run not discovered\n"
+     "                    yet is waited for up to 60 s before 'does not know the run'\n"
      "  --format F        table (default) or json: {\"run\": GET /runs/ID, \"metrics\": RunMetrics or null}\n"
-     "Exit status: 0 (complete, or not final yet without --wait), 1 when the daemon cannot be reached\n"
+     "Exit status: 0 (complete or empty, or not final yet without --wait), 1 when the daemon cannot be reached\n"
      "or does not know the run, 2 on a usage error, 3 when the run failed (its metrics are shown)."},
     {"forget", "goblind forget RUN_ID [CONNECTION]",
      "Delete a run from the daemon's database (DELETE /runs/ID). Its directory is left alone and is\n"
