@@ -209,7 +209,9 @@ def test_headline_rules_against_the_files(tmp):
     ranks = [co / "torch_profiler" / "hta_trace_filter__sampled_rank-0.json.gz",
              co / "found2" / "torch_profiler" / "hta_trace_filter__sampled_rank-1.json.gz"]
     smi = fx / "nvidia_smi" / "gpu-usage_gpu_usage_repeated_headers.csv"
-    layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin]}
+    alloc = fx / "rocprofv3" / "sdk_memory_allocation_trace.csv"
+    layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
+              "alloc": [alloc]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -260,6 +262,21 @@ def test_headline_rules_against_the_files(tmp):
     assert runs["smi"]["status"] == "complete" and runs["smi"]["profile"] == ["smi"], runs["smi"]
     assert abs(runs["smi"]["hbm_peak_gb"] - max(mem) / 1024) < 1e-9, (runs["smi"], max(mem))
     assert abs(runs["smi"]["gpu_util_pct"] - sum(util) / len(util)) < 1e-6, runs["smi"]
+    # an allocation trace alone: HBM peak = the largest running sum of allocated - freed bytes
+    # (a free's size is its allocation's, by address), per agent, in time order
+    rows = sorted(csv.DictReader(alloc.open()), key=lambda r: int(r["Start_Timestamp"]))
+    live, agent_of, cur, peak = {}, {}, defaultdict(int), defaultdict(int)
+    for r in rows:
+        if r["Operation"].endswith("ALLOCATE"):
+            live[r["Address"]], agent_of[r["Address"]] = int(r["Allocation_Size"]), r["Agent_Id"]
+            cur[r["Agent_Id"]] += int(r["Allocation_Size"])
+            peak[r["Agent_Id"]] = max(peak[r["Agent_Id"]], cur[r["Agent_Id"]])
+        elif r["Address"] in live:
+            cur[agent_of[r["Address"]]] -= live.pop(r["Address"])
+    a = runs["alloc"]
+    assert a["status"] == "complete" and a["profile"] == ["rocprofv3"], a
+    assert abs(a["hbm_peak_gb"] - max(peak.values()) / 2**30) < 1e-15, (a["hbm_peak_gb"], dict(peak))
+    assert d.json("/runs/alloc")[2]["headline_sources"]["hbm_peak_gb"]["rule"].startswith("allocation trace peak")
     # the sidecar: tokens/s = tokens_per_step / step time; MFU from the declared FLOPs and peak
     s = runs["side"]
     assert abs(s["tokens_per_sec"] - 8192 / want_step) < 1e-3, s
