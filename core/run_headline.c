@@ -69,15 +69,26 @@ static void profile_of(const run_result *res, const run_analysis *an, char *out,
         }
 }
 
-/* Comma-separated relative paths of the inventory's sources of one family (at most 3, then
- * "and N more"), into out. */
-static void files_of(const run_analysis *an, const char *family, char *out, size_t n) {
+/* Whether name is one of the comma-separated list's items. */
+static bool in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        size_t m = strcspn(p, ",");
+        if (m == n && !strncmp(p, name, n)) return true;
+        p += m + (p[m] == ',');
+    }
+    return false;
+}
+
+/* Comma-separated relative paths of the inventory's sources of one family (formats NULL) or
+ * read by one of `formats` (comma-separated), at most 3 then "and N more", into out. */
+static void files_of_any(const run_analysis *an, const char *family, const char *formats, char *out, size_t n) {
     size_t used = 0, listed = 0, more = 0;
     out[0] = 0;
     for (size_t i = 0; i < an->inventory.n; i++) {
         const inventory_source *s = &an->inventory.src[i];
         const char *f = run_profile_family(s->format->name);
-        if (!f || strcmp(f, family)) continue;
+        if (formats ? !in_list(formats, s->format->name) : !f || strcmp(f, family)) continue;
         if (listed == 3) { more++; continue; }
         int w = snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->rel);
         if (w < 0 || (size_t)w >= n - used) break;
@@ -85,6 +96,17 @@ static void files_of(const run_analysis *an, const char *family, char *out, size
         listed++;
     }
     if (more) snprintf(out + used, n - used, " and %zu more", more);
+}
+
+static void files_of(const run_analysis *an, const char *family, char *out, size_t n) {
+    files_of_any(an, family, NULL, out, n);
+}
+
+/* The files whose kernels the analysis chose (its timeline's and kernel table's source). */
+static void kernel_files(const run_analysis *an, char *out, size_t n) {
+    const char *formats = an->headline.kernel_formats.len ? an->headline.kernel_formats.data : "";
+    files_of_any(an, NULL, formats, out, n);
+    if (!out[0]) snprintf(out, n, "%s", *formats ? formats : "timeline");
 }
 
 /* One field's origin in the JSON (source NULL: unknown, rendered null). */
@@ -197,7 +219,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
                                             k->min_ns, k->max_ns))
                 return false;
         }
-        snprintf(kern_src, sizeof kern_src, "%s", ah->kernel_formats.len ? ah->kernel_formats.data : "analysis");
+        kernel_files(an, kern_src, sizeof kern_src);
         kern_rule = "the analysis's kernel source (device clock first)";
         h->filled = h->kernels_from_analysis = true;
     }
@@ -216,7 +238,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         tr->step_time_seconds = (opt_num){true, ah->in[AH_SPAN_NS] / 1e9};
         tr->step_time_is_span = true;
         tr->facts.step_time_source = "span";
-        snprintf(step_src, sizeof step_src, "%s", ah->kernel_formats.len ? ah->kernel_formats.data : "timeline");
+        kernel_files(an, step_src, sizeof step_src);
         step_rule = "timeline span / steps";
         h->filled = true;
     }
@@ -230,7 +252,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         h->filled = true;
     } else if (!had_util && ah->has_in[AH_BUSY_NS] && ah->has_in[AH_SPAN_NS] && ah->in[AH_SPAN_NS] > 0) {
         sm->gpu_util_pct = (opt_num){true, 100.0 * ah->in[AH_BUSY_NS] / ah->in[AH_SPAN_NS]};
-        snprintf(util_src, sizeof util_src, "%s", ah->kernel_formats.len ? ah->kernel_formats.data : "timeline");
+        kernel_files(an, util_src, sizeof util_src);
         util_rule = "timeline busy / span";
         h->filled = true;
     }

@@ -239,7 +239,8 @@ def test_headline_rules_against_the_files(tmp):
     det = d.json("/runs/kin")[2]
     src = det["headline_sources"]
     assert src["step_time_seconds"]["source"] == kin.name and "ProfilerStep" in src["step_time_seconds"]["rule"], src
-    assert src["gpu_util_pct"]["rule"] == "timeline busy / span", src
+    assert src["gpu_util_pct"] == {"rule": "timeline busy / span", "source": kin.name}, src
+    assert src["top_kernels"]["source"] == kin.name and src["hbm_peak_gb"] is None, src
     assert src["tokens_per_sec"] is None and runs["kin"]["tokens_per_sec"] is None, src
     m = check_body(d.get("/runs/kin/metrics")[2])
     assert m["tokens_per_sec"] == 0 and any(w.startswith("tokens_per_sec unknown") for w in m["warnings"]), m
