@@ -246,6 +246,7 @@ START_TEST(empty_run_is_empty_not_failed) {
     a = run_state_touch(&s, &CFG, now);                     /* a trace lands in it */
     ck_assert(a.set_status && a.status == RUN_PENDING);
     run_state r;
+    run_state_init(&r);
     run_state_restore(&r, RUN_EMPTY, true);
     ck_assert(r.have_parse && !r.parsed_ok && r.outcome == RUN_EMPTY);
     a = run_state_quiet(&r, &CFG, now, true);               /* stays empty */
