@@ -296,6 +296,15 @@ def test_headline_rules_against_the_files(tmp):
     st, prom = d.get("/metrics")[0], d.get("/metrics")[2].decode()
     assert st == 200 and 'goblind_run_state{run="nothing"} 5' in prom and 'goblind_run_state{run="broken"} 3' in prom
     assert 'goblind_runs{status="empty"} 1' in prom, prom
+    # Prometheus: the numbers the run gives, and nothing for the others (not a 0)
+    def series(name, run):
+        m = re.search(rf'^{name}\{{run="{run}"\}} (\S+)$', prom, re.M)
+        return float(m.group(1)) if m else None
+    assert abs(series("goblind_run_step_seconds", "kin") - want_step) < 1e-8, prom
+    assert abs(series("goblind_run_gpu_utilization_ratio", "kin") - want_util / 100) < 1e-8
+    assert series("goblind_run_hbm_peak_bytes", "kin") is None and series("goblind_run_tokens_per_second", "kin") is None
+    assert abs(series("goblind_run_tokens_per_second", "side") - 8192 / want_step) < 1e-3
+    assert abs(series("goblind_run_hbm_peak_bytes", "smi") - max(mem) * 2**20) < 1, series("goblind_run_hbm_peak_bytes", "smi")
     # /compare: two kineto runs of different names
     assert d.get("/compare?base=kin&candidate=ranks")[0] == 200
     assert d.stop() == 0
