@@ -123,6 +123,8 @@ bool analysis_headline_kernel_rows(analysis_headline *h, const char *text, size_
 const char *const AH_NAMES[AH_COUNT] = {
     [AH_STEP_MEAN_NS] = "steps.slowest_rank.mean.wall_ns",
     [AH_STEP_COUNT] = "steps.slowest_rank.count",
+    [AH_RANGE_MEAN_NS] = "steps.step_ranges.mean.wall_ns",
+    [AH_RANGE_COUNT] = "steps.step_ranges.count",
     [AH_SPAN_NS] = "timeline.run.span_ns",
     [AH_BUSY_NS] = "timeline.run.busy_ns",
     [AH_UTIL_MEAN_PCT] = "telemetry.util_mean_pct",

@@ -80,15 +80,15 @@ static bool in_list(const char *list, const char *name) {
     return false;
 }
 
-/* Comma-separated relative paths of the inventory's sources of one family (formats NULL) or
- * read by one of `formats` (comma-separated), at most 3 then "and N more", into out. */
+/* Comma-separated relative paths of the inventory's sources of one family (formats NULL), read
+ * by one of `formats` (comma-separated), or all (both NULL), at most 3 then "and N more". */
 static void files_of_any(const run_analysis *an, const char *family, const char *formats, char *out, size_t n) {
     size_t used = 0, listed = 0, more = 0;
     out[0] = 0;
     for (size_t i = 0; i < an->inventory.n; i++) {
         const inventory_source *s = &an->inventory.src[i];
         const char *f = run_profile_family(s->format->name);
-        if (formats ? !in_list(formats, s->format->name) : !f || strcmp(f, family)) continue;
+        if (formats ? !in_list(formats, s->format->name) : family && (!f || strcmp(f, family))) continue;
         if (listed == 3) { more++; continue; }
         int w = snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->rel);
         if (w < 0 || (size_t)w >= n - used) break;
@@ -233,6 +233,14 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         tr->facts.step_time_source = "profiler_steps";
         files_of(an, "kineto", step_src, sizeof step_src);
         step_rule = "mean ProfilerStep#N duration, slowest rank";
+        h->filled = true;
+    } else if (!had_step && ah->has_in[AH_RANGE_MEAN_NS] && ah->in[AH_RANGE_MEAN_NS] > 0) {
+        tr->step_time_seconds = (opt_num){true, ah->in[AH_RANGE_MEAN_NS] / 1e9};
+        tr->step_time_is_span = false;
+        tr->profiled_steps = ah->has_in[AH_RANGE_COUNT] ? (int64_t)ah->in[AH_RANGE_COUNT] : 0;
+        tr->facts.step_time_source = "profiler_steps";
+        files_of_any(an, NULL, NULL, step_src, sizeof step_src);   /* (whichever source held them) */
+        step_rule = "mean of the ranges named like steps (rocTX / NVTX / annotations), slowest rank";
         h->filled = true;
     } else if (!had_step && ah->has_in[AH_SPAN_NS] && ah->in[AH_SPAN_NS] > 0) {
         tr->step_time_seconds = (opt_num){true, ah->in[AH_SPAN_NS] / 1e9};

@@ -221,12 +221,23 @@ def test_headline_rules_against_the_files(tmp):
     (root / "side" / "goblind.json").write_text(json.dumps(
         {"tokens_per_step": 8192, "model_flops_per_token": 6e9, "peak_tflops": 125.0, "labels": {"series": "s1"}}))
     (root / "badside" / "goblind.json").write_text(json.dumps({"tokens_per_step": -1, "colour": "red"}))
+    # a trace whose steps are user ranges ("train_step_N", as record_function or rocTX/NVTX name
+    # them) rather than ProfilerStep#N: the real trace with its steps renamed
+    doc = json.loads(gzip.open(kin).read())
+    for e in doc["traceEvents"]:
+        if isinstance(e, dict) and str(e.get("name", "")).startswith("ProfilerStep#"):
+            e["name"] = "train_step_" + e["name"].split("#")[1]
+            e["cat"] = "user_annotation"
+    (root / "ranges").mkdir()
+    (root / "ranges" / "worker0.pt.trace.json").write_text(json.dumps(doc))
+    range_durs = [float(e["dur"]) for e in doc["traceEvents"]
+                  if isinstance(e, dict) and str(e.get("name", "")).startswith("train_step_")]
     (root / "nothing").mkdir()
     (root / "nothing" / "notes.txt").write_text("no profile here\n")
     (root / "broken").mkdir()
     (root / "broken" / "trace.json").write_text('{"traceEvents": [{"name": "ProfilerStep#1", "ph": "X", "ts": 1, ')
     d.start()
-    runs = wait_all(d, list(layout) + ["nothing", "broken"])
+    runs = wait_all(d, list(layout) + ["nothing", "broken", "ranges"])
     ev = load_trace(kin)
     want_step, want_util = step_means(ev), union_over_span(ev)
     assert want_step and want_util
@@ -249,6 +260,10 @@ def test_headline_rules_against_the_files(tmp):
     # goblin's own name: RunMetrics reads it (its rules), the run is a goblin and kineto profile
     assert runs["kin-renamed"]["status"] == "complete" and runs["kin-renamed"]["profile"] == ["goblin", "kineto"]
     assert abs(runs["kin-renamed"]["step_time_seconds"] - want_step) < 1e-6, runs["kin-renamed"]
+    # no ProfilerStep#N: the mean of the ranges named like steps
+    r = runs["ranges"]
+    assert range_durs and abs(r["step_time_seconds"] - sum(range_durs) / len(range_durs) / 1e6) < 1e-8, (r, range_durs)
+    assert "ranges named like steps" in d.json("/runs/ranges")[2]["headline_sources"]["step_time_seconds"]["rule"]
     # several ranks: the slowest rank's mean
     per_rank = [step_means(load_trace(f)) for f in ranks]
     assert all(per_rank), per_rank
