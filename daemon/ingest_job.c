@@ -116,6 +116,7 @@ bool ingest_job_queue(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    j->outcome = RUN_FAILED;          /* until a parse gives its verdict (a cancelled one never does) */
     j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
     j->lim.max_seconds = t->cfg->max_parse_s;
     j->lim.cancel = &t->cancel;

@@ -127,7 +127,8 @@ void run_parsed(parse_job *j, int status) {
     r->refs--;
     bool stored = !j->cancelled && status == 0 && j->stored;
     run_state_cfg c = sm_cfg(t);
-    run_actions next = run_state_parsed_as(&r->sm, &c, now_ms(), stored, j->outcome, (int64_t)(j->seconds * 1000),
+    run_actions next = run_state_parsed_as(&r->sm, &c, now_ms(), stored, stored ? j->outcome : RUN_FAILED,
+                                           (int64_t)(j->seconds * 1000),
                                            newest_mtime_ms(&j->sig));
     if (j->cancelled) {
         /* shutting down: nothing was stored and nothing is retried */
