@@ -24,6 +24,7 @@ import gzip
 import json
 import re
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -320,6 +321,18 @@ def test_headline_rules_against_the_files(tmp):
     assert series("goblind_run_hbm_peak_bytes", "kin") is None and series("goblind_run_tokens_per_second", "kin") is None
     assert abs(series("goblind_run_tokens_per_second", "side") - 8192 / want_step) < 1e-3
     assert abs(series("goblind_run_hbm_peak_bytes", "smi") - max(mem) * 2**20) < 1, series("goblind_run_hbm_peak_bytes", "smi")
+    # the CLI: goblind runs --profile, goblind show's sources
+    url = d.base.split("//")[1]
+    out = subprocess.run([e2e.GOBLIND, "runs", "--profile", "smi", "--url", url], capture_output=True, text=True)
+    rows = [l.split() for l in out.stdout.splitlines()[1:]]
+    assert out.returncode == 0 and [r[0] for r in rows] == ["smi"] and rows[0][-1] == "smi", out.stdout
+    out = subprocess.run([e2e.GOBLIND, "show", "kin", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 0 and re.search(r"^  profile +kineto$", out.stdout, re.M), out.stdout
+    assert re.search(r"^    gpu_util_pct +timeline busy / span \(" + re.escape(kin.name) + r"\)$", out.stdout, re.M), out.stdout
+    assert re.search(r"^    hbm_peak_gb +- \(unknown\)$", out.stdout, re.M) and "HBM          peak - GB" in out.stdout
+    assert "not read: kernel trace not found" not in out.stdout and kin.name + "  torch-trace-json" in out.stdout
+    out = subprocess.run([e2e.GOBLIND, "show", "broken", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 3 and "no source could be read" in out.stdout, out
     # /compare: two kineto runs of different names
     assert d.get("/compare?base=kin&candidate=ranks")[0] == 200
     assert d.stop() == 0
@@ -345,6 +358,17 @@ def test_wait_for_a_run_not_yet_discovered(tmp):
         t.join(60)
     for p in paths:
         assert out[p][0] == 200 and out[p][1] >= 1.0, (p, out[p])
+    # goblind show --wait: the daemon waits for the run to appear, then for it to be final
+    def show_later():
+        out["show"] = subprocess.run([e2e.GOBLIND, "show", "later", "--wait", "--url", d.base.split("//")[1]],
+                                     capture_output=True, text=True, timeout=120)
+    th = threading.Thread(target=show_later)
+    th.start()
+    time.sleep(1.5)
+    (d.roots[0] / "later").mkdir()
+    shutil.copy(SHARED / "fixtures" / "torch_profiler" / "kineto_docs__traces__before_fix_trace.json", d.roots[0] / "later")
+    th.join(120)
+    assert out["show"].returncode == 0 and "run later  complete" in out["show"].stdout, out["show"]
     t0 = time.time()
     assert d.get("/runs/never?wait=1")[0] == 404 and time.time() - t0 >= 0.9
     assert d.get("/runs/never")[0] == 404
