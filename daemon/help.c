@@ -11,7 +11,9 @@ typedef struct command_help {
 
 static const command_help HELP[] = {
     {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
-     "Print the RunMetrics JSON of one goblin_runner run directory.\n"
+     "Print the RunMetrics JSON of one run directory: goblin_runner's files by its rules; any other\n"
+     "profile (a Kineto trace under its own name, rocprofv3, rocpd, ...) as the daemon reads it, each\n"
+     "number from the best source it has (--explain then says which, and the run's profile).\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"
      "  --compat seed     the original heuristics\n"
@@ -22,7 +24,7 @@ static const command_help HELP[] = {
      "  --analysis FILE   also write the analysis document (as `goblind analyze`) to FILE, from the same\n"
      "                    read of each file, as the daemon's ingest does\n"
      "Exit status: 0 (also when some artefacts are missing or broken: see \"warnings\"), 1 when RUN_DIR\n"
-     "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no artefact at all\n"
+     "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no profile file at all\n"
      "(nothing is printed on stdout)."},
     {"analyze", "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N] [--chunk-bytes N] [--batch-max-bytes N]",
      "Print the analysis document of one run directory: every file some format reads (several torch\n"

@@ -174,7 +174,7 @@ bool report_is_goblin(json_t *run) {
 }
 
 void report_run_sources(FILE *out, json_t *sources) {
-    fprintf(out, "  sources (the analysis document's; goblind analysis ID for all of it)\n");
+    fprintf(out, "  sources (each file read and its format; the analysis document has the rest)\n");
     if (!json_array_size(sources)) fprintf(out, "    (none)\n");
     for (size_t i = 0; i < json_array_size(sources); i++) {
         json_t *s = json_array_get(sources, i);

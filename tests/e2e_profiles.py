@@ -321,6 +321,14 @@ def test_headline_rules_against_the_files(tmp):
     assert series("goblind_run_hbm_peak_bytes", "kin") is None and series("goblind_run_tokens_per_second", "kin") is None
     assert abs(series("goblind_run_tokens_per_second", "side") - 8192 / want_step) < 1e-3
     assert abs(series("goblind_run_hbm_peak_bytes", "smi") - max(mem) * 2**20) < 1, series("goblind_run_hbm_peak_bytes", "smi")
+    # goblind parse on the same directory: the daemon's RunMetrics, and --explain's sources
+    out = subprocess.run([e2e.GOBLIND, "parse", str(root / "kin")], capture_output=True, text=True)
+    assert out.returncode == 0 and json.loads(out.stdout) == m, out
+    out = subprocess.run([e2e.GOBLIND, "parse", str(root / "kin"), "--explain"], capture_output=True, text=True)
+    assert out.returncode == 0 and re.search(r"^  profile +kineto$", out.stdout, re.M), out
+    assert "mean ProfilerStep#N duration, slowest rank (" + kin.name + ")" in out.stdout, out.stdout
+    out = subprocess.run([e2e.GOBLIND, "parse", str(root / "nothing")], capture_output=True, text=True)
+    assert out.returncode == 3 and not out.stdout and "nothing to measure" in out.stderr, out
     # the CLI: goblind runs --profile, goblind show's sources
     url = d.base.split("//")[1]
     out = subprocess.run([e2e.GOBLIND, "runs", "--profile", "smi", "--url", url], capture_output=True, text=True)
