@@ -15,8 +15,9 @@
   nvidia-smi log), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
   sidecar key named in the warnings without failing the run;
 - a directory with no profile file is `empty`, one whose only file cannot be read is `failed`
-  with the file named in its error; ?wait=N on /runs/<id>, /metrics and /analysis waits for a
-  run that is not discovered yet.
+  with the file named in its error (and GET /events says `empty`); ?wait=N on /runs/<id>,
+  /metrics and /analysis and `goblind show --wait` wait for a run that is not discovered yet;
+  `goblind parse` and `goblind runs --profile` / `show` print the same numbers and sources.
 
 usage: e2e_profiles.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
@@ -349,6 +350,11 @@ def test_headline_rules_against_the_files(tmp):
 def test_wait_for_a_run_not_yet_discovered(tmp):
     d = e2e.Daemon(tmp)
     d.start()
+    ev = e2e.SSE(d.base)                           # the events of an empty run: created, then empty
+    (d.roots[0] / "blank").mkdir()
+    m = ev.wait(lambda m: m.get("event") == "empty" and m["json"]["run"] == "blank")
+    assert m["json"]["status"] == "empty" and m["json"]["etag"].endswith('-empty"'), m
+    ev.sock.close()
     out = {}
 
     def ask(path):
