@@ -312,7 +312,12 @@ static bool al_number(const void *run, const char *path, double *out) {
     if (!any_events(s)) return false;
     if (!strcmp(path, "peak_bytes")) *out = (double)peak_of(s);
     else if (!strcmp(path, "allocation_count")) *out = (double)total_allocs(s);
-    else return false;
+    else if (!strcmp(path, "reported_peak_bytes")) {     /* the allocator's own largest total */
+        bool any = false;
+        for (size_t i = 0; i < s->n_dev; i++)
+            if (s->dev[i].have_reported && (!any || s->dev[i].reported_peak > *out)) *out = s->dev[i].reported_peak, any = true;
+        return any;
+    } else return false;
     return true;
 }
 

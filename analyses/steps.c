@@ -187,6 +187,10 @@ static bool steps_consume(void *src, const record *r) {
             steps_note(d, a, b);
             return add_step(d, r->name, r->name_len, a, b);
         }
+        if (r->type == REC_ANNOTATION && steps_is_range_step(r->name, r->name_len)) {
+            d->range_count++;
+            d->range_sum_ns += b - a;
+        }
         part = is_dataloader(r) ? P_DATALOADER : is_comm_op(r) ? P_COMM : P_CPU;
         break;
     default: return true;
@@ -215,6 +219,8 @@ static bool fold_into(rank_data *dst, rank_data *src) {
     }
     dst->out_of_range += src->out_of_range;
     dst->steps_dropped += src->steps_dropped;
+    dst->range_count += src->range_count;
+    dst->range_sum_ns += src->range_sum_ns;
     return true;
 }
 
@@ -548,11 +554,16 @@ static void steps_render_md(const void *run, strbuf *out) {
 }
 
 /* "count", "{mean,run}.wall_ns", "{mean,run}.parts.<part>_ns", "slowest.wall_ns" of the
- * primary rank. */
+ * primary rank; "slowest_rank.mean.wall_ns", "slowest_rank.count", "slowest_rank.rank" of the
+ * rank whose mean step is the longest (the run's step time, core/run_headline);
+ * "step_ranges.mean.wall_ns", "step_ranges.count": ranges named like steps (is_range_step), of
+ * the rank whose mean such range is the longest. */
 static bool steps_number(const void *run, const char *path, double *out) {
     const steps_run *r = run;
     const rank_data *d = primary(r);
     if (!d || r->oom) return false;
+    if (!strncmp(path, "step_ranges.", 12) || !strncmp(path, "slowest_rank.", 13))
+        return steps_ranks_number(r->ranks, r->n, path, out);
     if (!strcmp(path, "count")) return *out = (double)d->nsteps, true;
     if (!strcmp(path, "slowest.wall_ns"))
         return d->nsteps ? (*out = (double)(d->steps[d->slowest].end - d->steps[d->slowest].start), true) : false;

@@ -59,8 +59,18 @@ typedef struct rank_data {
     int64_t run_parts[N_PARTS];
     int64_t mean_wall, mean_parts[N_PARTS];
     size_t slowest;
+    /* ranges named like steps other than ProfilerStep#N (rocTX / NVTX / user annotations:
+     * "step 3", "train_step_12", "Step#4"): their count and summed duration (exact, folds) */
+    uint64_t range_count;
+    int64_t range_sum_ns;
 } rank_data;
 
+/* analyses/steps_ranks.c: whether a range's name (n bytes) is named like a training step
+ * ("step 3", "train_step_12", "Step#4"; not ProfilerStep#N, counted apart); and the numbers
+ * "slowest_rank.{mean.wall_ns,count,rank}" (the rank whose mean ProfilerStep is the longest)
+ * and "step_ranges.{mean.wall_ns,count}" (likewise for ranges named like steps) over ranks. */
+bool steps_is_range_step(const char *s, size_t n);
+bool steps_ranks_number(const rank_data *ranks, size_t n, const char *path, double *out);
 /* Counts in d->inexact a record [a, b) that reaches into a retired window (steps_note). */
 void steps_note_reach(rank_data *d, int64_t a, int64_t b);
 /* Notes a record (or step range) [a, b) before it is added: the latest start, and whether

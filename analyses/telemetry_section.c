@@ -275,7 +275,7 @@ static bool gpu_number(const telemetry_state *s, const char *path, double *out) 
     return true;
 }
 
-/* "samples", "util_mean_pct", "util_max_pct", "vram_peak_bytes", "power_max_w", "temp_max_c"
+/* "samples", "util_mean_pct", "util_max_pct", "vram_peak_bytes", "vram_mean_bytes", "power_max_w", "temp_max_c"
  * (over every GPU); "gpus.<k>.<field>" one GPU's (gpu_number). */
 static bool t_number(const void *run, const char *path, double *out) {
     const telemetry_state *s = run;
@@ -284,7 +284,8 @@ static bool t_number(const void *run, const char *path, double *out) {
     if (!strcmp(path, "samples")) { *out = (double)total_samples(s); return true; }
     static const struct { const char *path; size_t offset; bool mean; } P[] = {
         {"util_mean_pct", offsetof(gpu_agg, util), true}, {"util_max_pct", offsetof(gpu_agg, util), false},
-        {"vram_peak_bytes", offsetof(gpu_agg, vram), false}, {"power_max_w", offsetof(gpu_agg, power), false},
+        {"vram_peak_bytes", offsetof(gpu_agg, vram), false}, {"vram_mean_bytes", offsetof(gpu_agg, vram), true},
+        {"power_max_w", offsetof(gpu_agg, power), false},
         {"temp_max_c", offsetof(gpu_agg, temp), false}};
     for (size_t i = 0; i < sizeof P / sizeof *P; i++)
         if (!strcmp(path, P[i].path)) {

@@ -73,16 +73,19 @@ void compare_summary(double a, double b, char *out, size_t n) {
     else snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s", x, y);
 }
 
-/* The step time as the sum of the buckets (what the split adds up to), known with step_seconds. */
+/* The step time as the sum of the buckets (what the split adds up to) when every bucket is
+ * known, else the stored step time itself (a run whose budget has unknown buckets). */
 static opt_num step_of(const compare_side *s) {
     opt_num o = {s->step_seconds.has, 0.0};
-    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) o.v += s->waste[b].has ? s->waste[b].v : 0.0;
+    bool all = true;
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) o.v += s->waste[b].has ? s->waste[b].v : 0.0, all &= s->waste[b].has;
+    if (!all) o.v = s->step_seconds.v;
     return o;
 }
 
-/* A waste bucket, known when the side's step time is. */
+/* A waste bucket, known when the side's step time and the bucket's inputs are. */
 static opt_num bucket(const compare_side *s, int b) {
-    return (opt_num){s->step_seconds.has, s->waste[b].has ? s->waste[b].v : 0.0};
+    return (opt_num){s->step_seconds.has && s->waste[b].has, s->waste[b].has ? s->waste[b].v : 0.0};
 }
 
 static void side(jw_out *j, const char *key, const compare_side *s) {

@@ -18,7 +18,7 @@
 #define MAX_WAIT_S 60
 #define RECHECK_MS 2000
 
-static bool final_status(run_status s) { return s == RUN_COMPLETE || s == RUN_FAILED || s == RUN_GONE; }
+static bool final_status(run_status s) { return s == RUN_COMPLETE || s == RUN_FAILED || s == RUN_EMPTY || s == RUN_GONE; }
 
 enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind) {
     long wait;
@@ -30,6 +30,7 @@ enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *
     store_reader_release(api_store(a), rd);
     if (!d.found || store_corruption(api_store(a))) {
         free(d.text);
+        if (!d.found && route_wait_for_run(a, req, c, id, wait)) return MHD_YES;   /* not discovered yet */
         return route_no_such_run(a, c);
     }
     char etag[64];

@@ -51,6 +51,7 @@ static const char *kind_of(run_status st) {
     case RUN_PENDING: return "pending";
     case RUN_COMPLETE: return "complete";
     case RUN_FAILED: return "failed";
+    case RUN_EMPTY: return "empty";
     case RUN_GONE: return "gone";
     default: return "running";
     }
@@ -146,8 +147,9 @@ void events_run_changed(events *ev, const char *run_id) {
         snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)rc.ingest_count, run_status_name(rc.status));
         if (!was) emit_locked(ev, "created", run_id, run_status_name(rc.status), etag);
         /* pending after a final state: its files changed, a new parse is coming */
-        if (!strcmp(kind, "pending") && was && strcmp(was, "pending") && strcmp(was, "running")) kind = "running";
-        if (strcmp(kind, "pending") && (!was || strcmp(was, kind)))
+        bool pending = rc.status == RUN_PENDING;
+        if (pending && was && strcmp(was, "pending") && strcmp(was, "running")) kind = "running", pending = false;
+        if (!pending && (!was || strcmp(was, kind)))
             emit_locked(ev, kind, run_id, run_status_name(rc.status), etag);
         json_object_set_new(ev->known, run_id, json_string(kind));   /* "pending": its parse is sent as "running" */
     }

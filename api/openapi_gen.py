@@ -18,7 +18,23 @@ run_metrics.pop("$schema", None)
 run_metrics.pop("$id", None)
 
 NUM_OR_NULL = {"type": ["number", "null"]}
-STATUS = {"type": "string", "enum": ["pending", "running", "complete", "failed", "gone"]}
+STATUS = {"type": "string", "enum": ["pending", "running", "complete", "failed", "empty", "gone"]}
+FAMILIES = ["goblin", "kineto", "rocprofv3", "rocpd", "rocprof", "nsys", "nvprof", "smi", "msprof", "aie"]
+# the source families a run holds (docs/API.md "Profiles"), in this order; null before its first ingest
+PROFILE = {"oneOf": [{"type": "array", "items": {"type": "string", "enum": FAMILIES}}, {"type": "null"}]}
+# the sidecar's free-form labels (docs/API.md "The run sidecar"), null when none
+LABELS = {"oneOf": [{"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+                    {"type": "null"}]}
+ORIGIN = {"oneOf": [{"type": "object", "additionalProperties": False, "required": ["source", "rule"],
+                                   "properties": {"source": {"type": "string"}, "rule": {"type": "string"}}},
+                    {"type": "null"}]}
+HEADLINE_SOURCES = {"oneOf": [{"type": "object", "additionalProperties": False,
+                               "required": ["step_time_seconds", "gpu_util_pct", "hbm_peak_gb", "top_kernels",
+                                            "tokens_per_sec", "mfu_pct"],
+                               "properties": {k: ORIGIN for k in ("step_time_seconds", "gpu_util_pct", "hbm_peak_gb",
+                                                                  "top_kernels", "tokens_per_sec", "mfu_pct")}},
+                              {"type": "null"}],
+                    "description": "where each headline number came from (docs/ANALYSIS.md), null per unknown number"}
 TIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"}
 RUN_ID = {"type": "string", "pattern": r"^[A-Za-z0-9._-]{1,128}$"}
 DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "candidate", "delta", "delta_pct"],
@@ -55,7 +71,7 @@ schemas = {
     "Ready": obj({"ready": {"type": "boolean"}}),
     "RunSummary": obj({"id": RUN_ID, "status": STATUS, "updated_at": TIME, "tokens_per_sec": NUM_OR_NULL,
                        "mfu_pct": NUM_OR_NULL, "gpu_util_pct": NUM_OR_NULL, "step_time_seconds": NUM_OR_NULL,
-                       "hbm_peak_gb": NUM_OR_NULL}),
+                       "hbm_peak_gb": NUM_OR_NULL, "profile": PROFILE, "labels": LABELS}),
     "RunList": obj({"runs": {"type": "array", "items": ref("RunSummary")}, "next_cursor": {"type": ["string", "null"]}}),
     "Artefact": {**obj({"kind": {"type": "string", "enum": ["kernel_trace", "torch_profile", "telemetry"]},
                      "path": {"type": "string"}, "present": {"type": "boolean"}, "size": {"type": "integer"},
@@ -83,7 +99,8 @@ schemas = {
                          # sources; several of one kind allowed); null when no document is stored
                          "sources": {"oneOf": [{"type": "array", "items": ref("Source")}, {"type": "null"}]},
                          "step_time_seconds": NUM_OR_NULL, "tokens_per_sec": NUM_OR_NULL, "mfu_pct": NUM_OR_NULL,
-                         "gpu_util_pct": NUM_OR_NULL, "hbm_peak_gb": NUM_OR_NULL}),
+                         "gpu_util_pct": NUM_OR_NULL, "hbm_peak_gb": NUM_OR_NULL, "profile": PROFILE,
+                         "labels": LABELS, "headline_sources": HEADLINE_SOURCES}),
                   "additionalProperties": True,
                   "description": "Other keys may be added (per-artefact facts); these are always there."},
     "Source": obj({"path": {"type": "string"}, "format": {"type": ["string", "null"]},
@@ -225,7 +242,7 @@ schemas["Analysis"] = {"type": "object", "additionalProperties": True, "required
 # The JSON of each `data:` line of GET /events. Kept next to the stream it describes (the stream's
 # x-data-schema), not in components: OpenAPI 3.1 has no way to refer to it from an event stream.
 RUN_EVENT = obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
-                                                                                 "failed", "gone", "deleted"]},
+                                                                                 "failed", "empty", "gone", "deleted"]},
                  "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
                 ["id", "event", "run", "at"])
 
@@ -255,12 +272,16 @@ paths = {
                         "responses": {"200": json_body(ref("Ready"), "ready"), "503": json_body(ref("Ready"), "not yet")}}},
     "/runs": {"get": {"summary": "runs, newest first; headline numbers null until known",
                       "parameters": [q("status", STATUS, "only runs in this state"),
+                                     q("profile", {"type": "string", "enum": FAMILIES},
+                                       "only runs whose profile holds this source family"),
                                      q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "page size (100)"),
                                      q("cursor", {"type": "string"}, "next_cursor of the previous page")],
                       "responses": {"200": json_body(ref("RunList"), "one page"), "400": ERR["400"], "401": ERR["401"]}}},
     "/runs/{id}": {
         "parameters": [RUN_PARAM],
-        "get": {"summary": "status, artefacts, warnings",
+        "get": {"summary": "status, profile, headline numbers and their sources, artefacts, warnings",
+                "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
+                                 "a run not discovered yet: wait for it up to this many seconds before 404")],
                 "responses": {"200": {**json_body(ref("RunDetail"), "the run"), "headers": ETAG},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"]}},
         "delete": {"summary": "forget the run (its directory is left alone, not ingested again unless it changes)",
@@ -270,9 +291,10 @@ paths = {
         "parameters": [RUN_PARAM],
         "get": {"summary": "RunMetrics, byte for byte what `goblind parse` prints",
                 "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
-                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                                 "hold the request until final (or until the ETag differs from If-None-Match); "
+                                 "a run not discovered yet is waited for too, 404 only after the wait")],
                 "responses": {
-                    "200": {**json_body(ref("RunMetrics"), "complete, or gone after having been parsed"),
+                    "200": {**json_body(ref("RunMetrics"), "complete or empty, or gone after having been parsed"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}},
                     "202": {**json_body(ref("Pending"), "still being written or parsed"),
                             "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
@@ -286,7 +308,8 @@ paths = {
         "parameters": [RUN_PARAM],
         "get": {"summary": "the analysis document of the run's last parse, as stored (docs/ANALYSIS.md)",
                 "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
-                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                                 "hold the request until final (or until the ETag differs from If-None-Match); "
+                                 "a run not discovered yet is waited for too, 404 only after the wait")],
                 "responses": {
                     "200": {**json_body(ref("Analysis"), "complete, or gone after having been parsed"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}},
@@ -303,7 +326,8 @@ paths = {
         "parameters": [RUN_PARAM],
         "get": {"summary": "the Markdown report of the run's last parse, as stored",
                 "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
-                                 "hold the request until final (or until the ETag differs from If-None-Match)")],
+                                 "hold the request until final (or until the ETag differs from If-None-Match); "
+                                 "a run not discovered yet is waited for too, 404 only after the wait")],
                 "responses": {
                     "200": {"description": "complete, or gone after having been parsed",
                             "content": {"text/markdown": {"schema": {"type": "string"}}},

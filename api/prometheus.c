@@ -220,7 +220,7 @@ static void run_series(writer *w, const run_list *l, const char *name, const cha
 /* The run's state: as a number (alerts compare it) and as an info series (dashboards show it). */
 static void run_state_series(writer *w, const run_list *l) {
     family(w, "goblind_run_state", "gauge",
-           "State of the run: 0 pending, 1 running, 2 complete, 3 failed, 4 gone.");
+           "State of the run: 0 pending, 1 running, 2 complete, 3 failed, 4 gone, 5 empty.");
     for (size_t i = 0; i < l->n; i++) {
         put(w, "goblind_run_state{" L_RUN "=\"");
         label_value(w, l->items[i].id);

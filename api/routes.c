@@ -59,6 +59,31 @@ static void opt_number(jw_out *j, const char *key, opt_num v) {
     else jw_null(j);
 }
 
+/* "profile": the stored comma-separated families as an array (null: not ingested yet). */
+static void profile_field(jw_out *j, const char *profile) {
+    jw_key(j, "profile");
+    if (!profile) { jw_null(j); return; }
+    jw_array_open(j);
+    for (const char *p = profile; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n) jw_string_n(j, p, n);
+        p += n + (p[n] == ',');
+    }
+    jw_array_close(j);
+}
+
+/* Member `member` ("sources" or "labels") of the stored headline JSON as key (null when absent). */
+static void headline_field(jw_out *j, const char *key, const char *stored, const char *member) {
+    jw_key(j, key);
+    json_t *doc = stored ? json_loads(stored, 0, NULL) : NULL;
+    json_t *v = json_object_get(doc, member);
+    char *text = v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (text) jw_json(j, text, strlen(text));
+    else jw_null(j);
+    free(text);
+    json_decref(doc);
+}
+
 /* One /runs entry, written straight to JSON text: a page has up to 1000 of them. */
 static void add_list_row(void *user, const run_row *r) {
     jw_out *j = user;
@@ -78,14 +103,38 @@ static void add_list_row(void *user, const run_row *r) {
     opt_number(j, "gpu_util_pct", r->gpu_util_pct);
     opt_number(j, "step_time_seconds", r->step_seconds);
     opt_number(j, "hbm_peak_gb", r->hbm_peak_gb);
+    profile_field(j, r->profile);
+    headline_field(j, "labels", r->headline_json, "labels");
     jw_object_close(j);
 }
 
 /* 404, unless the read that found nothing is the one that found the database corrupt. */
+bool route_wait_for_run(api *a, api_request *req, struct MHD_Connection *c, const char *id, long wait) {
+    if (wait <= 0 || api_stopping(a) || store_corruption(api_store(a))) return false;
+    int64_t now = api_now_ms();
+    if (!req->waiting) {
+        req->waiting = true;
+        req->deadline_ms = now + wait * 1000;
+    }
+    req->recheck_ms = now + RECHECK_MS;
+    return now < req->deadline_ms && api_wait(a, req, c, id);
+}
+
 enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c) {
     const char *corrupt = store_corruption(api_store(a));
     if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
+}
+
+/* Whether name is one of the fixed families (RUN_PROFILE_FAMILIES). */
+static bool profile_family_known(const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = RUN_PROFILE_FAMILIES; n && *p;) {
+        size_t m = strcspn(p, ",");
+        if (m == n && !memcmp(p, name, n)) return true;
+        p += m + (p[m] == ',');
+    }
+    return false;
 }
 
 static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
@@ -98,9 +147,13 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
         run_status st;
         if (!run_status_parse(s, &st))
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
-                                  "status must be pending, running, complete, failed or gone");
+                                  "status must be pending, running, complete, failed, empty or gone");
         status = (int)st;
     }
+    const char *profile = arg(c, "profile");
+    if (profile && !profile_family_known(profile))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
+                              "profile must be one of " RUN_PROFILE_FAMILIES " (docs/API.md)");
     const char *cursor = arg(c, "cursor");
     strbuf out = {0};
     jw_out j;
@@ -110,7 +163,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     jw_array_open(&j);
     char next[300];
     store_reader *rd = store_reader_acquire(api_store(a));
-    int n = store_list_runs(rd, status, (int)limit, cursor, false, add_list_row, &j, next, sizeof next);
+    int n = store_list_runs_profile(rd, status, profile, (int)limit, cursor, false, add_list_row, &j, next, sizeof next);
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
@@ -186,6 +239,10 @@ static void detail_row(void *user, const run_row *row) {
     opt_number(j, "mfu_pct", row->mfu_pct);
     opt_number(j, "gpu_util_pct", row->gpu_util_pct);
     opt_number(j, "hbm_peak_gb", row->hbm_peak_gb);
+    profile_field(j, row->profile);
+    headline_field(j, "labels", row->headline_json, "labels");
+    /* where each headline number came from: {field: {"source", "rule"} | null} */
+    headline_field(j, "headline_sources", row->headline_json, "sources");
 }
 
 typedef struct detail_read { jw_out *j; bool found; run_status status; int64_t ingest_count; } detail_read;
@@ -230,7 +287,10 @@ static void add_artefact(void *user, const run_artefact_row *a, const char *fact
     jw_object_close(j);
 }
 
-static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id) {
+static enum MHD_Result get_run(api *a, api_request *req, struct MHD_Connection *c, const char *id) {
+    long wait;
+    if (!route_int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
     strbuf out = {0};
     jw_out j;
     jw_begin(&j, &out, 0);
@@ -257,6 +317,7 @@ static enum MHD_Result get_run(api *a, struct MHD_Connection *c, const char *id)
     if (!d.found || !warnings || store_corruption(api_store(a)) || !strbuf_terminate(&out)) {
         free(warnings);
         strbuf_free(&out);
+        if (!d.found && route_wait_for_run(a, req, c, id, wait)) return MHD_YES;   /* not discovered yet */
         return route_no_such_run(a, c);
     }
     free(warnings);
@@ -294,12 +355,14 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
     }
     if (!rc.found) {
         free(rc.metrics_json);
+        if (route_wait_for_run(a, req, c, id, wait)) return MHD_YES;             /* not discovered yet */
         return route_no_such_run(a, c);
     }
     char etag[64];
     etag_of(&rc, etag, sizeof etag);
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    bool final = (rc.status == RUN_COMPLETE || rc.status == RUN_FAILED || rc.status == RUN_GONE) && rc.metrics_json;
+    bool final = (rc.status == RUN_COMPLETE || rc.status == RUN_FAILED || rc.status == RUN_EMPTY || rc.status == RUN_GONE) &&
+                 rc.metrics_json;
     int64_t now = api_now_ms();
     if (wait > 0 && !api_stopping(a)) {
         /* Without If-None-Match the poll waits for a final answer; with it, for any new
@@ -544,7 +607,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
             if (!*sub || !strcmp(sub, "/")) return delete_run(a, c, id);
             return api_send_not_allowed(c, "GET, HEAD");
         }
-        if (!*sub || !strcmp(sub, "/")) return get_run(a, c, id);
+        if (!*sub || !strcmp(sub, "/")) return get_run(a, req, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
         if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);

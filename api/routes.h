@@ -35,6 +35,10 @@ bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, 
 bool route_etag_matches(const char *inm, const char *etag);
 /* 404 for an unknown run, or 503 when the read that found nothing found the database corrupt. */
 enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
+/* ?wait=N for a run not discovered yet: true when the request now waits (suspended until the
+ * run's first change or the recheck; the handler runs again), false when the wait is over (or
+ * was 0) and the caller answers 404. */
+bool route_wait_for_run(api *a, api_request *req, struct MHD_Connection *c, const char *id, long wait);
 
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url);
 

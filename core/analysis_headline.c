@@ -120,7 +120,28 @@ bool analysis_headline_kernel_rows(analysis_headline *h, const char *text, size_
     return true;
 }
 
+const char *const AH_NAMES[AH_COUNT] = {
+    [AH_STEP_MEAN_NS] = "steps.slowest_rank.mean.wall_ns",
+    [AH_STEP_COUNT] = "steps.slowest_rank.count",
+    [AH_RANGE_MEAN_NS] = "steps.step_ranges.mean.wall_ns",
+    [AH_RANGE_COUNT] = "steps.step_ranges.count",
+    [AH_SPAN_NS] = "timeline.run.span_ns",
+    [AH_BUSY_NS] = "timeline.run.busy_ns",
+    [AH_UTIL_MEAN_PCT] = "telemetry.util_mean_pct",
+    [AH_VRAM_PEAK_BYTES] = "telemetry.vram_peak_bytes",
+    [AH_VRAM_MEAN_BYTES] = "telemetry.vram_mean_bytes",
+    [AH_ALLOC_PEAK_BYTES] = "allocations.peak_bytes",
+    [AH_ALLOC_REPORTED_PEAK_BYTES] = "allocations.reported_peak_bytes",
+};
+
 bool analysis_headline_collect(analysis_headline *h, const section_results *r) {
+    for (int i = 0; i < AH_COUNT; i++) {
+        char section[32];
+        const char *path;
+        double v;
+        if (split_name(AH_NAMES[i], section, sizeof section, &path) && section_number(r, section, path, &v) && v == v)
+            h->in[i] = v, h->has_in[i] = true;
+    }
     for (int i = 0; i < IG_COUNT; i++) {
         char section[32];
         const char *path;

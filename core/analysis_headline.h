@@ -17,7 +17,15 @@
 #include "base/strbuf.h"
 #include "core/ingest_doc.h"
 
+/* The analysis numbers core/run_headline takes a run's headline numbers from when RunMetrics'
+ * own files do not give them (AH_NAMES: "<section>.<path>" read with section_number). */
+enum { AH_STEP_MEAN_NS, AH_STEP_COUNT, AH_RANGE_MEAN_NS, AH_RANGE_COUNT, AH_SPAN_NS, AH_BUSY_NS, AH_UTIL_MEAN_PCT, AH_VRAM_PEAK_BYTES,
+       AH_VRAM_MEAN_BYTES, AH_ALLOC_PEAK_BYTES, AH_ALLOC_REPORTED_PEAK_BYTES, AH_COUNT };
+extern const char *const AH_NAMES[AH_COUNT];
+
 typedef struct analysis_headline {
+    double in[AH_COUNT];             /* AH_* values, known when has_in[i] */
+    bool has_in[AH_COUNT];
     ingest_gauge gauges[IG_COUNT];   /* the known numbers only, in IG_* order */
     size_t n_gauges;
     ingest_kernel *kernels;          /* the kernels section's rows (names owned), sorted by total time */

@@ -26,4 +26,8 @@ static inline const char *artefact_kind_key(artefact_kind k) {
     return (unsigned)k < ARTEFACT_KIND_COUNT ? KEYS[k] : "artefact";
 }
 
+/* The source families a run's `profile` lists (docs/API.md "Profiles"), in this order;
+ * core/run_headline maps each format to one of them. */
+#define RUN_PROFILE_FAMILIES "goblin,kineto,rocprofv3,rocpd,rocprof,nsys,nvprof,smi,msprof,aie"
+
 #endif

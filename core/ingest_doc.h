@@ -32,6 +32,7 @@ enum { INGEST_KF_COLLECTIVE = 1 << 0, INGEST_KF_GEMM_WIDE = 1 << 2, INGEST_KF_GE
 typedef struct ingest_headline {
     double tokens_per_sec, mfu_pct, gpu_util_pct, hbm_peak_gb;
     bool has_hbm_avg_gb, has_waste;
+    unsigned waste_unknown;               /* 1 << bucket: stored as unknown although has_waste */
     double hbm_avg_gb;
     double waste[INGEST_WASTE_BUCKETS];   /* seconds per step, INGEST_WASTE_KEYS order */
     bool has_step_seconds;

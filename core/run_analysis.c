@@ -217,6 +217,31 @@ static unsigned withheld_for(const inventory_source *s, unsigned seen) {
     return s->kernel_source ? 0u : seen & JOB_FAMILY_TYPES;
 }
 
+/* Whether source j was read: it gave a record (delivered or not), or its format took rows of
+ * it (used, or skipped for a stated reason: a trace whose rows all have zero durations was
+ * read, and holds nothing; not when its header was refused). The run's status counts the sources read (core/run_headline); the
+ * others — rejected at their header, not the format their name says — are named with why, for
+ * a failed run's reason. */
+static void note_readable(run_analysis *out, const job *j) {
+    uint64_t n = j->dropped_kernels + j->facts.rows_used;
+    for (int k = 0; k < REC_TYPE_COUNT; k++) n += j->counts[k];
+    /* rows skipped count, unless the header was refused (every row is then skipped for it) */
+    bool header_refused = j->diag.count && strstr(j->diag.items[0], "header");
+    for (size_t k = 0; k < j->facts.n_skips && !header_refused; k++) n += j->facts.skipped[k].rows;
+    if (n) { out->sources_with_records++; return; }
+    strbuf *u = &out->unreadable;
+    if (u->len > 1024) return;                  /* enough to say why; the sources section has all */
+    if (u->len) strbuf_append(u, "; ", 2);
+    const char *why = j->diag.count ? j->diag.items[0] : j->stats.present ? "no records" : "not read";
+    size_t rl = strlen(j->inv->rel);
+    if (strncmp(why, j->inv->rel, rl) || strncmp(why + rl, ": ", 2)) {   /* (a warning names its file already) */
+        strbuf_append(u, j->inv->rel, rl);
+        strbuf_append(u, ": ", 2);
+    }
+    strbuf_append(u, why, strlen(why) < 300 ? strlen(why) : 300);
+    strbuf_terminate(u);
+}
+
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
     diag_init(&out->diag);
@@ -338,6 +363,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
                     family_seen |= REC_BIT(t);
             for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
             out->sources_read++;
+            note_readable(out, j);
         }
         i += n;
     }
@@ -408,4 +434,5 @@ void run_analysis_free(run_analysis *a) {
     run_inventory_free(&a->inventory);
     diag_free(&a->diag);
     analysis_headline_free(&a->headline);
+    strbuf_free(&a->unreadable);
 }

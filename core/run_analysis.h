@@ -61,6 +61,8 @@ typedef struct run_analysis {
     run_inventory inventory;
     diag_list diag;              /* every warning, each naming its file */
     size_t sources_read;
+    size_t sources_with_records; /* sources read: a record, or rows used or skipped with a reason */
+    strbuf unreadable;           /* "path: why; ..." of the others (bounded) */
     analysis_headline headline;  /* the numbers and kernel rows the store keeps (analysis_headline.h) */
 } run_analysis;
 

@@ -170,6 +170,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     head_buf h;
     read_head(path, confine_root, &h);
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    if (!strcmp(rel, "goblind.json")) return true;   /* the run's sidecar (core/run_sidecar), not a source */
     char sniff_name[256], neutral[16];
     snprintf(sniff_name, sizeof sniff_name, "%s", base);
     if (ends_with(sniff_name, ".gz")) sniff_name[strlen(sniff_name) - 3] = 0;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 typedef struct client_opts {
-    const char *url, *status, *limit, *cursor, *token_file, *cacert, *cert, *key, *format, *id, *sort;
+    const char *url, *status, *profile, *limit, *cursor, *token_file, *cacert, *cert, *key, *format, *id, *sort;
     const char *id2, *rows;       /* goblind compare: the candidate run and --rows */
     bool wait, json;
     char *token;

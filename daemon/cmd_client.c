@@ -53,7 +53,7 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
                          : !strcmp(a, "--cacert") ? &o->cacert : !strcmp(a, "--cert") ? &o->cert
                          : !strcmp(a, "--key") ? &o->key : NULL;
         if (!dst && runs)
-            dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--limit") ? &o->limit
+            dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--profile") ? &o->profile : !strcmp(a, "--limit") ? &o->limit
                 : !strcmp(a, "--cursor") ? &o->cursor : NULL;
         if (!dst && kernels) dst = !strcmp(a, "--sort") ? &o->sort : !strcmp(a, "--limit") ? &o->limit : NULL;
         if (!dst && compare && !strcmp(a, "--rows")) dst = &o->rows;
@@ -90,8 +90,8 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
         return EXIT_USAGE;
     }
     if (o->status && strcmp(o->status, "pending") && strcmp(o->status, "running") && strcmp(o->status, "complete")
-        && strcmp(o->status, "failed") && strcmp(o->status, "gone")) {
-        fprintf(stderr, "goblind %s: --status takes pending, running, complete, failed or gone\n", want);
+        && strcmp(o->status, "failed") && strcmp(o->status, "empty") && strcmp(o->status, "gone")) {
+        fprintf(stderr, "goblind %s: --status takes pending, running, complete, failed, empty or gone\n", want);
         return EXIT_USAGE;
     }
     if (o->sort && strcmp(o->sort, "total_ns") && strcmp(o->sort, "calls") && strcmp(o->sort, "avg_ns")
@@ -153,8 +153,9 @@ int cmd_runs(int argc, char **argv) {
     int rc = client_parse_opts(argc, argv, &o, "runs");
     if (rc) { free(o.token); return rc; }
     char path[512];
-    snprintf(path, sizeof path, "/runs?limit=%s%s%s%s%s", o.limit ? o.limit : "100", o.status ? "&status=" : "",
-             o.status ? o.status : "", o.cursor ? "&cursor=" : "", o.cursor ? o.cursor : "");
+    snprintf(path, sizeof path, "/runs?limit=%s%s%s%s%s%s%s", o.limit ? o.limit : "100", o.status ? "&status=" : "",
+             o.status ? o.status : "", o.profile ? "&profile=" : "", o.profile ? o.profile : "", o.cursor ? "&cursor=" : "",
+             o.cursor ? o.cursor : "");
     int st;
     json_t *doc = client_fetch(&o, path, 200, &st);
     free(o.token);
@@ -170,7 +171,8 @@ int cmd_show(int argc, char **argv) {
     int rc = client_parse_opts(argc, argv, &o, "show");
     if (rc) { free(o.token); return rc; }
     char path[300];
-    /* --wait: long polls until the run is final (200 complete, 422 failed), however long it takes */
+    /* --wait: long polls until the run is final (200 complete or empty, 422 failed), however long
+     * it takes; a run not discovered yet is waited for by the daemon (?wait) before a 404 */
     http_reply r = {0};
     snprintf(path, sizeof path, "/runs/%s/metrics%s", o.id, o.wait ? "?wait=60" : "");
     for (;;) {
@@ -199,7 +201,12 @@ int cmd_show(int argc, char **argv) {
         if (m) report_metrics(stdout, title, m, run, report_use_unicode());
         else printf("%s\n\n  no metrics yet (HTTP %d): the run is still being written or parsed\n", title, r.status);
         fputc('\n', stdout);
-        report_reading(stdout, json_object_get(run, "artefacts"), m, json_number_value(json_object_get(run, "step_time_seconds")));
+        report_sources(stdout, run);
+        if (report_is_goblin(run))               /* goblin_runner's three files: how each was read */
+            report_reading(stdout, json_object_get(run, "artefacts"), m,
+                           json_number_value(json_object_get(run, "step_time_seconds")));
+        else                                     /* another profiler's files: what read each */
+            report_run_sources(stdout, json_object_get(run, "sources"));
     }
     json_decref(m);
     json_decref(run);

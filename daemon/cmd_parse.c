@@ -7,6 +7,7 @@
 
 #include "core/metrics_json.h"
 #include "core/read_facts_json.h"
+#include "core/run_headline.h"
 #include "core/run_ingest.h"
 #include "daemon/commands.h"
 #include "daemon/report.h"
@@ -42,6 +43,83 @@ static json_t *artefacts_json(const run_result *r) {
         json_array_append_new(list, o);
     }
     return list;
+}
+
+/* A directory with none of RunMetrics' files: the run as the daemon reads it, whatever profiler
+ * wrote it (core/run_ingest, then core/run_headline: the numbers from the analysis and the
+ * sidecar). Prints RunMetrics as the daemon stores it; --explain prints the run's profile,
+ * where each number came from and the sources. Exit 3 when nothing in it is a profile. */
+static int parse_any_profile(const char *dir, run_options opt, bool table, bool explain, int indent) {
+    run_sidecar sc;
+    diag_list scw;
+    diag_init(&scw);
+    run_sidecar_read(dir, &sc, &scw);
+    if (sc.has_steps && !opt.steps_given) opt.steps_given = true, opt.steps = sc.steps;
+    if (sc.precision && !opt.precision) opt.precision = sc.precision;
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.parse = opt.parse;
+    run_result r;
+    run_analysis an;
+    run_headline h;
+    if (!run_ingest(dir, &opt, &aopt, &r, &an)) {
+        fprintf(stderr, "goblind parse: out of memory\n");
+        run_sidecar_free(&sc);
+        diag_free(&scw);
+        return 1;
+    }
+    for (size_t i = 0; i < scw.count; i++) diag_add(&r.metrics.warnings, "%s", scw.items[i]);
+    diag_free(&scw);
+    bool ok = run_headline_apply(&r, &opt, &an, &sc, &h);
+    run_sidecar_free(&sc);
+    int ret = 0;
+    if (!ok || h.verdict == RUN_VERDICT_EMPTY) {
+        if (ok) fprintf(stderr, "goblind parse: %s: no artefacts found (looked for trace.csv or *kernel_trace.csv, "
+                                "torch_profile.json[.gz], amd_smi.csv, and any profile file); nothing to measure\n", dir);
+        else fprintf(stderr, "goblind parse: out of memory\n");
+        ret = ok ? EXIT_NO_ARTEFACTS : 1;
+    } else {
+        strbuf out = {0};
+        metrics_json_render(&r.metrics, table ? 0 : indent, &out);
+        json_t *doc = json_loadb(out.data, out.len, 0, NULL);
+        if (explain) {
+            json_t *adoc = json_loadb(an.json.data, an.json.len, 0, NULL);
+            json_t *run = json_pack("{s:O?, s:o}", "sources", json_object_get(adoc, "sources"), "headline_sources",
+                                    json_loadb(h.json.data, h.json.len, 0, NULL));
+            json_object_set_new(run, "labels", json_deep_copy(json_object_get(json_object_get(run, "headline_sources"), "labels")));
+            json_object_set(run, "headline_sources", json_object_get(json_object_get(run, "headline_sources"), "sources"));
+            json_t *prof = json_array();
+            for (const char *p = h.profile; *p;) {
+                size_t n = strcspn(p, ",");
+                json_array_append_new(prof, json_stringn(p, n));
+                p += n + (p[n] == ',');
+            }
+            json_object_set_new(run, "profile", prof);
+            printf("run directory %s (any profile: %s%s%s)\n\n", dir, h.verdict == RUN_VERDICT_COMPLETE ? "complete" : "failed",
+                   h.error ? ": " : "", h.error ? h.error : "");
+            report_sources(stdout, run);
+            report_run_sources(stdout, json_object_get(run, "sources"));
+            json_t *w = json_object_get(doc, "warnings");
+            printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
+            for (size_t i = 0; i < json_array_size(w); i++) printf("    - %s\n", json_string_value(json_array_get(w, i)));
+            json_decref(run);
+            json_decref(adoc);
+        } else if (table) {
+            char title[4200];
+            snprintf(title, sizeof title, "run directory %s", dir);
+            report_metrics(stdout, title, doc, NULL, report_use_unicode());
+        } else {
+            fwrite(out.data, 1, out.len, stdout);
+            fputc('\n', stdout);
+        }
+        json_decref(doc);
+        strbuf_free(&out);
+    }
+    run_headline_free(&h);
+    run_analysis_free(&an);
+    run_result_free(&r);
+    if (ret) return ret;
+    return fflush(stdout) == 0 ? 0 : 1;
 }
 
 int cmd_parse(int argc, char **argv) {
@@ -143,11 +221,9 @@ int cmd_parse(int argc, char **argv) {
     }
     bool any = false;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) any |= r.info[k].present;
-    if (!any) {                            /* zeros and default steps would look like a measurement */
-        fprintf(stderr, "goblind parse: %s: no artefacts found (looked for trace.csv or *kernel_trace.csv, "
-                        "torch_profile.json[.gz], amd_smi.csv); nothing to measure\n", dir);
+    if (!any) {                            /* not goblin_runner's files: any other profile (or nothing) */
         run_result_free(&r);
-        return EXIT_NO_ARTEFACTS;
+        return parse_any_profile(dir, opt, table, explain, (int)indent);
     }
     strbuf out = {0};
     metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);

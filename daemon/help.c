@@ -9,9 +9,11 @@
 #include "daemon/commands.h"
 
 static const command_help HELP[] = {
-    {"parse", cmd_parse, "Print the RunMetrics JSON of one run directory.", "RUN_DIR holds no artefact at all (nothing is printed on stdout)",
+    {"parse", cmd_parse, "Print the RunMetrics JSON of one run directory.", "RUN_DIR holds no profile file at all (nothing is printed on stdout)",
      "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
-     "Print the RunMetrics JSON of one goblin_runner run directory.\n"
+     "Print the RunMetrics JSON of one run directory: goblin_runner's files by its rules; any other\n"
+     "profile (a Kineto trace under its own name, rocprofv3, rocpd, ...) as the daemon reads it, each\n"
+     "number from the best source it has (--explain then says which, and the run's profile).\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"
      "  --compat seed     the original heuristics\n"
@@ -54,16 +56,20 @@ static const command_help HELP[] = {
      "  --log-level error|warn|info|debug --log-file F (reopened on SIGHUP)\n"
      "SIGHUP re-reads the configuration (docs/OPERATIONS.md says which keys change live).\n"},
     {"runs", cmd_runs, "List the runs a daemon knows, newest first.", NULL,
-     "goblind runs [--status S] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
-     "List the runs a daemon knows, newest first.\n"
-     "  --status S        pending, running, complete, failed or gone\n"
+     "goblind runs [--status S] [--profile F] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
+     "List the runs a daemon knows, newest first, with each run's profile (its source families).\n"
+     "  --status S        pending, running, complete, failed, empty or gone\n"
+     "  --profile F       only runs holding source family F: goblin, kineto, rocprofv3, rocpd, rocprof,\n"
+     "                    nsys, nvprof, smi, msprof or aie\n"
      "  --limit N         1..1000 (default 100)\n"
      "  --cursor C        the next page (printed after a full page)\n"
      "  --format F        table (default) or json (the GET /runs body)\n"},
     {"show", cmd_show, "Show one run: headline numbers, waste budget, top kernels, warnings.", "the run failed (its metrics are shown)",
      "goblind show RUN_ID [--wait] [--format table|json] [CONNECTION]",
-     "One run: headline numbers, the waste budget as bars, top kernels, warnings.\n"
-     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
+     "One run: headline numbers, the waste budget as bars, top kernels, warnings, its profile and\n"
+     "where each headline number came from (source and rule).\n"
+     "  --wait            wait until the run is final (long polls of 60 s); a run not discovered\n"
+     "                    yet is waited for up to 60 s before 'does not know the run'\n"
      "  --format F        table (default) or json: {\"run\": GET /runs/ID, \"metrics\": RunMetrics or null}\n"},
     {"kernels", cmd_kernels, "List a run's per-kernel statistics (GET /runs/ID/kernels).", NULL,
      "goblind kernels RUN_ID [--sort total_ns|calls|avg_ns|max_ns|name] [--limit N] [--format table|json] [CONNECTION]",

@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "core/run_headline.h"
 #include "core/run_ingest.h"
 #include "daemon/log.h"
 #include "daemon/tracker_internal.h"
@@ -35,38 +36,65 @@ static void parse_work(uv_work_t *req) {
     sources_sig_of(j->path, j->root, j->npu_reference_dir, &j->sig.sources);
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
+    /* goblind.json: tokens, FLOPs, steps, precision, labels (its warnings join RunMetrics') */
+    run_sidecar sc;
+    diag_list sc_warn;
+    diag_init(&sc_warn);
+    run_sidecar_read(j->path, &sc, &sc_warn);
+    if (sc.has_steps) opt.steps_given = true, opt.steps = sc.steps;
+    if (sc.precision) opt.precision = sc.precision;
     /* one read of each file: RunMetrics and the analysis document (core/run_ingest) */
-    if (!run_ingest(j->path, &opt, &aopt, &j->res, &an)) return;
-    if (atomic_load(&t->cancel)) { j->cancelled = true; run_analysis_free(&an); return; }   /* cut short: never stored */
+    if (!run_ingest(j->path, &opt, &aopt, &j->res, &an)) { run_sidecar_free(&sc); diag_free(&sc_warn); return; }
+    for (size_t i = 0; i < sc_warn.count; i++) diag_add(&j->res.metrics.warnings, "%s", sc_warn.items[i]);
+    diag_free(&sc_warn);
+    if (atomic_load(&t->cancel)) {       /* cut short: never stored */
+        j->cancelled = true;
+        run_sidecar_free(&sc);
+        run_analysis_free(&an);
+        return;
+    }
     gettimeofday(&t1, NULL);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_usec - t0.tv_usec) / 1e3;
     j->seconds = ms / 1e3;
-    run_outcome o = run_result_outcome(&j->res);   /* the ok policy lives beside the parse (core/run_parse) */
-    j->ok = o.ok;
+    run_outcome o = run_result_outcome(&j->res);
+    /* what the run is and its numbers from whatever it holds (core/run_headline): the verdict,
+     * the profile, each headline number's source */
+    run_headline h;
+    bool h_ok = run_headline_apply(&j->res, &opt, &an, &sc, &h);
+    run_sidecar_free(&sc);
+    j->outcome = !h_ok ? RUN_FAILED : h.verdict == RUN_VERDICT_COMPLETE ? RUN_COMPLETE
+               : h.verdict == RUN_VERDICT_EMPTY ? RUN_EMPTY : RUN_FAILED;
+    j->ok = j->outcome == RUN_COMPLETE;
     if (o.limited) log_warn("run %s: %s", j->id, o.limited);
-    const char *error = o.error;
-    j->error = error;
+    j->error = h_ok ? h.error : strdup("out of memory");
+    h.error = NULL;                               /* the job owns it now */
+    const char *error = j->error;
     j->bytes = o.bytes_parsed;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &j->res.info[k];
         j->sig.files.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
     }
     ingest_doc doc;                     /* the store sees a document, not the parse's structs */
-    bool doc_ok = ingest_doc_build(&j->res, &doc);
+    bool doc_ok = h_ok && ingest_doc_build(&j->res, &doc);
+    if (doc_ok && h.kernels_from_analysis) doc.kernels = NULL;   /* the stored rows: the kernels section's own */
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
+    doc.headline.waste_unknown = h.waste_unknown;
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms,
-                         .read_began_ms = read_began_ms};
+                         .read_began_ms = read_began_ms, .profile = h.profile,
+                         .headline_json = h.json.data};
     int rc = j->cancelled || !doc_ok ? -1 : store_ingest(j->r->t->st, &rec);
     j->stored = rc == 0;
     j->forgotten = rc == STORE_INGEST_FORGOTTEN;
     ingest_doc_free(&doc);
+    run_headline_free(&h);
     run_analysis_free(&an);
 }
 
 static void free_job(parse_job *j) {
     run_result_free(&j->res);
+    free(j->error);
     free(j->id);
     free(j->root);
     free(j->path);
@@ -92,6 +120,7 @@ bool ingest_job_queue(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    j->outcome = RUN_FAILED;          /* until a parse gives its verdict (a cancelled one never does) */
     j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
     j->lim.max_seconds = t->cfg->max_parse_s;
     j->lim.cancel = &t->cancel;

@@ -128,9 +128,66 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
     }
 }
 
+/* A run's profile (an array of family names) as "kineto,smi"; "-" when none or not known. */
+static void profile_text(json_t *profile, char *out, size_t n) {
+    size_t used = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < json_array_size(profile) && used < n; i++) {
+        int w = snprintf(out + used, n - used, "%s%s", i ? "," : "", json_string_value(json_array_get(profile, i)));
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (!out[0]) snprintf(out, n, "-");
+}
+
+void report_sources(FILE *out, json_t *run) {
+    char prof[160];
+    profile_text(json_object_get(run, "profile"), prof, sizeof prof);
+    fprintf(out, "  profile      %s\n", prof);
+    json_t *labels = json_object_get(run, "labels");
+    const char *k;
+    json_t *v;
+    if (json_object_size(labels)) {
+        fprintf(out, "  labels      ");
+        json_object_foreach(labels, k, v) {
+            if (json_is_string(v)) fprintf(out, " %s=%s", k, json_string_value(v));
+            else fprintf(out, " %s=%g", k, json_is_boolean(v) ? (double)json_is_true(v) : json_number_value(v));
+        }
+        fputc('\n', out);
+    }
+    json_t *src = json_object_get(run, "headline_sources");
+    if (!json_is_object(src)) return;
+    fprintf(out, "  where each number comes from\n");
+    json_object_foreach(src, k, v) {
+        if (json_is_object(v)) fprintf(out, "    %-18s %s (%s)\n", k, str(v, "rule"), str(v, "source"));
+        else fprintf(out, "    %-18s - (unknown)\n", k);
+    }
+    fputc('\n', out);
+}
+
+bool report_is_goblin(json_t *run) {
+    json_t *p = json_object_get(run, "profile");
+    for (size_t i = 0; i < json_array_size(p); i++)
+        if (!strcmp(json_string_value(json_array_get(p, i)) ? json_string_value(json_array_get(p, i)) : "", "goblin"))
+            return true;
+    return false;
+}
+
+void report_run_sources(FILE *out, json_t *sources) {
+    fprintf(out, "  sources (each file read and its format; the analysis document has the rest)\n");
+    if (!json_array_size(sources)) fprintf(out, "    (none)\n");
+    for (size_t i = 0; i < json_array_size(sources); i++) {
+        json_t *s = json_array_get(sources, i);
+        const char *fmt = json_string_value(json_object_get(s, "format"));
+        fprintf(out, "    %s  %s%s\n", str(s, "path"), fmt ? fmt : "(no format)",
+                json_is_true(json_object_get(s, "read")) ? "" : "  (not read)");
+    }
+}
+
 void report_runs(FILE *out, json_t *body) {
     json_t *runs = json_object_get(body, "runs");
-    fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s\n", "RUN", "STATUS", "UPDATED", "TOKENS/S", "MFU%", "UTIL%", "STEP S");
+    fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s  %s\n", "RUN", "STATUS", "UPDATED", "TOKENS/S", "MFU%", "UTIL%",
+            "STEP S", "PROFILE");
     for (size_t i = 0; i < json_array_size(runs); i++) {
         json_t *r = json_array_get(runs, i);
         char t[24] = "-", m[16] = "-", u[16] = "-", s[24] = "-";
@@ -138,7 +195,10 @@ void report_runs(FILE *out, json_t *body) {
         if (json_is_number(json_object_get(r, "mfu_pct"))) snprintf(m, sizeof m, "%.1f", num(r, "mfu_pct"));
         if (json_is_number(json_object_get(r, "gpu_util_pct"))) snprintf(u, sizeof u, "%.1f", num(r, "gpu_util_pct"));
         if (json_is_number(json_object_get(r, "step_time_seconds"))) snprintf(s, sizeof s, "%.4f", num(r, "step_time_seconds"));
-        fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s\n", str(r, "id"), str(r, "status"), str(r, "updated_at"), t, m, u, s);
+        char prof[160];
+        profile_text(json_object_get(r, "profile"), prof, sizeof prof);
+        fprintf(out, "%-32s %-9s %-24s %12s %7s %7s %10s  %s\n", str(r, "id"), str(r, "status"), str(r, "updated_at"), t, m,
+                u, s, prof);
     }
     if (!json_array_size(runs)) fprintf(out, "(no runs)\n");
     if (json_is_string(json_object_get(body, "next_cursor"))) fprintf(out, "(more: --limit or --cursor %s)\n", str(body, "next_cursor"));

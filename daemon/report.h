@@ -17,7 +17,14 @@ void report_metrics(FILE *out, const char *title, json_t *metrics, json_t *known
  * path, format, error, columns, rows_used, rows_skipped, steps_source, step_time_source);
  * metrics (may be NULL) supplies the steps and step time the sources explain. */
 void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_time_s);
-/* runs: the body of GET /runs. */
+/* A run's profile, labels and where each headline number came from (GET /runs/<id>'s
+ * profile, labels, headline_sources). */
+void report_sources(FILE *out, json_t *run);
+/* Whether the run's profile holds goblin (goblin_runner's file names). */
+bool report_is_goblin(json_t *run);
+/* The analysis's sources of a run (GET /runs/<id>'s "sources"): file, format, records. */
+void report_run_sources(FILE *out, json_t *sources);
+/* runs: the body of GET /runs (with each run's profile). */
 void report_runs(FILE *out, json_t *runs);
 
 #endif

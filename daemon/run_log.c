@@ -17,6 +17,7 @@ void run_log_outcome(const char *id, run_status status, double parse_ms, const c
     case RUN_FAILED:
         snprintf(msg, sizeof msg, "run %s: failed: %s (parse %s ms)", id, reason ? reason : "does not parse", ms);
         break;
+    case RUN_EMPTY: snprintf(msg, sizeof msg, "run %s: empty: no recognised profile file (parse %s ms)", id, ms); break;
     case RUN_GONE: snprintf(msg, sizeof msg, "run %s: directory gone; stored metrics kept", id); break;
     default: snprintf(msg, sizeof msg, "run %s: deleted from the database (%s); its directory is left alone", id,
                       reason ? reason : "deleted");

@@ -1,6 +1,8 @@
 /* run_state: the per-run state machine (run_state.h): decisions only, no I/O, no clock. */
 #include "daemon/run_state.h"
 
+#include <assert.h>
+
 static run_actions none(void) { return (run_actions){.settle_in_ms = -1, .quiet_in_ms = -1}; }
 
 static void status_to(run_state *s, run_actions *a, run_status st) {
@@ -18,6 +20,7 @@ void run_state_restore(run_state *s, run_status st, bool parsed) {
     s->status = st;
     s->have_parse = parsed;
     s->parsed_ok = parsed && st == RUN_COMPLETE;
+    s->outcome = st == RUN_EMPTY ? RUN_EMPTY : s->parsed_ok ? RUN_COMPLETE : RUN_FAILED;
 }
 
 run_actions run_state_discovered(run_state *s, const run_state_cfg *c, int64_t now) {
@@ -32,7 +35,7 @@ run_actions run_state_touch(run_state *s, const run_state_cfg *c, int64_t now) {
     run_actions a = none();
     if (s->gone) return a;
     s->last_change_ms = now;
-    if (s->status == RUN_COMPLETE || s->status == RUN_FAILED) status_to(s, &a, RUN_PENDING);
+    if (s->status == RUN_COMPLETE || s->status == RUN_FAILED || s->status == RUN_EMPTY) status_to(s, &a, RUN_PENDING);
     a.stop_quiet = true;
     /* debounce, but never past settle_max_ms after the first unparsed change */
     if (!s->settle_since_ms) s->settle_since_ms = now;
@@ -82,11 +85,18 @@ void run_state_parse_not_started(run_state *s) { s->parsing = false; }
 
 run_actions run_state_parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
                              int64_t newest_mtime_ms) {
+    return run_state_parsed_as(s, c, now, stored, ok ? RUN_COMPLETE : RUN_FAILED, parse_ms, newest_mtime_ms);
+}
+
+run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t now, bool stored, run_status outcome,
+                                int64_t parse_ms, int64_t newest_mtime_ms) {
+    assert(outcome == RUN_COMPLETE || outcome == RUN_FAILED || outcome == RUN_EMPTY);
     run_actions a = none();
     s->parsing = false;
     if (stored) {
         s->have_parse = true;
-        s->parsed_ok = ok;
+        s->parsed_ok = outcome == RUN_COMPLETE;
+        s->outcome = outcome;
         s->last_parse_ms = parse_ms;
         s->newest_mtime_ms = newest_mtime_ms;
     } else {
@@ -106,7 +116,7 @@ run_actions run_state_quiet(run_state *s, const run_state_cfg *c, int64_t now, b
     if (s->gone || s->parsing) return none();
     if (!files_as_parsed) return run_state_touch(s, c, now);
     run_actions a = none();
-    status_to(s, &a, s->parsed_ok ? RUN_COMPLETE : RUN_FAILED);
+    status_to(s, &a, s->parsed_ok ? RUN_COMPLETE : s->outcome == RUN_EMPTY ? RUN_EMPTY : RUN_FAILED);
     a.log_outcome = a.set_status;
     return a;
 }

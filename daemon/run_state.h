@@ -1,9 +1,11 @@
 /* run_state: the per-run state machine of the tracker, pure: events in, actions out.
  *
  *   pending --settle_ms without events--> running (a parse is started, stored as running)
- *   running --quiet_s without changes--> complete (kernel trace + torch profile parse)
- *                                        | failed (they do not)
- *   complete/failed --file changes--> pending;  any --directory deleted--> gone
+ *   running --quiet_s without changes--> complete (a source was read)
+ *                                        | failed (sources found, none readable; a parse bound hit)
+ *                                        | empty (no recognised file)
+ *   complete/failed/empty --file changes--> pending;  any --directory deleted--> gone
+ * (the verdict is core/run_headline's; docs/API.md "Run states")
  *
  * It owns the decisions and the timing of one run: the settle debounce (settle_ms, but never
  * longer than settle_max_ms after the first unparsed change, so a file appended to forever is
@@ -37,7 +39,8 @@ typedef struct run_state {
     bool parsing;                /* a parse is in flight */
     bool reparse;                /* files changed during it: parse again afterwards */
     bool have_parse;             /* a parse of the current files is stored */
-    bool parsed_ok;              /* ... and its kernel trace and torch profile parse */
+    bool parsed_ok;              /* ... and its verdict is complete */
+    run_status outcome;          /* ... the status it takes once quiet: complete, failed or empty */
     bool gone;                   /* the directory was deleted */
     int64_t last_change_ms;      /* the newest file event */
     int64_t settle_since_ms;     /* the first file event not yet in a parse (0: none) */
@@ -75,6 +78,9 @@ run_actions run_state_settled(run_state *s, const run_state_cfg *c, int64_t now,
  * torch profile parse; parse_ms: its duration; newest_mtime_ms: its artefacts' newest mtime. */
 run_actions run_state_parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
                              int64_t newest_mtime_ms);
+/* run_state_parsed with the parse's verdict: outcome is RUN_COMPLETE, RUN_FAILED or RUN_EMPTY. */
+run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t now, bool stored, run_status outcome,
+                                int64_t parse_ms, int64_t newest_mtime_ms);
 /* The parse was queued but could not start (the pool refused it): back to not parsing. */
 void run_state_parse_not_started(run_state *s);
 /* The quiet timer fired. files_as_parsed as for run_state_settled. */

@@ -146,8 +146,9 @@ void run_parsed(parse_job *j, int status) {
     bool stored = !j->cancelled && status == 0 && j->stored;
     bool dropped = !j->cancelled && status == 0 && j->forgotten;   /* deleted meanwhile: as if stored */
     run_state_cfg c = sm_cfg(t);
-    run_actions next = run_state_parsed(&r->sm, &c, now_ms(), stored || dropped, j->ok, (int64_t)(j->seconds * 1000),
-                                        newest_mtime_ms(&j->sig));
+    run_actions next = run_state_parsed_as(&r->sm, &c, now_ms(), stored || dropped,
+                                           stored || dropped ? j->outcome : RUN_FAILED, (int64_t)(j->seconds * 1000),
+                                           newest_mtime_ms(&j->sig));
     if (j->cancelled) {
         /* shutting down: nothing was stored and nothing is retried */
     } else if (dropped) {
@@ -159,9 +160,9 @@ void run_parsed(parse_job *j, int status) {
         histogram_observe(&t->counters->parse_seconds, j->seconds);
         r->parsed_sig = j->sig;
         r->parse_ms = j->seconds * 1e3;
-        free(r->fail_reason);                   /* j->error may point into j->res, freed below */
+        free(r->fail_reason);                   /* j->error is freed with the job */
         r->fail_reason = j->error ? strdup(j->error) : NULL;
-        log_debug("run %s: parsed (%s)", r->id, j->ok ? "kernel trace and torch profile ok" : "incomplete");
+        log_debug("run %s: parsed (%s)", r->id, run_status_name(j->outcome));
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
         if (!db_corrupt(t))

@@ -70,7 +70,7 @@ struct run {
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
-    bool dormant;                /* a new directory with nothing in it: stored and listed as pending, watched,
+    bool dormant;                /* a new directory with nothing in it: stored and listed as empty, watched,
                                     but not parsed until something appears in it (dormant_changed) */
     int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */
@@ -123,7 +123,8 @@ typedef struct parse_job {
     run_fingerprint sig;         /* of the files as this parse read them */
     uint64_t bytes;
     double seconds;
-    const char *error;           /* NULL when ok; static text or a warning inside res: copy before free_job */
+    run_status outcome;          /* the verdict: RUN_COMPLETE, RUN_FAILED or RUN_EMPTY (core/run_headline) */
+    char *error;                 /* why it failed (owned), NULL when it did not */
 } parse_job;
 
 #define FOR_EACH_RUN(t, r) \

@@ -1,6 +1,7 @@
 /* kernel_table: hash of kernel name -> aggregate, plus name classification. */
 #include "parsers/kernel_table.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,20 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
     t->slots[j] = (uint32_t)(++t->count);
     *rec = (uint32_t)t->count;
     t->name_bytes += len + 1;
+    return true;
+}
+
+bool kernel_table_add_aggregate(kernel_table *t, const char *name, size_t len, uint64_t calls, i128 total_ns,
+                                i128 min_ns, i128 max_ns) {
+    assert(calls >= 1);
+    size_t before = t->count;
+    if (!kernel_table_add(t, name, len, min_ns)) return false;
+    if (t->count == before || calls < 1) return true;   /* a name seen before, or past the caps: one call */
+    kernel_stat *k = &t->items[t->count - 1];
+    k->calls = calls;
+    k->total_ns = total_ns;
+    k->max_ns = max_ns;
+    t->dispatches += calls - 1;
     return true;
 }
 

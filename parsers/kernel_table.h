@@ -67,6 +67,11 @@ void kernel_table_init(kernel_table *t);
 void kernel_table_free(kernel_table *t);
 /* Adds one dispatch of duration ns (> 0). name must be valid UTF-8. false on OOM. */
 bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns);
+/* Adds one name's aggregate (calls >= 1 dispatches totalling total_ns, from min_ns to max_ns) as
+ * a new entry, as if its dispatches had been added one by one (a table built from another
+ * analysis's per-name rows). A name already in the table gets one call of min_ns. false on OOM. */
+bool kernel_table_add_aggregate(kernel_table *t, const char *name, size_t len, uint64_t calls, i128 total_ns,
+                                i128 min_ns, i128 max_ns);
 /* Whether kernel_table_append(dst, src) would be exact: neither table has overflowed its
  * caps and the two together stay within them. */
 bool kernel_table_can_append(const kernel_table *dst, const kernel_table *src);

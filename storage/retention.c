@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FINAL "('complete', 'failed', 'gone')"
+#define FINAL "('complete', 'failed', 'empty', 'gone')"
 
 static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS forgotten_runs ("

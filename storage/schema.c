@@ -101,6 +101,14 @@ static const char *const MIGRATIONS[] = {
     "ALTER TABLE runs ADD COLUMN kernels_source TEXT;"
     "ALTER TABLE runs ADD COLUMN kernels_formats TEXT;"
     "UPDATE artefacts SET mtime_ns = -1;",
+    /* 10: what kind of profile each run is (the source families it holds, comma-separated,
+     * docs/API.md) and where each headline number came from with the run's labels (JSON: {"sources": {field:
+     * {source, rule}}, "labels": {...}}).
+     * A run is complete when a source was read, not when goblin's files are there, so
+     * stored signatures are voided and every run is ingested again on start. */
+    "ALTER TABLE runs ADD COLUMN profile TEXT;"
+    "ALTER TABLE runs ADD COLUMN headline_json TEXT;"
+    "UPDATE artefacts SET mtime_ns = -1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 

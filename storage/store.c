@@ -22,7 +22,7 @@
 #define HEADLINE_MORE "hbm_avg_gb, waste_useful_gpu, waste_data_wait, waste_host_gap, waste_comm_excess," \
                       " waste_memory_headroom, waste_precision_path, waste_kernel_shape"
 
-static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone"};
+static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone", "empty"};
 
 const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
 
@@ -166,7 +166,7 @@ static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_er
 static const char SET_STATUS_SQL[] =
     "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
     "ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, "
-    "completed_at = CASE WHEN ?4 IN ('complete', 'failed') THEN ?5 ELSE completed_at END "
+    "completed_at = CASE WHEN ?4 IN ('complete', 'failed', 'empty') THEN ?5 ELSE completed_at END "
     "WHERE status <> ?4 OR root <> ?2 OR path <> ?3";
 
 /* Caller holds wlock: one status row with q (SET_STATUS_SQL, prepared); SQLite result code. */
@@ -247,13 +247,15 @@ static int ingest_tx(store *s, const ingest_record *r) {
     int rc;
     rc = sqlite3_prepare_v2(s->w,
         "INSERT INTO runs(id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error,"
-        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE ")"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)"
+        " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE ", profile, headline_json)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, 1, ?7, ?8, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,"
+        " ?24, ?25)"
         " ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, completed_at = ?6,"
         " ingest_count = ingest_count + 1, parse_ms = ?7, error = ?8,"
         " tokens_per_sec = ?11, mfu_pct = ?12, gpu_util_pct = ?13, step_seconds = ?14, hbm_peak_gb = ?15,"
         " hbm_avg_gb = ?16, waste_useful_gpu = ?17, waste_data_wait = ?18, waste_host_gap = ?19, waste_comm_excess = ?20,"
-        " waste_memory_headroom = ?21, waste_precision_path = ?22, waste_kernel_shape = ?23",
+        " waste_memory_headroom = ?21, waste_precision_path = ?22, waste_kernel_shape = ?23, profile = ?24,"
+        " headline_json = ?25",
         -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
@@ -261,7 +263,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_bind_text(q, 3, r->path, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 4, run_status_name(r->status), -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 5, r->now_ms);
-    if (r->status == RUN_COMPLETE || r->status == RUN_FAILED) sqlite3_bind_int64(q, 6, r->now_ms);
+    if (r->status == RUN_COMPLETE || r->status == RUN_FAILED || r->status == RUN_EMPTY) sqlite3_bind_int64(q, 6, r->now_ms);
     sqlite3_bind_double(q, 7, r->parse_ms);
     if (r->error) sqlite3_bind_text(q, 8, r->error, -1, SQLITE_STATIC);
     /* A headline number is stored only when the parse measured it (its artefact gave it), so
@@ -273,7 +275,9 @@ static int ingest_tx(store *s, const ingest_record *r) {
     if (m->has_hbm_peak_gb) sqlite3_bind_double(q, 15, m->hbm_peak_gb);
     if (m->has_hbm_avg_gb) sqlite3_bind_double(q, 16, m->hbm_avg_gb);
     for (int b = 0; b < INGEST_WASTE_BUCKETS && m->has_waste; b++)      /* the split of the step time */
-        sqlite3_bind_double(q, 17 + b, m->waste[b]);
+        if (!(m->waste_unknown & (1u << b))) sqlite3_bind_double(q, 17 + b, m->waste[b]);
+    sqlite3_bind_text(q, 24, r->profile ? r->profile : "", -1, SQLITE_STATIC);
+    if (r->headline_json) sqlite3_bind_text(q, 25, r->headline_json, -1, SQLITE_STATIC);
     rc = step_done(q);
     sqlite3_finalize(q);
     if (rc != SQLITE_OK) return rc;
@@ -417,7 +421,8 @@ void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *s
 
 /* The run row; the last column is the RunMetrics body when the query joins it, else NULL. */
 #define RUN_COLUMNS "id, root, path, status, created_at, updated_at, completed_at, ingest_count, parse_ms, error," \
-                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE
+                    " tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb, " HEADLINE_MORE ", profile, headline_json"
+#define RUN_COLUMN_COUNT (18 + INGEST_WASTE_BUCKETS)   /* the metrics body is the column after them */
 
 /* A headline column: NULL is a number the parse did not measure (or no parse yet). */
 static opt_num col_opt(sqlite3_stmt *q, int i) {
@@ -445,11 +450,18 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->hbm_peak_gb = col_opt(q, 14);
     row->hbm_avg_gb = col_opt(q, 15);
     for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) row->waste[b] = col_opt(q, 16 + b);
-    row->metrics_json = col_text(q, 16 + INGEST_WASTE_BUCKETS);
+    row->profile = col_text(q, 16 + INGEST_WASTE_BUCKETS);
+    row->headline_json = col_text(q, 17 + INGEST_WASTE_BUCKETS);
+    row->metrics_json = col_text(q, RUN_COLUMN_COUNT);
 }
 
 int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
                     void *user, char *next, size_t next_len) {
+    return store_list_runs_profile(r, status, NULL, limit, cursor, with_metrics, fn, user, next, next_len);
+}
+
+int store_list_runs_profile(store_reader *r, int status, const char *profile, int limit, const char *cursor,
+                            bool with_metrics, run_row_fn fn, void *user, char *next, size_t next_len) {
     int64_t c_upd = INT64_MAX;
     const char *c_id = "\xff";
     next[0] = '\0';
@@ -462,16 +474,18 @@ int store_list_runs(store_reader *r, int status, int limit, const char *cursor, 
     }
     sqlite3_stmt *q = NULL;
     /* row values let SQLite walk runs_by_update / runs_by_status from the cursor */
-    char sql[512];
-    snprintf(sql, sizeof sql, "SELECT " RUN_COLUMNS ", %s FROM runs WHERE %s (updated_at, id) < (?1, ?2)"
+    char sql[768];
+    snprintf(sql, sizeof sql, "SELECT " RUN_COLUMNS ", %s FROM runs WHERE %s %s (updated_at, id) < (?1, ?2)"
              " ORDER BY updated_at DESC, id DESC LIMIT ?4",
              with_metrics ? "(SELECT json FROM run_metrics WHERE run_id = id)" : "NULL",
-             status >= 0 ? "status = ?3 AND" : "");
+             status >= 0 ? "status = ?3 AND" : "",
+             profile ? "instr(',' || coalesce(profile, '') || ',', ',' || ?5 || ',') > 0 AND" : "");
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(q, 1, c_upd);
     sqlite3_bind_text(q, 2, c_id, -1, SQLITE_STATIC);
     if (status >= 0) sqlite3_bind_text(q, 3, run_status_name((run_status)status), -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 4, limit + 1);       /* one more tells whether there is a next page */
+    if (profile) sqlite3_bind_text(q, 5, profile, -1, SQLITE_STATIC);
     int n = 0, rc;
     run_row row;
     while ((rc = note_rc(r->owner, r->db, sqlite3_step(q))) == SQLITE_ROW) {

@@ -15,7 +15,9 @@
 #include "core/artefact_kind.h"
 #include "core/ingest_doc.h"
 
-typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_STATUS_COUNT } run_status;
+/* RUN_EMPTY: a quiet directory with no recognised file (docs/API.md "Run states"). Appended last so
+ * the stored names, not the numbers, are what the database keeps. */
+typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_EMPTY, RUN_STATUS_COUNT } run_status;
 
 const char *run_status_name(run_status s);
 bool run_status_parse(const char *s, run_status *out);
@@ -72,6 +74,8 @@ typedef struct ingest_record {
     double parse_ms;
     int64_t read_began_ms;         /* > 0: when the parse began reading (ms since the epoch), for
                                       the forgotten-run check below; 0: no check */
+    const char *profile;           /* the source families, comma-separated ("" or NULL: none) */
+    const char *headline_json;  /* JSON {"sources": {field: {"source", "rule"}}, "labels": {...} or null}, or NULL */
 } ingest_record;
 
 /* store_ingest's answer when the run was forgotten (DELETE /runs/<id>, retention) at or after
@@ -117,6 +121,8 @@ typedef struct run_row {
     opt_num tokens_per_sec, mfu_pct, gpu_util_pct, step_seconds, hbm_peak_gb;
     opt_num hbm_avg_gb;                        /* known with hbm_peak_gb */
     opt_num waste[INGEST_WASTE_BUCKETS];       /* seconds per step, INGEST_WASTE_KEYS order; known with step_seconds */
+    const char *profile;           /* source families, comma-separated; NULL: not ingested yet */
+    const char *headline_json;  /* as ingest_record.headline_json; NULL: none */
 } run_row;
 
 typedef struct run_artefact_row {
@@ -131,12 +137,16 @@ typedef struct run_artefact_row {
 typedef void (*run_row_fn)(void *user, const run_row *row);
 typedef void (*artefact_row_fn)(void *user, const run_artefact_row *row);
 
-/* Runs newest first (updated_at, then id, descending). status < 0: any. with_metrics: fill
+/* Runs newest first (updated_at, then id, descending). status < 0: any. profile: NULL, or one
+ * source family the run must hold (store_list_runs_profile). with_metrics: fill
  * row->metrics_json too (it costs a blob read per row). cursor: NULL
  * or a value from a previous call. Writes the next cursor ("" when done) into next
  * (at least 160 bytes). Returns the number of rows, or -1 on a bad cursor / error. */
 int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
                     void *user, char *next, size_t next_len);
+/* store_list_runs restricted to runs whose profile holds the family `profile` (NULL: any). */
+int store_list_runs_profile(store_reader *r, int status, const char *profile, int limit, const char *cursor,
+                            bool with_metrics, run_row_fn fn, void *user, char *next, size_t next_len);
 /* One run; false when unknown. */
 bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user);
 

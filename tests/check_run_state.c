@@ -252,6 +252,34 @@ START_TEST(restored_run_is_not_reparsed) {
 END_TEST
 
 /* A parse that could not be queued leaves the run not parsing, so the next settle tries again. */
+/* A directory with no profile file: its parse's verdict is empty, quiet makes it `empty` (never
+ * failed), a new file makes it pending, and a restored empty run is not parsed again. */
+START_TEST(empty_run_is_empty_not_failed) {
+    run_state s;
+    run_state_init(&s);
+    now = 7000;
+    run_state_discovered(&s, &CFG, now);
+    now += 150;
+    run_actions a = run_state_settled(&s, &CFG, now, false);
+    ck_assert(a.start_parse);
+    now += 5;
+    a = run_state_parsed_as(&s, &CFG, now, true, RUN_EMPTY, 5, 0);
+    ck_assert(!s.parsed_ok && s.outcome == RUN_EMPTY && a.quiet_in_ms >= 0);
+    now += a.quiet_in_ms;
+    a = run_state_quiet(&s, &CFG, now, true);
+    ck_assert(a.set_status && a.status == RUN_EMPTY && a.log_outcome);
+    now += 1000;
+    a = run_state_touch(&s, &CFG, now);                     /* a trace lands in it */
+    ck_assert(a.set_status && a.status == RUN_PENDING);
+    run_state r;
+    run_state_init(&r);
+    run_state_restore(&r, RUN_EMPTY, true);
+    ck_assert(r.have_parse && !r.parsed_ok && r.outcome == RUN_EMPTY);
+    a = run_state_quiet(&r, &CFG, now, true);               /* stays empty */
+    ck_assert(!a.set_status && r.status == RUN_EMPTY);
+}
+END_TEST
+
 START_TEST(parse_not_started) {
     run_state s;
     run_state_init(&s);
@@ -276,6 +304,7 @@ int main(void) {
     tcase_add_test(tc, gone_and_back);
     tcase_add_test(tc, restored_run_is_not_reparsed);
     tcase_add_test(tc, parse_not_started);
+    tcase_add_test(tc, empty_run_is_empty_not_failed);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

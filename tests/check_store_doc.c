@@ -175,13 +175,15 @@ START_TEST(headline_columns_and_their_migration) {
                      /* and what schema 9 added (run_gauges, kernels.class, the kernel rows' source) */
                      "DROP TABLE run_gauges; ALTER TABLE kernels DROP COLUMN class;"
                      "ALTER TABLE runs DROP COLUMN kernels_source; ALTER TABLE runs DROP COLUMN kernels_formats;"
+                     /* and what schema 10 added (the profile, the headline's sources and labels) */
+                     "ALTER TABLE runs DROP COLUMN profile; ALTER TABLE runs DROP COLUMN headline_json;"
                      "PRAGMA user_version = 7;");
         st = store_open(db, 0, &err);
         ck_assert_msg(st != NULL, "%s", err ? err : "");
         store_close(st);
     }
     ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), schema_version());
-    ck_assert_int_eq(schema_version(), 9);
+    ck_assert_int_eq(schema_version(), 10);
     /* unknown stays unknown: without their flags the numbers are NULL, whatever the values */
     st = store_open(db, 0, &err);
     doc.headline.has_waste = false;

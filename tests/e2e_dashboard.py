@@ -169,5 +169,29 @@ def test_dashboard_charts(tmp):
     assert d.stop() == 0
 
 
+def test_dashboard_shows_any_profile(tmp):
+    """A run of another profiler (a Kineto trace under its own name): listed with its profile, its
+    page says where each number comes from, the compare view names both sides' profiles."""
+    flags = chromium_flags(tmp)
+    d = Daemon(tmp)
+    kin = e2e.SHARED / "fixtures" / "torch_profiler"
+    for rid, name in (("k-before", "kineto_docs__traces__before_fix_trace.json"),
+                      ("k-after", "kineto_docs__traces__after_fix_trace.json")):
+        (d.roots[0] / rid).mkdir()
+        shutil.copy(kin / name, d.roots[0] / rid / name)
+    (d.roots[0] / "nothing").mkdir()
+    d.start()
+    for run in ("k-before", "k-after"):
+        d.wait_status(run, "complete")
+    d.wait_status("nothing", "empty")
+    dom = dump(flags, d.base + "/?run=k-after&base=k-before&candidate=k-after")
+    assert 'id="headline-sources"' in dom and "timeline busy / span" in dom, dom[-3000:]
+    assert re.search(r'id="run-profile"[^>]*>profile: kineto<', dom), re.findall(r'id="run-profile"[^>]*>[^<]*', dom)
+    assert "base k-before: kineto · candidate k-after: kineto" in dom
+    assert 'class="badge empty-run"' in dom and '>kineto</div>' in dom
+    assert "<div class=\"warn\">✖" not in dom
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("e2e_dashboard", globals(), sys.argv[3:]))

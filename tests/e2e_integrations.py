@@ -100,7 +100,7 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
     d.start()
     d.wait_status("g-1", "complete")
     d.wait_status("g-2", "complete")
-    shutil.copy(d.roots[0] / "g-1" / "amd_smi.csv", d.roots[0] / "gf-1" / "amd_smi.csv")
+    (d.roots[0] / "gf-1" / "trace.csv").write_text("not,a,kernel,trace\n1,2,3,4\n")   # no file readable
     d.wait_status("gf-1", "failed")
     port = free_port()
     target = d.base.split("//")[1]
@@ -261,7 +261,7 @@ def test_cli_runs_and_show(tmp):
     assert waiter.returncode == 0 and "late-1  complete" in so and "waste budget" in so, (so, se)
     # failed run: exit 3, metrics still shown
     (d.roots[0] / "bad-1").mkdir()
-    shutil.copy(tmp_late / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+    (d.roots[0] / "bad-1" / "trace.csv").write_text("not,a,kernel,trace\n1,2,3,4\n")   # no file readable: failed
     wait_for(lambda: d.get("/runs/bad-1")[0] == 200, 10, "bad-1 seen")
     out = subprocess.run([GOBLIND, "show", "bad-1", "--wait", "--url", url], capture_output=True, text=True, timeout=60)
     assert out.returncode == 3 and "bad-1  failed" in out.stdout, out

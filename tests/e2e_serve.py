@@ -263,7 +263,8 @@ def test_upgrade_to_v5_reparses_every_run(tmp):
     assert d.stop() == 0
     con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
     later = ("hbm_avg_gb waste_useful_gpu waste_data_wait waste_host_gap waste_comm_excess waste_memory_headroom"
-             " waste_precision_path waste_kernel_shape kernels_source kernels_formats").split()   # versions 7, 8, 9 added
+             " waste_precision_path waste_kernel_shape kernels_source kernels_formats profile headline_json").split()
+    # (versions 7, 8, 9 and 10 added them)
     con.executescript("ALTER TABLE artefacts DROP COLUMN reading; DROP TABLE run_analysis; DROP TABLE run_gauges;"
                       "ALTER TABLE kernels DROP COLUMN class;"
                       + "".join(f"ALTER TABLE runs DROP COLUMN {c};" for c in later) + "PRAGMA user_version = 4;")
@@ -281,7 +282,10 @@ def test_broken_run_fails_with_reasons(tmp):
     run = d.roots[0] / "broken-1"
     gen(run, seed=2)
     data = (run / "torch_profile.json").read_bytes()
-    (run / "torch_profile.json").write_bytes(data[: len(data) // 2])
+    (run / "torch_profile.json").write_bytes(data[:1])        # no file of it can be read: failed
+    moved = {n: (run / n).read_bytes() for n in ("trace.csv", "amd_smi.csv")}
+    for n in moved:
+        (run / n).unlink()
     d.start()
     d.wait_status("broken-1", "failed")
     st, h, body = d.get("/runs/broken-1/metrics")
@@ -293,6 +297,8 @@ def test_broken_run_fails_with_reasons(tmp):
     torch = [a for a in det["artefacts"] if a["kind"] == "torch_profile"][0]
     assert "unreadable JSON at byte" in torch["error"] and det["error"], det
     # repaired in place: re-parsed and complete
+    for n, b in moved.items():
+        (run / n).write_bytes(b)
     (run / "torch_profile.json").write_bytes(data)
     d.wait_status("broken-1", "complete")
     assert d.stop() == 0
@@ -327,7 +333,7 @@ def test_schema_migration_from_v1(tmp):
     assert old["gpu_util_pct"] == 55.5 and old["tokens_per_sec"] is None and old["hbm_peak_gb"] is None, old
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 9
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 10
     assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
     assert {"hbm_avg_gb", "waste_host_gap"} <= {r[1] for r in con.execute("PRAGMA table_info(runs)")}   # v8
     assert con.execute("SELECT COUNT(*) FROM run_analysis").fetchone()[0] == 0                         # v7

@@ -95,7 +95,7 @@ def test_kernels_from_rocprofv3_json_only(tmp):
     shutil.copy(ROCPROF_JSON, run / "908_results.json.gz")
     e2e.gen(d.roots[0] / "csv-run", seed=3)
     d.start()
-    d.wait_status("json-only", "failed")            # no kernel trace CSV: RunMetrics cannot be complete
+    d.wait_status("json-only", "complete")          # no goblin file, but its rocprofv3 JSON was read
     d.wait_status("csv-run", "complete")
     calls, total = json_dispatches(ROCPROF_JSON)
     assert calls, "the fixture has dispatches"
@@ -131,7 +131,7 @@ def test_prometheus_analysis_gauges(tmp):
     shutil.copy(Path(tmp) / "src" / "amd_smi.csv", tele / "amd_smi.csv")
     d.start()
     d.wait_status("g-a", "complete")
-    d.wait_status("tele-only", "failed")
+    d.wait_status("tele-only", "complete")
     samples, meta = scrape(d)
     doc = analysis(d, "g-a")
     tl = doc["timeline"]["run"]

@@ -188,7 +188,7 @@ def test_hostile_run_directories(tmp):
     det = d.json("/runs/h-symlink")[2]
     trace = [a for a in det["artefacts"] if a["kind"] == "kernel_trace"][0]
     assert "resolves outside the run root" in (trace["error"] or ""), trace
-    assert det["status"] == "failed"                          # not followed: no kernel trace
+    assert det["status"] == "complete"                        # not followed; the run's other files were read
     for rid, needle in (("h-fifo", "not a regular file"), ("h-dir", "not a regular file"),
                         ("h-deep", "nesting deeper than 992"), ("h-bigline", "kernel names longer than")):
         w = d.json(f"/runs/{rid}")[2]["warnings"]

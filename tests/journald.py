@@ -37,7 +37,7 @@ gen = [sys.executable, str(SHARED / "tools" / "gen_run.py")]
 subprocess.run([*gen, str(root / "ok-1"), "--steps", "3", "--kernels-per-step", "20", "--cpu-ops-per-step", "5",
                 "--smi-samples", "10", "--seed", "1"], check=True, capture_output=True)
 (root / "bad-1").mkdir()
-shutil.copy(root / "ok-1" / "amd_smi.csv", root / "bad-1" / "amd_smi.csv")
+(root / "bad-1" / "trace.csv").write_text("not,a,kernel,trace\n1,2,3,4\n")   # no file readable: failed
 proc = subprocess.Popen([GOBLIND, "serve", "--db", str(tmp / "g.db"), "--root", str(root), "--listen", "127.0.0.1:0",
                          "--settle-ms", "100", "--quiet-s", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                         env=dict(os.environ, JOURNAL_STREAM="8:1234"))
@@ -78,7 +78,8 @@ for e in entries:
                 float(e.get("GOBLIND_PARSE_MS", "-1")) > 0 and e["MESSAGE"].startswith("run ok-1: complete (parse ")):
             failures.append(f"complete entry: {e}")
     if e.get("GOBLIND_RUN") == "bad-1" and e.get("GOBLIND_STATUS") == "failed":
-        if e.get("GOBLIND_REASON") != "kernel trace not found" or "failed: kernel trace not found" not in e["MESSAGE"]:
+        reason = "no source could be read: trace.csv: line 1: no kernel-name column in the header"
+        if e.get("GOBLIND_REASON") != reason or f"failed: {reason}" not in e["MESSAGE"]:
             failures.append(f"failed entry: {e}")
 if b"run ok-1: complete" in err:
     failures.append("the outcome went to stderr as well as to journald")

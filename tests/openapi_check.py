@@ -65,9 +65,11 @@ def main():
         e2e.gen(d.roots[0] / "a-1", seed=1)
         e2e.gen(d.roots[0] / "b-1", seed=2)
         (d.roots[0] / "bad-1").mkdir()
-        shutil.copy(d.roots[0] / "a-1" / "amd_smi.csv", d.roots[0] / "bad-1" / "amd_smi.csv")
+        (d.roots[0] / "bad-1" / "trace.csv").write_text("not,a,kernel,trace\n1,2,3,4\n")   # no file readable: failed
+        (d.roots[0] / "empty-1").mkdir()
+        (d.roots[0] / "empty-1" / "notes.txt").write_text("no profile\n")                   # nothing recognised: empty
         d.start()
-        for rid, want in (("a-1", "complete"), ("b-1", "complete"), ("bad-1", "failed")):
+        for rid, want in (("a-1", "complete"), ("b-1", "complete"), ("bad-1", "failed"), ("empty-1", "empty")):
             d.wait_status(rid, want)
         (d.roots[0] / "new-1").mkdir()
         e2e.wait_for(lambda: d.get("/runs/new-1")[0] == 200, 10, "new-1")
