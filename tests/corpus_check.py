@@ -289,7 +289,7 @@ def analyze_case(case, layout):
 # content says (a torch trace saved as trace.json is not an AIE trace, an nvidia-smi log
 # named gpu_trace.csv is not an nvprof trace, a legacy results.json named
 # torch_profile.json is not a torch trace).
-DECOYS = {".json": ["trace.json", "torch_profile.json", "results.json"], ".json.gz": ["torch_profile.json.gz"],
+DECOYS = {".json": ["trace.json", "trace_view.json", "torch_profile.json", "results.json"], ".json.gz": ["torch_profile.json.gz"],
           ".csv": ["gpu_trace.csv", "trace.csv", "amd_smi.csv"], ".db": ["results.db", "1_results.db"]}
 DECOY_MAX_BYTES = 1 << 20
 
