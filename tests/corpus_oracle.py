@@ -163,6 +163,9 @@ def what_content_says(path, base):
         return {"rocm-smi-csv"}
     if "vram" in first or "gfx_" in first:
         return None                        # amd-smi-like: the oracle does not tell
+    fields = [f.strip().strip('"').strip() for f in first.split(",")]
+    if "name" in fields and any(w in first for w in ("start", "begin", "duration")):
+        return {"kernel-trace-csv"}        # a plain Name and a time column: a kernel trace may be
     return set()
 
 
