@@ -125,6 +125,7 @@ def close(a, b, rel=1e-9):
     return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
 
 
+FAMILY_KEYS = ("kernel_dispatch", "memory_copy", "memset", "api_call", "annotation", "allocation", "counter")
 BARRIER = "<barrier packet>"   # its own class (not a kernel) once the barrier class lands: either way
 
 
@@ -197,6 +198,14 @@ def compare(case, doc, oracle):
             api = [a + b for a, b in zip(api or [0, 0], o["api"])]
         elif s.get("records_not_delivered", 0) < o["api"][0]:
             fail(case, "%s: its %d API calls are delivered beside %s's" % (rel, o["api"][0], api_rels[0]))
+    for s in doc.get("sources") or []:
+        # a device-clock family not chosen (a results.json beside its results.db) delivers none
+        # of its records of any family: its rocTX ranges and API calls are the chosen family's too
+        if s.get("format") and s.get("device_clock") and not s.get("kernels_chosen"):
+            family = sum(s["records"].get(t, 0) for t in FAMILY_KEYS)
+            if s.get("records_not_delivered") != family:
+                fail(case, "%s: %s records not delivered, its family records are %d (%s)" %
+                     (s["path"], s.get("records_not_delivered"), family, s["records"]))
     for rel, (fmt, s, o) in oracle.items():
         undelivered = s.get("records_not_delivered", 0)
         if "counters" in o and not undelivered:
