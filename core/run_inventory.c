@@ -155,7 +155,8 @@ static bool add_unrecognised(run_inventory *inv, const char *rel, uint64_t size,
  * extension only) and, when it accepts them (>= INVENTORY_SNIFF_ACCEPT) and the format has
  * one, its sniff_file() about the file itself; the highest score wins, and a format whose
  * name pattern matches the file only breaks ties (then registry order). A file without
- * content to judge (empty, unreadable, a .gz that does not inflate) goes to the format its
+ * content to judge (empty, unreadable, a .gz that does not inflate, an SQLite file whose
+ * schema cannot be read) goes to the format its
  * name says, whose reader then warns what is wrong; a file no format accepts is listed as
  * unrecognised. */
 static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
@@ -166,7 +167,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     const artefact_parser *best = NULL;
     const char *found_by = NULL, *named = NULL;
     int best_score = -1;
-    bool best_named = false;
+    bool best_named = false, unreadable = false;
     head_buf h;
     read_head(path, &h);
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
@@ -184,7 +185,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
             if (pattern_matches(*n, rel)) pat = *n;
         if (pat && !named) named = p->name, named_fmt = p, named_pat = pat;
         int score = h.n ? p->sniff(neutral, h.b, h.n) : 0;
-        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file) score = p->sniff_file(path);
+        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = p->sniff_file(path)) < 0) unreadable = true;
         if (score < INVENTORY_SNIFF_ACCEPT) continue;
         if (!best || score > best_score || (score == best_score && pat && !best_named)) {
             best = p;
@@ -193,7 +194,8 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
             found_by = pat ? pat : "sniff";
         }
     }
-    if (!best && !h.n && named_fmt) {   /* no content to judge (empty, unreadable, not inflatable): */
+    if (!best && (!h.n || unreadable) && named_fmt) {  /* no content to judge (empty, unreadable, not
+                                                         * inflatable, a corrupt database): */
         best = named_fmt;                 /* the name's format reads it and says what is wrong */
         best_score = 0;
         found_by = named_pat;
