@@ -9,6 +9,10 @@ UNITDIR    ?= /etc/systemd/system
 CONFDIR    ?= /etc/goblind
 
 FUZZ_SECONDS ?= 1800
+# make run: the run root, the database, and more serve flags (ARGS)
+RUN_ROOT   ?= ./runs
+RUN_DB     ?= ./goblind.db
+ARGS       ?=
 
 .PHONY: all deps test-deps build build-asan test run bench fuzz install deb clean
 
@@ -40,9 +44,14 @@ test: test-deps build build-asan
 fuzz: test-deps
 	fuzz/run.sh $(FUZZ_SECONDS)
 
-run: build
-	@mkdir -p runs
-	./$(BUILD)/goblind serve --root ./runs --db ./goblind.db
+# The daemon alone (no test programs), quietly; the compiler's output only when it fails.
+run: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@echo "building goblind ($(BUILD)/build.log)"
+	@cmake --build $(BUILD) -j $(JOBS) --target goblind -- --no-print-directory >$(BUILD)/build.log 2>&1 \
+	  || { tail -n 40 $(BUILD)/build.log; exit 1; }
+	@mkdir -p $(RUN_ROOT)
+	@$(BUILD)/goblind serve --root $(RUN_ROOT) --db $(RUN_DB) $(ARGS)
 
 bench: test-deps build
 	bench/parse.sh
@@ -52,7 +61,8 @@ bench: test-deps build
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFDIR)
-	sed 's|/usr/local/bin/goblind|$(PREFIX)/bin/goblind|' systemd/goblind.service > $(DESTDIR)$(UNITDIR)/goblind.service
+	sed -e 's|/usr/local/bin/goblind|$(PREFIX)/bin/goblind|' -e 's|/usr/local/share/doc/goblind|$(PREFIX)/share/doc/goblind|' \
+	  systemd/goblind.service > $(DESTDIR)$(UNITDIR)/goblind.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/goblind.service
 	test -e $(DESTDIR)$(CONFDIR)/goblind.conf || \
 	  sed 's|^root = ./runs|root = /srv/goblin/runs|; s|^db = ./goblind.db|db = /var/lib/goblind/goblind.db|' \

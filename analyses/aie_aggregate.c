@@ -26,6 +26,7 @@ typedef struct agg_iter {
 
 typedef struct aggregate_run {
     bool present;
+    const analysis_config *settings; /* list_rows, read at render */
     size_t cores, common;
     agg_iter *iters;
     double runtime_avg, macs, clock;
@@ -36,9 +37,10 @@ typedef struct aggregate_run {
 } aggregate_run;
 
 static void *ag_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     (void)diag;
-    return calloc(1, sizeof(aggregate_run));
+    aggregate_run *A = calloc(1, sizeof *A);
+    if (A) A->settings = cfg;
+    return A;
 }
 
 static bool is_perf(const aie_iter *it) { return it->label == AIE_LABEL_PERF || it->label == AIE_LABEL_UNLABELLED; }
@@ -124,9 +126,10 @@ static void ag_render(const void *run, jw_out *w) {
     jw_key(w, "macs");
     if (A->has_macs) jw_number(w, A->macs);
     else jw_null(w);
+    size_t listed = section_listed(A->settings, A->common);
     jw_key(w, "iterations");
     jw_array_open(w);
-    for (size_t j = 0; j < A->common; j++) {
+    for (size_t j = 0; j < listed; j++) {
         jw_object_open(w);
         jw_key(w, "index");
         jw_int(w, (int64_t)j);
@@ -138,6 +141,7 @@ static void ag_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "iterations_listed", "iterations_unlisted", "iterations", listed, A->common);
     jw_key(w, "runtime_cycles");
     if (A->common) jw_number(w, A->runtime_avg);
     else jw_null(w);
@@ -169,16 +173,18 @@ static void ag_render_md(const void *run, strbuf *out) {
     smd_printf(out, "## AIE aggregate\n\n");
     smd_printf(out, "%zu core(s), %zu perf iteration(s) present on every core, clock %.3f GHz.\n\n", A->cores, A->common,
               A->clock);
-    if (A->note[0]) smd_printf(out, "Note: %s.\n\n", A->note);
+    if (A->note[0]) { smd_printf(out, "Note: "); smd_text(out, A->note); smd_printf(out, ".\n\n"); }
     if (!A->common) return;
     smd_printf(out, "| Iteration | Runtime (cycles) | Slowest tile | GMAC/s |\n|---:|---:|---|---:|\n");
-    for (size_t j = 0; j < A->common; j++) {
+    size_t listed = section_listed(A->settings, A->common);
+    for (size_t j = 0; j < listed; j++) {
         smd_printf(out, "| %zu | %lld | ", j, (long long)A->iters[j].runtime);
         smd_cell(out, A->iters[j].slowest, strlen(A->iters[j].slowest), SMD_NO_LIMIT);
         smd_printf(out, " | ");
         smd_value(out, A->has_macs ? A->macs * A->clock / (double)A->iters[j].runtime : 0, 3, A->has_macs && A->iters[j].runtime > 0);
         smd_printf(out, " |\n");
     }
+    if (listed < A->common) smd_printf(out, "\n%zu more iterations (analysis_list_rows).\n", A->common - listed);
     smd_printf(out, "\n| | Runtime (cycles) | GMAC/s |\n|---|---:|---:|\n");
     const char *names[3] = {"Average", "Best", "Worst"};
     double rt[3] = {A->runtime_avg, (double)A->runtime_min, (double)A->runtime_max};

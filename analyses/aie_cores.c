@@ -12,7 +12,8 @@
  *   3. m = the median of the new pairs; pairs outside [m/3, 3m] are outliers and dropped;
  *   4. iteration boundaries: a LOCK_STALL (B..E on the tile) lasting at least 20m; the
  *      kernels between two boundaries form one iteration (empty stretches are not
- *      iterations);
+ *      iterations); a kernel starting exactly at a stall's end belongs to the iteration
+ *      before the boundary (mlir-aie's post-processor's rule);
  *   5. labels: with aie_run.json's warmup W and iterations P, n >= W+P detected iterations
  *      are W warmup, P perf, the rest extra; n < W+P are labelled from the end (the trace
  *      lost its beginning): the last P perf, up to W before them warmup. A note says when
@@ -88,9 +89,8 @@ static aie_core *core_named(aie_cores_run *r, const char *tile, size_t n) {
 }
 
 static void *ac_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     aie_cores_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag;
+    if (r) r->diag = diag, r->settings = cfg;
     return r;
 }
 
@@ -117,12 +117,13 @@ static bool ac_consume(void *st, const record *r) {
                 buf[n] = 0;
                 char *end;
                 double v = strtod(buf, &end);
-                bool valid = n && !*end && (v > 0 || (k == AIE_WARMUP && v == 0));
+                bool counts = k == AIE_WARMUP || k == AIE_ITERATIONS;   /* 0 of them is a valid count */
+                bool valid = n && !*end && (v > 0 || (counts && v == 0));
                 s->cfg.any = true;
                 if (valid && !s->cfg.has[k]) s->cfg.v[k] = v, s->cfg.has[k] = true;
                 else if (!valid)
                     snprintf(s->note, sizeof s->note, "aie_run.json: %s = '%s' is not a %s number; ignored",
-                             AIE_CFG_KEYS[k], buf, k == AIE_WARMUP ? "non-negative" : "positive");
+                             AIE_CFG_KEYS[k], buf, counts ? "non-negative" : "positive");
             }
         return true;
     }
@@ -273,6 +274,7 @@ static bool analyse_core(aie_core *c, const aie_cfg *cfg) {
     size_t nl = 0;
     for (size_t i = 0; i < ns; i++)
         if (st[i].e - st[i].s >= 10 * m2) st[nl++] = st[i];
+    c->lock_stall_boundaries = nl;
     c->iters = calloc(n ? n : 1, sizeof *c->iters);
     if (!c->iters) { ok = false; goto out; }
     size_t b = 0;               /* long stalls ending at or before the current kernel's start */
@@ -280,11 +282,13 @@ static bool analyse_core(aie_core *c, const aie_cfg *cfg) {
     i128 first = 0, last = 0, sum = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n)
-            while (b < nl && st[b].e <= p[i].s) b++;
+            while (b < nl && st[b].e < p[i].s) b++;   /* a kernel starting at a stall's end is before it */
         if (cur >= 0 && (i == n || (long)b != cur)) {      /* close the open iteration */
             aie_iter *it = &c->iters[c->n_iters - 1];
             it->avg_cycles = (double)sum / (double)it->kernels;
             it->span_cycles = (int64_t)(last - first);
+            it->first_start = (int64_t)first;
+            it->last_end = (int64_t)last;
             if (cfg->has[AIE_m] && cfg->has[AIE_k] && cfg->has[AIE_n] && it->span_cycles > 0) {
                 double clock = cfg->has[AIE_CLOCK_GHZ] ? cfg->v[AIE_CLOCK_GHZ] : 1.25;
                 it->gmacs = (double)it->kernels * cfg->v[AIE_m] * cfg->v[AIE_k] * cfg->v[AIE_n] * clock /
@@ -347,91 +351,18 @@ static bool ac_finish(void *run, const section_results *earlier) {
     if (R->markers_capped || R->tiles_capped)
         diag_add(R->diag, "aie_cores: more than %u kernel/stall markers or %u tiles; the rest were not read",
                  AIE_MAX_MARKERS, AIE_MAX_TILES);
+    if (section_listed(R->settings, R->n) < R->n)      /* the section is an array: say it here */
+        diag_add(R->diag, "aie_cores: %zu tiles; the document lists the first %zu (analysis_list_rows)", R->n,
+                 section_listed(R->settings, R->n));
     return true;
 }
 
 static void ac_render(const void *run, jw_out *w) {
-    const aie_cores_run *R = run;
-    if (!R->n) { jw_null(w); return; }
-    jw_array_open(w);
-    for (size_t i = 0; i < R->n; i++) {
-        const aie_core *c = &R->cores[i];
-        jw_object_open(w);
-        jw_key(w, "tile");
-        jw_string(w, c->tile);
-        jw_key(w, "kernels");
-        jw_u64(w, (uint64_t)c->pairs);
-        jw_key(w, "median_cycles");
-        if (c->has_median) jw_number(w, c->median_cycles);
-        else jw_null(w);
-        jw_key(w, "dropped_duplicates");
-        jw_u64(w, (uint64_t)c->duplicates);
-        jw_key(w, "dropped_outliers");
-        jw_u64(w, (uint64_t)c->outliers);
-        jw_key(w, "orphans");
-        jw_u64(w, (uint64_t)c->orphans);
-        jw_key(w, "iterations");
-        jw_array_open(w);
-        for (size_t j = 0; j < c->n_iters; j++) {
-            const aie_iter *it = &c->iters[j];
-            jw_object_open(w);
-            jw_key(w, "index");
-            jw_int(w, (int64_t)j);
-            jw_key(w, "label");
-            jw_string(w, aie_label_name(it->label));
-            jw_key(w, "kernels");
-            jw_u64(w, (uint64_t)it->kernels);
-            jw_key(w, "avg_cycles");
-            jw_number(w, it->avg_cycles);
-            jw_key(w, "min_cycles");
-            jw_int(w, it->min_cycles);
-            jw_key(w, "max_cycles");
-            jw_int(w, it->max_cycles);
-            jw_key(w, "span_cycles");
-            jw_int(w, it->span_cycles);
-            jw_key(w, "gmacs");
-            if (it->has_gmacs) jw_number(w, it->gmacs);
-            else jw_null(w);
-            jw_object_close(w);
-        }
-        jw_array_close(w);
-        jw_key(w, "note");
-        if (c->note[0]) jw_string(w, c->note);
-        else if (R->note[0]) jw_string(w, R->note);
-        else jw_null(w);
-        jw_object_close(w);
-    }
-    jw_array_close(w);
+    aie_cores_render(run, w);
 }
 
-/* report.md: one table per core. */
 static void ac_render_md(const void *run, strbuf *out) {
-    const aie_cores_run *R = run;
-    if (!R->n) return;
-    smd_printf(out, "## AIE cores\n\n");
-    if (R->note[0]) smd_printf(out, "Note: %s.\n\n", R->note);
-    for (size_t i = 0; i < R->n; i++) {
-        const aie_core *c = &R->cores[i];
-        smd_printf(out, "### Tile ");
-        smd_cell(out, c->tile, strlen(c->tile), SMD_NO_LIMIT);
-        smd_printf(out, "\n\n%llu kernels paired", (unsigned long long)c->pairs);
-        if (c->has_median) smd_printf(out, ", median %.1f cycles", c->median_cycles);
-        smd_printf(out, "; dropped %llu duplicate markers, %llu outliers; %llu orphan markers ignored.\n\n",
-                  (unsigned long long)c->duplicates, (unsigned long long)c->outliers, (unsigned long long)c->orphans);
-        if (c->note[0]) smd_printf(out, "Note: %s.\n\n", c->note);
-        if (!c->n_iters) continue;
-        smd_printf(out, "| Iteration | Label | Kernels | Avg (cycles) | Min | Max | Span (cycles) | GMAC/s |\n");
-        smd_printf(out, "|---:|---|---:|---:|---:|---:|---:|---:|\n");
-        for (size_t j = 0; j < c->n_iters; j++) {
-            const aie_iter *it = &c->iters[j];
-            smd_printf(out, "| %zu | %s | %llu | %.1f | %lld | %lld | %lld | ", j, aie_label_name(it->label),
-                      (unsigned long long)it->kernels, it->avg_cycles, (long long)it->min_cycles,
-                      (long long)it->max_cycles, (long long)it->span_cycles);
-            smd_value(out, it->gmacs, 3, it->has_gmacs);
-            smd_printf(out, " |\n");
-        }
-        smd_printf(out, "\n");
-    }
+    aie_cores_render_md(run, out);
 }
 
 /* Numbers by path: "cores" (tiles with kernel markers), "kernels" (pairs kept, all cores). */

@@ -38,6 +38,7 @@ typedef struct aie_iter {
     double avg_cycles;
     int64_t min_cycles, max_cycles;
     int64_t span_cycles;             /* last kernel end - first kernel start */
+    int64_t first_start, last_end;   /* the first kernel's start and the last kernel's end (cycles) */
     double gmacs;                    /* kernels * m*k*n * clock_ghz / span; has_gmacs false: unknown */
     bool has_gmacs;
 } aie_iter;
@@ -54,6 +55,7 @@ typedef struct aie_core {
     i128_list stall_b, stall_e;      /* LOCK_STALL B, E */
     /* after finish */
     uint64_t pairs, duplicates, outliers, orphans;
+    uint64_t lock_stall_boundaries;  /* LOCK_STALLs long enough to end an iteration (>= 20 m) */
     double median_cycles;
     bool has_median;
     aie_iter *iters;
@@ -65,11 +67,16 @@ typedef struct aie_cores_run {
     aie_core *cores;
     size_t n, cap;
     aie_cfg cfg;
+    const analysis_config *settings; /* list_rows, read at render */
     diag_list *diag;
     bool any_events;
     uint64_t markers;                /* kept, all tiles */
     bool markers_capped, tiles_capped;
     char note[256];                  /* run-level note (labels, configuration), "" when none */
 } aie_cores_run;
+
+/* The section as JSON and as report.md's per-core details (analyses/aie_cores_render.c). */
+void aie_cores_render(const aie_cores_run *run, jw_out *w);
+void aie_cores_render_md(const aie_cores_run *run, strbuf *out);
 
 #endif

@@ -151,7 +151,8 @@ static void a_render_md(const void *run, strbuf *out) {
     smd_printf(out, "## API calls\n\n%llu calls, %.3f ms.\n\n| domain | function | calls | total (ms) | avg (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|\n", (unsigned long long)name_agg_calls(a), (double)total / 1e6);
     size_t *idx = name_agg_sorted(a);
-    for (size_t i = 0; idx && i < a->n && i < MD_ROWS; i++) {
+    size_t rows = section_listed(s->cfg, a->n < MD_ROWS ? a->n : MD_ROWS);
+    for (size_t i = 0; idx && i < rows; i++) {
         const name_entry *e = &a->e[idx[i]];
         smd_printf(out, "| %s | ", domain_key(e->tag));
         smd_cell(out, e->name, e->len, 80);
@@ -161,7 +162,8 @@ static void a_render_md(const void *run, strbuf *out) {
         smd_num(out, total > 0 ? 100.0 * (double)e->total / (double)total : 0, 1, total > 0);
         strbuf_putc(out, '\n');
     }
-    if (idx && a->n > MD_ROWS) smd_printf(out, "\n%zu more functions in the analysis document.\n", a->n - MD_ROWS);
+    if (idx && a->n > rows) smd_printf(out, "\n%zu more functions (the analysis document lists %zu).\n", a->n - rows,
+                                       section_listed(s->cfg, a->n));
     free(idx);
     strbuf_putc(out, '\n');
 }

@@ -2,7 +2,8 @@
  *
  * Every kernel dispatch gets its class from the shared name-pattern table
  * (analyses/kernel_class.c); memory copies count as memcpy and memsets as memset, whatever
- * their name. Per class: calls, total_ns (sum of durations), pct of the total. Integer sums
+ * their name. Barrier packets are their own class, outside the kernel totals (kernel_calls,
+ * kernel_total_ns). Per class: calls, total_ns (sum of durations), pct of the total. Integer sums
  * only, so a split read folds exactly (splittable). A record without a duration (neither
  * duration nor start/end) counts a call but no time (`calls_without_duration`), never 0 ns
  * as if measured. */
@@ -48,7 +49,7 @@ static bool cl_consume(void *st, const record *r) {
     s->calls[k]++;
     if (has_d) s->total_ns[k] = i128_add(s->total_ns[k], d);
     else s->without_duration++;
-    if (r->type == REC_KERNEL_DISPATCH) {
+    if (r->type == REC_KERNEL_DISPATCH && k != KC_BARRIER) {   /* a barrier packet is not a kernel */
         s->kernel_calls++;
         if (has_d) s->kernel_total_ns = i128_add(s->kernel_total_ns, d);
     }

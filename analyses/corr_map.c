@@ -17,8 +17,8 @@ bool corr_put(corr_map *m, uint64_t corr, int64_t a, int64_t b, uint32_t lane) {
     if (!m->slots && !(m->slots = calloc(SLOTS, sizeof *m->slots))) return false;
     size_t j = home(corr);
     for (; m->slots[j].used; j = (j + 1) & (SLOTS - 1))
-        if (m->slots[j].corr == corr) {
-            m->slots[j] = (corr_entry){corr, a, b, lane, true};
+        if (m->slots[j].corr == corr) {   /* the earlier a stays; on a tie, the entry already there */
+            if (a < m->slots[j].a) m->slots[j] = (corr_entry){corr, a, b, lane, true};
             return true;
         }
     if (m->count >= CORR_MAP_MAX) return false;

@@ -31,7 +31,10 @@ typedef struct corr_map {
                             * operations whose launches never come */
 } corr_map;
 
-/* Inserts (or replaces) corr. false when the map is full or out of memory. */
+/* Inserts corr. When corr is already there, the entry with the smaller `a` stays (an
+ * operation's or a launch's start: a graph launch's kernels share one correlation id and the
+ * launch matches the first of them); on equal `a`, the entry already there (read first).
+ * false when the map is full or out of memory. */
 bool corr_put(corr_map *m, uint64_t corr, int64_t a, int64_t b, uint32_t lane);
 /* Removes corr and copies its entry to *out; false when absent. */
 bool corr_take(corr_map *m, uint64_t corr, corr_entry *out);

@@ -18,9 +18,18 @@
 #define MAX_DEVICES 64
 #define NO_DEVICE INT64_MIN
 
-enum { P_VENDOR, P_NAME, P_MEMORY, P_CU, P_WAVE, N_PROP };
-static const char *const PROP_KEY[N_PROP] = {"vendor", "device_name", "memory_bytes", "compute_units", "wave_size"};
-static const char *const PROP_OUT[N_PROP] = {"vendor", "name", "memory_bytes", "compute_units", "wave_size"};
+/* Text properties first, then the integer ones (from P_MEMORY on). */
+enum { P_VENDOR, P_NAME, P_CC, P_MEMORY, P_CU, P_WAVE, P_SHMEM, P_THREADS, P_REGS, N_PROP };
+static const char *const PROP_KEY[N_PROP] = {"vendor", "device_name", "compute_capability", "memory_bytes",
+                                             "compute_units", "wave_size", "shared_memory_per_block",
+                                             "max_threads_per_block", "registers_per_block"};
+static const char *const PROP_OUT[N_PROP] = {"vendor", "name", "compute_capability", "memory_bytes",
+                                             "compute_units", "wave_size", "shared_memory_per_block",
+                                             "max_threads_per_block", "registers_per_block"};
+_Static_assert(sizeof PROP_KEY / sizeof *PROP_KEY == N_PROP && sizeof PROP_OUT / sizeof *PROP_OUT == N_PROP,
+               "one key per property");
+/* A wave (warp) of 64 lanes is AMD's: the vendor when no tracer version says it. */
+#define AMD_WAVE_SIZE 64
 enum { V_DRIVER, V_RUNTIME, V_ROCM, V_CUDA, V_ROCTRACER, V_CUPTI, V_PYTORCH, V_HOST, N_VER };
 static const char *const VER_KEY[N_VER] = {"driver_version", "runtime_version", "rocm_version", "cuda_version",
                                            "roctracer_version", "cupti_version", "pytorch_version", "hostname"};
@@ -139,7 +148,7 @@ static bool d_finish(void *run, const section_results *earlier) {
     device_state *s = run;
     qsort(s->dev, s->n_dev, sizeof *s->dev, cmp_dev);   /* NO_DEVICE first, then by index */
     for (size_t i = 0; i < s->n_dev; i++)
-        for (int k = P_MEMORY; k <= P_WAVE; k++) {
+        for (int k = P_MEMORY; k < N_PROP; k++) {
             uint64_t v;
             if (s->dev[i].prop[k] && !prop_int(&s->dev[i], k, &v))
                 diag_add(s->diag, "device: %s \"%s\" is not an integer; left null", PROP_KEY[k], s->dev[i].prop[k]);
@@ -167,6 +176,17 @@ static const device_facts *first_with(const device_state *s, int k) {
     return NULL;
 }
 
+/* The run's vendor: as a source said it, else AMD when a device's wave size is 64 (*inferred). */
+static const char *run_vendor(const device_state *s, bool *inferred) {
+    const device_facts *d = first_with(s, P_VENDOR);
+    *inferred = false;
+    if (d) return d->prop[P_VENDOR];
+    uint64_t wave;
+    for (size_t i = 0; i < s->n_dev; i++)
+        if (prop_int(&s->dev[i], P_WAVE, &wave) && wave == AMD_WAVE_SIZE) return *inferred = true, "AMD";
+    return NULL;
+}
+
 static bool any_fact(const device_state *s) {
     for (int k = 0; k < N_VER; k++)
         if (s->ver[k]) return true;
@@ -180,11 +200,25 @@ static size_t device_count(const device_state *s) {
     return named ? named : s->n_dev;
 }
 
+/* Whether a device's row says anything beyond the vendor (the run-wide vendor fact of a tracer
+ * version is not a device of its own). */
+static bool row_has_facts(const device_facts *d) {
+    for (int k = P_NAME; k < N_PROP; k++)
+        if (d->prop[k]) return true;
+    return d->vram_total != 0;
+}
+
 static void d_render(const void *run, jw_out *w) {
     const device_state *s = run;
     if (!any_fact(s)) { jw_null(w); return; }
     jw_object_open(w);
-    for (int k = 0; k < N_PROP; k++) {
+    bool inferred;
+    const char *vendor = run_vendor(s, &inferred);
+    jw_key(w, PROP_OUT[P_VENDOR]);
+    if (vendor) jw_string(w, vendor); else jw_null(w);
+    jw_key(w, "vendor_inferred");
+    if (vendor) jw_bool(w, inferred); else jw_null(w);
+    for (int k = P_VENDOR + 1; k < N_PROP; k++) {
         jw_key(w, PROP_OUT[k]);
         const device_facts *d = first_with(s, k);
         if (d) prop_value(w, d, k); else jw_null(w);
@@ -199,6 +233,7 @@ static void d_render(const void *run, jw_out *w) {
     jw_array_open(w);
     for (size_t i = 0; i < s->n_dev; i++) {
         const device_facts *d = &s->dev[i];
+        if (!row_has_facts(d)) continue;    /* the run-wide vendor: said above */
         jw_object_open(w);
         jw_key(w, "device");
         if (d->index == NO_DEVICE) jw_null(w); else jw_int(w, d->index);
@@ -212,19 +247,23 @@ static void d_render(const void *run, jw_out *w) {
     jw_object_close(w);
 }
 
-/* The report's device part: one row per device and the versions known. */
+/* The report's device part: the run's vendor, one row per device and the versions known. */
 static void d_render_md(const void *run, strbuf *out) {
     const device_state *s = run;
     if (!any_fact(s)) return;
     smd_printf(out, "## Device\n\n");
-    if (s->n_dev) {
-        smd_printf(out, "| device | vendor | name | memory (GiB) | compute units | wave size |\n|---|---|---|---:|---:|---:|\n");
+    bool rows = false;
+    for (size_t i = 0; i < s->n_dev; i++) rows |= row_has_facts(&s->dev[i]);
+    if (rows) {
+        smd_printf(out, "| device | name | compute capability | memory (GiB) | compute units | wave size |\n"
+                        "|---|---|---|---:|---:|---:|\n");
         for (size_t i = 0; i < s->n_dev; i++) {
             const device_facts *d = &s->dev[i];
             uint64_t v;
+            if (!row_has_facts(d)) continue;
             if (d->index == NO_DEVICE) smd_printf(out, "| — |");
             else smd_printf(out, "| %lld |", (long long)d->index);
-            for (int k = P_VENDOR; k <= P_NAME; k++) {
+            for (int k = P_NAME; k <= P_CC; k++) {
                 strbuf_putc(out, ' ');
                 if (d->prop[k]) smd_cell(out, d->prop[k], strlen(d->prop[k]), 80); else strbuf_append(out, "—", 3);
                 strbuf_append(out, " |", 2);
@@ -238,6 +277,13 @@ static void d_render_md(const void *run, strbuf *out) {
             strbuf_putc(out, '\n');
         }
         strbuf_putc(out, '\n');
+    }
+    bool inferred;
+    const char *vendor = run_vendor(s, &inferred);
+    if (vendor) {
+        smd_printf(out, "- vendor: ");
+        smd_cell(out, vendor, strlen(vendor), 80);
+        smd_printf(out, "%s\n", inferred ? " (inferred from a wave size of 64)" : "");
     }
     for (int k = 0; k < N_VER; k++)
         if (s->ver[k]) {
@@ -253,7 +299,7 @@ static bool d_number(const void *run, const char *path, double *out) {
     const device_state *s = run;
     if (!any_fact(s)) return false;
     if (!strcmp(path, "device_count")) { *out = (double)device_count(s); return true; }
-    for (int k = P_MEMORY; k <= P_WAVE; k++)
+    for (int k = P_MEMORY; k < N_PROP; k++)
         if (!strcmp(path, PROP_OUT[k])) {
             const device_facts *d = first_with(s, k);
             uint64_t v;

@@ -106,7 +106,7 @@ bool iset_flush(interval_set *s) {
 }
 
 bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch) {
-    if (end <= start) return true;
+    if (end < start) return true;
     iv_launch x = {start, end, launch};
     if (!s->n || start >= s->v[s->n - 1].start) {   /* in order: a new island or the last one grows */
         if (launch != IV_NO_LAUNCH && !s->launch && !want_launch(s)) return false;
@@ -229,7 +229,7 @@ bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi) {
 
 void iset_drop_prefix(interval_set *s, int64_t hi) {
     size_t k = 0;
-    while (k < s->n && s->v[k].end <= hi) k++;
+    while (k < s->n && s->v[k].end <= hi && s->v[k].start < hi) k++;   /* an instant at hi stays */
     if (k < s->n && s->v[k].start < hi) {   /* crosses hi: its start (and launch) are retired */
         s->v[k].start = hi;
         if (s->launch) s->launch[k] = IV_NO_LAUNCH;

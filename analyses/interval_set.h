@@ -21,7 +21,9 @@
 #define IV_BUFFER 4096u
 
 typedef struct iv {
-    int64_t start, end;    /* [start, end), start < end */
+    int64_t start, end;    /* [start, end), start <= end: start == end is an instant (a
+                            * zero-duration operation), an island of length 0 that still
+                            * splits an idle gap in two (HTA's rule) */
 } iv;
 
 /* A pending interval with its launch. */
@@ -42,7 +44,8 @@ typedef struct interval_set {
 /* The launch of island i (IV_NO_LAUNCH when unknown). */
 static inline int64_t iset_launch(const interval_set *s, size_t i) { return s->launch ? s->launch[i] : IV_NO_LAUNCH; }
 
-/* Adds [start, end) (ignored when end <= start). launch: see above. false on OOM. */
+/* Adds [start, end) (ignored when end < start; end == start adds an instant, which merges
+ * into an island it touches). launch: see above. false on OOM. */
 bool iset_add(interval_set *s, int64_t start, int64_t end, int64_t launch);
 /* Merges the pending buffer into the islands (every query below needs it). false on OOM. */
 bool iset_flush(interval_set *s);
@@ -68,8 +71,9 @@ void iset_totals_below(const interval_set *a, const interval_set *b, int64_t hi,
 /* Adds to dst the part of src below hi (islands cut at hi, launches kept): the prefix of
  * src, for unions of several sets' prefixes. false on OOM. */
 bool iset_add_prefix(interval_set *dst, const interval_set *src, int64_t hi);
-/* Forgets the part of s below hi: islands ending at or before hi go, an island crossing hi
- * keeps [hi, end) with an unknown launch (its start was before hi). */
+/* Forgets the part of s below hi: islands starting before hi and ending at or before it go
+ * (an instant at hi stays, as iset_add_prefix leaves it out), an island crossing hi keeps
+ * [hi, end) with an unknown launch (its start was before hi). */
 void iset_drop_prefix(interval_set *s, int64_t hi);
 /* Frees the set (empty and usable again). */
 void iset_free(interval_set *s);

@@ -15,7 +15,8 @@
 #include <string.h>
 
 static const char *const KEYS[KC_COUNT] = {"gemm", "attention", "communication", "memcpy", "memset",
-                                           "elementwise", "reduction", "normalization", "convolution", "other"};
+                                           "elementwise", "reduction", "normalization", "convolution", "barrier",
+                                           "other"};
 
 const char *kernel_class_key(kernel_class c) { return (unsigned)c < KC_COUNT ? KEYS[c] : "other"; }
 
@@ -27,6 +28,8 @@ typedef struct class_rule {
 } class_rule;
 
 static const class_rule RULES[] = {
+    /* not kernels: the time a queue's barrier-AND/OR packet waited (legacy rocprof lists it as a dispatch) */
+    {"<barrier packet", NULL, KC_BARRIER, "legacy rocprof's <barrier packet> rows (queue barriers, not kernels)"},
     /* communication: NCCL / RCCL and collective words (TraceLens: rccl|nccl|cross_device_reduce) */
     {NULL, "nccl", KC_COMMUNICATION, "NCCL (ncclDevKernel_*, ncclKernel_*)"},
     {NULL, "rccl", KC_COMMUNICATION, "RCCL"},

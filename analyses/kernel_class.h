@@ -9,6 +9,7 @@
 #define GOBLIN_KERNEL_CLASS_H
 
 #include <stddef.h>
+#include <strings.h>
 
 typedef enum {
     KC_GEMM,
@@ -20,6 +21,7 @@ typedef enum {
     KC_REDUCTION,
     KC_NORMALIZATION,
     KC_CONVOLUTION,
+    KC_BARRIER,              /* a queue's barrier packet (legacy rocprof "<barrier packet>"): not a kernel */
     KC_OTHER,
     KC_COUNT
 } kernel_class;
@@ -28,11 +30,18 @@ typedef enum {
  * row of the pattern table, KC_OTHER when none matches. Pure; thread-safe. */
 kernel_class kernel_class_of(const char *name, size_t len);
 /* The class's key in JSON and Prometheus labels: "gemm", "attention", "communication",
- * "memcpy", "memset", "elementwise", "reduction", "normalization", "convolution", "other". */
+ * "memcpy", "memset", "elementwise", "reduction", "normalization", "convolution", "barrier",
+ * "other". */
 const char *kernel_class_key(kernel_class c);
-/* Compute work for the timeline: every class but communication, memcpy and memset. */
+/* Compute work for the timeline: every class but communication, memcpy, memset and barrier. */
 static inline int kernel_class_is_compute(kernel_class c) {
-    return c != KC_COMMUNICATION && c != KC_MEMCPY && c != KC_MEMSET;
+    return c != KC_COMMUNICATION && c != KC_MEMCPY && c != KC_MEMSET && c != KC_BARRIER;
+}
+
+/* Whether a kernel name is a barrier packet (class KC_BARRIER, the table's first row) without
+ * a full classification: the name starts with "<barrier packet", ASCII case-insensitive. */
+static inline int kernel_is_barrier(const char *name, size_t len) {
+    return name && len >= 15 && name[0] == '<' && !strncasecmp(name, "<barrier packet", 15);
 }
 
 #endif

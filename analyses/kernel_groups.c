@@ -32,6 +32,7 @@ static void fold(kgroup *d, const kgroup *s) {
     if (s->lo < d->lo) d->lo = s->lo;
     if (s->hi > d->hi) d->hi = s->hi;
     if (s->kernels) d->gemm_since_attention = s->gemm_since_attention;
+    d->segment = d->segment || s->segment;
 }
 
 bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b) {
@@ -69,7 +70,8 @@ bool kgroups_merge(kgroups *dst, const kgroups *src) {
 size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom) {
     size_t k = 0;
     for (size_t i = 0; i < g->n; i++)
-        if (g->v[i].kernels >= min_kernels || g->v[i].hi >= before) g->v[k++] = g->v[i];
+        if (g->v[i].kernels >= min_kernels || g->v[i].hi >= before || (g->v[i].segment && g->v[i].attention && g->v[i].gemm))
+            g->v[k++] = g->v[i];
     size_t removed = g->n - k;
     if (!removed) return 0;
     g->n = k;

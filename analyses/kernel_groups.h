@@ -23,6 +23,8 @@ typedef struct kgroup {
     int64_t lo, hi;                      /* first kernel start, last kernel end */
     int64_t sum_ns, attention_ns, gemm_ns;  /* sums of kernel durations */
     bool gemm_since_attention;           /* a GEMM kernel came after the latest attention kernel */
+    bool segment;                        /* the rest of a group cut at an attention kernel (the
+                                          * layers section's graph launches; set by the caller) */
 } kgroup;
 
 typedef struct kgroups {
@@ -38,7 +40,8 @@ bool kgroups_add(kgroups *g, uint64_t key, kernel_class c, int64_t a, int64_t b)
 /* Folds every group of src into dst (same keys join). False: out of memory. */
 bool kgroups_merge(kgroups *dst, const kgroups *src);
 /* Removes every group with fewer than min_kernels kernels whose last kernel ended before
- * `before` (a finished group that can no longer matter), and rebuilds the index. Returns
+ * `before` (a finished group that can no longer matter) — but not a `segment` holding
+ * attention and GEMM work (a layer whatever its size) — and rebuilds the index. Returns
  * how many groups went; false in *oom when the index could not be rebuilt. */
 size_t kgroups_compact(kgroups *g, uint64_t min_kernels, int64_t before, bool *oom);
 /* Frees the groups and the index; g is then empty. */

@@ -4,6 +4,8 @@
  * Inputs: REC_KERNEL_DISPATCH (duration_ns, else end - start). Pre-aggregated stats rows
  * (REC_KERNEL_STATS with category "kernel" or none) fill the table only when the run has no
  * dispatch at all (a *_kernel_stats.csv beside no trace); then stddev and median are null.
+ * Barrier packets (legacy rocprof's "<barrier packet>" rows) are not kernels: counted apart
+ * (barrier_packets), outside the table and its totals.
  * Per-name aggregates live in name_agg (exact i128 sums: splittable). docs/ANALYSIS.md. */
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,15 @@
 #include "analyses/section.h"
 #include "analyses/section_md.h"
 
+/* Barrier packets: counted apart, not kernels (docs/ANALYSIS.md "kernels"). */
+typedef struct barrier_sum {
+    uint64_t calls;
+    i128 total_ns;
+} barrier_sum;
+
 typedef struct kernels_state {
     na_pair t;                  /* traced: the dispatches; stats: the stats rows */
+    barrier_sum traced_barriers, stats_barriers;
     diag_list *diag;            /* run state only */
     const analysis_config *cfg; /* the run's settings (list_rows read at render); NULL: a source state */
 } kernels_state;
@@ -43,11 +52,22 @@ static bool k_consume(void *st, const record *r) {
     if (r->type == REC_KERNEL_DISPATCH) {
         i128 d;
         if (!record_duration(r, &d)) { s->t.no_time++; return true; }
+        if (kernel_is_barrier(r->name, r->name_len)) {
+            s->traced_barriers.calls++;
+            s->traced_barriers.total_ns = i128_add(s->traced_barriers.total_ns, d);
+            return true;
+        }
         return name_agg_add(&s->t.traced, 0, r->name, r->name_len, d);
     }
     na_stats_row row;
-    if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && na_stats_row_of(r, &row))
+    if (r->type == REC_KERNEL_STATS && is_kernel_stats(r) && na_stats_row_of(r, &row)) {
+        if (kernel_is_barrier(r->name, r->name_len)) {
+            s->stats_barriers.calls += row.calls;
+            s->stats_barriers.total_ns = i128_add(s->stats_barriers.total_ns, row.total);
+            return true;
+        }
         return name_agg_add_stats(&s->t.stats, 0, r->name, r->name_len, &row);
+    }
     return true;
 }
 
@@ -61,6 +81,10 @@ static void k_close(void *st) {
 static bool k_end_source(void *run, void *src) {
     kernels_state *r = run, *s = src;
     bool ok = na_pair_fold(&r->t, &s->t);
+    r->traced_barriers.calls += s->traced_barriers.calls;
+    r->traced_barriers.total_ns = i128_add(r->traced_barriers.total_ns, s->traced_barriers.total_ns);
+    r->stats_barriers.calls += s->stats_barriers.calls;
+    r->stats_barriers.total_ns = i128_add(r->stats_barriers.total_ns, s->stats_barriers.total_ns);
     k_close(s);
     return ok;
 }
@@ -71,6 +95,11 @@ static bool k_finish(void *run, const section_results *earlier) {
     na_pair_finish(&s->t, s->diag, "kernels", "dispatches", "kernel table", "kernel names",
                    "dispatches of further names");
     return true;
+}
+
+/* The barrier packets of the table the section shows (dispatches or stats rows). */
+static const barrier_sum *barriers_of(const kernels_state *s) {
+    return s->t.result == &s->t.traced ? &s->traced_barriers : &s->stats_barriers;
 }
 
 static void k_render(const void *run, jw_out *w) {
@@ -87,6 +116,18 @@ static void k_render(const void *run, jw_out *w) {
     jw_i128_value(w, total);
     jw_key(w, "median_exact_cap");
     jw_int(w, NA_EXACT_CAP);
+    const barrier_sum *b = barriers_of(s);
+    jw_key(w, "barrier_packets");
+    if (b->calls) {
+        jw_object_open(w);
+        jw_key(w, "calls");
+        jw_u64(w, b->calls);
+        jw_key(w, "total_ns");
+        jw_i128_value(w, b->total_ns);
+        jw_object_close(w);
+    } else {
+        jw_null(w);
+    }
     jw_key(w, "by_name");
     jw_array_open(w);
     size_t *idx = name_agg_sorted(a);
@@ -129,7 +170,8 @@ static void k_render(const void *run, jw_out *w) {
 
 #define MD_ROWS 20
 
-/* The report's kernel table: the MD_ROWS busiest names (times in ms and us). */
+/* The report's kernel table: the MD_ROWS busiest names, fewer when analysis_list_rows says so
+ * (times in ms and us). */
 static void k_render_md(const void *run, strbuf *out) {
     const kernels_state *s = run;
     const name_agg *a = s->t.result;
@@ -137,10 +179,15 @@ static void k_render_md(const void *run, strbuf *out) {
     i128 total = name_agg_total(a);
     smd_printf(out, "## Kernels\n\n%llu dispatches, %.3f ms of kernel time (from %s).\n\n",
                (unsigned long long)name_agg_calls(a), (double)total / 1e6, a == &s->t.traced ? "dispatches" : "stats rows");
+    const barrier_sum *b = barriers_of(s);
+    if (b->calls)
+        smd_printf(out, "%llu barrier packets (%.3f ms of queue time) are not kernels and not counted here.\n\n",
+                   (unsigned long long)b->calls, (double)b->total_ns / 1e6);
     smd_printf(out, "| kernel | class | calls | total (ms) | avg (us) | median (us) | min (us) | max (us) | stddev (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     size_t *idx = name_agg_sorted(a);
-    for (size_t i = 0; idx && i < a->n && i < MD_ROWS; i++) {
+    size_t rows = section_listed(s->cfg, a->n < MD_ROWS ? a->n : MD_ROWS);
+    for (size_t i = 0; idx && i < rows; i++) {
         const name_entry *e = &a->e[idx[i]];
         double sd;
         bool has_sd = name_entry_stddev(e, &sd);
@@ -156,7 +203,8 @@ static void k_render_md(const void *run, strbuf *out) {
         smd_num(out, total > 0 ? 100.0 * (double)e->total / (double)total : 0, 1, total > 0);
         strbuf_putc(out, '\n');
     }
-    if (idx && a->n > MD_ROWS) smd_printf(out, "\n%zu more kernel names in the analysis document.\n", a->n - MD_ROWS);
+    if (idx && a->n > rows) smd_printf(out, "\n%zu more kernel names (the analysis document lists %zu).\n", a->n - rows,
+                                       section_listed(s->cfg, a->n));
     free(idx);
     strbuf_putc(out, '\n');
 }

@@ -6,7 +6,8 @@
  * and holds both attention-class and GEMM-class work (analyses/kernel_class.h). A group that
  * meets attention work again after attention and GEMM work (a graph launch of a whole
  * model) is cut there: each layer is then its attention kernels and the work after them up
- * to the next attention (the first holds what came before too). Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
+ * to the next attention (the first holds what came before too, the last what comes after),
+ * and each such segment with attention and GEMM work is a layer whatever its size. Layers are numbered in time order (first kernel start) per file. Per layer: kernels, span
  * (first start to last end), kernel time (sum of durations), attention and GEMM time.
  * null when no group qualifies. Joins are per file, as in ops. docs/ANALYSIS.md "layers". */
 #include <stddef.h>
@@ -56,6 +57,7 @@ typedef struct layers_file {
 
 typedef struct layers_run {
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     layers_file *acc;
     layer *v;
     size_t n, cap;
@@ -64,9 +66,8 @@ typedef struct layers_run {
 } layers_run;
 
 static void *layers_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     layers_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag;
+    if (r) r->diag = diag, r->cfg = cfg;
     return r;
 }
 
@@ -99,7 +100,12 @@ static int64_t finished_before(int64_t newest) {
     return newest > INT64_MIN + LAYER_FINISHED_NS ? newest - LAYER_FINISHED_NS : INT64_MIN;
 }
 
-static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS && k->attention && k->gemm; }
+/* A layer: attention and GEMM work, and at least LAYER_MIN_KERNELS kernels unless the group was
+ * cut at attention kernels (a graph launch of a whole model: each segment, the rest after the
+ * last cut included, is one layer whatever its size — a small model's layers are small). */
+static bool qualifies(const kgroup *k) {
+    return k->attention && k->gemm && (k->segment || k->kernels >= LAYER_MIN_KERNELS);
+}
 
 /* A group that meets an attention kernel after attention and then GEMM work spans several
  * layers (a graph launch of a whole model): the segment so far is cut off as one (kept when
@@ -108,6 +114,7 @@ static bool qualifies(const kgroup *k) { return k->kernels >= LAYER_MIN_KERNELS 
 static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
     uint32_t i = id_map_get(&g->index, key);
     if (i == ID_MAP_NONE || !g->v[i].gemm_since_attention) return true;
+    g->v[i].segment = true;   /* the group is cut: the segment so far is one layer */
     if (qualifies(&g->v[i])) {
         if (f->ncut >= MAX_LAYERS) {
             f->cut_dropped++;
@@ -121,7 +128,7 @@ static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
             f->cut[f->ncut++] = g->v[i];
         }
     }
-    g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN};
+    g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN, .segment = true};
     return true;
 }
 
@@ -256,7 +263,8 @@ static void layers_render(const void *run, jw_out *w) {
     jw_key(w, "items");
     jw_array_open(w);
     size_t number = 0;
-    for (size_t i = 0; i < r->n && i < LISTED_LAYERS; i++) {
+    size_t listed = section_listed(r->cfg, r->n < LISTED_LAYERS ? r->n : LISTED_LAYERS);
+    for (size_t i = 0; i < listed; i++) {
         const kgroup *g = &r->v[i].g;
         number = i && r->v[i].source == r->v[i - 1].source ? number + 1 : 0;
         jw_object_open(w);
@@ -283,6 +291,7 @@ static void layers_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "listed", "unlisted", "layers", listed, r->n);
     jw_object_close(w);
 }
 

@@ -24,14 +24,16 @@ typedef struct hot {
 
 typedef struct hotspots_run {
     const npu_ops_run *ops;          /* npu_ops' result, NULL when absent */
+    diag_list *diag;
     hot *items;
     size_t n;
 } hotspots_run;
 
 static void *nh_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
-    (void)diag;
-    return calloc(1, sizeof(hotspots_run));
+    (void)cfg;                       /* npu_ops' (the same settings) is read at render */
+    hotspots_run *H = calloc(1, sizeof *H);
+    if (H) H->diag = diag;
+    return H;
 }
 
 static double avg_us(const npu_group *g) { return (double)g->sum_ns / (double)g->count / 1000.0; }
@@ -62,6 +64,9 @@ static bool nh_finish(void *run, const section_results *earlier) {
         H->items[H->n++] = (hot){i, r, off};
     }
     if (H->n > 1) qsort_r(H->items, H->n, sizeof *H->items, cmp_off, (void *)ops);
+    if (section_listed(ops->cfg, H->n) < H->n)      /* the section is an array: say it here */
+        diag_add(H->diag, "npu_hotspots: %zu hotspots; the document lists the %zu farthest off (analysis_list_rows)",
+                 H->n, section_listed(ops->cfg, H->n));
     return true;
 }
 
@@ -69,7 +74,7 @@ static void nh_render(const void *run, jw_out *w) {
     const hotspots_run *H = run;
     if (!H->ops) { jw_null(w); return; }
     jw_array_open(w);
-    for (size_t i = 0; i < H->n; i++) {
+    for (size_t i = 0; i < section_listed(H->ops->cfg, H->n); i++) {
         const npu_group *g = &H->ops->t.groups[H->items[i].group];
         jw_object_open(w);
         jw_key(w, "op_type");
@@ -106,6 +111,12 @@ static void md_row_start(strbuf *out, const char *op_type, char *const sig[NPU_S
     smd_printf(out, " | ");
 }
 
+/* Ends a table cut by analysis_list_rows: how many rows it left out. */
+static void md_more(strbuf *out, size_t more) {
+    if (more) smd_printf(out, "\n%zu more signatures are not listed (analysis_list_rows).\n", more);
+    smd_printf(out, "\n");
+}
+
 #define SIG_HEAD "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
 #define SIG_RULE "|---|---|---|---|---|---"
 
@@ -120,13 +131,14 @@ static void nh_render_md(const void *run, strbuf *out) {
     if (!H->n) smd_printf(out, "None.\n\n");
     else {
         smd_printf(out, SIG_HEAD "| Count | Profiled (us) | Reference (us) | Ratio |\n" SIG_RULE "|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < H->n; i++) {
+        size_t listed = section_listed(H->ops->cfg, H->n);
+        for (size_t i = 0; i < listed; i++) {
             const npu_group *g = &t->groups[H->items[i].group];
             md_row_start(out, g->op_type, g->sig);
             smd_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)g->count, avg_us(g), g->reference_us,
                       H->items[i].ratio);
         }
-        smd_printf(out, "\n");
+        md_more(out, H->n - listed);
     }
     smd_printf(out, "## Ascend operators: missing shapes\n\nProfiled signatures the reference does not have.\n\n");
     size_t missing = 0;
@@ -134,13 +146,15 @@ static void nh_render_md(const void *run, strbuf *out) {
     if (!missing) smd_printf(out, "None.\n\n");
     else {
         smd_printf(out, SIG_HEAD "| Count | Avg (us) |\n" SIG_RULE "|---:|---:|\n");
-        for (size_t o = 0; o < t->n; o++) {
+        size_t listed = section_listed(H->ops->cfg, missing), shown = 0;
+        for (size_t o = 0; o < t->n && shown < listed; o++) {
             const npu_group *g = &t->groups[H->ops->order[o]];
             if (g->has_reference) continue;
+            shown++;
             md_row_start(out, g->op_type, g->sig);
             smd_printf(out, "%llu | %.3f |\n", (unsigned long long)g->count, avg_us(g));
         }
-        smd_printf(out, "\n");
+        md_more(out, missing - listed);
     }
     smd_printf(out, "## Ascend operators: duplicates\n\nReference signatures given by more than one row (the first "
                    "row's duration is used).\n\n");
@@ -149,14 +163,16 @@ static void nh_render_md(const void *run, strbuf *out) {
     if (!dups) smd_printf(out, "None.\n\n");
     else {
         smd_printf(out, SIG_HEAD "| Rows | Used (us) | Min (us) | Max (us) |\n" SIG_RULE "|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < t->n_refs; i++) {
+        size_t listed = section_listed(H->ops->cfg, dups), shown = 0;
+        for (size_t i = 0; i < t->n_refs && shown < listed; i++) {
             const npu_ref *r = &t->refs[i];
             if (r->rows < 2) continue;
+            shown++;
             md_row_start(out, r->op_type, r->sig);
             smd_printf(out, "%llu | %.3f | %.3f | %.3f |\n", (unsigned long long)r->rows, (double)r->first_ns / 1000.0,
                       (double)r->min_ns / 1000.0, (double)r->max_ns / 1000.0);
         }
-        smd_printf(out, "\n");
+        md_more(out, dups - listed);
     }
 }
 

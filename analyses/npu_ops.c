@@ -10,8 +10,8 @@
  * up, and npu_hotspots (derived) ranks the gaps. Signatures without a reference, and
  * reference signatures given more than once ("duplicates"), are listed here.
  *
- * Memory: one entry per group (at most NPU_MAX_GROUPS; further rows are counted and
- * dropped with a warning) holding its durations for the exact median (at most NPU_MAX_DURS
+ * Memory: one entry per group (at most NPU_MAX_GROUPS; further rows are counted in the totals
+ * and dropped with a warning) holding its durations for the exact median (at most NPU_MAX_DURS
  * per group; beyond, the median is unknown: null). Not splittable (sorted medians and float
  * counter sums are folded per source, in source order). Rendering: npu_ops_render.c. */
 #include "analyses/npu_ops.h"
@@ -79,14 +79,14 @@ static bool copy_sig(char *dst[NPU_SIG_FIELDS], const char *const sig[NPU_SIG_FI
     return true;
 }
 
-/* The group of key (created when new); NULL on OOM or past NPU_MAX_GROUPS. */
+/* The group of key (created when new); NULL on OOM (*oom set) or past NPU_MAX_GROUPS. */
 static npu_group *group_of(npu_table *t, char *key, const char *type, size_t type_len,
                            const char *const sig[NPU_SIG_FIELDS], const size_t sig_len[NPU_SIG_FIELDS], bool *oom) {
     size_t pos;
     bool found;
     if (!index_find(&t->slots, &t->n_slots, key, group_key_at, t->groups, t->n, &pos, &found)) { *oom = true; return NULL; }
     if (found) { free(key); return &t->groups[pos]; }
-    if (t->n >= NPU_MAX_GROUPS) { free(key); t->rows_dropped++; return NULL; }
+    if (t->n >= NPU_MAX_GROUPS) { free(key); return NULL; }      /* the caller counts the rows */
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
         npu_group *g = realloc(t->groups, cap * sizeof *g);
@@ -265,9 +265,8 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
 }
 
 static void *no_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     npu_ops_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag;
+    if (r) r->diag = diag, r->cfg = cfg;
     return r;
 }
 
@@ -317,6 +316,10 @@ static bool no_consume(void *st, const record *r) {
     if (!key) return false;
     bool oom = false;
     npu_group *g = group_of(t, key, r->name, tl, sig, sig_len, &oom);
+    if (!g && !oom) {
+        t->rows_dropped++, t->ops_dropped++;
+        t->ops_dropped_ns = i128_add(t->ops_dropped_ns, r->duration_ns);
+    }
     if (!g) return !oom;
     if (!add_duration(g, r->duration_ns)) return false;
     for (size_t i = 0; i < r->n_fields; i++) {
@@ -334,6 +337,15 @@ static bool no_end_source(void *run, void *st) {
     npu_ops_run *R = run;
     npu_table *s = st, *t = &R->t;
     bool ok = true;
+    if (!t->n && !t->n_refs && !t->n_counters && !t->rows_dropped) {
+        /* the first source: its table becomes the run's as it is (no second copy of up to
+         * NPU_MAX_GROUPS groups while folding) */
+        free(t->groups), free(t->slots), free(t->refs), free(t->ref_slots), free(t->counters);
+        *t = *s;
+        R->any_ops |= t->n > 0 || t->ops_dropped > 0;
+        free(s);
+        return true;
+    }
     for (size_t i = 0; ok && i < s->n; i++) {
         npu_group *sg = &s->groups[i];
         const char *sig[NPU_SIG_FIELDS];
@@ -343,8 +355,12 @@ static bool no_end_source(void *run, void *st) {
         bool oom = false;
         npu_group *g = key ? group_of(t, key, sg->op_type, strlen(sg->op_type), sig, len, &oom) : NULL;
         if (!key || oom) { ok = false; break; }
-        if (!g) { t->rows_dropped += sg->count; continue; }
         R->any_ops = true;
+        if (!g) {
+            t->rows_dropped += sg->count, t->ops_dropped += sg->count;
+            t->ops_dropped_ns = i128_add(t->ops_dropped_ns, sg->sum_ns);
+            continue;
+        }
         if (g->count == 0) g->min_ns = sg->min_ns, g->max_ns = sg->max_ns;
         if (sg->min_ns < g->min_ns) g->min_ns = sg->min_ns;
         if (sg->max_ns > g->max_ns) g->max_ns = sg->max_ns;
@@ -379,6 +395,9 @@ static bool no_end_source(void *run, void *st) {
         ok = add_ref(t, r->op_type, sig, len, r->first_ns, r->min_ns, r->max_ns, r->rows);
     }
     t->rows_dropped += s->rows_dropped;
+    t->ops_dropped += s->ops_dropped;
+    t->ops_dropped_ns = i128_add(t->ops_dropped_ns, s->ops_dropped_ns);
+    R->any_ops |= s->ops_dropped > 0;
     table_free(s);
     free(s);
     return ok;

@@ -57,7 +57,9 @@ typedef struct npu_table {
     size_t n_ref_slots;
     char **counters;                 /* counter column names, first-seen order */
     size_t n_counters;
-    uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS */
+    uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS (operator and reference rows) */
+    uint64_t ops_dropped;            /* the operator rows among them, counted in the totals */
+    i128 ops_dropped_ns;             /* and their durations */
     /* a source's field classification by position (a file's columns keep their places):
      * what each field is, with one string compare instead of a search */
     char pos_key[NPU_POS_CACHE][48];
@@ -67,6 +69,7 @@ typedef struct npu_table {
 
 typedef struct npu_ops_run {
     npu_table t;
+    const analysis_config *cfg;      /* list_rows, read at render */
     diag_list *diag;
     bool any_ops;
     size_t *order;                   /* groups by total time, descending (after finish) */

@@ -14,6 +14,50 @@ static void json_sig(jw_out *w, char *const sig[NPU_SIG_FIELDS]) {
     }
 }
 
+/* The operator rows and their total duration, the rows of signatures past NPU_MAX_GROUPS
+ * included (they are counted though not grouped). */
+static uint64_t npu_totals(const npu_table *t, i128 *total) {
+    uint64_t ops = t->ops_dropped;
+    *total = t->ops_dropped_ns;
+    for (size_t i = 0; i < t->n; i++) *total = i128_add(*total, t->groups[i].sum_ns), ops += t->groups[i].count;
+    return ops;
+}
+
+/* Signatures without a reference (none without any reference row). */
+static size_t npu_missing(const npu_table *t) {
+    size_t n = 0;
+    for (size_t i = 0; t->n_refs && i < t->n; i++) n += !t->groups[i].has_reference;
+    return n;
+}
+
+/* Reference signatures given by more than one row. */
+static size_t npu_duplicates(const npu_table *t) {
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_refs; i++) n += t->refs[i].rows > 1;
+    return n;
+}
+
+/* listed_key: listed and, when rows were left out, unlisted_key: {"signatures": the rows left
+ * out (null when signatures past NPU_MAX_GROUPS were not kept), count_key: what they count,
+ * "total_us": their total duration when rest_ns is given}. */
+static void json_cut(jw_out *w, const char *listed_key, const char *unlisted_key, size_t listed, size_t n,
+                     bool unknown_more, const char *count_key, uint64_t count, const i128 *rest_ns) {
+    jw_key(w, listed_key);
+    jw_u64(w, listed);
+    if (listed == n && !unknown_more) return;
+    jw_key(w, unlisted_key);
+    jw_object_open(w);
+    jw_key(w, "signatures");
+    if (unknown_more) jw_null(w); else jw_u64(w, n - listed);
+    jw_key(w, count_key);
+    jw_u64(w, count);
+    if (rest_ns) {
+        jw_key(w, "total_us");
+        jw_number(w, (double)*rest_ns / 1000.0);
+    }
+    jw_object_close(w);
+}
+
 static void json_opt(jw_out *w, const char *key, double v, bool has) {
     jw_key(w, key);
     if (has) jw_number(w, v);
@@ -24,9 +68,8 @@ void npu_ops_render(const void *run, jw_out *w) {
     const npu_ops_run *R = run;
     const npu_table *t = &R->t;
     if (!R->any_ops && !t->n_refs) { jw_null(w); return; }
-    i128 total = 0;
-    uint64_t ops = 0;
-    for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+    i128 total;
+    uint64_t ops = npu_totals(t, &total);
     jw_object_open(w);
     jw_key(w, "ops");
     jw_u64(w, (uint64_t)ops);
@@ -34,9 +77,10 @@ void npu_ops_render(const void *run, jw_out *w) {
     jw_u64(w, (uint64_t)t->n);
     jw_key(w, "total_us");
     jw_number(w, (double)total / 1000.0);
+    size_t listed = section_listed(R->cfg, t->n);
     jw_key(w, "items");
     jw_array_open(w);
-    for (size_t o = 0; o < t->n; o++) {
+    for (size_t o = 0; o < listed; o++) {
         const npu_group *g = &t->groups[R->order[o]];
         jw_object_open(w);
         jw_key(w, "op_type");
@@ -68,6 +112,13 @@ void npu_ops_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    uint64_t rest = t->ops_dropped;
+    i128 rest_ns = t->ops_dropped_ns;
+    for (size_t o = listed; o < t->n; o++) {
+        const npu_group *g = &t->groups[R->order[o]];
+        rest += g->count, rest_ns = i128_add(rest_ns, g->sum_ns);
+    }
+    json_cut(w, "listed", "unlisted", listed, t->n, t->ops_dropped > 0, "count", rest, &rest_ns);
     /* reference: null when no reference row was read */
     jw_key(w, "reference");
     if (!t->n_refs) jw_null(w);
@@ -87,10 +138,12 @@ void npu_ops_render(const void *run, jw_out *w) {
     jw_key(w, "missing_reference");
     if (!t->n_refs) jw_null(w);
     else {
+        size_t m_listed = section_listed(R->cfg, npu_missing(t)), shown = 0;
         jw_array_open(w);
-        for (size_t o = 0; o < t->n; o++) {
+        for (size_t o = 0; o < t->n && shown < m_listed; o++) {
             const npu_group *g = &t->groups[R->order[o]];
             if (g->has_reference) continue;
+            shown++;
             jw_object_open(w);
             jw_key(w, "op_type");
             jw_string(w, g->op_type);
@@ -103,13 +156,24 @@ void npu_ops_render(const void *run, jw_out *w) {
         }
         jw_array_close(w);
     }
+    if (t->n_refs) {    /* beside the list: how much of it is shown */
+        size_t missing = npu_missing(t), m_listed = section_listed(R->cfg, missing), shown = 0;
+        uint64_t m_rest = 0;
+        for (size_t o = 0; o < t->n; o++)
+            if (!t->groups[R->order[o]].has_reference && shown++ >= m_listed) m_rest += t->groups[R->order[o]].count;
+        json_cut(w, "missing_reference_listed", "missing_reference_unlisted", m_listed, missing, false, "count", m_rest,
+                 NULL);
+    }
     jw_key(w, "duplicates");
     if (!t->n_refs) jw_null(w);
     else {
+        size_t dups = npu_duplicates(t), d_listed = section_listed(R->cfg, dups), shown = 0;
+        uint64_t d_rest = 0;
         jw_array_open(w);
         for (size_t i = 0; i < t->n_refs; i++) {
             const npu_ref *r = &t->refs[i];
             if (r->rows < 2) continue;
+            if (shown++ >= d_listed) { d_rest += r->rows; continue; }
             jw_object_open(w);
             jw_key(w, "op_type");
             jw_string(w, r->op_type);
@@ -125,6 +189,7 @@ void npu_ops_render(const void *run, jw_out *w) {
             jw_object_close(w);
         }
         jw_array_close(w);
+        json_cut(w, "duplicates_listed", "duplicates_unlisted", d_listed, dups, false, "rows", d_rest, NULL);
     }
     jw_object_close(w);
 }
@@ -141,12 +206,11 @@ void npu_ops_render_md(const void *run, strbuf *out) {
     const npu_ops_run *R = run;
     const npu_table *t = &R->t;
     if (!R->any_ops) return;
-    i128 total = 0;
-    uint64_t ops = 0;
-    for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+    i128 total;
+    uint64_t ops = npu_totals(t, &total);
     smd_printf(out, "## Ascend operators: overview\n\n");
-    smd_printf(out, "- Operator tasks: %llu\n- Signatures (operator type + shapes, types, formats): %zu\n",
-              (unsigned long long)ops, t->n);
+    smd_printf(out, "- Operator tasks: %llu\n- Signatures (operator type + shapes, types, formats): %s%zu\n",
+              (unsigned long long)ops, t->ops_dropped ? "more than " : "", t->n);
     smd_printf(out, "- Total task duration: %.3f us\n", (double)total / 1000.0);
     if (t->n_refs) smd_printf(out, "- Reference signatures: %zu\n", t->n_refs);
     else smd_printf(out, "- Reference durations: none given\n");
@@ -154,7 +218,8 @@ void npu_ops_render_md(const void *run, strbuf *out) {
     smd_printf(out, "| OP Type | Input Shapes | Input Data Types | Input Formats | Output Shapes | Output Data Types "
                    "| Count | Min (us) | Avg (us) | Median (us) | Std (us) | Reference (us) |\n");
     smd_printf(out, "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
-    for (size_t o = 0; o < t->n; o++) {
+    size_t listed = section_listed(R->cfg, t->n);
+    for (size_t o = 0; o < listed; o++) {
         const npu_group *g = &t->groups[R->order[o]];
         smd_printf(out, "| ");
         smd_cell(out, g->op_type, strlen(g->op_type), SMD_NO_LIMIT);
@@ -172,6 +237,14 @@ void npu_ops_render_md(const void *run, strbuf *out) {
         smd_value(out, g->reference_us, 3, g->has_reference);
         smd_printf(out, " |\n");
     }
+    if (listed < t->n || t->ops_dropped) {
+        uint64_t rest = t->ops_dropped;
+        i128 rest_ns = t->ops_dropped_ns;
+        for (size_t o = listed; o < t->n; o++)
+            rest += t->groups[R->order[o]].count, rest_ns = i128_add(rest_ns, t->groups[R->order[o]].sum_ns);
+        smd_printf(out, "\n%s%zu more signatures (%llu tasks, %.3f us) are not listed (analysis_list_rows).\n",
+                   t->ops_dropped ? "More than " : "", t->n - listed, (unsigned long long)rest, (double)rest_ns / 1000.0);
+    }
     smd_printf(out, "\n");
 }
 
@@ -182,20 +255,14 @@ bool npu_ops_number(const void *run, const char *path, double *out) {
     if (!R->any_ops && !t->n_refs) return false;
     if (!strcmp(path, "signatures")) { *out = (double)t->n; return true; }
     if (!strcmp(path, "ops") || !strcmp(path, "total_us")) {
-        i128 total = 0;
-        uint64_t ops = 0;
-        for (size_t i = 0; i < t->n; i++) total = i128_add(total, t->groups[i].sum_ns), ops += t->groups[i].count;
+        i128 total;
+        uint64_t ops = npu_totals(t, &total);
         *out = !strcmp(path, "ops") ? (double)ops : (double)total / 1000.0;
         return true;
     }
     if (!t->n_refs) return false;
     if (!strcmp(path, "reference.signatures")) { *out = (double)t->n_refs; return true; }
-    if (!strcmp(path, "missing_reference")) {
-        size_t n = 0;
-        for (size_t i = 0; i < t->n; i++) n += !t->groups[i].has_reference;
-        *out = (double)n;
-        return true;
-    }
+    if (!strcmp(path, "missing_reference")) { *out = (double)npu_missing(t); return true; }
     return false;
 }
 

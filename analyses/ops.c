@@ -68,10 +68,10 @@ static void file_free(ops_file *f) {
 }
 
 static void *ops_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     ops_run *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->diag = diag;
+    r->cfg = cfg;
     r->pool.max_bytes = MAX_NAME_BYTES;
     return r;
 }
@@ -291,7 +291,7 @@ static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t
 
 /* Joins the file's waiting kernels, names the Python frames, folds it into the run. */
 static bool resolve_file(ops_run *r, ops_file *f) {
-    uint64_t unresolved = 0;
+    uint64_t unresolved = 0, unmapped = 0;
     pending_kernel k;
     while (plog_take(&f->pending, &k)) {   /* read once: its blocks are freed as read */
         uint32_t op = op_of(f, &k);
@@ -310,7 +310,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
         if (!f->agg[i].kernels) continue;
         if (map[i] == ID_MAP_NONE) {
-            unresolved += f->agg[i].kernels;
+            unmapped += f->agg[i].kernels;
             continue;
         }
         if (!agg_reserve(&r->agg, &r->capagg, map[i]) || !agg_fold(&r->agg[map[i]], &f->agg[i], map, &r->spans, &r->time_dropped)) {
@@ -320,7 +320,8 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     }
     free(map);
     r->kernels += f->kernels;
-    r->unattributed += unresolved + f->no_id + f->pending_dropped;
+    r->unattributed += unresolved + unmapped + f->no_id + f->pending_dropped;
+    r->no_id += f->no_id, r->no_operator += unresolved, r->name_bound += unmapped;
     r->pending_dropped += f->pending_dropped;
     r->pending_dropped_no_ops += f->pending_dropped_no_ops;
     r->ops_dropped += f->ops_dropped;
@@ -420,11 +421,23 @@ static void ops_render(const void *run, jw_out *w) {
     jw_int(w, (int64_t)attributed(r));
     jw_key(w, "unattributed_kernels");
     jw_int(w, (int64_t)r->unattributed);
+    jw_key(w, "unattributed");   /* why: the four sum to unattributed_kernels */
+    jw_object_open(w);
+    jw_key(w, "no_id");
+    jw_int(w, (int64_t)r->no_id);
+    jw_key(w, "no_operator");
+    jw_int(w, (int64_t)r->no_operator);
+    jw_key(w, "pending_bound");
+    jw_int(w, (int64_t)r->pending_dropped);
+    jw_key(w, "name_bound");
+    jw_int(w, (int64_t)r->name_bound);
+    jw_object_close(w);
     jw_key(w, "operators");
     jw_int(w, (int64_t)r->norder);
     jw_key(w, "by_op");
     jw_array_open(w);
-    for (size_t i = 0; i < r->norder && i < TOP_LISTED; i++) {
+    size_t listed = section_listed(r->cfg, r->norder < TOP_LISTED ? r->norder : TOP_LISTED);
+    for (size_t i = 0; i < listed; i++) {
         const name_agg *a = &r->agg[r->order[i]];
         jw_object_open(w);
         jw_key(w, "name");
@@ -456,6 +469,7 @@ static void ops_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "listed", "unlisted", "operators", listed, r->norder);
     jw_object_close(w);
 }
 

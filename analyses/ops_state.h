@@ -12,6 +12,7 @@
 #include "analyses/ns_intervals.h"
 #include "analyses/ops_frames.h"
 #include "analyses/piece_log.h"
+#include "analyses/section.h"
 
 #define MAX_OPS_PER_FILE ((size_t)1 << 17)      /* operator instances with an External id */
 #define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
@@ -140,12 +141,17 @@ static inline uint32_t ops_op_by_corr(const ops_file *f, uint64_t corr) {
 
 typedef struct ops_run {
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     ops_file *acc;           /* the file being joined */
     str_pool pool;
     name_agg *agg;
     size_t capagg;
     uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
     uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
+    /* why the unattributed kernels are (they sum to unattributed with pending_dropped): no id or
+     * no time; ids naming no operator kept (also those of operators past the bounds); an
+     * operator name the run's name pool could not take */
+    uint64_t no_id, no_operator, name_bound;
     size_t spans;
     bool any_op, oom;
     size_t *order;           /* finish: name ids by kernel time, descending */

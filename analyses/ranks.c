@@ -51,6 +51,7 @@ typedef struct rank_total {
 
 typedef struct ranks_run {
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     str_pool pool;
     occ_list occ;
     size_t last_index;
@@ -73,10 +74,10 @@ typedef struct ranks_src {
 } ranks_src;
 
 static void *ranks_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     ranks_run *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->diag = diag;
+    r->cfg = cfg;
     r->pool.max_bytes = MAX_NAME_BYTES;
     r->last_index = (size_t)-1;
     r->last_metadata_rank = -1;
@@ -311,9 +312,10 @@ static void ranks_render(const void *run, jw_out *w) {
     jw_key(w, "straggler_rank");
     if (r->straggler >= 0 || r->ncoll) rank_value(w, r->straggler);
     else jw_null(w);
+    size_t ranks_listed = section_listed(r->cfg, r->nranks);
     jw_key(w, "per_rank");
     jw_array_open(w);
-    for (size_t i = 0; i < r->nranks; i++) {
+    for (size_t i = 0; i < ranks_listed; i++) {
         jw_object_open(w);
         jw_key(w, "rank");
         rank_value(w, r->per_rank[i].rank);
@@ -326,9 +328,11 @@ static void ranks_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "per_rank_listed", "per_rank_unlisted", "ranks", ranks_listed, r->nranks);
+    size_t coll_listed = section_listed(r->cfg, r->ncoll < LISTED ? r->ncoll : LISTED);
     jw_key(w, "collectives");
     jw_array_open(w);
-    for (size_t i = 0; i < r->ncoll && i < LISTED; i++) {
+    for (size_t i = 0; i < coll_listed; i++) {
         const coll_summary *c = &r->coll[i];
         jw_object_open(w);
         jw_key(w, "name");
@@ -354,6 +358,7 @@ static void ranks_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    section_render_cut(w, "collectives_listed", "collectives_unlisted", "collectives", coll_listed, r->ncoll);
     jw_object_close(w);
 }
 

@@ -13,6 +13,7 @@
 
 #include "analyses/kernel_class.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 #include "parsers/kernel_table.h"
 
 #define REC_MAX_EVIDENCE 4
@@ -389,8 +390,10 @@ static void rc_render_md(const void *run, strbuf *out) {
     for (size_t i = 0; i < N_RULES; i++) {
         if (r->status[i] != RULE_FIRED) continue;
         char line[512];
-        int n = snprintf(line, sizeof line, "- **%s** (%s): %s\n", RULES[i].id, RULES[i].severity, r->out[i].message);
+        int n = snprintf(line, sizeof line, "- **%s** (%s): ", RULES[i].id, RULES[i].severity);
         if (n > 0) strbuf_append(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        smd_text(out, r->out[i].message);
+        strbuf_putc(out, '\n');
         any = true;
     }
     static const char NONE[] = "- none of the rules fired\n";

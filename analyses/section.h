@@ -3,8 +3,9 @@
  * The analysis document (`goblind analyze`, GET /runs/<id>/analysis) is one JSON object
  * whose keys are sections ("sources", "device", "kernels", "timeline", "npu_ops", ...).
  * Each section is one section_analysis, listed once in analyses/section_registry.c: adding
- * an analysis is one file plus one registry line, and nothing in core/, storage/, api/ or
- * daemon/ changes.
+ * an analysis is one file plus one registry line (and the file's line in CMakeLists.txt's
+ * source list; analyses/counters_section.c is an example), and nothing in core/, storage/,
+ * api/ or daemon/ changes.
  *
  * The driver (core/run_analysis) reads every source of a run (one file read by one
  * format; a run may hold several files of one kind, one per rank) and hands each source's
@@ -85,10 +86,20 @@ typedef struct analysis_config {
     int64_t short_kernel_ns;           /* timeline: a kernel shorter than this is short (10 us) */
     const char *npu_reference_dir;     /* msprof reference durations; NULL: <run>/reference */
     const char *run_dir;               /* the run directory being analysed */
-    size_t list_rows;                  /* per-name tables (kernels.by_name, api.by_function) list
-                                        * at most this many rows, the busiest; the others are
-                                        * summed in `unlisted`. 0: every row */
+    size_t list_rows;                  /* every list of the document (kernels.by_name,
+                                        * api.by_function, npu_ops.items, steps.items, ...) shows
+                                        * at most this many rows (section_listed); the others are
+                                        * counted (and summed) beside it. 0: every row */
 } analysis_config;
+
+/* How many of a list's n rows the document (and report.md) shows: at most cfg->list_rows,
+ * all n when that is 0 or cfg is NULL. Every section cuts every list it renders by this, and
+ * says beside the list how many rows (and what totals) were left out. */
+size_t section_listed(const analysis_config *cfg, size_t n);
+/* Beside a list cut by section_listed: listed_key: listed and, when some of the n rows were
+ * left out, unlisted_key: {unit: how many}. */
+void section_render_cut(jw_out *w, const char *listed_key, const char *unlisted_key, const char *unit, size_t listed,
+                        size_t n);
 
 /* The finished results of the analyses registered before the one asking: analysis i's run
  * state is states[i] (NULL when it did not run). */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void smd_printf(strbuf *out, const char *fmt, ...) {
     char line[1024];
@@ -30,12 +31,20 @@ void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
         while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;   /* not inside a UTF-8 sequence */
     }
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '|' || c == '\\' || c == '`' || c == '*') strbuf_putc(out, '\\');
-        strbuf_putc(out, c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<') strbuf_append(out, "&lt;", 4);
+        else if (c == '>') strbuf_append(out, "&gt;", 4);
+        else if (c == '&') strbuf_append(out, "&amp;", 5);
+        else if (c < 0x20 || c == 0x7f) strbuf_putc(out, ' ');   /* line breaks, tabs, escapes */
+        else if (strchr("|\\`*_[]()!~", c) || (i == 0 && strchr("#-+=", c))) {
+            strbuf_putc(out, '\\');
+            strbuf_putc(out, (char)c);
+        } else strbuf_putc(out, (char)c);
     }
     if (cut) strbuf_append(out, "…", 3);
 }
+
+void smd_text(strbuf *out, const char *s) { smd_cell(out, s, s ? strlen(s) : 0, SMD_NO_LIMIT); }
 
 void smd_num(strbuf *out, double v, int decimals, bool has) {
     if (has) smd_printf(out, " %.*f |", decimals, v);

@@ -20,6 +20,7 @@
 #include "analyses/kernel_class_cache.h"
 #include "analyses/ns_intervals.h"
 #include "analyses/section.h"
+#include "analyses/section_md.h"
 #include "analyses/steps_retire.h"
 
 static const char *const PART_KEYS[N_PARTS] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
@@ -32,6 +33,7 @@ typedef struct steps_run {
     rank_data *ranks;
     size_t n;
     diag_list *diag;
+    const analysis_config *cfg;  /* list_rows, read at render */
     bool oom;
     size_t last_index;      /* the last folded source and the rank its metadata named, so */
     int last_metadata_rank; /* that a split read's second piece joins the same rank */
@@ -61,10 +63,10 @@ static void rank_data_free(rank_data *d) {
 }
 
 static void *steps_open(const analysis_config *cfg, diag_list *diag) {
-    (void)cfg;
     steps_run *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->diag = diag;
+    r->cfg = cfg;
     r->last_index = (size_t)-1;
     r->last_metadata_rank = -1;
     return r;
@@ -165,9 +167,12 @@ static bool steps_consume(void *src, const record *r) {
     }
     int part;
     switch (r->type) {
-    case REC_KERNEL_DISPATCH:
-        part = kcc_class_of(&s->classes, r->name, r->name_len) == KC_COMMUNICATION ? P_COMM : P_KERNEL;
+    case REC_KERNEL_DISPATCH: {
+        kernel_class c = kcc_class_of(&s->classes, r->name, r->name_len);
+        if (c == KC_BARRIER) return true;   /* a queue waiting on a barrier packet: no GPU work */
+        part = c == KC_COMMUNICATION ? P_COMM : P_KERNEL;
         break;
+    }
     case REC_MEMORY_COPY: part = P_MEMCPY; break;
     case REC_MEMSET: part = P_MEMSET; break;
     case REC_API_CALL: part = P_RUNTIME; break;
@@ -458,9 +463,10 @@ static void steps_render(const void *run, jw_out *w) {
     for (size_t i = 0; i < r->n; i++) exact &= !r->ranks[i].inexact;
     jw_key(w, "exact");
     jw_bool(w, exact);
+    size_t listed = section_listed(r->cfg, d->nsteps);
     jw_key(w, "items");
     jw_array_open(w);
-    for (size_t i = 0; i < d->nsteps; i++) {
+    for (size_t i = 0; i < listed; i++) {
         jw_object_open(w);
         jw_key(w, "name");
         jw_string(w, d->steps[i].name);
@@ -474,10 +480,24 @@ static void steps_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    jw_key(w, "listed");
+    jw_int(w, (int64_t)listed);
+    if (listed < d->nsteps) {     /* the steps past analysis_list_rows: how many, how long */
+        int64_t rest = 0;
+        for (size_t i = listed; i < d->nsteps; i++) rest += d->steps[i].end - d->steps[i].start;
+        jw_key(w, "unlisted");
+        jw_object_open(w);
+        jw_key(w, "steps");
+        jw_int(w, (int64_t)(d->nsteps - listed));
+        jw_key(w, "wall_ns");
+        jw_int(w, rest);
+        jw_object_close(w);
+    }
     render_summary(w, d);
+    size_t ranks_listed = r->n > 1 ? section_listed(r->cfg, r->n) : 0;
     jw_key(w, "ranks");
     jw_array_open(w);
-    for (size_t i = 0; r->n > 1 && i < r->n; i++) {
+    for (size_t i = 0; i < ranks_listed; i++) {
         jw_object_open(w);
         jw_key(w, "rank");
         if (r->ranks[i].rank >= 0) jw_int(w, r->ranks[i].rank);
@@ -486,6 +506,10 @@ static void steps_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
+    if (ranks_listed < (r->n > 1 ? r->n : 0)) {
+        jw_key(w, "ranks_unlisted");
+        jw_int(w, (int64_t)(r->n - ranks_listed));
+    }
     jw_object_close(w);
 }
 
@@ -508,11 +532,11 @@ static void steps_render_md(const void *run, strbuf *out) {
     const int64_t *parts = d->nsteps ? d->mean_parts : d->run_parts;
     int64_t wall = d->nsteps ? d->mean_wall : d->hi - d->lo;
     md_printf(out, "## Step time breakdown\n\n");
-    if (d->nsteps)
-        md_printf(out, "%zu ProfilerStep ranges; mean step %.3f ms; slowest %s (%.3f ms).\n\n", d->nsteps,
-                  (double)wall / 1e6, d->steps[d->slowest].name,
-                  (double)(d->steps[d->slowest].end - d->steps[d->slowest].start) / 1e6);
-    else
+    if (d->nsteps) {
+        md_printf(out, "%zu ProfilerStep ranges; mean step %.3f ms; slowest ", d->nsteps, (double)wall / 1e6);
+        smd_cell(out, d->steps[d->slowest].name, strlen(d->steps[d->slowest].name), 200);   /* the trace's name */
+        md_printf(out, " (%.3f ms).\n\n", (double)(d->steps[d->slowest].end - d->steps[d->slowest].start) / 1e6);
+    } else
         md_printf(out, "No ProfilerStep ranges: the whole run (%.3f ms).\n\n", (double)wall / 1e6);
     md_printf(out, "| part | %s ms | share |\n|---|---:|---:|\n", d->nsteps ? "mean" : "run");
     for (int p = 0; p < N_PARTS; p++) {

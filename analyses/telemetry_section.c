@@ -256,11 +256,31 @@ static void t_render_md(const void *run, strbuf *out) {
     strbuf_putc(out, '\n');
 }
 
+/* "gpus.<k>.<field>": the k-th GPU that has a device index (in device order): "device",
+ * "util_mean_pct", "power_mean_w" or "vram_peak_bytes" (core/ingest_doc.h's per-GPU gauges). */
+static bool gpu_number(const telemetry_state *s, const char *path, double *out) {
+    char *end;
+    long k = strtol(path, &end, 10);
+    if (end == path || *end != '.' || k < 0) return false;
+    const gpu_agg *g = NULL;
+    for (size_t i = 0, seen = 0; i < s->n && !g; i++)
+        if (s->gpu[i].index != NO_DEVICE && seen++ == (size_t)k) g = &s->gpu[i];
+    if (!g) return false;
+    const char *f = end + 1;
+    const stat1 *st = !strcmp(f, "util_mean_pct") ? &g->util : !strcmp(f, "power_mean_w") ? &g->power
+                    : !strcmp(f, "vram_peak_bytes") ? &g->vram : NULL;
+    if (!strcmp(f, "device")) { *out = (double)g->index; return true; }
+    if (!st || !st->n) return false;
+    *out = st == &g->vram ? st->max : st->sum / (double)st->n;
+    return true;
+}
+
 /* "samples", "util_mean_pct", "util_max_pct", "vram_peak_bytes", "power_max_w", "temp_max_c"
- * (over every GPU). */
+ * (over every GPU); "gpus.<k>.<field>" one GPU's (gpu_number). */
 static bool t_number(const void *run, const char *path, double *out) {
     const telemetry_state *s = run;
     if (!total_samples(s)) return false;
+    if (!strncmp(path, "gpus.", 5)) return gpu_number(s, path + 5, out);
     if (!strcmp(path, "samples")) { *out = (double)total_samples(s); return true; }
     static const struct { const char *path; size_t offset; bool mean; } P[] = {
         {"util_mean_pct", offsetof(gpu_agg, util), true}, {"util_max_pct", offsetof(gpu_agg, util), false},

@@ -137,6 +137,9 @@ static bool tl_consume(void *st, const record *r) {
     else if (timed && (r->has & RF_DURATION)) timed = to_i64(i128_add(r->start_ns, r->duration_ns), &end);
     else timed = false;
     if (!timed || end < start) { s->untimed_ops++; return true; }
+    kernel_class k = r->type == REC_MEMORY_COPY ? KC_MEMCPY : r->type == REC_MEMSET ? KC_MEMSET
+                                                            : kcc_class_of(&s->cache, r->name, r->name_len);
+    if (k == KC_BARRIER) { s->barrier_packets++; return true; }   /* a queue waiting, not GPU work */
     bool oom = false;
     long li = lane_of(s, s->rank, r->has & RF_DEVICE, r->device, r->has & RF_STREAM, r->stream, &oom);
     if (oom) return false;
@@ -144,8 +147,6 @@ static bool tl_consume(void *st, const record *r) {
     tl_lane *l = &s->lanes[li];
     s->any = true;
     bool kernel = r->type == REC_KERNEL_DISPATCH;
-    kernel_class k = r->type == REC_MEMORY_COPY ? KC_MEMCPY : r->type == REC_MEMSET ? KC_MEMSET
-                                                            : kcc_class_of(&s->cache, r->name, r->name_len);
     int64_t launch = IV_NO_LAUNCH;
     if (r->has & RF_CORRELATION) {
         corr_entry ln;
@@ -157,9 +158,13 @@ static bool tl_consume(void *st, const record *r) {
         }
     }
     int group = k == KC_COMMUNICATION ? TL_COMM : (k == KC_MEMCPY || k == KC_MEMSET) ? TL_MEMCPY : TL_COMPUTE;
-    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start unless it reaches into retired time */
-    if (kept != start) launch = IV_NO_LAUNCH;
-    if (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH))
+    bool late = s->retire_times && start < s->cut;                  /* reaches into retired time */
+    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start, or the cut when late */
+    if (late) launch = IV_NO_LAUNCH;
+    /* a late operation ending at or below the cut was folded whole (a late instant splits no
+     * gap: the gaps below the cut are counted) */
+    if ((!late || end > kept) &&
+        (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH)))
         return false;
     tl_note_start(s, start);
     if (start < l->first_start) l->first_start = start;
@@ -287,6 +292,7 @@ static bool tl_end_source(void *run, void *src) {
     r->short_ns = i128_add(r->short_ns, s->short_ns);
     r->dropped_lane_ops += s->dropped_lane_ops;
     r->untimed_ops += s->untimed_ops;
+    r->barrier_packets += s->barrier_packets;
     r->any |= s->any;
     free(map);
     tl_close(s);

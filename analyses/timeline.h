@@ -117,6 +117,7 @@ typedef struct tl_state {
     uint64_t kernels, short_kernels;
     i128 kernel_ns, short_ns;
     uint64_t dropped_lane_ops, untimed_ops;
+    uint64_t barrier_packets;     /* dispatches of class barrier: not on the timeline */
     bool any;
     bool ignore_launches;            /* a source whose kernels are not chosen: its launch calls'
                                       * correlation ids belong to another profiler's id space */

@@ -185,14 +185,17 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_int(w, (int64_t)s->n_bins);
     jw_key(w, "run");
     render_scope(&s->scopes[s->n_scopes - 1], s->n_bins, w, 0);
+    size_t devices = section_listed(s->cfg, s->n_devices), streams = section_listed(s->cfg, s->n_lane_scopes);
     jw_key(w, "devices");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], s->n_bins, w, 1);
+    for (size_t i = 0; i < devices; i++) render_scope(&s->scopes[s->n_lane_scopes + i], s->n_bins, w, 1);
     jw_array_close(w);
+    section_render_cut(w, "devices_listed", "devices_unlisted", "devices", devices, s->n_devices);
     jw_key(w, "streams");
     jw_array_open(w);
-    for (size_t i = 0; i < s->n_lane_scopes; i++) render_scope(&s->scopes[i], s->n_bins, w, 2);
+    for (size_t i = 0; i < streams; i++) render_scope(&s->scopes[i], s->n_bins, w, 2);
     jw_array_close(w);
+    section_render_cut(w, "streams_listed", "streams_unlisted", "streams", streams, s->n_lane_scopes);
     jw_key(w, "launch_delay");
     render_launch_delay(s, w);
     jw_key(w, "short_kernels");
@@ -213,6 +216,8 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_int(w, (int64_t)s->untimed_ops);
     jw_key(w, "dropped_lane_operations");
     jw_int(w, (int64_t)s->dropped_lane_ops);
+    jw_key(w, "barrier_packets");
+    jw_int(w, (int64_t)s->barrier_packets);
     if (tl_retired_any(s)) render_retired(s, w);   /* only then: otherwise the document is unchanged */
     jw_object_close(w);
 }
@@ -232,8 +237,11 @@ void timeline_render_md(const tl_state *s, strbuf *out) {
     md(out, "## Timeline\n\n| | ms | share of span |\n|---|---:|---:|\n");
     for (size_t i = 0; SCOPE_KEYS[i]; i++) {
         int64_t v;
-        if (!scope_value(o, i, &v)) { md(out, "| %s | unknown | |\n", SCOPE_KEYS[i]); continue; }
-        md(out, "| %s | %.3f | %.1f%% |\n", SCOPE_KEYS[i], (double)v / 1e6, o->span > 0 ? 100.0 * (double)v / (double)o->span : 0.0);
+        size_t len = strlen(SCOPE_KEYS[i]);          /* the row says what, the header the unit: "span", not "span_ns" */
+        int name = (int)(len > 3 && !strcmp(SCOPE_KEYS[i] + len - 3, "_ns") ? len - 3 : len);
+        if (!scope_value(o, i, &v)) { md(out, "| %.*s | unknown | |\n", name, SCOPE_KEYS[i]); continue; }
+        md(out, "| %.*s | %.3f | %.1f%% |\n", name, SCOPE_KEYS[i], (double)v / 1e6,
+           o->span > 0 ? 100.0 * (double)v / (double)o->span : 0.0);
     }
     double pct;
     if (overlap_pct(o, &pct)) md(out, "\nCommunication overlapped by compute: %.1f%%.\n", pct);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/compare_diff.h"
 #include "base/json_writer.h"
 
 bool compare_side_from_row(compare_side *s, const run_row *r) {
@@ -46,8 +47,7 @@ static void opt_value(jw_out *j, const char *key, bool known, double v) {
     else jw_null(j);
 }
 
-/* key: {base, candidate, delta, delta_pct}; a side not measured is null, and so is the delta. */
-static void delta(jw_out *j, const char *key, opt_num a, opt_num b) {
+void compare_delta_object(jw_out *j, const char *key, opt_num a, opt_num b) {
     double d = b.v - a.v;
     bool both = a.has && b.has;
     jw_key(j, key);
@@ -101,12 +101,12 @@ static void gauge_delta(jw_out *j, const char *key, const compare_side *a, const
     opt_num x = a->gauge[g], y = b->gauge[g];
     x.v *= scale;
     y.v *= scale;
-    delta(j, key, x, y);
+    compare_delta_object(j, key, x, y);
 }
 
 /* The analysis's timeline and kernel-class numbers side by side. A class's object adds
  * `ratio` (candidate / base; null when the base spent no time in that class). */
-static void analysis_deltas(jw_out *j, const compare_side *a, const compare_side *b) {
+static void analysis_deltas(jw_out *j, const compare_side *a, const compare_side *b, const compare_diff *diff) {
     jw_key(j, "timeline");
     jw_object_open(j);
     gauge_delta(j, "span_seconds", a, b, IG_SPAN_NS, 1e-9);
@@ -117,6 +117,7 @@ static void analysis_deltas(jw_out *j, const compare_side *a, const compare_side
     gauge_delta(j, "exposed_communication_seconds", a, b, IG_EXPOSED_COMMUNICATION_NS, 1e-9);
     gauge_delta(j, "overlap_pct", a, b, IG_OVERLAP_PCT, 1.0);
     gauge_delta(j, "mean_step_wall_seconds", a, b, IG_STEP_MEAN_WALL_NS, 1e-9);
+    if (diff) compare_diff_timeline(diff, j);
     jw_object_close(j);
     jw_key(j, "kernel_classes");
     jw_object_open(j);
@@ -137,7 +138,7 @@ static void analysis_deltas(jw_out *j, const compare_side *a, const compare_side
     jw_object_close(j);
 }
 
-void compare_runs(const compare_side *a, const compare_side *b, strbuf *out) {
+void compare_runs(const compare_side *a, const compare_side *b, const compare_diff *diff, strbuf *out) {
     jw_out j;
     jw_begin(&j, out, 0);
     jw_object_open(&j);
@@ -145,26 +146,34 @@ void compare_runs(const compare_side *a, const compare_side *b, strbuf *out) {
     side(&j, "candidate", b);
     jw_key(&j, "headline");
     jw_object_open(&j);
-    delta(&j, "tokens_per_sec", a->tokens_per_sec, b->tokens_per_sec);
-    delta(&j, "mfu_pct", a->mfu_pct, b->mfu_pct);
-    delta(&j, "hbm_peak_gb", a->hbm_peak_gb, b->hbm_peak_gb);
-    delta(&j, "hbm_avg_gb", a->hbm_avg_gb, b->hbm_avg_gb);
-    delta(&j, "gpu_util_pct", a->gpu_util_pct, b->gpu_util_pct);
-    delta(&j, "step_seconds", step_of(a), step_of(b));
+    compare_delta_object(&j, "tokens_per_sec", a->tokens_per_sec, b->tokens_per_sec);
+    compare_delta_object(&j, "mfu_pct", a->mfu_pct, b->mfu_pct);
+    compare_delta_object(&j, "hbm_peak_gb", a->hbm_peak_gb, b->hbm_peak_gb);
+    compare_delta_object(&j, "hbm_avg_gb", a->hbm_avg_gb, b->hbm_avg_gb);
+    compare_delta_object(&j, "gpu_util_pct", a->gpu_util_pct, b->gpu_util_pct);
+    compare_delta_object(&j, "step_seconds", step_of(a), step_of(b));
     jw_object_close(&j);
     jw_key(&j, "waste_budget");
     jw_object_open(&j);
-    for (int i = 0; i < INGEST_WASTE_BUCKETS; i++) delta(&j, INGEST_WASTE_KEYS[i], bucket(a, i), bucket(b, i));
+    for (int i = 0; i < INGEST_WASTE_BUCKETS; i++) compare_delta_object(&j, INGEST_WASTE_KEYS[i], bucket(a, i), bucket(b, i));
     jw_object_close(&j);
-    analysis_deltas(&j, a, b);
+    analysis_deltas(&j, a, b, diff);
+    if (diff) compare_diff_write(diff, &j);
     bool tokens = a->tokens_per_sec.has && b->tokens_per_sec.has;
     double ta = a->tokens_per_sec.v, tb = b->tokens_per_sec.v;
     jw_key(&j, "speedup");
     if (tokens && ta > 0) saturated(&j, tb / ta);
     else jw_null(&j);
-    char summary[400];
-    if (tokens) compare_summary(ta, tb, summary, sizeof summary);
-    else snprintf(summary, sizeof summary, "tokens/s not measured in %s", a->tokens_per_sec.has ? b->id : a->id);
+    char summary[800], tokens_text[200];
+    if (tokens) compare_summary(ta, tb, tokens_text, sizeof tokens_text);
+    else snprintf(tokens_text, sizeof tokens_text, "tokens/s not measured in %s", a->tokens_per_sec.has ? b->id : a->id);
+    if (diff) {
+        compare_diff_summary(diff, summary, sizeof summary - sizeof tokens_text - 4);
+        size_t used = strlen(summary);
+        snprintf(summary + used, sizeof summary - used, "; %s", tokens_text);
+    } else {
+        snprintf(summary, sizeof summary, "%s", tokens_text);
+    }
     jw_key(&j, "summary");
     jw_string(&j, summary);
     jw_object_close(&j);

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "api/http_send.h"
 #include "api/json_text.h"
+#include "api/routes.h"
 #include "api/webhooks.h"
 
 typedef struct event {
@@ -37,6 +39,7 @@ struct events {
     size_t head, count;         /* ring: oldest at (head - count) */
     uint64_t first_id, next_id;
     sse_conn *conns;
+    int n_streams, max_streams;  /* open now; beyond max_streams new ones get 503 */
     bool stopping;
 };
 
@@ -75,7 +78,7 @@ static void remember(void *user, const run_row *row) {
     json_object_set_new(user, row->id, json_string(kind_of(row->status)));
 }
 
-events *events_new(store *st, webhooks *hooks) {
+events *events_new(store *st, webhooks *hooks, int max_streams) {
     events *ev = calloc(1, sizeof *ev);
     if (!ev) return NULL;
     ev->st = st;
@@ -83,6 +86,7 @@ events *events_new(store *st, webhooks *hooks) {
     ev->known = json_object();
     pthread_mutex_init(&ev->lock, NULL);
     ev->first_id = ev->next_id = (uint64_t)now_ms() * 1000;
+    ev->max_streams = max_streams > 0 ? max_streams : 1;
     store_reader *rd = store_reader_acquire(st);
     char next[300];
     store_list_runs(rd, -1, 1 << 30, NULL, false, remember, ev->known, next, sizeof next);
@@ -253,18 +257,29 @@ static void free_stream(void *cls) {
     if (s->prev) s->prev->next = s->next;
     else ev->conns = s->next;
     if (s->next) s->next->prev = s->prev;
+    ev->n_streams--;
     pthread_mutex_unlock(&ev->lock);
     free(s->pending);
     free(s);
 }
 
 enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *last_event_id) {
+    pthread_mutex_lock(&ev->lock);
+    if (ev->n_streams >= ev->max_streams) {            /* streams hold only their share of the slots */
+        int open = ev->n_streams;
+        pthread_mutex_unlock(&ev->lock);
+        api_close_after_response();                     /* its slot is free again at once */
+        char detail[160];
+        snprintf(detail, sizeof detail, "%d event streams are open, the most allowed (max_event_streams); retry later",
+                 open);
+        return api_send_json(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                             json_pack("{s:s, s:s}", "error", "busy", "detail", detail), NULL, 5);
+    }
     sse_conn *s = calloc(1, sizeof *s);
-    if (!s) return MHD_NO;
+    if (!s) { pthread_mutex_unlock(&ev->lock); return MHD_NO; }
     s->ev = ev;
     s->c = c;
     s->last_write_ms = now_ms();
-    pthread_mutex_lock(&ev->lock);
     s->cursor = ev->next_id - 1;                        /* from now on ... */
     if (last_event_id) {                                /* ... or from where the client left off */
         char *end;
@@ -275,8 +290,11 @@ enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *
             s->cursor = want;
             /* from before this start, or dropped from the ring since: say so */
             s->resync = want + 1 < ev->first_id || (want + 1 < oldest && ev->count == EVENTS_KEPT);
+        } else if (!errno && end != last_event_id && !*end) {
+            s->resync = true;                           /* an id not given yet (another daemon's, a forged one) */
         }
     }
+    ev->n_streams++;
     s->next = ev->conns;
     if (ev->conns) ev->conns->prev = s;
     ev->conns = s;
@@ -286,7 +304,7 @@ enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *
     MHD_add_response_header(r, "Content-Type", "text/event-stream; charset=utf-8");
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    enum MHD_Result ret = http_queue(c, MHD_HTTP_OK, r);
     MHD_destroy_response(r);
     return ret;
 }

@@ -5,7 +5,7 @@
  * with the run id and its ETag, numbered with increasing ids (the daemon's start time in ms ×
  * 1000 + a sequence, so ids also increase across restarts). The newest EVENTS_KEPT events are
  * kept in memory: a client reconnecting with Last-Event-ID gets the ones it missed (or a
- * `resync` event when they are no longer kept). One connection watches every run; a stream
+ * `resync` event when they are no longer kept, or when the id is one not given yet). One connection watches every run; a stream
  * waiting for events is a suspended connection (no thread), resumed by the next event or by
  * a keep-alive comment every EVENTS_KEEPALIVE_MS. Each event is also queued for the webhooks
  * (webhooks.c), which never block the caller. */
@@ -25,8 +25,10 @@ typedef struct events events;
 typedef struct webhooks webhooks;
 
 /* Loads every stored run's state (so a run already complete at start is not "created").
- * hooks may be NULL. */
-events *events_new(store *st, webhooks *hooks);
+ * hooks may be NULL. At most max_streams streams are open at once (max_event_streams): a
+ * stream holds a connection slot for as long as its client stays, so beyond that share of
+ * the slots GET /events is answered 503 with Retry-After and the connection closes. */
+events *events_new(store *st, webhooks *hooks, int max_streams);
 /* Thread-safe: re-reads the run and emits an event when its state changed. */
 void events_run_changed(events *ev, const char *run_id);
 /* Every ~250 ms: resumes idle streams due for a keep-alive. */

@@ -27,6 +27,7 @@
 #include "api/listen_addr.h"
 #include "api/log_rate.h"
 #include "api/prometheus.h"
+#include "api/secret_file.h"
 #include "api/routes.h"
 #include "core/run_files.h"
 
@@ -81,7 +82,7 @@ events *api_events(api *a) { return a->events; }
 body_streams *api_streams(api *a) { return a->streams; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks};
     prometheus_render(&src, openmetrics, out);
 }
 
@@ -183,21 +184,6 @@ bool api_access_ok(const char *listen, const char *token_file, const char *clien
     return false;
 }
 
-static char *read_file(const char *path, size_t max, char *e, size_t elen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(e, elen, "%s: %s", path, strerror(errno)); return NULL; }
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, f) : 0;
-    fclose(f);
-    if (!buf || n == 0 || n == max) {
-        snprintf(e, elen, "%s: %s", path, n == max ? "too large" : "empty or unreadable");
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Constant-time comparison, so the token cannot be guessed byte by byte from timings. */
 static bool same_secret(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
@@ -236,7 +222,7 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
             http_common_headers(r);
             MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"goblind\"");
             http_note_status(MHD_HTTP_UNAUTHORIZED);
-            *ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
+            *ret = http_queue(c, MHD_HTTP_UNAUTHORIZED, r);
             MHD_destroy_response(r);
             return true;
         }
@@ -246,7 +232,14 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
 
 /* ---- MHD callbacks ---------------------------------------------------------------- */
 
-static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c) {
+/* Whether url is /runs/<id> itself, the one path that also takes DELETE. */
+static bool is_run_path(const char *url) {
+    if (strncmp(url, "/runs/", 6)) return false;
+    const char *id = url + 6;
+    return *id && !strchr(id, '/');
+}
+
+static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c, const char *url) {
     json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
                              "only GET and HEAD are served (and DELETE on /runs/<id>)");
     char *s = json_dumps(body, JSON_COMPACT);
@@ -255,9 +248,9 @@ static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connectio
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
     if (!r) { free(s); return MHD_NO; }
     http_common_headers(r);
-    MHD_add_response_header(r, "Allow", "GET, HEAD");
+    MHD_add_response_header(r, "Allow", is_run_path(url) ? "GET, HEAD, DELETE" : "GET, HEAD");
     req->status = MHD_HTTP_METHOD_NOT_ALLOWED;
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+    enum MHD_Result ret = http_queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -277,7 +270,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* Refusals before any work (a body is not read, a long poll not begun); they close the
          * connection, which is what a refused client deserves. */
         req->is_delete = !strcmp(method, "DELETE");             /* routes.c allows it on /runs/<id> only */
-        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c);
+        if (strcmp(method, "GET") && strcmp(method, "HEAD") && !req->is_delete) return method_not_allowed(req, c, url);
         http_send_begin(NULL);
         enum MHD_Result ret;
         bool refused = refuse(a, c, url, &ret);
@@ -393,7 +386,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     if (!a) { *err = strdup("out of memory"); return NULL; }
     log_rate_init(&a->mhd_lines, MHD_LOG_WINDOW_S);
     if (opt->auth_token_file) {
-        a->token = read_file(opt->auth_token_file, 4096, e, sizeof e);
+        a->token = secret_file_read("auth_token_file", opt->auth_token_file, SECRET_TOKEN, API_TOKEN_FILE_MAX, e, sizeof e, NULL, 0);
         if (a->token) a->token[strcspn(a->token, "\r\n")] = '\0';
         if (!a->token || strlen(a->token) < 16) {
             if (a->token) snprintf(e, sizeof e, "%s: the token must be at least 16 characters", opt->auth_token_file);
@@ -405,12 +398,17 @@ api *api_start(const api_options *opt, store *st, char **err) {
         goto fail_early;
     }
     const char *tls_paths[3] = {opt->tls_cert_file, opt->tls_key_file, opt->tls_client_ca_file};
+    static const char *const TLS_KEYS[3] = {"tls_cert_file", "tls_key_file", "tls_client_ca_file"};
     for (int i = 0; i < 3; i++)
-        if (tls_paths[i] && !(a->tls_mem[i] = read_file(tls_paths[i], 1 << 20, e, sizeof e))) goto fail_early;
+        if (tls_paths[i] && !(a->tls_mem[i] = secret_file_read(TLS_KEYS[i], tls_paths[i], i == 1 ? SECRET_PRIVATE_KEY : SECRET_PUBLIC,
+                                                               API_TLS_FILE_MAX, e, sizeof e, NULL, 0)))
+            goto fail_early;
     a->client_certs = a->tls_mem[2] != NULL;
     if (!(a->cache = metrics_cache_new(4096))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
-    if (!(a->events = events_new(st, a->hooks))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    int streams = opt->max_event_streams > 0 ? opt->max_event_streams : opt->max_connections / 4;
+    if (streams > opt->max_connections) streams = opt->max_connections;
+    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     /* a request's headers are due within connection_timeout_s of opening or of the previous
      * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
     double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;

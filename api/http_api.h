@@ -19,6 +19,7 @@ typedef struct api api;
 typedef struct api_options {
     const char *listen;          /* HOST:PORT; port 0 picks a free one */
     int max_connections;
+    int max_event_streams;       /* GET /events streams at once (0: max_connections / 4; at most max_connections) */
     int connection_timeout_s;
     int max_request_kb;          /* connection memory: a longer request line or headers get 414/431 */
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
@@ -37,6 +38,10 @@ typedef struct api_options {
 /* Loopback needs nothing; any other address needs a bearer token or client certificates.
  * false with *err (caller frees) when the combination must not start. */
 bool api_access_ok(const char *listen, const char *token_file, const char *client_ca_file, char **err);
+
+/* The bound on a TLS file's size (certificate chain, key, CA bundle), and on the token file's. */
+#define API_TLS_FILE_MAX ((size_t)1 << 20)
+#define API_TOKEN_FILE_MAX ((size_t)4096)
 
 /* NULL with *err set (caller frees) when the address cannot be bound. */
 api *api_start(const api_options *opt, store *st, char **err);

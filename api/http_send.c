@@ -44,6 +44,11 @@ unsigned http_send_end(void) {
 
 void http_note_status(unsigned status) { last_status = status; }
 
+enum MHD_Result http_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r) {
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    return MHD_queue_response(c, status, r);
+}
+
 void http_common_headers(struct MHD_Response *r) {
     MHD_add_response_header(r, "Content-Type", "application/json");
     MHD_add_response_header(r, "Cache-Control", "no-store");
@@ -60,7 +65,7 @@ static enum MHD_Result send_over_budget(struct MHD_Connection *c) {
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     close_after = false;
     last_status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+    enum MHD_Result ret = http_queue(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -102,7 +107,7 @@ enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const c
     MHD_add_response_header(r, "Cache-Control", "no-store");
     closing_header(r);
     last_status = status;
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    enum MHD_Result ret = http_queue(c, status, r);
     MHD_destroy_response(r);
     return ret;
 }
@@ -153,7 +158,7 @@ static enum MHD_Result send_typed(struct MHD_Connection *c, unsigned status, str
         snprintf(b, sizeof b, "%d", retry_after);
         MHD_add_response_header(r, "Retry-After", b);
     }
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    enum MHD_Result ret = http_queue(c, status, r);
     MHD_destroy_response(r);
     return ret;
 }

@@ -14,6 +14,10 @@ void http_send_begin(body_budget *b);
 unsigned http_send_end(void);
 /* Content-Type: application/json and Cache-Control: no-store. */
 void http_common_headers(struct MHD_Response *r);
+/* Queues r for c with the headers every answer carries (X-Content-Type-Options: nosniff: a
+ * browser never guesses HTML out of a JSON, Markdown or text body). Every response goblind
+ * builds goes through here, never through MHD_queue_response directly. */
+enum MHD_Result http_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* The status of a response queued without api_send_* (for the counters). */
 void http_note_status(unsigned status);
 

@@ -27,7 +27,7 @@ DELTA = {"type": "object", "additionalProperties": False, "required": ["base", "
          "description": "null on a side whose parse did not measure the number; delta null then too"}
 
 KERNEL_CLASSES = ["gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-                  "convolution", "other"]
+                  "convolution", "barrier", "other"]
 CLASS_DELTA = {"type": "object", "additionalProperties": False,
                "required": ["base_seconds", "candidate_seconds", "delta_seconds", "ratio"],
                "properties": {"base_seconds": NUM_OR_NULL, "candidate_seconds": NUM_OR_NULL,
@@ -37,6 +37,11 @@ CLASS_DELTA = {"type": "object", "additionalProperties": False,
 
 def ref(name):
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+VERDICT = {"type": "string", "enum": ["faster", "slower", "within_noise", "unknown"]}
+CI95 = {"oneOf": [{"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}, {"type": "null"}],
+        "description": "95 % interval of the change, % of the base value; null when the verdict is unknown"}
 
 
 def obj(props, required=None):
@@ -107,14 +112,122 @@ schemas = {
                     # the stored analysis numbers (issue 12): null on a side whose analysis did not know them
                     "timeline": obj({k: DELTA for k in ("span_seconds", "busy_seconds", "idle_seconds", "compute_seconds",
                                                         "communication_seconds", "exposed_communication_seconds",
-                                                        "overlap_pct", "mean_step_wall_seconds")}),
+                                                        "overlap_pct", "mean_step_wall_seconds", "host_wait_seconds",
+                                                        "kernel_wait_seconds", "other_idle_seconds", "memcpy_seconds",
+                                                        "exposed_memcpy_seconds")}),
                     "kernel_classes": obj({c: CLASS_DELTA for c in KERNEL_CLASSES}),
-                    "speedup": NUM_OR_NULL, "summary": {"type": "string"}}),
-    "RunEvent": obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
-                                                                                     "failed", "gone", "deleted"]},
-                     "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
-                    ["id", "event", "run", "at"]),
+                    "step_time": ref("StepTimeTest"),
+                    "kernels": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "kernel_diff": {"oneOf": [ref("NameDiffTotals"), {"type": "null"}]},
+                    "ops": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "op_diff": {"oneOf": [ref("NameDiffTotals"), {"type": "null"}]},
+                    "classes": {"oneOf": [{"type": "array", "items": ref("NameDiff")}, {"type": "null"}]},
+                    "step_parts": {"type": "object", "additionalProperties": ref("StepTimeTest")},
+                    "speedup": NUM_OR_NULL, "summary": {"type": "string"}},
+                   ["base", "candidate", "headline", "waste_budget", "timeline", "kernel_classes", "speedup", "summary"]),
+    "StepTimeTest": obj({"base_median_ns": NUM_OR_NULL, "candidate_median_ns": NUM_OR_NULL,
+                         "base_steps": {"type": "integer"}, "candidate_steps": {"type": "integer"},
+                         "delta_ns": NUM_OR_NULL, "delta_pct": NUM_OR_NULL, "ci95_pct": CI95, "verdict": VERDICT}),
+    "NameDiff": obj({"name": {"type": "string"}, "class": {"type": "string"},
+                     "base": {"oneOf": [ref("NameSide"), {"type": "null"}]},
+                     "candidate": {"oneOf": [ref("NameSide"), {"type": "null"}]},
+                     "change": {"type": "string", "enum": ["changed", "added", "removed", "unlisted_in_base",
+                                                           "unlisted_in_candidate"]},
+                     "delta_total_ns": {"type": "number"}, "delta_per_step_ns": NUM_OR_NULL,
+                     "delta_avg_pct": NUM_OR_NULL, "ci95_pct": CI95, "verdict": VERDICT},
+                    ["name", "base", "candidate", "change", "delta_total_ns", "delta_per_step_ns", "delta_avg_pct"]),
+    "NameSide": obj({"calls": {"type": "integer"}, "total_ns": {"type": "number"}, "avg_ns": NUM_OR_NULL}),
+    "NameDiffTotals": obj({k: {"type": "integer"} for k in ("names", "listed", "tested", "added", "removed", "unlisted")}
+                          | {"alpha_per_name": {"type": "number"}}),
 }
+# The analysis document (GET /runs/<id>/analysis, `goblind analyze`; docs/ANALYSIS.md): every
+# section is always present, null when the run's files do not feed it; each section's main fields
+# are listed (more may follow: additionalProperties). tests/openapi_check.py validates the document
+# of every corpus and fixture directory against it.
+INT = {"type": "integer"}
+INT_OR_NULL = {"type": ["integer", "null"]}
+STR_OR_NULL = {"type": ["string", "null"]}
+ARRAY = {"type": "array"}
+
+
+def section(props, required=None):
+    """A section: null, or an object with these main fields (others allowed)."""
+    return {"type": ["object", "null"], "required": required or list(props), "properties": props,
+            "additionalProperties": True}
+
+
+ANALYSIS_SECTIONS = {
+    "sources": {"type": "array", "items": {
+        "type": "object", "additionalProperties": True,
+        "required": ["path", "format", "read", "size_bytes", "bytes_read", "parse_ms", "records", "skipped", "warnings"],
+        "properties": {"path": {"type": "string"}, "format": STR_OR_NULL, "found_by": STR_OR_NULL,
+                       "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
+                       "rank": INT_OR_NULL, "size_bytes": INT, "read": {"type": "boolean"}, "bytes_read": INT,
+                       "parse_ms": {"type": "number"}, "kernels_chosen": {"type": "boolean"},
+                       "records": {"type": "object", "additionalProperties": INT},
+                       "skipped": {"type": "object", "additionalProperties": INT},
+                       "truncated": {"type": "boolean"}, "warnings": {"type": "array", "items": {"type": "string"}}}}},
+    "device": section({"vendor": STR_OR_NULL, "name": STR_OR_NULL, "device_count": INT, "hostname": STR_OR_NULL,
+                       "devices": ARRAY}),
+    "kernels": section({"from": {"type": "string"}, "total_calls": INT, "total_ns": INT, "listed": INT,
+                        "by_name": {"type": "array", "items": {
+                            "type": "object", "additionalProperties": True,
+                            "required": ["name", "calls", "total_ns"],
+                            "properties": {"name": {"type": "string"}, "class": STR_OR_NULL, "calls": INT,
+                                           "total_ns": INT, "avg_ns": NUM_OR_NULL, "pct": NUM_OR_NULL}}}}),
+    "memory_copies": section({"from": {"type": "string"}, "total": {"type": "object"},
+                              "by_direction": {"type": "object"}}),
+    "api": section({"from": {"type": "string"}, "total_calls": INT, "total_ns": INT, "by_function": ARRAY}),
+    "allocations": section({"allocation_count": INT, "peak_bytes": INT_OR_NULL, "devices": ARRAY}),
+    "telemetry": section({"samples": INT, "util_mean_pct": NUM_OR_NULL, "vram_peak_bytes": INT_OR_NULL,
+                          "power_max_w": NUM_OR_NULL, "gpus": {"type": "array", "items": {
+                              "type": "object", "additionalProperties": True,
+                              "required": ["device", "samples"],
+                              "properties": {"device": INT_OR_NULL, "samples": INT, "util_mean_pct": NUM_OR_NULL,
+                                             "vram_peak_bytes": INT_OR_NULL, "power_mean_w": NUM_OR_NULL}}}}),
+    "npu_ops": section({"ops": INT, "total_us": {"type": "number"}, "items": ARRAY}),
+    "npu_hotspots": section({}, []),
+    "aie_cores": {"type": ["array", "null"]},
+    "aie_aggregate": section({"cores": INT, "iterations": ARRAY}),
+    "classes": section({"total_ns": INT, "kernel_total_ns": INT, "kernel_calls": INT, "by_class": {
+        "type": "array", "items": {"type": "object", "additionalProperties": True,
+                                   "required": ["class", "calls", "total_ns", "pct"],
+                                   "properties": {"class": {"type": "string", "enum": KERNEL_CLASSES}, "calls": INT,
+                                                  "total_ns": INT, "pct": NUM_OR_NULL}}}}),
+    "timeline": section({"kernel_wait_threshold_ns": INT, "run": {
+        "type": "object", "additionalProperties": True,
+        "required": ["span_ns", "busy_ns", "idle_ns", "busy_pct"],
+        "properties": {"span_ns": INT, "busy_ns": INT, "idle_ns": INT, "compute_ns": INT_OR_NULL,
+                       "communication_ns": INT_OR_NULL, "exposed_communication_ns": INT_OR_NULL,
+                       "host_wait_ns": INT_OR_NULL, "kernel_wait_ns": INT_OR_NULL, "busy_pct": NUM_OR_NULL,
+                       "overlap_pct": NUM_OR_NULL}},
+        "devices": ARRAY, "streams": ARRAY}),
+    "steps": section({"complete": {"type": "boolean"}, "count": INT, "items": ARRAY,
+                      "mean": {"type": ["object", "null"]}, "slowest": {"type": ["object", "null"]},
+                      "run": {"type": "object"}}),
+    "ops": section({"complete": {"type": "boolean"}, "kernels": INT, "by_op": ARRAY}),
+    "phases": section({"complete": {"type": "boolean"}, "steps": INT}),
+    "layers": section({"complete": {"type": "boolean"}, "count": INT, "items": ARRAY}),
+    "ranks": section({"complete": {"type": "boolean"}, "per_rank": ARRAY}),
+    "recommendations": {"type": "object", "additionalProperties": True, "required": ["items", "evaluated", "skipped"],
+                        "properties": {
+                            "items": {"type": "array", "items": {
+                                "type": "object", "additionalProperties": True,
+                                "required": ["id", "severity", "message", "evidence"],
+                                "properties": {"id": {"type": "string"}, "severity": {"type": "string"},
+                                               "message": {"type": "string"}, "evidence": {"type": "object"}}}},
+                            "evaluated": ARRAY, "skipped": ARRAY}},
+}
+schemas["Analysis"] = {"type": "object", "additionalProperties": True, "required": list(ANALYSIS_SECTIONS),
+                       "properties": ANALYSIS_SECTIONS,
+                       "description": "docs/ANALYSIS.md; a section the run's files do not feed is null"}
+
+# The JSON of each `data:` line of GET /events. Kept next to the stream it describes (the stream's
+# x-data-schema), not in components: OpenAPI 3.1 has no way to refer to it from an event stream.
+RUN_EVENT = obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
+                                                                                 "failed", "gone", "deleted"]},
+                 "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
+                ["id", "event", "run", "at"])
 
 
 def json_body(schema, description):
@@ -175,7 +288,7 @@ paths = {
                 "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
                                  "hold the request until final (or until the ETag differs from If-None-Match)")],
                 "responses": {
-                    "200": {**json_body({"type": "object"}, "complete, or gone after having been parsed"),
+                    "200": {**json_body(ref("Analysis"), "complete, or gone after having been parsed"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}},
                     "202": {**json_body(ref("Pending"), "still being written or parsed"),
                             "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
@@ -184,7 +297,7 @@ paths = {
                     "404": json_body(ref("Error"), "unknown run (not_found), or a final run whose last parse "
                                                    "stored no document (no_analysis)"),
                     "410": ERR["410"],
-                    "422": {**json_body({"type": "object"}, "the run failed: its document, not a measurement"),
+                    "422": {**json_body(ref("Analysis"), "the run failed: its document, not a measurement"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
     "/runs/{id}/report.md": {
         "parameters": [RUN_PARAM],
@@ -214,7 +327,9 @@ paths = {
                               "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
-                                        {**q("candidate", RUN_ID, "run id"), "required": True}],
+                                        {**q("candidate", RUN_ID, "run id"), "required": True},
+                                        q("rows", {"type": "integer", "minimum": 1, "maximum": 1000},
+                                          "rows of the kernels and ops lists (20)")],
                          "responses": {"200": json_body(ref("Compare"), "deltas"), "400": ERR["400"],
                                        "401": ERR["401"], "404": ERR["404"], "409": ERR["409"]}}},
     "/events": {"get": {"summary": "run state changes as Server-Sent Events; each data line is a RunEvent",
@@ -222,8 +337,8 @@ paths = {
                                         "schema": {"type": "string"}, "description": "resume after this event"}],
                         "responses": {"200": {"description": "never-ending stream",
                                               "content": {"text/event-stream": {"schema": {"type": "string"},
-                                                                                "x-data-schema": ref("RunEvent")}}},
-                                      "401": ERR["401"]}}},
+                                                                                "x-data-schema": RUN_EVENT}}},
+                                      "401": ERR["401"], "503": ERR["503"]}}},
     "/metrics": {"get": {"summary": "Prometheus text 0.0.4, or OpenMetrics 1.0 on Accept",
                          "responses": {"200": {"description": "exposition",
                                                "content": {"text/plain": {"schema": {"type": "string"}},
@@ -236,14 +351,47 @@ paths = {
                                                     "content": {"application/json": {"schema": {"type": "object"}}}}}}},
 }
 
+# Every operation's id (generated clients name their methods after it).
+OPERATION_IDS = {
+    ("/healthz", "get"): "getHealth", ("/readyz", "get"): "getReady", ("/runs", "get"): "listRuns",
+    ("/runs/{id}", "get"): "getRun", ("/runs/{id}", "delete"): "deleteRun",
+    ("/runs/{id}/metrics", "get"): "getRunMetrics", ("/runs/{id}/analysis", "get"): "getRunAnalysis",
+    ("/runs/{id}/report.md", "get"): "getRunReport", ("/runs/{id}/kernels", "get"): "listRunKernels",
+    ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
+    ("/metrics", "get"): "getPrometheusMetrics", ("/", "get"): "getDashboard", ("/openapi.json", "get"): "getOpenApi",
+}
+# The endpoints answered without the bearer token (api/http_api.c): liveness, the dashboard page
+# (it asks for the token itself) and this document. Every other one needs it when the daemon has
+# an auth_token_file (the document-wide `security`).
+PUBLIC = {"/healthz", "/", "/openapi.json"}
+# A 4xx every endpoint can answer, the open ones included: the HTTP library's refusal of a request
+# whose line and headers pass max_request_kb.
+TOO_LARGE = {"description": "request line or headers past max_request_kb (the HTTP library's answer)"}
+for path, item in paths.items():
+    for method, op in item.items():
+        if method == "parameters":
+            continue
+        op["operationId"] = OPERATION_IDS[(path, method)]
+        if path in PUBLIC:
+            op["security"] = []
+        op["responses"].setdefault("431", TOO_LARGE)
+assert len(OPERATION_IDS) == sum(1 for item in paths.values() for m in item if m != "parameters")
+
 doc = {
     "openapi": "3.1.0",
     "info": {"title": "goblind", "version": "0.1.0",
              "description": "Telemetry daemon for GPU training runs: RunMetrics, waste budget, run events. "
-                            "See docs/API.md. Numbers are written in their shortest round-trip form."},
+                            "See docs/API.md. Numbers are written in their shortest round-trip form.",
+             # the source tree states no licence yet (debian/copyright says the same)
+             "license": {"name": "No licence stated; all rights reserved by the goblind authors",
+                         "url": "https://github.com/goblin/goblind"}},
     "servers": [{"url": "http://127.0.0.1:9477"}],
     "components": {"schemas": schemas,
-                   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+                   "securitySchemes": {"bearer": {
+                       "type": "http", "scheme": "bearer",
+                       "description": "the token in the daemon's auth_token_file; required by every endpoint but "
+                                      "/healthz, / and /openapi.json when that file is set (docs/OPERATIONS.md)"}}},
+    "security": [{"bearer": []}],
     "paths": paths,
 }
 OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")

@@ -16,6 +16,35 @@
 
 #define GIB 1073741824.0   /* the reference's "GB" is MiB / 1024 */
 
+/* Every label name goblind's own series carry: the exposition below writes them through these
+ * macros, and metrics_labels may use none of them (a duplicate label name breaks the scrape). */
+#define L_VERSION "version"
+#define L_STATUS "status"
+#define L_RESULT "result"
+#define L_LE "le"
+#define L_CODE "code"
+#define L_RUN "run"
+#define L_BUCKET "bucket"
+#define L_CLASS "class"
+#define L_GPU "gpu"
+
+static const struct taken_label {
+    const char *name, *why;
+} TAKEN_LABELS[] = {
+    {L_VERSION, "goblind_build_info uses it"},
+    {L_STATUS, "goblind_runs and goblind_run_info use it"},
+    {L_RESULT, "goblind_ingests_total uses it"},
+    {L_LE, "the histograms' buckets use it"},
+    {L_CODE, "goblind_http_requests_total uses it"},
+    {L_RUN, "every per-run series uses it"},
+    {L_BUCKET, "goblind_run_waste_seconds uses it"},
+    {L_CLASS, "goblind_run_kernel_class_seconds uses it"},
+    {L_GPU, "the per-GPU series (goblind_run_device_*) use it"},
+    {"quantile", "Prometheus summaries use it"},
+    {"instance", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
+    {"job", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
+};
+
 typedef struct writer {
     strbuf *out;
     bool om;
@@ -67,10 +96,10 @@ static void histogram_out(writer *w, const char *name, const char *help, histogr
         cum += atomic_load(&h->buckets[i]);
         char le[32];
         jw_format_double(h->bounds[i], le);
-        put(w, "%s_bucket{le=\"%s\"} %llu\n", name, le, (unsigned long long)cum);
+        put(w, "%s_bucket{" L_LE "=\"%s\"} %llu\n", name, le, (unsigned long long)cum);
     }
     uint64_t count = atomic_load(&h->count);
-    put(w, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)count);
+    put(w, "%s_bucket{" L_LE "=\"+Inf\"} %llu\n", name, (unsigned long long)count);
     put(w, "%s_sum ", name);
     value(w, (double)atomic_load(&h->sum_us) / 1e6);
     put(w, "%s_count %llu\n", name, (unsigned long long)count);
@@ -181,7 +210,7 @@ static void run_series(writer *w, const run_list *l, const char *name, const cha
         const run_sample *s = &l->items[i];
         const opt_num *v = (const opt_num *)((const char *)s + field);
         if (!v->has) continue;
-        put(w, "%s{run=\"", name);
+        put(w, "%s{" L_RUN "=\"", name);
         label_value(w, s->id);
         put(w, "\"} ");
         value(w, v->v);
@@ -193,15 +222,15 @@ static void run_state_series(writer *w, const run_list *l) {
     family(w, "goblind_run_state", "gauge",
            "State of the run: 0 pending, 1 running, 2 complete, 3 failed, 4 gone.");
     for (size_t i = 0; i < l->n; i++) {
-        put(w, "goblind_run_state{run=\"");
+        put(w, "goblind_run_state{" L_RUN "=\"");
         label_value(w, l->items[i].id);
         put(w, "\"} %d\n", (int)l->items[i].status);
     }
     family(w, "goblind_run_info", "gauge", "Always 1; the run's state as the status label.");
     for (size_t i = 0; i < l->n; i++) {
-        put(w, "goblind_run_info{run=\"");
+        put(w, "goblind_run_info{" L_RUN "=\"");
         label_value(w, l->items[i].id);
-        put(w, "\",status=\"%s\"} 1\n", run_status_name(l->items[i].status));
+        put(w, "\"," L_STATUS "=\"%s\"} 1\n", run_status_name(l->items[i].status));
     }
 }
 
@@ -242,7 +271,7 @@ static void gauge_series(writer *w, const run_list *l, const char *name, const c
     for (size_t i = 0; i < l->n; i++) {
         const run_sample *s = &l->items[i];
         if (!s->gauge[g].has) continue;
-        put(w, "%s{run=\"", name);
+        put(w, "%s{" L_RUN "=\"", name);
         label_value(w, s->id);
         put(w, "\"} ");
         value(w, s->gauge[g].v * scale);
@@ -270,12 +299,42 @@ static void analysis_series(writer *w, const run_list *l) {
         for (int k = 0; k < INGEST_KERNEL_CLASSES; k++) {
             const opt_num *v = &s->gauge[IG_CLASS_FIRST + k];
             if (!v->has) continue;
-            put(w, "goblind_run_kernel_class_seconds{run=\"");
+            put(w, "goblind_run_kernel_class_seconds{" L_RUN "=\"");
             label_value(w, s->id);
-            put(w, "\",class=\"%s\"} ", INGEST_CLASS_KEYS[k]);
+            put(w, "\"," L_CLASS "=\"%s\"} ", INGEST_CLASS_KEYS[k]);
             value(w, v->v * 1e-9);
         }
     }
+}
+
+/* One per-GPU family: for each listed run, each GPU its telemetry knew with a device index (at
+ * most INGEST_GPU_SLOTS a run, core/ingest_doc.h), labelled run and gpu (the device index, as
+ * DCGM exporter's `gpu`), field f of the slot times scale; unknown values are left out. */
+static void gpu_series(writer *w, const run_list *l, const char *name, const char *help, int f, double scale) {
+    family(w, name, "gauge", help);
+    for (size_t i = 0; i < l->n; i++) {
+        const run_sample *s = &l->items[i];
+        for (int k = 0; k < INGEST_GPU_SLOTS; k++) {
+            const opt_num *dev = &s->gauge[IG_GPU_FIRST + k * INGEST_GPU_FIELDS + IGF_DEVICE];
+            const opt_num *v = &s->gauge[IG_GPU_FIRST + k * INGEST_GPU_FIELDS + f];
+            if (!dev->has || !v->has) continue;
+            put(w, "%s{" L_RUN "=\"", name);
+            label_value(w, s->id);
+            put(w, "\"," L_GPU "=\"%lld\"} ", (long long)dev->v);
+            value(w, v->v * scale);
+        }
+    }
+}
+
+/* The per-GPU telemetry means of each run (docs/OPERATIONS.md "Running a fleet"). */
+static void gpu_device_series(writer *w, const run_list *l) {
+    gpu_series(w, l, "goblind_run_device_utilization_ratio",
+               "Mean GPU utilisation of one GPU over the run, 0..1 (analysis telemetry.gpus[].util_mean_pct / 100).",
+               IGF_UTIL_MEAN_PCT, 0.01);
+    gpu_series(w, l, "goblind_run_device_power_watts", "Mean power of one GPU over the run (telemetry.gpus[].power_mean_w).",
+               IGF_POWER_MEAN_W, 1.0);
+    gpu_series(w, l, "goblind_run_device_vram_peak_bytes", "Peak VRAM used on one GPU (telemetry.gpus[].vram_peak_bytes).",
+               IGF_VRAM_PEAK_BYTES, 1.0);
 }
 
 /* Copies the exposition in `text` to out with `labels` (rendered `k="v",...`) added to
@@ -305,17 +364,33 @@ static void add_static_labels(const char *text, size_t len, const char *labels, 
     }
 }
 
-static bool label_name_ok(const char *s, size_t n) {
-    if (n == 0 || n > 64 || (n >= 2 && s[0] == '_' && s[1] == '_')) return false;
+/* Why a metrics_labels name cannot be used, or NULL when it can: the exposition grammar, the
+ * names Prometheus reserves (__*), the names goblind's series and Prometheus's scrape use. */
+static const char *label_name_refused(const char *s, size_t n) {
+    if (n == 0 || n > 64) return "a label name has 1 to 64 characters";
+    if (n >= 2 && s[0] == '_' && s[1] == '_') return "names starting with __ are reserved to Prometheus";
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-        if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
+        if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return "a label name is [a-zA-Z_][a-zA-Z0-9_]*";
     }
-    static const char *const TAKEN[] = {"run", "status", "bucket", "result", "code", "le", "version", "quantile"};
-    for (size_t i = 0; i < sizeof TAKEN / sizeof TAKEN[0]; i++)
-        if (strlen(TAKEN[i]) == n && !memcmp(TAKEN[i], s, n)) return false;
-    return true;
+    for (size_t i = 0; i < sizeof TAKEN_LABELS / sizeof TAKEN_LABELS[0]; i++)
+        if (strlen(TAKEN_LABELS[i].name) == n && !memcmp(TAKEN_LABELS[i].name, s, n)) return TAKEN_LABELS[i].why;
+    return NULL;
+}
+
+/* Whether an item of spec before `end` names the label name[0..n) (items split as below). */
+static bool named_before(const char *spec, const char *end, const char *name, size_t n) {
+    for (const char *p = spec; p < end;) {
+        while (p < end && (*p == ' ' || *p == ',')) p++;
+        size_t item = strcspn(p, ",");
+        const char *eq = memchr(p, '=', item);
+        size_t kn = eq ? (size_t)(eq - p) : 0;
+        while (kn && p[kn - 1] == ' ') kn--;
+        if (p < end && kn == n && !memcmp(p, name, n)) return true;
+        p += item;
+    }
+    return false;
 }
 
 bool prometheus_labels_render(const char *spec, char **rendered, char *err, size_t errlen) {
@@ -330,9 +405,15 @@ bool prometheus_labels_render(const char *spec, char **rendered, char *err, size
         const char *eq = memchr(p, '=', item);
         size_t kn = eq ? (size_t)(eq - p) : 0;
         while (kn && p[kn - 1] == ' ') kn--;
-        if (!eq || !label_name_ok(p, kn)) {
-            snprintf(err, errlen, "expected name=value[,name=value...] with label names [a-zA-Z_][a-zA-Z0-9_]* "
-                     "(not __*, run, status, bucket, result, code, le, version), got '%.*s'", (int)item, p);
+        if (!eq) {
+            snprintf(err, errlen, "expected name=value[,name=value...], got '%.*s'", (int)item, p);
+            strbuf_free(&b);
+            return false;
+        }
+        const char *why = label_name_refused(p, kn);
+        if (!why && named_before(spec, p, p, kn)) why = "it is given twice";
+        if (why) {
+            snprintf(err, errlen, "label name '%.*s' cannot be used: %s", (int)kn, p, why);
             strbuf_free(&b);
             return false;
         }
@@ -355,13 +436,31 @@ bool prometheus_labels_render(const char *spec, char **rendered, char *err, size
     return true;
 }
 
+/* Per webhook receiver (receiver="0" is the first webhook_url: an index, never the URL,
+ * which may hold credentials): events dropped from its full queue, and POSTs by outcome. */
+static void webhook_series(writer *w, webhooks *hooks) {
+    size_t n = webhooks_receivers(hooks);
+    if (!n) return;
+    unsigned long dropped[WEBHOOK_MAX_URLS], failed[WEBHOOK_MAX_URLS], delivered[WEBHOOK_MAX_URLS];
+    for (size_t i = 0; i < n; i++) webhooks_receiver_counts(hooks, i, &dropped[i], &failed[i], &delivered[i]);
+    family(w, "goblind_webhook_events_dropped_total", "counter",
+           "Run events dropped from a webhook receiver's full queue (receiver: index of its webhook_url).");
+    for (size_t i = 0; i < n; i++) put(w, "goblind_webhook_events_dropped_total{receiver=\"%zu\"} %lu\n", i, dropped[i]);
+    family(w, "goblind_webhook_deliveries_total", "counter",
+           "Run events a webhook receiver got (delivered) or did not after every attempt (failed).");
+    for (size_t i = 0; i < n; i++) {
+        put(w, "goblind_webhook_deliveries_total{receiver=\"%zu\",result=\"delivered\"} %lu\n", i, delivered[i]);
+        put(w, "goblind_webhook_deliveries_total{receiver=\"%zu\",result=\"failed\"} %lu\n", i, failed[i]);
+    }
+}
+
 void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     strbuf own = {0};
     bool relabel = src->labels && *src->labels;
     writer w = {relabel ? &own : out, om};
     goblind_counters *c = src->counters;
     family(&w, "goblind_build_info", "gauge", "goblind version; always 1.");
-    put(&w, "goblind_build_info{version=\"%s\"} 1\n", src->version);
+    put(&w, "goblind_build_info{" L_VERSION "=\"%s\"} 1\n", src->version);
 
     store_reader *rd = store_reader_acquire(src->st);
     int64_t counts[RUN_STATUS_COUNT];
@@ -374,11 +473,11 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
     for (int s = 0; s < RUN_STATUS_COUNT; s++)
-        put(&w, "goblind_runs{status=\"%s\"} %lld\n", run_status_name((run_status)s), (long long)counts[s]);
+        put(&w, "goblind_runs{" L_STATUS "=\"%s\"} %lld\n", run_status_name((run_status)s), (long long)counts[s]);
     family(&w, "goblind_ingests_total", "counter",
            "Run parses stored (ok: kernel trace and torch profile parse; incomplete: not yet) or not stored (error).");
     for (int r = 0; r < INGEST_RESULTS; r++)
-        put(&w, "goblind_ingests_total{result=\"%s\"} %llu\n", INGEST_RESULT_NAMES[r],
+        put(&w, "goblind_ingests_total{" L_RESULT "=\"%s\"} %llu\n", INGEST_RESULT_NAMES[r],
             (unsigned long long)atomic_load(&c->ingests[r]));
     histogram_out(&w, "goblind_parse_duration_seconds", "Time to parse one run directory.", &c->parse_seconds);
     family(&w, "goblind_parsed_bytes_total", "counter", "Artefact bytes parsed (after gzip inflation).");
@@ -388,10 +487,11 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     family(&w, "goblind_http_requests_total", "counter", "HTTP requests answered, by status code.");
     for (int i = 0; i < HTTP_CODES; i++) {
         uint64_t v = atomic_load(&c->http_requests[i]);
-        if (HTTP_CODE_VALUES[i]) put(&w, "goblind_http_requests_total{code=\"%u\"} %llu\n", HTTP_CODE_VALUES[i], (unsigned long long)v);
-        else put(&w, "goblind_http_requests_total{code=\"other\"} %llu\n", (unsigned long long)v);
+        if (HTTP_CODE_VALUES[i]) put(&w, "goblind_http_requests_total{" L_CODE "=\"%u\"} %llu\n", HTTP_CODE_VALUES[i], (unsigned long long)v);
+        else put(&w, "goblind_http_requests_total{" L_CODE "=\"other\"} %llu\n", (unsigned long long)v);
     }
     histogram_out(&w, "goblind_http_request_duration_seconds", "Time from request to response.", &c->http_seconds);
+    webhook_series(&w, src->hooks);
     process_metrics(&w);
 
     run_state_series(&w, &runs);
@@ -408,16 +508,17 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         const run_sample *s = &runs.items[i];
         if (!s->step.has) continue;           /* no step time: the split is not known */
         for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
-            put(&w, "goblind_run_waste_seconds{run=\"");
+            put(&w, "goblind_run_waste_seconds{" L_RUN "=\"");
             label_value(&w, s->id);
-            put(&w, "\",bucket=\"%s\"} ", INGEST_WASTE_KEYS[b]);
+            put(&w, "\"," L_BUCKET "=\"%s\"} ", INGEST_WASTE_KEYS[b]);
             value(&w, s->waste[b]);
         }
     }
     analysis_series(&w, &runs);
+    gpu_device_series(&w, &runs);
     family(&w, "goblind_run_updated_timestamp_seconds", "gauge", "When the run last changed.");
     for (size_t i = 0; i < runs.n; i++) {
-        put(&w, "goblind_run_updated_timestamp_seconds{run=\"");
+        put(&w, "goblind_run_updated_timestamp_seconds{" L_RUN "=\"");
         label_value(&w, runs.items[i].id);
         put(&w, "\"} ");
         value(&w, runs.items[i].updated_s);

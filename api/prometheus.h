@@ -10,6 +10,7 @@
 
 #include "core/counters.h"
 #include "base/text_utf8.h"
+#include "api/webhooks.h"
 #include "storage/store.h"
 
 typedef struct prometheus_source {
@@ -18,11 +19,13 @@ typedef struct prometheus_source {
     int max_runs;
     const char *version;
     const char *labels;     /* NULL, or rendered static labels (k="v",...) added to every sample */
+    webhooks *hooks;        /* NULL: no webhook_url configured */
 } prometheus_source;
 
 /* Renders a config value "name=value[,name=value...]" as exposition label text
  * (name="value",...) in *rendered (caller frees; NULL when spec is empty). false with a
- * message in err for a bad or reserved label name. */
+ * message in err naming the label and the reason for a bad name, a name given twice, or a
+ * name goblind's series or Prometheus's scrape use. */
 bool prometheus_labels_render(const char *spec, char **rendered, char *err, size_t errlen);
 
 void prometheus_render(const prometheus_source *src, bool openmetrics, strbuf *out);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api/compare.h"
+#include "api/compare_diff.h"
 #include "api/doc_routes.h"
 #include "api/events.h"
 #include "api/kernels_body.h"
@@ -17,6 +18,7 @@
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "storage/retention.h"
+#include "storage/run_analysis.h"
 #include "storage/run_detail.h"
 
 #define RETRY_AFTER_S 2
@@ -403,7 +405,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
 
 /* ---- /compare ---------------------------------------------------------------------- */
 
-typedef struct compare_read { compare_side side; bool found, ok; run_status status; } compare_read;
+typedef struct compare_read { compare_side side; bool found, ok; run_status status; stored_doc doc; } compare_read;
 
 static void compare_row(void *user, const run_row *row) {
     compare_read *r = user;
@@ -418,12 +420,24 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         if (!ids[i] || !run_id_valid(ids[i]))
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "base and candidate must both be run ids ([A-Za-z0-9._-]{1,128})");
+    size_t rows = COMPARE_DIFF_ROWS_DEFAULT;
+    const char *rows_arg = arg(c, "rows");
+    if (rows_arg) {
+        char *end;
+        unsigned long v = strtoul(rows_arg, &end, 10);
+        if (!*rows_arg || *end || rows_arg[0] == '-' || v < 1 || v > COMPARE_DIFF_ROWS_MAX)
+            return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "rows must be a whole number from 1 to 1000");
+        rows = v;
+    }
     compare_read rc[2];
     memset(rc, 0, sizeof rc);
     store_reader *rd = store_reader_acquire(api_store(a));
     for (int i = 0; i < 2; i++) {
         store_get_run(rd, ids[i], compare_row, &rc[i]);
-        if (rc[i].found && rc[i].ok) store_run_gauges(rd, ids[i], rc[i].side.gauge);   /* unknown when unreadable */
+        if (rc[i].found && rc[i].ok) {
+            store_run_gauges(rd, ids[i], rc[i].side.gauge);   /* unknown when unreadable */
+            store_get_doc(rd, ids[i], STORED_ANALYSIS_JSON, &rc[i].doc);   /* no text: its side is unknown */
+        }
     }
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
@@ -441,7 +455,9 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
     } else {
         strbuf out = {0};
-        compare_runs(&rc[0].side, &rc[1].side, &out);
+        compare_diff *diff = compare_diff_new(rc[0].doc.text, rc[0].doc.len, rc[1].doc.text, rc[1].doc.len, rows);
+        compare_runs(&rc[0].side, &rc[1].side, diff, &out);
+        compare_diff_free(diff);
         if (strbuf_terminate(&out)) {
             ret = api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);      /* the response owns it */
         } else {
@@ -451,6 +467,8 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     }
     compare_side_free(&rc[0].side);
     compare_side_free(&rc[1].side);
+    free(rc[0].doc.text);
+    free(rc[1].doc.text);
     return ret;
 }
 

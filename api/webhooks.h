@@ -1,8 +1,10 @@
-/* webhooks: POSTs each run event's JSON to the configured URLs (webhook_url), from one thread
- * of their own, so a slow or dead receiver never delays ingest or the API. The queue is
- * bounded (WEBHOOK_QUEUE events; when full the oldest is dropped and counted); each POST is
- * tried up to WEBHOOK_ATTEMPTS times, 1 s then 2 s apart, and any 2xx answer is success.
- * Shutdown drains for at most 2 s: once, with no retries; a POST in flight is then aborted. */
+/* webhooks: POSTs each run event's JSON to the configured URLs (webhook_url), so a slow or
+ * dead receiver never delays ingest, the API, or another receiver. Each receiver has a thread
+ * and a bounded queue of its own (WEBHOOK_QUEUE events; when full its oldest is dropped and
+ * counted for that receiver only); each POST is tried up to WEBHOOK_ATTEMPTS times, 1 s then
+ * 2 s apart, and any 2xx answer is success. Log lines name a receiver by its URL with the
+ * credentials redacted (base/url_redact.h). Shutdown drains for at most 2 s: once, with no
+ * retries; a POST in flight is then aborted. */
 #ifndef GOBLIN_WEBHOOKS_H
 #define GOBLIN_WEBHOOKS_H
 
@@ -16,10 +18,15 @@ typedef struct webhooks webhooks;
 
 /* NULL when n == 0. urls are copied. */
 webhooks *webhooks_start(const char *const *urls, size_t n);
-/* Queues one event body (copied); never blocks on the network. Thread-safe. */
+/* Queues one event body (copied) for every receiver; never blocks on the network. Thread-safe. */
 void webhooks_post(webhooks *w, const char *json);
-/* Events dropped so far because the queue was full (oldest first). Thread-safe. */
+/* Events dropped so far because a queue was full (oldest first), over all receivers. Thread-safe. */
 unsigned long webhooks_dropped(webhooks *w);
+/* The receivers (0 when w is NULL), and per receiver i (in webhook_url order): events dropped
+ * from its full queue, events not delivered after every attempt, events delivered. Thread-safe. */
+size_t webhooks_receivers(webhooks *w);
+void webhooks_receiver_counts(webhooks *w, size_t i, unsigned long *dropped, unsigned long *failed,
+                              unsigned long *delivered);
 /* Tries what is queued once more (bounded by the attempts already under way), then joins. */
 void webhooks_stop(webhooks *w);
 

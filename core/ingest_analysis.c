@@ -9,7 +9,7 @@
 
 const char *const INGEST_CLASS_KEYS[INGEST_KERNEL_CLASSES] = {
     "gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-    "convolution", "other"};
+    "convolution", "barrier", "other"};
 
 #define CLASS_GAUGE(k) "classes.by_class." k ".total_ns"
 const char *const INGEST_GAUGE_NAMES[IG_COUNT] = {
@@ -31,8 +31,22 @@ const char *const INGEST_GAUGE_NAMES[IG_COUNT] = {
     [IG_CLASS_FIRST + 6] = CLASS_GAUGE("reduction"),
     [IG_CLASS_FIRST + 7] = CLASS_GAUGE("normalization"),
     [IG_CLASS_FIRST + 8] = CLASS_GAUGE("convolution"),
-    [IG_CLASS_FIRST + 9] = CLASS_GAUGE("other"),
+    [IG_CLASS_FIRST + 9] = CLASS_GAUGE("barrier"),
+    [IG_CLASS_FIRST + 10] = CLASS_GAUGE("other"),
+#define GPU_GAUGES(k) \
+    [IG_GPU_FIRST + (k) * INGEST_GPU_FIELDS + IGF_DEVICE] = "telemetry.gpus." #k ".device", \
+    [IG_GPU_FIRST + (k) * INGEST_GPU_FIELDS + IGF_UTIL_MEAN_PCT] = "telemetry.gpus." #k ".util_mean_pct", \
+    [IG_GPU_FIRST + (k) * INGEST_GPU_FIELDS + IGF_POWER_MEAN_W] = "telemetry.gpus." #k ".power_mean_w", \
+    [IG_GPU_FIRST + (k) * INGEST_GPU_FIELDS + IGF_VRAM_PEAK_BYTES] = "telemetry.gpus." #k ".vram_peak_bytes"
+    GPU_GAUGES(0), GPU_GAUGES(1), GPU_GAUGES(2), GPU_GAUGES(3),
+    GPU_GAUGES(4), GPU_GAUGES(5), GPU_GAUGES(6), GPU_GAUGES(7),
+#undef GPU_GAUGES
 };
+_Static_assert(INGEST_GPU_SLOTS == 8, "GPU_GAUGES above names slots 0..7");
+
+const char *const INGEST_GPU_FIELD_KEYS[INGEST_GPU_FIELDS] = {
+    [IGF_DEVICE] = "device", [IGF_UTIL_MEAN_PCT] = "util_mean_pct", [IGF_POWER_MEAN_W] = "power_mean_w",
+    [IGF_VRAM_PEAK_BYTES] = "vram_peak_bytes"};
 
 int ingest_gauge_index(const char *name) {
     for (int i = 0; name && i < IG_COUNT; i++)

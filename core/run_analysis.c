@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyses/kernel_class_cache.h"
+#include "analyses/section_md.h"
 #include "analyses/section_registry.h"
 #include "core/run_job.h"
 #include "core/chunked_read.h"
@@ -415,11 +416,11 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');
         base = base && base[1] ? base + 1 : name;
-        char title[512];
-        int n = snprintf(title, sizeof title, "# goblind analysis: %s\n\n", base);
-        strbuf_append(&out->report_md, title, n > 0 && (size_t)n < sizeof title ? (size_t)n : 0);
+        smd_printf(&out->report_md, "# goblind analysis: ");
+        smd_cell(&out->report_md, base, strlen(base), 400);    /* the directory's name, escaped */
+        smd_printf(&out->report_md, "\n\n");
         free(real);
-        run_sources_md(inv, refs, jobs, &out->report_md);
+        run_sources_md(inv, refs, jobs, &opt->cfg, &out->report_md);
         for (size_t i = 0; i < n_an; i++)
             if (an[i]->render_md) an[i]->render_md(run[i], &out->report_md);
         ok = strbuf_terminate(&out->json) && strbuf_terminate(&out->report_md);

@@ -80,7 +80,7 @@ void job_reset(job *j, const analysis_config *cfg);
 
 /* The "sources" section: one object per inventory source, what its job read. */
 void run_sources_render(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w);
-/* report.md's "## Sources" table. */
-void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md);
+/* report.md's "## Sources" table: the first cfg->list_rows files (section_listed), names escaped. */
+void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, const analysis_config *cfg, strbuf *md);
 
 #endif

@@ -2,6 +2,7 @@
  * from what each of the driver's jobs read (see run_job.h). */
 #include <stdio.h>
 
+#include "analyses/section_md.h"
 #include "core/run_job.h"
 
 static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
@@ -72,22 +73,24 @@ void run_sources_render(const run_inventory *inv, const source_ref *refs, job *j
     jw_array_close(w);
 }
 
-void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, strbuf *md) {
+void run_sources_md(const run_inventory *inv, const source_ref *refs, job *jobs, const analysis_config *cfg, strbuf *md) {
     static const char head[] = "## Sources\n\n| file | format | records | kernels chosen | warnings |\n|---|---|---|---|---|\n";
     strbuf_append(md, head, sizeof head - 1);
-    for (size_t i = 0; i < inv->n; i++) {
+    size_t listed = section_listed(cfg, inv->n);
+    for (size_t i = 0; i < listed; i++) {
         uint64_t total = 0;
         for (int t = 0; t < REC_TYPE_COUNT; t++) total += jobs[i].counts[t];
-        char line[1024];
-        int n = snprintf(line, sizeof line, "| %s | %s | %llu | %s | %zu |\n", inv->src[i].rel, inv->src[i].format->name,
-                         (unsigned long long)total, refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
-        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        strbuf_append(md, "| ", 2);
+        smd_text(md, inv->src[i].rel);                 /* a file name: anything but '/' and NUL */
+        smd_printf(md, " | %s | %llu | %s | %zu |\n", inv->src[i].format->name, (unsigned long long)total,
+                   refs[i].kernels_chosen ? "yes" : "no", jobs[i].diag.count);
     }
     for (size_t i = 0; i < inv->n_unrec; i++) {
-        char line[1024];
-        int n = snprintf(line, sizeof line, "| %s | (unrecognised: not read) | 0 | no | 1 |\n", inv->unrec[i].rel);
-        if (n > 0) strbuf_append(md, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        strbuf_append(md, "| ", 2);
+        smd_text(md, inv->unrec[i].rel);
+        smd_printf(md, " | (unrecognised: not read) | 0 | no | 1 |\n");
     }
     if (!inv->n && !inv->n_unrec) { static const char none[] = "| (no file any format reads) | | | | |\n"; strbuf_append(md, none, sizeof none - 1); }
+    if (listed < inv->n) smd_printf(md, "\n%zu more files (the analysis document's `sources` lists them all).\n", inv->n - listed);
     strbuf_putc(md, '\n');
 }

@@ -1,22 +1,19 @@
-/* cmd_client: `goblind runs`, `goblind show <id>`, `goblind forget <id>`, `goblind analysis <id>`
- * and `goblind report <id>`, which ask a daemon over HTTP or HTTPS (http_client.c, libcurl). */
+/* cmd_client: `goblind runs`, `goblind show <id>`, `goblind kernels <id>`, `goblind forget <id>`,
+ * `goblind analysis <id>` and `goblind report <id>`, which ask a daemon over HTTP or HTTPS
+ * (http_client.c, libcurl). A daemon's 400 is a usage error (exit 2), any other refusal exit 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api/json_text.h"
+#include "daemon/client_opts.h"
 #include "daemon/commands.h"
 #include "daemon/http_client.h"
 #include "daemon/report.h"
 
 #define EXIT_RUN_FAILED 3        /* goblind show: the run failed (its metrics were shown) */
 
-typedef struct client_opts {
-    const char *url, *status, *limit, *cursor, *token_file, *cacert, *cert, *key, *format, *id;
-    bool wait, json;
-    char *token;
-} client_opts;
 
 /* The token: --token-file, else $GOBLIND_TOKEN, else the file $GOBLIND_TOKEN_FILE. */
 static char *read_token(const char *path) {
@@ -35,11 +32,19 @@ static char *read_token(const char *path) {
     return strdup(b);
 }
 
-/* want: "runs" (no id), "show" (id, --wait, --format), "forget" (id), "analysis" and "report"
- * (id, --wait). */
-static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
+/* Whether s is a decimal integer from lo to hi. */
+static bool int_text_in(const char *s, long lo, long hi) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end && v >= lo && v <= hi;
+}
+
+/* want: "runs" (no id), "show" (id, --wait, --format), "kernels" (id, --sort, --limit, --format),
+ * "forget" (id), "analysis" and "report" (id, --wait). */
+int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
     memset(o, 0, sizeof *o);
     bool runs = !strcmp(want, "runs"), show = !strcmp(want, "show"), with_id = !runs;
+    bool kernels = !strcmp(want, "kernels"), compare = !strcmp(want, "compare");
     bool waits = show || !strcmp(want, "analysis") || !strcmp(want, "report");
     o->url = getenv("GOBLIND_URL") && *getenv("GOBLIND_URL") ? getenv("GOBLIND_URL") : "127.0.0.1:9477";
     for (int i = 1; i < argc; i++) {
@@ -50,7 +55,9 @@ static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
         if (!dst && runs)
             dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--limit") ? &o->limit
                 : !strcmp(a, "--cursor") ? &o->cursor : NULL;
-        if (!dst && (runs || show) && !strcmp(a, "--format")) dst = &o->format;
+        if (!dst && kernels) dst = !strcmp(a, "--sort") ? &o->sort : !strcmp(a, "--limit") ? &o->limit : NULL;
+        if (!dst && compare && !strcmp(a, "--rows")) dst = &o->rows;
+        if (!dst && (runs || show || kernels || compare) && !strcmp(a, "--format")) dst = &o->format;
         if (dst) {
             if (i + 1 >= argc) { fprintf(stderr, "goblind %s: %s needs a value\n", want, a); return EXIT_USAGE; }
             *dst = argv[++i];
@@ -61,14 +68,35 @@ static int parse_opts(int argc, char **argv, client_opts *o, const char *want) {
             return EXIT_USAGE;
         } else if (with_id && !o->id) {
             o->id = a;
+        } else if (compare && !o->id2) {
+            o->id2 = a;
         } else {
             fprintf(stderr, "goblind %s: unexpected argument '%s'\n", want, a);
             return EXIT_USAGE;
         }
     }
     if (with_id && !o->id) { fprintf(stderr, "goblind %s: a run id is required\n", want); return EXIT_USAGE; }
-    if (o->format && strcmp(o->format, "json") && strcmp(o->format, "table")) {
-        fprintf(stderr, "goblind %s: --format takes table or json\n", want);
+    if (compare && !o->id2) { fprintf(stderr, "goblind compare: BASE and CANDIDATE run ids are required\n"); return EXIT_USAGE; }
+    if (o->format && strcmp(o->format, "json") && strcmp(o->format, "table") && !(compare && !strcmp(o->format, "markdown"))) {
+        fprintf(stderr, "goblind %s: --format takes table%s or json\n", want, compare ? ", markdown" : "");
+        return EXIT_USAGE;
+    }
+    if (o->rows && !int_text_in(o->rows, 1, 1000)) {
+        fprintf(stderr, "goblind %s: --rows takes an integer from 1 to 1000, got '%s'\n", want, o->rows);
+        return EXIT_USAGE;
+    }
+    if (o->limit && !int_text_in(o->limit, 1, runs ? 1000 : 100000)) {
+        fprintf(stderr, "goblind %s: --limit takes an integer from 1 to %d, got '%s'\n", want, runs ? 1000 : 100000, o->limit);
+        return EXIT_USAGE;
+    }
+    if (o->status && strcmp(o->status, "pending") && strcmp(o->status, "running") && strcmp(o->status, "complete")
+        && strcmp(o->status, "failed") && strcmp(o->status, "gone")) {
+        fprintf(stderr, "goblind %s: --status takes pending, running, complete, failed or gone\n", want);
+        return EXIT_USAGE;
+    }
+    if (o->sort && strcmp(o->sort, "total_ns") && strcmp(o->sort, "calls") && strcmp(o->sort, "avg_ns")
+        && strcmp(o->sort, "max_ns") && strcmp(o->sort, "name")) {
+        fprintf(stderr, "goblind %s: --sort takes total_ns, calls, avg_ns, max_ns or name\n", want);
         return EXIT_USAGE;
     }
     if (!o->cert != !o->key) { fprintf(stderr, "goblind %s: --cert and --key go together\n", want); return EXIT_USAGE; }
@@ -90,10 +118,15 @@ static void get(const client_opts *o, const char *path, http_reply *r) {
     http_get(&t, path, r);
 }
 
-/* GET path; prints the daemon's error and returns NULL on anything but `ok`. */
-static json_t *fetch(const client_opts *o, const char *path, int ok) {
+/* The exit status of a daemon's refusal: its 400 says the request was malformed (usage). */
+int client_refusal_status(int http_status) { return http_status == 400 ? EXIT_USAGE : 1; }
+
+/* GET path; prints the daemon's error and returns NULL on anything but `ok` (*http_status: the
+ * answer's status, 0 when there was none). */
+json_t *client_fetch(const client_opts *o, const char *path, int ok, int *http_status) {
     http_reply r;
     get(o, path, &r);
+    *http_status = r.status;
     if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); return NULL; }
     json_t *doc = json_loadb(r.body, r.len, 0, NULL);
     if (r.status != ok) {
@@ -109,7 +142,7 @@ static json_t *fetch(const client_opts *o, const char *path, int ok) {
 }
 
 /* Prints a jansson document as JSON with shortest round-trip numbers (as the daemon does). */
-static void print_json(json_t *doc) {
+void client_print_json(json_t *doc) {
     char *s = json_text(doc, NULL);
     if (s) puts(s);
     free(s);
@@ -117,15 +150,16 @@ static void print_json(json_t *doc) {
 
 int cmd_runs(int argc, char **argv) {
     client_opts o;
-    int rc = parse_opts(argc, argv, &o, "runs");
+    int rc = client_parse_opts(argc, argv, &o, "runs");
     if (rc) { free(o.token); return rc; }
     char path[512];
     snprintf(path, sizeof path, "/runs?limit=%s%s%s%s%s", o.limit ? o.limit : "100", o.status ? "&status=" : "",
              o.status ? o.status : "", o.cursor ? "&cursor=" : "", o.cursor ? o.cursor : "");
-    json_t *doc = fetch(&o, path, 200);
+    int st;
+    json_t *doc = client_fetch(&o, path, 200, &st);
     free(o.token);
-    if (!doc) return 1;
-    if (o.json) print_json(doc);
+    if (!doc) return client_refusal_status(st);
+    if (o.json) client_print_json(doc);
     else report_runs(stdout, doc);
     json_decref(doc);
     return 0;
@@ -133,7 +167,7 @@ int cmd_runs(int argc, char **argv) {
 
 int cmd_show(int argc, char **argv) {
     client_opts o;
-    int rc = parse_opts(argc, argv, &o, "show");
+    int rc = client_parse_opts(argc, argv, &o, "show");
     if (rc) { free(o.token); return rc; }
     char path[300];
     /* --wait: long polls until the run is final (200 complete, 422 failed), however long it takes */
@@ -146,15 +180,16 @@ int cmd_show(int argc, char **argv) {
     }
     if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); free(o.token); return 1; }
     snprintf(path, sizeof path, "/runs/%s", o.id);
-    json_t *run = fetch(&o, path, 200);                       /* after the wait: the final state */
+    int st;
+    json_t *run = client_fetch(&o, path, 200, &st);          /* after the wait: the final state */
     free(o.token);
-    if (!run) { free(r.body); return 1; }
+    if (!run) { free(r.body); return client_refusal_status(st); }
     bool has_metrics = r.status == 200 || r.status == 422;
     json_t *m = has_metrics ? json_loadb(r.body, r.len, 0, NULL) : NULL;
     bool failed = r.status == 422;
     if (o.json) {
         json_t *both = json_pack("{s:O, s:O?}", "run", run, "metrics", m);
-        print_json(both);
+        client_print_json(both);
         json_decref(both);
     } else {
         const char *err = json_string_value(json_object_get(run, "error"));
@@ -174,7 +209,7 @@ int cmd_show(int argc, char **argv) {
 
 int cmd_forget(int argc, char **argv) {
     client_opts o;
-    int rc = parse_opts(argc, argv, &o, "forget");
+    int rc = client_parse_opts(argc, argv, &o, "forget");
     if (rc) { free(o.token); return rc; }
     char path[300];
     snprintf(path, sizeof path, "/runs/%s", o.id);
@@ -190,7 +225,7 @@ int cmd_forget(int argc, char **argv) {
     } else {
         const char *detail = json_string_value(json_object_get(doc, "detail"));
         fprintf(stderr, "goblind: DELETE %s: HTTP %d%s%s\n", path, r.status, detail ? ": " : "", detail ? detail : "");
-        ret = 1;
+        ret = client_refusal_status(r.status);
     }
     json_decref(doc);
     free(r.body);
@@ -202,7 +237,7 @@ int cmd_forget(int argc, char **argv) {
  * 0, 3 when the run failed (the document is still printed), 1 when there is none or no daemon. */
 static int print_stored_doc(int argc, char **argv, const char *want, const char *endpoint) {
     client_opts o;
-    int rc = parse_opts(argc, argv, &o, want);
+    int rc = client_parse_opts(argc, argv, &o, want);
     if (rc) { free(o.token); return rc; }
     char path[300];
     snprintf(path, sizeof path, "/runs/%s/%s%s", o.id, endpoint, o.wait ? "?wait=60" : "");
@@ -224,7 +259,7 @@ static int print_stored_doc(int argc, char **argv, const char *want, const char 
         const char *detail = json_string_value(json_object_get(doc, "detail"));
         fprintf(stderr, "goblind: %s: HTTP %d%s%s\n", path, r.status, detail ? ": " : "", detail ? detail : "");
         json_decref(doc);
-        ret = 1;
+        ret = client_refusal_status(r.status);
     }
     free(r.body);
     return ret;
@@ -232,3 +267,46 @@ static int print_stored_doc(int argc, char **argv, const char *want, const char 
 
 int cmd_analysis(int argc, char **argv) { return print_stored_doc(argc, argv, "analysis", "analysis"); }
 int cmd_report(int argc, char **argv) { return print_stored_doc(argc, argv, "report", "report.md"); }
+
+/* A number of nanoseconds in unit (1e6: ms, 1e3: us), or "-" when the row does not have it. */
+static void put_ns(FILE *out, json_t *v, double unit) {
+    if (json_is_number(v)) fprintf(out, " %11.3f", json_number_value(v) / unit);
+    else fprintf(out, " %11s", "-");
+}
+
+/* goblind kernels RUN_ID: GET /runs/<id>/kernels as a table (or the body as JSON). */
+int cmd_kernels(int argc, char **argv) {
+    client_opts o;
+    int rc = client_parse_opts(argc, argv, &o, "kernels");
+    if (rc) { free(o.token); return rc; }
+    char path[400];
+    snprintf(path, sizeof path, "/runs/%s/kernels?limit=%s%s%s", o.id, o.limit ? o.limit : "100", o.sort ? "&sort=" : "",
+             o.sort ? o.sort : "");
+    int st;
+    json_t *doc = client_fetch(&o, path, 200, &st);
+    free(o.token);
+    if (!doc) return client_refusal_status(st);
+    if (o.json) {
+        client_print_json(doc);
+    } else {
+        json_t *rows = json_object_get(doc, "kernels");
+        const char *source = json_string_value(json_object_get(doc, "source"));
+        printf("run %s: %zu kernel%s%s%s\n\n", o.id, json_array_size(rows), json_array_size(rows) == 1 ? "" : "s",
+               source ? " from " : "", source ? source : "");
+        printf("%10s %11s %11s %7s  %-13s %s\n", "calls", "total ms", "avg us", "time %", "class", "name");
+        size_t i;
+        json_t *k;
+        json_array_foreach(rows, i, k) {
+            printf("%10lld", (long long)json_integer_value(json_object_get(k, "calls")));
+            put_ns(stdout, json_object_get(k, "total_ns"), 1e6);
+            put_ns(stdout, json_object_get(k, "avg_ns"), 1e3);
+            json_t *pct = json_object_get(k, "pct_time");
+            if (json_is_number(pct)) printf(" %7.2f", json_number_value(pct));
+            else printf(" %7s", "-");
+            const char *cls = json_string_value(json_object_get(k, "class"));
+            printf("  %-13s %s\n", cls ? cls : "-", json_string_value(json_object_get(k, "name")));
+        }
+    }
+    json_decref(doc);
+    return 0;
+}

@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "api/http_api.h"
+#include "api/secret_file.h"
 #include "daemon/commands.h"
 #include "daemon/config.h"
 #include "daemon/db_lock.h"
@@ -42,10 +43,12 @@ static void on_run_changed(void *user, const char *run_id) {
     api_notify_run(s->http, run_id);
 }
 
-/* DELETE /runs/<id> (HTTP thread): the log line. */
+/* DELETE /runs/<id> (HTTP thread): the log line, and the tracker learns of it (a parse in
+ * flight or pending must not bring the run back). */
 static void on_run_deleted(void *user, const char *run_id) {
-    (void)user;
+    server *s = user;
     run_log_deleted(run_id, "DELETE /runs/<id>");
+    tracker_run_deleted(s->trk, run_id);
 }
 
 static void on_tick(uv_timer_t *h) {
@@ -80,20 +83,34 @@ static void on_signal(uv_signal_t *h, int signum) {
     tracker_stop(s->trk, on_tracker_stopped, s);
 }
 
-/* Like ssh with a private key: a token file other users can read (or write) is refused, one
- * its group can read is a warning. false with the reason in err. */
-static bool token_file_private(const char *path, char *err, size_t errlen) {
-    struct stat st;
-    if (stat(path, &st) != 0) return true;     /* api_start reports a missing file */
-    if (st.st_mode & (S_IROTH | S_IWOTH)) {
-        snprintf(err, errlen, "auth_token_file %s is %s by every user (mode %04o); chmod 600 it", path,
-                 st.st_mode & S_IROTH ? "readable" : "writable", (unsigned)(st.st_mode & 07777));
-        return false;
+/* Like ssh with a private key: the token and TLS files are checked (api/secret_file.h: a
+ * regular file of goblind's user or root, a private key chmod 600, a token not readable by
+ * every user, bounded, never blocking on a FIFO) at start-up and at SIGHUP. Logs each problem
+ * (when: "" or "SIGHUP: "); false when one is refused. */
+static bool secret_files_ok(const goblind_config *c, const char *when) {
+    const struct { const char *key, *path; secret_kind kind; size_t max; } FILES[] = {
+        {"auth_token_file", c->auth_token_file, SECRET_TOKEN, API_TOKEN_FILE_MAX},
+        {"tls_cert_file", c->tls_cert_file, SECRET_PUBLIC, API_TLS_FILE_MAX},
+        {"tls_key_file", c->tls_key_file, SECRET_PRIVATE_KEY, API_TLS_FILE_MAX},
+        {"tls_client_ca_file", c->tls_client_ca_file, SECRET_PUBLIC, API_TLS_FILE_MAX},
+    };
+    bool ok = true;
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) {
+        if (!FILES[i].path) continue;
+        char err[1200], warn[1200];
+        char *body = secret_file_read(FILES[i].key, FILES[i].path, FILES[i].kind, FILES[i].max, err, sizeof err, warn,
+                                      sizeof warn);
+        if (body) {
+            memset(body, 0, strlen(body));     /* the copy api_start keeps is the only one */
+            free(body);
+        }
+        if (warn[0]) log_warn("%s%s", when, warn);
+        if (!body) {
+            log_error("%s%s%s", when, err, *when ? " (the running daemon keeps what it read at start; a restart would fail)" : "");
+            ok = false;
+        }
     }
-    if (st.st_mode & (S_IRGRP | S_IWGRP))
-        log_warn("auth_token_file %s is readable by its group (mode %04o); chmod 600 it", path,
-                 (unsigned)(st.st_mode & 07777));
-    return true;
+    return ok;
 }
 
 static int usage_error(const char *msg) {
@@ -114,7 +131,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
     static const struct { const char *flag, *key; } FLAGS[] = {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"}, {"--max-parse-mb", "max_parse_mb"}, {"--max-parse-s", "max_parse_s"},
         {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
-        {"--max-connections", "max_connections"}, {"--connection-timeout-s", "connection_timeout_s"},
+        {"--max-connections", "max_connections"}, {"--max-event-streams", "max_event_streams"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--log-file", "log_file"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--metrics-labels", "metrics_labels"},
         {"--auth-token-file", "auth_token_file"}, {"--tls-cert-file", "tls_cert_file"}, {"--tls-key-file", "tls_key_file"},
@@ -200,11 +217,13 @@ static void reload_config(server *s) {
     const char *restart = !roots_same ? "root"
         : !SAME_STR(n.db, s->cfg.db) ? "db" : !SAME_STR(n.listen, s->cfg.listen) ? "listen"
         : n.max_connections != s->cfg.max_connections ? "max_connections"
+        : n.max_event_streams != s->cfg.max_event_streams ? "max_event_streams"
         : n.connection_timeout_s != s->cfg.connection_timeout_s ? "connection_timeout_s"
         : n.max_request_kb != s->cfg.max_request_kb ? "max_request_kb"
         : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
         : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
         : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
+        : !SAME_STR(n.metrics_labels, s->cfg.metrics_labels) ? "metrics_labels"
         : n.scan_only != s->cfg.scan_only ? "watch_mode"
         : !SAME_STR(n.auth_token_file, s->cfg.auth_token_file) ? "auth_token_file"
         : !SAME_STR(n.tls_cert_file, s->cfg.tls_cert_file) || !SAME_STR(n.tls_key_file, s->cfg.tls_key_file)
@@ -217,6 +236,7 @@ static void reload_config(server *s) {
         s->cfg.log_file = n.log_file ? strdup(n.log_file) : NULL;
     }
     tracker_config_changed(s->trk);
+    secret_files_ok(&n, "SIGHUP: ");           /* a key made readable since start is said now, not at the next restart */
     log_info("SIGHUP: configuration reloaded (%s)", len ? changed : "no live setting changed");
     if (restart) log_warn("SIGHUP: %s changed; it takes effect after a restart (systemctl restart goblind)", restart);
     config_free(&n);
@@ -260,8 +280,7 @@ int cmd_serve(int argc, char **argv) {
         return EXIT_USAGE;
     }
     char lock_err[1200];
-    if (s.cfg.auth_token_file && !token_file_private(s.cfg.auth_token_file, lock_err, sizeof lock_err)) {
-        log_error("%s", lock_err);
+    if (!secret_files_ok(&s.cfg, "")) {
         config_free(&s.cfg);
         return EXIT_USAGE;
     }
@@ -287,6 +306,7 @@ int cmd_serve(int argc, char **argv) {
     }
     counters_init(&s.counters);
     api_options ao = {.listen = s.cfg.listen, .max_connections = s.cfg.max_connections,
+                      .max_event_streams = s.cfg.max_event_streams,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
                       .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
@@ -294,17 +314,19 @@ int cmd_serve(int argc, char **argv) {
                       .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
+    uv_loop_init(&s.loop);                     /* the tracker first: DELETEs reach it from the start */
+    s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     s.http = api_start(&ao, s.st, &err);
     if (!s.http) {
         log_error("%s", err);
         free(err);
+        tracker_free(s.trk);
+        uv_loop_close(&s.loop);
         store_close(s.st);
         close(lock_fd);
         config_free(&s.cfg);
         return 1;
     }
-    uv_loop_init(&s.loop);
-    s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     uv_timer_init(&s.loop, &s.tick);
     s.tick.data = &s;
     uv_timer_start(&s.tick, on_tick, 250, 250);

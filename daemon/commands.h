@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* The exit statuses (help.c's table): 0 success, 1 a runtime or daemon error, EXIT_USAGE, and 3. */
 #define EXIT_USAGE 2
 #define EXIT_NO_ARTEFACTS 3   /* goblind parse: the directory holds none of the three artefacts */
 
@@ -18,8 +19,22 @@ int cmd_forget(int argc, char **argv);
 int cmd_analysis(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-/* help.c: the whole usage; one command's usage (false for an unknown command); whether
- * argv[1..] asks for help (--help or -h). */
+int cmd_kernels(int argc, char **argv);   /* GET /runs/<id>/kernels (cmd_client.c) */
+int cmd_compare(int argc, char **argv);   /* GET /compare (cmd_compare.c) */
+
+/* One row of the command table (help.c): what main runs and what --help, the man page and the
+ * bash completion print. exit3: what exit status 3 means for the command, NULL when unused. */
+typedef struct command_help {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary, *exit3, *synopsis, *text;
+} command_help;
+
+/* help.c: the command named name (NULL when there is none); every command name, one a line;
+ * the whole usage; one command's usage (false for an unknown command); whether argv[1..] asks
+ * for help (--help or -h). */
+const command_help *command_find(const char *name);
+void command_list(FILE *out);
 void usage(FILE *out);
 bool usage_command(const char *cmd, FILE *out);
 bool wants_help(int argc, char **argv);

@@ -1,6 +1,8 @@
 /* config: INI parsing and validation. */
 #include "daemon/config.h"
 
+#include "base/url_redact.h"
+
 #include "api/listen_addr.h"
 #include "api/prometheus.h"
 
@@ -93,7 +95,9 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     }
     if (!strcmp(key, "webhook_url")) {
         if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8)) {
-            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'", v);
+            char shown[512];
+            snprintf(err, errlen, "webhook_url: expected an http:// or https:// URL, got '%s'",
+                     url_redact(v, shown, sizeof shown));
             return false;
         }
         if (c->n_webhook_urls >= sizeof c->webhook_urls / sizeof c->webhook_urls[0]) {
@@ -144,6 +148,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
     else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }
+    else if (!strcmp(key, "max_event_streams")) { ip = &c->max_event_streams; lo = 0; hi = 65536; }
     else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
     else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }

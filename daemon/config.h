@@ -26,6 +26,7 @@ typedef struct goblind_config {
     int fallback_scan_ms;       /* rescan period once inotify watches run out */
     bool scan_only;             /* watch_mode = scan: no inotify at all (NFS, tests) */
     int max_connections;
+    int max_event_streams;      /* GET /events streams open at once; 0: a quarter of max_connections */
     int connection_timeout_s;
     int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */

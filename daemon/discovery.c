@@ -41,6 +41,14 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         bool known = rd && store_run_state(rd, id, &st, &stored, &has_metrics);
         bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
         if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
+        if (!known && !forgotten && dir_empty(r->path, &r->dormant_mtime_ns)) {
+            r->dormant = true;                  /* pending, with nothing to parse: its first file wakes it */
+            t->n_dormant++;
+            r->sm.status = RUN_PENDING;
+            write_status(r);
+            watch_run_dir(r);
+            return;
+        }
         if (known || forgotten) {
             sig_of(r, &r->seen_sig);
             /* (the store keeps RunMetrics' files' identities; the other sources' fingerprint
@@ -122,8 +130,8 @@ void scan_root(tracker *t, root *ro, store_reader *rd) {
         char *p = join(ro->path, e->d_name);
         if (!p) continue;
         struct stat st;
-        bool dir = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
-        bool link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+        bool found = lstat(p, &st) == 0;
+        bool dir = found && S_ISDIR(st.st_mode), link = found && S_ISLNK(st.st_mode);
         free(p);
         if (!dir) {
             if (link && first_skip(ro, e->d_name)) log_warn("root %s: %s is a symbolic link; not followed", ro->path, e->d_name);
@@ -159,6 +167,14 @@ void on_scan(uv_timer_t *h) {
     if (t->stopping) return;
     for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], NULL);
     FOR_EACH_RUN(t, r) {
+        if (r->dormant) {                       /* an empty directory: one lstat while its mtime stays */
+            struct stat st;
+            if (lstat(r->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+                (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == r->dormant_mtime_ns)
+                continue;
+            dormant_changed(r);
+            continue;
+        }
         if (r->sm.gone || r->sm.parsing) continue;
         run_fingerprint cur;
         sig_of(r, &cur);
@@ -191,6 +207,7 @@ int tracker_start(tracker *t) {
     uv_timer_init(t->loop, &t->retry);
     t->scan.data = t->retry.data = t;
     t->open_handles += 2;
+    deleted_queue_open(t);
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
     uv_timer_start(&t->scan, on_scan, every, every);
     if (t->cfg->scan_only) {
@@ -233,5 +250,7 @@ int tracker_start(tracker *t) {
     t->ready = true;
     log_info("start-up scan done: %zu runs under %zu roots, %zu directories watched%s", t->nruns, t->n_roots,
              t->watched, t->fallback ? " (falling back to periodic scans)" : "");
+    if (t->n_dormant)
+        log_info("%zu run directories are empty: pending, not parsed until a file appears in them", t->n_dormant);
     return 0;
 }

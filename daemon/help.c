@@ -1,16 +1,16 @@
-/* help: the usage text of goblind and of each subcommand. `goblind CMD --help` prints it on
- * stdout and exits 0; the man page (goblind.1) is generated from this text at build time. */
+/* help: goblind's command table — each command's function, one-line summary, synopsis and help
+ * text — and the exit-status table every command follows. `goblind --help`, `goblind CMD --help`,
+ * the man page (scripts/gen-man.sh, from `goblind help --list` and these texts) and the bash
+ * completion (contrib/goblind.bash-completion reads the same texts) all come from it; a new
+ * command is one more row. */
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/commands.h"
 
-typedef struct command_help {
-    const char *name, *synopsis, *text;
-} command_help;
-
 static const command_help HELP[] = {
-    {"parse", "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
+    {"parse", cmd_parse, "Print the RunMetrics JSON of one run directory.", "RUN_DIR holds no artefact at all (nothing is printed on stdout)",
+     "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
      "Print the RunMetrics JSON of one goblin_runner run directory.\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"
@@ -20,11 +20,9 @@ static const command_help HELP[] = {
      "  --explain         how each file was read instead: its format, the column chosen for each\n"
      "                    quantity, rows used and skipped by reason, where steps and the step time came from\n"
      "  --analysis FILE   also write the analysis document (as `goblind analyze`) to FILE, from the same\n"
-     "                    read of each file, as the daemon's ingest does\n"
-     "Exit status: 0 (also when some artefacts are missing or broken: see \"warnings\"), 1 when RUN_DIR\n"
-     "is not a readable directory, 2 on a usage error, 3 when RUN_DIR holds no artefact at all\n"
-     "(nothing is printed on stdout)."},
-    {"analyze", "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N] [--chunk-bytes N] [--batch-max-bytes N]",
+     "                    read of each file, as the daemon's ingest does\n"},
+    {"analyze", cmd_analyze, "Print the analysis document of one run directory.", "no format reads any file of RUN_DIR (the document is still printed)",
+     "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N] [--chunk-bytes N] [--batch-max-bytes N]",
      "Print the analysis document of one run directory: every file some format reads (several torch\n"
      "traces, a whole rocprofv3 output tree one directory down) and every analysis section\n"
      "(docs/ANALYSIS.md); the \"sources\" section says which file was read by which format, its\n"
@@ -40,11 +38,9 @@ static const command_help HELP[] = {
      "  --kernel-wait-threshold-ns N  an idle GPU gap shorter than this is kernel_wait (default 50000)\n"
      "  --short-kernel-ns N      a kernel shorter than this is short (default 10000)\n"
      "  --rows N                 list the N busiest names in kernels.by_name and api.by_function, the\n"
-     "                           rest summed in `unlisted` (default 200; 0: every row)\n"
-     "Exit status: 0 (also when some files are broken: see each source's \"warnings\"), 1 when RUN_DIR\n"
-     "is not a readable directory, 2 on a usage error, 3 when no format reads any file of RUN_DIR\n"
-     "(the document is still printed)."},
-    {"serve", "goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT] [OPTIONS]",
+     "                           rest summed in `unlisted` (default 200; 0: every row)\n"},
+    {"serve", cmd_serve, "Watch run roots, store RunMetrics in SQLite, serve them over HTTP.", NULL,
+     "goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT] [OPTIONS]",
      "Watch the run roots, store RunMetrics in SQLite and serve them over HTTP (docs/API.md).\n"
      "  --config FILE             INI file (config/goblind.conf documents every key); flags override it\n"
      "  --root DIR                a directory of run directories (repeatable; default ./runs)\n"
@@ -52,7 +48,7 @@ static const command_help HELP[] = {
      "  --listen HOST:PORT        default 127.0.0.1:9477 (port 0: any free port)\n"
      "  --settle-ms N --quiet-s N --scan-interval-s N --fallback-scan-ms N --watch-mode events|scan\n"
      "  --settle-max-ms N --max-parse-mb N --max-parse-s N\n"
-     "  --max-connections N --connection-timeout-s N --max-request-kb N\n"
+     "  --max-connections N --max-event-streams N --connection-timeout-s N --max-request-kb N\n"
      "  --metrics-max-runs N --metrics-labels NAME=VALUE,...\n"
      "  --retention-max-runs N --retention-max-age-days N --db-max-size-mb N\n"
      "  --auth-token-file F --tls-cert-file F --tls-key-file F --tls-client-ca-file F\n"
@@ -60,55 +56,85 @@ static const command_help HELP[] = {
      "  --kernel-wait-threshold-ns N --short-kernel-ns N --analysis-list-rows N --npu-reference-dir DIR\n"
      "                           (the analysis document)\n"
      "  --log-level error|warn|info|debug --log-file F (reopened on SIGHUP)\n"
-     "SIGHUP re-reads the configuration (docs/OPERATIONS.md says which keys change live).\n"
-     "Exit status: 0 after SIGTERM/SIGINT, 1 when the database or address cannot be opened or another\n"
-     "goblind holds it (<db>.lock), 2 on a\n"
-     "usage or configuration error."},
-    {"runs", "goblind runs [--status S] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
+     "SIGHUP re-reads the configuration (docs/OPERATIONS.md says which keys change live).\n"},
+    {"runs", cmd_runs, "List the runs a daemon knows, newest first.", NULL,
+     "goblind runs [--status S] [--limit N] [--cursor C] [--format table|json] [CONNECTION]",
      "List the runs a daemon knows, newest first.\n"
      "  --status S        pending, running, complete, failed or gone\n"
      "  --limit N         1..1000 (default 100)\n"
      "  --cursor C        the next page (printed after a full page)\n"
-     "  --format F        table (default) or json (the GET /runs body)\n"
-     "Exit status: 0, 1 when the daemon cannot be reached or refuses, 2 on a usage error."},
-    {"show", "goblind show RUN_ID [--wait] [--format table|json] [CONNECTION]",
+     "  --format F        table (default) or json (the GET /runs body)\n"},
+    {"show", cmd_show, "Show one run: headline numbers, waste budget, top kernels, warnings.", "the run failed (its metrics are shown)",
+     "goblind show RUN_ID [--wait] [--format table|json] [CONNECTION]",
      "One run: headline numbers, the waste budget as bars, top kernels, warnings.\n"
      "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
-     "  --format F        table (default) or json: {\"run\": GET /runs/ID, \"metrics\": RunMetrics or null}\n"
-     "Exit status: 0 (complete, or not final yet without --wait), 1 when the daemon cannot be reached\n"
-     "or does not know the run, 2 on a usage error, 3 when the run failed (its metrics are shown)."},
-    {"forget", "goblind forget RUN_ID [CONNECTION]",
+     "  --format F        table (default) or json: {\"run\": GET /runs/ID, \"metrics\": RunMetrics or null}\n"},
+    {"kernels", cmd_kernels, "List a run's per-kernel statistics (GET /runs/ID/kernels).", NULL,
+     "goblind kernels RUN_ID [--sort total_ns|calls|avg_ns|max_ns|name] [--limit N] [--format table|json] [CONNECTION]",
+     "Per-kernel statistics of the run's last parse, as the daemon stores them: calls, total and mean\n"
+     "time, share of the run's kernel time, kernel class and name.\n"
+     "  --sort K          total_ns (default), calls, avg_ns, max_ns or name\n"
+     "  --limit N         1..100000 (default 100)\n"
+     "  --format F        table (default) or json (the GET /runs/ID/kernels body)\n"},
+    {"compare", cmd_compare, "Compare two runs: what moved, by how much, and whether it is more than noise (GET /compare).", NULL,
+     "goblind compare BASE_ID CANDIDATE_ID [--rows N] [--format table|json|markdown] [CONNECTION]",
+     "Compare two complete runs (GET /compare): the summary, the step-time verdict with its 95 % interval\n"
+     "(faster, slower, within_noise or unknown), and the kernels and CPU operators that moved most, with\n"
+     "their calls, averages, change of total and the verdict of each (docs/ANALYSIS.md, \"Comparing two runs\").\n"
+     "  --rows N          kernels and operators listed, 1..1000 (default 20)\n"
+     "  --format F        table (default), markdown, or json (the GET /compare body)\n"},
+    {"forget", cmd_forget, "Delete a run from a daemon's database (its directory is left alone).", NULL,
+     "goblind forget RUN_ID [CONNECTION]",
      "Delete a run from the daemon's database (DELETE /runs/ID). Its directory is left alone and is\n"
-     "not ingested again unless its files change.\n"
-     "Exit status: 0, 1 when the daemon cannot be reached or does not know the run, 2 on a usage error."},
-    {"analysis", "goblind analysis RUN_ID [--wait] [CONNECTION]",
+     "not ingested again unless its files change.\n"},
+    {"analysis", cmd_analysis, "Print a run's stored analysis document (GET /runs/ID/analysis).", "the run failed (its document is printed)",
+     "goblind analysis RUN_ID [--wait] [CONNECTION]",
      "Print a run's stored analysis document (GET /runs/ID/analysis, JSON) as the daemon stores it.\n"
-     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
-     "Exit status: 0, 1 when the daemon cannot be reached, does not know the run or has no document\n"
-     "for it (yet), 2 on a usage error, 3 when the run failed (its document is printed)."},
-    {"report", "goblind report RUN_ID [--wait] [CONNECTION]",
+     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"},
+    {"report", cmd_report, "Print a run's stored Markdown report (GET /runs/ID/report.md).", "the run failed (its report is printed)",
+     "goblind report RUN_ID [--wait] [CONNECTION]",
      "Print a run's stored Markdown report (GET /runs/ID/report.md).\n"
-     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"
-     "Exit status: 0, 1 when the daemon cannot be reached, does not know the run or has no report\n"
-     "for it (yet), 2 on a usage error, 3 when the run failed (its report is printed)."},
+     "  --wait            wait until the run is complete or failed (long polls of 60 s)\n"},
 };
 
 static const char CONNECTION[] =
-    "CONNECTION (runs, show, forget, analysis, report):\n"
+    "CONNECTION (runs, show, kernels, compare, forget, analysis, report):\n"
     "  --url URL         HOST:PORT, http://HOST:PORT or https://HOST:PORT (default $GOBLIND_URL, else\n"
     "                    127.0.0.1:9477)\n"
     "  --cacert FILE     the CA certificate (PEM) that signed the daemon's TLS certificate\n"
     "  --cert FILE --key FILE   a client certificate and its key (PEM)\n"
     "  --token-file FILE the bearer token (default: $GOBLIND_TOKEN, else the file $GOBLIND_TOKEN_FILE)\n";
 
-bool usage_command(const char *cmd, FILE *out) {
+/* The exit statuses every command follows (3's meaning per command: its exit3). */
+static const char EXIT_TABLE[] =
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  a runtime error: a file or directory cannot be read, the database or address cannot be\n"
+    "     opened, the daemon cannot be reached, refuses the request (401, 403, 5xx) or does not know\n"
+    "     the run (404)\n"
+    "  2  a usage error: an unknown command or option, a bad value or configuration (also when the\n"
+    "     daemon answers 400)\n"
+    "  3  nothing to measure: parse and analyze read no file; show, analysis and report: the run\n"
+    "     failed (what is known is printed)\n";
+
+const command_help *command_find(const char *name) {
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++)
-        if (!strcmp(HELP[i].name, cmd)) {
-            fprintf(out, "usage: %s\n\n%s\n", HELP[i].synopsis, HELP[i].text);
-            if (strstr(HELP[i].synopsis, "CONNECTION")) fprintf(out, "\n%s", CONNECTION);
-            return true;
-        }
-    return false;
+        if (!strcmp(HELP[i].name, name)) return &HELP[i];
+    return NULL;
+}
+
+void command_list(FILE *out) {
+    for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) fprintf(out, "%s\n", HELP[i].name);
+}
+
+bool usage_command(const char *cmd, FILE *out) {
+    const command_help *c = command_find(cmd);
+    if (!c) return false;
+    fprintf(out, "usage: %s\n\n%s\n", c->synopsis, c->text);
+    if (strstr(c->synopsis, "CONNECTION")) fprintf(out, "%s\n", CONNECTION);
+    fprintf(out, "Exit status: 0 success, 1 runtime or daemon error, 2 usage error%s%s (goblind --help).\n",
+            c->exit3 ? ", 3 when " : "", c->exit3 ? c->exit3 : "");
+    return true;
 }
 
 bool wants_help(int argc, char **argv) {
@@ -120,10 +146,8 @@ bool wants_help(int argc, char **argv) {
 void usage(FILE *out) {
     fprintf(out, "usage:");
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) fprintf(out, "%s%s\n", i ? "       " : " ", HELP[i].synopsis);
-    fprintf(out, "       goblind --version | --help | COMMAND --help\n\n");
-    for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) {
-        const char *nl = strchr(HELP[i].text, '\n');
-        fprintf(out, "%-8s %.*s\n", HELP[i].name, (int)(nl ? nl - HELP[i].text : (long)strlen(HELP[i].text)), HELP[i].text);
-    }
-    fprintf(out, "\n%s", CONNECTION);
+    fprintf(out, "       goblind help [COMMAND | --list] | --version | --help | COMMAND --help\n\n");
+    for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) fprintf(out, "  %-9s %s\n", HELP[i].name, HELP[i].summary);
+    fprintf(out, "\nOptions take their value as the next argument or after '=' (--format=json).\n\n%s\n%s",
+            CONNECTION, EXIT_TABLE);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/url_redact.h"
+
 #define MAX_REPLY (64u << 20)
 #define TIMEOUT_S 75L              /* covers ?wait=60 */
 
@@ -56,8 +58,9 @@ static void request(const http_target *t, const char *method, const char *path, 
     memset(out, 0, sizeof *out);
     bool has_scheme = !strncmp(t->base, "http://", 7) || !strncmp(t->base, "https://", 8);
     if (!has_scheme && strstr(t->base, "://")) {
+        char shown[512];
         snprintf(out->error, sizeof out->error, "bad daemon address '%s' (want HOST:PORT, http://HOST:PORT or https://HOST:PORT)",
-                 t->base);
+                 url_redact(t->base, shown, sizeof shown));
         return;
     }
     size_t blen = strlen(t->base);
@@ -96,10 +99,12 @@ static void request(const http_target *t, const char *method, const char *path, 
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
     if (rc != CURLE_OK) {
         const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-        if (s.too_large) snprintf(out->error, sizeof out->error, "%s: reply larger than %u MiB", url, MAX_REPLY >> 20);
+        char shown[512];                        /* printed: credentials in the URL stay out */
+        url_redact(url, shown, sizeof shown);
+        if (s.too_large) snprintf(out->error, sizeof out->error, "%s: reply larger than %u MiB", shown, MAX_REPLY >> 20);
         else if (rc == CURLE_COULDNT_CONNECT)
-            snprintf(out->error, sizeof out->error, "%s: %s (is goblind serve running?)", url, why);
-        else snprintf(out->error, sizeof out->error, "%s: %s", url, why);
+            snprintf(out->error, sizeof out->error, "%s: %s (is goblind serve running?)", shown, why);
+        else snprintf(out->error, sizeof out->error, "%s: %s", shown, why);
         free(s.data);
     } else {
         out->status = (int)code;

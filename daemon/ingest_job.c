@@ -18,6 +18,7 @@ static void parse_work(uv_work_t *req) {
     parse_job *j = req->data;
     tracker *t = j->r->t;
     if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
+    int64_t read_began_ms = now_ms();   /* a DELETE from now on covers what this parse reads */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
@@ -55,8 +56,11 @@ static void parse_work(uv_work_t *req) {
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
-                         .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms};
-    j->stored = !j->cancelled && doc_ok && store_ingest(j->r->t->st, &rec) == 0;
+                         .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms,
+                         .read_began_ms = read_began_ms};
+    int rc = j->cancelled || !doc_ok ? -1 : store_ingest(j->r->t->st, &rec);
+    j->stored = rc == 0;
+    j->forgotten = rc == STORE_INGEST_FORGOTTEN;
     ingest_doc_free(&doc);
     run_analysis_free(&an);
 }

@@ -120,3 +120,16 @@ run_actions run_state_gone(run_state *s) {
     a.log_outcome = true;
     return a;
 }
+
+run_actions run_state_deleted(run_state *s) {
+    run_actions a = none();
+    if (s->gone) return a;
+    s->reparse = false;
+    if (s->parsing) return a;                  /* run_state_parsed follows; the store dropped it */
+    s->have_parse = true;
+    s->parsed_ok = true;
+    s->settle_since_ms = 0;
+    s->status = RUN_COMPLETE;                  /* final; a change makes it pending again */
+    a.stop_settle = a.stop_quiet = true;
+    return a;
+}

@@ -81,6 +81,11 @@ void run_state_parse_not_started(run_state *s);
 run_actions run_state_quiet(run_state *s, const run_state_cfg *c, int64_t now, bool files_as_parsed);
 /* The directory was deleted. */
 run_actions run_state_gone(run_state *s);
+/* The run was forgotten (DELETE /runs/<id>): its files as they are now count as parsed, so
+ * only a later change parses them again; a pending settle or re-parse is called off. A parse
+ * in flight keeps going (the store drops its outcome). Nothing is stored: the database ignores
+ * status writes for a forgotten run. */
+run_actions run_state_deleted(run_state *s);
 /* The delay before a re-parse may start (0: now), by the pacing rule above. */
 int64_t run_state_reparse_wait(const run_state *s, const run_state_cfg *c, int64_t now);
 /* The quiet timer's delay: quiet_ms after the newest change or artefact mtime, never more

@@ -28,6 +28,20 @@ bool is_real_dir(const char *path) {
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool dir_empty(const char *path, int64_t *mtime_ns) {
+    struct stat st;
+    *mtime_ns = 0;
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    DIR *d = opendir(path);
+    if (!d) return false;
+    bool empty = true;
+    for (struct dirent *e; empty && (e = readdir(d)) != NULL;)
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
 void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out) {
     if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
 }

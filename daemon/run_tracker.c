@@ -1,6 +1,7 @@
 /* run_tracker: carries out the per-run state machine's actions (run_state.c decides; this file
  * runs the timers, queues the parses on the worker pool, writes statuses and logs outcomes) and
  * the tracker's lifecycle; see run_tracker.h and tracker_internal.h for the other files. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,23 @@ static void apply(run *r, run_actions a) {
     if (a.start_parse) start_parse(r);
 }
 
+void dormant_changed(run *r) {
+    tracker *t = r->t;
+    assert(r->dormant);
+    if (t->stopping) return;
+    int64_t mtime;
+    bool empty = dir_empty(r->path, &mtime);
+    if (empty) { r->dormant_mtime_ns = mtime; return; }
+    r->dormant = false;
+    t->n_dormant--;
+    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    log_debug("run %s: files appeared in the empty directory", r->id);
+    watch_subdirs(r);
+    run_discovered(r);
+}
+
 void mark_gone(run *r) {
+    if (r->dormant) { dormant_changed(r); return; }
     if (r->sm.gone || take_over_from_other_root(r)) return;
     unwatch(r->t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
@@ -69,6 +86,7 @@ void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
 
 void run_touch(run *r) {
     tracker *t = r->t;
+    if (r->dormant) { dormant_changed(r); return; }
     if (t->stopping || r->sm.gone) return;
     run_state_cfg c = sm_cfg(t);
     apply(r, run_state_touch(&r->sm, &c, now_ms()));
@@ -126,11 +144,15 @@ void run_parsed(parse_job *j, int status) {
     t->inflight--;
     r->refs--;
     bool stored = !j->cancelled && status == 0 && j->stored;
+    bool dropped = !j->cancelled && status == 0 && j->forgotten;   /* deleted meanwhile: as if stored */
     run_state_cfg c = sm_cfg(t);
-    run_actions next = run_state_parsed(&r->sm, &c, now_ms(), stored, j->ok, (int64_t)(j->seconds * 1000),
+    run_actions next = run_state_parsed(&r->sm, &c, now_ms(), stored || dropped, j->ok, (int64_t)(j->seconds * 1000),
                                         newest_mtime_ms(&j->sig));
     if (j->cancelled) {
         /* shutting down: nothing was stored and nothing is retried */
+    } else if (dropped) {
+        r->parsed_sig = j->sig;                 /* these files are forgotten: only a change parses again */
+        log_info("run %s: deleted while it was being parsed; the parse is dropped", r->id);
     } else if (stored) {
         atomic_fetch_add(&t->counters->ingests[j->ok ? INGEST_OK : INGEST_INCOMPLETE], 1);
         atomic_fetch_add(&t->counters->parsed_bytes, j->bytes);
@@ -162,6 +184,55 @@ void run_parsed(parse_job *j, int status) {
     apply(r, next);                             /* parse again, retry, or wait for quiet */
 }
 
+/* DELETE /runs/<id> reached the loop: the run's files as they are now are forgotten. */
+static void run_deleted(tracker *t, const char *id) {
+    run *r = lookup(t, id);
+    if (!r || t->stopping) return;
+    bool was_parsing = r->sm.parsing;
+    run_actions a = run_state_deleted(&r->sm);
+    if (!was_parsing && !r->sm.gone) {
+        sig_of(r, &r->seen_sig);
+        r->parsed_sig = r->seen_sig;
+    }
+    apply(r, a);
+    log_debug("run %s: deleted%s", id, was_parsing ? " while being parsed" : "");
+}
+
+static void on_deleted_wake(uv_async_t *h) {
+    tracker *t = h->data;
+    pthread_mutex_lock(&t->deleted_lock);
+    char **ids = t->deleted_ids;
+    size_t n = t->n_deleted;
+    t->deleted_ids = NULL;
+    t->n_deleted = 0;
+    pthread_mutex_unlock(&t->deleted_lock);
+    for (size_t i = 0; i < n; i++) {
+        run_deleted(t, ids[i]);
+        free(ids[i]);
+    }
+    free(ids);
+}
+
+void tracker_run_deleted(tracker *t, const char *run_id) {
+    if (!t) return;
+    pthread_mutex_lock(&t->deleted_lock);
+    char **grown = t->deleted_open ? realloc(t->deleted_ids, (t->n_deleted + 1) * sizeof *grown) : NULL;
+    char *copy = grown ? strdup(run_id) : NULL;
+    if (grown) t->deleted_ids = grown;
+    if (copy) t->deleted_ids[t->n_deleted++] = copy;
+    if (copy) uv_async_send(&t->deleted_wake);
+    pthread_mutex_unlock(&t->deleted_lock);
+}
+
+void deleted_queue_open(tracker *t) {
+    if (uv_async_init(t->loop, &t->deleted_wake, on_deleted_wake) != 0) return;
+    t->deleted_wake.data = t;
+    t->open_handles++;
+    pthread_mutex_lock(&t->deleted_lock);
+    t->deleted_open = true;
+    pthread_mutex_unlock(&t->deleted_lock);
+}
+
 tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, goblind_counters *counters,
                      tracker_changed_fn fn, void *user) {
     tracker *t = calloc(1, sizeof *t);
@@ -173,6 +244,7 @@ tracker *tracker_new(uv_loop_t *loop, store *st, const goblind_config *cfg, gobl
     t->cfg = cfg;
     t->changed = fn;
     t->user = user;
+    pthread_mutex_init(&t->deleted_lock, NULL);
     return t;
 }
 
@@ -194,6 +266,11 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
     t->done_arg = arg;
     if (t->open_handles == 0 && t->inflight == 0) { done(arg); return; }
     status_lane_stop(t);
+    pthread_mutex_lock(&t->deleted_lock);
+    bool deletes = t->deleted_open;
+    t->deleted_open = false;
+    pthread_mutex_unlock(&t->deleted_lock);
+    if (deletes) close_handle(t, (uv_handle_t *)&t->deleted_wake);
     close_handle(t, (uv_handle_t *)&t->scan);
     close_handle(t, (uv_handle_t *)&t->retry);
     for (size_t i = 0; i < t->n_roots; i++) {
@@ -221,5 +298,8 @@ void tracker_free(tracker *t) {
         free(t->roots[i].skipped);
     }
     free(t->buckets);
+    for (size_t i = 0; i < t->n_deleted; i++) free(t->deleted_ids[i]);
+    free(t->deleted_ids);
+    pthread_mutex_destroy(&t->deleted_lock);
     free(t);
 }

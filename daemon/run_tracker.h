@@ -36,6 +36,10 @@ int tracker_start(tracker *t);
 /* The configuration it was given changed in place (SIGHUP): re-arms the rescan timer with
  * the new period. settle_ms and quiet_s are read at each use and need nothing. */
 void tracker_config_changed(tracker *t);
+/* A run was forgotten (DELETE /runs/<id>). Thread-safe (called from the HTTP thread); the
+ * loop then takes the run's files as they are as parsed, so only a later change ingests it
+ * again, and calls off a pending parse (one in flight is dropped by store_ingest). */
+void tracker_run_deleted(tracker *t, const char *run_id);
 /* Stops watching, closes every handle and cancels in-flight parses (they store nothing).
  * done() runs on the loop thread once nothing of the tracker is left in the loop. */
 void tracker_stop(tracker *t, void (*done)(void *), void *arg);

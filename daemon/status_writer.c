@@ -41,28 +41,52 @@ struct status_lane {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     status_job *todo, *todo_tail, *done;   /* todo in order; done in any order */
+    status_job *later, *later_tail;        /* empty directories' pending: after todo (real runs first) */
     bool quit, started;
     uv_async_t async;            /* the lane thread wakes the loop with finished jobs */
     int in_flight;               /* loop thread: queued or running */
 };
 
+/* Writes queued together go in one transaction, at most this many: a burst (thousands of new
+ * directories at start-up) costs a few commits, not one each. */
+#define LANE_BATCH 512
+
 static void *lane_main(void *arg) {
     status_lane *l = arg;
+    store_status *items = malloc(LANE_BATCH * sizeof *items);
     pthread_mutex_lock(&l->mu);
     for (;;) {
-        while (!l->todo && !l->quit) pthread_cond_wait(&l->cv, &l->mu);
-        if (!l->todo) break;                    /* quit, and nothing left */
-        status_job *j = l->todo;
-        l->todo = j->next;
-        if (!l->todo) l->todo_tail = NULL;
+        while (!l->todo && !l->later && !l->quit) pthread_cond_wait(&l->cv, &l->mu);
+        bool first = l->todo != NULL;
+        status_job **head = first ? &l->todo : &l->later, **tail = first ? &l->todo_tail : &l->later_tail;
+        if (!*head) break;                      /* quit, and nothing left */
+        status_job *batch = *head, *last = batch;
+        size_t n = 1;
+        for (; items && n < LANE_BATCH && last->next; n++) last = last->next;
+        *head = last->next;
+        last->next = NULL;
+        if (!*head) *tail = NULL;
         pthread_mutex_unlock(&l->mu);
-        j->ok = store_set_status(j->r->t->st, j->id, j->root, j->path, j->status, now_ms()) == 0;
+        store *st = batch->r->t->st;
+        bool ok;
+        if (items) {
+            size_t i = 0;
+            for (status_job *j = batch; j; j = j->next) items[i++] = (store_status){j->id, j->root, j->path, j->status};
+            ok = store_set_statuses(st, items, n, now_ms()) == 0;
+        } else {
+            ok = store_set_status(st, batch->id, batch->root, batch->path, batch->status, now_ms()) == 0;
+        }
         pthread_mutex_lock(&l->mu);
-        j->next = l->done;
-        l->done = j;
+        for (status_job *j = batch, *nx; j; j = nx) {
+            nx = j->next;
+            j->ok = ok;
+            j->next = l->done;
+            l->done = j;
+        }
         uv_async_send(&l->async);
     }
     pthread_mutex_unlock(&l->mu);
+    free(items);
     return NULL;
 }
 
@@ -173,9 +197,10 @@ void write_status(run *r) {
     r->refs++;
     l->in_flight++;
     pthread_mutex_lock(&l->mu);
-    if (l->todo_tail) l->todo_tail->next = j;
-    else l->todo = j;
-    l->todo_tail = j;
+    status_job **head = r->dormant ? &l->later : &l->todo, **tail = r->dormant ? &l->later_tail : &l->todo_tail;
+    if (*tail) (*tail)->next = j;               /* one write per run at a time: its order holds */
+    else *head = j;
+    *tail = j;
     pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
 }

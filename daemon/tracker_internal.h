@@ -12,6 +12,7 @@
 #ifndef GOBLIN_TRACKER_INTERNAL_H
 #define GOBLIN_TRACKER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,6 +71,9 @@ struct run {
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
+    bool dormant;                /* a new directory with nothing in it: stored and listed as pending, watched,
+                                    but not parsed until something appears in it (dormant_changed) */
+    int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_fingerprint parsed_sig, seen_sig;
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
@@ -94,9 +98,15 @@ struct tracker {
     status_lane *lane;           /* status writes' own thread (status_writer.c) */
     goblind_counters *counters;
     size_t watched;
+    size_t n_dormant;            /* runs that are dormant (empty directories) */
     int inflight, open_handles;
     void (*done)(void *);
     void *done_arg;
+    uv_async_t deleted_wake;     /* DELETE /runs/<id> on the HTTP thread: ids queued below */
+    pthread_mutex_t deleted_lock;
+    char **deleted_ids;          /* under deleted_lock */
+    size_t n_deleted;
+    bool deleted_open;           /* under deleted_lock: deleted_wake is initialised and not closing */
 };
 
 typedef struct parse_job {
@@ -105,6 +115,7 @@ typedef struct parse_job {
     char *id, *root, *path;
     run_result res;
     bool ok, stored;
+    bool forgotten;              /* not stored: the run was deleted after this parse began reading */
     bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
     parse_limits lim;            /* copied from the configuration when queued */
     int64_t kernel_wait_threshold_ns, short_kernel_ns;   /* the analysis document's settings, copied too */
@@ -123,6 +134,8 @@ typedef struct parse_job {
 int64_t now_ms(void);
 char *join(const char *a, const char *b);          /* "a/b", malloc'd */
 bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
+/* path is a directory with no entries at all; *mtime_ns gets its mtime (lstat) either way. */
+bool dir_empty(const char *path, int64_t *mtime_ns);
 void sig_of(const run *r, run_fingerprint *sig);    /* the files' (size, mtime, inode) and sources now */
 bool sig_equal(const run_fingerprint *a, const run_fingerprint *b);
 bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
@@ -174,8 +187,13 @@ void run_touch(run *r);                             /* a file changed: (re)start
 void run_discovered(run *r);                        /* read its directory afresh: pending, settle */
 void forget(run *r);
 void mark_gone(run *r);
+/* A dormant run's directory changed (a file event, a newer mtime, gone from its root): still
+ * empty, it stays dormant; gone, it is marked gone; else it wakes and settles like any run. */
+void dormant_changed(run *r);
 void run_handle_closed(uv_handle_t *h);
 void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
+/* At tracker_start: from now on tracker_run_deleted reaches the loop. */
+void deleted_queue_open(tracker *t);
 /* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
 void run_parsed(parse_job *j, int status);
 

@@ -7,10 +7,15 @@
  * an integer count of core clock cycles. Every B or E event becomes one record: track =
  * the tile label normalised (aie_tile_label: "2,0" for a core tile, "mem 2,1", "shim 0,0",
  * "memtile 0,1" for the others; a label without tile coordinates is kept verbatim, an event
- * whose pid has no process_name yet is on "pid N"), name, phase 'B'/'E', cycles, pid/tid.
+ * whose pid has no process_name in the whole file is on "pid N"), name, phase 'B'/'E', cycles,
+ * pid/tid. Labels are resolved after the whole trace is read: an event whose pid has no label
+ * yet is held (at most MAX_HELD, then emitted on "pid N" with a warning) and emitted at the end
+ * under the label its pid got later; a pid's first process_name is its label.
  *
  * The document is read by the streaming tokenizer (never a tree); a "ts" that is not a
  * non-negative integer skips its event, counted, the first one named by byte offset. */
+#include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,7 @@
 
 #define CAPTURE_CAP 256u
 #define MAX_LABELS 4096u          /* process_name labels kept (a tile array has a few hundred) */
+#define MAX_HELD (1u << 18)       /* events held for a label not read yet (48 B each, 12 MiB) */
 
 typedef enum { K_OTHER, K_NAME, K_PH, K_PID, K_TID, K_TS, K_ARGS } ev_key;
 
@@ -28,6 +34,16 @@ typedef struct pid_label {
     int64_t pid;
     char *label;
 } pid_label;
+
+/* An event of a pid whose process_name was not read yet: emitted at the end of the file. */
+typedef struct held_event {
+    i128 cycles;
+    int64_t pid, tid;
+    uint64_t offset;
+    uint32_t name_at, name_len;      /* in state.held_names */
+    char ph;
+    bool has_tid;
+} held_event;
 
 typedef struct state {
     record_sink sink;
@@ -49,7 +65,11 @@ typedef struct state {
     pid_label *pids;
     size_t n_pids, cap_pids;
     strbuf track;
-    uint64_t events, bad_ts, first_bad_offset, labels_dropped;
+    held_event *held;
+    size_t n_held, cap_held;
+    strbuf held_names;               /* the held events' names (a repeated name is stored once) */
+    uint32_t last_name_at;           /* the latest name in held_names */
+    uint64_t events, bad_ts, first_bad_offset, labels_dropped, held_over;
 } state;
 
 /* Reads an unsigned decimal integer at *p; false when there is none. */
@@ -106,8 +126,8 @@ static const char *pid_track(state *s, int64_t pid) {
 static void set_pid_label(state *s, int64_t pid, const char *text, size_t n) {
     strbuf lab = {0};
     if (!aie_tile_label(text, n, &lab) || !strbuf_terminate(&lab)) { strbuf_free(&lab); s->oom = true; return; }
-    for (size_t i = 0; i < s->n_pids; i++)
-        if (s->pids[i].pid == pid) { free(s->pids[i].label); s->pids[i].label = lab.data; return; }
+    for (size_t i = 0; i < s->n_pids; i++)   /* a pid's first label stays: one tile, whatever the order */
+        if (s->pids[i].pid == pid) { strbuf_free(&lab); return; }
     if (s->n_pids >= MAX_LABELS) { strbuf_free(&lab); s->labels_dropped++; return; }
     if (s->n_pids == s->cap_pids) {
         size_t cap = s->cap_pids ? 2 * s->cap_pids : 8;
@@ -117,6 +137,45 @@ static void set_pid_label(state *s, int64_t pid, const char *text, size_t n) {
         s->cap_pids = cap;
     }
     s->pids[s->n_pids++] = (pid_label){pid, lab.data};
+}
+
+/* Emits one B/E event (e's name at `name`) on its pid's label, or on "pid N" / "pid ?". */
+static void emit_event(state *s, const held_event *e, bool has_pid, const char *name) {
+    const char *track = has_pid ? pid_track(s, e->pid) : NULL;
+    if (!track) {
+        char buf[40];
+        int len = has_pid ? snprintf(buf, sizeof buf, "pid %lld", (long long)e->pid) : snprintf(buf, sizeof buf, "pid ?");
+        s->track.len = 0;
+        if (!strbuf_append(&s->track, buf, (size_t)len) || !strbuf_terminate(&s->track)) { s->oom = true; return; }
+        track = s->track.data;
+    }
+    record r = {.type = REC_AIE_EVENT, .line = e->offset, .name = name, .name_len = e->name_len, .phase = e->ph,
+                .track = track, .track_len = strlen(track), .cycles = e->cycles, .has = RF_CYCLES};
+    if (has_pid) r.pid = e->pid, r.tid = e->has_tid ? e->tid : 0, r.has |= RF_PID_TID;
+    s->events++;
+    if (!record_emit(&s->sink, &r)) s->oom = true;
+}
+
+/* Holds e (its name is s->name) until the end of the file. false: no room (MAX_HELD or memory). */
+static bool hold(state *s, held_event *e) {
+    if (s->n_held >= MAX_HELD) return false;
+    if (s->n_held == s->cap_held) {
+        size_t cap = s->cap_held ? 2 * s->cap_held : 64;
+        held_event *v = realloc(s->held, cap * sizeof *v);
+        if (!v) return false;
+        s->held = v;
+        s->cap_held = cap;
+    }
+    bool same = s->n_held && s->held[s->n_held - 1].name_len == s->name.len &&
+                !memcmp(s->held_names.data + s->last_name_at, s->name.data, s->name.len);
+    if (!same) {
+        if (s->held_names.len + s->name.len >= UINT32_MAX) return false;
+        s->last_name_at = (uint32_t)s->held_names.len;
+        if (!strbuf_append(&s->held_names, s->name.data, s->name.len)) return false;
+    }
+    e->name_at = s->last_name_at;
+    s->held[s->n_held++] = *e;
+    return true;
 }
 
 static void end_event(state *s) {
@@ -130,19 +189,21 @@ static void end_event(state *s) {
         if (!s->bad_ts++) s->first_bad_offset = s->offset;
         return;
     }
-    const char *track = s->has_pid ? pid_track(s, s->pid) : NULL;
-    if (!track) {
-        char buf[40];
-        int len = s->has_pid ? snprintf(buf, sizeof buf, "pid %lld", (long long)s->pid) : snprintf(buf, sizeof buf, "pid ?");
-        s->track.len = 0;
-        if (!strbuf_append(&s->track, buf, (size_t)len) || !strbuf_terminate(&s->track)) { s->oom = true; return; }
-        track = s->track.data;
+    assert(s->name.len <= UINT32_MAX);
+    held_event e = {.cycles = s->ts, .pid = s->pid, .tid = s->tid, .offset = s->offset,
+                    .name_len = (uint32_t)s->name.len, .ph = s->ph, .has_tid = s->has_tid};
+    if (s->has_pid && !pid_track(s, s->pid)) {   /* its label may come later in the file */
+        if (hold(s, &e)) return;
+        s->held_over++;
     }
-    record r = {.type = REC_AIE_EVENT, .line = s->offset, .name = name, .name_len = s->name.len, .phase = s->ph,
-                .track = track, .track_len = strlen(track), .cycles = s->ts, .has = RF_CYCLES};
-    if (s->has_pid) r.pid = s->pid, r.tid = s->has_tid ? s->tid : 0, r.has |= RF_PID_TID;
-    s->events++;
-    if (!record_emit(&s->sink, &r)) s->oom = true;
+    emit_event(s, &e, s->has_pid, name);
+}
+
+/* The held events, each on the label its pid got (or "pid N"), in file order. */
+static void emit_held(state *s) {
+    for (size_t i = 0; i < s->n_held && !s->oom; i++)
+        emit_event(s, &s->held[i], true, s->held_names.data + s->held[i].name_at);
+    s->n_held = 0;
 }
 
 static bool parse_int64(const jt_token *t, int64_t *out) {
@@ -256,6 +317,10 @@ static void at_finish(void *st) {
     if (!s->failed && !jt_finish(&s->jt))
         diag_add(s->diag, "%s: byte %llu: %s (file cut short?); the events before it are kept", s->label,
                  (unsigned long long)jt_error_offset(&s->jt), jt_error(&s->jt));
+    emit_held(s);
+    if (s->held_over)
+        diag_add(s->diag, "%s: more than %u events of pids whose process_name was not read yet; %llu were read on "
+                 "\"pid N\" (their tile's label came later)", s->label, MAX_HELD, (unsigned long long)s->held_over);
     if (s->bad_ts)
         diag_add(s->diag, "%s: byte %llu: event \"ts\" is not a non-negative integer cycle count; %llu event(s) skipped",
                  s->label, (unsigned long long)s->first_bad_offset, (unsigned long long)s->bad_ts);
@@ -274,6 +339,8 @@ static void at_close(void *st) {
     strbuf_free(&s->name);
     strbuf_free(&s->args_name);
     strbuf_free(&s->track);
+    strbuf_free(&s->held_names);
+    free(s->held);
     for (size_t i = 0; i < s->n_pids; i++) free(s->pids[i].label);
     free(s->pids);
     free(s);

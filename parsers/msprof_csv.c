@@ -4,7 +4,8 @@
  *                         row per operator task, its duration in `Task Duration(us)`
  *                         (`Duration(us)` in kernel_details.csv).
  *   msprof-reference-csv  reference durations, reference/<anything>.csv: one row per
- *                         operator signature, its duration in `Average Duration(us)`;
+ *                         operator signature, its duration in `Average Duration(us)` (older
+ *                         references: `MicroBench Duration(us)`, used when Average is absent);
  *                         records carry category "reference".
  *
  * Both have the signature columns (Input Shapes, Input Data Types, Input Formats, Output
@@ -133,6 +134,7 @@ static void on_header(state *s, const csv_record *r) {
     s->n_cols = r->n_all;
     s->cols = calloc(s->n_cols ? s->n_cols : 1, sizeof *s->cols);
     if (!s->cols) { s->oom = true; return; }
+    size_t legacy = SIZE_MAX;          /* a reference's legacy `MicroBench Duration(us)` column */
     for (size_t i = 0; i < r->n_all; i++) {
         const char *h = r->all[i].data ? r->all[i].data : "";
         size_t hl = r->all[i].len;
@@ -148,6 +150,10 @@ static void on_header(state *s, const csv_record *r) {
         }
         bool dur = s->reference ? !strcmp(buf, "Average Duration(us)")
                                 : (!strcmp(buf, "Task Duration(us)") || !strcmp(buf, "Duration(us)"));
+        if (s->reference && !strcmp(buf, "MicroBench Duration(us)")) {
+            if (legacy == SIZE_MAX) legacy = i;
+            continue;
+        }
         if (dur) {
             if (!s->have_duration) {
                 c->role = ROLE_DURATION;
@@ -177,10 +183,15 @@ static void on_header(state *s, const csv_record *r) {
             c->key = c->own_key;
         }
     }
+    if (!s->have_duration && legacy != SIZE_MAX) {      /* older references: the one duration they have */
+        s->cols[legacy].role = ROLE_DURATION;
+        s->have_duration = true;
+        read_facts_column(s->facts, "duration", "MicroBench Duration(us)");
+    }
     if (!s->have_duration)
         diag_add(s->diag, "%s: line %llu: header has no %s column; no operator is read", s->label,
                  (unsigned long long)r->line,
-                 s->reference ? "'Average Duration(us)'" : "'Task Duration(us)' or 'Duration(us)'");
+                 s->reference ? "'Average Duration(us)' or 'MicroBench Duration(us)'" : "'Task Duration(us)' or 'Duration(us)'");
     if (!s->have_type && !s->type_from_name)
         diag_add(s->diag, "%s: line %llu: header has no 'OP Type' or 'Type' column; no operator is read", s->label,
                  (unsigned long long)r->line);
@@ -352,7 +363,7 @@ static const char *const REF_NAMES[] = {"reference/*.csv", NULL};
 
 static int ref_sniff(const char *name, const uint8_t *head, size_t n) {
     (void)name;
-    if (!csv_head_has(head, n, "Average Duration(us)")) return 0;
+    if (!csv_head_has(head, n, "Average Duration(us)") && !csv_head_has(head, n, "MicroBench Duration(us)")) return 0;
     return csv_head_has(head, n, "Input Shapes") ? 95 : 60;
 }
 

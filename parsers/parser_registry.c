@@ -11,18 +11,18 @@
     X(torch_trace_json_parser)   \
     X(amd_smi_csv_parser)        \
     X(nvidia_smi_csv_parser)     \
-    /* npu (issue 13): Ascend msprof and AMD AIE, analysis only */ \
+    /* NPU traces: Ascend msprof and AMD AIE, analysis only */ \
     X(msprof_op_csv_parser)      \
     X(msprof_reference_csv_parser) \
     X(aie_trace_json_parser)     \
     X(aie_run_json_parser)       \
-    /* fmtjson (issue 11) */     \
+    /* rocprofv3 JSON, telemetry logs, legacy rocprof databases */ \
     X(rocprofv3_json_parser)     \
     X(rocm_smi_csv_parser)       \
     X(madengine_csv_parser)      \
     X(rocprof_v1_db_parser)      \
     X(rocprof_v1_json_parser)    \
-    /* fmtcsv: issue 11's CSV formats (analysis document only) */ \
+    /* rocprof, nsys and nvprof CSV (analysis document only) */ \
     X(rocprof_copy_csv_parser)   \
     X(rocprof_hip_api_csv_parser) \
     X(rocprof_hsa_api_csv_parser) \

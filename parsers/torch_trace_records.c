@@ -38,6 +38,15 @@
 
 enum { T_OTHER, T_EVENTS, T_METADATA, T_DEVPROPS, T_DIST, T_VERSION };
 
+/* deviceProperties members read, and the REC_METADATA key each becomes (per device). */
+static const struct { const char *member; const char *key; } DEVICE_PROPS[] = {
+    {"name", "device_name"}, {"totalGlobalMem", "memory_bytes"}, {"numSms", "compute_units"},
+    {"warpSize", "wave_size"}, {"computeMajor", "compute_major"}, {"computeMinor", "compute_minor"},
+    {"sharedMemPerBlock", "shared_memory_per_block"}, {"maxThreadsPerBlock", "max_threads_per_block"},
+    {"regsPerBlock", "registers_per_block"}};
+#define DEVICE_PROP_COUNT (sizeof DEVICE_PROPS / sizeof *DEVICE_PROPS)
+enum { DP_COMPUTE_MAJOR = 4, DP_COMPUTE_MINOR = 5 };
+
 typedef struct tr_num {
     bool has;
     i128 ns;                 /* fixed point from the text */
@@ -74,10 +83,10 @@ typedef struct tr_state {
     bool args_comma;         /* a member was written to args */
     bool args_need_comma[TR_EMIT_DEPTH + 2];
     /* deviceProperties: the device object being read */
-    int dp_key;
+    int dp_key;              /* 0: not wanted, -1: id, else 1 + index in DEVICE_PROPS */
     bool dp_has_id;
     int64_t dp_id;
-    strbuf dp_name, dp_mem, dp_cus, dp_wave;
+    strbuf dp_value[DEVICE_PROP_COUNT];
     record rec;              /* the record event_end fills (see there) */
     int dist_key;
     int meta_key;
@@ -400,33 +409,37 @@ static inline __attribute__((always_inline)) bool event_token(tr_state *s, const
     return t->depth == 4 ? arg4_token(s, t) : arg_deep_token(s, t);
 }
 
+/* compute_capability "major.minor" when the device object gave both. */
+static void emit_compute_capability(tr_state *s, uint64_t offset) {
+    const strbuf *ma = &s->dp_value[DP_COMPUTE_MAJOR], *mi = &s->dp_value[DP_COMPUTE_MINOR];
+    char cc[48];
+    if (!ma->len || !mi->len || ma->len + mi->len + 2 > sizeof cc) return;
+    int n = snprintf(cc, sizeof cc, "%.*s.%.*s", (int)ma->len, ma->data, (int)mi->len, mi->data);
+    emit_meta(s, "compute_capability", cc, (size_t)n, true, s->dp_id, offset);
+}
+
 static void devprops_token(tr_state *s, const jt_token *t) {
     if (t->depth == 2) {
         if (t->kind == JT_OBJECT_BEGIN) {
             s->dp_has_id = false;
-            s->dp_name.len = s->dp_mem.len = s->dp_cus.len = s->dp_wave.len = 0;
+            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) s->dp_value[k].len = 0;
         } else if (t->kind == JT_OBJECT_END && s->dp_has_id) {
-            emit_meta(s, "device_name", s->dp_name.data, s->dp_name.len, true, s->dp_id, t->offset);
-            emit_meta(s, "memory_bytes", s->dp_mem.data, s->dp_mem.len, true, s->dp_id, t->offset);
-            emit_meta(s, "compute_units", s->dp_cus.data, s->dp_cus.len, true, s->dp_id, t->offset);
-            emit_meta(s, "wave_size", s->dp_wave.data, s->dp_wave.len, true, s->dp_id, t->offset);
+            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++)
+                emit_meta(s, DEVICE_PROPS[k].key, s->dp_value[k].data, s->dp_value[k].len, true, s->dp_id, t->offset);
+            emit_compute_capability(s, t->offset);
         }
         return;
     }
     if (t->depth != 3) return;
     if (t->kind == JT_KEY) {
-        s->dp_key = t->len == 2 && !memcmp(t->text, "id", 2) ? 1 : t->len == 4 && !memcmp(t->text, "name", 4) ? 2
-                  : t->len == 14 && !memcmp(t->text, "totalGlobalMem", 14) ? 3 : t->len == 6 && !memcmp(t->text, "numSms", 6) ? 4
-                  : t->len == 8 && !memcmp(t->text, "warpSize", 8) ? 5 : 0;
+        s->dp_key = t->len == 2 && !memcmp(t->text, "id", 2) ? -1 : 0;
+        for (size_t k = 0; k < DEVICE_PROP_COUNT && !s->dp_key; k++)
+            if (t->len == strlen(DEVICE_PROPS[k].member) && !memcmp(t->text, DEVICE_PROPS[k].member, t->len))
+                s->dp_key = (int)k + 1;
         return;
     }
-    switch (s->dp_key) {
-    case 1: s->dp_has_id = torch_i64(t, &s->dp_id); break;
-    case 2: put_text(&s->dp_name, t); break;
-    case 3: put_text(&s->dp_mem, t); break;
-    case 4: put_text(&s->dp_cus, t); break;
-    case 5: put_text(&s->dp_wave, t); break;
-    }
+    if (s->dp_key == -1) s->dp_has_id = torch_i64(t, &s->dp_id);
+    else if (s->dp_key > 0) put_text(&s->dp_value[s->dp_key - 1], t);
     s->dp_key = 0;
 }
 
@@ -613,9 +626,6 @@ void torch_records_close(void *st) {
     strbuf_free(&s->catname);
     strbuf_free(&s->args);
     strbuf_free(&s->kind);
-    strbuf_free(&s->dp_name);
-    strbuf_free(&s->dp_mem);
-    strbuf_free(&s->dp_cus);
-    strbuf_free(&s->dp_wave);
+    for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) strbuf_free(&s->dp_value[k]);
     free(s);
 }

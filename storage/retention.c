@@ -90,6 +90,41 @@ bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig) {
     return true;
 }
 
+int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, const ingest_doc *doc, bool *dropped) {
+    *dropped = false;
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT forgotten_at FROM forgotten_runs WHERE id = ?1", -1, &q, NULL);
+    if (rc == SQLITE_ERROR) return SQLITE_OK;     /* no such table: retention_init never ran (tools, tests) */
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(q);
+    *dropped = rc == SQLITE_ROW && sqlite3_column_int64(q, 0) >= since_ms;
+    sqlite3_finalize(q);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return rc;
+    if (!*dropped || !doc) return SQLITE_OK;
+    forget_args f = {id, NULL, 0, true};
+    rc = run_sql(db, "DELETE FROM forgotten_artefacts WHERE run_id = ?1", &f);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_prepare_v2(db, "INSERT INTO forgotten_artefacts(run_id, kind, present, size, mtime_ns, inode)"
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    for (size_t k = 0; k < doc->n_artefacts && rc == SQLITE_OK; k++) {
+        const ingest_artefact *a = &doc->artefacts[k];
+        sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, a->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 3, a->present);
+        sqlite3_bind_int64(q, 4, (int64_t)a->size);
+        sqlite3_bind_int64(q, 5, a->mtime_ns);
+        sqlite3_bind_int64(q, 6, (int64_t)a->inode);
+        rc = sqlite3_step(q);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+        sqlite3_reset(q);
+        sqlite3_clear_bindings(q);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 /* ---- the policy ------------------------------------------------------------------- */
 
 typedef struct evict_args {

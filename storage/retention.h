@@ -32,6 +32,12 @@ int retention_forget(store *s, const char *id, int64_t now_ms, const char *why, 
 /* The artefact signature a forgotten run had; false when id is not forgotten. */
 bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig);
 
+/* For store_ingest, inside its transaction on the write connection: *dropped = true when id
+ * was forgotten at or after since_ms (a parse that began reading before a DELETE must not
+ * bring the run back); the forgotten signature then becomes doc's artefacts (doc may be NULL).
+ * A database without the retention tables forgets nothing. SQLite result code. */
+int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, const ingest_doc *doc, bool *dropped);
+
 typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
 
 /* Evicts finished runs (complete, failed, gone) beyond the policy, oldest first, one

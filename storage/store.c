@@ -2,6 +2,7 @@
 #include "storage/store.h"
 
 #include "storage/kernel_cursor.h"
+#include "storage/retention.h"
 #include "storage/run_analysis.h"
 #include "storage/run_gauges.h"
 #include "storage/schema.h"
@@ -162,26 +163,40 @@ const char *store_last_error(store *s) { return s->err; }
 
 static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->w)); }
 
+static const char SET_STATUS_SQL[] =
+    "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+    "ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, "
+    "completed_at = CASE WHEN ?4 IN ('complete', 'failed') THEN ?5 ELSE completed_at END "
+    "WHERE status <> ?4 OR root <> ?2 OR path <> ?3";
+
+/* Caller holds wlock: one status row with q (SET_STATUS_SQL, prepared); SQLite result code. */
+static int set_status_with(sqlite3_stmt *q, const store_status *st, int64_t now) {
+    sqlite3_reset(q);
+    sqlite3_bind_text(q, 1, st->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, st->root, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, st->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, run_status_name(st->status), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 5, now);
+    int rc = sqlite3_step(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now) {
-    static const char *SQL =
-        "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
-        "ON CONFLICT(id) DO UPDATE SET root = ?2, path = ?3, status = ?4, updated_at = ?5, "
-        "completed_at = CASE WHEN ?4 IN ('complete', 'failed') THEN ?5 ELSE completed_at END "
-        "WHERE status <> ?4 OR root <> ?2 OR path <> ?3";
+    store_status one = {id, root, path, st};
+    return store_set_statuses(s, &one, 1, now);
+}
+
+int store_set_statuses(store *s, const store_status *items, size_t n, int64_t now) {
     pthread_mutex_lock(&s->wlock);
     sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(s->w, SQL, -1, &q, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 2, root, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 3, path, -1, SQLITE_STATIC);
-        sqlite3_bind_text(q, 4, run_status_name(st), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 5, now);
-        rc = sqlite3_step(q);
-        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    if (rc != SQLITE_OK) { set_err(s); note_rc(s, s->w, rc); }
+    int rc = sqlite3_prepare_v2(s->w, SET_STATUS_SQL, -1, &q, NULL);
+    bool tx = rc == SQLITE_OK && n > 1 && (rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0)) == SQLITE_OK;
+    for (size_t i = 0; rc == SQLITE_OK && i < n; i++) rc = set_status_with(q, &items[i], now);
+    if (rc != SQLITE_OK) set_err(s);
     sqlite3_finalize(q);
+    if (tx && rc == SQLITE_OK && (rc = exec(s->w, "COMMIT", NULL, 0)) != SQLITE_OK) set_err(s);
+    if (tx && rc != SQLITE_OK) exec(s->w, "ROLLBACK", NULL, 0);
+    note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);
     return rc == SQLITE_OK ? 0 : -1;
 }
@@ -326,16 +341,19 @@ static int ingest_tx(store *s, const ingest_record *r) {
 }
 
 int store_ingest(store *s, const ingest_record *r) {
+    bool dropped = false;
     pthread_mutex_lock(&s->wlock);
     int rc = exec(s->w, "BEGIN IMMEDIATE", s->err, sizeof s->err);
     if (rc == SQLITE_OK) {
-        rc = ingest_tx(s, r);
+        /* the forgotten check in this transaction: a DELETE cannot land between it and the write */
+        rc = r->read_began_ms > 0 ? retention_drop_if_forgotten(s->w, r->id, r->read_began_ms, r->doc, &dropped) : SQLITE_OK;
+        if (rc == SQLITE_OK && !dropped) rc = ingest_tx(s, r);
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
         else { set_err(s); note_rc(s, s->w, rc); exec(s->w, "ROLLBACK", NULL, 0); }
     }
     note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);
-    return rc == SQLITE_OK ? 0 : -1;
+    return rc != SQLITE_OK ? -1 : dropped ? STORE_INGEST_FORGOTTEN : 0;
 }
 
 /* ---- reads ---- */

@@ -53,6 +53,15 @@ const char *store_corruption(store *s);
  * also stamp completed_at. updated_at moves only when something changed. 0 on success. */
 int store_set_status(store *s, const char *id, const char *root, const char *path, run_status st, int64_t now_ms);
 
+typedef struct store_status {
+    const char *id, *root, *path;
+    run_status status;
+} store_status;
+
+/* store_set_status for n runs in one transaction (one commit for a burst, e.g. thousands of
+ * new directories at once); all or nothing. 0 on success. */
+int store_set_statuses(store *s, const store_status *items, size_t n, int64_t now_ms);
+
 typedef struct ingest_record {
     const char *id, *root, *path;
     run_status status;
@@ -61,9 +70,18 @@ typedef struct ingest_record {
     const char *metrics_json;      /* rendered RunMetrics, compact */
     const char *error;             /* NULL, or why the run is not parseable yet */
     double parse_ms;
+    int64_t read_began_ms;         /* > 0: when the parse began reading (ms since the epoch), for
+                                      the forgotten-run check below; 0: no check */
 } ingest_record;
 
-/* Stores one parse of a run (row, artefacts, kernels, metrics) in one transaction. */
+/* store_ingest's answer when the run was forgotten (DELETE /runs/<id>, retention) at or after
+ * rec->read_began_ms: the parse read files the delete already covered, so nothing is stored. */
+#define STORE_INGEST_FORGOTTEN 1
+
+/* Stores one parse of a run (row, artefacts, kernels, metrics) in one transaction. 0 when
+ * stored, STORE_INGEST_FORGOTTEN when dropped (checked inside the same transaction, so a
+ * delete cannot slip in between; the forgotten signature then takes this parse's files, so
+ * a restart does not ingest them either), -1 on a database error. */
 int store_ingest(store *s, const ingest_record *rec);
 
 /* For the other storage/ modules (retention.c): runs fn on the write connection inside one

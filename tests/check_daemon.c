@@ -208,7 +208,7 @@ START_TEST(compare_arithmetic) {
     b.waste[2] = (opt_num){true, 0.25};
     ck_assert_str_eq(INGEST_WASTE_KEYS[2], "host_gap");
     strbuf out = {0};
-    compare_runs(&a, &b, &out);
+    compare_runs(&a, &b, NULL, &out);
     ck_assert(strbuf_terminate(&out));
     json_t *c = json_loads(out.data, 0, NULL);
     ck_assert_ptr_nonnull(c);
@@ -263,6 +263,61 @@ static void count_eviction(void *user, const char *id, const char *why) {
     ck_assert_str_eq(why, (const char *)user);
     evictions++;
 }
+
+/* A parse that began reading before its run was forgotten (DELETE during the parse) is dropped in
+ * the ingest's transaction, and its files become the forgotten signature; one that began after
+ * the delete (its files changed since) is stored. Batched status writes: one call, every row. */
+START_TEST(ingest_after_forget_is_dropped) {
+    char *d = tu_tempdir();
+    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    run_result r;
+    tu_parse(d, false, &r);
+    char *db = NULL, *err = NULL;
+    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ck_assert_int_eq(retention_init(st), 0);
+    ck_assert_int_eq(store_set_status(st, "a", "/r", "/r/x", RUN_RUNNING, 1000), 0);   /* never ingested yet */
+    bool found = false;
+    ck_assert_int_eq(retention_forget(st, "a", 5000, "test", &found), 0);
+    ck_assert(found);
+    ingest_doc doc;
+    ck_assert(ingest_doc_build(&r, &doc));
+    ingest_record rec = {.id = "a", .root = "/r", .path = "/r/x", .status = RUN_RUNNING, .now_ms = 6000, .doc = &doc,
+                         .metrics_json = "{}", .parse_ms = 1.0, .read_began_ms = 4000};
+    ck_assert_int_eq(store_ingest(st, &rec), STORE_INGEST_FORGOTTEN);
+    rec.read_began_ms = 5000;                                       /* the same millisecond: the delete wins */
+    ck_assert_int_eq(store_ingest(st, &rec), STORE_INGEST_FORGOTTEN);
+    ck_assert_int_eq(count_runs(st), 0);
+    store_reader *rd = store_reader_acquire(st);
+    run_sig fsig;
+    ck_assert(retention_forgotten_sig(rd, "a", &fsig));              /* the dropped parse's files */
+    ck_assert(fsig.a[ARTEFACT_KERNEL_TRACE].present &&
+              fsig.a[ARTEFACT_KERNEL_TRACE].size == r.info[ARTEFACT_KERNEL_TRACE].size &&
+              fsig.a[ARTEFACT_KERNEL_TRACE].inode == r.info[ARTEFACT_KERNEL_TRACE].inode);
+    store_reader_release(st, rd);
+    rec.read_began_ms = 5001;                                       /* began after the delete: stored */
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    ck_assert_int_eq(count_runs(st), 1);
+    ingest_doc_free(&doc);
+    store_status batch[3] = {{"b", "/r", "/r/b", RUN_PENDING}, {"c", "/r", "/r/c", RUN_PENDING},
+                             {"a", "/r", "/r/x", RUN_COMPLETE}};
+    ck_assert_int_eq(store_set_statuses(st, batch, 3, 9000), 0);
+    ck_assert_int_eq(count_runs(st), 3);
+    run_status status;
+    run_sig sig;
+    bool has;
+    rd = store_reader_acquire(st);
+    ck_assert(store_run_state(rd, "b", &status, &sig, &has) && status == RUN_PENDING);
+    ck_assert(store_run_state(rd, "a", &status, &sig, &has) && status == RUN_COMPLETE);
+    store_reader_release(st, rd);
+    store_close(st);
+    run_result_free(&r);
+    free(db);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
 
 /* Forgetting a run: gone from every table, its signature kept; a status write does not bring
  * it back, an ingest does. The policy: max runs, max age, the size limit. */
@@ -405,7 +460,7 @@ START_TEST(store_ingest_list_and_state) {
     counters_init(&ctr);
     counters_http(&ctr, 200, 0.002);
     counters_http(&ctr, 299, 0.5);
-    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL};
+    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL, NULL};
     char err2[512];
     strbuf out = {0};
     prometheus_render(&src, false, &out);
@@ -502,6 +557,7 @@ Suite *daemon_suite(void) {
     tcase_add_test(tc, store_ingest_list_and_state);
     tcase_add_test(tc, store_kernels_and_errors);
     tcase_add_test(tc, retention_forget_and_policy);
+    tcase_add_test(tc, ingest_after_forget_is_dropped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 /* Tests: the HTTP layer's units under churn and hostile input (issue 15) — the metrics
  * cache never keeping a state older than the store's. */
 #include <check.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <float.h>
 #include <jansson.h>
@@ -21,6 +22,7 @@
 #include "api/prometheus.h"
 #include "api/webhooks.h"
 #include "base/json_writer.h"
+#include "base/url_redact.h"
 #include "storage/store.h"
 
 /* A reader missed the cache and read the run from the store (running); the ingest and the
@@ -58,7 +60,7 @@ START_TEST(compare_saturates_extreme_values) {
     a.waste[2] = (opt_num){true, -1e308};                      /* host_gap */
     b.waste[2] = (opt_num){true, 1e308};
     strbuf out = {0};
-    compare_runs(&a, &b, &out);
+    compare_runs(&a, &b, NULL, &out);
     ck_assert(strbuf_terminate(&out));
     json_t *c = json_loads(out.data, 0, NULL);
     ck_assert_msg(c != NULL, "compare_runs gave no body");
@@ -108,7 +110,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     ck_assert_int_eq(store_ingest(st, &rec), 0);
     goblind_counters ctr;
     counters_init(&ctr);
-    prometheus_source src = {st, &ctr, 10, "t", NULL};
+    prometheus_source src = {st, &ctr, 10, "t", NULL, NULL};
     strbuf out = {0};
     prometheus_render(&src, false, &out);
     ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",
@@ -205,6 +207,110 @@ START_TEST(webhooks_bounded_queue_never_blocks) {
 }
 END_TEST
 
+/* A loopback receiver that answers every request 204 at once (one connection at a time). */
+typedef struct quick_receiver {
+    int fd;
+    volatile int stop;
+} quick_receiver;
+
+static void *answer_204(void *arg) {
+    quick_receiver *q = arg;
+    while (!q->stop) {
+        int c = accept(q->fd, NULL, NULL);
+        if (c < 0) continue;
+        char buf[4096];
+        size_t got = 0;
+        for (;;) {                                    /* headers, then Content-Length bytes */
+            ssize_t n = recv(c, buf + got, sizeof buf - 1 - got, 0);
+            if (n <= 0) break;
+            got += (size_t)n;
+            buf[got] = '\0';
+            char *end = strstr(buf, "\r\n\r\n");
+            const char *cl = strcasestr(buf, "Content-Length:");
+            if (end && cl && got >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) break;
+            if (got == sizeof buf - 1) break;
+        }
+        static const char OK[] = "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n";
+        if (send(c, OK, sizeof OK - 1, MSG_NOSIGNAL) < 0) {}
+        close(c);
+    }
+    return NULL;
+}
+
+static int listen_loopback(char *url, size_t n) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fd, 256), 0);
+    socklen_t len = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    snprintf(url, n, "http://127.0.0.1:%d/hook", ntohs(a.sin_port));
+    return fd;
+}
+
+/* A dead receiver (accepts, never answers) listed first and a healthy one: 1,500 events paced
+ * at one per ms. The dead one's own queue fills and drops its oldest (1,500 - 1,024 - the one
+ * in flight); the healthy one drops none and gets every event, counted as delivered. */
+START_TEST(webhooks_drop_per_receiver) {
+    char dead_url[64], good_url[64];
+    int dead = listen_loopback(dead_url, sizeof dead_url);
+    quick_receiver q = {.fd = listen_loopback(good_url, sizeof good_url)};
+    struct timeval tv = {0, 200000};
+    setsockopt(q.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);     /* accept wakes to see stop */
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, answer_204, &q), 0);
+    const char *urls[] = {dead_url, good_url};
+    webhooks *w = webhooks_start(urls, 2);
+    ck_assert_uint_eq(webhooks_receivers(w), 2);
+    for (int i = 0; i < 1500; i++) {
+        webhooks_post(w, "{\"event\":\"complete\",\"run\":\"r\"}");
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    unsigned long dropped, failed, delivered;
+    double t0 = now_s();
+    do {
+        struct timespec ms = {0, 20000000};
+        nanosleep(&ms, NULL);
+        webhooks_receiver_counts(w, 1, &dropped, &failed, &delivered);
+    } while (delivered + failed < 1500 && now_s() - t0 < 20);
+    ck_assert_uint_eq(dropped, 0);
+    ck_assert_uint_eq(failed, 0);
+    ck_assert_uint_eq(delivered, 1500);
+    webhooks_receiver_counts(w, 0, &dropped, &failed, &delivered);
+    ck_assert_msg(dropped >= 1500 - WEBHOOK_QUEUE - 1 && dropped <= 1500 - WEBHOOK_QUEUE, "dead receiver dropped %lu", dropped);
+    ck_assert_uint_eq(delivered, 0);
+    ck_assert_uint_eq(webhooks_dropped(w), dropped);
+    webhooks_stop(w);
+    q.stop = 1;
+    pthread_join(th, NULL);
+    close(q.fd);
+    close(dead);
+}
+END_TEST
+
+/* URLs as logged: userinfo, query values, bare query items and fragments never appear;
+ * scheme, host, port and path do (hand-written expectations). */
+START_TEST(url_redact_hides_credentials) {
+    static const char *const CASES[][2] = {
+        {"http://user:S3cret@127.0.0.1:8080/hook?token=abc&x=1", "http://***@127.0.0.1:8080/hook?token=***&x=***"},
+        {"https://hooks.example/p/a?S3cret#frag", "https://hooks.example/p/a?***#***"},
+        {"http://h/p", "http://h/p"},
+        {"http://a@b@h/?=v&&k=", "http://***@h/?=***&&k=***"},
+        {"http://h?k=v/x@y", "http://h?k=***"},
+        {"localhost:8080", "localhost:8080"},
+        {"u:p@localhost:8080/x?t=1", "***@localhost:8080/x?t=***"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char out[256];
+        ck_assert_str_eq(url_redact(CASES[i][0], out, sizeof out), CASES[i][1]);
+    }
+    char small[12];                               /* cut, never past the buffer */
+    ck_assert_str_eq(url_redact("http://u:secret@host/x", small, sizeof small), "http://***@");
+}
+END_TEST
+
 static Suite *http_suite(void) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("cache");
@@ -219,6 +325,8 @@ static Suite *http_suite(void) {
     tc = tcase_create("webhooks");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, webhooks_bounded_queue_never_blocks);
+    tcase_add_test(tc, url_redact_hides_credentials);
+    tcase_add_test(tc, webhooks_drop_per_receiver);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -271,6 +271,39 @@ START_TEST(ops_without_reference) {
 }
 END_TEST
 
+/* A legacy reference table whose only duration is `MicroBench Duration(us)` (read when
+ * `Average Duration(us)` is absent; Average wins when both are there). By hand: Cast profiled
+ * 2 us against MicroBench 1 us (ratio 2.0); Mul 1 us against Average 4 us, MicroBench 8 ignored. */
+START_TEST(reference_microbench_column) {
+    strbuf ops = {0};
+    strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
+    op_row(&ops, "Cast", "2", "2", "0.1");
+    op_row(&ops, "Mul", "2", "1", "0.1");
+    strbuf_terminate(&ops);
+    const char *legacy = "OP Type,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,"
+                         "MicroBench Duration(us)\n"
+                         "Cast,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,1\n";
+    const char *both = "OP Type,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,"
+                       "MicroBench Duration(us),Average Duration(us)\n"
+                       "Mul,\"\"\"2\"\"\",DT_BF16,ND,\"\"\"1\"\"\",DT_BF16,8,4\n";
+    ck_assert_int_gt(msprof_reference_csv_parser.sniff("x.csv", (const uint8_t *)legacy, strlen(legacy)), 0);
+    input in[] = {{"msprof-op-csv", "op_summary_1.csv", ops.data},
+                  {"msprof-reference-csv", "reference/legacy.csv", legacy},
+                  {"msprof-reference-csv", "reference/both.csv", both}};
+    doc d;
+    run_doc(in, 3, &d);
+    json_t *items = json_object_get(json_object_get(d.json, "npu_ops"), "items");
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *it = json_array_get(items, i);
+        const char *type = json_string_value(json_object_get(it, "op_type"));
+        CLOSE(num(json_object_get(it, "reference_us")), !strcmp(type, "Cast") ? 1 : 4);
+    }
+    ck_assert_uint_eq(json_array_size(items), 2);
+    doc_free(&d);
+    strbuf_free(&ops);
+}
+END_TEST
+
 START_TEST(sniffs_are_decisive) {
     const char *aie = "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"core_trace for tile2,0\"}},";
     const char *torch = "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\"}]}";
@@ -311,6 +344,7 @@ static Suite *npu_suite(void) {
     tcase_add_test(o, ops_without_reference);
     tcase_add_test(o, msprof_cut_cell_skips_row);
     tcase_add_test(o, ops_signatures_are_bounded);
+    tcase_add_test(o, reference_microbench_column);
     tcase_set_timeout(o, 60);                       /* 65,539 rows in 7-byte chunks on a busy CI */
     suite_add_tcase(s, o);
     suite_add_tcase(s, npu_aie_tcase());

@@ -98,7 +98,7 @@ START_TEST(aie_iterations_and_aggregate) {
     long t = 0;
     for (int it = 0; it < 3; it++) {
         n = stall(evs, n, "2,0", t, t + 2000);
-        t += 2000;
+        t += 2001;                                               /* after the stall's end */
         n = kernel(evs, n, "2,0", t, t + 100);
         n = kernel(evs, n, "2,0", t + 100, t + 200 + it * 10);  /* last kernel longer each iteration */
         n = stall(evs, n, "2,0", t + 300, t + 310);              /* a short stall is no boundary */
@@ -108,7 +108,7 @@ START_TEST(aie_iterations_and_aggregate) {
     t = 0;
     for (int it = 0; it < 4; it++) {
         n = stall(evs, n, "3,0", t, t + 2500);
-        t += 2500;
+        t += 2501;
         n = kernel(evs, n, "3,0", t, t + 100);
         n = kernel(evs, n, "3,0", t + 200, t + 300);
         t += 400;
@@ -172,7 +172,7 @@ START_TEST(aie_fewer_iterations_labelled_from_end) {
     size_t n = 0;
     n = kernel(evs, n, "2,0", 0, 100);
     n = stall(evs, n, "2,0", 200, 3000);
-    n = kernel(evs, n, "2,0", 3000, 3100);
+    n = kernel(evs, n, "2,0", 3001, 3101);
     const char *tiles[] = {"2,0"};
     char *trace = aie_trace(tiles, 1, evs, n);
     const char *run = "{\"warmup\": 2, \"iterations\": 3}";
@@ -228,6 +228,105 @@ START_TEST(aie_tiles_are_bounded) {
 }
 END_TEST
 
+/* Events of a pid read before its process_name are on the labelled tile, not on "pid N":
+ * pid 0's first two kernels come before its label, the third after; pid 1 is labelled first.
+ * By hand: tile 2,0 has 3 kernels of 100 cycles, tile 3,0 one of 50, no "pid 0" core. A pid
+ * that never gets a label stays "pid 7". */
+/* What mlir-aie's post-processor reports, on a trace worked by hand: a stall before the first
+ * kernel, a kernel starting exactly at a stall's end (it belongs to the iteration before the
+ * boundary), two stalls between iterations (an empty stretch is no iteration). Then the same
+ * trace with iterations = 0 (zero perf iterations, not a rejected value). */
+START_TEST(aie_post_processor_fields) {
+    ev evs[64];
+    size_t n = 0;
+    n = stall(evs, n, "2,0", 0, 2500);                 /* before the first kernel */
+    n = kernel(evs, n, "2,0", 5100, 5200);
+    n = kernel(evs, n, "2,0", 5300, 5400);
+    n = stall(evs, n, "2,0", 5500, 8000);
+    n = kernel(evs, n, "2,0", 8000, 8100);             /* at the stall's end: iteration 0 */
+    n = kernel(evs, n, "2,0", 8200, 8300);
+    n = kernel(evs, n, "2,0", 8400, 8500);
+    n = stall(evs, n, "2,0", 8600, 11000);
+    n = stall(evs, n, "2,0", 11100, 14000);            /* two stalls: one gap, no empty iteration */
+    n = kernel(evs, n, "2,0", 14100, 14200);
+    n = kernel(evs, n, "2,0", 14300, 14450);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    const char *runs[] = {"{\"warmup\": 1, \"iterations\": 2}", "{\"warmup\": 1, \"iterations\": 0}"};
+    for (int r = 0; r < 2; r++) {
+        input in[] = {{"aie-trace-json", "trace.json", trace}, {"aie-run-json", "aie_run.json", runs[r]}};
+        doc d;
+        run_doc(in, 2, &d);
+        json_t *c = json_array_get(json_object_get(d.json, "aie_cores"), 0);
+        json_t *its = json_object_get(c, "iterations");
+        CLOSE(num(json_object_get(c, "lock_stall_boundaries")), 4);
+        ck_assert_uint_eq(json_array_size(its), 3);
+        /* iteration 0: 5100..8100 (three kernels), 1: 8200..8500, 2: 14100..14450 */
+        const double first[] = {5100, 8200, 14100}, last[] = {8100, 8500, 14450}, kernels[] = {3, 2, 2};
+        for (size_t j = 0; j < 3; j++) {
+            json_t *it = json_array_get(its, j);
+            CLOSE(num(json_object_get(it, "first_start")), first[j]);
+            CLOSE(num(json_object_get(it, "last_end")), last[j]);
+            CLOSE(num(json_object_get(it, "span_cycles")), last[j] - first[j]);
+            CLOSE(num(json_object_get(it, "kernels")), kernels[j]);
+        }
+        json_t *window = json_object_get(c, "performance_window");
+        if (r == 0) {
+            CLOSE(num(json_object_get(c, "expected_iterations")), 3);
+            ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 1), "label")), "perf");
+            CLOSE(num(json_array_get(window, 0)), 1);
+            CLOSE(num(json_array_get(window, 1)), 2);
+            json_t *best = json_object_get(c, "best_iteration"), *worst = json_object_get(c, "worst_iteration");
+            CLOSE(num(json_object_get(best, "index")), 1);
+            CLOSE(num(json_object_get(best, "runtime_cycles")), 300);
+            CLOSE(num(json_object_get(worst, "index")), 2);
+            CLOSE(num(json_object_get(worst, "runtime_cycles")), 350);
+            ck_assert_ptr_nonnull(strstr(d.md, "Lock-stall boundaries: 4"));
+            ck_assert_ptr_nonnull(strstr(d.md, "best iteration 1 (300 cycles), worst 2 (350 cycles)"));
+        } else {
+            CLOSE(num(json_object_get(c, "expected_iterations")), 1);     /* 1 warm-up + 0 perf */
+            ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 0), "label")), "warmup");
+            ck_assert_str_eq(json_string_value(json_object_get(json_array_get(its, 1), "label")), "extra");
+            ck_assert(json_is_null(window));
+            ck_assert(json_is_null(json_object_get(c, "best_iteration")));
+            ck_assert_ptr_null(strstr(d.md, "is not a"));                 /* 0 is no rejected value */
+        }
+        doc_free(&d);
+    }
+    free(trace);
+}
+END_TEST
+
+START_TEST(aie_label_after_events) {
+    const char *trace =
+        "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"core_trace for tile3,0\"}},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 100, \"ph\": \"E\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 200, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 300, \"ph\": \"E\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 1, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 50, \"ph\": \"E\", \"pid\": 1, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 0, \"ph\": \"B\", \"pid\": 7, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 10, \"ph\": \"E\", \"pid\": 7, \"tid\": 0},\n"
+        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"core_trace for tile2,0\"}},\n"
+        "{\"name\": \"INSTR_EVENT_0\", \"ts\": 400, \"ph\": \"B\", \"pid\": 0, \"tid\": 0},\n"
+        "{\"name\": \"INSTR_EVENT_1\", \"ts\": 500, \"ph\": \"E\", \"pid\": 0, \"tid\": 0}]\n";
+    input in[] = {{"aie-trace-json", "trace.json", trace}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *cores = json_object_get(d.json, "aie_cores");
+    ck_assert_uint_eq(json_array_size(cores), 3);
+    json_t *c0 = json_array_get(cores, 0), *c1 = json_array_get(cores, 1), *c2 = json_array_get(cores, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(c0, "tile")), "2,0");
+    CLOSE(num(json_object_get(c0, "kernels")), 3);
+    CLOSE(num(json_object_get(c0, "median_cycles")), 100);
+    ck_assert_str_eq(json_string_value(json_object_get(c1, "tile")), "3,0");
+    CLOSE(num(json_object_get(c1, "kernels")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(c2, "tile")), "pid 7");
+    doc_free(&d);
+}
+END_TEST
+
 TCase *npu_aie_tcase(void) {
     TCase *a = tcase_create("aie");
     tcase_add_test(a, aie_pairing_edge_cases);
@@ -235,5 +334,7 @@ TCase *npu_aie_tcase(void) {
     tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
     tcase_add_test(a, aie_bad_input_is_named);
     tcase_add_test(a, aie_tiles_are_bounded);
+    tcase_add_test(a, aie_label_after_events);
+    tcase_add_test(a, aie_post_processor_fields);
     return a;
 }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static record op(const char *name, uint64_t ext, int64_t a, int64_t b, const char *args) {
     record r = rec_span(REC_CPU_OP, name, a, b);
@@ -100,6 +100,45 @@ START_TEST(attribution_chain) {
 }
 END_TEST
 
+
+/* Why kernels are unattributed, counted by hand: an operator (ext 1) with 2 kernels; 3 kernels
+ * with neither External id nor correlation (no_id); then 70,000 kernels whose External ids name
+ * no operator: the first 65,536 (MAX_PENDING) wait and find none at the end (no_operator), the
+ * other 4,464 are past the pending bound (pending_bound). The four reasons sum to
+ * unattributed_kernels. */
+START_TEST(unattributed_reasons) {
+    drive d;
+    drive_open(&d, "ops");
+    drive_source(&d, 0, -1, 0);
+    record o = op("aten::mm", 1, 0, 100, NULL);
+    drive_record(&d, &o);
+    for (int i = 0; i < 2; i++) {
+        record k = kernel("Cijk_mm", 10 + i, 20 + i, 1, 0);
+        drive_record(&d, &k);
+    }
+    for (int i = 0; i < 3; i++) {
+        record k = kernel("orphan", 30, 40, 0, 0);
+        drive_record(&d, &k);
+    }
+    for (uint64_t i = 0; i < 70000; i++) {
+        record k = kernel("elementwise", 50 + (int64_t)i, 51 + (int64_t)i, 1000000 + i, 0);
+        drive_record(&d, &k);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    json_t *u = json_object_get(j, "unattributed");
+    ck_assert_int_eq(geti(j, "kernels"), 70005);
+    ck_assert_int_eq(geti(j, "attributed_kernels"), 2);
+    ck_assert_int_eq(geti(j, "unattributed_kernels"), 70003);
+    ck_assert_int_eq(geti(u, "no_id"), 3);
+    ck_assert_int_eq(geti(u, "no_operator"), 65536);
+    ck_assert_int_eq(geti(u, "pending_bound"), 70000 - 65536);
+    ck_assert_int_eq(geti(u, "name_bound"), 0);
+    ck_assert(json_is_false(json_object_get(j, "complete")));
+    json_decref(j);
+    drive_close(&d);
+}
+END_TEST
 /* The second piece of one file joins the first; another file's ids do not. */
 START_TEST(pieces_and_files) {
     drive d;
@@ -304,6 +343,7 @@ Suite *ops_suite(void) {
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("ops");
     tcase_add_test(tc, attribution_chain);
+    tcase_add_test(tc, unattributed_reasons);
     tcase_add_test(tc, pieces_and_files);
     tcase_add_test(tc, split_past_bounds_is_exact);
     tcase_add_test(tc, split_reused_ids_every_cut);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyses/kernel_class.h"
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static record kern(const char *name, int64_t a, int64_t b, uint64_t ext, uint64_t corr) {
     record r = rec_span(REC_KERNEL_DISPATCH, name, a, b);
@@ -194,6 +194,61 @@ START_TEST(layers_graph_cut) {
 }
 END_TEST
 
+/* Layers of one graph launch smaller than min_kernels: the segments cut at attention are
+ * layers whatever their size, and so is the rest after the last cut (also after compaction
+ * swept the table). Eight layers of 9 kernels (GEMMs before and after the attention) and one
+ * trailing kernel: 8 layers, the last 4 + 1 + 1 kernels; six layers of 5 kernels: 6. Counted
+ * by hand from the streams below. */
+START_TEST(layers_small_segments) {
+    const char *attn = "fmha_fwd_hd128_bf16", *gemm = "Cijk_Alik_Bljk_BBS_BH",
+               *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::add>";
+    bool classes_known = kernel_class_of(attn, strlen(attn)) == KC_ATTENTION && kernel_class_of(gemm, strlen(gemm)) == KC_GEMM &&
+                         kernel_class_of(ew, strlen(ew)) != KC_GEMM && kernel_class_of(ew, strlen(ew)) != KC_ATTENTION;
+    for (int sweep = 0; sweep < 2; sweep++) {
+        drive d;
+        drive_open(&d, "layers");
+        drive_source(&d, 0, -1, 0);
+        int64_t t = 0;
+        const char *big[] = {gemm, gemm, gemm, gemm, attn, gemm, gemm, gemm, gemm};
+        for (int l = 0; l < 8; l++)
+            for (int i = 0; i < 9; i++, t += 10) {
+                record r = kern(big[i], t, t + 5, 0, 7);
+                drive_record(&d, &r);
+            }
+        record tr = kern(ew, t, t + 5, 0, 7);
+        drive_record(&d, &tr);
+        t += 10;
+        const char *small[] = {attn, gemm, gemm, ew, ew};
+        for (int l = 0; l < 6; l++)
+            for (int i = 0; i < 5; i++, t += 10) {
+                record r = kern(small[i], t, t + 5, 0, 8);
+                drive_record(&d, &r);
+            }
+        if (sweep)   /* one-kernel launches 1 ms apart, past the group table: compaction runs */
+            for (uint64_t i = 0; i < 40000; i++) {
+                record r = kern(ew, 1000000 + (int64_t)i * 1000000, 1000000 + (int64_t)i * 1000000 + 50, 0, 100 + i);
+                drive_record(&d, &r);
+            }
+        drive_end_source(&d);
+        json_t *j = drive_finish(&d);
+        if (!classes_known) {
+            ck_assert(json_is_null(j));
+        } else {
+            ck_assert_int_eq(geti(j, "count"), 14);
+            json_t *items = json_object_get(j, "items");
+            ck_assert_int_eq(geti(json_array_get(items, 0), "kernels"), 13);   /* 4 before + 9 */
+            ck_assert_int_eq(geti(json_array_get(items, 1), "kernels"), 9);
+            ck_assert_int_eq(geti(json_array_get(items, 7), "kernels"), 6);    /* attn, 4 GEMMs, trailing */
+            ck_assert_int_eq(geti(json_array_get(items, 8), "kernels"), 5);
+            ck_assert_int_eq(geti(json_array_get(items, 13), "kernels"), 5);
+            ck_assert_int_eq(geti(j, "kernel_time_ns"), (8 * 9 + 1 + 6 * 5) * 5);
+        }
+        json_decref(j);
+        drive_close(&d);
+    }
+}
+END_TEST
+
 Suite *phases_layers_suite(void) {
     Suite *s = suite_create("phases_layers");
     TCase *tc = tcase_create("phases_layers");
@@ -201,6 +256,7 @@ Suite *phases_layers_suite(void) {
     tcase_add_test(tc, layers_groups);
     tcase_add_test(tc, layers_compaction);
     tcase_add_test(tc, layers_graph_cut);
+    tcase_add_test(tc, layers_small_segments);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static int64_t geti(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 

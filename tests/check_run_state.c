@@ -17,6 +17,32 @@ static void no_timers(run_actions a) {
     ck_assert_int_lt(a.quiet_in_ms, 0);
 }
 
+/* DELETE while pending: the settle is called off and the files count as parsed (only a change
+ * parses again); DELETE during a parse: the re-parse asked for is called off, the parse ends. */
+START_TEST(delete_calls_off_parses) {
+    run_state s;
+    run_state_init(&s);
+    now = 10000;
+    run_state_discovered(&s, &CFG, now);
+    run_actions a = run_state_deleted(&s);
+    ck_assert(a.stop_settle && a.stop_quiet && !a.set_status && !a.start_parse);
+    no_timers(a);
+    ck_assert(s.have_parse && s.status == RUN_COMPLETE && !s.parsing);
+    a = run_state_touch(&s, &CFG, now += 100);                      /* its files change afterwards: parsed again */
+    ck_assert(a.set_status && a.status == RUN_PENDING && a.settle_in_ms == 150);
+    a = run_state_settled(&s, &CFG, now += 150, false);
+    ck_assert(a.start_parse && s.parsing);
+    run_state_touch(&s, &CFG, now += 10);                          /* a change during the parse ... */
+    a = run_state_settled(&s, &CFG, now += 150, false);
+    ck_assert(s.reparse && !a.start_parse);
+    a = run_state_deleted(&s);                                      /* ... then the DELETE */
+    ck_assert(!s.reparse && s.parsing && !a.stop_settle);
+    now += 300;
+    a = run_state_parsed(&s, &CFG, now, true, true, 300, now);      /* dropped by the store: as if stored */
+    ck_assert(!a.start_parse && a.settle_in_ms < 0 && a.quiet_in_ms >= 0);
+}
+END_TEST
+
 /* discovered → pending, settled → parse (running), parsed → quiet → complete. */
 START_TEST(new_run_settles_parses_and_completes) {
     run_state s;
@@ -241,6 +267,7 @@ int main(void) {
     Suite *su = suite_create("run_state");
     TCase *tc = tcase_create("run_state");
     tcase_add_test(tc, new_run_settles_parses_and_completes);
+    tcase_add_test(tc, delete_calls_off_parses);
     tcase_add_test(tc, settle_debounce_is_bounded);
     tcase_add_test(tc, reparse_is_paced);
     tcase_add_test(tc, unchanged_artefacts_are_not_parsed_again);

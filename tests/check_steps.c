@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static const char *const PARTS[8] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                      "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};

@@ -1,4 +1,4 @@
-/* check_timeline: unit tests of the an12a analyses (issue 12) — the kernel class table on
+/* check_timeline: unit tests of the timeline analyses — the kernel class table on
  * every fixture kernel name (tests/kernel_classes_expected.tsv), interval unions against a
  * brute-force 1-ns bitmap over random interval sets in random order, the timeline section
  * on hand-built records (unions per lane/device/run, exposed communication and memcpy,
@@ -118,8 +118,7 @@ START_TEST(corr_map_matches_reference) {
             bool ok = corr_put(&m, k * 131072u, (int64_t)step, 0, 0);   /* keys sharing low bits */
             if (ref[k] >= 0 || count < CORR_MAP_MAX) {
                 ck_assert(ok);
-                if (ref[k] < 0) count++;
-                ref[k] = step;
+                if (ref[k] < 0) count++, ref[k] = step;   /* the earlier entry stays */
             } else {
                 ck_assert(!ok);
             }
@@ -300,6 +299,76 @@ START_TEST(timeline_idle_split_and_launch_delay) {
 }
 END_TEST
 
+/* A graph launch (one correlation id, kernels on two streams) matches its first kernel, in
+ * whichever order kernels and launch are read: stream 0 X [0,50), stream 1 Y [0,50), each with
+ * its own launch; the graph launch [60,70) runs G1 [100,150) on stream 1, G2 [200,260) on
+ * stream 0 and G3 [300,320) on stream 1. Expected by hand: delays 0 - (-10) = 10 twice and
+ * 100 - 70 = 30 (count 3, max 30); stream 1's gap [50,100) is host_wait (its next island was
+ * launched at 60, after 50), stream 0's gap [50,200) is not (no launch known for G2). A tie
+ * (G1 and G2 both starting at 100) goes to the kernel read first. */
+START_TEST(timeline_graph_launch_first_kernel) {
+    record x = kernel_c(1, 0, 50), y = kernel_c(2, 0, 50), g1 = kernel_c(9, 100, 150), g2 = kernel_c(9, 200, 260),
+           g3 = kernel_c(9, 300, 320);
+    y.stream = g1.stream = g3.stream = 1;
+    record lx = launch(1, -20, -10), ly = launch(2, -20, -10), lg = launch(9, 60, 70);
+    record orders[4][8] = {
+        {lx, ly, lg, x, y, g1, g2, g3},   /* launches first, kernels in time order */
+        {x, y, g1, g2, g3, lx, ly, lg},   /* kernels first (one source), time order */
+        {x, y, g3, g2, g1, lx, ly, lg},   /* kernels first, reversed */
+        {x, y, g3, g2, g1, lx, ly, lg},   /* the same, kernels and launches in two sources */
+    };
+    for (int c = 0; c < 4; c++) {
+        void *run = run_analysis(&timeline_section, orders[c], 8, c == 3 ? 2 : 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 3);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.max_ns"), 30);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.1.host_wait_ns"), 50);
+        double v = -1;
+        ck_assert(!timeline_section.number(run, "streams.0.host_wait_ns", &v) || v == 0);
+        timeline_section.close(run);
+    }
+    /* the tie: G1 on stream 1 and G2 on stream 0 both start at 100 */
+    g2.start_ns = 100, g2.end_ns = 160;
+    record tie[2][8] = {{x, y, g2, g1, g3, lx, ly, lg}, {lx, ly, lg, x, y, g2, g1, g3}};
+    for (int c = 0; c < 2; c++) {
+        void *run = run_analysis(&timeline_section, tie[c], 8, 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "launch_delay.count"), 3);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "streams.0.host_wait_ns"), 50);   /* G2, read first */
+        double v = -1;
+        ck_assert(!timeline_section.number(run, "streams.1.host_wait_ns", &v) || v == 0);
+        timeline_section.close(run);
+    }
+}
+END_TEST
+
+/* Zero-duration operations split idle gaps (HTA's rule): [0,100), an instant at 200, [300,400),
+ * an instant at 400 (touching: no gap) and one at 500 with a launch at 450 (after the gap began
+ * at 400: host_wait). By hand: busy 200, span 500, idle 300, gaps 3 (100-200, 200-300,
+ * 400-500), host_wait 100, operations 5; the same with the records reversed. */
+START_TEST(timeline_instants_split_gaps) {
+    record fwd[6] = {op(REC_KERNEL_DISPATCH, "Cijk_a", 0, 0, 0, 100), op(REC_KERNEL_DISPATCH, "Cijk_b", 0, 0, 200, 200),
+                     op(REC_KERNEL_DISPATCH, "Cijk_c", 0, 0, 300, 400), op(REC_MEMSET, NULL, 0, 0, 400, 400),
+                     launch(5, 450, 460), kernel_c(5, 500, 500)};
+    record rev[6];
+    for (int i = 0; i < 6; i++) rev[i] = fwd[5 - i];
+    const record *cases[2] = {fwd, rev};
+    for (int c = 0; c < 2; c++) {
+        void *run = run_analysis(&timeline_section, cases[c], 6, 1, NULL);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 200);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.span_ns"), 500);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.idle_ns"), 300);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.host_wait_ns"), 100);
+        ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.operations"), 5);
+        strbuf b = {0};
+        jw_out w;
+        jw_begin(&w, &b, 0);
+        timeline_section.render(run, &w);
+        ck_assert_ptr_nonnull(strstr(b.data, "\"idle_gaps\":3,"));
+        strbuf_free(&b);
+        timeline_section.close(run);
+    }
+}
+END_TEST
+
 /* host_wait / kernel_wait against brute force: random kernels on one lane, half with a
  * launch call (random times), kernels and launches in random order and split into 1-3
  * sources. Expected: islands from a bitmap; an island's launch is the earliest known launch
@@ -372,7 +441,8 @@ START_TEST(report_md_parts) {
     recommendations_section.render_md(rc, &b);
     strbuf_terminate(&b);
     ck_assert_ptr_nonnull(strstr(b.data, "## Timeline"));
-    ck_assert_ptr_nonnull(strstr(b.data, "| busy_ns | 0.000 | 73.3% |"));
+    ck_assert_ptr_nonnull(strstr(b.data, "| busy | 0.000 | 73.3% |"));       /* ms under an ms header, no _ns */
+    ck_assert_ptr_null(strstr(b.data, "_ns |"));
     ck_assert_ptr_nonnull(strstr(b.data, "Communication overlapped by compute: 71.4%"));
     ck_assert_ptr_nonnull(strstr(b.data, "## Kernel classes"));
     ck_assert_ptr_nonnull(strstr(b.data, "| communication | 1 |"));
@@ -503,6 +573,31 @@ START_TEST(random_records_hold_invariants) {
 END_TEST
 
 /* Class totals sum to the total, kernels' to the kernel total, whatever the split. */
+/* Barrier packets are their own class, not kernels: kernel A [0,100), "<barrier packet>"
+ * [100,300) on the same queue, kernel B [300,400). By hand: the timeline's busy and compute
+ * are A and B (200 of a 400 span, idle 200); classes: barrier 1 call / 200 ns, kernels 2 /
+ * 200 ns, total 400. */
+START_TEST(barrier_packets_are_not_kernels) {
+    ck_assert_str_eq(kernel_class_key(kernel_class_of("<barrier packet>", 16)), "barrier");
+    ck_assert(kernel_is_barrier("<Barrier Packet>", 16) && !kernel_is_barrier("barrier_kernel", 14));
+    record recs[3] = {op(REC_KERNEL_DISPATCH, "Cijk_x", 0, 0, 0, 100), op(REC_KERNEL_DISPATCH, "<barrier packet>", 0, 0, 100, 300),
+                      op(REC_KERNEL_DISPATCH, "Cijk_y", 0, 0, 300, 400)};
+    void *run = run_analysis(&timeline_section, recs, 3, 1, NULL);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.busy_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.compute_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "run.idle_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&timeline_section, run, "short_kernels.count"), 0);
+    timeline_section.close(run);
+    run = run_analysis(&classes_section, recs, 3, 1, NULL);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "by_class.barrier.calls"), 1);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "by_class.barrier.total_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "kernel_calls"), 2);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "kernel_total_ns"), 200);
+    ck_assert_int_eq((int64_t)num(&classes_section, run, "total_ns"), 400);
+    classes_section.close(run);
+}
+END_TEST
+
 START_TEST(classes_sum_to_total) {
     enum { N = 500 };
     static record recs[N];
@@ -575,7 +670,7 @@ START_TEST(recommendations_rules) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("an12a");
+    Suite *s = suite_create("timeline");
     TCase *tc = tcase_create("classes_timeline_recommendations");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, class_table_on_fixture_names);
@@ -586,10 +681,13 @@ int main(void) {
     tcase_add_test(tc, report_md_parts);
     tcase_add_test(tc, idle_split_matches_brute_force);
     tcase_add_test(tc, timeline_idle_split_and_launch_delay);
+    tcase_add_test(tc, timeline_graph_launch_first_kernel);
+    tcase_add_test(tc, timeline_instants_split_gaps);
     tcase_add_test(tc, timeline_hostile_times);
     tcase_add_test(tc, timeline_ranks_are_lanes);
     tcase_add_test(tc, random_records_hold_invariants);
     tcase_add_test(tc, classes_sum_to_total);
+    tcase_add_test(tc, barrier_packets_are_not_kernels);
     tcase_add_test(tc, recommendations_rules);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

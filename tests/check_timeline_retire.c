@@ -108,7 +108,7 @@ enum { SPAN = 400000, OPS = 6000 };
 static unsigned char bits[5][4][SPAN];   /* [lane 0-3 | run][busy, compute, comm, memcpy][t] */
 
 /* A time-ordered stream of OPS operations on 2 devices x 2 streams (launch calls before most
- * kernels), into recs; fills `bits`. Returns the record count. */
+ * kernels; one in 12 a zero-duration instant), into recs; fills `bits`. Returns the record count. */
 static size_t gen_ordered(record *recs, int lanes) {
     memset(bits, 0, sizeof bits);
     size_t n = 0;
@@ -117,6 +117,7 @@ static size_t gen_ordered(record *recs, int lanes) {
         t += (int64_t)rnd(130);
         int lane = (int)rnd((unsigned)lanes), k = (int)rnd(5);
         int64_t s = t, e = s + 1 + (int64_t)rnd(rnd(10) ? 60 : 400);
+        if (!rnd(12)) e = s;   /* an instant: splits a gap, no busy time */
         if (e > SPAN) break;
         uint64_t corr = (uint64_t)i + 1;
         if (rnd(3)) recs[n++] = launch(corr, s - (int64_t)rnd(120));

@@ -16,7 +16,7 @@ expect() {   # expect CODE DESCRIPTION -- command...
 expect 0 "--version" -- "$GOBLIND" --version
 grep -q '^goblind [0-9]' "$tmp/out" || { fail=$((fail + 1)); echo "FAIL --version text"; }
 expect 0 "--help" -- "$GOBLIND" --help
-for cmd in parse serve runs show forget analysis report; do          # every subcommand: usage on stdout, exit 0
+for cmd in $("$GOBLIND" help --list); do          # every subcommand: usage on stdout, exit 0
   expect 0 "$cmd --help" -- "$GOBLIND" "$cmd" --help
   grep -q "^usage: goblind $cmd" "$tmp/out" || { fail=$((fail + 1)); echo "FAIL $cmd --help text"; }
   expect 0 "$cmd -h" -- "$GOBLIND" "$cmd" -h

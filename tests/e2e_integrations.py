@@ -82,6 +82,17 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
     of prometheus/goblind-rules.yml returns data from a real Prometheus scraping a daemon with runs."""
     src = Path(__file__).resolve().parent.parent
     dash = json.loads((src / "grafana" / "goblind-dashboard.json").read_text())
+    # importable (a datasource input), fleet variables, every query filtered by them, and the
+    # analysis panels (busy share, kernel classes)
+    assert [i["pluginId"] for i in dash["__inputs"]] == ["prometheus"], dash.get("__inputs")
+    assert dash["templating"]["list"][0]["current"]["value"] == "${" + dash["__inputs"][0]["name"] + "}"
+    assert [v["name"] for v in dash["templating"]["list"]] == ["datasource", "cluster", "hostname", "instance", "run"]
+    all_exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    for e in all_exprs:
+        assert 'cluster=~"$cluster"' in e and 'hostname=~"$hostname"' in e, e
+    assert any("run:goblind_run_busy:ratio" in e for e in all_exprs)
+    assert any("run_class:goblind_run_kernel_class_seconds:share" in e for e in all_exprs)
+    assert any("goblind_run_device_power_watts" in e for e in all_exprs)
     d = Daemon(tmp)
     gen(d.roots[0] / "g-1", seed=1)
     gen(d.roots[0] / "g-2", seed=2)
@@ -93,9 +104,14 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
     d.wait_status("gf-1", "failed")
     port = free_port()
     target = d.base.split("//")[1]
-    (Path(tmp) / "prom.yml").write_text(
-        f"global: {{scrape_interval: 1s, evaluation_interval: 1s}}\nrule_files: ['{src}/prometheus/goblind-rules.yml']\n"
-        f"scrape_configs:\n  - job_name: goblind\n    static_configs: [{{targets: ['{target}']}}]\n")
+    # the shipped fleet configuration: file_sd targets with a cluster label, hostname relabelled
+    # from the address, the shipped rules
+    fleet = (src / "prometheus" / "goblind-fleet.example.yml").read_text()
+    fleet = fleet.replace("scrape_interval: 30s", "scrape_interval: 1s").replace("evaluation_interval: 30s", "evaluation_interval: 1s")
+    fleet = re.sub(r"- goblind-rules.yml\b", f"- {src}/prometheus/goblind-rules.yml", fleet)
+    assert "goblind-targets.example.json" in fleet and str(src) in fleet
+    (Path(tmp) / "goblind-targets.example.json").write_text(json.dumps([{"targets": [target], "labels": {"cluster": "c1"}}]))
+    (Path(tmp) / "prom.yml").write_text(fleet)
     prom = subprocess.Popen(["prometheus", f"--config.file={tmp}/prom.yml", f"--storage.tsdb.path={tmp}/tsdb",
                              f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
                             stderr=open(Path(tmp) / "prometheus.log", "wb"))
@@ -117,7 +133,8 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
         for _ in range(3):                                    # two scrapes apart for rate(), then more traffic
             d.get("/runs")
             time.sleep(1.5)
-        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x"}
+        subst = {"$instance": target, "$run": "g-1", "$__rate_interval": "1m", "${datasource}": "x",
+                 "$cluster": "c1", "$hostname": "127.0.0.1"}
         exprs = []
         for panel in dash["panels"]:
             for t in panel["targets"]:
@@ -131,7 +148,9 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
             if var["type"] != "query":
                 continue
             m = re.fullmatch(r"label_values\((.*), (\w+)\)", var["query"]["query"])
-            metric, label = m.group(1).replace("$instance", target), m.group(2)
+            metric, label = m.group(1), m.group(2)
+            for k, v in subst.items():
+                metric = metric.replace(k, v)
             values = {s.get(label) for s in api("series", **{"match[]": metric})} - {None}
             assert values, (var["name"], metric)
         assert "g-1" in {s["run"] for s in api("series", **{"match[]": 'goblind_run_info'})}
@@ -139,6 +158,9 @@ def test_grafana_dashboard_and_rules_against_prometheus(tmp):
         assert len(rules) == 6, rules       # 4 instance and run rules, 2 over the analysis gauges
         for rec in rules:
             wait_for(lambda: returns(rec), 20, f"recording rule {rec}")
+            for sample in api("query", query=rec)["result"]:      # the target labels kept
+                assert sample["metric"].get("cluster") == "c1" and sample["metric"].get("hostname") == "127.0.0.1", (rec, sample)
+        assert {(s["cluster"], s["hostname"]) for s in api("series", **{"match[]": "up"})} == {("c1", "127.0.0.1")}
         print(f"     {len(exprs)} dashboard queries, {len(rules)} recording rules return data")
     finally:
         prom.terminate()
@@ -214,7 +236,9 @@ def test_cli_runs_and_show(tmp):
     out = subprocess.run([GOBLIND, "show", "nope", "--url", url], capture_output=True, text=True)
     assert out.returncode == 1 and "HTTP 404" in out.stderr, out
     out = subprocess.run([GOBLIND, "runs", "--status", "weird", "--url", url], capture_output=True, text=True)
-    assert out.returncode == 1 and "HTTP 400" in out.stderr, out
+    assert out.returncode == 2 and "--status takes" in out.stderr, out            # a usage error (exit table)
+    out = subprocess.run([GOBLIND, "runs", "--cursor", "%%%", "--url", url], capture_output=True, text=True)
+    assert out.returncode == 2 and "HTTP 400" in out.stderr, out                  # the daemon's 400: usage too
     # --format json: the daemon's bodies, numbers exactly as served
     out = subprocess.run([GOBLIND, "runs", "--url", "http://" + url, "--format", "json"], capture_output=True, text=True)
     assert out.returncode == 0 and json.loads(out.stdout)["runs"][0]["tokens_per_sec"] == tps, out

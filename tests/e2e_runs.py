@@ -8,6 +8,7 @@ usage: e2e_runs.py GOBLIND SHARED_DIR [TEST_NAME...]
 import json
 import os
 import re
+import signal
 import shutil
 import sqlite3
 import subprocess
@@ -119,6 +120,81 @@ def test_honest_absence(tmp):
     p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "run=x", "--db", str(Path(tmp) / "y.db")],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "metrics_labels" in p.stderr, p
+    assert d.stop() == 0
+
+
+def test_metrics_labels_refuse_goblind_label_names(tmp):
+    """metrics_labels refuses every label name a goblind series carries (read here from a real
+    exposition with every kind of series), instance and job (Prometheus sets them) and a name
+    given twice, naming the label and the reason; at start-up (exit 2) and on SIGHUP (the running
+    labels kept, the reason logged)."""
+    conf = Path(tmp) / "goblind.conf"
+    conf.write_text("[goblind]\nmetrics_labels = cluster=c1\n")
+    d = Daemon(tmp, extra=["--config", str(conf)])
+    gen(d.roots[0] / "lab-1", seed=1)
+    d.start()
+    d.wait_status("lab-1", "complete")
+    text = d.get("/metrics")[2].decode()
+    names = set()
+    for line in text.splitlines():
+        m = re.match(r"^[a-zA-Z_:][a-zA-Z0-9_:]*\{(.*)\} ", line)
+        if m:
+            names |= set(re.findall(r'(?:^|,)([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*"', m.group(1)))
+    names.discard("cluster")
+    assert {"run", "class", "status", "le", "bucket"} <= names, names
+    for name in sorted(names | {"instance", "job"}):
+        p = subprocess.run([GOBLIND, "serve", "--metrics-labels", f"hostname=n1,{name}=x", "--db", str(Path(tmp) / "y.db")],
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 2 and f"label name '{name}' cannot be used" in p.stderr, (name, p)
+    p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "a=1, a=2", "--db", str(Path(tmp) / "y.db")],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "'a' cannot be used: it is given twice" in p.stderr, p
+    conf.write_text("[goblind]\nmetrics_labels = cluster=c2,class=foo\n")   # SIGHUP: refused, kept
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "configuration not reloaded, keeping the running one" in d.logtext(), 10, "refusal")
+    assert "label name 'class' cannot be used: goblind_run_kernel_class_seconds uses it" in d.logtext()
+    text = d.get("/metrics")[2].decode()
+    assert 'goblind_run_state{cluster="c1",run="lab-1"} 2' in text, text
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    conf.write_text("[goblind]\nmetrics_labels = cluster=c2\n")            # a good change: restart
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: "metrics_labels changed; it takes effect after a restart" in d.logtext(), 10, "restart note")
+    assert d.stop() == 0
+
+
+def test_per_gpu_series(tmp):
+    """Per-GPU series for the GPU exporters' joins: each run's telemetry means per device, labelled
+    run and gpu (the device index), from a hand-made amd-smi file of 9 GPUs; bounded to the first
+    8 devices a run; `gpu` refused in metrics_labels."""
+    d = Daemon(tmp, extra=["--metrics-labels", "hostname=node-9"])
+    run = d.roots[0] / "gpus-1"
+    gen(run, seed=1)
+    rows = ["gpu,timestamp,power_usage,hotspot_temperature,memory_temperature,gfx_clk,gfx_util,mem_util,mem_clock,"
+            "vram_used,vram_total"]
+    for t in range(2):                           # GPU g: utilisation 10+g-1 then 10+g+1, power 100+g W,
+        for g in range(9):                       # (g+1)*100 MiB used
+            rows.append(f"{g},{1732300000 + t},{100 + g},60,60,1500,{10 + g - 1 + 2 * t},40,1300,{(g + 1) * 100},196592")
+    (run / "amd_smi.csv").write_text("\n".join(rows) + "\n")
+    d.start()
+    d.wait_status("gpus-1", "complete")
+    text = d.get("/metrics")[2].decode()
+    got = {}
+    for name, gpu, v in re.findall(r'^goblind_run_device_(\w+)\{hostname="node-9",run="gpus-1",gpu="(\d+)"\} (\S+)$', text, re.M):
+        got[(name, int(gpu))] = float(v)
+    want = {}
+    for g in range(8):                           # by hand; device 8 is past the bound of 8 a run
+        want[("utilization_ratio", g)] = (10 + g) / 100
+        want[("power_watts", g)] = 100 + g
+        want[("vram_peak_bytes", g)] = (g + 1) * 100 * 2 ** 20
+    assert set(got) == set(want), sorted(set(got) ^ set(want))
+    for k, v in want.items():
+        assert abs(got[k] - v) <= 1e-9 * max(1, abs(v)), (k, got[k], v)
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    p = subprocess.run([GOBLIND, "serve", "--metrics-labels", "gpu=0", "--db", str(Path(tmp) / "y.db")],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "label name 'gpu' cannot be used" in p.stderr, p
     assert d.stop() == 0
 
 

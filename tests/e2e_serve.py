@@ -432,6 +432,10 @@ def test_api_errors(tmp):
     for method in ("POST", "DELETE", "PUT"):
         st, h, body = d.get("/runs", method=method)
         assert st == 405 and "GET" in h["Allow"] and json.loads(body)["error"] == "method_not_allowed", method
+    st, h, _ = d.get("/runs/r-1", method="PUT")                 # /runs/<id> alone also takes DELETE
+    assert st == 405 and h["Allow"] == "GET, HEAD, DELETE", (st, h.get("Allow"))
+    st, h, _ = d.get("/runs/r-1/metrics", method="PUT")
+    assert st == 405 and h["Allow"] == "GET, HEAD", (st, h.get("Allow"))
     assert d.get("/runs", method="HEAD")[0] == 200
     assert d.stop() == 0
 

@@ -1,7 +1,8 @@
 /* Test shim (LD_PRELOAD): while the file named by GOBLIND_TEST_FAULT_FILE exists, writes and
  * syncs to files whose path contains ".db" fail with the errno it names ("EROFS" or "ENOSPC"),
  * as on a file system remounted read-only or full. Removing the file clears the fault.
- * GOBLIND_TEST_READ_FAULT (below) makes reads of one artefact fail from a given byte. */
+ * GOBLIND_TEST_READ_FAULT (below) makes reads of one artefact fail from a given byte, and
+ * GOBLIND_TEST_SLOW_READ makes them slow (a parse that is in flight for as long as a test needs). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -66,9 +67,26 @@ static int read_fault(int fd, off_t at, size_t n) {
     return at + (off_t)n > (off_t)strtoll(sep + 1, NULL, 10) ? EIO : 0;
 }
 
+/* GOBLIND_TEST_SLOW_READ="NAME@MS": each read of a file whose path ends in NAME first sleeps
+ * MS milliseconds. */
+static void slow_read(int fd) {
+    const char *spec = getenv("GOBLIND_TEST_SLOW_READ");
+    const char *sep = spec ? strrchr(spec, '@') : NULL;
+    if (!sep) return;
+    int saved = errno;
+    char link[64], target[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t tl = readlink(link, target, sizeof target - 1);
+    size_t name_len = (size_t)(sep - spec);
+    if (tl > 0 && (size_t)tl >= name_len && memcmp(target + tl - name_len, spec, name_len) == 0)
+        usleep((useconds_t)strtol(sep + 1, NULL, 10) * 1000);
+    errno = saved;
+}
+
 #define WRAP_READ(name, params, args, fd, at, n)                              \
     ssize_t name params {                                                     \
         static ssize_t(*real) params;                                         \
+        slow_read(fd);                                                        \
         int e = read_fault(fd, at, n);                                        \
         if (e) { errno = e; return -1; }                                      \
         if (!real) real = (ssize_t(*) params)dlsym(RTLD_NEXT, #name);         \

@@ -214,7 +214,8 @@ def core_oracle(ev, cfg):
     stalls = [(s, e) for s, e in pair(sb, se)[0] if e - s >= 20 * m]
     iters = {}
     for s, e in kept:
-        iters.setdefault(sum(1 for _, x in stalls if x <= s), []).append((s, e))
+        # a kernel starting exactly at a stall's end belongs to the iteration before it
+        iters.setdefault(sum(1 for _, x in stalls if x < s), []).append((s, e))
     out = []
     for b in sorted(iters):
         ks = iters[b]
@@ -223,7 +224,8 @@ def core_oracle(ev, cfg):
         g = None
         if all(x in cfg for x in "mkn") and span > 0:
             g = len(ks) * cfg["m"] * cfg["k"] * cfg["n"] * cfg.get("clock_ghz", 1.25) / span
-        out.append({"kernels": len(ks), "avg": statistics.mean(d), "min": min(d), "max": max(d), "span": span, "gmacs": g})
+        out.append({"kernels": len(ks), "avg": statistics.mean(d), "min": min(d), "max": max(d), "span": span, "gmacs": g,
+                    "first": ks[0][0], "last": ks[-1][1]})
     W, P = cfg.get("warmup", 0), cfg.get("iterations")
     n = len(out)
     for i, it in enumerate(out):
@@ -233,8 +235,16 @@ def core_oracle(ev, cfg):
             it["label"] = "warmup" if i < W else "perf" if i < W + P else "extra"
         else:
             it["label"] = "perf" if i >= n - min(n, P) else "warmup"
+    window = [i for i, it in enumerate(out) if it["label"] in ("perf", "unlabelled")]
+    spans = [(out[i]["span"], i) for i in window]
+    best = min(spans, key=lambda x: (x[0], x[1])) if spans else None              # ties: the first index
+    worst = min(spans, key=lambda x: (-x[0], x[1])) if spans else None
     return {"kernels": len(kept), "dups": d1 + d2, "outliers": len(p) - len(kept), "orphans": orphans,
-            "median": m, "iters": out}
+            "median": m, "iters": out, "boundaries": len(stalls),
+            "expected": None if P is None else W + P,
+            "window": [window[0], window[-1]] if window else None,
+            "best": best and {"index": best[1], "runtime_cycles": best[0]},
+            "worst": worst and {"index": worst[1], "runtime_cycles": worst[0]}}
 
 
 def aie_check(trace_path, cfg, what):
@@ -268,12 +278,22 @@ def aie_check(trace_path, cfg, what):
         check(c["orphans"] == e["orphans"], "%s %s: orphans" % (what, c["tile"]))
         close(c["median_cycles"], e["median"], "%s %s: median" % (what, c["tile"]))
         check(len(c["iterations"]) == len(e["iters"]), "%s %s: iterations" % (what, c["tile"]))
+        # what mlir-aie's post-processor reports per core
+        check(c["lock_stall_boundaries"] == e["boundaries"], "%s %s: lock-stall boundaries" % (what, c["tile"]))
+        check(c["expected_iterations"] == e["expected"], "%s %s: expected iterations" % (what, c["tile"]))
+        check(c["performance_window"] == e["window"], "%s %s: performance window %r vs %r" % (
+            what, c["tile"], c["performance_window"], e["window"]))
+        check(c["best_iteration"] == e["best"] and c["worst_iteration"] == e["worst"],
+              "%s %s: best/worst %r %r vs %r %r" % (what, c["tile"], c["best_iteration"], c["worst_iteration"],
+                                                    e["best"], e["worst"]))
         for gi, ei in zip(c["iterations"], e["iters"]):
             check(gi["label"] == ei["label"], "%s %s: label" % (what, c["tile"]))
             check(gi["kernels"] == ei["kernels"], "%s %s: iteration kernels" % (what, c["tile"]))
             close(gi["avg_cycles"], ei["avg"], "%s %s: avg" % (what, c["tile"]))
             check(gi["min_cycles"] == ei["min"] and gi["max_cycles"] == ei["max"], "%s: min/max" % what)
             check(gi["span_cycles"] == ei["span"], "%s %s: span" % (what, c["tile"]))
+            check(gi["first_start"] == ei["first"] and gi["last_end"] == ei["last"], "%s %s: first start / last end" % (
+                what, c["tile"]))
             close(gi["gmacs"], ei["gmacs"], "%s %s: gmacs" % (what, c["tile"]))
     # aggregate over the perf iterations present on every core with pairs
     perf = {t: [i for i in e["iters"] if i["label"] in ("perf", "unlabelled")] for t, e in expected.items() if e and e["iters"]}

@@ -111,7 +111,8 @@ def main():
         check(d, "DELETE", "/runs/b-1", "/runs/{id}", 200)
         check(d, "DELETE", "/runs/b-1", "/runs/{id}", 404)
         msg = ev.wait(lambda m: m.get("event") == "deleted")
-        jsonschema.Draft202012Validator(inline(DOC["components"]["schemas"]["RunEvent"])).validate(msg["json"])
+        event_schema = DOC["paths"]["/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]["x-data-schema"]
+        jsonschema.Draft202012Validator(inline(event_schema)).validate(msg["json"])
         ev.close()
         checked.append("GET /events 200 (RunEvent data)")
         shutil.rmtree(d.roots[0] / "new-1")

@@ -1,8 +1,8 @@
-/* an12b_drive: runs one section analysis over hand-built record streams, the way the run
+/* section_drive: runs one section analysis over hand-built record streams, the way the run
  * driver does (open, per source open_source/consume/end_source, finish, render), for the
  * steps/ops/phases/layers/ranks unit tests. */
-#ifndef GOBLIN_AN12B_DRIVE_H
-#define GOBLIN_AN12B_DRIVE_H
+#ifndef GOBLIN_SECTION_DRIVE_H
+#define GOBLIN_SECTION_DRIVE_H
 
 #include <jansson.h>
 

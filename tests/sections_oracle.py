@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""analysis_an11: the `kernels` and `telemetry` sections of the analysis document against
-independent computations over the same fixtures (issue 11).
+"""sections_oracle: the `kernels` and `telemetry` sections of the analysis document against
+independent computations over the same fixtures.
 
 Runs build/tests/section_tool on fixtures the formats already read and compares:
   - kernels.by_name (calls, total/min/max, avg, sample stddev, median, pct, order) with a
@@ -9,7 +9,7 @@ Runs build/tests/section_tool on fixtures the formats already read and compares:
   - telemetry per GPU (samples, utilisation mean/max, VRAM peak/mean in bytes) with a
     csv-module pass over nvidia-smi and amd-smi logs.
 
-usage: analysis_an11.py SECTION_TOOL SHARED_DIR
+usage: sections_oracle.py SECTION_TOOL SHARED_DIR
 """
 import csv
 import json
@@ -263,4 +263,4 @@ for test in (test_kernels, test_generated_run_beyond_exact_cap, test_nvidia_smi,
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)
-print("analysis_an11: ok")
+print("sections_oracle: ok")

@@ -1,4 +1,4 @@
-/* check_serve12: the analysis headline numbers and kernel rows the store keeps (issues 11, 12).
+/* check_run_gauges: the analysis headline numbers and kernel rows the store keeps.
  *
  * - the fixed gauge names agree with the kernel-class table and the sections' number paths;
  * - run_analyze on a run directory holding only the rocprofv3 JSON fixture collects exactly the
@@ -46,7 +46,7 @@ END_TEST
 
 /* A temporary run directory holding a copy of the rocprofv3 JSON fixture. */
 static char *json_only_run(void) {
-    char tmpl[] = "/tmp/check_serve12.XXXXXX";
+    char tmpl[] = "/tmp/check_run_gauges.XXXXXX";
     char *d = mkdtemp(tmpl);
     ck_assert_ptr_nonnull(d);
     char *cmd = NULL;
@@ -170,7 +170,7 @@ START_TEST(runmetrics_rows_win) {
 END_TEST
 
 static char *temp_db(void) {
-    char tmpl[] = "/tmp/check_serve12_db.XXXXXX";
+    char tmpl[] = "/tmp/check_run_gauges_db.XXXXXX";
     char *d = mkdtemp(tmpl);
     ck_assert_ptr_nonnull(d);
     char *db = NULL;
@@ -242,7 +242,7 @@ START_TEST(stored_replaced_deleted) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("serve12");
+    Suite *s = suite_create("run_gauges");
     TCase *t = tcase_create("gauges");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, gauge_names_match_the_class_table);

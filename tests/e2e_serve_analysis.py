@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end tests of what the serve part of issues 11 and 12 adds, through a real daemon on an
+"""End-to-end tests of the analysis document as the daemon serves it, through a real daemon on an
 ephemeral loopback port (the harness of e2e_serve.py):
 
 - the analysis headline numbers per run (table run_gauges, schema 9): Prometheus series
@@ -12,7 +12,7 @@ ephemeral loopback port (the harness of e2e_serve.py):
   RunMetrics does not read): the rows come from the analysis's kernels section, with
   source "analysis", and are compared with an independent count of the JSON's dispatches.
 
-usage: e2e_serve12.py GOBLIND SHARED_DIR [TEST_NAME...]
+usage: e2e_serve_analysis.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
 import gzip
 import json
@@ -29,7 +29,7 @@ SHARED = Path(sys.argv[2])
 ONLY = sys.argv[3:]
 ROCPROF_JSON = SHARED / "fixtures" / "rocprofv3" / "rocprofv3_908_results.json.gz"
 CLASSES = ["gemm", "attention", "communication", "memcpy", "memset", "elementwise", "reduction", "normalization",
-           "convolution", "other"]
+           "convolution", "barrier", "other"]
 
 
 def scrape(d):
@@ -208,4 +208,4 @@ def test_compare_timeline_and_classes(tmp):
 
 
 if __name__ == "__main__":
-    sys.exit(e2e.run_suite("e2e_serve12", globals(), ONLY))
+    sys.exit(e2e.run_suite("e2e_serve_analysis", globals(), ONLY))

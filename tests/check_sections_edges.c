@@ -1,15 +1,15 @@
-/* Tests (an11b): the allocations section (peak in time order, address matching, frees
+/* Tests: the allocations section (peak in time order, address matching, frees
  * without a device charged to their allocation's device), and the review fixes of the
  * section analyses: integer JSON for counts, a median inside [min, max] at the u64 edge,
  * the steps and ops warnings. Hand-built records through the section_analysis contract
- * (tests/an12b_drive.c), without any format or the run driver. */
+ * (tests/section_drive.c), without any format or the run driver. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 typedef struct recs {
     const record *r;
@@ -200,8 +200,8 @@ START_TEST(ops_warning_names_the_limit_hit) {
 }
 END_TEST
 
-static Suite *an11b_suite(void) {
-    Suite *s = suite_create("sections_an11b");
+static Suite *sections_edges_suite(void) {
+    Suite *s = suite_create("sections_edges");
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, allocations_peak_in_time_order);
@@ -216,7 +216,7 @@ static Suite *an11b_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(an11b_suite());
+    SRunner *sr = srunner_create(sections_edges_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,4 +1,4 @@
-/* The Check runner of issue 12's steps, ops, phases, layers and ranks sections (an12b). */
+/* The Check runner of the torch-trace sections: steps, ops, phases, layers and ranks. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -6,14 +6,14 @@ Suite *steps_suite(void);
 Suite *ops_suite(void);
 Suite *phases_layers_suite(void);
 Suite *ranks_suite(void);
-Suite *an12b_random_suite(void);
+Suite *torch_sections_random_suite(void);
 
 int main(void) {
     SRunner *sr = srunner_create(steps_suite());
     srunner_add_suite(sr, ops_suite());
     srunner_add_suite(sr, phases_layers_suite());
     srunner_add_suite(sr, ranks_suite());
-    srunner_add_suite(sr, an12b_random_suite());
+    srunner_add_suite(sr, torch_sections_random_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,7 +1,7 @@
-/* Tests (an11): the device, kernels, memory_copies, api, allocations and telemetry section
+/* Tests: the device, kernels, memory_copies, api, allocations and telemetry section
  * analyses, fed hand-built records through the section_analysis contract (open, per-source
  * states, fold, finish, render, number), without any format or the run driver. The
- * allocations cases and the review fixes are in check_sections_an11b.c. */
+ * allocations cases and the review fixes are in check_sections_edges.c. */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -444,10 +444,11 @@ START_TEST(device_facts) {
     ck_assert(is_null(j, "cuda_version"));
     ck_assert(num(j, "device_count") == 3);
     json_t *devs = json_object_get(j, "devices");
-    ck_assert_uint_eq(json_array_size(devs), 4);
-    ck_assert(json_is_null(json_object_get(json_array_get(devs, 0), "device")));
-    ck_assert(is_null(json_array_get(devs, 2), "memory_bytes"));                 /* "lots" is not a number */
-    ck_assert(num(json_array_get(devs, 3), "memory_bytes") == 17179869184.0);    /* from telemetry */
+    ck_assert_uint_eq(json_array_size(devs), 3);     /* the run-wide vendor is no device of its own */
+    ck_assert(json_is_false(json_object_get(j, "vendor_inferred")));
+    ck_assert(num(json_array_get(devs, 0), "device") == 1);
+    ck_assert(is_null(json_array_get(devs, 1), "memory_bytes"));                 /* "lots" is not a number */
+    ck_assert(num(json_array_get(devs, 2), "memory_bytes") == 17179869184.0);    /* from telemetry */
     free(t);
     json_decref(j);
     const section_analysis *a;
@@ -530,8 +531,8 @@ START_TEST(splittable_sections_fold_exactly) {
 }
 END_TEST
 
-static Suite *an11_suite(void) {
-    Suite *s = suite_create("sections_an11");
+static Suite *sections_suite(void) {
+    Suite *s = suite_create("sections");
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, every_section_null_without_inputs);
@@ -553,7 +554,7 @@ static Suite *an11_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(an11_suite());
+    SRunner *sr = srunner_create(sections_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

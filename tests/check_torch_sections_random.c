@@ -1,4 +1,4 @@
-/* Random records of every type and field mix into the five an12b sections (steps, ops,
+/* Random records of every type and field mix into the five torch-trace sections (steps, ops,
  * phases, layers, ranks) over one to three sources and split pieces: every render is valid
  * JSON, steps' parts still sum to their walls, ops' kernel counts add up; run under ASan and
  * UBSan in the sanitizer build. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/an12b_drive.h"
+#include "tests/section_drive.h"
 
 static const char *const NAMES[] = {
     "ProfilerStep#1", "ProfilerStep#2", "Cijk_Alik_Bljk", "fmha_fwd_kernel", "ncclDevKernel_AllReduce",
@@ -99,8 +99,8 @@ START_TEST(random_records) {
 }
 END_TEST
 
-Suite *an12b_random_suite(void) {
-    Suite *s = suite_create("an12b_random");
+Suite *torch_sections_random_suite(void) {
+    Suite *s = suite_create("torch_sections_random");
     TCase *tc = tcase_create("random");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, random_records);

@@ -1,5 +1,5 @@
-/* an12b_drive: a minimal run driver for one section analysis (see an12b_drive.h). */
-#include "tests/an12b_drive.h"
+/* section_drive: a minimal run driver for one section analysis (see section_drive.h). */
+#include "tests/section_drive.h"
 
 #include <check.h>
 #include <string.h>

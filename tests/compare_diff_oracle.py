@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""compare_diff_oracle: /compare's per-kernel diff and step-time medians on real traces, against
+sums written here from the raw Kineto JSON (json module only, none of goblind's code).
+
+    compare_diff_oracle.py GOBLIND COMPARE_DIFF_TOOL SHARED_DIR
+
+Pairs: HTA's trace_diff control/test traces (corpus found2/torch_profiler) and the PyTorch docs'
+before/after traces (fixtures/torch_profiler). Each trace is alone in a run directory under its
+own name; `goblind analyze` reads it and compare_diff_tool compares the documents. Per kernel name
+(cat "kernel", name stripped, duration floor(dur * 1000 + 0.5) ns): calls and total on each side,
+delta_total_ns, and which names are added or removed; the step-time medians from the
+ProfilerStep#N durations (cat user_annotation / cpu_op) by hand.
+"""
+import gzip
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+PAIRS = [
+    ("corpus/found2/torch_profiler/hta_trace_diff__control__control.json.gz",
+     "corpus/found2/torch_profiler/hta_trace_diff__test__test.json.gz"),
+    ("fixtures/torch_profiler/kineto_docs__traces__before_fix_trace.json",
+     "fixtures/torch_profiler/kineto_docs__traces__after_fix_trace.json"),
+]
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        d = json.load(f)
+    return d["traceEvents"] if isinstance(d, dict) else d
+
+
+def kernel_totals(events):
+    out = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel" and isinstance(e.get("dur"), (int, float)):
+            name = str(e.get("name", "")).strip()
+            calls, total = out.get(name, (0, 0))
+            out[name] = (calls + 1, total + math.floor(e["dur"] * 1000 + 0.5))
+    return out
+
+
+def step_median(events):
+    walls = [math.floor(e["dur"] * 1000 + 0.5) for e in events
+             if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")
+             and e.get("cat") in ("user_annotation", "cpu_op") and isinstance(e.get("dur"), (int, float))]
+    return statistics.median(walls) if walls else None, len(walls)
+
+
+def analyze(goblind, tmp, path, tag):
+    run = os.path.join(tmp, tag)
+    os.makedirs(run)
+    shutil.copy(path, run)
+    doc = run + ".json"
+    with open(doc, "w") as f:
+        subprocess.run([goblind, "analyze", run], stdout=f, stderr=subprocess.DEVNULL, check=True)
+    return doc
+
+
+def main():
+    goblind, tool, shared = sys.argv[1:4]
+    tmp = tempfile.mkdtemp(prefix="goblind-diff-")
+    failures = 0
+    for i, (a, b) in enumerate(PAIRS):
+        pa, pb = os.path.join(shared, a), os.path.join(shared, b)
+        docs = [analyze(goblind, tmp, pa, f"a{i}"), analyze(goblind, tmp, pb, f"b{i}")]
+        diff = json.loads(subprocess.run([tool, docs[0], docs[1], "1000"], capture_output=True, text=True,
+                                         check=True).stdout)
+        ev = [load(pa), load(pb)]
+        want = [kernel_totals(e) for e in ev]
+        got = {k["name"]: k for k in diff["kernels"] or []}
+        errors = []
+        names = set(want[0]) | set(want[1])
+        if set(got) != names:
+            errors.append(f"names differ: only goblind {sorted(set(got) - names)[:3]}, only oracle {sorted(names - set(got))[:3]}")
+        for name in names & set(got):
+            k = got[name]
+            for side, key in ((0, "base"), (1, "candidate")):
+                w = want[side].get(name)
+                g = k[key]
+                if (w is None) != (g is None) or (w and (g["calls"], g["total_ns"]) != w):
+                    errors.append(f"{name[:50]} {key}: goblind {g and (g['calls'], g['total_ns'])}, oracle {w}")
+            dw = want[1].get(name, (0, 0))[1] - want[0].get(name, (0, 0))[1]
+            if k["delta_total_ns"] != dw:
+                errors.append(f"{name[:50]} delta_total_ns: goblind {k['delta_total_ns']}, oracle {dw}")
+            change = "added" if name not in want[0] else "removed" if name not in want[1] else "changed"
+            if k["change"] != change:
+                errors.append(f"{name[:50]} change: goblind {k['change']}, oracle {change}")
+        order = [abs(k["delta_total_ns"]) for k in diff["kernels"] or []]
+        if order != sorted(order, reverse=True):
+            errors.append("kernels are not sorted by |delta_total_ns|")
+        st = diff["step_time"]
+        for side, key in ((0, "base_median_ns"), (1, "candidate_median_ns")):
+            med, n = step_median(ev[side])
+            if st[key] != med:
+                errors.append(f"step_time {key}: goblind {st[key]}, oracle {med} of {n} steps")
+        print(f"{os.path.basename(a)} -> {os.path.basename(b)}: {len(names)} kernel names, "
+              f"{diff['kernel_diff']}, step {st['verdict']}; {len(errors)} differences")
+        for e in errors[:20]:
+            print("   ", e)
+        failures += bool(errors)
+    shutil.rmtree(tmp)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
