@@ -35,7 +35,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus_oracle import oracle_of, raw_head, what_content_says  # noqa: E402
 
-GOBLIND, CORPUS = sys.argv[1], sys.argv[2]
+GOBLIND, CORPUS = os.path.abspath(sys.argv[1]), sys.argv[2]
 JOBS = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 DOCS = {"README.md", "SOURCES.txt", "MANIFEST.json"}   # the corpus's own documentation
 failures = []
