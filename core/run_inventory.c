@@ -156,8 +156,11 @@ static bool add_unrecognised(run_inventory *inv, const char *rel, uint64_t size,
  * every format's sniff() is asked about the first bytes under a neutral name (the file's
  * extension only) and, when it accepts them (>= INVENTORY_SNIFF_ACCEPT) and the format has
  * one, its sniff_file() about the file itself; the highest score wins, and a format whose
- * name pattern matches the file only breaks ties (then registry order). A file no format
- * accepts is listed as unrecognised. */
+ * name pattern matches the file only breaks ties (then registry order). A file without
+ * content to judge (empty, unreadable, a .gz that does not inflate, an SQLite file whose
+ * schema cannot be read) goes to the format its
+ * name says, whose reader then warns what is wrong; a file no format accepts is listed as
+ * unrecognised. */
 static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
                      const char *confine_root) {
     uint64_t sz, ino;
@@ -166,7 +169,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     const artefact_parser *best = NULL;
     const char *found_by = NULL, *named = NULL;
     int best_score = -1;
-    bool best_named = false;
+    bool best_named = false, unreadable = false;
     head_buf h;
     read_head(path, confine_root, &h);
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
@@ -175,15 +178,17 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     snprintf(sniff_name, sizeof sniff_name, "%s", base);
     if (ends_with(sniff_name, ".gz")) sniff_name[strlen(sniff_name) - 3] = 0;
     content_name(sniff_name, neutral, sizeof neutral);
+    const artefact_parser *named_fmt = NULL;
+    const char *named_pat = NULL;
     for (const artefact_parser *const *pp = parser_list(); *pp; pp++) {
         const artefact_parser *p = *pp;
         if (!p->open_records) continue;
         const char *pat = NULL;
         for (const char *const *n = p->names; n && *n && !pat; n++)
             if (pattern_matches(*n, rel)) pat = *n;
-        if (pat && !named) named = p->name;
+        if (pat && !named) named = p->name, named_fmt = p, named_pat = pat;
         int score = h.n ? p->sniff(neutral, h.b, h.n) : 0;
-        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file) score = p->sniff_file(path);
+        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = p->sniff_file(path)) < 0) unreadable = true;
         if (score < INVENTORY_SNIFF_ACCEPT) continue;
         if (!best || score > best_score || (score == best_score && pat && !best_named)) {
             best = p;
@@ -191,6 +196,12 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
             best_named = pat != NULL;
             found_by = pat ? pat : "sniff";
         }
+    }
+    if (!best && (!h.n || unreadable) && named_fmt) {  /* no content to judge (empty, unreadable, not
+                                                         * inflatable, a corrupt database): */
+        best = named_fmt;                 /* the name's format reads it and says what is wrong */
+        best_score = 0;
+        found_by = named_pat;
     }
     if (!best) return named || data_extension(sniff_name) ? add_unrecognised(inv, rel, size, &h, named) : true;
     if (inv->n == INVENTORY_MAX_SOURCES) {    /* counted; one warning when the scan ends */

@@ -140,8 +140,9 @@ typedef struct artefact_parser {
      * the highest score among the formats of the file's kind. */
     int (*sniff)(const char *name, const uint8_t *head, size_t n);
     /* Optional, for a format whose first bytes do not tell it from another's (SQLite files):
-     * 0 to 100 from the file at path itself (its schema), asked by the run inventory
-     * (core/run_inventory) only when sniff() accepted the first bytes. Reads, emits nothing. */
+     * 0 to 100 from the file at path itself (its schema), -1 when the file cannot be read so
+     * (a corrupt database), asked by the run inventory (core/run_inventory) only when sniff()
+     * accepted the first bytes. Reads, emits nothing. */
     int (*sniff_file)(const char *path);
     /* A format emits records: its records go to `sink` (the analysis of its kind,
      * analyses/, or the analysis document's), how it read the file to `facts`. label names

@@ -53,3 +53,8 @@ bool csv_head_has(const uint8_t *head, size_t n, const char *word) {
         if (strncasecmp((const char *)head + i, word, w) == 0) return true;
     return false;
 }
+
+bool csv_first_line_has(const uint8_t *head, size_t n, const char *word) {
+    const uint8_t *nl = memchr(head, '\n', n);
+    return csv_head_has(head, nl ? (size_t)(nl - head) : n, word);
+}

@@ -37,5 +37,8 @@ const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv
 bool csv_name_is_csv(const char *name);
 /* For CSV formats' sniff(): true when the first bytes contain `word`, ASCII case-insensitively. */
 bool csv_head_has(const uint8_t *head, size_t n, const char *word);
+/* The same within the first line only (the header of a CSV that starts with it): a word in a
+ * data row (a kernel named `...Function...`) does not count. */
+bool csv_first_line_has(const uint8_t *head, size_t n, const char *word);
 
 #endif

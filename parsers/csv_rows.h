@@ -106,8 +106,9 @@ bool decimal_scaled(const char *s, size_t n, int pow10, i128 *out);
 bool csv_rows_name_matches(const char *name, const char *const *patterns);
 
 /* Defines `const artefact_parser var` (format id `id`, kind ARTEFACT_ANALYSIS_ONLY) reading
- * with `spec`; its sniff scores 95 when the base name matches `pats` and the first bytes
- * hold `header_word`, 60 for the header word alone, 30 for the name alone. */
+ * with `spec`; its sniff scores 95 when the base name matches `pats` and the header holds
+ * `header_word` (the first line; anywhere in the first bytes when the header may follow a
+ * banner, spec.header_search), 60 for the header word alone, 30 for the name alone. */
 #define CSV_ROWS_FORMAT(var, id, spec, pats, header_word) \
     CSV_ROWS_FORMAT_KERNELS(var, id, spec, pats, header_word, KERNELS_NONE)
 /* The same for a format whose rows include kernel dispatches (`kernels`: kernel_source_kind). */
@@ -118,7 +119,9 @@ bool csv_rows_name_matches(const char *name, const char *const *patterns);
         return csv_rows_open(&spec, label, sink, facts, diag);                                                   \
     }                                                                                                            \
     static int var##_sniff(const char *name, const uint8_t *head, size_t n) {                                    \
-        bool by_name = csv_rows_name_matches(name, pats), by_head = csv_head_has(head, n, header_word);         \
+        bool by_name = csv_rows_name_matches(name, pats);                                                        \
+        bool by_head = spec.header_search ? csv_head_has(head, n, header_word)                                  \
+                                          : csv_first_line_has(head, n, header_word);                           \
         return by_name && by_head ? 95 : by_head ? 60 : by_name ? 30 : 0;                                        \
     }                                                                                                            \
     const artefact_parser var = {.name = id, .kind = ARTEFACT_ANALYSIS_ONLY, .kernels = kernels_, .names = pats, \

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parsers/csv_columns.h"
 
@@ -392,11 +393,34 @@ static void kt_close(void *st) {
 /* goblin_runner's trace.csv, else rocprofv3's own names, here or in its <host>/ directory */
 static const char *const KT_NAMES[] = {"trace.csv", "*kernel_trace.csv", "*/*kernel_trace.csv", NULL};
 
-/* A CSV whose header names a kernel column is surely one; any other CSV may still be. */
+/* Whether the header line (the first) has a field that is exactly `word` (blanks and quotes
+ * aside, ASCII case-insensitively). */
+static bool header_field_is(const uint8_t *head, size_t n, const char *word) {
+    size_t wl = strlen(word), i = 0;
+    while (i < n && head[i] != '\n' && head[i] != '\r') {
+        size_t a = i;
+        while (i < n && head[i] != ',' && head[i] != '\n' && head[i] != '\r') i++;
+        size_t b = i;
+        while (a < b && (head[a] == ' ' || head[a] == '"' || head[a] == '\t')) a++;
+        while (b > a && (head[b - 1] == ' ' || head[b - 1] == '"' || head[b - 1] == '\t')) b--;
+        if (b - a == wl && !strncasecmp((const char *)head + a, word, wl)) return true;
+        if (i < n && head[i] == ',') i++;
+    }
+    return false;
+}
+
+/* A CSV whose header names a kernel column is surely one (90); a header with a plain `Name`
+ * field and a start, begin or duration column may be one (55: below the formats whose
+ * headers say more, stats reports, nsys and nvprof traces, msprof tables); any other CSV is
+ * not (10 for the name alone, below what the inventory accepts). */
 static int kt_sniff(const char *name, const uint8_t *head, size_t n) {
     /* rocprofv3's counter_collection.csv names the kernel too, but its rows are counters */
     if (csv_head_has(head, n, "counter_name")) return csv_name_is_csv(name) ? 10 : 0;
     if (csv_head_has(head, n, "kernel_name") || csv_head_has(head, n, "kernelname")) return 90;
+    if (header_field_is(head, n, "name") &&
+        (csv_first_line_has(head, n, "start") || csv_first_line_has(head, n, "begin") ||
+         csv_first_line_has(head, n, "duration")))
+        return 55;
     return csv_name_is_csv(name) ? 10 : 0;
 }
 

@@ -196,7 +196,7 @@ static int rp_sniff(const char *name, const uint8_t *head, size_t n) {
 static int rp_sniff_file(const char *path) {
     static const char *const VIEWS[] = {"kernels", "rocpd_kernel_dispatch", NULL};
     int rocpd = 0, views = sqlite_schema_match(path, VIEWS, "rocpd_", &rocpd);
-    return views > 0 || rocpd > 0 ? 95 : 0;
+    return views < 0 ? -1 : views > 0 || rocpd > 0 ? 95 : 0;
 }
 
 const artefact_parser rocpd_sqlite_parser = {

@@ -241,7 +241,7 @@ static int v1_sniff(const char *name, const uint8_t *head, size_t n) {
 static int v1_sniff_file(const char *path) {
     static const char *const TABLES[] = {"A", "KERN", "OPS", "COPY", "HIP", "HSA", "KFD", "rocTX", NULL};
     int rocpd = 0, ours = sqlite_schema_match(path, TABLES, "rocpd_", &rocpd);
-    return ours > 0 && !rocpd ? 95 : 0;
+    return ours < 0 ? -1 : ours > 0 && !rocpd ? 95 : 0;
 }
 
 const artefact_parser rocprof_v1_db_parser = {

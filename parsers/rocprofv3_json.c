@@ -484,12 +484,13 @@ static bool ends_with(const char *s, const char *suffix) {
 }
 
 /* rocprofv3 writes {"rocprofiler-sdk-tool":[...]} first; a gzipped file whose inflated
- * bytes are not at hand is known by name only. */
+ * bytes are not at hand (none, or the raw gzip bytes) is known by name only. */
 static int rj_sniff(const char *name, const uint8_t *head, size_t n) {
     static const char TOOL[] = "\"rocprofiler-sdk-tool\"";
     for (size_t i = 0; i + sizeof TOOL - 1 <= n && i < 64; i++)
         if (!memcmp(head + i, TOOL, sizeof TOOL - 1)) return 100;
-    if (!n && ends_with(name, "_results.json.gz")) return 85;
+    bool gz = !n || (n >= 2 && head[0] == 0x1f && head[1] == 0x8b);   /* (the raw bytes of a .gz) */
+    if (gz && ends_with(name, "_results.json.gz")) return 85;
     if (ends_with(name, "_results.json")) return 40;
     return 0;
 }

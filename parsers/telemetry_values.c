@@ -88,8 +88,9 @@ bool telemetry_time_ns(const char *s, size_t n, i128 *out) {
     else if (p < end && (*p == '+' || *p == '-')) {
         int sign = *p++ == '-' ? -1 : 1, oh, om = 0;
         if (!digits(&p, end, 2, &oh)) return false;
-        if (p < end && *p == ':') p++;
-        if (p < end && !digits(&p, end, 2, &om)) return false;
+        bool colon = p < end && *p == ':';
+        if (colon) p++;
+        if ((colon || p < end) && !digits(&p, end, 2, &om)) return false;
         if (oh > 23 || om > 59) return false;
         offset_s = sign * (oh * 3600 + om * 60);
     }

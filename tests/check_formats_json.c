@@ -90,6 +90,13 @@ START_TEST(telemetry_timestamps) {
     ck_assert(telemetry_time_ns("2025-09-24T03:48:33.493Z", 24, &t) && t == (i128)1758685713493000000);
     ck_assert(telemetry_time_ns("2024-05-01 10:00:00.250000", 26, &t) && t == (i128)1714557600250000000);
     ck_assert(telemetry_time_ns(" 1970-01-01 00:00:00 ", 21, &t) && t == 0);
+    /* a UTC offset (values from Python's datetime.fromisoformat(...).timestamp()) */
+    ck_assert(telemetry_time_ns("2025-09-08T17:26:50+08:00", 25, &t) && t == (i128)1757323610000000000);
+    ck_assert(telemetry_time_ns("2025-09-08T04:26:50.5-05:00", 27, &t) && t == (i128)1757323610500000000);
+    ck_assert(telemetry_time_ns("2025-09-08T17:26:50+0800", 24, &t) && t == (i128)1757323610000000000);
+    ck_assert(telemetry_time_ns("2025-09-08T17:26:50-05", 22, &t) && t == (i128)1757370410000000000);
+    ck_assert(!telemetry_time_ns("2025-09-08T17:26:50+25:00", 25, &t));
+    ck_assert(!telemetry_time_ns("2025-09-08T17:26:50+08:", 23, &t));
     ck_assert(!telemetry_time_ns("2024-13-01 10:00:00", 19, &t));
     ck_assert(!telemetry_time_ns("yesterday", 9, &t));
     ck_assert(!telemetry_time_ns("12", 2, &t));
