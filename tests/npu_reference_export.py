@@ -62,7 +62,7 @@ def run(cmd, **kw):
 
 def export(run_dir, out):
     run([TOOL, str(run_dir), str(out)])
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(out.iterdir()) if p.suffix == ".csv"}
+    return {p.name: p.read_bytes().decode("utf-8") for p in sorted(out.iterdir()) if p.suffix == ".csv"}
 
 
 def analyze(run_dir, fmt="json"):
