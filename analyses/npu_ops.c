@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/str_hash.h"
+#include "parsers/msprof_csv.h"
 
 const char *const NPU_SIG_KEYS[NPU_SIG_FIELDS] = {"input_shapes", "input_data_types", "input_formats", "output_shapes",
                                                   "output_data_types"};
@@ -189,13 +190,27 @@ static bool is_sig_key(const char *key, int *which) {
 static bool is_identity_key(const char *key) {
     static const char *const IDS[] = {"op_name", "task_type", "task_id", "model_id", "block_num", "mix_block_num",
                                       "op_state", "step_id", "wait_us", "context_id", "hf32_eligible", "stream_id",
-                                      "output_formats", NULL};
+                                      NULL};
     for (size_t i = 0; IDS[i]; i++)
         if (!strcmp(key, IDS[i])) return true;
     return false;
 }
 
+/* The identity columns a group keeps the first value of, and the reference's second
+ * duration: their field classes (below -2). */
+enum { CLS_OP_STATE = -3, CLS_TASK_TYPE = -4, CLS_OUTPUT_FORMATS = -5, CLS_PROFILING_AVG = -6 };
+static int kept_class(const char *key) {
+    if (!strcmp(key, "op_state")) return CLS_OP_STATE;
+    if (!strcmp(key, "task_type")) return CLS_TASK_TYPE;
+    if (!strcmp(key, "output_formats")) return CLS_OUTPUT_FORMATS;
+    if (!strcmp(key, "profiling_average_us")) return CLS_PROFILING_AVG;
+    return 0;
+}
+
 static void free_group(npu_group *g) {
+    free(g->op_state);
+    free(g->task_type);
+    free(g->output_formats);
     free(g->key);
     free(g->op_type);
     for (int i = 0; i < NPU_SIG_FIELDS; i++) free(g->sig[i]);
@@ -224,7 +239,8 @@ static void table_free(npu_table *t) {
 
 /* Adds one reference row (first one of a key wins; later ones count as duplicates). */
 static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SIG_FIELDS],
-                    const size_t sig_len[NPU_SIG_FIELDS], i128 first, i128 mn, i128 mx, uint64_t rows) {
+                    const size_t sig_len[NPU_SIG_FIELDS], i128 first, i128 mn, i128 mx, uint64_t rows,
+                    bool has_profiling, i128 profiling) {
     const char *canon = npu_canonical_type(type);
     char *key = make_key(canon, strlen(canon), sig, sig_len);
     if (!key) return false;
@@ -258,6 +274,7 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
     memset(r, 0, sizeof *r);
     r->key = key;
     r->first_ns = first, r->min_ns = mn, r->max_ns = mx, r->rows = rows;
+    r->has_profiling = has_profiling, r->profiling_ns = profiling;
     if (!(r->op_type = strdup(type)) || !copy_sig(r->sig, sig, sig_len)) { free_ref(r); return false; }
     t->ref_slots[pos] = (uint32_t)(t->n_refs + 1);
     t->n_refs++;
@@ -277,15 +294,16 @@ static void *no_open_source(void *run, const source_ref *src) {
 }
 
 /* What field i of a record is (signature column w >= 0, -1 identity, -2 counter with its
- * index in *counter, -1 when past NPU_MAX_COUNTERS), cached by position. */
+ * index in *counter, -1 when past NPU_MAX_COUNTERS, CLS_* for the kept identity columns),
+ * cached by position. */
 static int field_class(npu_table *t, size_t i, const char *key, long *counter) {
     bool cacheable = i < NPU_POS_CACHE && strlen(key) < sizeof t->pos_key[0];
     if (cacheable && t->pos_key[i][0] && !strcmp(t->pos_key[i], key)) {
         *counter = t->pos_counter[i];
         return t->pos_class[i];
     }
-    int w;
-    int cls = is_sig_key(key, &w) ? w : is_identity_key(key) ? -1 : -2;
+    int w, kept = kept_class(key);
+    int cls = is_sig_key(key, &w) ? w : kept ? kept : is_identity_key(key) ? -1 : -2;
     *counter = cls == -2 ? counter_index(t, key) : -1;
     if (cacheable) {
         strcpy(t->pos_key[i], key);
@@ -300,15 +318,20 @@ static bool no_consume(void *st, const record *r) {
     if (!(r->has & RF_DURATION) || !r->name || !r->name_len || r->duration_ns < 0) return true;
     const char *sig[NPU_SIG_FIELDS] = {0};
     size_t sig_len[NPU_SIG_FIELDS] = {0};
+    const record_field *kept[4] = {0};     /* op_state, task_type, output_formats, profiling_average_us */
     for (size_t i = 0; i < r->n_fields; i++) {
         long c;
         int w = field_class(t, i, r->fields[i].key, &c);
         if (w >= 0) sig[w] = r->fields[i].value, sig_len[w] = r->fields[i].value_len;
+        else if (w <= CLS_OP_STATE) kept[CLS_OP_STATE - w] = &r->fields[i];
     }
     size_t tl = r->name_len;
     if (r->category && r->category_len == 9 && !memcmp(r->category, "reference", 9)) {
+        i128 prof = 0;
+        bool has_prof = kept[3] && msprof_us_to_ns(kept[3]->value, kept[3]->value_len, &prof);
         char *type = strndup(r->name, tl);
-        bool ok = type && add_ref(t, type, sig, sig_len, r->duration_ns, r->duration_ns, r->duration_ns, 1);
+        bool ok = type && add_ref(t, type, sig, sig_len, r->duration_ns, r->duration_ns, r->duration_ns, 1, has_prof,
+                                  prof);
         free(type);
         return ok;
     }
@@ -322,6 +345,9 @@ static bool no_consume(void *st, const record *r) {
     }
     if (!g) return !oom;
     if (!add_duration(g, r->duration_ns)) return false;
+    char **first[3] = {&g->op_state, &g->task_type, &g->output_formats};
+    for (int k = 0; k < 3; k++)
+        if (kept[k] && !*first[k] && !(*first[k] = strndup(kept[k]->value, kept[k]->value_len))) return false;
     for (size_t i = 0; i < r->n_fields; i++) {
         long idx;
         double v;
@@ -381,6 +407,10 @@ static bool no_end_source(void *run, void *st) {
             g->cap_durs = g->n_durs;
         }
         (void)before;
+        char **mine[3] = {&g->op_state, &g->task_type, &g->output_formats};
+        char **theirs[3] = {&sg->op_state, &sg->task_type, &sg->output_formats};
+        for (int k = 0; k < 3; k++)
+            if (!*mine[k]) *mine[k] = *theirs[k], *theirs[k] = NULL;   /* the first source's value wins */
         for (size_t c = 0; ok && c < sg->n_counter_slots; c++) {
             if (!sg->counter_n[c]) continue;
             long idx = counter_index(t, s->counters[c]);
@@ -392,7 +422,8 @@ static bool no_end_source(void *run, void *st) {
         const char *sig[NPU_SIG_FIELDS];
         size_t len[NPU_SIG_FIELDS];
         for (int k = 0; k < NPU_SIG_FIELDS; k++) sig[k] = r->sig[k], len[k] = r->sig[k] ? strlen(r->sig[k]) : 0;
-        ok = add_ref(t, r->op_type, sig, len, r->first_ns, r->min_ns, r->max_ns, r->rows);
+        ok = add_ref(t, r->op_type, sig, len, r->first_ns, r->min_ns, r->max_ns, r->rows, r->has_profiling,
+                     r->profiling_ns);
     }
     t->rows_dropped += s->rows_dropped;
     t->ops_dropped += s->ops_dropped;
@@ -454,6 +485,8 @@ static bool no_finish(void *run, const section_results *earlier) {
             if (found) {
                 g->has_reference = true;
                 g->reference_us = (double)t->refs[pos].first_ns / 1000.0;
+                g->has_reference_profiling = t->refs[pos].has_profiling;
+                g->reference_profiling_us = (double)t->refs[pos].profiling_ns / 1000.0;
                 t->refs[pos].matched = true;
             }
         }

@@ -32,6 +32,12 @@ typedef struct npu_group {
     bool has_median, has_std;
     bool has_reference;
     double reference_us;
+    /* the reference row's `Profiling Average Duration(us)` (the original tool's comparison) */
+    bool has_reference_profiling;
+    double reference_profiling_us;
+    /* the first row's OP State, task type (Task Type / Accelerator Core) and Output Formats
+     * that had one (NULL: no row had it): what a reference export writes beside the numbers */
+    char *op_state, *task_type, *output_formats;
 } npu_group;
 
 /* One reference signature (msprof-reference-csv rows, category "reference"). */
@@ -40,6 +46,8 @@ typedef struct npu_ref {
     char *op_type;                   /* as first written */
     char *sig[NPU_SIG_FIELDS];
     i128 first_ns, min_ns, max_ns;   /* the first row's duration is the one used */
+    i128 profiling_ns;               /* the first row's `Profiling Average Duration(us)` */
+    bool has_profiling;              /* (that row had one) */
     uint64_t rows;                   /* > 1: a duplicate */
     bool matched;                    /* some profiled group looked it up */
 } npu_ref;

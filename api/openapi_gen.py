@@ -349,6 +349,17 @@ paths = {
                                  "order"), q("limit", {"type": "integer", "minimum": 1, "maximum": 100000}, "(100)")],
                 "responses": {"200": json_body(ref("KernelList"), "kernels"), "400": ERR["400"], "401": ERR["401"],
                               "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
+    "/runs/{id}/npu_reference.zip": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "the run's Ascend operators (npu_ops) in the msprof reference CSV layout, one CSV per "
+                           "operator type, zipped; re-read from the run directory (docs/ANALYSIS.md)",
+                "responses": {"200": {"description": "a zip of <op type>.csv files (empty without msprof operators); "
+                                                     "a failure part way breaks the chunked transfer off",
+                                      "content": {"application/zip": {"schema": {"type": "string",
+                                                                                 "format": "binary"}}}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
+                              "410": json_body(ref("Error"), "the run's directory is no longer on disk"),
+                              "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
                                         {**q("candidate", RUN_ID, "run id"), "required": True},
@@ -381,7 +392,7 @@ OPERATION_IDS = {
     ("/runs/{id}", "get"): "getRun", ("/runs/{id}", "delete"): "deleteRun",
     ("/runs/{id}/metrics", "get"): "getRunMetrics", ("/runs/{id}/analysis", "get"): "getRunAnalysis",
     ("/runs/{id}/report.md", "get"): "getRunReport", ("/runs/{id}/kernels", "get"): "listRunKernels",
-    ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
+    ("/runs/{id}/npu_reference.zip", "get"): "getRunNpuReference", ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
     ("/metrics", "get"): "getPrometheusMetrics", ("/", "get"): "getDashboard", ("/openapi.json", "get"): "getOpenApi",
 }
 # The endpoints answered without the bearer token (api/http_api.c): liveness, the dashboard page

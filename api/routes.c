@@ -18,6 +18,7 @@
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "storage/retention.h"
+#include "api/npu_reference_route.h"
 #include "storage/run_analysis.h"
 #include "storage/run_detail.h"
 
@@ -612,6 +613,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
         if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
         if (!strcmp(sub, "/report.md")) return get_stored_doc(a, req, c, id, STORED_REPORT_MD);
+        if (!strcmp(sub, "/npu_reference.zip")) return get_npu_reference_zip(a, c, id);
     }
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
 }

@@ -6,7 +6,8 @@
  *   msprof-reference-csv  reference durations, reference/<anything>.csv: one row per
  *                         operator signature, its duration in `Average Duration(us)` (older
  *                         references: `MicroBench Duration(us)`, used when Average is absent);
- *                         records carry category "reference".
+ *                         records carry category "reference"; a `Profiling Average
+ *                         Duration(us)` cell rides along as the field profiling_average_us.
  *
  * Both have the signature columns (Input Shapes, Input Data Types, Input Formats, Output
  * Shapes, Output Data Types). Every row becomes one record: name = the operator type
@@ -150,6 +151,11 @@ static void on_header(state *s, const csv_record *r) {
         }
         bool dur = s->reference ? !strcmp(buf, "Average Duration(us)")
                                 : (!strcmp(buf, "Task Duration(us)") || !strcmp(buf, "Duration(us)"));
+        if (s->reference && !strcmp(buf, "Profiling Average Duration(us)")) {   /* the original tool's comparison */
+            c->role = ROLE_FIELD;
+            c->key = "profiling_average_us";
+            continue;
+        }
         if (s->reference && !strcmp(buf, "MicroBench Duration(us)")) {
             if (legacy == SIZE_MAX) legacy = i;
             continue;

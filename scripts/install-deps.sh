@@ -7,7 +7,7 @@
 # Run as root it uses apt-get; otherwise it only reports what is missing.
 set -euo pipefail
 BUILD_PKGS=(cmake make gcc pkg-config libjansson-dev libuv1-dev libmicrohttpd-dev libsqlite3-dev
-            zlib1g-dev libgnutls28-dev libcurl4-gnutls-dev libsystemd-dev)
+            zlib1g-dev libgnutls28-dev libcurl4-gnutls-dev libsystemd-dev libzip-dev)
 TEST_PKGS=(check openssl python3 python3-jsonschema curl prometheus chromium systemd clang libclang-rt-14-dev
            wrk procps util-linux time dpkg-dev man-db lintian binutils npm)
 want=("${BUILD_PKGS[@]}")

@@ -54,7 +54,7 @@ License: NONE
 COPYRIGHT
 find "$doc" -type f ! -name copyright ! -name '*.png' -exec gzip -9n {} +
 # Shared-library dependencies as dpkg-shlibdeps computes them (dpkg-dev), else the known list.
-depends="libc6, libjansson4, libuv1, libmicrohttpd12, libsqlite3-0, zlib1g, libgnutls30, libcurl3-gnutls, libsystemd0"
+depends="libc6, libjansson4, libuv1, libmicrohttpd12, libsqlite3-0, zlib1g, libgnutls30, libcurl3-gnutls, libsystemd0, libzip4"
 if command -v dpkg-shlibdeps >/dev/null; then
   mkdir -p "$stage/debian"
   printf 'Source: goblind\n\nPackage: goblind\nArchitecture: any\n' > "$stage/debian/control"
