@@ -49,8 +49,8 @@ static bool load(const char *run_dir, const char *reference_dir, const parse_opt
                             .types = npu_ops_analysis.wants};
         read_facts facts = {0};
         source_read_stats st = {0};
-        source_read(s->path, s->rel, s->format, s->extra_root ? &unconfined : (parse ? parse : &none), &sink, &facts,
-                    diag, &st);
+        source_read_tee(s->path, s->rel, s->format, s->extra_root ? &unconfined : (parse ? parse : &none), &sink, &facts,
+                        diag, &st, NULL);
         read_facts_free(&facts);
         ok = npu_ops_analysis.end_source(R, src);
         (*sources)++;
