@@ -142,7 +142,10 @@ static bool verdict_of(const run_result *res, const run_analysis *an, run_headli
     if (o.ok || an->sources_with_records > 0) { h->verdict = RUN_VERDICT_COMPLETE; return true; }
     if (!found) { h->verdict = RUN_VERDICT_EMPTY; return true; }
     h->verdict = RUN_VERDICT_FAILED;
-    const char *why = an->unreadable.len ? an->unreadable.data : o.error;
+    /* what was found and why it was not read: a source's first warning, else a file no format
+     * accepted (named like goblin's, its content is not), else RunMetrics' own */
+    const char *why = an->unreadable.len ? an->unreadable.data
+                    : an->inventory.n_unrec && an->inventory.unrec[0].why ? an->inventory.unrec[0].why : o.error;
     size_t n = strlen(why) + 64;
     if (!(h->error = malloc(n))) return false;
     snprintf(h->error, n, "no source could be read: %s", why);

@@ -42,9 +42,9 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
         if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
         if (!known && !forgotten && dir_empty(r->path, &r->dormant_mtime_ns)) {
-            r->dormant = true;                  /* empty, nothing to parse: its first file wakes it */
+            r->dormant = true;                  /* pending its first file, nothing to parse: that file wakes it */
             t->n_dormant++;
-            r->sm.status = RUN_EMPTY;           /* no recognised file, as a parse of it would say */
+            r->sm.status = RUN_PENDING;         /* a run about to start (docs/API.md "Run states") */
             write_status(r);
             watch_run_dir(r);
             return;
@@ -251,6 +251,6 @@ int tracker_start(tracker *t) {
     log_info("start-up scan done: %zu runs under %zu roots, %zu directories watched%s", t->nruns, t->n_roots,
              t->watched, t->fallback ? " (falling back to periodic scans)" : "");
     if (t->n_dormant)
-        log_info("%zu run directories are empty: listed as empty, not parsed until a file appears in them", t->n_dormant);
+        log_info("%zu run directories are empty: pending, not parsed until a file appears in them", t->n_dormant);
     return 0;
 }

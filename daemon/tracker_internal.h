@@ -70,7 +70,7 @@ struct run {
     bool status_dirty;           /* the stored status is behind r->status */
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
-    bool dormant;                /* a new directory with nothing in it: stored and listed as empty, watched,
+    bool dormant;                /* a new directory with nothing in it: stored and listed as pending, watched,
                                     but not parsed until something appears in it (dormant_changed) */
     int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */

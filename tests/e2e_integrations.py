@@ -194,7 +194,7 @@ def test_compare(tmp):
     for k, v in c["waste_budget"].items():
         assert v["base"] == a["waste_budget"][k] and v["candidate"] == b["waste_budget"][k]
     want = f"tokens/s {a['tokens_per_sec']:.0f} \u2192 {b['tokens_per_sec']:.0f} ({b['tokens_per_sec'] / a['tokens_per_sec']:.2f}\u00d7)"
-    assert c["summary"] == want, (c["summary"], want)
+    assert c["summary"].endswith("; " + want) and c["summary"].startswith("step "), (c["summary"], want)   # step verdict first
     # every number in every body is the shortest round-trip text, as Python's repr prints it
     for path in ("/compare?base=before&candidate=after", "/runs/before/kernels?limit=50", "/runs/before",
                  "/runs/before/metrics", "/runs"):

@@ -206,6 +206,7 @@ def test_run_outcomes_logged(tmp):
     (d.roots[0] / "bad-1").mkdir()                  # its one file cannot be read: failed
     (d.roots[0] / "bad-1" / "trace.csv").write_text("not,a,kernel,trace\n1,2,3,4\n")
     (d.roots[0] / "empty-1").mkdir()                # nothing recognised: empty
+    (d.roots[0] / "empty-1" / "notes.txt").write_text("not a profile\n")
     d.start()
     d.wait_status("empty-1", "empty")
     d.wait_status("ok-1", "complete")
@@ -215,8 +216,8 @@ def test_run_outcomes_logged(tmp):
     wait_for(lambda: "run ok-1: directory gone" in d.logtext(), 10, "the gone line")
     log = d.logtext()
     assert re.search(r"^goblind info: run ok-1: complete \(parse \d+\.\d ms\)$", log, re.M), log
-    assert re.search(r"^goblind info: run bad-1: failed: no source could be read: trace\.csv: line 1: no kernel-name "
-                     r"column in the header \(parse \d+\.\d ms\)$", log, re.M), log
+    assert re.search(r"^goblind info: run bad-1: failed: no source could be read: trace\.csv: unrecognised, not read: "
+                     r"named like kernel-trace-csv files, but its content is not .*\(parse \d+\.\d ms\)$", log, re.M), log
     assert re.search(r"^goblind info: run empty-1: empty: no recognised profile file \(parse \d+\.\d ms\)$", log, re.M), log
     assert log.count("run ok-1: complete") == 1 and "debug" not in log, log
     assert d.stop() == 0

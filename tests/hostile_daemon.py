@@ -348,7 +348,7 @@ def test_tls_key_files_checked_like_the_token(tmp):
 
 def test_empty_run_directories_are_not_parsed(tmp):
     """2,000 empty directories under the root (a launcher that makes them ahead of its jobs): each
-    is an empty run (listed, never alerted on), stored in a few batched commits, and none is parsed (before the fix each was
+    is a pending run (waiting for its first file), stored in a few batched commits, and none is parsed (before the fix each was
     parsed and stored as failed, four database writes apiece, and a real run written meanwhile
     waited behind them). A file appearing in one wakes it at once; with watch_mode = scan an
     empty directory is looked at again only when its mtime moves."""
@@ -362,7 +362,7 @@ def test_empty_run_directories_are_not_parsed(tmp):
     os.rename(Path(tmp) / "real", root / "real")
     d.wait_status("real", "complete", timeout=60)
     print(f"     a real run written at /readyz next to 2,000 empty directories: complete after {time.time() - t:.1f} s")
-    assert "2000 run directories are empty: listed as empty, not parsed until a file appears in them" in d.logtext()
+    assert "2000 run directories are empty: pending, not parsed until a file appears in them" in d.logtext()
     time.sleep(2.5)                                             # settle and quiet (1 s) long past, a rescan (2 s) too
 
     def rows():
@@ -373,8 +373,8 @@ def test_empty_run_directories_are_not_parsed(tmp):
             con.close()
     got = rows()
     assert len(got) == 2001 and got["real"] == ("complete", 1), (len(got), got.get("real"))
-    assert all(v == ("empty", 0) for k, v in got.items() if k != "real"), \
-        [kv for kv in got.items() if kv[1] != ("empty", 0)][:5]
+    assert all(v == ("pending", 0) for k, v in got.items() if k != "real"), \
+        [kv for kv in got.items() if kv[1] != ("pending", 0)][:5]
     metrics = d.get("/metrics")[2].decode()
     ingests = sum(float(ln.split()[-1]) for ln in metrics.splitlines() if ln.startswith("goblind_ingests_total{"))
     assert ingests == 1, ingests                                # only the real run was parsed
@@ -386,10 +386,10 @@ def test_empty_run_directories_are_not_parsed(tmp):
         (sd.roots[0] / f"e-{i}").mkdir()
     sd.start()
     time.sleep(1.5)
-    assert all(r["status"] == "empty" for r in sd.json("/runs")[2]["runs"])
+    assert all(r["status"] == "pending" for r in sd.json("/runs")[2]["runs"])
     __import__("shutil").copy(root / "real" / "amd_smi.csv", sd.roots[0] / "e-3" / "amd_smi.csv")
     sd.wait_status("e-3", "complete", timeout=30)
-    assert sum(1 for r in sd.json("/runs")[2]["runs"] if r["status"] == "empty") == 49
+    assert sum(1 for r in sd.json("/runs")[2]["runs"] if r["status"] == "pending") == 49
     assert sd.stop() == 0
 
 if __name__ == "__main__":
