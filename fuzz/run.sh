@@ -56,17 +56,29 @@ for h in $HARNESSES; do
   for f in tests/regressions/$h/*; do [ -f "$f" ] && cp "$f" "$c/regression-$(basename "$f")"; done   # findings, as found
 done
 mkdir -p $B/findings
+# FUZZ_JOBS harnesses at a time (default 2: one per core), each for SECS
+JOBS=${FUZZ_JOBS:-2}
+fuzz_one() {   # fuzz_one HARNESS: runs it; its exit status in $B/fuzz_HARNESS.rc
+  local h=$1 rc=0
+  $B/fuzz/fuzz_$h $B/corpus/$h -max_total_time="$SECS" -max_len=1048576 -rss_limit_mb=2048 -timeout=20 \
+    -print_final_stats=1 -artifact_prefix=$B/findings/$h- > $B/fuzz_$h.log 2>&1 || rc=$?
+  echo $rc > $B/fuzz_$h.rc
+}
+for h in $HARNESSES; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+  echo "fuzz_$h: ${SECS}s"
+  fuzz_one "$h" &
+done
+wait
 status=0 passed=0 failed=0
 for h in $HARNESSES; do
-  echo "fuzz_$h: ${SECS}s"
-  if ! $B/fuzz/fuzz_$h $B/corpus/$h -max_total_time="$SECS" -max_len=1048576 -rss_limit_mb=2048 -timeout=20 \
-       -print_final_stats=1 -artifact_prefix=$B/findings/$h- > $B/fuzz_$h.log 2>&1; then
+  if [ "$(cat $B/fuzz_$h.rc)" != 0 ]; then
     echo "fuzz_$h FOUND A PROBLEM: see $B/fuzz_$h.log and $B/findings/"; tail -30 $B/fuzz_$h.log; status=1
     failed=$((failed + 1))
   else
     passed=$((passed + 1))
   fi
-  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" $B/fuzz_$h.log | tr '\n' ' '; echo
+  echo "fuzz_$h: $(grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" $B/fuzz_$h.log | tr '\n' ' ')"
 done
 echo "findings so far in $B/findings: $(find $B/findings -type f | wc -l)"
 echo "fuzz: $passed passed, $failed failed"
