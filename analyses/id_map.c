@@ -4,6 +4,7 @@
  * slots in table order (phases merges per-file maps by it). */
 #include "analyses/id_map.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,7 @@ static bool grow(id_map *m) {
 
 /* Stores id -> val in the free slot i (the end of id's probe), growing first when due. */
 static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
+    assert(!m->cap || !m->slots[i].val1);   /* i is where id's probe ended: a free slot */
     if (full(m)) return ID_MAP_FULL;
     if (val >= ID_MAP_OOM) return ID_MAP_OOM;
     if ((m->n + 1) * 2 > m->cap) {
@@ -101,6 +103,7 @@ static uint32_t insert_at(id_map *m, size_t i, uint64_t id, uint32_t val) {
     if (!m->n || id < m->kmin) m->kmin = id;
     if (!m->n || id > m->kmax) m->kmax = id;
     m->n++;
+    assert(m->cap >= BLOCK && !(m->cap & (m->cap - 1)) && m->n * 2 <= m->cap);   /* a power of two, at most half full */
     return val;
 }
 

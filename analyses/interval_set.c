@@ -1,6 +1,7 @@
 /* interval_set: sorted island vector + out-of-order buffer (see interval_set.h). */
 #include "analyses/interval_set.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,7 @@ static int by_start(const void *a, const void *b) {
 static inline void push_merge(iv *v, int64_t *l, size_t *n, iv_launch x) {
     if (*n) {
         iv *last = &v[*n - 1];
+        assert(x.start >= last->start);   /* pushed in start order */
         if (x.start <= last->end) {
             if (x.end > last->end) last->end = x.end;
             if (l && x.start == last->start) l[*n - 1] = launch_of_tie(l[*n - 1], x.launch);

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const KEYS[KC_COUNT] = {"gemm", "attention", "communication", "memcpy", "memset",
-                                           "elementwise", "reduction", "normalization", "convolution", "barrier",
-                                           "other"};
+static const char *const KEYS[] = {"gemm", "attention", "communication", "memcpy", "memset",
+                                   "elementwise", "reduction", "normalization", "convolution", "barrier", "other"};
+_Static_assert(sizeof KEYS / sizeof *KEYS == KC_COUNT, "KEYS: one entry per value below KC_COUNT");
 
 const char *kernel_class_key(kernel_class c) { return (unsigned)c < KC_COUNT ? KEYS[c] : "other"; }
 

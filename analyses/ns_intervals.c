@@ -1,6 +1,7 @@
 /* ns_intervals: sorted disjoint nanosecond interval sets (see ns_intervals.h). */
 #include "analyses/ns_intervals.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,7 @@ bool nsi_add(ns_intervals *s, int64_t start, int64_t end) {
 static size_t merge_lists(const ns_span *a, size_t na, const ns_span *b, size_t nb, ns_span *out) {
     size_t i = 0, j = 0, n = 0;
     while (i < na || j < nb) {
+        assert((i == 0 || i >= na || a[i - 1].end <= a[i].start) && (j == 0 || j >= nb || b[j - 1].end <= b[j].start));   /* sorted, disjoint */
         ns_span x = (j >= nb || (i < na && a[i].start <= b[j].start)) ? a[i++] : b[j++];
         if (n && x.start <= out[n - 1].end) {
             if (x.end > out[n - 1].end) out[n - 1].end = x.end;

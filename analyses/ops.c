@@ -352,12 +352,14 @@ static bool ops_end_source(void *run, void *src) {
     return ok;
 }
 
-static const ops_run *sort_run;
-static int cmp_time(const void *x, const void *y) {
-    const name_agg *a = &sort_run->agg[*(const size_t *)x], *b = &sort_run->agg[*(const size_t *)y];
+/* Most kernel time first, ties by name (qsort_r with the run as context: the daemon finishes
+ * several ingests at once, so no file-scope sort state). */
+static int cmp_time(const void *x, const void *y, void *ctx) {
+    const ops_run *sr = ctx;
+    const name_agg *a = &sr->agg[*(const size_t *)x], *b = &sr->agg[*(const size_t *)y];
     int64_t ta = nsi_total(&a->time), tb = nsi_total(&b->time);
     if (ta != tb) return ta > tb ? -1 : 1;
-    return strcmp(sort_run->pool.s[*(const size_t *)x], sort_run->pool.s[*(const size_t *)y]);
+    return strcmp(sr->pool.s[*(const size_t *)x], sr->pool.s[*(const size_t *)y]);
 }
 
 static bool ops_finish(void *run, const section_results *earlier) {
@@ -373,9 +375,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
     if (!r->order) return !(r->oom = true);
     for (size_t i = 0; i < r->pool.n && i < r->capagg; i++)
         if (r->agg[i].kernels) r->order[r->norder++] = i;
-    sort_run = r;  /* finish runs on the driver thread, one analysis at a time */
-    if (r->norder > 1) qsort(r->order, r->norder, sizeof *r->order, cmp_time);
-    sort_run = NULL;
+    if (r->norder > 1) qsort_r(r->order, r->norder, sizeof *r->order, cmp_time, r);
     /* the limit actually hit: MAX_PENDING_NO_OPS while a file had shown no operator yet, else MAX_PENDING */
     uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
     if (r->pending_dropped_no_ops && r->any_op)

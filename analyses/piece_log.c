@@ -1,6 +1,7 @@
 /* piece_log: delta-coded entries in blocks that never move (see piece_log.h). */
 #include "analyses/piece_log.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ static size_t max_encoded(const piece_log *l) { return l->size / 4 * 5; }
 static inline size_t span_word(const piece_log *l) { return l->span ? l->span / 4 : (size_t)-4; }
 
 bool plog_put(piece_log *l, const void *e) {
+    assert(l->size && l->size % 4 == 0 && l->size <= 4 * PIECE_LOG_MAX_WORDS);   /* set before the first put */
+    assert(!l->span || (l->span >= 8 && l->span % 4 == 0 && l->span + 8 <= l->size));
     if (!l->nblocks || PIECE_LOG_BLOCK - l->used < max_encoded(l)) {
         if (l->nblocks == l->capblocks) {
             size_t c = l->capblocks ? l->capblocks * 2 : 16;
@@ -36,6 +39,7 @@ bool plog_put(piece_log *l, const void *e) {
     }
     memcpy(l->prev, w, l->size);
     l->used += (size_t)(p - p0);
+    assert(l->used <= PIECE_LOG_BLOCK);   /* a block had room for max_encoded bytes */
     l->n++;
     return true;
 }

@@ -1,6 +1,7 @@
 /* json_writer: JSON text writer. */
 #include "base/json_writer.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ static void open_c(jw_out *j, char c) {
 }
 
 static void close_c(jw_out *j, char c) {
+    assert(j->depth > 0);   /* every close has its open */
     bool had = j->need_comma[j->depth];
     if (j->depth > 0) j->depth--;
     if (had) newline(j);

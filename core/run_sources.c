@@ -5,9 +5,10 @@
 #include "analyses/section_md.h"
 #include "core/run_job.h"
 
-static const char *const TYPE_KEYS[REC_TYPE_COUNT] = {
+static const char *const TYPE_KEYS[] = {
     "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
     "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event", "trace_event"};
+_Static_assert(sizeof TYPE_KEYS / sizeof *TYPE_KEYS == REC_TYPE_COUNT, "TYPE_KEYS: one entry per value below REC_TYPE_COUNT");
 
 void run_sources_render(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w) {
     jw_array_open(w);

@@ -24,7 +24,8 @@ static bool parse_i64(const char *s, int64_t *out) {
 /* The run's artefacts as GET /runs/<id> shows them (kind, path, format, error and how each
  * was read), so --explain and `goblind show` print through one function. */
 static json_t *artefacts_json(const run_result *r) {
-    static const char *const KINDS[ARTEFACT_KIND_COUNT] = {"kernel_trace", "torch_profile", "telemetry"};
+    static const char *const KINDS[] = {"kernel_trace", "torch_profile", "telemetry"};
+    _Static_assert(sizeof KINDS / sizeof *KINDS == ARTEFACT_KIND_COUNT, "KINDS: one per artefact kind");
     json_t *list = json_array();
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &r->info[k];

@@ -130,7 +130,7 @@ static bool read_settings(goblind_config *c, int argc, char **argv, char *err, s
         }
     static const struct { const char *flag, *key; } FLAGS[] = {
         {"--root", "root"}, {"--db", "db"}, {"--listen", "listen"}, {"--settle-ms", "settle_ms"}, {"--settle-max-ms", "settle_max_ms"}, {"--max-parse-mb", "max_parse_mb"}, {"--max-parse-s", "max_parse_s"},
-        {"--quiet-s", "quiet_s"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
+        {"--quiet-s", "quiet_s"}, {"--quiet-ms", "quiet_ms"}, {"--scan-interval-s", "scan_interval_s"}, {"--fallback-scan-ms", "fallback_scan_ms"},
         {"--max-connections", "max_connections"}, {"--max-event-streams", "max_event_streams"}, {"--connection-timeout-s", "connection_timeout_s"},
         {"--log-level", "log_level"}, {"--log-file", "log_file"}, {"--watch-mode", "watch_mode"}, {"--metrics-max-runs", "metrics_max_runs"},
         {"--metrics-labels", "metrics_labels"},
@@ -203,7 +203,7 @@ static void reload_config(server *s) {
                                 "%s%s %d -> %d", len ? ", " : "", #field, s->cfg.field, n.field); \
         s->cfg.field = n.field; \
     }
-    LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
+    LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(quiet_ms) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
     LIVE_INT(kernel_wait_threshold_ns) LIVE_INT(short_kernel_ns) LIVE_INT(analysis_list_rows)
 #undef LIVE_INT
     if (n.log_level != s->cfg.log_level) {

@@ -24,6 +24,7 @@ void config_defaults(goblind_config *c) {
     c->analysis_list_rows = 200;
     c->max_parse_s = 120;
     c->quiet_s = 5;
+    c->quiet_ms = -1;
     c->scan_interval_s = 30;
     c->fallback_scan_ms = 2000;
     c->max_connections = 1024;
@@ -145,6 +146,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "max_parse_s")) { ip = &c->max_parse_s; lo = 0; hi = 86400; }
     else if (!strcmp(key, "settle_max_ms")) { ip = &c->settle_max_ms; lo = 10; hi = 3600000; }
     else if (!strcmp(key, "quiet_s")) { ip = &c->quiet_s; lo = 0; hi = 86400; }
+    else if (!strcmp(key, "quiet_ms")) { ip = &c->quiet_ms; lo = 0; hi = 86400000; }
     else if (!strcmp(key, "scan_interval_s")) { ip = &c->scan_interval_s; lo = 1; hi = 86400; }
     else if (!strcmp(key, "fallback_scan_ms")) { ip = &c->fallback_scan_ms; lo = 100; hi = 600000; }
     else if (!strcmp(key, "max_connections")) { ip = &c->max_connections; lo = 4; hi = 65536; }

@@ -22,6 +22,7 @@ typedef struct goblind_config {
     int max_parse_mb;           /* bytes one artefact may feed its parser (after inflation); 0: none */
     int max_parse_s;            /* seconds one parse may take; 0: none */
     int quiet_s;                /* no change for this long after a good parse = complete */
+    int quiet_ms;               /* >= 0: the quiet period in ms instead of quiet_s (sub-second); -1: unset */
     int scan_interval_s;        /* safety-net rescan of roots and runs */
     int fallback_scan_ms;       /* rescan period once inotify watches run out */
     bool scan_only;             /* watch_mode = scan: no inotify at all (NFS, tests) */

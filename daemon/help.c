@@ -45,7 +45,7 @@ static const command_help HELP[] = {
      "  --db FILE                 the SQLite database (default ./goblind.db)\n"
      "  --listen HOST:PORT        default 127.0.0.1:9477 (port 0: any free port)\n"
      "  --settle-ms N --quiet-s N --scan-interval-s N --fallback-scan-ms N --watch-mode events|scan\n"
-     "  --settle-max-ms N --max-parse-mb N --max-parse-s N\n"
+     "  --settle-max-ms N --quiet-ms N --max-parse-mb N --max-parse-s N\n"
      "  --max-connections N --max-event-streams N --connection-timeout-s N --max-request-kb N\n"
      "  --metrics-max-runs N --metrics-labels NAME=VALUE,...\n"
      "  --retention-max-runs N --retention-max-age-days N --db-max-size-mb N\n"

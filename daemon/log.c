@@ -13,9 +13,13 @@
 static _Atomic int current = LOG_INFO;     /* SIGHUP changes it while other threads log */
 static const char *const NAMES[] = {"error", "warn", "info", "debug"};
 static const int SYSLOG_PRIO[] = {3, 4, 6, 7};
+_Static_assert(sizeof NAMES / sizeof *NAMES == LOG_DEBUG + 1, "NAMES: one per log level");
+_Static_assert(sizeof SYSLOG_PRIO / sizeof *SYSLOG_PRIO == LOG_DEBUG + 1, "SYSLOG_PRIO: one per log level");
 
 void log_set_level(log_level l) { atomic_store(&current, (int)l); }
 
+/* The process's stderr before log_file took it over: process-wide like stderr itself, and only
+ * the loop thread touches it (startup and SIGHUP, through log_reopen). */
 static int original_stderr = -1;
 
 bool log_reopen(const char *path, char *err, size_t errlen) {

@@ -37,7 +37,7 @@ static void start_parse(run *r);
 /* The state machine's settings, read at each use (SIGHUP may change them). */
 static run_state_cfg sm_cfg(const tracker *t) {
     return (run_state_cfg){.settle_ms = t->cfg->settle_ms, .settle_max_ms = t->cfg->settle_max_ms,
-                           .quiet_ms = (int64_t)t->cfg->quiet_s * 1000};
+                           .quiet_ms = t->cfg->quiet_ms >= 0 ? t->cfg->quiet_ms : (int64_t)t->cfg->quiet_s * 1000};
 }
 
 /* Carries out what the state machine (run_state.c) decided for r. */

@@ -59,13 +59,20 @@ static bool frf_check_record(void *user, const record *r) {
     return true;
 }
 
+/* The formats byte 0 picks among, in registry order: every registered format that reads a byte
+ * stream (fuzz/fuzz_formats lists them, so fuzz/run.sh seeds each one). Returns how many. */
+static size_t frf_formats(const artefact_parser **out, size_t cap) {
+    size_t n = 0;
+    for (const artefact_parser *const *p = parser_list(); *p && n < cap; p++)
+        if ((*p)->open_records && (*p)->feed) out[n++] = *p;
+    return n;
+}
+
 /* One input: byte 0 picks the format, byte 1 the chunking and the fields asked for. */
 static void fuzz_record_formats_one(const uint8_t *data, size_t size) {
     static const artefact_parser *formats[64];
     static size_t n_formats;
-    if (!n_formats)
-        for (const artefact_parser *const *p = parser_list(); *p && n_formats < 64; p++)
-            if ((*p)->open_records && (*p)->feed) formats[n_formats++] = *p;
+    if (!n_formats) n_formats = frf_formats(formats, 64);
     if (size < 2 || !n_formats) return;
     const artefact_parser *p = formats[data[0] % n_formats];
     uint32_t rng = data[1] * 2654435761u + 1;

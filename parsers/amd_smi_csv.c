@@ -59,14 +59,16 @@ static const char *const TOTAL_COLS[] = {"total_vram", "vram_total", "VRAM_TOTAL
 static const char *const NOT_TOTAL[] = {"used", "free", NULL};
 
 enum { C_HBM, C_UTIL, C_ROCM, C_POWER, C_TEMP, C_GPU, C_TIME, C_TOTAL, C_COUNT };
-static const csv_want WANT[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS_REAL, NOT_UTIL, false},
+static const csv_want WANT[] = {{HBM_COLS, NULL, false}, {UTIL_COLS_REAL, NOT_UTIL, false},
                                        {ROCM_COLS, NULL, false}, {POWER_COLS, NOT_POWER, false},
                                        {TEMP_COLS, NOT_TEMP, false}, {GPU_COLS, NOT_GPU, false},
                                        {TIME_COLS, NULL, false}, {TOTAL_COLS, NOT_TOTAL, false}};
-static const csv_want WANT_SEED[C_COUNT] = {{HBM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {ROCM_COLS, NULL, false},
+_Static_assert(sizeof WANT / sizeof *WANT == C_COUNT, "WANT: one entry per value below C_COUNT");
+static const csv_want WANT_SEED[] = {{HBM_COLS, NULL, false}, {UTIL_COLS, NULL, false}, {ROCM_COLS, NULL, false},
                                             {POWER_COLS, NOT_POWER, false}, {TEMP_COLS, NOT_TEMP, false},
                                             {GPU_COLS, NOT_GPU, false}, {TIME_COLS, NULL, false},
                                             {TOTAL_COLS, NOT_TOTAL, false}};
+_Static_assert(sizeof WANT_SEED / sizeof *WANT_SEED == C_COUNT, "WANT_SEED: one entry per value below C_COUNT");
 
 /* How a VRAM column's values become GiB, decided from its name as hbm_gb() does. */
 typedef enum { U_BYTES, U_MB, U_GB, U_GUESS } vram_unit;

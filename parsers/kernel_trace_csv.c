@@ -63,13 +63,16 @@ enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT,
         {WX_COLS, NULL, true}, {WY_COLS, NULL, true}, {WZ_COLS, NULL, true}, {LDS_COLS, NULL, true},            \
         {SCRATCH_COLS, NULL, true}, {VGPR_COLS, NOT_ACCUM, false}, {SGPR_COLS, NULL, true}, {QUEUE_COLS, NULL, true}
 /* default: whole name tokens (SQ_INSTS_SENDMSG is no end_ns); seed: the original's substrings */
-static const csv_want WANT[C_COUNT] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
+static const csv_want WANT[] = {{NAME_COLS, NULL, true}, {START_COLS, NULL, true}, {END_COLS, NULL, true},
                                        {DUR_COLS, NULL, true}, IDENTITY_WANTS};
-static const csv_want WANT_SEED[C_COUNT] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
+_Static_assert(sizeof WANT / sizeof *WANT == C_COUNT, "WANT: one entry per value below C_COUNT");
+static const csv_want WANT_SEED[] = {{NAME_COLS, NULL, false}, {START_COLS, NULL, false},
                                             {END_COLS, NULL, false}, {DUR_COLS, NULL, false}, IDENTITY_WANTS};
+_Static_assert(sizeof WANT_SEED / sizeof *WANT_SEED == C_COUNT, "WANT_SEED: one entry per value below C_COUNT");
 /* the fields that need the identity columns */
 #define IDENTITY_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_PID_TID | RF_GRID | RF_RESOURCES)
-static const char *const QUANTITY[C_COUNT] = {"name", "start", "end", "duration"};
+static const char *const QUANTITY[] = {"name", "start", "end", "duration"};
+_Static_assert(sizeof QUANTITY / sizeof *QUANTITY == C_TIMING_COUNT, "QUANTITY: one entry per timing column");
 
 typedef struct state {
     csv_tokenizer csv;

@@ -34,10 +34,11 @@ static const char *const TOTAL_COLS[] = {"memory.total [MiB]", "memory.total", "
 static const char *const TIME_COLS[] = {"timestamp", NULL};
 
 enum { C_VRAM, C_UTIL, C_INDEX, C_POWER, C_TEMP, C_TOTAL, C_TIME, C_COUNT };
-static const csv_want WANT[C_COUNT] = {{VRAM_COLS, NULL, false},   {UTIL_COLS, NULL, false},
+static const csv_want WANT[] = {{VRAM_COLS, NULL, false},   {UTIL_COLS, NULL, false},
                                        {INDEX_COLS, NULL, false},  {POWER_COLS, NOT_POWER, false},
                                        {TEMP_COLS, NOT_TEMP, false}, {TOTAL_COLS, NULL, false},
                                        {TIME_COLS, NULL, false}};
+_Static_assert(sizeof WANT / sizeof *WANT == C_COUNT, "WANT: one entry per value below C_COUNT");
 
 typedef struct state {
     csv_tokenizer csv;

@@ -34,13 +34,15 @@ static const char *const DEVICE[] = {"Device", NULL};
 static const char *const STREAM[] = {"Strm", "Stream", NULL};
 static const char *const NAME[] = {"Name", NULL};
 enum { N_START, N_DUR, N_CORR, N_GX, N_GY, N_GZ, N_BX, N_BY, N_BZ, N_BYTES, N_DEVICE, N_STREAM, N_NAME, N_N };
-static const csv_want WANT[N_N] = {{START, NULL, false}, {DUR, NULL, false},   {CORR, NULL, false},
+static const csv_want WANT[] = {{START, NULL, false}, {DUR, NULL, false},   {CORR, NULL, false},
                                    {GX, NULL, false},    {GY, NULL, false},    {GZ, NULL, false},
                                    {BX, NULL, false},    {BY, NULL, false},    {BZ, NULL, false},
                                    {BYTES, NULL, false}, {DEVICE, NULL, false}, {STREAM, NULL, false},
                                    {NAME, NULL, false}};
-static const char *const QUANTITY[N_N] = {"start", "duration", "correlation", NULL, NULL, NULL, NULL, NULL, NULL,
+_Static_assert(sizeof WANT / sizeof *WANT == N_N, "WANT: one entry per value below N_N");
+static const char *const QUANTITY[] = {"start", "duration", "correlation", NULL, NULL, NULL, NULL, NULL, NULL,
                                           "bytes", "device", "stream", "name"};
+_Static_assert(sizeof QUANTITY / sizeof *QUANTITY == N_N, "QUANTITY: one entry per value below N_N");
 
 /* aux slots of the per-file units */
 enum { A_START_POW, A_DUR_POW, A_BYTES_MUL, A_BYTES_POW };

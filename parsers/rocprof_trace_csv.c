@@ -59,11 +59,13 @@ static const char *const SRC_AGENT[] = {"Source_Agent_Id", "Src_Agent_Id", "sour
 static const char *const DST_AGENT[] = {"Destination_Agent_Id", "Dst_Agent_Id", "destination_agent_id", NULL};
 static const char *const COPY_BYTES[] = {"Bytes", "Size", "Copy_Bytes", "Memory_Copy_Size", NULL};
 enum { MC_DIR, MC_STREAM, MC_SRC, MC_DST, MC_CORR, MC_START, MC_END, MC_BYTES, MC_N };
-static const csv_want MC_WANT[MC_N] = {{DIRECTION, NULL, true}, {STREAM, NULL, true},  {SRC_AGENT, NULL, true},
+static const csv_want MC_WANT[] = {{DIRECTION, NULL, true}, {STREAM, NULL, true},  {SRC_AGENT, NULL, true},
                                        {DST_AGENT, NULL, true}, {CORR, NULL, true},    {START, NULL, true},
                                        {END, NULL, true},       {COPY_BYTES, NULL, true}};
-static const char *const MC_QUANTITY[MC_N] = {"direction", "stream", "source agent", "destination agent",
+_Static_assert(sizeof MC_WANT / sizeof *MC_WANT == MC_N, "MC_WANT: one entry per value below MC_N");
+static const char *const MC_QUANTITY[] = {"direction", "stream", "source agent", "destination agent",
                                               "correlation", "start", "end", "bytes"};
+_Static_assert(sizeof MC_QUANTITY / sizeof *MC_QUANTITY == MC_N, "MC_QUANTITY: one entry per value below MC_N");
 
 static void copy_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_MEMORY_COPY};
@@ -95,10 +97,12 @@ static const csv_rows_spec COPY_SPEC = {.what = "memory copy trace", .want = MC_
 static const char *const DOMAIN_COLS[] = {"Domain", "domain", NULL};
 static const char *const FUNCTION[] = {"Function", "function", "Name", NULL};
 enum { API_DOMAIN_C, API_FUNC, API_PID, API_TID, API_CORR, API_START, API_END, API_N };
-static const csv_want API_WANT[API_N] = {{DOMAIN_COLS, NULL, true}, {FUNCTION, NULL, true}, {PID, NULL, true},
+static const csv_want API_WANT[] = {{DOMAIN_COLS, NULL, true}, {FUNCTION, NULL, true}, {PID, NULL, true},
                                          {TID, NULL, true},         {CORR, NULL, true},     {START, NULL, true},
                                          {END, NULL, true}};
-static const char *const API_QUANTITY[API_N] = {"domain", "function", "pid", "tid", "correlation", "start", "end"};
+_Static_assert(sizeof API_WANT / sizeof *API_WANT == API_N, "API_WANT: one entry per value below API_N");
+static const char *const API_QUANTITY[] = {"domain", "function", "pid", "tid", "correlation", "start", "end"};
+_Static_assert(sizeof API_QUANTITY / sizeof *API_QUANTITY == API_N, "API_QUANTITY: one entry per value below API_N");
 
 static void api_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_API_CALL, .domain = (api_domain)s->spec->variant};
@@ -128,10 +132,12 @@ static const char *const AGENT[] = {"Agent_Id", "agent_id", NULL};
 static const char *const ALLOC_SIZE[] = {"Allocation_Size", "allocation_size", "Size", NULL};
 static const char *const ADDRESS[] = {"Address", "address", NULL};
 enum { AL_OP, AL_AGENT, AL_SIZE, AL_CORR, AL_START, AL_END, AL_ADDR, AL_N };
-static const csv_want AL_WANT[AL_N] = {{OPERATION, NULL, true}, {AGENT, NULL, true}, {ALLOC_SIZE, NULL, true},
+static const csv_want AL_WANT[] = {{OPERATION, NULL, true}, {AGENT, NULL, true}, {ALLOC_SIZE, NULL, true},
                                        {CORR, NULL, true},      {START, NULL, true}, {END, NULL, true},
                                        {ADDRESS, NULL, true}};
-static const char *const AL_QUANTITY[AL_N] = {"operation", "agent", "bytes", "correlation", "start", "end", "address"};
+_Static_assert(sizeof AL_WANT / sizeof *AL_WANT == AL_N, "AL_WANT: one entry per value below AL_N");
+static const char *const AL_QUANTITY[] = {"operation", "agent", "bytes", "correlation", "start", "end", "address"};
+_Static_assert(sizeof AL_QUANTITY / sizeof *AL_QUANTITY == AL_N, "AL_QUANTITY: one entry per value below AL_N");
 
 /* The Address cell ("0x00007ffb26354000", or decimal) as an integer; false when absent or not one. */
 static bool address_cell(csv_rows *s, const csv_record *r, uint64_t *out) {
@@ -183,12 +189,14 @@ static const char *const DISPATCH[] = {"Dispatch_Id", "dispatch_id", NULL};
 static const char *const KERNEL_NAME[] = {"Kernel_Name", "kernel_name", "KernelName", NULL};
 static const char *const QUEUE[] = {"Queue_Id", "queue_id", NULL};
 enum { CC_NAME, CC_VALUE, CC_CORR, CC_DISPATCH, CC_AGENT, CC_QUEUE, CC_PID, CC_TID, CC_KERNEL, CC_START, CC_END, CC_N };
-static const csv_want CC_WANT[CC_N] = {{COUNTER_NAME, NULL, true}, {COUNTER_VALUE, NULL, true}, {CORR, NULL, true},
+static const csv_want CC_WANT[] = {{COUNTER_NAME, NULL, true}, {COUNTER_VALUE, NULL, true}, {CORR, NULL, true},
                                        {DISPATCH, NULL, true},     {AGENT, NULL, true},         {QUEUE, NULL, true},
                                        {PID, NULL, true},          {TID, NULL, true},           {KERNEL_NAME, NULL, true},
                                        {START, NULL, true},        {END, NULL, true}};
-static const char *const CC_QUANTITY[CC_N] = {"counter", "value", "correlation", "dispatch", "agent", "queue",
+_Static_assert(sizeof CC_WANT / sizeof *CC_WANT == CC_N, "CC_WANT: one entry per value below CC_N");
+static const char *const CC_QUANTITY[] = {"counter", "value", "correlation", "dispatch", "agent", "queue",
                                               NULL, NULL, "kernel name", NULL, NULL};
+_Static_assert(sizeof CC_QUANTITY / sizeof *CC_QUANTITY == CC_N, "CC_QUANTITY: one entry per value below CC_N");
 
 static void counter_row(csv_rows *s, const csv_record *r) {
     record rec = {.type = REC_COUNTER};

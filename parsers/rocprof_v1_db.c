@@ -38,12 +38,13 @@
 /* The columns read, by name (the first spelling present wins). */
 enum { K_NAME, K_BEGIN, K_END, K_DEV, K_QUEUE, K_INDEX, K_PID, K_TID, K_GRD, K_WGR, K_LDS, K_SCR, K_VGPR, K_SGPR,
        K_COUNT };
-static const char *const COLUMN_NAMES[K_COUNT][3] = {
+static const char *const COLUMN_NAMES[][3] = {
     {"KernelName", "Name", NULL}, {"BeginNs", NULL, NULL}, {"EndNs", NULL, NULL}, {"gpu-id", "dev-id", NULL},
     {"queue-id", NULL, NULL},     {"Index", NULL, NULL},   {"pid", NULL, NULL},   {"tid", NULL, NULL},
     {"grd", NULL, NULL},          {"wgr", NULL, NULL},     {"lds", NULL, NULL},   {"scr", NULL, NULL},
     {"vgpr", "arch_vgpr", NULL},  {"sgpr", NULL, NULL},
 };
+_Static_assert(sizeof COLUMN_NAMES / sizeof *COLUMN_NAMES == K_COUNT, "COLUMN_NAMES: one entry per value below K_COUNT");
 
 typedef enum { T_KERNELS, T_OPS_KERNELS, T_COPY, T_HIP, T_HSA, T_KFD, T_ROCTX } table_kind;
 

@@ -31,10 +31,12 @@ static const char *const MAX[] = {"MaxNs", "Max (ns)", "Maximum", NULL};
 static const char *const MED[] = {"Med (ns)", "Median", "MedNs", NULL};
 static const char *const STDDEV[] = {"StdDev (ns)", "StdDev", "StdDevNs", NULL};
 enum { S_NAME, S_CALLS, S_TOTAL, S_MIN, S_MAX, S_MED, S_STDDEV, S_N };
-static const csv_want WANT[S_N] = {{NAME, NULL, false}, {CALLS, NULL, false}, {TOTAL, NULL, false},
+static const csv_want WANT[] = {{NAME, NULL, false}, {CALLS, NULL, false}, {TOTAL, NULL, false},
                                    {MIN, NULL, false},  {MAX, NULL, false},   {MED, NULL, false},
                                    {STDDEV, NULL, false}};
-static const char *const QUANTITY[S_N] = {"name", "calls", "total", "min", "max", "median", "stddev"};
+_Static_assert(sizeof WANT / sizeof *WANT == S_N, "WANT: one entry per value below S_N");
+static const char *const QUANTITY[] = {"name", "calls", "total", "min", "max", "median", "stddev"};
+_Static_assert(sizeof QUANTITY / sizeof *QUANTITY == S_N, "QUANTITY: one entry per value below S_N");
 
 enum { V_KERNEL, V_API, V_COPY, V_DOMAIN, V_NSYS_MEM };
 static const char *const CATEGORY[] = {"kernel", "api", "memory_copy", "domain", "memory_copy"};

@@ -22,7 +22,8 @@
 #define HEADLINE_MORE "hbm_avg_gb, waste_useful_gpu, waste_data_wait, waste_host_gap, waste_comm_excess," \
                       " waste_memory_headroom, waste_precision_path, waste_kernel_shape"
 
-static const char *const STATUS_NAMES[RUN_STATUS_COUNT] = {"pending", "running", "complete", "failed", "gone", "empty"};
+static const char *const STATUS_NAMES[] = {"pending", "running", "complete", "failed", "gone", "empty"};
+_Static_assert(sizeof STATUS_NAMES / sizeof *STATUS_NAMES == RUN_STATUS_COUNT, "STATUS_NAMES: one entry per value below RUN_STATUS_COUNT");
 
 const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
 

@@ -31,6 +31,9 @@ START_TEST(config_keys_and_errors) {
     ck_assert(!config_set(&c, "settle_ms", "5", err, sizeof err));
     ck_assert(strstr(err, "from 10 to 600000") != NULL);
     ck_assert(!config_set(&c, "quiet_s", "1x", err, sizeof err));
+    ck_assert_int_eq(c.quiet_ms, -1);                     /* unset: quiet_s counts */
+    ck_assert(config_set(&c, "quiet_ms", "300", err, sizeof err) && c.quiet_ms == 300);
+    ck_assert(!config_set(&c, "quiet_ms", "-1", err, sizeof err));
     ck_assert(c.settle_max_ms == 5000 && c.max_parse_mb == 8192 && c.max_parse_s == 120);
     ck_assert(config_set(&c, "settle_max_ms", "2000", err, sizeof err) && c.settle_max_ms == 2000);
     ck_assert(config_set(&c, "max_parse_mb", "0", err, sizeof err) && c.max_parse_mb == 0);

@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ref_cache import run_ref   # the reference's answers, cached by input hash
+
 GOBLIND, SHARED = sys.argv[1], Path(sys.argv[2])
 QUICK = "--quick" in sys.argv
 REF = SHARED / "tools" / "goblin_ref.py"
@@ -73,7 +75,7 @@ def check(run_dir, label, args=()):
     ref_args = ["--seed-compat" if a == "--compat=seed" else a for a in args]
     ref_args = [x for a in ref_args for x in (a.split("=", 1) if a.startswith("--") and "=" in a else [a])]
     our_args = [x for a in args for x in (a.split("=", 1) if "=" in a else [a])]
-    ref = subprocess.run([sys.executable, str(REF), str(run_dir), *ref_args], capture_output=True, text=True)
+    ref = run_ref(REF, run_dir, ref_args, Path(GOBLIND).parent / "ref-cache")
     ours = subprocess.run([GOBLIND, "parse", str(run_dir), *our_args], capture_output=True, text=True,
                           timeout=120)
     if ref.returncode != 0:

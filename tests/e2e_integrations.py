@@ -215,7 +215,7 @@ def test_compare(tmp):
 
 
 def test_cli_runs_and_show(tmp):
-    d = Daemon(tmp)
+    d = Daemon(tmp, extra=["--quiet-s", "3"])        # show --wait must still be waiting 0.5 s after the call
     gen(d.roots[0] / "cli-1", seed=3)
     d.start()
     d.wait_status("cli-1", "complete")

@@ -29,6 +29,26 @@ GOBLIND, SHARED = sys.argv[1], Path(sys.argv[2])
 ONLY = sys.argv[3:] if __name__ == "__main__" else []
 GEN = SHARED / "tools" / "gen_run.py"
 SCHEMA = json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text())
+QUIET_MS = "300"            # the daemons' quiet period (--quiet-ms): sub-second, so runs complete fast
+
+
+def sanitizer_of(binary):
+    """The build under test: "asan", "tsan" or "" (release), from the runtime linked in (or
+    GOBLIND_TEST_SANITIZER when set)."""
+    if "GOBLIND_TEST_SANITIZER" in os.environ:
+        return os.environ["GOBLIND_TEST_SANITIZER"]
+    data = Path(binary).read_bytes()
+    return "asan" if b"__asan_init" in data else "tsan" if b"__tsan_init" in data else ""
+
+
+SANITIZER = sanitizer_of(GOBLIND)
+# Wall-clock and memory bounds are written for the release build on an idle machine; SLACK
+# scales the time bounds for a loaded 2-core machine (3x) and a sanitizer build on one (10x),
+# RSS_SCALE the memory bounds (ASan's shadow memory and quarantine, TSan's shadow).
+SLACK = 10 if SANITIZER else 3
+RSS_SCALE = 5 if SANITIZER else 1
+# How much longer wait_for waits before it gives up (ThreadSanitizer parses 10-20x slower)
+WAIT_SCALE = 5 if SANITIZER == "tsan" else 1
 try:
     import jsonschema
 except ImportError:
@@ -52,8 +72,10 @@ class Daemon:
         self.proc = None
 
     def start(self):
+        # a 300 ms quiet period (runs complete sooner; a test that needs another passes --quiet-s)
+        quiet = [] if {"--quiet-s", "--quiet-ms"} & set(self.extra) else ["--quiet-ms", QUIET_MS]
         args = [GOBLIND, "serve", "--db", str(self.db), "--listen", self.listen, "--settle-ms", "150",
-                "--quiet-s", "1", "--scan-interval-s", "2", "--log-level", "debug", *self.extra]
+                *quiet, "--scan-interval-s", "2", "--log-level", "debug", *self.extra]
         for r in self.roots:
             args += ["--root", str(r)]
         self.log = open(self.tmp / "daemon.log", "ab")
@@ -99,7 +121,7 @@ class Daemon:
 
 
 def wait_for(cond, timeout, what):
-    end = time.time() + timeout
+    end = time.time() + timeout * WAIT_SCALE
     while time.time() < end:
         if cond():
             return

@@ -202,7 +202,7 @@ def test_hostile_run_directories(tmp):
     assert d.get("/runs/h-linkdir")[0] == 404
     st, _, m = d.json("/metrics") if False else (None, None, None)
     rss = int(open(f"/proc/{d.proc.pid}/status").read().split("VmHWM:")[1].split()[0]) // 1024
-    assert rss < 200, f"peak RSS {rss} MB"
+    assert rss < 200 * e2e.RSS_SCALE, f"peak RSS {rss} MB"
     print(f"     peak RSS after the hostile runs: {rss} MB")
     assert d.stop() == 0
 
@@ -336,7 +336,8 @@ def test_http_abuse(tmp):
         assert st == 200
     times.sort()
     print(f"     with 1000 idle connections: /healthz median {times[10]:.2f} ms, max {times[-1]:.2f} ms")
-    assert times[-1] < 100, times
+    # answered at once, not after the idle clients (a blocked loop waits out connection_timeout_s, 30 s)
+    assert times[10] < 100 * e2e.SLACK and times[-1] < 10000, times
     time.sleep(4.5)                                           # connection_timeout_s = 3 drops them
     closed = 0
     for s in idle:

@@ -77,7 +77,7 @@ def test_sighup_reopens_the_log_file(tmp):
 
 def start_unready(d):
     """Daemon.start, but waits for /healthz only (a daemon that is not ready on purpose)."""
-    args = [e2e.GOBLIND, "serve", "--db", str(d.db), "--listen", d.listen, "--settle-ms", "150", "--quiet-s", "1",
+    args = [e2e.GOBLIND, "serve", "--db", str(d.db), "--listen", d.listen, "--settle-ms", "150", "--quiet-ms", e2e.QUIET_MS,
             "--scan-interval-s", "2", "--log-level", "debug", *d.extra]
     for r in d.roots:
         args += ["--root", str(r)]
@@ -145,13 +145,13 @@ def test_growing_file_parsed_within_settle_max(tmp):
 def test_changing_big_run_reparses_paced(tmp):
     d = Daemon(tmp, extra=["--settle-ms", "50"])
     run = d.roots[0] / "big-grow"
-    subprocess.run([sys.executable, str(e2e.GEN), str(run), "--steps", "100", "--kernels-per-step", "1000",
+    subprocess.run([sys.executable, str(e2e.GEN), str(run), "--steps", "30", "--kernels-per-step", "1000",
                     "--cpu-ops-per-step", "200", "--smi-samples", "200", "--seed", "3"], check=True, capture_output=True)
     d.start()
     d.wait_status("big-grow", "complete", timeout=60)
     before = d.json("/runs/big-grow")[2]["ingest_count"]
     t0 = time.time()
-    append_telemetry(run, 0.1, 8)                                 # one line every 100 ms, settle 50 ms
+    append_telemetry(run, 0.1, 4)                                 # one line every 100 ms, settle 50 ms
     elapsed_ms = (time.time() - t0) * 1000
     d.wait_status("big-grow", "complete", timeout=90)
     det = d.json("/runs/big-grow")[2]
@@ -365,7 +365,7 @@ def test_shutdown_cancels_busy_parses(tmp):
     assert d.stop() == 0
     took = time.time() - t0
     print(f"     SIGTERM with both workers on 8 GiB bombs: exited in {took:.2f} s")
-    assert took < 1.5, took
+    assert took < 1.5 * e2e.SLACK, took              # the bombs take minutes to inflate
     d.start()                                                      # nothing half-stored: parsed again
     assert d.json("/runs/bomb-1")[2]["ingest_count"] == 0
     d.stop(signal.SIGKILL)

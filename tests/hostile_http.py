@@ -20,7 +20,7 @@ import e2e_serve as e2e  # noqa: E402  (the Daemon harness and helpers)
 
 ONLY = sys.argv[3:]
 # Under ASan the resident size measures the sanitizer's shadow and quarantine, not goblind.
-SANITIZED = b"__asan_init" in Path(e2e.GOBLIND).read_bytes()
+SANITIZED = bool(e2e.SANITIZER)
 Daemon, gen, parse, wait_for = e2e.Daemon, e2e.gen, e2e.parse, e2e.wait_for
 
 
@@ -38,7 +38,7 @@ def test_metrics_cache_never_staler_than_store(tmp):
     import http.client
     d = Daemon(tmp, extra=["--quiet-s", "0", "--settle-ms", "10"]).start()
     run = d.roots[0] / "churn"
-    gen(run, seed=7, steps=30, kernels=400)
+    gen(run, seed=7, steps=6, kernels=100)        # small: each cycle waits ~10x a parse (the re-parse pacing)
     d.wait_status("churn", "complete", timeout=60)
     port = port_of(d)
     stop = threading.Event()
@@ -322,7 +322,7 @@ def test_shutdown_answers_every_long_poll(tmp):
     answered = sum(1 for c in codes if c == 304)
     print(f"     {n} long polls at SIGTERM: {answered} answered 304, exit after {took:.2f} s")
     assert answered == n, (answered, sorted(set(codes)))
-    assert rc == 0 and took < 10, (rc, took)
+    assert rc == 0 and took < 10 * e2e.SLACK, (rc, took)
 
 
 def healthz_times(d, n=40, timeout=5):
@@ -377,7 +377,7 @@ def test_slowloris_cut_at_header_deadline(tmp):
     print(f"     {len(socks)} slowloris clients: all cut after {cut_after} s (connection_timeout_s = 3)")
     assert alive == 0 and cut_after is not None and cut_after < 6, (alive, cut_after)
     times = healthz_times(d, 20)
-    assert p99(times) < 100, times
+    assert p99(times) < 100 * e2e.SLACK, times
     assert d.stop() == 0
 
 
@@ -409,7 +409,7 @@ def test_long_polls_bounded_and_health_slots_kept(tmp):
     assert all(c in (503, -1) or c == 0 for c in late) and sum(1 for c in late if c == 503) >= 16, late
     times = healthz_times(d, 40)                               # every ordinary slot is busy now
     print(f"     /healthz with every ordinary slot busy: p99 {p99(times):.1f} ms")
-    assert p99(times) < 50, times
+    assert p99(times) < 50 * e2e.SLACK, times
     assert status_of(raw(d, b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200
     st = status_of(raw(d, b"GET /runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
     assert st == 503, st
@@ -433,7 +433,7 @@ def test_refusals_before_any_work(tmp):
         t0 = time.time()
         st = status_of(raw(d, req, timeout=3))
         took = time.time() - t0
-        assert st == want and took < 1.0, (req[:20], st, took)
+        assert st == want and took < 1.0 * e2e.SLACK, (req[:20], st, took)
     assert d.stop() == 0
 
 
@@ -465,8 +465,8 @@ def test_big_responses_streamed_bounded(tmp):
     rss, _ = rss_mb(d.proc.pid)
     print(f"     20 non-reading clients of a ~7 MB body: RSS {base_rss:.0f} -> {rss:.0f} MB, "
           f"/healthz p99 {p99(times):.1f} ms")
-    assert SANITIZED or rss - base_rss < 40, (base_rss, rss)
-    assert p99(times) < 50, times
+    assert rss - base_rss < (400 if SANITIZED else 40), (base_rss, rss)   # ASan: its 256 MB quarantine
+    assert p99(times) < 50 * e2e.SLACK, times
     busy = 0
     for s in hogs:                                             # the ones beyond the 4 streams: 503 at once
         s.settimeout(0.5)

@@ -61,7 +61,7 @@ def main():
         shared.pop("$schema"), shared.pop("$id")
         assert DOC["components"]["schemas"]["RunMetrics"] == shared, "RunMetrics differs from the shared schema"
         jsonschema.Draft202012Validator.check_schema({"$defs": DOC["components"]["schemas"]})
-        d = e2e.Daemon(tmp)
+        d = e2e.Daemon(tmp, extra=["--quiet-s", "5"])    # new-1 must stay pending while its checks run
         e2e.gen(d.roots[0] / "a-1", seed=1)
         e2e.gen(d.roots[0] / "b-1", seed=2)
         (d.roots[0] / "bad-1").mkdir()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import jsonschema          # python3-jsonschema: installed by scripts/install-deps.sh
 
+from ref_cache import run_ref   # the reference's answers, cached by input hash
+
 GOBLIND, SHARED = sys.argv[1], Path(sys.argv[2])
 REF = SHARED / "tools" / "goblin_ref.py"
 VALIDATOR = jsonschema.Draft202012Validator(json.loads((SHARED / "schema" / "run_metrics.schema.json").read_text()))
@@ -46,8 +48,8 @@ def parse(d, *args, seed=False, against_ref=True):
     errs = [e.message for e in VALIDATOR.iter_errors(body)]
     expect(f"{d.name} schema{' seed' if seed else ''}", not errs, errs)
     if against_ref:
-        ref = subprocess.run([sys.executable, str(REF), str(d), *args, *(["--seed-compat"] if seed else [])],
-                             capture_output=True, text=True, check=True)
+        ref = run_ref(REF, d, [*args, *(["--seed-compat"] if seed else [])], Path(GOBLIND).parent / "ref-cache")
+        assert ref.returncode == 0, f"the reference failed on {d.name}: {ref.stderr}"
         want = json.loads(ref.stdout)
         expect(f"{d.name} matches the reference{' (seed)' if seed else ''}", close(want, body),
                f"\nreference {json.dumps(want)}\ngoblind   {json.dumps(body)}")

@@ -40,9 +40,10 @@ typedef struct feed_ctx {
     void *st;
 } feed_ctx;
 
-static const char *const TYPE_NAMES[REC_TYPE_COUNT] = {
+static const char *const TYPE_NAMES[] = {
     "kernel_dispatch", "memory_copy", "api_call", "annotation", "cpu_op", "telemetry_sample", "metadata",
     "memset", "allocation", "counter", "kernel_stats", "npu_op", "aie_event", "trace_event"};
+_Static_assert(sizeof TYPE_NAMES / sizeof *TYPE_NAMES == REC_TYPE_COUNT, "TYPE_NAMES: one entry per value below REC_TYPE_COUNT");
 
 static void jw_i128(jw_out *w, const char *key, i128 v) {
     jw_key(w, key);

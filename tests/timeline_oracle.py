@@ -191,7 +191,7 @@ def generated(tool, shared):
         args = ["--steps", "4", "--kernels-per-step", "300", "--cpu-ops-per-step", "2", "--smi-samples", "3", "--seed", "7"]
         subprocess.run([sys.executable, str(shared / "tools" / "gen_run.py"), tmp, *args], check=True,
                        capture_output=True)
-        a = argparse.Namespace(steps=4, kernels_per_step=300, seed=7, slow=[])
+        a = argparse.Namespace(steps=4, kernels_per_step=300, seed=7, slow=[])   # slow: gen_run's --slow, none
         launches, _ = gen_run.plan(a, random.Random(7))
         rc, out, err = run_tool(tool, f"kernel-trace-csv={tmp}/trace.csv")
         check(rc == 0, f"gen_run: section_tool failed: {err}")
