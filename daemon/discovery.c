@@ -17,7 +17,7 @@ static void on_root_rescan(uv_timer_t *h);
 
 /* A directory named id exists in root: start tracking it (or revive it). */
 void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
-    run *r = lookup(t, id);
+    run *r = tracker_lookup(t, id);
     if (r && !r->sm.gone) {
         if (strcmp(r->root, root_path) && !r->dup_warned) {
             r->dup_warned = true;
@@ -30,7 +30,7 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
         free(r->root);
         free(r->path);
         r->root = strdup(root_path);
-        r->path = join(root_path, id);
+        r->path = tracker_path_join(root_path, id);
         log_info("run %s: directory back in %s", id, root_path);
     } else {
         r = run_new(t, root_path, id);
@@ -72,12 +72,12 @@ bool take_over_from_other_root(run *r) {
     for (size_t i = 0; i < t->n_roots; i++) {
         const char *other = t->roots[i].path;
         if (!strcmp(other, r->root)) continue;
-        char *p = join(other, r->id);
+        char *p = tracker_path_join(other, r->id);
         bool there = p && is_real_dir(p);
         if (!there) { free(p); continue; }
         log_info("run %s: directory gone from %s; the copy in %s takes over", r->id, r->root, other);
-        unwatch(t, &r->watch);
-        for (int s = 0; s < r->n_sub; s++) unwatch(t, &r->sub[s]);
+        tracker_unwatch(t, &r->watch);
+        for (int s = 0; s < r->n_sub; s++) tracker_unwatch(t, &r->sub[s]);
         free(r->root);
         free(r->path);
         r->root = strdup(other);
@@ -127,7 +127,7 @@ void scan_root(tracker *t, root *ro, store_reader *rd) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        char *p = join(ro->path, e->d_name);
+        char *p = tracker_path_join(ro->path, e->d_name);
         if (!p) continue;
         struct stat st;
         bool found = lstat(p, &st) == 0;
@@ -242,7 +242,7 @@ int tracker_start(tracker *t) {
     } while (next[0]);
     store_reader_release(t->st, rd);
     for (size_t i = 0; i < g.n; i++) {
-        if (!lookup(t, g.ids[i]) && !db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, now_ms()) != 0)
+        if (!tracker_lookup(t, g.ids[i]) && !db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, clk_wall_ms()) != 0)
             log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st));
         free(g.ids[i]);
     }

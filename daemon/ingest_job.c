@@ -19,7 +19,7 @@ static void parse_work(uv_work_t *req) {
     parse_job *j = req->data;
     tracker *t = j->r->t;
     if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
-    int64_t read_began_ms = now_ms();   /* a DELETE from now on covers what this parse reads */
+    int64_t read_began_ms = clk_wall_ms();   /* a DELETE from now on covers what this parse reads */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
@@ -80,7 +80,7 @@ static void parse_work(uv_work_t *req) {
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     doc.headline.waste_unknown = h.waste_unknown;
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
-    ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = now_ms(),
+    ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = clk_wall_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms,
                          .read_began_ms = read_began_ms, .profile = h.profile,
                          .headline_json = h.json.data};

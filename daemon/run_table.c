@@ -13,13 +13,7 @@
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 
-int64_t now_ms(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-
-char *join(const char *a, const char *b) {
+char *tracker_path_join(const char *a, const char *b) {
     char *s = NULL;
     return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
 }
@@ -46,7 +40,7 @@ bool dir_empty(const char *path, int64_t *mtime_ns) {
 void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out) {
     if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
     /* the sidecar (goblind.json) is no source but changes the numbers: its identity too */
-    char *sc = join(path, RUN_SIDECAR_NAME);
+    char *sc = tracker_path_join(path, RUN_SIDECAR_NAME);
     struct stat st;
     if (sc && lstat(sc, &st) == 0) {
         uint64_t v[3] = {(uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec,
@@ -91,14 +85,14 @@ bool files_sig_equal(const run_sig *a, const run_sig *b) {
     return true;
 }
 
-run *lookup(tracker *t, const char *id) {
+run *tracker_lookup(tracker *t, const char *id) {
     if (!t->nbuckets) return NULL;
     for (run *r = t->buckets[str_hash(id) & (t->nbuckets - 1)]; r; r = r->next)
         if (!strcmp(r->id, id)) return r;
     return NULL;
 }
 
-void insert(tracker *t, run *r) {
+void tracker_insert(tracker *t, run *r) {
     if (t->nruns >= t->nbuckets) {
         size_t nb = t->nbuckets ? t->nbuckets * 2 : 256;
         run **b = calloc(nb, sizeof *b);
@@ -155,7 +149,7 @@ run *run_new(tracker *t, const char *root_path, const char *id) {
     r->t = t;
     r->id = strdup(id);
     r->root = strdup(root_path);
-    r->path = join(root_path, id);
+    r->path = tracker_path_join(root_path, id);
     r->sm.status = RUN_STATUS_COUNT;               /* not stored yet: the first set_status writes */
     uv_fs_event_init(t->loop, &r->watch);
     uv_timer_init(t->loop, &r->settle);
@@ -163,7 +157,7 @@ run *run_new(tracker *t, const char *root_path, const char *id) {
     r->watch.data = r->settle.data = r->quiet.data = r;
     t->open_handles += 3;
     r->refs += 3;
-    insert(t, r);
+    tracker_insert(t, r);
     return r;
 }
 

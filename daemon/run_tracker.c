@@ -19,7 +19,7 @@ void run_handle_closed(uv_handle_t *h) {
 /* A gone run whose status is stored needs nothing more: its handles close, it leaves the
  * table, and memory stays flat however many runs come and go. It comes back through
  * discovered() (and the database) if its directory reappears. */
-void forget(run *r) {
+void tracker_forget(run *r) {
     tracker *t = r->t;
     if (r->forgotten || t->stopping) return;
     r->forgotten = true;
@@ -72,8 +72,8 @@ void dormant_changed(run *r) {
 void mark_gone(run *r) {
     if (r->dormant) { dormant_changed(r); return; }
     if (r->sm.gone || take_over_from_other_root(r)) return;
-    unwatch(r->t, &r->watch);
-    for (int i = 0; i < r->n_sub; i++) unwatch(r->t, &r->sub[i]);
+    tracker_unwatch(r->t, &r->watch);
+    for (int i = 0; i < r->n_sub; i++) tracker_unwatch(r->t, &r->sub[i]);
     apply(r, run_state_gone(&r->sm));
 }
 
@@ -89,14 +89,14 @@ void run_touch(run *r) {
     if (r->dormant) { dormant_changed(r); return; }
     if (t->stopping || r->sm.gone) return;
     run_state_cfg c = sm_cfg(t);
-    apply(r, run_state_touch(&r->sm, &c, now_ms()));
+    apply(r, run_state_touch(&r->sm, &c, clk_wall_ms()));
 }
 
 void run_discovered(run *r) {
     tracker *t = r->t;
     if (t->stopping) return;
     run_state_cfg c = sm_cfg(t);
-    apply(r, run_state_discovered(&r->sm, &c, now_ms()));
+    apply(r, run_state_discovered(&r->sm, &c, clk_wall_ms()));
 }
 
 /* The newest mtime (ms) of a parse's artefacts: the quiet period counts from it too. */
@@ -119,7 +119,7 @@ static void on_settle(uv_timer_t *h) {
         as_parsed = sig_equal(&r->seen_sig, &r->parsed_sig);
     }
     run_state_cfg c = sm_cfg(r->t);
-    apply(r, run_state_settled(&r->sm, &c, now_ms(), as_parsed));
+    apply(r, run_state_settled(&r->sm, &c, clk_wall_ms(), as_parsed));
 }
 
 static void on_quiet(uv_timer_t *h) {
@@ -129,7 +129,7 @@ static void on_quiet(uv_timer_t *h) {
     run_fingerprint cur;
     sig_of(r, &cur);
     run_state_cfg c = sm_cfg(r->t);
-    apply(r, run_state_quiet(&r->sm, &c, now_ms(), sig_equal(&cur, &r->parsed_sig)));
+    apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), sig_equal(&cur, &r->parsed_sig)));
 }
 
 static void start_parse(run *r) {
@@ -146,7 +146,7 @@ void run_parsed(parse_job *j, int status) {
     bool stored = !j->cancelled && status == 0 && j->stored;
     bool dropped = !j->cancelled && status == 0 && j->forgotten;   /* deleted meanwhile: as if stored */
     run_state_cfg c = sm_cfg(t);
-    run_actions next = run_state_parsed_as(&r->sm, &c, now_ms(), stored || dropped,
+    run_actions next = run_state_parsed_as(&r->sm, &c, clk_wall_ms(), stored || dropped,
                                            stored || dropped ? j->outcome : RUN_FAILED, (int64_t)(j->seconds * 1000),
                                            newest_mtime_ms(&j->sig));
     if (j->cancelled) {
@@ -187,7 +187,7 @@ void run_parsed(parse_job *j, int status) {
 
 /* DELETE /runs/<id> reached the loop: the run's files as they are now are forgotten. */
 static void run_deleted(tracker *t, const char *id) {
-    run *r = lookup(t, id);
+    run *r = tracker_lookup(t, id);
     if (!r || t->stopping) return;
     bool was_parsing = r->sm.parsing;
     run_actions a = run_state_deleted(&r->sm);

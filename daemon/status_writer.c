@@ -72,9 +72,9 @@ static void *lane_main(void *arg) {
         if (items) {
             size_t i = 0;
             for (status_job *j = batch; j; j = j->next) items[i++] = (store_status){j->id, j->root, j->path, j->status};
-            ok = store_set_statuses(st, items, n, now_ms()) == 0;
+            ok = store_set_statuses(st, items, n, clk_wall_ms()) == 0;
         } else {
-            ok = store_set_status(st, batch->id, batch->root, batch->path, batch->status, now_ms()) == 0;
+            ok = store_set_status(st, batch->id, batch->root, batch->path, batch->status, clk_wall_ms()) == 0;
         }
         pthread_mutex_lock(&l->mu);
         for (status_job *j = batch, *nx; j; j = nx) {
@@ -171,7 +171,7 @@ static void status_done(status_job *j) {
     if (ok) t->changed(t->user, r->id);
     if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
     else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
-    else if (r->sm.gone && !r->sm.parsing) forget(r);
+    else if (r->sm.gone && !r->sm.parsing) tracker_forget(r);
 }
 
 void write_status(run *r) {

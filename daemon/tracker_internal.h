@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "base/clock.h"
 #include "core/run_files.h"
 #include "core/run_inventory.h"
 #include "core/run_parse.h"
@@ -131,8 +132,7 @@ typedef struct parse_job {
     for (size_t b_ = 0; b_ < (t)->nbuckets; b_++) for (run *r = (t)->buckets[b_]; r; r = r->next)
 
 /* run_table.c */
-int64_t now_ms(void);
-char *join(const char *a, const char *b);          /* "a/b", malloc'd */
+char *tracker_path_join(const char *a, const char *b);          /* "a/b", malloc'd */
 bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
 /* path is a directory with no entries at all; *mtime_ns gets its mtime (lstat) either way. */
 bool dir_empty(const char *path, int64_t *mtime_ns);
@@ -141,8 +141,8 @@ bool sig_equal(const run_fingerprint *a, const run_fingerprint *b);
 bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
 /* The inventory fingerprint of run directory path (extra: the configured npu_reference_dir). */
 void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out);
-run *lookup(tracker *t, const char *id);
-void insert(tracker *t, run *r);
+run *tracker_lookup(tracker *t, const char *id);
+void tracker_insert(tracker *t, run *r);
 void unlink_run(tracker *t, run *r);
 void free_run(run *r);
 void run_unref(run *r);                             /* a forgotten run is freed with its last ref */
@@ -159,8 +159,8 @@ void status_lane_stop(tracker *t);                  /* closes its handle once no
 void status_lane_free(tracker *t);                  /* joins the thread (after the loop ended) */
 
 /* watches.c */
-bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
-void unwatch(tracker *t, uv_fs_event_t *h);
+bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
+void tracker_unwatch(tracker *t, uv_fs_event_t *h);
 void watch_subdirs(run *r);
 bool dir_id_of(const char *path, dir_id *id);       /* stat (follows a symlink); false if not a dir */
 void watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
@@ -185,7 +185,7 @@ bool take_over_from_other_root(run *r);
 /* run_tracker.c */
 void run_touch(run *r);                             /* a file changed: (re)start the settle timer */
 void run_discovered(run *r);                        /* read its directory afresh: pending, settle */
-void forget(run *r);
+void tracker_forget(run *r);
 void mark_gone(run *r);
 /* A dormant run's directory changed (a file event, a newer mtime, gone from its root): still
  * empty, it stays dormant; gone, it is marked gone; else it wakes and settles like any run. */

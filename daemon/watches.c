@@ -21,7 +21,7 @@ void enter_fallback(tracker *t, const char *path, int rc) {
     uv_timer_again(&t->scan);
 }
 
-bool watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
+bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
     int rc = uv_fs_event_start(h, cb, path, 0);
     if (rc == 0) {
         t->watched++;
@@ -48,7 +48,7 @@ void watch_run_dir(run *r) {
     if (t->fallback || uv_is_active((uv_handle_t *)&r->watch)) return;
     dir_id id;
     if (!dir_id_of(r->path, &id)) return;
-    if (watch(t, &r->watch, r->path, on_run_event)) r->watch_id = id;
+    if (tracker_watch(t, &r->watch, r->path, on_run_event)) r->watch_id = id;
 }
 
 bool is_self_event(const char *watched_path, const char *name) {
@@ -63,15 +63,15 @@ bool rewatch_if_replaced(run *r, bool self_event) {
     dir_id id;
     if (!is_real_dir(r->path) || !dir_id_of(r->path, &id)) {
         if (self_event) {                               /* deleted or moved away: the watch is dead */
-            unwatch(t, &r->watch);
-            for (int i = 0; i < r->n_sub; i++) unwatch(t, &r->sub[i]);
+            tracker_unwatch(t, &r->watch);
+            for (int i = 0; i < r->n_sub; i++) tracker_unwatch(t, &r->sub[i]);
         }
         return false;
     }
     if (!self_event && uv_is_active((uv_handle_t *)&r->watch) && same_dir(&id, &r->watch_id)) return false;
     log_debug("run %s: directory replaced; watching the new one", r->id);
-    unwatch(t, &r->watch);
-    for (int i = 0; i < r->n_sub; i++) unwatch(t, &r->sub[i]);   /* they were in the old directory */
+    tracker_unwatch(t, &r->watch);
+    for (int i = 0; i < r->n_sub; i++) tracker_unwatch(t, &r->sub[i]);   /* they were in the old directory */
     watch_run_dir(r);
     watch_subdirs(r);
     run_touch(r);
@@ -82,20 +82,20 @@ void rewatch_root(tracker *t, root *ro, bool exists) {
     if (t->fallback || t->stopping) return;
     dir_id id;
     if (!exists || !dir_id_of(ro->path, &id)) {       /* a dead watch must not count in the gauge */
-        if (ro->watching) unwatch(t, &ro->ev);
+        if (ro->watching) tracker_unwatch(t, &ro->ev);
         ro->watching = false;
         return;
     }
     if (ro->watching && same_dir(&id, &ro->watched_id)) return;
     if (ro->watching) {
         log_info("root %s was recreated; watching the new directory", ro->path);
-        unwatch(t, &ro->ev);
+        tracker_unwatch(t, &ro->ev);
     }
-    ro->watching = watch(t, &ro->ev, ro->path, on_root_event);
+    ro->watching = tracker_watch(t, &ro->ev, ro->path, on_root_event);
     if (ro->watching) ro->watched_id = id;
 }
 
-void unwatch(tracker *t, uv_fs_event_t *h) {
+void tracker_unwatch(tracker *t, uv_fs_event_t *h) {
     if (uv_is_active((uv_handle_t *)h)) {
         uv_fs_event_stop(h);
         t->watched--;
@@ -107,7 +107,7 @@ static void on_sub_event(uv_fs_event_t *h, const char *name, int events, int sta
     (void)events; (void)status;
     run *r = h->data;
     for (int i = 0; i < r->n_sub; i++)         /* its own delete/move: dead; the settle re-watches it */
-        if (&r->sub[i] == h && is_self_event(r->sub_name[i], name)) unwatch(r->t, h);
+        if (&r->sub[i] == h && is_self_event(r->sub_name[i], name)) tracker_unwatch(r->t, h);
     run_touch(r);
 }
 
@@ -124,13 +124,13 @@ void watch_subdirs(run *r) {
         if (known) {
             for (int i = 0; i < r->n_sub; i++)
                 if (!strcmp(r->sub_name[i], e->d_name) && !uv_is_active((uv_handle_t *)&r->sub[i])) {
-                    char *p = join(r->path, e->d_name);
-                    if (p && is_real_dir(p)) watch(t, &r->sub[i], p, on_sub_event);
+                    char *p = tracker_path_join(r->path, e->d_name);
+                    if (p && is_real_dir(p)) tracker_watch(t, &r->sub[i], p, on_sub_event);
                     free(p);
                 }
             continue;
         }
-        char *p = join(r->path, e->d_name);
+        char *p = tracker_path_join(r->path, e->d_name);
         if (p && is_real_dir(p)) {
             if (!r->sub) {
                 r->sub = calloc(MAX_SUBWATCH, sizeof *r->sub);
@@ -143,7 +143,7 @@ void watch_subdirs(run *r) {
             r->sub[i].data = r;
             t->open_handles++;
             r->refs++;
-            if (!t->fallback) watch(t, &r->sub[i], p, on_sub_event);
+            if (!t->fallback) tracker_watch(t, &r->sub[i], p, on_sub_event);
         }
         free(p);
     }
