@@ -341,7 +341,7 @@ static const char *frame_at(const kr_file *f, int64_t pid, int64_t tid, int64_t 
 }
 
 /* Fills the labels of row k (kernel record r) from the file's tables. */
-static void label(const kr_file *f, const record *r, kernel_row *k) {
+static void label(const kr_file *f, const record *r, krow *k) {
     bool has_ext = (r->has & RF_EXTERNAL) && r->external_id, has_corr = (r->has & RF_CORRELATION) != 0;
     const kr_launch *l = NULL;
     if (has_corr && f->nlaunches) {
@@ -378,7 +378,7 @@ static bool rows_consume(void *src, const record *r) {
     i128 d;
     /* the kernels the kernels section counts */
     if (c->write_failed || !r->name || !record_duration(r, &d) || kernel_is_barrier(r->name, r->name_len)) return true;
-    kernel_row k = {.rank = s->rank, .name = r->name, .name_len = r->name_len, .phase = "none", .layer = -1};
+    krow k = {.rank = s->rank, .name = r->name, .name_len = r->name_len, .phase = "none", .layer = -1};
     k.duration_ns = fits(d) ? (int64_t)d : 0;
     k.has_start = (r->has & RF_START) && fits(r->start_ns);
     if (k.has_start) k.start_ns = (int64_t)r->start_ns;

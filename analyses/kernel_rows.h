@@ -36,7 +36,7 @@
 #define KROWS_MAX_NAME_BYTES ((size_t)16 << 20)/* operator and frame names, per file */
 
 /* One row. Strings live until the writer returns; NULL (and absent numbers) when unknown. */
-typedef struct kernel_row {
+typedef struct krow {
     int64_t start_ns, end_ns, duration_ns;
     bool has_start, has_end;
     int64_t device, stream;
@@ -50,10 +50,10 @@ typedef struct kernel_row {
     const char *cpu_op, *python_frame;
     size_t cpu_op_len, python_frame_len;
     const char *owner;          /* "operator", "python_frame" (graph replay) or NULL */
-} kernel_row;
+} krow;
 
 /* Takes one row; false stops the read (a write error). */
-typedef bool (*kernel_row_fn)(void *user, const kernel_row *row);
+typedef bool (*kernel_row_fn)(void *user, const krow *row);
 
 typedef struct kernel_rows_ctx kernel_rows_ctx;
 

@@ -48,7 +48,7 @@ static void put_csv(strbuf *b, const char *s, size_t n) {
     strbuf_putc(b, '"');
 }
 
-static void csv_row(strbuf *b, const kernel_row *k) {
+static void csv_row(strbuf *b, const krow *k) {
     put_int(b, k->has_start, k->start_ns), strbuf_putc(b, ',');
     put_int(b, k->has_end, k->end_ns), strbuf_putc(b, ',');
     put_int(b, k->has_device, k->device), strbuf_putc(b, ',');
@@ -78,7 +78,7 @@ static void jstr(jw_out *j, const char *key, const char *s, size_t n) {
 }
 
 /* One JSON object a line, the CSV's columns as keys, null for an empty cell. */
-static void jsonl_row(strbuf *b, const kernel_row *k) {
+static void jsonl_row(strbuf *b, const krow *k) {
     jw_out j;
     jw_begin(&j, b, 0);
     jw_object_open(&j);
@@ -99,7 +99,7 @@ static void jsonl_row(strbuf *b, const kernel_row *k) {
     strbuf_putc(b, '\n');
 }
 
-static bool take_row(void *user, const kernel_row *k) {
+static bool take_row(void *user, const krow *k) {
     writer *o = user;
     if (o->fmt == KEXPORT_CSV) csv_row(&o->buf, k);
     else jsonl_row(&o->buf, k);
