@@ -364,7 +364,8 @@ static void label(const kr_file *f, const record *r, krow *k) {
         k->cpu_op = f->pool.s[o->name], k->cpu_op_len = f->pool.len[o->name];
         k->owner = "operator";
         if (o->timed) k->python_frame = frame_at(f, o->pid, o->tid, o->start, &k->python_frame_len);
-    } else if (l && l->has_thread) {   /* a graph replay: the frame around its launch owns it */
+    } else if (l && !l->ext && l->has_thread) {   /* a graph replay (a launch without External id): the
+                                                  * frame around its launch owns it, as in ops */
         k->python_frame = frame_at(f, l->pid, l->tid, l->start, &k->python_frame_len);
         if (k->python_frame) k->owner = "python_frame";
     }

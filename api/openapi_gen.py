@@ -325,6 +325,24 @@ paths = {
                                  "order"), q("limit", {"type": "integer", "minimum": 1, "maximum": 100000}, "(100)")],
                 "responses": {"200": json_body(ref("KernelList"), "kernels"), "400": ERR["400"], "401": ERR["401"],
                               "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
+    "/runs/{id}/kernels.csv": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "one labelled row per kernel dispatch, read again from the run's directory and streamed "
+                           "(header start_ns,end_ns,device,stream,rank,name,class,phase,layer,cpu_op,python_frame,"
+                           "duration_ns,owner; docs/ANALYSIS.md \"Per-kernel export\")",
+                "responses": {"200": {"description": "CSV, a header line first",
+                                      "content": {"text/csv": {"schema": {"type": "string"}}}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
+                              "410": json_body(ref("Error"), "the run's directory is no longer there"),
+                              "503": ERR["503"]}}},
+    "/runs/{id}/kernels.jsonl": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "the rows of kernels.csv as JSON lines (one object a line, null for an empty cell)",
+                "responses": {"200": {"description": "JSON lines",
+                                      "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
+                              "410": json_body(ref("Error"), "the run's directory is no longer there"),
+                              "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
                                         {**q("candidate", RUN_ID, "run id"), "required": True},
@@ -357,6 +375,7 @@ OPERATION_IDS = {
     ("/runs/{id}", "get"): "getRun", ("/runs/{id}", "delete"): "deleteRun",
     ("/runs/{id}/metrics", "get"): "getRunMetrics", ("/runs/{id}/analysis", "get"): "getRunAnalysis",
     ("/runs/{id}/report.md", "get"): "getRunReport", ("/runs/{id}/kernels", "get"): "listRunKernels",
+    ("/runs/{id}/kernels.csv", "get"): "exportRunKernelsCsv", ("/runs/{id}/kernels.jsonl", "get"): "exportRunKernelsJsonl",
     ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
     ("/metrics", "get"): "getPrometheusMetrics", ("/", "get"): "getDashboard", ("/openapi.json", "get"): "getOpenApi",
 }

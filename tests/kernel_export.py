@@ -147,7 +147,7 @@ def model(events):
         frame, owner = None, None
         if op:
             owner, frame = "operator", innermost(op[1], op[2], op[3])
-        elif launch:
+        elif launch and not launch[3]:            # a graph launch: no External id
             frame = innermost(launch[1], launch[2], launch[0])
             owner = "python_frame" if frame else None
         phase = None
