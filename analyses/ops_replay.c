@@ -26,9 +26,9 @@ bool ops_replay_add(ops_file *f, const record *r) {
 bool ops_replay_merge(ops_file *acc, const ops_file *f) {
     if (!acc->replay_by_corr.max_entries) acc->replay_by_corr.max_entries = MAX_REPLAYS_PER_FILE;
     /* in file order (index order: a replaced id's slot points to its latest call) */
-    for (size_t i = 0; i < f->capreplays && i < f->nreplays; i++) {
-        if (!ops_grow_one((void **)&acc->replays, &acc->capreplays, acc->nreplays, sizeof *acc->replays)) return false;
-        acc->replays[acc->nreplays] = f->replays[i];
+    for (size_t i = 0; i < f->nreplays; i++) {
+        if (!ops_grow_one((void **)&acc->replays, &acc->capreplays, acc->nreplays + i, sizeof *acc->replays)) return false;
+        acc->replays[acc->nreplays + i] = f->replays[i];
     }
     for (size_t s = 0; s < f->replay_by_corr.cap; s++) {
         uint64_t id;
