@@ -422,3 +422,17 @@ const section_analysis kernel_rows_analysis = {
     .render = labels_render,
     .close = rows_close,
 };
+
+const section_analysis kernel_rows_host_analysis = {
+    .key = "kernel_rows",
+    .wants = REC_BIT(REC_KERNEL_DISPATCH),
+    .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL | RF_DEVICE | RF_STREAM,
+    .host_clock = true,       /* the host trace's kernels, as ops, phases and layers take them */
+    .open = rows_open,
+    .open_source = rows_open_source,
+    .consume = rows_consume,
+    .end_source = rows_end_source,
+    .finish = rows_finish,
+    .render = labels_render,
+    .close = rows_close,
+};

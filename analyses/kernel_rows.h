@@ -67,6 +67,9 @@ bool kernel_rows_write_failed(const kernel_rows_ctx *c);
 void kernel_rows_free(kernel_rows_ctx *c);
 
 extern const section_analysis kernel_labels_analysis;   /* pass 1 (after layers_analysis) */
-extern const section_analysis kernel_rows_analysis;     /* pass 2 */
+extern const section_analysis kernel_rows_analysis;     /* pass 2: the kernels section's kernels */
+/* pass 2: the host trace's kernels (torch.profiler) when the run has one, those ops, phases and
+ * layers join (section_analysis.host_clock); else the same as kernel_rows_analysis */
+extern const section_analysis kernel_rows_host_analysis;
 
 #endif

@@ -2,7 +2,8 @@
  * export (core/kernel_export.h) of a run the daemon knows, read again from the run's directory
  * on request and streamed as it is written (api/body_stream.h): never held whole. The exports
  * running at once are bounded apart from other streamed bodies (api_export_streams: each holds
- * its labelling tables); beyond the bound the answer is 503 with Retry-After. */
+ * its labelling tables); beyond the bound the answer is 503 with Retry-After. ?kernels=host: the host
+ * trace's kernels rather than the kernels section's (goblind export --host-trace). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 typedef struct export_job {
     char *path, *root;
     kexport_format fmt;
+    bool host;               /* ?kernels=host: the host trace's kernels */
 } export_job;
 
 typedef struct found_run {
@@ -49,12 +51,15 @@ static bool produce(body_stream *s, void *arg) {
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
-    bool ok = kernel_export(j->path, &opt, j->fmt, to_stream, s, &res, &diag);
+    bool ok = kernel_export(j->path, &opt, j->fmt, j->host, to_stream, s, &res, &diag);
     diag_free(&diag);
     return ok;
 }
 
 enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char *id, bool jsonl) {
+    const char *from = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "kernels");
+    if (from && strcmp(from, "host") && strcmp(from, "section"))
+        return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "kernels must be section or host");
     found_run f = {0};
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, take_run, &f);
@@ -74,6 +79,7 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
         return MHD_NO;
     }
     j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
+    j->host = from && !strcmp(from, "host");
     struct MHD_Response *r = body_stream_start(api_export_streams(a), c, produce, j, export_job_free);
     if (!r) {
         api_close_after_response();

@@ -249,6 +249,10 @@ def q(name, schema, description):
     return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
 
 
+KERNELS_FROM = q("kernels", {"type": "string", "enum": ["section", "host"]},
+                 "section (default): the kernels section's kernels; host: the host trace's (torch.profiler), "
+                 "those ops, phases and layers label")
+
 paths = {
     "/healthz": {"get": {"summary": "liveness", "responses": {"200": json_body(ref("Health"), "alive")}}},
     "/readyz": {"get": {"summary": "readiness (start-up scan done)",
@@ -330,6 +334,7 @@ paths = {
         "get": {"summary": "one labelled row per kernel dispatch, read again from the run's directory and streamed "
                            "(header start_ns,end_ns,device,stream,rank,name,class,phase,layer,cpu_op,python_frame,"
                            "duration_ns,owner; docs/ANALYSIS.md \"Per-kernel export\")",
+                "parameters": [KERNELS_FROM],
                 "responses": {"200": {"description": "CSV, a header line first",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
@@ -338,6 +343,7 @@ paths = {
     "/runs/{id}/kernels.jsonl": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "the rows of kernels.csv as JSON lines (one object a line, null for an empty cell)",
+                "parameters": [KERNELS_FROM],
                 "responses": {"200": {"description": "JSON lines",
                                       "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],

@@ -106,8 +106,8 @@ static bool take_row(void *user, const krow *k) {
     return o->buf.len < FLUSH_BYTES || flush(o);
 }
 
-bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport_format fmt, kexport_write_fn w,
-                   void *user, kexport_result *res, diag_list *diag) {
+bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport_format fmt, bool host,
+                   kexport_write_fn w, void *user, kexport_result *res, diag_list *diag) {
     memset(res, 0, sizeof *res);
     writer o = {.fmt = fmt, .w = w, .user = user};
     kernel_rows_ctx *ctx = kernel_rows_new(take_row, &o);
@@ -126,7 +126,7 @@ bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport
         run_analysis_free(&a);
     }
     /* pass 2: the rows, one source at a time so that they come in file order */
-    const section_analysis *const rows[] = {&kernel_rows_analysis, NULL};
+    const section_analysis *const rows[] = {host ? &kernel_rows_host_analysis : &kernel_rows_analysis, NULL};
     p.sections = rows;
     p.threads = 1;
     if (ok && fmt == KEXPORT_CSV) put_str(&o.buf, KERNEL_EXPORT_HEADER "\n");

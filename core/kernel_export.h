@@ -35,10 +35,12 @@ typedef struct kexport_result {
     bool write_failed;       /* the sink refused bytes: the output is cut short */
 } kexport_result;
 
-/* Writes the export of run_dir to w in fmt. opt: the parse options and analysis settings of an
+/* Writes the export of run_dir to w in fmt: the kernels of the kernels section, or with host the
+ * host trace's (those the ops, phases and layers sections label, when the run has a host trace
+ * beside a device-clock kernel source). opt: the parse options and analysis settings of an
  * analysis read (sections and threads are the export's own). Warnings go to diag. false on
  * allocation failure or when the sink refused bytes (res says which). */
-bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport_format fmt, kexport_write_fn w,
-                   void *user, kexport_result *res, diag_list *diag);
+bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport_format fmt, bool host,
+                   kexport_write_fn w, void *user, kexport_result *res, diag_list *diag);
 
 #endif

@@ -23,7 +23,8 @@ static bool ends_with(const char *path, const char *suffix) {
 }
 
 /* Writes the per-kernel export of dir to path ("-": stdout) in fmt. The exit status. */
-static int export_kernels(const char *dir, const char *path, kexport_format fmt, const run_analysis_options *opt) {
+static int export_kernels(const char *dir, const char *path, kexport_format fmt, bool host,
+                          const run_analysis_options *opt) {
     bool to_stdout = !strcmp(path, "-");
     FILE *out = to_stdout ? stdout : fopen(path, "wb");
     if (!out) {
@@ -33,7 +34,7 @@ static int export_kernels(const char *dir, const char *path, kexport_format fmt,
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
-    bool ok = kernel_export(dir, opt, fmt, to_stream, out, &res, &diag);
+    bool ok = kernel_export(dir, opt, fmt, host, to_stream, out, &res, &diag);
     for (size_t i = 0; i < diag.count; i++) fprintf(stderr, "warning: %s\n", diag.items[i]);
     diag_free(&diag);
     bool closed = to_stdout ? fflush(out) == 0 : fclose(out) == 0;
@@ -51,6 +52,7 @@ static int export_kernels(const char *dir, const char *path, kexport_format fmt,
 
 int cmd_export(int argc, char **argv) {
     const char *dir = NULL, *kernels = NULL, *format = NULL;
+    bool host = false;
     run_analysis_options opt;
     run_analysis_defaults(&opt);
     for (int i = 1; i < argc; i++) {
@@ -66,6 +68,8 @@ int cmd_export(int argc, char **argv) {
             }
             format = val;
             i++;
+        } else if (!strcmp(a, "--host-trace")) {
+            host = true;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "goblind export: unknown option '%s'\n", a);
             return EXIT_USAGE;
@@ -90,7 +94,7 @@ int cmd_export(int argc, char **argv) {
     if (kernels) {
         kexport_format fmt = format ? (!strcmp(format, "jsonl") ? KEXPORT_JSONL : KEXPORT_CSV)
                                     : ends_with(kernels, ".jsonl") ? KEXPORT_JSONL : KEXPORT_CSV;
-        rc = export_kernels(dir, kernels, fmt, &opt);
+        rc = export_kernels(dir, kernels, fmt, host, &opt);
     }
     return rc;
 }

@@ -11,8 +11,9 @@ in plain Python over the raw traces:
 - a hand-made trace: an eager kernel under a CPU operator, a graph replay of ten kernels whose launch
   has no operator but lies in a user Python frame (owner python_frame), its attention and GEMM kernels
   one layer (layer 0), a kernel without correlation (phase none);
-- a generated run: per-name totals equal the kernels section's, and peak RSS within a bound (not
-  under ASan).
+- a generated run: per-name totals equal the kernels section's (the device-clock trace.csv's), peak
+  RSS within a bound (not under ASan); with --host-trace, the torch trace's kernels, each row's
+  labels equal the Python join over that trace.
 
 usage: kernel_export.py GOBLIND SHARED_DIR [--sanitized]
 """
@@ -269,6 +270,13 @@ def test_generated_run(tmp):
     with open(out, newline="") as f:
         rows = [r for r in csv.DictReader(f)]
     check(row_totals(rows) == section_totals(run)[0], "generated run: totals differ from the kernels section")
+    # --host-trace: the torch trace's kernels, labelled; against the Python join over that trace
+    host = subprocess.run([GOBLIND, "export", str(run), "--kernels", "-", "--host-trace"], capture_output=True,
+                          timeout=900)
+    check(host.returncode == 0, f"--host-trace: {host.stderr.decode()}")
+    hrows = [{k: (v if v != "" else None) for k, v in r.items()} for r in csv.DictReader(io.StringIO(host.stdout.decode()))]
+    events = json.loads((run / "torch_profile.json").read_text(), parse_float=Decimal)["traceEvents"]
+    compare_labels(hrows, model(events), "generated --host-trace")
     if not SANITIZED and rss_mb > before / 1024:
         check(rss_mb < 128, f"generated run: peak RSS {rss_mb:.0f} MB")
     print(f"ok   generated run: {len(rows)} rows, peak RSS {rss_mb:.0f} MB")
