@@ -60,7 +60,7 @@ struct kernel_rows_ctx {
     void *user;
     kr_file **files;         /* by source index; NULL: nothing kept */
     size_t nfiles;
-    size_t launches, ops, steps, layers;   /* kept over the run (the bounds) */
+    size_t launches, ops, steps, layers, frames, name_bytes;   /* kept over the run (the bounds) */
     uint64_t written, dropped;
     bool write_failed;
 };
@@ -207,7 +207,18 @@ static bool labels_end_source(void *run, void *src) {
         id_map_free(&f->op_by_ext);
     }
     if (c->steps + f->nsteps > KROWS_MAX_STEPS) f->dropped += f->nsteps, f->nsteps = 0;
+    if (c->frames + f->frames.n > KROWS_MAX_FRAMES) {
+        f->dropped += f->frames.n;
+        py_frames_free(&f->frames);
+    }
+    if (c->name_bytes + f->pool.bytes > KROWS_MAX_NAME_BYTES) {   /* the names, and what names them */
+        f->dropped += f->nops + f->frames.n, f->nops = 0;
+        id_map_free(&f->op_by_ext);
+        py_frames_free(&f->frames);
+        str_pool_free(&f->pool);
+    }
     c->launches += f->nlaunches, c->ops += f->nops, c->steps += f->nsteps;
+    c->frames += f->frames.n, c->name_bytes += f->pool.bytes;
     c->dropped += f->dropped + f->frames.dropped;
     if (f->index >= c->nfiles) {
         size_t n = f->index + 1;

@@ -29,11 +29,13 @@
 
 /* Bounds of the labelling tables over the whole run (entries past them are not kept, and
  * the labels they would give are absent; kernel_rows_dropped counts them). */
-#define KROWS_MAX_LAUNCHES ((size_t)1 << 19)   /* launch calls (32 B + ~24 B of index each) */
+#define KROWS_MAX_LAUNCHES ((size_t)1 << 18)   /* launch calls (40 B + ~24 B of index each) */
 #define KROWS_MAX_OPS ((size_t)1 << 18)        /* CPU operators with an External id (24 B + index) */
 #define KROWS_MAX_STEPS ((size_t)1 << 17)      /* step annotations (24 B) */
 #define KROWS_MAX_LAYERS ((size_t)1 << 17)     /* layers (40 B) */
-#define KROWS_MAX_NAME_BYTES ((size_t)16 << 20)/* operator and frame names, per file */
+#define KROWS_MAX_FRAMES ((size_t)1 << 18)     /* user Python frames (40 B) */
+#define KROWS_MAX_NAME_BYTES ((size_t)16 << 20)/* operator and frame names (a file's operators and
+                                                * frames go with its names past it) */
 
 /* One row. Strings live until the writer returns; NULL (and absent numbers) when unknown. */
 typedef struct krow {
