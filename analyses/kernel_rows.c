@@ -194,10 +194,18 @@ static bool labels_consume(void *src, const record *r) {
 }
 
 /* Keeps the file's tables within the run's bounds (a table that would pass one is dropped
- * whole: its labels are absent) and files f under its source index. false on OOM. */
+ * whole: its labels are absent) and files f under its source index, replacing an earlier read's
+ * (the driver reads a source again after forgetting a read: job_discard). false on OOM. */
 static bool labels_end_source(void *run, void *src) {
     kernel_rows_ctx *c = ((labels_run *)run)->ctx;
     kr_file *f = src;
+    kr_file *old = f->index < c->nfiles ? c->files[f->index] : NULL;
+    if (old) {   /* a source read again (the driver forgot a read): its earlier tables go */
+        c->launches -= old->nlaunches, c->ops -= old->nops, c->steps -= old->nsteps;
+        c->frames -= old->frames.n, c->name_bytes -= old->pool.bytes;
+        file_free(old);
+        c->files[f->index] = NULL;
+    }
     if (c->launches + f->nlaunches > KROWS_MAX_LAUNCHES) {
         f->dropped += f->nlaunches, f->nlaunches = 0;
         id_map_free(&f->launch_by_corr);
@@ -227,7 +235,6 @@ static bool labels_end_source(void *run, void *src) {
         for (size_t i = c->nfiles; i < n; i++) v[i] = NULL;
         c->files = v, c->nfiles = n;
     }
-    file_free(c->files[f->index]);
     c->files[f->index] = f;
     return true;
 }

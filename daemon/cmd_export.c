@@ -11,9 +11,18 @@
 #include "core/kernel_export.h"
 #include "daemon/commands.h"
 
-/* kexport_write_fn into a stdio stream. */
+/* A stdio stream and the errno of its first failed write. */
+typedef struct out_stream {
+    FILE *f;
+    int err;
+} out_stream;
+
+/* kexport_write_fn into an out_stream. */
 static bool to_stream(void *user, const char *data, size_t len) {
-    return fwrite(data, 1, len, (FILE *)user) == len;
+    out_stream *o = user;
+    if (fwrite(data, 1, len, o->f) == len) return true;
+    if (!o->err) o->err = errno ? errno : EIO;
+    return false;
 }
 
 /* Whether path ends in suffix. */
@@ -34,12 +43,15 @@ static int export_kernels(const char *dir, const char *path, kexport_format fmt,
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
-    bool ok = kernel_export(dir, opt, fmt, host, to_stream, out, &res, &diag);
+    out_stream o = {out, 0};
+    bool ok = kernel_export(dir, opt, fmt, host, to_stream, &o, &res, &diag);
     for (size_t i = 0; i < diag.count; i++) fprintf(stderr, "warning: %s\n", diag.items[i]);
     diag_free(&diag);
+    errno = 0;
     bool closed = to_stdout ? fflush(out) == 0 : fclose(out) == 0;
+    if (!closed && !o.err) o.err = errno ? errno : EIO;
     if (res.write_failed || !closed) {
-        fprintf(stderr, "goblind export: %s: write failed: %s\n", to_stdout ? "stdout" : path, strerror(errno));
+        fprintf(stderr, "goblind export: %s: write failed: %s\n", to_stdout ? "stdout" : path, strerror(o.err ? o.err : EIO));
         return 1;
     }
     if (!ok) {
