@@ -3,7 +3,9 @@
 e2e_serve.py): the bodies equal `goblind export` of the same directory byte for byte, their content
 types, the CSV's per-name totals equal the kernels section's (`goblind analyze`; the run has
 no kernel trace for RunMetrics, so it fails and no document is stored) and an
-independent Python count of the trace's kernel events; 404 for an unknown run.
+independent Python count of the trace's kernel events; 404 for an unknown run; at most two exports
+stream at once (clients that never read hold two; the others get 503 at once), and a reading client
+then gets the whole body.
 
 usage: e2e_kernel_export.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
@@ -12,8 +14,10 @@ import gzip
 import io
 import json
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
@@ -62,6 +66,39 @@ def test_kernels_csv_and_jsonl(tmp):
     assert dict(got) == dict(py), "per-name totals differ from Python over the trace"
     assert [json.loads(x)["name"] for x in jl.decode().splitlines()] == [r["name"] for r in rows]
     assert d.get("/runs/no-such-run/kernels.csv")[0] == 404
+    assert d.stop() == 0
+
+
+
+def test_exports_bounded(tmp):
+    d = e2e.Daemon(tmp)
+    e2e.gen(d.roots[0] / "big", steps=60, kernels=400)          # 24,000 rows, ~4 MB of CSV
+    d.start()
+    d.wait_status("big", "complete", 90)
+    port = int(d.base.rsplit(":", 1)[1])
+    hogs = []
+    for _ in range(6):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /runs/big/kernels.csv HTTP/1.1\r\nHost: x\r\n\r\n")
+        hogs.append(s)
+        time.sleep(0.2)
+    busy = 0
+    for s in hogs:
+        s.settimeout(5)
+        try:
+            head = s.recv(200)
+            busy += head.startswith(b"HTTP/1.1 503")
+        except socket.timeout:
+            pass
+    for s in hogs:
+        s.close()
+    assert busy >= 4, f"{busy} of 6 non-reading clients got 503 (at most 2 exports stream)"
+    def whole():
+        st, _, body = d.get("/runs/big/kernels.csv")
+        return st == 200 and body == cli_export(d.roots[0] / "big", "csv")
+    e2e.wait_for(whole, 60, "a whole export once the others are gone")
     assert d.stop() == 0
 
 
