@@ -7,7 +7,7 @@ in plain Python over the raw traces:
   Python count of the trace's kernel events; each row's CPU operator, Python frame, owner and phase
   equal a Python join over the trace (External id, else the launch's External id; the innermost user
   python_function frame around the operator, else around the launch for a graph replay; the step
-  annotation holding the launch);
+  annotation holding the launch); the rows of each layer add up to the layers section's items;
 - a hand-made trace: an eager kernel under a CPU operator, a graph replay of ten kernels whose launch
   has no operator but lies in a user Python frame (owner python_frame), its attention and GEMM kernels
   one layer (layer 0), a kernel without correlation (phase none);
@@ -191,6 +191,14 @@ def test_vllm_fixture(tmp):
         py[w["name"]][0] += 1
         py[w["name"]][1] += w["duration_ns"]
     check(row_totals(rows) == {k: tuple(v) for k, v in py.items()}, "vllm: per-name totals differ from Python")
+    per_layer = defaultdict(lambda: [0, 0])                 # the layers section's layers, row by row
+    for r in rows:
+        if r["layer"] is not None:
+            per_layer[int(r["layer"])][0] += 1
+            per_layer[int(r["layer"])][1] += int(r["duration_ns"])
+    want_layers = {i["layer"]: [i["kernels"], i["kernel_time_ns"]] for i in doc["layers"]["items"]}
+    check(len(want_layers) == 24 and dict(per_layer) == want_layers,
+          f"vllm: rows per layer {dict(per_layer)} != layers.items {want_layers}")
     replays = sum(r["owner"] == "python_frame" for r in rows)
     check(replays > 0, "vllm: no graph replay owned by a Python frame")
     check(sum(r["phase"] == "decode" for r in rows) == doc["phases"]["decode"]["kernels"],
