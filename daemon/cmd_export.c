@@ -92,7 +92,7 @@ int cmd_export(int argc, char **argv) {
             dir = a;
         }
     }
-    if (!dir || !kernels) {
+    if (!dir || !kernels) {   /* (each kind of export: one more condition here) */
         if (dir) fprintf(stderr, "goblind export: nothing to export: give --kernels FILE|-\n");
         usage_command("export", stderr);
         return EXIT_USAGE;

@@ -40,12 +40,12 @@ static const command_help HELP[] = {
      "  --rows N                 list the N busiest names in kernels.by_name and api.by_function, the\n"
      "                           rest summed in `unlisted` (default 200; 0: every row)\n"},
     {"export", cmd_export, "Write one labelled row per kernel dispatch of one run directory.", NULL,
-     "goblind export RUN_DIR --kernels FILE|- [--format csv|jsonl] [--host-trace]",
+     "goblind export RUN_DIR [--kernels FILE|-] [--format csv|jsonl] [--host-trace]",
      "Write the per-kernel export of one run directory, read from its files as it is written (memory\n"
      "stays bounded: docs/PERFORMANCE.md): one row per kernel dispatch the kernels section counts, with\n"
      "start_ns, end_ns, device, stream, rank, name, class, phase (prefill, decode, mixed, idle or none),\n"
      "layer, cpu_op, python_frame, duration_ns and owner (docs/ANALYSIS.md \"Per-kernel export\").\n"
-     "  --kernels FILE    the rows, to FILE or - (stdout)\n"
+     "  --kernels FILE    the rows, to FILE or - (stdout); an export must be asked for\n"
      "  --format F        csv (default; a header line first) or jsonl (one JSON object a line); by\n"
      "                    default jsonl when FILE ends in .jsonl\n"
      "  --host-trace      the host trace's kernels (torch.profiler), those the ops, phases and layers\n"
