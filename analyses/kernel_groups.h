@@ -25,6 +25,8 @@ typedef struct kgroup {
     bool gemm_since_attention;           /* a GEMM kernel came after the latest attention kernel */
     bool segment;                        /* the rest of a group cut at an attention kernel (the
                                           * layers section's graph launches; set by the caller) */
+    bool by_ext;                         /* keyed by External id, not correlation id (the layers
+                                          * section's list; set by the caller) */
 } kgroup;
 
 typedef struct kgroups {

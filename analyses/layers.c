@@ -16,6 +16,7 @@
 
 #include "analyses/kernel_class_cache.h"
 #include "analyses/kernel_groups.h"
+#include "analyses/layers.h"
 #include "analyses/piece_log.h"
 #include "analyses/section.h"
 
@@ -125,7 +126,8 @@ static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
                 if (!v) return false;
                 f->cut = v, f->capcut = c;
             }
-            f->cut[f->ncut++] = g->v[i];
+            f->cut[f->ncut] = g->v[i];
+            f->cut[f->ncut++].by_ext = g == &f->by_ext;
         }
     }
     g->v[i] = (kgroup){.key = key, .lo = INT64_MAX, .hi = INT64_MIN, .segment = true};
@@ -171,7 +173,8 @@ static bool layers_split_exact(const void *first, const void *second) {
     return !((const layers_file *)second)->tail_full;
 }
 
-static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list, size_t n) {
+/* by_ext: 1 or 0 for the by_ext or by_corr table's groups, -1 for the cut segments (each says). */
+static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list, size_t n, int by_ext) {
     for (size_t i = 0; i < n; i++) {
         const kgroup *k = &list[i];
         if (!qualifies(k)) continue;
@@ -186,7 +189,9 @@ static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list
             r->v = v;
             r->cap = c;
         }
-        r->v[r->n++] = (layer){f->index, *k};
+        r->v[r->n] = (layer){f->index, *k};
+        if (by_ext >= 0) r->v[r->n].g.by_ext = by_ext;
+        r->n++;
     }
     return true;
 }
@@ -195,8 +200,8 @@ static bool collect_list(layers_run *r, const layers_file *f, const kgroup *list
 static bool collect(layers_run *r, const layers_file *f) {
     r->dropped_kernels += f->by_ext.dropped + f->by_corr.dropped;
     r->dropped_layers += f->cut_dropped;
-    return collect_list(r, f, f->cut, f->ncut) && collect_list(r, f, f->by_ext.v, f->by_ext.n) &&
-           collect_list(r, f, f->by_corr.v, f->by_corr.n);
+    return collect_list(r, f, f->cut, f->ncut, -1) && collect_list(r, f, f->by_ext.v, f->by_ext.n, 1) &&
+           collect_list(r, f, f->by_corr.v, f->by_corr.n, 0);
 }
 
 static bool layers_end_source(void *run, void *src) {
@@ -305,6 +310,18 @@ static bool layers_number(const void *run, const char *path, double *out) {
     if (!strcmp(path, "kernel_time_ns")) return *out = (double)total, true;
     if (!strcmp(path, "mean_kernel_time_ns")) return *out = (double)(total / (int64_t)r->n), true;
     return false;
+}
+
+bool layers_each(const void *run, layer_fn fn, void *user) {
+    const layers_run *r = run;
+    if (!r || r->oom) return true;
+    size_t number = 0;
+    for (size_t i = 0; i < r->n; i++) {     /* numbered as the document numbers them */
+        const kgroup *g = &r->v[i].g;
+        number = i && r->v[i].source == r->v[i - 1].source ? number + 1 : 0;
+        if (!fn(user, r->v[i].source, number, g->key, g->by_ext, g->lo, g->hi)) return false;
+    }
+    return true;
 }
 
 static void layers_close(void *run) {

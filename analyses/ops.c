@@ -30,8 +30,7 @@ static void agg_init(name_agg *a) {
     for (int i = 0; i < MAX_SHAPES; i++) a->shapes[i].args = ID_MAP_NONE;
 }
 
-/* Makes agg[id] exist (zeroed) in an array of capacity *cap. */
-static bool agg_reserve(name_agg **agg, size_t *cap, size_t id) {
+bool ops_agg_reserve(name_agg **agg, size_t *cap, size_t id) {
     if (id < *cap) return true;
     size_t c = *cap ? *cap : 64;
     while (c <= id) c *= 2;
@@ -60,6 +59,9 @@ static void file_free(ops_file *f) {
     free(f->first_launch);
     free(f->first_op);
     aggs_free(f->agg, f->capagg);
+    aggs_free(f->fagg, f->capfagg);
+    free(f->replays);
+    id_map_free(&f->replay_by_corr);
     py_frames_free(&f->frames);
     file_free(f->p2);
     free(f->okept);
@@ -124,7 +126,7 @@ static void add_shape(name_agg *a, uint32_t args, uint64_t calls) {
 /* Attributes the kernel [start, end) to operator instance op of file f. */
 bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
     op_inst *o = ops_inst(f, op);
-    if (!agg_reserve(&f->agg, &f->capagg, o->name)) return false;
+    if (!ops_agg_reserve(&f->agg, &f->capagg, o->name)) return false;
     name_agg *a = &f->agg[o->name];
     a->kernels++;
     if (!o->counted) {
@@ -211,7 +213,8 @@ static bool ops_consume(void *src, const record *r) {
     ops_file *f = src;
     if (r->type == REC_CPU_OP) return consume_op(f, r);
     if (r->type == REC_API_CALL) {
-        if (!(r->has & RF_CORRELATION) || !(r->has & RF_EXTERNAL) || !r->external_id) return true;
+        if (!(r->has & RF_CORRELATION)) return true;
+        if (!(r->has & RF_EXTERNAL) || !r->external_id) return ops_replay_add(f, r);   /* a graph launch */
         if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
         f->launches[f->nlaunches] = (launch){r->correlation_id, r->external_id};
         uint32_t prev = ID_MAP_NONE;
@@ -295,7 +298,9 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     pending_kernel k;
     while (plog_take(&f->pending, &k)) {   /* read once: its blocks are freed as read */
         uint32_t op = op_of(f, &k);
-        if (op == ID_MAP_NONE) unresolved++;
+        bool owned = false;                /* else by the Python frame around its launch (ops_replay.c) */
+        if (op == ID_MAP_NONE && !ops_replay_attribute(f, &k, &owned)) return false;
+        if (op == ID_MAP_NONE) unresolved += !owned;
         else if (!ops_attribute(f, op, k.start, k.end)) return false;
     }
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
@@ -313,7 +318,19 @@ static bool resolve_file(ops_run *r, ops_file *f) {
             unmapped += f->agg[i].kernels;
             continue;
         }
-        if (!agg_reserve(&r->agg, &r->capagg, map[i]) || !agg_fold(&r->agg[map[i]], &f->agg[i], map, &r->spans, &r->time_dropped)) {
+        if (!ops_agg_reserve(&r->agg, &r->capagg, map[i]) || !agg_fold(&r->agg[map[i]], &f->agg[i], map, &r->spans, &r->time_dropped)) {
+            free(map);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < f->capfagg && i < f->pool.n; i++) {   /* the Python frames' rows */
+        if (!f->fagg[i].kernels) continue;
+        if (map[i] == ID_MAP_NONE) {
+            unmapped += f->fagg[i].kernels;
+            continue;
+        }
+        if (!ops_agg_reserve(&r->fagg, &r->capfagg, map[i]) ||
+            !agg_fold(&r->fagg[map[i]], &f->fagg[i], map, &r->spans, &r->time_dropped)) {
             free(map);
             return false;
         }
@@ -352,14 +369,21 @@ static bool ops_end_source(void *run, void *src) {
     return ok;
 }
 
-/* Most kernel time first, ties by name (qsort_r with the run as context: the daemon finishes
- * several ingests at once, so no file-scope sort state). */
+/* The aggregate of row code c of r->order (OPS_FRAME_ROW | id: a Python frame's), and its name. */
+static const name_agg *row_agg(const ops_run *r, size_t c) {
+    return c & OPS_FRAME_ROW ? &r->fagg[c & ~OPS_FRAME_ROW] : &r->agg[c];
+}
+static const char *row_name(const ops_run *r, size_t c) { return r->pool.s[c & ~OPS_FRAME_ROW]; }
+
+/* Most kernel time first, ties by name, then operators before frames (qsort_r with the run as
+ * context: the daemon finishes several ingests at once, so no file-scope sort state). */
 static int cmp_time(const void *x, const void *y, void *ctx) {
-    const ops_run *sr = ctx;
-    const name_agg *a = &sr->agg[*(const size_t *)x], *b = &sr->agg[*(const size_t *)y];
-    int64_t ta = nsi_total(&a->time), tb = nsi_total(&b->time);
+    const ops_run *r = ctx;
+    size_t cx = *(const size_t *)x, cy = *(const size_t *)y;
+    int64_t ta = nsi_total(&row_agg(r, cx)->time), tb = nsi_total(&row_agg(r, cy)->time);
     if (ta != tb) return ta > tb ? -1 : 1;
-    return strcmp(sr->pool.s[*(const size_t *)x], sr->pool.s[*(const size_t *)y]);
+    int c = strcmp(row_name(r, cx), row_name(r, cy));
+    return c ? c : (cx > cy) - (cx < cy);
 }
 
 static bool ops_finish(void *run, const section_results *earlier) {
@@ -371,10 +395,12 @@ static bool ops_finish(void *run, const section_results *earlier) {
         r->acc = NULL;
         if (!ok) return !(r->oom = true);
     }
-    r->order = malloc((r->pool.n + 1) * sizeof *r->order);
+    r->order = malloc((2 * r->pool.n + 1) * sizeof *r->order);
     if (!r->order) return !(r->oom = true);
     for (size_t i = 0; i < r->pool.n && i < r->capagg; i++)
         if (r->agg[i].kernels) r->order[r->norder++] = i;
+    for (size_t i = 0; i < r->pool.n && i < r->capfagg; i++)
+        if (r->fagg[i].kernels) r->order[r->norder++] = i | OPS_FRAME_ROW;
     if (r->norder > 1) qsort_r(r->order, r->norder, sizeof *r->order, cmp_time, r);
     /* the limit actually hit: MAX_PENDING_NO_OPS while a file had shown no operator yet, else MAX_PENDING */
     uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
@@ -389,7 +415,7 @@ static bool ops_finish(void *run, const section_results *earlier) {
                  "further calls are unattributed", MAX_OPS_PER_FILE, MAX_NAME_BYTES >> 20,
                  (unsigned long long)r->ops_dropped);
     uint64_t inexact = 0;
-    for (size_t i = 0; i < r->norder; i++) inexact += r->agg[r->order[i]].time.inexact;
+    for (size_t i = 0; i < r->norder; i++) inexact += row_agg(r, r->order[i])->time.inexact;
     if (inexact)
         diag_add(r->diag, "ops: %llu kernels reached back before the %zu latest kernel-time spans of their operator "
                  "name; kernel_time_ns counts them without the union and may overcount",
@@ -400,11 +426,22 @@ static bool ops_finish(void *run, const section_results *earlier) {
     return true;
 }
 
-static uint64_t attributed(const ops_run *r) {
+/* Kernels attributed to an operator (frames false) or to a Python frame (frames true). */
+static uint64_t attributed_to(const ops_run *r, bool frames) {
     uint64_t n = 0;
-    for (size_t i = 0; i < r->norder; i++) n += r->agg[r->order[i]].kernels;
+    for (size_t i = 0; i < r->norder; i++)
+        if (((r->order[i] & OPS_FRAME_ROW) != 0) == frames) n += row_agg(r, r->order[i])->kernels;
     return n;
 }
+
+/* Rows of operators (frames false) or of Python frames owning graph replays (true). */
+static size_t rows_of_kind(const ops_run *r, bool frames) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->norder; i++) n += ((r->order[i] & OPS_FRAME_ROW) != 0) == frames;
+    return n;
+}
+
+static uint64_t attributed(const ops_run *r) { return attributed_to(r, false) + attributed_to(r, true); }
 
 static void ops_render(const void *run, jw_out *w) {
     const ops_run *r = run;
@@ -419,6 +456,13 @@ static void ops_render(const void *run, jw_out *w) {
     jw_int(w, (int64_t)r->kernels);
     jw_key(w, "attributed_kernels");
     jw_int(w, (int64_t)attributed(r));
+    jw_key(w, "attributed_by");   /* the two kinds of owner: they sum to attributed_kernels */
+    jw_object_open(w);
+    jw_key(w, "operator");
+    jw_int(w, (int64_t)attributed_to(r, false));
+    jw_key(w, "python_frame");
+    jw_int(w, (int64_t)attributed_to(r, true));
+    jw_object_close(w);
     jw_key(w, "unattributed_kernels");
     jw_int(w, (int64_t)r->unattributed);
     jw_key(w, "unattributed");   /* why: the four sum to unattributed_kernels */
@@ -433,15 +477,19 @@ static void ops_render(const void *run, jw_out *w) {
     jw_int(w, (int64_t)r->name_bound);
     jw_object_close(w);
     jw_key(w, "operators");
-    jw_int(w, (int64_t)r->norder);
+    jw_int(w, (int64_t)rows_of_kind(r, false));
+    jw_key(w, "python_frames");
+    jw_int(w, (int64_t)rows_of_kind(r, true));
     jw_key(w, "by_op");
     jw_array_open(w);
     size_t listed = section_listed(r->cfg, r->norder < TOP_LISTED ? r->norder : TOP_LISTED);
     for (size_t i = 0; i < listed; i++) {
-        const name_agg *a = &r->agg[r->order[i]];
+        const name_agg *a = row_agg(r, r->order[i]);
         jw_object_open(w);
         jw_key(w, "name");
-        jw_string(w, r->pool.s[r->order[i]]);
+        jw_string(w, row_name(r, r->order[i]));
+        jw_key(w, "kind");
+        jw_string(w, r->order[i] & OPS_FRAME_ROW ? "python_frame" : "operator");
         jw_key(w, "calls");
         jw_int(w, (int64_t)a->calls);
         jw_key(w, "kernels");
@@ -469,19 +517,22 @@ static void ops_render(const void *run, jw_out *w) {
         jw_object_close(w);
     }
     jw_array_close(w);
-    section_render_cut(w, "listed", "unlisted", "operators", listed, r->norder);
+    section_render_cut(w, "listed", "unlisted", "operators", listed, r->norder);   /* (frames' rows too) */
     jw_object_close(w);
 }
 
-/* "kernels", "attributed_kernels", "unattributed_kernels", "operators", "top.kernel_time_ns". */
+/* "kernels", "attributed_kernels", "attributed_by.{operator,python_frame}", "unattributed_kernels",
+ * "operators", "top.kernel_time_ns". */
 static bool ops_number(const void *run, const char *path, double *out) {
     const ops_run *r = run;
     if (!r->any_op || r->oom) return false;
     if (!strcmp(path, "kernels")) return *out = (double)r->kernels, true;
     if (!strcmp(path, "attributed_kernels")) return *out = (double)attributed(r), true;
     if (!strcmp(path, "unattributed_kernels")) return *out = (double)r->unattributed, true;
-    if (!strcmp(path, "operators")) return *out = (double)r->norder, true;
-    if (!strcmp(path, "top.kernel_time_ns") && r->norder) return *out = (double)nsi_total(&r->agg[r->order[0]].time), true;
+    if (!strcmp(path, "operators")) return *out = (double)rows_of_kind(r, false), true;
+    if (!strcmp(path, "attributed_by.operator")) return *out = (double)attributed_to(r, false), true;
+    if (!strcmp(path, "attributed_by.python_frame")) return *out = (double)attributed_to(r, true), true;
+    if (!strcmp(path, "top.kernel_time_ns") && r->norder) return *out = (double)nsi_total(&row_agg(r, r->order[0])->time), true;
     return false;
 }
 
@@ -491,6 +542,7 @@ static void ops_close(void *run) {
     file_free(r->acc);
     str_pool_free(&r->pool);
     aggs_free(r->agg, r->capagg);
+    aggs_free(r->fagg, r->capfagg);
     free(r->order);
     free(r);
 }

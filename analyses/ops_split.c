@@ -126,6 +126,7 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
         if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
     }
     acc->frames.dropped += f->frames.dropped;
+    if (ok) ok = ops_replay_merge(acc, f);   /* the graph launches, for the Python frame owners */
     /* The kernels in file order, as one pass would, in one sweep over the kept log: each
      * resolved against what one pass knew at its arrival (tail_resolve reads acc's and the
      * piece's own maps, never acc->p2 nor what attributing earlier kernels changes), then

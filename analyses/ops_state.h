@@ -27,6 +27,7 @@
 #define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B, ~17 in the log) */
 #define MAX_PIECE_OPS ((size_t)1 << 16)         /* its operators' distinct External ids */
 #define MAX_PIECE_LAUNCHES ((size_t)1 << 17)    /* its launches' distinct correlation ids */
+#define MAX_REPLAYS_PER_FILE ((size_t)1 << 16) /* launch calls without an External id (graph launches) */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
 #define TOP_LISTED 50
 #define TOP_FRAMES 10
@@ -41,6 +42,13 @@ typedef struct op_inst {
 typedef struct launch {
     uint64_t corr, ext;
 } launch;
+
+/* A launch call without an External id (a CUDA/HIP graph launch): where it was made, for the
+ * Python frame that owns its kernels when they have no operator (ops_replay.c). */
+typedef struct replay_launch {
+    int64_t start, pid, tid;
+    bool counted;            /* its kernels have counted it in their frame's calls */
+} replay_launch;
 
 typedef struct pending_kernel {
     uint64_t ext, corr;
@@ -89,6 +97,11 @@ typedef struct ops_file {
     name_agg *agg;           /* by name id of pool */
     size_t capagg;
     py_frames frames;
+    replay_launch *replays;  /* launch calls without an External id, by correlation id */
+    size_t nreplays, capreplays;
+    id_map replay_by_corr;
+    name_agg *fagg;          /* kernels owned by a Python frame (no operator), by frame name id of pool */
+    size_t capfagg;
     uint64_t kernels, no_id, pending_dropped, ops_dropped, time_dropped;
     uint64_t pending_dropped_no_ops;  /* of pending_dropped: before the file's first operator */
     size_t spans;
@@ -146,6 +159,8 @@ typedef struct ops_run {
     str_pool pool;
     name_agg *agg;
     size_t capagg;
+    name_agg *fagg;          /* kernels owned by a Python frame (graph replays), by frame name id */
+    size_t capfagg;
     uint64_t kernels, unattributed, pending_dropped, ops_dropped, time_dropped, frames_dropped;
     uint64_t pending_dropped_no_ops;  /* of pending_dropped: hit MAX_PENDING_NO_OPS, not MAX_PENDING */
     /* why the unattributed kernels are (they sum to unattributed with pending_dropped): no id or
@@ -154,9 +169,22 @@ typedef struct ops_run {
     uint64_t no_id, no_operator, name_bound;
     size_t spans;
     bool any_op, oom;
-    size_t *order;           /* finish: name ids by kernel time, descending */
+    size_t *order;           /* finish: name ids (OPS_FRAME_ROW | id: a Python frame's) by kernel time, descending */
     size_t norder;
 } ops_run;
+
+#define OPS_FRAME_ROW ((size_t)1 << (sizeof(size_t) * 8 - 1))   /* ops_run.order: a frame's row */
+
+/* ops_replay.c: the Python frame as the owner of a kernel without operator (a graph replay).
+ * Keeps launch call r (a REC_API_CALL with a correlation id and no External id) of f. */
+bool ops_replay_add(ops_file *f, const record *r);
+/* Puts the second piece's kept launches into acc, in file order, as one pass would. */
+bool ops_replay_merge(ops_file *acc, const ops_file *f);
+/* Kernel k has no operator: when its launch call was kept and lies in a user Python frame,
+ * attributes it to the innermost one (f->fagg) and sets *owned. false on OOM. */
+bool ops_replay_attribute(ops_file *f, const pending_kernel *k, bool *owned);
+/* Makes agg[id] exist (zeroed) in an array of capacity *cap (ops.c). false on OOM. */
+bool ops_agg_reserve(name_agg **agg, size_t *cap, size_t id);
 
 /* Grows an array of n elements of size sz to hold one more. false on OOM. */
 bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyses/kernel_groups.h"
+#include "analyses/phases.h"
 #include "analyses/piece_log.h"
 #include "analyses/section.h"
 
@@ -145,6 +146,14 @@ static bool parse_step_name(const char *name, size_t len, int *phase, uint64_t *
     *phase = ctx && !gen ? PH_PREFILL : !ctx && gen ? PH_DECODE : ctx && gen ? PH_MIXED : PH_IDLE;
     *tokens = (ctx ? ctx_tok : 0) + (gen ? gen_tok : 0);
     return true;
+}
+
+bool phases_step_name(const char *name, size_t len, int *phase, uint64_t *tokens) {
+    return parse_step_name(name, len, phase, tokens);
+}
+
+const char *phases_key(int phase) {
+    return phase >= 0 && phase < N_PHASES ? PHASE_KEYS[phase] : NULL;
 }
 
 static bool span_of(const record *r, int64_t *a, int64_t *b) {

@@ -90,6 +90,8 @@ typedef struct analysis_config {
                                         * api.by_function, npu_ops.items, steps.items, ...) shows
                                         * at most this many rows (section_listed); the others are
                                         * counted (and summed) beside it. 0: every row */
+    struct kernel_rows_ctx *kernel_rows; /* the per-kernel export's labels and row writer
+                                          * (analyses/kernel_rows.h); NULL in every other read */
 } analysis_config;
 
 /* How many of a list's n rows the document (and report.md) shows: at most cfg->list_rows,

@@ -55,6 +55,7 @@ struct api {
     int waiting, max_waiting;   /* suspended long polls now (under lock), and their share of the slots */
     conn_guard *guard;          /* header deadlines and the reserved slots */
     body_streams *streams;      /* large bodies produced on threads of their own */
+    body_streams *exports;      /* per-kernel exports (kernels.csv): each re-reads a run's files */
     body_budget bodies;         /* bytes of in-memory bodies held until sent */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
@@ -75,6 +76,7 @@ store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
 events *api_events(api *a) { return a->events; }
 body_streams *api_streams(api *a) { return a->streams; }
+body_streams *api_export_streams(api *a) { return a->exports; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks};
@@ -364,6 +366,8 @@ static bool bound_to_loopback(struct MHD_Daemon *d) {
 #define RESERVE_TIMEOUT_S 2.0
 /* Large bodies sent at once (each buffers at most BODY_STREAM_BUFFER bytes); more get 503. */
 #define MAX_STREAMS 4
+/* Per-kernel exports at once (each holds its labelling tables, up to ~64 MB: PERFORMANCE.md); more get 503. */
+#define MAX_EXPORTS 2
 /* In-memory bodies held at once, over all connections; bodies under the small size always pass. */
 #define BODY_BUDGET_BYTES ((size_t)64 << 20)
 #define BODY_BUDGET_SMALL ((size_t)64 << 10)
@@ -414,6 +418,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->max_waiting = opt->max_connections / 2 > 0 ? opt->max_connections / 2 : 1;
     body_budget_init(&a->bodies, BODY_BUDGET_BYTES, BODY_BUDGET_SMALL);
     if (!(a->streams = body_streams_new(MAX_STREAMS))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    if (!(a->exports = body_streams_new(MAX_EXPORTS))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | AI_PASSIVE}, *ai = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
@@ -473,6 +478,7 @@ fail_early:
     *err = strdup(e);
     conn_guard_free(a->guard);
     body_streams_free(a->streams);
+    body_streams_free(a->exports);
     log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
     events_free(a->events);
@@ -507,6 +513,7 @@ void api_stop(api *a) {
     if (left > 0)
         fprintf(stderr, "goblind http: %d long polls still unanswered after %.0f s; closing them\n", left, STOP_DRAIN_S);
     body_streams_stop(a->streams, STOP_DRAIN_S);      /* streamed bodies are broken off, their threads end */
+    body_streams_stop(a->exports, STOP_DRAIN_S);
     MHD_stop_daemon(a->d);
     if (s != MHD_INVALID_SOCKET) close(s);
     uint64_t left_out = log_rate_take_suppressed(&a->mhd_lines);
@@ -514,6 +521,7 @@ void api_stop(api *a) {
     log_rate_destroy(&a->mhd_lines);
     conn_guard_free(a->guard);
     body_streams_free(a->streams);
+    body_streams_free(a->exports);
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
     events_free(a->events);

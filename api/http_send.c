@@ -202,3 +202,8 @@ enum MHD_Result api_send_not_allowed(struct MHD_Connection *c, const char *allow
     MHD_add_response_header(r, "Allow", allow);
     return send_buffer(c, MHD_HTTP_METHOD_NOT_ALLOWED, r, NULL, 0);
 }
+
+enum MHD_Result api_send_response_typed(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
+                                        const char *content_type) {
+    return send_typed(c, status, r, NULL, 0, content_type);
+}

@@ -266,6 +266,10 @@ def q(name, schema, description):
     return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
 
 
+KERNELS_FROM = q("kernels", {"type": "string", "enum": ["section", "host"]},
+                 "section (default): the kernels section's kernels; host: the host trace's (torch.profiler), "
+                 "those ops, phases and layers label")
+
 paths = {
     "/healthz": {"get": {"summary": "liveness", "responses": {"200": json_body(ref("Health"), "alive")}}},
     "/readyz": {"get": {"summary": "readiness (start-up scan done)",
@@ -360,6 +364,26 @@ paths = {
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
                               "410": json_body(ref("Error"), "the run's directory is no longer on disk"),
                               "503": ERR["503"]}}},
+    "/runs/{id}/kernels.csv": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "one labelled row per kernel dispatch, read again from the run's directory and streamed "
+                           "(header start_ns,end_ns,device,stream,rank,name,class,phase,layer,cpu_op,python_frame,"
+                           "duration_ns,owner; docs/ANALYSIS.md \"Per-kernel export\")",
+                "parameters": [KERNELS_FROM],
+                "responses": {"200": {"description": "CSV, a header line first",
+                                      "content": {"text/csv": {"schema": {"type": "string"}}}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
+                              "410": json_body(ref("Error"), "the run's directory is no longer there"),
+                              "503": ERR["503"]}}},
+    "/runs/{id}/kernels.jsonl": {
+        "parameters": [RUN_PARAM],
+        "get": {"summary": "the rows of kernels.csv as JSON lines (one object a line, null for an empty cell)",
+                "parameters": [KERNELS_FROM],
+                "responses": {"200": {"description": "JSON lines",
+                                      "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
+                              "410": json_body(ref("Error"), "the run's directory is no longer there"),
+                              "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
                                         {**q("candidate", RUN_ID, "run id"), "required": True},
@@ -392,7 +416,9 @@ OPERATION_IDS = {
     ("/runs/{id}", "get"): "getRun", ("/runs/{id}", "delete"): "deleteRun",
     ("/runs/{id}/metrics", "get"): "getRunMetrics", ("/runs/{id}/analysis", "get"): "getRunAnalysis",
     ("/runs/{id}/report.md", "get"): "getRunReport", ("/runs/{id}/kernels", "get"): "listRunKernels",
-    ("/runs/{id}/npu_reference.zip", "get"): "getRunNpuReference", ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
+    ("/runs/{id}/npu_reference.zip", "get"): "getRunNpuReference",
+    ("/runs/{id}/kernels.csv", "get"): "exportRunKernelsCsv", ("/runs/{id}/kernels.jsonl", "get"): "exportRunKernelsJsonl",
+    ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
     ("/metrics", "get"): "getPrometheusMetrics", ("/", "get"): "getDashboard", ("/openapi.json", "get"): "getOpenApi",
 }
 # The endpoints answered without the bearer token (api/http_api.c): liveness, the dashboard page

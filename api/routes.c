@@ -611,6 +611,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         if (!*sub || !strcmp(sub, "/")) return get_run(a, req, c, id);
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
+        if (!strcmp(sub, "/kernels.csv") || !strcmp(sub, "/kernels.jsonl")) return route_kernel_export(a, c, id, sub[9] == 'j');
         if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
         if (!strcmp(sub, "/report.md")) return get_stored_doc(a, req, c, id, STORED_REPORT_MD);
         if (!strcmp(sub, "/npu_reference.zip")) return get_npu_reference_zip(a, c, id);

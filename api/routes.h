@@ -61,8 +61,15 @@ void api_report_deleted(api *a, const char *run_id);
 void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
 body_streams *api_streams(api *a);
+/* The set of per-kernel export bodies (api/kernel_export_route.c), bounded apart. */
+body_streams *api_export_streams(api *a);
 /* Queues a response built by the caller (common headers added) and releases it. */
 enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
+/* Same, with Content-Type content_type. */
+enum MHD_Result api_send_response_typed(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
+                                        const char *content_type);
+/* api/kernel_export_route.c: GET /runs/<id>/kernels.csv (jsonl false) and kernels.jsonl. */
+enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char *id, bool jsonl);
 /* Sends a malloc'd body and frees it. */
 enum MHD_Result api_send_owned(struct MHD_Connection *c, unsigned status, char *body, size_t len, const char *etag);
 /* Same, with a `Goblind-Run-Status: <run_status>` header: the state of the run whose

@@ -37,6 +37,20 @@ static const command_help HELP[] = {
      "  --short-kernel-ns N      a kernel shorter than this is short (default 10000)\n"
      "  --rows N                 list the N busiest names in kernels.by_name and api.by_function, the\n"
      "                           rest summed in `unlisted` (default 200; 0: every row)\n"},
+    {"export", cmd_export, "Write a run directory's per-kernel rows or its msprof reference tables.", NULL,
+     "goblind export RUN_DIR [--kernels FILE|-] [--format csv|jsonl] [--host-trace] [--npu-reference DIR]",
+     "Write the per-kernel export of one run directory, read from its files as it is written (memory\n"
+     "stays bounded: docs/PERFORMANCE.md): one row per kernel dispatch the kernels section counts, with\n"
+     "start_ns, end_ns, device, stream, rank, name, class, phase (prefill, decode, mixed, idle or none),\n"
+     "layer, cpu_op, python_frame, duration_ns and owner (docs/ANALYSIS.md \"Per-kernel export\").\n"
+     "  --kernels FILE    the rows, to FILE or - (stdout); an export must be asked for\n"
+     "  --format F        csv (default; a header line first) or jsonl (one JSON object a line); by\n"
+     "                    default jsonl when FILE ends in .jsonl\n"
+     "  --host-trace      the host trace's kernels (torch.profiler), those the ops, phases and layers\n"
+     "                    sections label, rather than the kernels section's (a device-clock trace's when\n"
+     "                    the run has one, whose kernels carry no host labels)\n"
+     "  --npu-reference DIR  the run's Ascend operators (npu_ops) as msprof reference CSVs, one per\n"
+     "                    operator type, into DIR (docs/ANALYSIS.md \"Reference export\")\n"},
     {"serve", cmd_serve, "Watch run roots, store RunMetrics in SQLite, serve them over HTTP.", NULL,
      "goblind serve [--config FILE] [--root DIR]... [--db FILE] [--listen HOST:PORT] [OPTIONS]",
      "Watch the run roots, store RunMetrics in SQLite and serve them over HTTP (docs/API.md).\n"
