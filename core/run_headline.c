@@ -133,8 +133,11 @@ static const char *rm_step_rule(const char *s) {
 static bool verdict_of(const run_result *res, const run_analysis *an, run_headline *h) {
     run_outcome o = run_result_outcome(res);
     h->limited = o.limited;
+    /* found: a source, or goblin_runner's kernel trace or torch profile by name (a broken one of
+     * those fails the run: its run is goblin's); a telemetry file under goblin's name whose content
+     * no format reads is another tool's log, not a profile (the run is then empty) */
     bool found = an->inventory.n > 0;
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) found |= res->info[k].present;
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) found |= res->info[k].present && k != ARTEFACT_TELEMETRY;
     if (o.limited) {
         h->verdict = RUN_VERDICT_FAILED;
         return (h->error = strdup(o.limited)) != NULL;

@@ -217,9 +217,13 @@ void sqlg_close(sqlg_db *g) {
 }
 
 const char *sqlg_errmsg(const sqlg_db *g) {
+    /* the two refusals of sqlite_guard's own bounds say so ("bounds a parse"), so that the run
+     * is failed with that reason rather than complete with what came before them */
     if (sqlite3_errcode(g->db) == SQLITE_CANTOPEN)
         return "its query needs temporary space beyond the 8 MiB page cache (a sort or temporary table), "
-               "which an untrusted database is not given";
+               "which an untrusted database is not given; the page cache bounds a parse";
+    if (sqlite3_errcode(g->db) == SQLITE_TOOBIG)
+        return "string or blob too big (a value past 4 MiB; the value length bounds a parse)";
     return sqlite3_errmsg(g->db);
 }
 

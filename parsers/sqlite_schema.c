@@ -1,6 +1,8 @@
 /* sqlite_schema: the tables and views of an SQLite file (see sqlite_schema.h). The file is opened
- * once without following a link or blocking on a FIFO, checked to be a regular file, and read
- * through that descriptor by parsers/sqlite_guard (never by name again, with its bounds). */
+ * once without blocking on a FIFO, checked to be a regular file, and read through that descriptor
+ * by parsers/sqlite_guard (never by name again, with its bounds). A link is followed as the
+ * inventory's own checks allowed it (core/run_inventory confines the daemon's paths to the root
+ * first; the reader opens the file again with artefact_open's checks before any row is read). */
 #include "parsers/sqlite_schema.h"
 
 #include <fcntl.h>
@@ -13,9 +15,9 @@
 
 #include "parsers/sqlite_guard.h"
 
-/* A descriptor of path when it is a regular file (not a link, FIFO or device); -1 otherwise. */
+/* A descriptor of path when it is a regular file (not a FIFO or device); -1 otherwise. */
 static int open_regular(const char *path) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0) return -1;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return -1; }

@@ -4,8 +4,7 @@
 #ifndef GOBLIN_SQLITE_SCHEMA_H
 #define GOBLIN_SQLITE_SCHEMA_H
 
-/* Opens path (a regular file, no link followed; read through its descriptor with sqlite_guard's
- * bounds) and counts the tables and views named in names[]
+/* Opens path (a regular file; read through its descriptor with sqlite_guard's bounds) and counts the tables and views named in names[]
  * (NULL-terminated, exact, case-insensitive) and, into *prefixed, those whose name starts
  * with prefix. -1 when the file cannot be read as SQLite. */
 int sqlite_schema_match(const char *path, const char *const *names, const char *prefix, int *prefixed);

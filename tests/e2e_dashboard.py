@@ -180,6 +180,7 @@ def test_dashboard_shows_any_profile(tmp):
         (d.roots[0] / rid).mkdir()
         shutil.copy(kin / name, d.roots[0] / rid / name)
     (d.roots[0] / "nothing").mkdir()
+    (d.roots[0] / "nothing" / "notes.txt").write_text("not a profile\n")   # files, none a profile: empty
     d.start()
     for run in ("k-before", "k-after"):
         d.wait_status(run, "complete")

@@ -45,23 +45,9 @@ FINAL = ("complete", "failed", "empty", "gone")
 # any final state (and is expected complete once they are read); every other run must be
 # complete or empty.
 KNOWN_UNREAD = {
-    # legacy rocprof results.db / results.json under a prefixed name: claimed by the rocpd and
-    # rocprofv3-JSON name patterns (*_results.db, *_results.json), whose readers refuse them
-    "co_found2_rocprof_v1_results_db_dalg24_kokkos_results.db", "co_found2_rocprof_v1_results_db_hgliu_batched_gemm_root_results.db",
-    "co_found2_rocprof_v1_results_db_hpctrain_finite_difference_results.db",
-    "co_found2_rocprof_v1_results_db_hpctrain_seismic_stencils_0330_results.db",
-    "co_found2_rocprof_v1_results_db_joursbleu_llamacpp_R9700_results.db", "co_found_hipprog_rocprof_v1_results.db",
-    "co_found2_rocprof_v1_results_json_dalg24_kokkos_results.json",
-    "co_found2_rocprof_v1_results_json_joursbleu_llamacpp_R9700_results.json", "co_found_hipprog_rocprof_v1_results.json",
-    # chrome traces whose root is a bare array (2020 Kineto, torch_npu): the torch reader wants an object
-    "co_found_kineto_plugin_2020_resnet50_nw0_worker0.pt.trace.json.gz", "mf_j_kineto_2020_array",
-    "co_found2_torch_npu_mstt_timeline_advice_trace_view.json",
-    # an nvprof --print-summary CSV: no reader (the nvprof trace reader claims it by name)
-    "co_found2_nvprof_epic-flow-cuda_nvprof_summary.csv",
-    # an nvprof GPU trace named trace.csv: the name gives it to the rocprof kernel trace reader,
-    # which refuses its header (content would give it to the nvprof reader)
-    "mf_k_nvprof_trace",
-    # rocprof v1 --pmc output (counters per dispatch, no timestamps): no reader
+    # rocprof v1 --pmc output (counters per dispatch, no timestamps): its kernel-trace header is
+    # accepted but it has no timing column, and no format reads rocprof v1 counters yet: failed,
+    # naming the file and the missing columns
     "mf_k_hipprog_pmc", "co_found_hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv",
 }
 
@@ -175,6 +161,8 @@ def test_every_profile_is_a_run(tmp):
         fams = set()
         for s in det["sources"] or []:
             fmt = s["format"]
+            if fmt is None:                        # an unrecognised file: listed, not read
+                continue
             fams.add("kineto" if fmt.startswith("torch") else "rocpd" if fmt.startswith("rocpd")
                      else "rocprof" if fmt.startswith(("rocprof-v1", "rocprof-legacy")) else "nsys" if fmt.startswith("nsys")
                      else "nvprof" if fmt.startswith("nvprof") else "msprof" if fmt.startswith("msprof")
@@ -351,7 +339,10 @@ def test_wait_for_a_run_not_yet_discovered(tmp):
     d = e2e.Daemon(tmp)
     d.start()
     ev = e2e.SSE(d.base)                           # the events of an empty run: created, then empty
-    (d.roots[0] / "blank").mkdir()
+    blank = Path(tmp) / "blank"                    # files, none a profile (a directory with nothing
+    blank.mkdir()                                  # in it at all is a run about to start: pending)
+    (blank / "notes.txt").write_text("not a profile\n")
+    blank.rename(d.roots[0] / "blank")
     m = ev.wait(lambda m: m.get("event") == "empty" and m["json"]["run"] == "blank")
     assert m["json"]["status"] == "empty" and m["json"]["etag"].endswith('-empty"'), m
     ev.sock.close()
