@@ -24,7 +24,8 @@ static diag_list g_diag;
 static void *drive(const char *key, const recs *src, size_t n_src, const section_analysis **an) {
     const section_analysis *a = section_analysis_named(key);
     ck_assert_msg(a != NULL, "no section %s", key);
-    analysis_config cfg = {.kernel_wait_threshold_ns = 50000, .short_kernel_ns = 10000, .run_dir = "."};
+    /* the sections keep a pointer to their settings (read again at render): it outlives the run */
+    static const analysis_config cfg = {.kernel_wait_threshold_ns = 50000, .short_kernel_ns = 10000, .run_dir = "."};
     diag_init(&g_diag);
     void *run = a->open(&cfg, &g_diag);
     ck_assert_ptr_nonnull(run);
