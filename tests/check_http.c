@@ -2,6 +2,7 @@
  * cache never keeping a state older than the store's. */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <float.h>
 #include <jansson.h>
@@ -210,12 +211,12 @@ END_TEST
 /* A loopback receiver that answers every request 204 at once (one connection at a time). */
 typedef struct quick_receiver {
     int fd;
-    volatile int stop;
+    atomic_int stop;                 /* set by the test thread, read by the receiver's */
 } quick_receiver;
 
 static void *answer_204(void *arg) {
     quick_receiver *q = arg;
-    while (!q->stop) {
+    while (!atomic_load(&q->stop)) {
         int c = accept(q->fd, NULL, NULL);
         if (c < 0) continue;
         char buf[4096];
@@ -282,7 +283,7 @@ START_TEST(webhooks_drop_per_receiver) {
     ck_assert_uint_eq(delivered, 0);
     ck_assert_uint_eq(webhooks_dropped(w), dropped);
     webhooks_stop(w);
-    q.stop = 1;
+    atomic_store(&q.stop, 1);
     pthread_join(th, NULL);
     close(q.fd);
     close(dead);
