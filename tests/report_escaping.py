@@ -143,7 +143,8 @@ def test_daemon(tmp):
     try:
         # a torch trace alone is no complete run for the run metrics (no kernel trace): it ends
         # "failed", and report.md is served all the same (422, the document's Markdown)
-        e2e.wait_for(lambda: d.json("/runs/hostile")[2]["status"] in ("complete", "failed"), 30, "run final")
+        e2e.wait_for(lambda: (d.json("/runs/hostile")[2] or {}).get("status") in ("complete", "failed"), 30,
+                 "run final")                      # (a 404 until the run is discovered)
         st, h, body = d.get("/runs/hostile/report.md")
         check(st in (200, 422) and h.get("Content-Type", "").startswith("text/markdown"), "report.md: %d %r" % (st, h))
         check_report(body.decode(), "served")
