@@ -1,5 +1,6 @@
 /* section_md: report.md text helpers (section_md.h). */
 #include "analyses/section_md.h"
+#include "base/text_utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,10 +27,7 @@ void smd_printf(strbuf *out, const char *fmt, ...) {
 void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
     if (!s) { strbuf_append(out, "—", 3); return; }
     bool cut = n > max;
-    if (cut) {
-        n = max;
-        while (n && ((unsigned char)s[n] & 0xC0) == 0x80) n--;   /* not inside a UTF-8 sequence */
-    }
+    if (cut) n = utf8_cut(s, n, max);                          /* not inside a UTF-8 sequence */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '<') strbuf_append(out, "&lt;", 4);

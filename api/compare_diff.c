@@ -14,6 +14,7 @@
 
 #include "api/compare.h"
 #include "base/noise_stats.h"
+#include "base/text_utf8.h"
 
 /* One name's numbers on one side of the comparison. */
 typedef struct name_side {
@@ -390,8 +391,7 @@ static void duration_text(double ns, char *out, size_t n) {
 /* A mover's label: its class and the name cut at 24 bytes (on a UTF-8 boundary) with "…". */
 static void mover_label(const name_row *r, char *out, size_t n) {
     const name_side *s = r->a ? r->a : r->b;
-    size_t len = strlen(s->name), cut = len > 24 ? 24 : len;
-    while (cut < len && cut > 0 && ((unsigned char)s->name[cut] & 0xC0) == 0x80) cut--;
+    size_t len = strlen(s->name), cut = utf8_cut(s->name, len, 24);
     snprintf(out, n, "%s%s%.*s%s", s->cls ? s->cls : "", s->cls ? " " : "", (int)cut, s->name,
              cut < len ? "\xe2\x80\xa6" : "");
 }

@@ -179,3 +179,10 @@ bool contains_word(const char *s, size_t n, const char *word) {
     }
     return false;
 }
+
+size_t utf8_cut(const char *s, size_t n, size_t max) {
+    if (n <= max) return n;
+    size_t cut = max;
+    while (cut && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--;
+    return cut;
+}

@@ -29,6 +29,9 @@ bool utf8_put(strbuf *out, uint32_t cp);
 bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out);
 /* True when in[0..n) is entirely valid UTF-8 (no surrogates). */
 bool utf8_valid(const uint8_t *in, size_t n);
+/* The length of s[0..n) cut to at most max bytes without splitting a UTF-8 sequence (n when it
+ * fits): the cut backs off over continuation bytes. */
+size_t utf8_cut(const char *s, size_t n, size_t max);
 
 /* Python's str.isspace() for a code point (what str.strip() and float() strip). */
 bool py_isspace(uint32_t cp);

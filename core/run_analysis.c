@@ -1,5 +1,6 @@
 /* run_analysis: the run driver of the analysis document (see run_analysis.h). */
 #include "core/run_analysis.h"
+#include "base/text_utf8.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -29,8 +30,7 @@ static bool fan_out(void *user, const record *r) {
     record cut;
     if (r->name && r->name_len > ANALYSIS_NAME_MAX) {
         cut = *r;
-        cut.name_len = ANALYSIS_NAME_MAX;
-        while (cut.name_len && ((unsigned char)r->name[cut.name_len] & 0xC0) == 0x80) cut.name_len--;
+        cut.name_len = utf8_cut(r->name, r->name_len, ANALYSIS_NAME_MAX);
         r = &cut;
         j->names_cut++;
     }

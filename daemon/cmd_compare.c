@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text_utf8.h"
 #include "daemon/client_opts.h"
 #include "daemon/commands.h"
 
 /* name cut at `width` bytes on a UTF-8 boundary (with "…") into out, control characters as
  * spaces and, when md, Markdown's table characters escaped. */
 static void name_text(const char *s, size_t width, bool md, char *out, size_t n) {
-    size_t len = strlen(s), cut = len > width ? width : len, k = 0;
-    while (cut < len && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--;
+    size_t len = strlen(s), cut = utf8_cut(s, len, width), k = 0;
     for (size_t i = 0; i < cut && k + 4 < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (md && strchr("|\\`*_<>[]", c)) out[k++] = '\\';
