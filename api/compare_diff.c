@@ -28,8 +28,9 @@ typedef struct name_side {
 /* One name of a diff: either side may be missing (added, removed, or beyond a side's listed rows). */
 typedef struct name_row {
     const name_side *a, *b;
-    double delta_total_ns;
+    double delta_total_ns;       /* NaN when a side's total is unknown (beyond its listed rows) */
     double per_step_ns;          /* candidate per step - base per step; NaN when a step count is unknown */
+    double magnitude;            /* what the rows are sorted by: |delta_total_ns|, else the known side's total */
     ns_result test;
 } name_row;
 
@@ -107,7 +108,7 @@ static bool read_names(json_t *doc, const char *section, const char *list, const
 }
 
 static int cmp_row_delta(const void *x, const void *y) {
-    double a = fabs(((const name_row *)x)->delta_total_ns), b = fabs(((const name_row *)y)->delta_total_ns);
+    double a = ((const name_row *)x)->magnitude, b = ((const name_row *)y)->magnitude;
     return (a < b) - (a > b);
 }
 
@@ -122,8 +123,11 @@ static bool merge_names(name_diff *nd, const double steps[2]) {
         if (c <= 0) r->a = &nd->side[0][i++];
         if (c >= 0) r->b = &nd->side[1][k++];
         double ta = r->a ? r->a->total_ns : 0, tb = r->b ? r->b->total_ns : 0;
-        r->delta_total_ns = tb - ta;
-        r->per_step_ns = steps[0] > 0 && steps[1] > 0 ? tb / steps[1] - ta / steps[0] : NAN;
+        /* a name missing from a side whose list was cut may be there, beyond it: unknown, not 0 */
+        bool unknown = (!r->a && nd->cut[0]) || (!r->b && nd->cut[1]);
+        r->delta_total_ns = unknown ? NAN : tb - ta;
+        r->per_step_ns = !unknown && steps[0] > 0 && steps[1] > 0 ? tb / steps[1] - ta / steps[0] : NAN;
+        r->magnitude = unknown ? (ta > tb ? ta : tb) : fabs(tb - ta);
         if (!r->a) { if (nd->cut[0]) nd->unlisted++; else nd->added++; }
         if (!r->b) { if (nd->cut[1]) nd->unlisted++; else nd->removed++; }
         if (r->a && r->b && r->a->has_stddev && r->b->has_stddev &&
@@ -314,8 +318,7 @@ static void name_rows(jw_out *j, const char *key, const name_diff *nd, size_t ro
         side_numbers(j, "candidate", r->b);
         jw_key(j, "change");
         jw_string(j, row_change(nd, r));
-        jw_key(j, "delta_total_ns");
-        jw_number(j, r->delta_total_ns);
+        opt(j, "delta_total_ns", true, r->delta_total_ns);
         opt(j, "delta_per_step_ns", true, r->per_step_ns);
         bool both = r->a && r->b && r->a->avg_ns > 0;
         opt(j, "delta_avg_pct", both, both ? (r->b->avg_ns - r->a->avg_ns) / r->a->avg_ns * 100.0 : 0);

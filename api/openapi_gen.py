@@ -150,7 +150,7 @@ schemas = {
                      "candidate": {"oneOf": [ref("NameSide"), {"type": "null"}]},
                      "change": {"type": "string", "enum": ["changed", "added", "removed", "unlisted_in_base",
                                                            "unlisted_in_candidate"]},
-                     "delta_total_ns": {"type": "number"}, "delta_per_step_ns": NUM_OR_NULL,
+                     "delta_total_ns": NUM_OR_NULL, "delta_per_step_ns": NUM_OR_NULL,
                      "delta_avg_pct": NUM_OR_NULL, "ci95_pct": CI95, "verdict": VERDICT},
                     ["name", "base", "candidate", "change", "delta_total_ns", "delta_per_step_ns", "delta_avg_pct"]),
     "NameSide": obj({"calls": {"type": "integer"}, "total_ns": {"type": "number"}, "avg_ns": NUM_OR_NULL}),
