@@ -78,7 +78,7 @@ schemas = {
                      "mtime_ns": {"type": "integer"}, "inode": {"type": "integer"}, "bytes_parsed": {"type": "integer"},
                      "parse_ms": {"type": "number"}, "format": {"type": ["string", "null"]},
                      "error": {"type": ["string", "null"]},
-                     # how the artefact was read (issue 9; docs/API.md); null when it was not read
+                     # how the artefact was read (docs/API.md); null when it was not read
                      "columns": {"type": ["object", "null"], "additionalProperties": {"type": ["string", "null"]}},
                      "rows_used": {"type": ["integer", "null"], "minimum": 0},
                      "rows_skipped": {"type": ["object", "null"], "additionalProperties": {"type": "integer", "minimum": 0}},
@@ -86,7 +86,7 @@ schemas = {
                                       "enum": ["flag", "metadata", "profiler_steps", "default", None]},
                      "step_time_source": {"type": ["string", "null"],
                                           "enum": ["metadata", "profiler_steps", "span_per_step", "span", "none", None]},
-                     # how the file was chosen (issue 10): a name pattern or a content sniff, and its score
+                     # how the file was chosen: a name pattern or a content sniff, and its score
                      "found_by": {"type": ["string", "null"]},
                      "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100}}),
                  "additionalProperties": True},
@@ -126,7 +126,7 @@ schemas = {
                     "headline": obj({k: DELTA for k in ("tokens_per_sec", "mfu_pct", "hbm_peak_gb", "hbm_avg_gb",
                                                         "gpu_util_pct", "step_seconds")}),
                     "waste_budget": {"type": "object", "additionalProperties": DELTA},
-                    # the stored analysis numbers (issue 12): null on a side whose analysis did not know them
+                    # the stored analysis numbers: null on a side whose analysis did not know them
                     "timeline": obj({k: DELTA for k in ("span_seconds", "busy_seconds", "idle_seconds", "compute_seconds",
                                                         "communication_seconds", "exposed_communication_seconds",
                                                         "overlap_pct", "mean_step_wall_seconds", "host_wait_seconds",

@@ -1,5 +1,5 @@
 /* fuzz_record_formats: the harness body for every registered byte-stream record format
- * (fmtcsv, issue 11), shared by fuzz/fuzz_record_formats.c and the replay of its findings in
+ * (the CSV record formats), shared by fuzz/fuzz_record_formats.c and the replay of its findings in
  * tests/check_formats_csv.c.
  *
  * Byte 0 picks the format among parser_list()'s record formats that read a byte stream

@@ -57,7 +57,7 @@ static const char *const MIGRATIONS[] = {
     "UPDATE runs SET tokens_per_sec = NULLIF(tokens_per_sec, 0), mfu_pct = NULLIF(mfu_pct, 0),"
     " gpu_util_pct = NULLIF(gpu_util_pct, 0), step_seconds = NULLIF(step_seconds, 0),"
     " hbm_peak_gb = NULLIF(hbm_peak_gb, 0);",
-    /* 7: the analysis document and the Markdown report of each run's last parse (issue 11), in
+    /* 7: the analysis document and the Markdown report of each run's last parse, in
      * a table of their own like the RunMetrics body; a NULL column is "not produced" (no driver
      * yet, or the parse gave none), never an empty document. Deleting the run deletes them. */
     "CREATE TABLE run_analysis ("
@@ -65,7 +65,7 @@ static const char *const MIGRATIONS[] = {
     "  json TEXT,"
     "  report_md TEXT"
     ") WITHOUT ROWID;",
-    /* 8: the rest of what /compare and Prometheus read as columns (issue 10: the API reads no
+    /* 8: the rest of what /compare and Prometheus read as columns (the API reads no
      * stored JSON for numbers): the mean HBM (known with the peak) and the waste budget's buckets
      * (known with the step time), filled for stored runs from their RunMetrics body (a body that
      * is not JSON leaves them NULL: unknown, and the migration still runs) */
@@ -86,10 +86,10 @@ static const char *const MIGRATIONS[] = {
     "  json_extract(json, '$.waste_budget.precision_path'), json_extract(json, '$.waste_budget.kernel_shape')"
     "  FROM run_metrics WHERE run_id = id AND json_valid(json))"
     " WHERE step_seconds IS NOT NULL;",
-    /* 9: the analysis headline numbers per run (issue 12: Prometheus and /compare read them as
+    /* 9: the analysis headline numbers per run (Prometheus and /compare read them as
      * rows, never the stored document), each kernel row's class, and where a run's kernel rows
      * came from (RunMetrics' table, or the analysis's kernels section for a run whose kernels
-     * only another format carries, issue 11). Stored signatures are voided so every run is
+     * only another format carries). Stored signatures are voided so every run is
      * parsed again on start and gets its numbers. */
     "CREATE TABLE run_gauges ("
     "  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"

@@ -525,7 +525,7 @@ void store_kernel_classes(unsigned flags, kernel_row *k) {
 }
 
 /* The query is kernel_query_sql's (storage/kernel_cursor.c): its share uses TOTAL() (a double),
- * as SUM() of saturated int64 totals overflowed and failed the whole query (issue 15 item 6). */
+ * as SUM() of saturated int64 totals overflowed and failed the whole query. */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user) {
     char sql[512];
     kernel_query_sql(sort, sql, sizeof sql);

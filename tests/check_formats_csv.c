@@ -1,4 +1,4 @@
-/* Tests (fmtcsv): issue 11's CSV formats on bytes alone: every rocprofv3 kernel_trace header
+/* Tests: the CSV record formats on bytes alone: every rocprofv3 kernel_trace header
  * generation and the legacy rocprof one, the copy/API/allocation/counter traces, stats
  * reports, nsys and nvprof exports; quoted names with commas, missing columns, bad numbers
  * (a warning naming the line), unit conversions, empty and header-only files, any chunking,

@@ -1,4 +1,4 @@
-/* Tests (fmtjson, issue 11): the rocprofv3 JSON, rocm-smi and madengine formats on bytes
+/* Tests: the rocprofv3 JSON, rocm-smi and madengine formats on bytes
  * alone, fed in chunks of every size (records must not depend on where chunks end), and the
  * telemetry cell grammar (units, N/A, timestamps) every telemetry format shares. The same
  * formats against their fixtures are tests/formats_json.py's. */

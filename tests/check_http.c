@@ -1,4 +1,4 @@
-/* Tests: the HTTP layer's units under churn and hostile input (issue 15) — the metrics
+/* Tests: the HTTP layer's units under churn and hostile input — the metrics
  * cache never keeping a state older than the store's. */
 #include <check.h>
 #include <pthread.h>
@@ -116,7 +116,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     prometheus_render(&src, false, &out);
     ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",
                   strstr(out.data, "goblind_run_hbm_peak_bytes{"));
-    /* a negative mean is not a measurement: absent (issue 14: unknown is absent, never 0) */
+    /* a negative mean is not a measurement: absent (unknown is absent, never 0) */
     ck_assert(!strstr(out.data, "goblind_run_hbm_avg_bytes{run=\"huge\"}"));
     ck_assert(strstr(out.data, "goblind_run_tokens_per_second{run=\"huge\"} 1e+300\n"));
     strbuf_free(&out);

@@ -1,4 +1,4 @@
-/* check_npu: the npu part (issue 13): msprof and AIE formats on bytes, and the npu_ops,
+/* check_npu: the npu part: msprof and AIE formats on bytes, and the npu_ops,
  * npu_hotspots, aie_cores and aie_aggregate analyses on hand-made edge cases (quirky
  * msprof cells, alias operators, missing and duplicated references, duplicate markers, E
  * and B at one timestamp, orphan starts, outliers, a core with no pairs, mismatched

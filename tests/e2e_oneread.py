@@ -93,7 +93,7 @@ def test_reingest_on_any_source(tmp):
     after = analysis(d, "ranks")
     assert len(after["sources"]) == len(before["sources"]) + 1, (paths(before), paths(after))
     assert "rank1.pt.trace.json" in paths(after)
-    # GET /runs/<id> shows the same inventory: every file, its format and why (issue 10)
+    # GET /runs/<id> shows the same inventory: every file, its format and why
     keys = ("path", "format", "found_by", "sniff_score", "rank", "read")
     detail = d.json("/runs/ranks")[2]
     assert detail["sources"] == [{k: s[k] for k in keys} for s in after["sources"]], detail["sources"]

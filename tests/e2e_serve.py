@@ -184,7 +184,7 @@ def test_backfill_metrics_and_listing(tmp):
     for a in arts.values():
         assert a["rows_used"] > 0 and isinstance(a["rows_skipped"], dict) and isinstance(a["columns"], dict), a
     assert arts["kernel_trace"]["rows_skipped"] == {}
-    # which file each format's names found, and how well its content fitted (issue 10)
+    # which file each format's names found, and how well its content fitted
     assert arts["kernel_trace"]["found_by"] == "trace.csv" and arts["kernel_trace"]["format"] == "kernel-trace-csv"
     assert arts["torch_profile"]["found_by"] == "torch_profile.json" and arts["telemetry"]["found_by"] == "amd_smi.csv"
     assert all(0 < a["sniff_score"] <= 100 for a in arts.values()), arts

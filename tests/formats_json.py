@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""formats_json: the JSON, SQLite and telemetry formats (issue 11, fmtjson) against
+"""formats_json: the JSON, SQLite and telemetry formats against
 independent reads of the same files.
 
 Each check runs `section_tool --records FORMAT=FILE` (one JSON line per record the format

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""npu_oracle: the npu sections (issue 13) against an independent computation.
+"""npu_oracle: the npu sections against an independent computation.
 
 Runs build/tests/section_tool over the msprof fixture (with a reference folder made here)
 and over the AIE fixture plus synthetic multi-core traces (with a hand-made aie_run.json),
