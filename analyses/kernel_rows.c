@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/id_map.h"
+#include "analyses/structures/id_map.h"
 #include "analyses/kernel_class_cache.h"
-#include "analyses/layers.h"
-#include "analyses/ops_frames.h"
-#include "analyses/phases.h"
+#include "analyses/sections/layers.h"
+#include "analyses/sections/ops_frames.h"
+#include "analyses/sections/phases.h"
 
 typedef struct kr_launch {
     int64_t start, pid, tid;

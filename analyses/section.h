@@ -4,7 +4,7 @@
  * whose keys are sections ("sources", "device", "kernels", "timeline", "npu_ops", ...).
  * Each section is one section_analysis, listed once in analyses/section_registry.c: adding
  * an analysis is one file plus one registry line (and the file's line in CMakeLists.txt's
- * source list; analyses/counters_section.c is an example), and nothing in core/, storage/,
+ * source list; analyses/sections/counters_section.c is an example), and nothing in core/, storage/,
  * api/ or daemon/ changes.
  *
  * The driver (core/run_analysis) reads every source of a run (one file read by one

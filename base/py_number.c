@@ -73,7 +73,7 @@ i128 py_trunc(double x) {
 }
 
 /* Whether s[0..8) are eight decimal digits; their value in *out. Eight at once (SWAR, as in
- * Lemire's fast_float; parsers/torch_values.h's torch_digits): a trace's ns timestamps are
+ * Lemire's fast_float; parsers/formats/torch_values.h's torch_digits): a trace's ns timestamps are
  * 16 digits, read once per row per column, where a byte at a time cost ~14 instructions a
  * digit. */
 static inline bool eight_digits(const char *s, uint64_t *out) {

@@ -16,7 +16,7 @@
 
 #include "core/format_pipe.h"
 #include "core/run_files.h"
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/gunzip.h"
 #include "parsers/parser_registry.h"
 
 #define READ_CHUNK (1u << 20)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analyses/kernel_rows.h"
-#include "analyses/layers.h"
+#include "analyses/sections/layers.h"
 #include "base/json_writer.h"
 
 #define FLUSH_BYTES ((size_t)64 << 10)   /* output is handed to the sink in pieces of about this */

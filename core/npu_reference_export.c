@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyses/npu_ops.h"
+#include "analyses/sections/npu_ops.h"
 #include "core/run_inventory.h"
 #include "core/source_read.h"
-#include "parsers/msprof_csv.h"
+#include "parsers/formats/msprof_csv.h"
 
 extern const section_analysis npu_ops_analysis;
 

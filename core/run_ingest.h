@@ -5,7 +5,7 @@
  * RunMetrics chose (core/run_files) ride on those reads as passengers: the bytes the driver
  * reads and inflates also feed the RunMetrics summary reading of the same file
  * (artefact_passenger: the kind's format and its summary analysis; for the torch profile the
- * format's REC_TRACE_EVENT state and analyses/torch_stats), with artefact_read()'s checks, warnings and failure rules, so the result is
+ * format's REC_TRACE_EVENT state and analyses/summaries/torch_stats), with artefact_read()'s checks, warnings and failure rules, so the result is
  * bit-identical to run_parse(). Then RunMetrics is derived from the summaries
  * (run_result_complete). A RunMetrics file the driver does not read (missing, or not in the
  * inventory) is read by artefact_read() as run_parse() would; the one other second read is

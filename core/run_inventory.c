@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "core/artefact_reader.h"
-#include "parsers/csv_columns.h"
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/csv_columns.h"
+#include "parsers/tokenizers/gunzip.h"
 #include "parsers/parser_registry.h"
 
 int inventory_rank_from_name(const char *name) {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/artefact_reader.h"
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/gunzip.h"
 
 #define CHUNK (1u << 20)
 

@@ -11,7 +11,7 @@
 #include "core/metrics_json.h"
 #include "core/waste_budget.h"
 #include "parsers/artefact.h"
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/gunzip.h"
 
 static const size_t CHUNKS[8] = {1, 2, 3, 7, 64, 4096, 65536, 1 << 20};
 

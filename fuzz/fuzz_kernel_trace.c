@@ -1,6 +1,6 @@
 /* libFuzzer harness: kernel_trace (see fuzz_common.h and docs/RELIABILITY.md). */
 #include "fuzz/fuzz_common.h"
-#include "parsers/kernel_trace_csv.h"
+#include "parsers/formats/kernel_trace_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* libFuzzer harness: torch_gzip (see fuzz_common.h and docs/RELIABILITY.md). */
 #include "fuzz/fuzz_common.h"
-#include "parsers/torch_trace_json.h"
+#include "parsers/formats/torch_trace_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

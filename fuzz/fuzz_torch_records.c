@@ -1,4 +1,4 @@
-/* libFuzzer harness: the torch profile's records state (parsers/torch_trace_records.c), as
+/* libFuzzer harness: the torch profile's records state (parsers/formats/torch_trace_records.c), as
  * the analysis document's run driver reads it. Any input, fed in chunks of a size the first
  * byte picks: no crash, no leak, every record's strings valid UTF-8 of their stated length;
  * and a split read at any resume point that joins emits exactly the records of one pass. */
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "base/text_utf8.h"
-#include "parsers/torch_trace_json.h"
-#include "parsers/torch_trace_records.h"
+#include "parsers/formats/torch_trace_json.h"
+#include "parsers/formats/torch_trace_records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

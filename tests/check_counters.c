@@ -1,4 +1,4 @@
-/* check_counters: the counters section (analyses/counters_section.c) on hand-built REC_COUNTER
+/* check_counters: the counters section (analyses/sections/counters_section.c) on hand-built REC_COUNTER
  * streams, against numbers worked out by hand: per kernel and counter dispatches, sum, mean,
  * min, max; a value naming no kernel; non-finite values; the list bounded by list_rows with
  * the rest in `unlisted`; two sources folded; the report.md part; a split read exact only

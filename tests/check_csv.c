@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/csv_tokenizer.h"
+#include "parsers/tokenizers/csv_tokenizer.h"
 
 /* Collects records as "f1|f2|...\n" (blank records as "<blank>\n"). */
 typedef struct collected {
@@ -214,7 +214,7 @@ Suite *csv_suite(void) {
 
 #include <zlib.h>
 
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/gunzip.h"
 
 static size_t gz(const char *text, uint8_t *out, size_t cap) {
     z_stream z;

@@ -10,7 +10,7 @@
 #include "analyses/analysis.h"
 #include "base/strbuf.h"
 #include "core/run_files.h"
-#include "parsers/copy_kind.h"
+#include "parsers/tokenizers/copy_kind.h"
 #include "parsers/parser_registry.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "parsers/parser_registry.h"
-#include "parsers/telemetry_values.h"
+#include "parsers/tokenizers/telemetry_values.h"
 
 #define MAX_RECS 64
 

@@ -1,5 +1,5 @@
 /* check_id_map: the id map and the kernel-class cache the section analyses join and classify
- * with (analyses/id_map.c, analyses/kernel_class_cache.c).
+ * with (analyses/structures/id_map.c, analyses/kernel_class_cache.c).
  *
  * id_map_get_or_put (one probe for kernel groups) must agree with id_map_get/id_map_put on
  * dense, strided and random ids across many growths; the class cache, which now grows from a
@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/corr_map.h"
-#include "analyses/id_map.h"
+#include "analyses/structures/corr_map.h"
+#include "analyses/structures/id_map.h"
 #include "analyses/kernel_class_cache.h"
-#include "analyses/name_agg.h"
+#include "analyses/structures/name_agg.h"
 #include "parsers/kernel_table.h"
 
 /* The id of the i-th key of pattern p: dense, strided by 4096, scrambled, two dense runs

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/json_tokenizer.h"
+#include "parsers/tokenizers/json_tokenizer.h"
 
 typedef struct log {
     strbuf out;

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "tests/npu_harness.h"
-#include "parsers/aie_trace_json.h"
-#include "analyses/npu_ops.h"
-#include "parsers/msprof_csv.h"
+#include "parsers/formats/aie_trace_json.h"
+#include "analyses/sections/npu_ops.h"
+#include "parsers/formats/msprof_csv.h"
 
 /* ---- msprof ---- */
 

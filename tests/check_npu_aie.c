@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/aie_cores.h"
+#include "analyses/sections/aie_cores.h"
 #include "base/strbuf.h"
 #include "tests/npu_harness.h"
 

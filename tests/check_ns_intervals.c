@@ -1,4 +1,4 @@
-/* Tests of ns_intervals' retirement (analyses/ns_intervals.c): a set that folds its older
+/* Tests of ns_intervals' retirement (analyses/structures/ns_intervals.c): a set that folds its older
  * spans into a running total keeps nsi_total equal to a brute-force per-nanosecond union
  * whenever no interval reaches back below its floor (in time order, or in random order
  * within the kept spans), says `inexact` when one does (and then never undercounts), and
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/interval_set.h"
-#include "analyses/ns_intervals.h"
+#include "analyses/structures/interval_set.h"
+#include "analyses/structures/ns_intervals.h"
 
 #define SPAN 20000
 

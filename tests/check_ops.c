@@ -1,4 +1,4 @@
-/* Tests of the ops section (analyses/ops.c): kernel time attributed to CPU operators on a
+/* Tests of the ops section (analyses/sections/ops.c): kernel time attributed to CPU operators on a
  * hand-built chain (External id, correlation -> launch -> External id, a kernel before
  * its operator), union of intervals, shapes, Python frames, split pieces and files. */
 #include <check.h>

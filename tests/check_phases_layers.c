@@ -1,4 +1,4 @@
-/* Tests of the phases and layers sections (analyses/phases.c, analyses/layers.c) on tiny
+/* Tests of the phases and layers sections (analyses/sections/phases.c, analyses/sections/layers.c) on tiny
  * hand-built streams: vLLM step annotations in both spellings, kernels joined through
  * their launch call (a graph launch's kernels after the annotation ended), and layers as
  * launch groups holding attention and GEMM work, numbered in time order. */

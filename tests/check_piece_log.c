@@ -1,4 +1,4 @@
-/* check_piece_log: the delta-coded piece log (analyses/piece_log.c) gives back exactly the
+/* check_piece_log: the delta-coded piece log (analyses/structures/piece_log.c) gives back exactly the
  * bytes put, in order, for any entry bytes: random words (worst case: 5 bytes a word),
  * slowly moving ids and times (the common case, checked to code small), extreme values
  * (INT64_MIN/MAX ends against starts: the differences wrap), entry sizes 4..64 with and
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/piece_log.h"
+#include "analyses/structures/piece_log.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next64(void) {   /* xorshift64*: reproducible */

@@ -1,4 +1,4 @@
-/* Tests of the ranks section (analyses/ranks.c): collectives matched by occurrence across
+/* Tests of the ranks section (analyses/sections/ranks.c): collectives matched by occurrence across
  * ranks, start skew, slowest/fastest/straggler ranks, per-rank totals, null for one rank. */
 #include <check.h>
 #include <string.h>

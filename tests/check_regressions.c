@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "fuzz/fuzz_common.h"
-#include "parsers/amd_smi_csv.h"
-#include "parsers/kernel_trace_csv.h"
-#include "parsers/torch_trace_json.h"
+#include "parsers/formats/amd_smi_csv.h"
+#include "parsers/formats/kernel_trace_csv.h"
+#include "parsers/formats/torch_trace_json.h"
 #include "tests/test_util.h"
 
 static int replay(const char *harness, const artefact_parser *p, bool gz) {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "core/run_analysis.h"
-#include "parsers/torch_trace_records.h"
-#include "parsers/torch_values.h"
+#include "parsers/formats/torch_trace_records.h"
+#include "parsers/formats/torch_values.h"
 #include "tests/test_util.h"
 
 /* ---- a test-only section analysis: counts what it is given, and the order of folds ---- */

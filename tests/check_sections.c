@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/name_agg.h"
+#include "analyses/structures/name_agg.h"
 #include "analyses/section_registry.h"
 
 typedef struct recs {

@@ -1,5 +1,5 @@
 /* Tests: how untrusted files are opened and SQLite databases read (core/artefact_reader's
- * artefact_open, parsers/sqlite_guard, parsers/rocpd_order). The databases are written here
+ * artefact_open, parsers/sqlite/sqlite_guard, parsers/formats/rocpd_order). The databases are written here
  * with SQLite's own API, the expected records worked out by hand:
  *  - a database format reads the descriptor it is given, never the name (a name that now
  *    leads to another database gives the descriptor's rows);

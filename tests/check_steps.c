@@ -1,4 +1,4 @@
-/* Tests of the steps section (analyses/steps.c) on hand-built record streams with known
+/* Tests of the steps section (analyses/sections/steps.c) on hand-built record streams with known
  * answers: the parts of every step sum to its wall time within 0 ns, the priority order
  * in overlapping cases, kernels outside every step counted for the run only, a random
  * stress test against a brute-force per-nanosecond labelling, the mean's rounding, ranks. */

@@ -1,4 +1,4 @@
-/* check_telemetry_series: analyses/telemetry_series against a brute-force bucketing, on random
+/* check_telemetry_series: analyses/sections/telemetry_series against a brute-force bucketing, on random
  * sample sets (negative and huge times included) added in random order, and split into two
  * series merged afterwards: the same width, buckets, counts and maxima; sums equal within
  * float rounding. tests/telemetry_oracle.py does the same end to end on real files. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/telemetry_series.h"
+#include "analyses/sections/telemetry_series.h"
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(uint64_t n) {

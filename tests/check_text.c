@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/column_pick.h"
+#include "parsers/tokenizers/column_pick.h"
 #include "parsers/kernel_table.h"
-#include "parsers/torch_values.h"
+#include "parsers/formats/torch_values.h"
 #include "base/py_number.h"
 #include "base/text_utf8.h"
 

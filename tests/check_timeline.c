@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/corr_map.h"
-#include "analyses/interval_set.h"
+#include "analyses/structures/corr_map.h"
+#include "analyses/structures/interval_set.h"
 #include "analyses/kernel_class.h"
 #include "analyses/section.h"
-#include "analyses/timeline.h"
+#include "analyses/sections/timeline.h"
 
 extern const section_analysis classes_section, timeline_section, recommendations_section;
 

@@ -1,4 +1,4 @@
-/* check_timeline_retire: the timeline's bounded memory (analyses/timeline_retire.c) — the
+/* check_timeline_retire: the timeline's bounded memory (analyses/sections/timeline_retire.c) — the
  * interval_set prefix helpers against a 1-ns bitmap; the timeline section with retirement
  * (a bound of a few dozen islands) against the same records without it and against a
  * brute-force bitmap union: exact on time-ordered and locally disordered streams (every scope,
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/interval_set.h"
+#include "analyses/structures/interval_set.h"
 #include "analyses/section.h"
-#include "analyses/timeline.h"
+#include "analyses/sections/timeline.h"
 
 extern const section_analysis timeline_section;
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parsers/csv_rows.h"
+#include "parsers/tokenizers/csv_rows.h"
 #include "parsers/parser_registry.h"
 
 #define MAX_RECS 64

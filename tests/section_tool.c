@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyses/name_agg.h"
+#include "analyses/structures/name_agg.h"
 #include "analyses/section_registry.h"
-#include "parsers/gunzip.h"
+#include "parsers/tokenizers/gunzip.h"
 #include "parsers/parser_registry.h"
 
 typedef struct fanout {

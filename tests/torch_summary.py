@@ -2,7 +2,7 @@
 """torch_summary: RunMetrics' torch profile summary against the reference's read_torch().
 
 torch_summary_tool (tests/torch_summary_tool.c) reads a profile the way `goblind parse`
-does (the format's REC_TRACE_EVENT records folded by analyses/torch_stats.c) and prints the
+does (the format's REC_TRACE_EVENT records folded by analyses/summaries/torch_stats.c) and prints the
 summary; this script computes the same numbers with goblin_ref.read_torch() (default and
 seed modes) and requires them equal to the bit: every torch fixture, then hand-made edge
 cases (two traceEvents / metadata keys, invalid JSON at the end, metadata strings and NaN,

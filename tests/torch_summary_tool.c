@@ -1,6 +1,6 @@
 /* torch_summary_tool: RunMetrics' torch_summary of one torch profile, read the way
  * `goblind parse` reads it (core/artefact_reader: the format's REC_TRACE_EVENT records into
- * analyses/torch_stats), as one JSON object on stdout, for tests/torch_summary.py to
+ * analyses/summaries/torch_stats), as one JSON object on stdout, for tests/torch_summary.py to
  * compare with the reference's read_torch().
  *
  * usage: torch_summary_tool [--seed] [--split-every] FILE

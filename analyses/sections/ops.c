@@ -1,0 +1,565 @@
+/* ops: GPU kernel time attributed to the CPU operator that launched it (section "ops").
+ *
+ * A kernel names its operator through torch's External id (kernel, launch call and the
+ * innermost enclosing cpu_op carry the same one); a kernel without one goes through its
+ * correlation id to the runtime launch call and that call's External id. Per operator
+ * name: calls (operator instances that launched at least one kernel), kernels, kernels
+ * per call, kernel time as the union of its kernels' intervals (TraceLens's
+ * total_direct_kernel_time), the most frequent input shapes as recorded, and for the top
+ * operators the innermost user Python frame (python_function) enclosing one of its calls
+ * on the same thread.
+ *
+ * Joins happen per file (External and correlation ids are per process): a kernel whose
+ * operator is already known is attributed at once; the rest wait in a bounded pending list
+ * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
+ * happens beyond them, are in docs/ANALYSIS.md "ops". */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyses/structures/id_map.h"
+#include "analyses/structures/ns_intervals.h"
+#include "analyses/sections/ops_frames.h"
+#include "analyses/sections/ops_state.h"
+#include "analyses/section.h"
+
+static void agg_init(name_agg *a) {
+    memset(a, 0, sizeof *a);
+    a->frame = ID_MAP_NONE;
+    a->time.retire_above = TIME_RETIRE_ABOVE;
+    for (int i = 0; i < MAX_SHAPES; i++) a->shapes[i].args = ID_MAP_NONE;
+}
+
+bool ops_agg_reserve(name_agg **agg, size_t *cap, size_t id) {
+    if (id < *cap) return true;
+    size_t c = *cap ? *cap : 64;
+    while (c <= id) c *= 2;
+    name_agg *v = realloc(*agg, c * sizeof *v);
+    if (!v) return false;
+    for (size_t i = *cap; i < c; i++) agg_init(&v[i]);
+    *agg = v;
+    *cap = c;
+    return true;
+}
+
+static void aggs_free(name_agg *agg, size_t cap) {
+    for (size_t i = 0; i < cap; i++) nsi_free(&agg[i].time);
+    free(agg);
+}
+
+static void file_free(ops_file *f) {
+    if (!f) return;
+    str_pool_free(&f->pool);
+    free(f->ops);
+    free(f->launches);
+    id_map_free(&f->op_by_ext);
+    id_map_free(&f->launch_by_corr);
+    plog_free(&f->pending);
+    plog_free(&f->tail);
+    free(f->first_launch);
+    free(f->first_op);
+    aggs_free(f->agg, f->capagg);
+    aggs_free(f->fagg, f->capfagg);
+    free(f->replays);
+    id_map_free(&f->replay_by_corr);
+    py_frames_free(&f->frames);
+    file_free(f->p2);
+    free(f->okept);
+    free(f->lkept);
+    free(f);
+}
+
+static void *ops_open(const analysis_config *cfg, diag_list *diag) {
+    ops_run *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->diag = diag;
+    r->cfg = cfg;
+    r->pool.max_bytes = MAX_NAME_BYTES;
+    return r;
+}
+
+static void *ops_open_source(void *run, const source_ref *src) {
+    (void)run;
+    ops_file *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->index = src->index;
+    f->second = src->piece == 1;
+    _Static_assert(PIECE_LOG_FITS(tail_kernel) && PIECE_LOG_FITS(pending_kernel), "piece_log entries");
+    f->tail.size = sizeof(tail_kernel);
+    f->tail.span = offsetof(tail_kernel, end);   /* end is coded as a duration (piece_log.h) */
+    f->pending.size = sizeof(pending_kernel);
+    f->pending.span = offsetof(pending_kernel, end);
+    f->pool.max_bytes = MAX_NAME_BYTES;
+    /* the second piece keeps every operator and launch up to its budget (past it the join
+     * is refused): the join decides which ones one pass would have kept */
+    f->op_by_ext.max_entries = f->second ? MAX_PIECE_OPS : MAX_OPS_PER_FILE;
+    f->launch_by_corr.max_entries = f->second ? MAX_PIECE_LAUNCHES : MAX_LAUNCHES_PER_FILE;
+    return f;
+}
+
+/* Grows an array of n elements of size sz to hold one more. */
+bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz) {
+    if (n < *cap) return true;
+    size_t c = *cap ? *cap + *cap / 2 : 256;
+    void *nv = realloc(*v, c * sz);
+    if (!nv) return false;
+    *v = nv;
+    *cap = c;
+    return true;
+}
+
+/* Adds `calls` observations of shape `args` to a name's kept shapes. */
+static void add_shape(name_agg *a, uint32_t args, uint64_t calls) {
+    for (int i = 0; i < MAX_SHAPES; i++) {
+        if (a->shapes[i].args == args) {
+            a->shapes[i].calls += calls;
+            return;
+        }
+        if (a->shapes[i].args == ID_MAP_NONE) {
+            a->shapes[i] = (shape_count){args, calls};
+            return;
+        }
+    }
+    a->other_shapes += calls;
+}
+
+/* Attributes the kernel [start, end) to operator instance op of file f. */
+bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
+    op_inst *o = ops_inst(f, op);
+    if (!ops_agg_reserve(&f->agg, &f->capagg, o->name)) return false;
+    name_agg *a = &f->agg[o->name];
+    a->kernels++;
+    if (!o->counted) {
+        o->counted = true;
+        a->calls++;
+        if (o->args != ID_MAP_NONE) add_shape(a, o->args, 1);
+        if (!a->has_rep && o->has_thread) {
+            a->has_rep = true;
+            a->rep_start = o->start, a->rep_pid = o->pid, a->rep_tid = o->tid;
+        }
+    }
+    if (f->spans >= MAX_SPANS_TOTAL) {
+        f->time_dropped++;
+        return true;
+    }
+    size_t before = a->time.n;
+    if (!nsi_add(&a->time, start, end)) return false;
+    f->spans += a->time.n - before;
+    return true;
+}
+
+/* The operator instance of kernel k: by its External id, else through its launch call
+ * (both pieces of a split read once joined: ops_op_by_ext). */
+static uint32_t op_of(const ops_file *f, const pending_kernel *k) {
+    if (k->has_ext) {
+        uint32_t op = ops_op_by_ext(f, k->ext);
+        if (op != ID_MAP_NONE) return op;
+    }
+    return k->has_corr ? ops_op_by_corr(f, k->corr) : ID_MAP_NONE;
+}
+
+static bool is_category(const record *r, const char *c) {
+    return r->category && r->category_len == strlen(c) && !memcmp(r->category, c, r->category_len);
+}
+
+static bool span_of(const record *r, int64_t *a, int64_t *b) {
+    if (!(r->has & RF_START)) return false;
+    i128 end = (r->has & RF_END) ? r->end_ns : (r->has & RF_DURATION) ? i128_add(r->start_ns, r->duration_ns) : r->start_ns;
+    const i128 lim = (i128)INT64_MAX / 2;
+    if (r->start_ns < -lim || r->start_ns > lim || end < -lim || end > lim) return false;
+    *a = (int64_t)r->start_ns;
+    *b = (int64_t)end < *a ? *a : (int64_t)end;
+    return true;
+}
+
+static bool consume_op(ops_file *f, const record *r) {
+    int64_t a, b;
+    if (is_category(r, "python_function")) {
+        if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !py_frame_is_user(r->name, r->name_len)) return true;
+        uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
+        if (name == ID_MAP_NONE) return true;
+        return py_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
+    }
+    f->any_op = true;
+    if (!(r->has & RF_EXTERNAL) || !r->external_id || !r->name) return true;
+    uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
+    uint32_t args = r->args && r->args_len ? str_pool_intern(&f->pool, r->args, r->args_len) : ID_MAP_NONE;
+    if (name == ID_MAP_NONE) {
+        f->ops_dropped++;
+        return true;
+    }
+    if (!ops_grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
+    bool timed = span_of(r, &a, &b);
+    f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid,
+                                timed && (r->has & RF_PID_TID), false};
+    uint32_t prev = ID_MAP_NONE;
+    if (f->second) {
+        prev = id_map_get(&f->op_by_ext, r->external_id);
+        if (!ops_grow_one((void **)&f->first_op, &f->cap_first_op, f->nops, sizeof *f->first_op)) return false;
+    }
+    uint32_t got = id_map_put(&f->op_by_ext, r->external_id, (uint32_t)f->nops);
+    if (got == ID_MAP_OOM) return false;
+    if (got == ID_MAP_FULL) {
+        f->ops_dropped++;
+        f->tail_full |= f->second;
+    } else {
+        if (f->second) f->first_op[f->nops] = prev == ID_MAP_NONE ? (uint32_t)f->nops : f->first_op[prev];
+        f->nops++;
+    }
+    return true;
+}
+
+static bool ops_consume(void *src, const record *r) {
+    ops_file *f = src;
+    if (r->type == REC_CPU_OP) return consume_op(f, r);
+    if (r->type == REC_API_CALL) {
+        if (!(r->has & RF_CORRELATION)) return true;
+        if (!(r->has & RF_EXTERNAL) || !r->external_id) return ops_replay_add(f, r);   /* a graph launch */
+        if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
+        f->launches[f->nlaunches] = (launch){r->correlation_id, r->external_id};
+        uint32_t prev = ID_MAP_NONE;
+        if (f->second) {
+            prev = id_map_get(&f->launch_by_corr, r->correlation_id);
+            if (!ops_grow_one((void **)&f->first_launch, &f->cap_first_launch, f->nlaunches, sizeof *f->first_launch))
+                return false;
+        }
+        uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
+        if (got == ID_MAP_OOM) return false;
+        if (got == ID_MAP_FULL) f->tail_full |= f->second;
+        else {
+            if (f->second) f->first_launch[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first_launch[prev];
+            f->nlaunches++;
+        }
+        return true;
+    }
+    /* REC_KERNEL_DISPATCH */
+    int64_t a, b;
+    f->kernels++;
+    pending_kernel k = {.ext = r->external_id, .corr = r->correlation_id,
+                        .has_ext = (r->has & RF_EXTERNAL) && r->external_id, .has_corr = r->has & RF_CORRELATION};
+    if ((!k.has_ext && !k.has_corr) || !span_of(r, &a, &b)) {
+        f->no_id++;
+        return true;
+    }
+    k.start = a, k.end = b;
+    if (f->second) return ops_tail_add(f, &k);
+    uint32_t op = op_of(f, &k);
+    if (op != ID_MAP_NONE) return ops_attribute(f, op, a, b);
+    if (f->pending.n >= (f->any_op ? MAX_PENDING : MAX_PENDING_NO_OPS)) {
+        f->pending_dropped++;
+        if (!f->any_op) f->pending_dropped_no_ops++;
+        return true;
+    }
+    return ops_pending_add(f, &k);
+}
+
+bool ops_pending_add(ops_file *f, const pending_kernel *k) {
+    pending_kernel z;   /* padding zeroed: it codes in one byte (piece_log.h) */
+    memset(&z, 0, sizeof z);
+    z.ext = k->ext, z.corr = k->corr, z.start = k->start, z.end = k->end;
+    z.has_ext = k->has_ext, z.has_corr = k->has_corr;
+    return plog_put(&f->pending, &z);
+}
+
+/* Re-interns src's strings into dst's pool: map[i] is src id i's id in dst. */
+uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src) {
+    uint32_t *map = malloc((src->n + 1) * sizeof *map);
+    if (!map) return NULL;
+    for (size_t i = 0; i < src->n; i++) map[i] = str_pool_intern(dst, src->s[i], src->len[i]);
+    return map;
+}
+
+
+/* Folds name aggregate s (ids by map) into d; time spans up to *spans < limit. */
+static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t *spans, uint64_t *time_dropped) {
+    d->calls += s->calls;
+    d->kernels += s->kernels;
+    if (*spans + s->time.n > MAX_SPANS_TOTAL) {
+        *time_dropped += s->kernels;
+    } else {
+        size_t before = d->time.n;
+        if (!nsi_merge(&d->time, &s->time)) return false;
+        *spans += d->time.n - before;
+    }
+    for (int i = 0; i < MAX_SHAPES && s->shapes[i].args != ID_MAP_NONE; i++) {
+        uint32_t id = ops_mapped(map, s->shapes[i].args);
+        if (id == ID_MAP_NONE) d->other_shapes += s->shapes[i].calls;
+        else add_shape(d, id, s->shapes[i].calls);
+    }
+    d->other_shapes += s->other_shapes;
+    if (!d->has_rep && s->has_rep) d->has_rep = true, d->rep_start = s->rep_start, d->rep_pid = s->rep_pid, d->rep_tid = s->rep_tid;
+    if (d->frame == ID_MAP_NONE) d->frame = ops_mapped(map, s->frame);
+    return true;
+}
+
+/* Joins the file's waiting kernels, names the Python frames, folds it into the run. */
+static bool resolve_file(ops_run *r, ops_file *f) {
+    uint64_t unresolved = 0, unmapped = 0;
+    pending_kernel k;
+    while (plog_take(&f->pending, &k)) {   /* read once: its blocks are freed as read */
+        uint32_t op = op_of(f, &k);
+        bool owned = false;                /* else by the Python frame around its launch (ops_replay.c) */
+        if (op == ID_MAP_NONE && !ops_replay_attribute(f, &k, &owned)) return false;
+        if (op == ID_MAP_NONE) unresolved += !owned;
+        else if (!ops_attribute(f, op, k.start, k.end)) return false;
+    }
+    for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
+        name_agg *a = &f->agg[i];
+        if (a->kernels && a->has_rep && a->frame == ID_MAP_NONE && f->frames.n) {
+            uint32_t fr = py_frames_innermost(&f->frames, a->rep_pid, a->rep_tid, a->rep_start);
+            a->frame = fr == UINT32_MAX ? ID_MAP_NONE : fr;
+        }
+    }
+    uint32_t *map = ops_remap_pool(&r->pool, &f->pool);
+    if (!map) return false;
+    for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
+        if (!f->agg[i].kernels) continue;
+        if (map[i] == ID_MAP_NONE) {
+            unmapped += f->agg[i].kernels;
+            continue;
+        }
+        if (!ops_agg_reserve(&r->agg, &r->capagg, map[i]) || !agg_fold(&r->agg[map[i]], &f->agg[i], map, &r->spans, &r->time_dropped)) {
+            free(map);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < f->capfagg && i < f->pool.n; i++) {   /* the Python frames' rows */
+        if (!f->fagg[i].kernels) continue;
+        if (map[i] == ID_MAP_NONE) {
+            unmapped += f->fagg[i].kernels;
+            continue;
+        }
+        if (!ops_agg_reserve(&r->fagg, &r->capfagg, map[i]) ||
+            !agg_fold(&r->fagg[map[i]], &f->fagg[i], map, &r->spans, &r->time_dropped)) {
+            free(map);
+            return false;
+        }
+    }
+    free(map);
+    r->kernels += f->kernels;
+    r->unattributed += unresolved + unmapped + f->no_id + f->pending_dropped;
+    r->no_id += f->no_id, r->no_operator += unresolved, r->name_bound += unmapped;
+    r->pending_dropped += f->pending_dropped;
+    r->pending_dropped_no_ops += f->pending_dropped_no_ops;
+    r->ops_dropped += f->ops_dropped;
+    r->time_dropped += f->time_dropped;
+    r->frames_dropped += f->frames.dropped;
+    r->any_op |= f->any_op;
+    return true;
+}
+
+static bool ops_end_source(void *run, void *src) {
+    ops_run *r = run;
+    ops_file *f = src;
+    bool ok = true;
+    if (r->acc && r->acc->index == f->index) {
+        if (r->acc->p2) {              /* a file is read in two pieces at most */
+            file_free(f);
+            ok = false;
+        } else {
+            ok = ops_merge_piece(r->acc, f);   /* r->acc owns f now (when not out of memory first) */
+            if (r->acc->p2 != f) file_free(f);
+        }
+    } else {
+        if (r->acc) ok = resolve_file(r, r->acc);
+        file_free(r->acc);
+        r->acc = f;
+    }
+    if (!ok) r->oom = true;
+    return ok;
+}
+
+/* The aggregate of row code c of r->order (OPS_FRAME_ROW | id: a Python frame's), and its name. */
+static const name_agg *row_agg(const ops_run *r, size_t c) {
+    return c & OPS_FRAME_ROW ? &r->fagg[c & ~OPS_FRAME_ROW] : &r->agg[c];
+}
+static const char *row_name(const ops_run *r, size_t c) { return r->pool.s[c & ~OPS_FRAME_ROW]; }
+
+/* Most kernel time first, ties by name, then operators before frames (qsort_r with the run as
+ * context: the daemon finishes several ingests at once, so no file-scope sort state). */
+static int cmp_time(const void *x, const void *y, void *ctx) {
+    const ops_run *r = ctx;
+    size_t cx = *(const size_t *)x, cy = *(const size_t *)y;
+    int64_t ta = nsi_total(&row_agg(r, cx)->time), tb = nsi_total(&row_agg(r, cy)->time);
+    if (ta != tb) return ta > tb ? -1 : 1;
+    int c = strcmp(row_name(r, cx), row_name(r, cy));
+    return c ? c : (cx > cy) - (cx < cy);
+}
+
+static bool ops_finish(void *run, const section_results *earlier) {
+    (void)earlier;
+    ops_run *r = run;
+    if (r->acc) {
+        bool ok = resolve_file(r, r->acc);
+        file_free(r->acc);
+        r->acc = NULL;
+        if (!ok) return !(r->oom = true);
+    }
+    r->order = malloc((2 * r->pool.n + 1) * sizeof *r->order);
+    if (!r->order) return !(r->oom = true);
+    for (size_t i = 0; i < r->pool.n && i < r->capagg; i++)
+        if (r->agg[i].kernels) r->order[r->norder++] = i;
+    for (size_t i = 0; i < r->pool.n && i < r->capfagg; i++)
+        if (r->fagg[i].kernels) r->order[r->norder++] = i | OPS_FRAME_ROW;
+    if (r->norder > 1) qsort_r(r->order, r->norder, sizeof *r->order, cmp_time, r);
+    /* the limit actually hit: MAX_PENDING_NO_OPS while a file had shown no operator yet, else MAX_PENDING */
+    uint64_t after_ops = r->pending_dropped - r->pending_dropped_no_ops;
+    if (r->pending_dropped_no_ops && r->any_op)
+        diag_add(r->diag, "ops: more than %zu kernels waited for their operator before the file's first operator; "
+                 "%llu are counted as unattributed", MAX_PENDING_NO_OPS, (unsigned long long)r->pending_dropped_no_ops);
+    if (after_ops && r->any_op)
+        diag_add(r->diag, "ops: more than %zu kernels waited for their operator in one file; %llu are counted as "
+                 "unattributed", MAX_PENDING, (unsigned long long)after_ops);
+    if (r->ops_dropped)
+        diag_add(r->diag, "ops: more than %zu operator calls (or %zu MiB of names) in one file; kernels of %llu "
+                 "further calls are unattributed", MAX_OPS_PER_FILE, MAX_NAME_BYTES >> 20,
+                 (unsigned long long)r->ops_dropped);
+    uint64_t inexact = 0;
+    for (size_t i = 0; i < r->norder; i++) inexact += row_agg(r, r->order[i])->time.inexact;
+    if (inexact)
+        diag_add(r->diag, "ops: %llu kernels reached back before the %zu latest kernel-time spans of their operator "
+                 "name; kernel_time_ns counts them without the union and may overcount",
+                 (unsigned long long)inexact, TIME_RETIRE_ABOVE);
+    if (r->time_dropped)
+        diag_add(r->diag, "ops: more than %zu separate kernel-time spans; %llu kernels count in calls and kernels "
+                 "but not in kernel_time_ns", MAX_SPANS_TOTAL, (unsigned long long)r->time_dropped);
+    return true;
+}
+
+/* Kernels attributed to an operator (frames false) or to a Python frame (frames true). */
+static uint64_t attributed_to(const ops_run *r, bool frames) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < r->norder; i++)
+        if (((r->order[i] & OPS_FRAME_ROW) != 0) == frames) n += row_agg(r, r->order[i])->kernels;
+    return n;
+}
+
+/* Rows of operators (frames false) or of Python frames owning graph replays (true). */
+static size_t rows_of_kind(const ops_run *r, bool frames) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->norder; i++) n += ((r->order[i] & OPS_FRAME_ROW) != 0) == frames;
+    return n;
+}
+
+static uint64_t attributed(const ops_run *r) { return attributed_to(r, false) + attributed_to(r, true); }
+
+static void ops_render(const void *run, jw_out *w) {
+    const ops_run *r = run;
+    if (!r->any_op || r->oom) {
+        jw_null(w);
+        return;
+    }
+    jw_object_open(w);
+    jw_key(w, "complete");
+    jw_bool(w, !r->pending_dropped && !r->ops_dropped && !r->time_dropped);  /* any_op holds here */
+    jw_key(w, "kernels");
+    jw_int(w, (int64_t)r->kernels);
+    jw_key(w, "attributed_kernels");
+    jw_int(w, (int64_t)attributed(r));
+    jw_key(w, "attributed_by");   /* the two kinds of owner: they sum to attributed_kernels */
+    jw_object_open(w);
+    jw_key(w, "operator");
+    jw_int(w, (int64_t)attributed_to(r, false));
+    jw_key(w, "python_frame");
+    jw_int(w, (int64_t)attributed_to(r, true));
+    jw_object_close(w);
+    jw_key(w, "unattributed_kernels");
+    jw_int(w, (int64_t)r->unattributed);
+    jw_key(w, "unattributed");   /* why: the four sum to unattributed_kernels */
+    jw_object_open(w);
+    jw_key(w, "no_id");
+    jw_int(w, (int64_t)r->no_id);
+    jw_key(w, "no_operator");
+    jw_int(w, (int64_t)r->no_operator);
+    jw_key(w, "pending_bound");
+    jw_int(w, (int64_t)r->pending_dropped);
+    jw_key(w, "name_bound");
+    jw_int(w, (int64_t)r->name_bound);
+    jw_object_close(w);
+    jw_key(w, "operators");
+    jw_int(w, (int64_t)rows_of_kind(r, false));
+    jw_key(w, "python_frames");
+    jw_int(w, (int64_t)rows_of_kind(r, true));
+    jw_key(w, "by_op");
+    jw_array_open(w);
+    size_t listed = section_listed(r->cfg, r->norder < TOP_LISTED ? r->norder : TOP_LISTED);
+    for (size_t i = 0; i < listed; i++) {
+        const name_agg *a = row_agg(r, r->order[i]);
+        jw_object_open(w);
+        jw_key(w, "name");
+        jw_string(w, row_name(r, r->order[i]));
+        jw_key(w, "kind");
+        jw_string(w, r->order[i] & OPS_FRAME_ROW ? "python_frame" : "operator");
+        jw_key(w, "calls");
+        jw_int(w, (int64_t)a->calls);
+        jw_key(w, "kernels");
+        jw_int(w, (int64_t)a->kernels);
+        jw_key(w, "kernels_per_call");
+        jw_number(w, a->calls ? (double)a->kernels / (double)a->calls : 0);
+        jw_key(w, "kernel_time_ns");
+        jw_int(w, nsi_total(&a->time));
+        jw_key(w, "input_shapes");
+        jw_array_open(w);
+        for (int s = 0; s < MAX_SHAPES && a->shapes[s].args != ID_MAP_NONE; s++) {
+            jw_object_open(w);
+            jw_key(w, "shapes");
+            jw_string(w, r->pool.s[a->shapes[s].args]);
+            jw_key(w, "calls");
+            jw_int(w, (int64_t)a->shapes[s].calls);
+            jw_object_close(w);
+        }
+        jw_array_close(w);
+        if (i < TOP_FRAMES) {
+            jw_key(w, "python_frame");
+            if (a->frame != ID_MAP_NONE) jw_string(w, r->pool.s[a->frame]);
+            else jw_null(w);
+        }
+        jw_object_close(w);
+    }
+    jw_array_close(w);
+    section_render_cut(w, "listed", "unlisted", "operators", listed, r->norder);   /* (frames' rows too) */
+    jw_object_close(w);
+}
+
+/* "kernels", "attributed_kernels", "attributed_by.{operator,python_frame}", "unattributed_kernels",
+ * "operators", "top.kernel_time_ns". */
+static bool ops_number(const void *run, const char *path, double *out) {
+    const ops_run *r = run;
+    if (!r->any_op || r->oom) return false;
+    if (!strcmp(path, "kernels")) return *out = (double)r->kernels, true;
+    if (!strcmp(path, "attributed_kernels")) return *out = (double)attributed(r), true;
+    if (!strcmp(path, "unattributed_kernels")) return *out = (double)r->unattributed, true;
+    if (!strcmp(path, "operators")) return *out = (double)rows_of_kind(r, false), true;
+    if (!strcmp(path, "attributed_by.operator")) return *out = (double)attributed_to(r, false), true;
+    if (!strcmp(path, "attributed_by.python_frame")) return *out = (double)attributed_to(r, true), true;
+    if (!strcmp(path, "top.kernel_time_ns") && r->norder) return *out = (double)nsi_total(&row_agg(r, r->order[0])->time), true;
+    return false;
+}
+
+static void ops_close(void *run) {
+    ops_run *r = run;
+    if (!r) return;
+    file_free(r->acc);
+    str_pool_free(&r->pool);
+    aggs_free(r->agg, r->capagg);
+    aggs_free(r->fagg, r->capfagg);
+    free(r->order);
+    free(r);
+}
+
+const section_analysis ops_analysis = {
+    .key = "ops",
+    .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_API_CALL) | REC_BIT(REC_CPU_OP),
+    .fields = RF_START | RF_END | RF_DURATION | RF_CORRELATION | RF_EXTERNAL | RF_PID_TID,
+    .splittable = true,
+    .split_exact = ops_split_exact,
+    .host_clock = true,           /* joins kernels to the host trace's operators, launches and steps */
+    .open = ops_open,
+    .open_source = ops_open_source,
+    .consume = ops_consume,
+    .end_source = ops_end_source,
+    .finish = ops_finish,
+    .render = ops_render,
+    .number = ops_number,
+    .close = ops_close,
+};

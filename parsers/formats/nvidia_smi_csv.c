@@ -1,0 +1,204 @@
+/* nvidia_smi_csv: `nvidia-smi --query-gpu=... --format=csv` telemetry logs.
+ *
+ * Each row is one sample of one GPU: REC_TELEMETRY_SAMPLE with the GPU index (device),
+ * VRAM used (GiB, from MiB) and GPU utilisation (percent) when the row has them. Both
+ * --format=csv (units in the header and in every value: "841 MiB", "22 %", a space after
+ * each comma) and csv,noheader,nounits logs with a hand-written header are read. Scripts
+ * that append a header before every sample repeat it: such rows are dropped. Values
+ * such as "[N/A]" are counted as skipped, never read as 0.
+ *
+ * The raw readings ride along for the analysis document: power.draw (W), temperature.gpu
+ * (°C), memory.used / memory.total (MiB -> bytes, x 2^20) and the timestamp (start_ns, see
+ * telemetry_values.h). The same columns by the names of hand-written headers (power_W,
+ * temperature_C, ...) are taken too. RunMetrics reads only vram_gib and util_pct. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/py_number.h"
+#include "parsers/artefact.h"
+#include "parsers/tokenizers/csv_columns.h"
+#include "parsers/tokenizers/telemetry_values.h"
+
+#define FIELD_CAP 4096u
+
+static const char *const VRAM_COLS[] = {"memory.used [MiB]", "memory.used", "memory_used_mib", "memory_used", NULL};
+static const char *const UTIL_COLS[] = {"utilization.gpu [%]", "utilization.gpu", "utilization_gpu_percent",
+                                        "utilization_gpu", NULL};
+static const char *const INDEX_COLS[] = {"index", "gpu_index", NULL};
+static const char *const POWER_COLS[] = {"power.draw [W]", "power.draw", "power_W", "power_draw_w", "power_draw", NULL};
+static const char *const NOT_POWER[] = {"limit", "max", "min", "default", "enforced", NULL};
+static const char *const TEMP_COLS[] = {"temperature.gpu", "temperature_C", "temperature_gpu", "temp_c", NULL};
+static const char *const NOT_TEMP[] = {"memory", "limit", "max", "slowdown", "shutdown", NULL};
+static const char *const TOTAL_COLS[] = {"memory.total [MiB]", "memory.total", "memory_total_mib", "memory_total", NULL};
+static const char *const TIME_COLS[] = {"timestamp", NULL};
+
+enum { C_VRAM, C_UTIL, C_INDEX, C_POWER, C_TEMP, C_TOTAL, C_TIME, C_COUNT };
+static const csv_want WANT[] = {{VRAM_COLS, NULL, false},   {UTIL_COLS, NULL, false},
+                                       {INDEX_COLS, NULL, false},  {POWER_COLS, NOT_POWER, false},
+                                       {TEMP_COLS, NOT_TEMP, false}, {TOTAL_COLS, NULL, false},
+                                       {TIME_COLS, NULL, false}};
+_Static_assert(sizeof WANT / sizeof *WANT == C_COUNT, "WANT: one entry per value below C_COUNT");
+
+typedef struct state {
+    csv_tokenizer csv;
+    record_sink sink;
+    read_facts *facts;
+    diag_list *diag;
+    const char *label;
+    bool have_header, oom;
+    csv_columns cols;
+    uint64_t rows_used, repeated_headers, vram_bad, util_bad;
+    uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
+    char time_bad_text[48];
+} state;
+
+/* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
+ * unit word (letters or '%') removed, then Python's float() grammar. */
+static bool value_number(const csv_field *f, double *v) {
+    if (!f || f->truncated) return false;
+    const char *p = f->text.data ? f->text.data : "";
+    size_t n = f->text.len;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+    while (n && ((p[n - 1] >= 'A' && p[n - 1] <= 'Z') || (p[n - 1] >= 'a' && p[n - 1] <= 'z') || p[n - 1] == '%')) n--;
+    return n && py_number(p, n, v);
+}
+
+/* A row that repeats the header (a cell of a chosen column is the column's own name). */
+static bool is_header_again(const state *s, const csv_record *r) {
+    for (int c = 0; c < C_COUNT; c++) {
+        const csv_field *f = csv_columns_field(&s->cols, (size_t)c, r);
+        const char *name = s->cols.name[c];
+        if (!f || !name) continue;
+        const char *p = f->text.data ? f->text.data : "";
+        size_t n = f->text.len;
+        while (n && *p == ' ') p++, n--;
+        while (*name == ' ') name++;
+        if (n == strlen(name) && !memcmp(p, name, n)) return true;
+    }
+    return false;
+}
+
+static void on_header(state *s, const csv_record *r) {
+    if (!csv_columns_pick(&s->cols, &s->csv, r, WANT, C_COUNT)) s->oom = true;
+    read_facts_column(s->facts, "vram", s->cols.name[C_VRAM]);
+    if (s->cols.name[C_VRAM]) read_facts_column(s->facts, "vram_unit", "MiB (/ 1024)");
+    read_facts_column(s->facts, "utilisation", s->cols.name[C_UTIL]);
+    read_facts_column(s->facts, "device", s->cols.name[C_INDEX]);
+    read_facts_column(s->facts, "power", s->cols.name[C_POWER]);
+    read_facts_column(s->facts, "temperature", s->cols.name[C_TEMP]);
+    read_facts_column(s->facts, "vram_total", s->cols.name[C_TOTAL]);
+    read_facts_column(s->facts, "time", s->cols.name[C_TIME]);
+    if (s->cols.col[C_VRAM] < 0 && s->cols.col[C_UTIL] < 0 && s->cols.col[C_POWER] < 0 && s->cols.col[C_TEMP] < 0)
+        diag_add(s->diag, "%s: line %llu: header has no memory.used, utilization.gpu, power.draw or temperature.gpu column", s->label,
+                 (unsigned long long)r->line);
+}
+
+static void on_record(void *user, const csv_record *r) {
+    state *s = user;
+    if (s->oom) return;
+    if (!s->have_header) { s->have_header = true; on_header(s, r); return; }
+    if (r->n_fields == 0) return;
+    if (is_header_again(s, r)) { s->repeated_headers++; return; }
+    if (r->unterminated) s->facts->truncated = true;
+    record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
+    double v;
+    unsigned long long bytes;
+    if (value_number(csv_columns_field(&s->cols, C_VRAM, r), &v) && v >= 0) {
+        rec.vram_gib = v / 1024.0;
+        rec.has |= RF_VRAM;
+        if (telemetry_mib_to_bytes(v, &bytes)) rec.vram_used_bytes = bytes, rec.has |= RF_VRAM_BYTES;
+    } else if (s->cols.col[C_VRAM] >= 0) s->vram_bad++;
+    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), &v) && v >= 0 && v <= 100) {
+        rec.util_pct = v;
+        rec.has |= RF_UTIL;
+    } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
+    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), &v) && v >= 0 && v < 65536) {
+        rec.device = (int64_t)v;
+        rec.has |= RF_DEVICE;
+    }
+    const csv_field *f;
+    if ((rec.has & RF_VRAM_BYTES) && value_number(csv_columns_field(&s->cols, C_TOTAL, r), &v) &&
+        telemetry_mib_to_bytes(v, &bytes))
+        rec.vram_total_bytes = bytes, rec.has |= RF_VRAM_TOTAL;
+    if ((f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v) &&
+        v >= 0)
+        rec.power_w = v, rec.has |= RF_POWER;
+    if ((f = csv_columns_field(&s->cols, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
+        rec.temp_c = v, rec.has |= RF_TEMP;
+    if ((f = csv_columns_field(&s->cols, C_TIME, r)) && !f->truncated &&
+        telemetry_time_ns(f->text.data, f->text.len, &rec.start_ns))
+        rec.has |= RF_START;
+    else if (f && f->text.len && !s->time_bad++) {
+        s->time_bad_line = r->line;
+        snprintf(s->time_bad_text, sizeof s->time_bad_text, "%.*s", (int)(f->text.len < 40 ? f->text.len : 40),
+                 f->text.data ? f->text.data : "");
+    }
+    if (rec.has & (RF_VRAM | RF_UTIL)) s->rows_used++;
+    if (!record_emit(&s->sink, &rec)) s->oom = true;
+}
+
+static void *ns_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag) {
+    (void)opt;
+    state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    csv_init(&s->csv, FIELD_CAP, on_record, s);
+    return s;
+}
+
+static bool ns_feed(void *st, const uint8_t *buf, size_t n) {
+    state *s = st;
+    csv_feed(&s->csv, buf, n);
+    return !s->oom;
+}
+
+static void ns_finish(void *st) {
+    state *s = st;
+    csv_finish(&s->csv);
+    if (!s->have_header) diag_add(s->diag, "%s: empty nvidia-smi log (no header line)", s->label);
+    if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
+    s->facts->rows_used = s->rows_used;
+    if (s->time_bad)
+        diag_add(s->diag, "%s: %llu timestamps in column '%s' cannot be read (first at line %llu: \"%s\"): those "
+                 "samples have no time, so cadence and series leave them out", s->label,
+                 (unsigned long long)s->time_bad, s->cols.name[C_TIME] ? s->cols.name[C_TIME] : "timestamp",
+                 (unsigned long long)s->time_bad_line, s->time_bad_text);
+    read_facts_skip(s->facts, "repeated header", s->repeated_headers);
+    read_facts_skip(s->facts, "memory.used missing or not a number", s->vram_bad);
+    read_facts_skip(s->facts, "utilization.gpu missing or outside [0, 100]", s->util_bad);
+}
+
+static void ns_close(void *st) {
+    state *s = st;
+    if (!s) return;
+    csv_free(&s->csv);
+    csv_columns_free(&s->cols);
+    free(s);
+}
+
+static const char *const NS_NAMES[] = {"nvidia_smi.csv", "nvidia-smi.csv", NULL};
+
+/* nvidia-smi's query names are unmistakable; without them this is not an nvidia-smi log. */
+static int ns_sniff(const char *name, const uint8_t *head, size_t n) {
+    (void)name;
+    bool ours = csv_head_has(head, n, "memory.used") || csv_head_has(head, n, "utilization.gpu") ||
+                csv_head_has(head, n, "utilization_gpu") || csv_head_has(head, n, "power.draw") ||
+                csv_head_has(head, n, "temperature.gpu");
+    return ours ? 90 : 0;
+}
+
+const artefact_parser nvidia_smi_csv_parser = {
+    .name = "nvidia-smi-csv",
+    .kind = ARTEFACT_TELEMETRY,
+    .names = NS_NAMES,
+    .sniff = ns_sniff,
+    .open_records = ns_open,
+    .feed = ns_feed,
+    .finish = ns_finish,
+    .close = ns_close,
+};

@@ -1,0 +1,631 @@
+/* torch_trace_records: a torch.profiler (Kineto) chrome trace as typed records, for the
+ * analysis document.
+ *
+ * RunMetrics reads the profile through torch_trace_events.c's REC_TRACE_EVENT state (and
+ * analyses/summaries/torch_stats.c); this state is what the same format's open_records returns to
+ * every other sink (record_sink.types not naming REC_TRACE_EVENT). It walks every event of the root object's
+ * "traceEvents" list (or of a document that is a bare array of events) and emits, at the
+ * event's end (in file order):
+ *   cat kernel, mtia_ccp_events         -> REC_KERNEL_DISPATCH
+ *   (categories compare case-insensitively; 2021 Kineto's Memcpy/Memset/Runtime/Operator too)
+ *   cat gpu_memcpy                      -> REC_MEMORY_COPY (direction from the name / args.kind)
+ *   cat gpu_memset                      -> REC_MEMSET
+ *   cat cuda_runtime, cuda_driver, hip_*, mtia_runtime -> REC_API_CALL (domain from the name)
+ *   cat cpu_op / operator               -> REC_CPU_OP (args = {"Input Dims", "Input type"} JSON)
+ *   cat python_function                 -> REC_CPU_OP, category "python_function"
+ *   cat user_annotation / gpu_user_annotation, or a ProfilerStep#N name -> REC_ANNOTATION
+ * and REC_METADATA for deviceProperties (per device), the tracer/runtime versions, the
+ * goblin "metadata" dict's pytorch version and distributedInfo's rank and world size.
+ *
+ * Times: ns are computed from the decimal text of ts/dur (microseconds) in fixed point,
+ * never through a double; the file's own doubles ride along as RF_US_FLOAT. Only args keys
+ * a record uses are reported by the tokenizer; every other value is only validated. */
+#include "parsers/formats/torch_trace_records.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "parsers/tokenizers/copy_kind.h"
+#include "parsers/tokenizers/json_tokenizer.h"
+#include "parsers/formats/torch_keys.h"
+#include "parsers/formats/torch_values.h"
+
+#define TR_CAPTURE_CAP (64u * 1024u)
+#define TR_EMIT_DEPTH 12
+#define TR_ARGS_MAX (16u * 1024u)    /* longest args text kept for one operator */
+
+enum { T_OTHER, T_EVENTS, T_METADATA, T_DEVPROPS, T_DIST, T_VERSION };
+
+/* deviceProperties members read, and the REC_METADATA key each becomes (per device). */
+static const struct { const char *member; const char *key; } DEVICE_PROPS[] = {
+    {"name", "device_name"}, {"totalGlobalMem", "memory_bytes"}, {"numSms", "compute_units"},
+    {"warpSize", "wave_size"}, {"computeMajor", "compute_major"}, {"computeMinor", "compute_minor"},
+    {"sharedMemPerBlock", "shared_memory_per_block"}, {"maxThreadsPerBlock", "max_threads_per_block"},
+    {"regsPerBlock", "registers_per_block"}};
+#define DEVICE_PROP_COUNT (sizeof DEVICE_PROPS / sizeof *DEVICE_PROPS)
+enum { DP_COMPUTE_MAJOR = 4, DP_COMPUTE_MINOR = 5 };
+
+typedef struct tr_num {
+    bool has;
+    i128 ns;                 /* fixed point from the text */
+    double us;               /* the file's double */
+} tr_num;
+
+typedef struct tr_state {
+    unsigned magic;          /* TORCH_RECORDS_MAGIC: tells torch_trace_json.c's feed which state it has */
+    jt_tokenizer json;
+    record_sink sink;
+    read_facts *facts;
+    diag_list *diag;
+    const char *label;
+    bool stopped;            /* the sink refused a record (out of memory) */
+    bool hot;                /* inside an event of the events list, not stopped: on_token's short path */
+    bool list;               /* in the events list (a list), not stopped: the same for its events' bounds */
+    int root, top;
+    char version_key[32];    /* a root-level version key being read (T_VERSION) */
+    /* the event being read */
+    bool events_is_list, in_event;
+    int ev_key, arg_key, cat;
+    unsigned arg_depth;      /* container depth inside a captured args value */
+    uint64_t ev_offset;
+    strbuf name, catname, args, kind;
+    const char *cat_text;    /* the event's category: a known name's literal, or catname's bytes */
+    size_t cat_len;          /* (0: no category) */
+    tr_num ts, dur;
+    char ph;
+    bool has_pid, has_tid, has_device, has_stream, has_corr, has_ext, has_bytes, has_grid, has_block;
+    int64_t pid, tid, device, stream;
+    uint64_t corr, ext, bytes;
+    uint32_t grid[3], block[3];
+    unsigned grid_n, block_n;
+    bool args_comma;         /* a member was written to args */
+    bool args_need_comma[TR_EMIT_DEPTH + 2];
+    /* deviceProperties: the device object being read */
+    int dp_key;              /* 0: not wanted, -1: id, else 1 + index in DEVICE_PROPS */
+    bool dp_has_id;
+    int64_t dp_id;
+    strbuf dp_value[DEVICE_PROP_COUNT];
+    record rec;              /* the record event_end fills (see there) */
+    int dist_key;
+    int meta_key;
+    /* facts */
+    uint64_t emitted, untimed, other_cat;
+    /* the second piece of a split read: started at start_offset, inside "traceEvents" */
+    bool resumed;
+    uint64_t start_offset;
+    /* the document's shape: known once its first non-blank byte is seen; a bare array of
+     * events (2020 Kineto, torch_npu's trace_view.json) is read as the "traceEvents" list */
+    bool shape_known, bare_array;
+    uint64_t fed;            /* bytes fed before the shape was known */
+} tr_state;
+
+/* The record field each args key fills (0: always read). */
+static const unsigned ARG_FIELD[] = {
+    [A_OTHER] = 0, [A_DEVICE] = RF_DEVICE, [A_STREAM] = RF_STREAM, [A_CORR] = RF_CORRELATION,
+    [A_EXTERNAL] = RF_EXTERNAL, [A_GRID] = RF_GRID, [A_BLOCK] = RF_GRID, [A_DIMS] = 0, [A_TYPES] = 0,
+    [A_BYTES] = RF_BYTES, [A_KIND] = 0};
+#define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
+
+/* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
+static inline __attribute__((always_inline)) void token_time(tr_num *r, const jt_token *t, bool want_double) {
+    int64_t ns;
+    r->has = false;
+    if ((t->kind != JT_NUMBER && t->kind != JT_STRING) || t->truncated) return;
+    if (torch_us_short_ns(t->text, t->len, &ns)) r->ns = ns;
+    else if (!torch_us_text_ns(t->text, t->len, &r->ns)) return;
+    if (want_double) r->us = jt_strtod(t->text, t->len);
+    r->has = true;
+}
+
+static void args_token(tr_state *s, const jt_token *t) {
+    strbuf *b = &s->args;
+    unsigned d = s->arg_depth;
+    if (b->len > TR_ARGS_MAX) return;   /* too long to keep: dropped at the event's end (bounded memory) */
+    bool close = t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END;
+    if (!close && d <= TR_EMIT_DEPTH && s->args_need_comma[d]) sb_putc(b, ',');
+    if (!close && d <= TR_EMIT_DEPTH) s->args_need_comma[d] = true;
+    switch (t->kind) {
+    case JT_OBJECT_BEGIN: case JT_ARRAY_BEGIN:
+        sb_putc(b, t->kind == JT_OBJECT_BEGIN ? '{' : '[');
+        s->arg_depth++;
+        if (s->arg_depth <= TR_EMIT_DEPTH) s->args_need_comma[s->arg_depth] = false;
+        break;
+    case JT_OBJECT_END: case JT_ARRAY_END:
+        sb_putc(b, t->kind == JT_OBJECT_END ? '}' : ']');
+        if (s->arg_depth) s->arg_depth--;
+        break;
+    case JT_KEY:
+        torch_json_string(b, t->text, t->len);
+        sb_putc(b, ':');
+        s->args_need_comma[d] = false;
+        break;
+    case JT_STRING: torch_json_string(b, t->text, t->len); break;
+    case JT_NUMBER: sb_put(b, t->text, t->len); break;
+    case JT_TRUE: sb_put(b, "true", 4); break;
+    case JT_FALSE: sb_put(b, "false", 5); break;
+    default: sb_put(b, "null", 4); break;     /* null, NaN, Infinity: not JSON */
+    }
+}
+
+static __attribute__((noinline)) void event_begin(tr_state *s, uint64_t offset) {
+    s->in_event = true;
+    s->hot = true;           /* (called for the events list only, never once stopped) */
+    s->ev_key = K_OTHER;
+    s->arg_key = A_OTHER;
+    s->cat = C_OTHER;
+    s->ev_offset = offset;
+    s->name.len = s->args.len = s->kind.len = s->cat_len = 0;
+    s->ts.has = s->dur.has = false;
+    s->ph = 0;
+    s->has_pid = s->has_tid = s->has_device = s->has_stream = s->has_corr = s->has_ext = false;
+    s->has_bytes = s->has_grid = s->has_block = false;
+    s->grid_n = s->block_n = 0;
+    s->args_comma = false;
+}
+
+static api_domain domain_of(int cat, const char *name, size_t n) {
+    if (n >= 3 && !memcmp(name, "hip", 3)) return API_HIP;
+    if (n >= 3 && !memcmp(name, "hsa", 3)) return API_HSA;
+    if (cat == C_DRIVER || (n >= 2 && !memcmp(name, "cu", 2) && (n < 4 || memcmp(name, "cuda", 4)))) return API_CUDA_DRIVER;
+    if (n >= 4 && !memcmp(name, "cuda", 4)) return API_CUDA_RUNTIME;
+    return API_OTHER;
+}
+
+static void emit(tr_state *s, const record *r) {
+    if (s->stopped) return;
+    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = s->list = false; return; }
+    s->emitted++;
+}
+
+static __attribute__((noinline)) void event_end(tr_state *s) {
+    s->in_event = s->hot = false;
+    bool step = s->name.len >= 13 && !memcmp(s->name.data, "ProfilerStep#", 13);
+    int cat = s->cat;
+    record_type type;
+    switch (cat) {
+    case C_KERNEL: type = REC_KERNEL_DISPATCH; break;
+    case C_MEMCPY: type = REC_MEMORY_COPY; break;
+    case C_MEMSET: type = REC_MEMSET; break;
+    case C_RUNTIME: case C_DRIVER: type = REC_API_CALL; break;
+    case C_CPU_OP: case C_PYTHON: type = REC_CPU_OP; break;
+    case C_ANNOT: case C_GPU_ANNOT: type = REC_ANNOTATION; break;
+    default:
+        if (!step) { s->other_cat++; return; }
+        type = REC_ANNOTATION;
+    }
+    if (!s->ts.has || (s->ph != 'i' && s->ph != 'I' && !s->dur.has)) { s->untimed++; return; }
+    /* s->rec: zero from calloc, and every field an event sets is set on each one (a value or
+     * 0, what `record r = {0}` gave): zeroing the 464-byte record per event was a rep stos,
+     * ~half of this function's time. */
+    record *r = &s->rec;
+    r->type = type;
+    r->line = s->ev_offset;
+    r->name = s->name.len ? s->name.data : NULL;
+    r->name_len = s->name.len;
+    r->category = s->cat_len ? s->cat_text : NULL;
+    r->category_len = s->cat_len;
+    r->phase = s->ph;
+    unsigned has = RF_START | (s->sink.fields & RF_US_FLOAT);
+    r->start_ns = s->ts.ns;
+    r->ts_us = s->ts.us;
+    if (s->dur.has) {
+        has |= RF_END | RF_DURATION;
+        r->duration_ns = s->dur.ns;
+        r->end_ns = s->ts.ns + s->dur.ns;
+        r->dur_us = s->dur.us;
+    } else {
+        r->duration_ns = r->end_ns = 0;
+        r->dur_us = 0;
+    }
+    bool pt = s->has_pid && s->has_tid;
+    has |= (pt ? RF_PID_TID : 0) | (s->has_device ? RF_DEVICE : 0) | (s->has_stream ? RF_STREAM : 0) |
+           (s->has_corr ? RF_CORRELATION : 0) | (s->has_ext ? RF_EXTERNAL : 0) | (s->has_bytes ? RF_BYTES : 0);
+    r->pid = pt ? s->pid : 0;
+    r->tid = pt ? s->tid : 0;
+    r->device = s->has_device ? s->device : 0;
+    r->stream = s->has_stream ? s->stream : 0;
+    r->correlation_id = s->has_corr ? s->corr : 0;
+    r->external_id = s->has_ext ? s->ext : 0;
+    r->bytes = s->has_bytes ? s->bytes : 0;
+    if (s->grid_n == 3 && s->block_n == 3) {
+        has |= RF_GRID;
+        memcpy(r->grid, s->grid, sizeof r->grid);
+        memcpy(r->workgroup, s->block, sizeof r->workgroup);
+    } else {
+        memset(r->grid, 0, sizeof r->grid);
+        memset(r->workgroup, 0, sizeof r->workgroup);
+    }
+    r->has = has;
+    r->copy = (copy_kind)0;
+    if (type == REC_MEMORY_COPY) {
+        r->copy = copy_kind_of_name(s->name.data, s->name.len);
+        if (r->copy == COPY_UNKNOWN && s->kind.len) r->copy = copy_kind_of_name(s->kind.data, s->kind.len);
+    }
+    r->domain = type == REC_API_CALL ? domain_of(cat, s->name.data, s->name.len) : (api_domain)0;
+    r->args = NULL;
+    r->args_len = 0;
+    if (type == REC_CPU_OP && s->args.len && s->args.len < TR_ARGS_MAX) {
+        strbuf_putc(&s->args, '}');
+        r->args = s->args.data;
+        r->args_len = s->args.len;
+    }
+    emit(s, r);
+}
+
+static void emit_meta(tr_state *s, const char *key, const char *value, size_t len, bool dev, int64_t device,
+                      uint64_t offset) {
+    if (!len) return;
+    record r = {0};
+    r.type = REC_METADATA;
+    r.line = offset;
+    r.key = key;
+    r.value = value;
+    r.value_len = len;
+    if (dev) { r.has |= RF_DEVICE; r.device = device; }
+    emit(s, &r);
+}
+
+static inline void put_text(strbuf *b, const jt_token *t) {
+    b->len = 0;
+    if (t->kind == JT_STRING || t->kind == JT_NUMBER) sb_put(b, t->text, t->len);
+    if (b->len < b->cap) b->data[b->len] = '\0';
+    else strbuf_terminate(b);
+}
+
+/* Root-level scalar keys that are versions, and the metadata key each becomes. */
+static const char *version_meta_key(const char *k, size_t n) {
+    static const char *const MAP[][2] = {
+        {"roctracer_version", "roctracer_version"}, {"cupti_version", "cupti_version"},
+        {"cuda_runtime_version", "runtime_version"}, {"hip_runtime_version", "runtime_version"},
+        {"cuda_driver_version", "driver_version"}, {"hip_driver_version", "driver_version"}};
+    for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
+        if (strlen(MAP[i][0]) == n && !memcmp(MAP[i][0], k, n)) return MAP[i][1];
+    return NULL;
+}
+
+/* The tokens inside an event object (depth 3 and deeper), one small function per kind so
+ * that on_token stays a few tests and a tail call (one function holding all of them spilled
+ * every callee-saved register on each of the ~25 tokens an event reports). */
+
+/* A member key of the event object: whether its value is wanted (false: the tokenizer
+ * skips it unreported; fields no consumer reads are only validated, record_sink.fields). */
+static __attribute__((noinline)) bool ev_key_token(tr_state *s, const jt_token *t) {
+    int k = event_key(t->text, t->len);
+    if ((k == K_PID || k == K_TID) && !(s->sink.fields & RF_PID_TID)) k = K_OTHER;
+    if (k == K_ARGS && !(s->sink.fields & TR_ARGS_FIELDS) && s->cat != C_CPU_OP && s->cat != C_MEMCPY && s->cat_len)
+        k = K_OTHER;                              /* (a CPU op's shapes and a copy's kind are always read) */
+    s->ev_key = k;
+    return k != K_OTHER;
+}
+
+/* A member value of the event object, one handler per key (on_token calls the one of
+ * s->ev_key; each then forgets the key). The end of a container value comes to v_other,
+ * except args' own end (v_args: ev_key stays K_ARGS until the next key). */
+typedef bool (*value_fn)(tr_state *s, const jt_token *t);
+static bool v_other(tr_state *s, const jt_token *t) { (void)t; s->ev_key = K_OTHER; return true; }
+static bool v_name(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) {              /* valid text (nearly every name): one copy, no calls */
+        s->name.len = 0;
+        if (utf8_valid((const uint8_t *)t->text, t->len)) sb_put(&s->name, t->text, t->len);
+        else utf8_sanitize((const uint8_t *)t->text, t->len, &s->name);
+    }
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_cat(tr_state *s, const jt_token *t) {
+    if (t->kind == JT_STRING) {
+        const char *lit;
+        s->cat = cat_id(t->text, t->len, &lit);
+        if (lit) { s->cat_text = lit; s->cat_len = t->len; }
+        else { put_text(&s->catname, t); s->cat_text = s->catname.data; s->cat_len = s->catname.len; }
+    }
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ts(tr_state *s, const jt_token *t) {
+    token_time(&s->ts, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_dur(tr_state *s, const jt_token *t) {
+    token_time(&s->dur, t, s->sink.fields & RF_US_FLOAT);
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_ph(tr_state *s, const jt_token *t) {
+    s->ph = t->kind == JT_STRING && t->len == 1 ? t->text[0] : 0;
+    s->ev_key = K_OTHER;
+    return true;
+}
+static bool v_pid(tr_state *s, const jt_token *t) { s->has_pid = torch_i64(t, &s->pid); s->ev_key = K_OTHER; return true; }
+static bool v_tid(tr_state *s, const jt_token *t) { s->has_tid = torch_i64(t, &s->tid); s->ev_key = K_OTHER; return true; }
+static bool v_args(tr_state *s, const jt_token *t) {
+    if (t->kind != JT_OBJECT_BEGIN && t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END)
+        s->ev_key = K_OTHER;                       /* (args not an object) */
+    return true;
+}
+static const value_fn VALUE_FN[] = {[K_OTHER] = v_other, [K_NAME] = v_name, [K_CAT] = v_cat, [K_TS] = v_ts,
+                                    [K_DUR] = v_dur, [K_PH] = v_ph, [K_PID] = v_pid, [K_TID] = v_tid, [K_ARGS] = v_args};
+
+/* A key of the event's args object: whether its value is wanted. The operator shapes keys
+ * start their member of the args text. */
+static inline bool arg_key_token(tr_state *s, const jt_token *t) {
+    int k = args_key(t->text, t->len);
+    if (k != A_OTHER && k != A_DIMS && k != A_TYPES && k != A_KIND && !(s->sink.fields & ARG_FIELD[k])) k = A_OTHER;
+    s->arg_key = k;
+    if ((k == A_DIMS || k == A_TYPES) && s->args.len <= TR_ARGS_MAX) {
+        sb_putc(&s->args, s->args.len ? ',' : '{');
+        torch_json_string(&s->args, t->text, t->len);
+        sb_putc(&s->args, ':');
+        s->arg_depth = 0;
+        s->args_need_comma[0] = false;
+    }
+    return k != A_OTHER;
+}
+
+/* A token of the event's args object itself (depth 4): a key, a wanted key's value, or the
+ * object's end. (kind is read here, apart from depth: a test of both at once in on_token
+ * was compiled to one 8-byte load of the two 4-byte fields the tokenizer had just stored,
+ * which the CPU cannot forward from those stores: a stall on every args token.) */
+static __attribute__((noinline)) bool arg4_token(tr_state *s, const jt_token *t) {
+    int64_t v;
+    if (t->kind == JT_KEY) return arg_key_token(s, t);
+    if (t->kind == JT_OBJECT_END) return true;
+    switch (s->arg_key) {
+    case A_DEVICE: s->has_device = torch_i64(t, &s->device); break;
+    case A_STREAM: s->has_stream = torch_i64(t, &s->stream); break;
+    case A_CORR: if ((s->has_corr = torch_i64(t, &v) && v >= 0)) s->corr = (uint64_t)v; break;
+    case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
+    case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
+    case A_KIND: put_text(&s->kind, t); break;
+    case A_DIMS: case A_TYPES: args_token(s, t); break;
+    default: break;
+    }
+    return true;
+}
+
+/* A token inside a value of the event's args object (depth 5 and deeper). */
+static __attribute__((noinline)) bool arg_deep_token(tr_state *s, const jt_token *t) {
+    int64_t v;
+    /* deeper: inside an args value */
+    if (s->arg_key == A_DIMS || s->arg_key == A_TYPES) { args_token(s, t); return true; }
+    if (t->depth == 5 && (s->arg_key == A_GRID || s->arg_key == A_BLOCK)) {
+        uint32_t *dst = s->arg_key == A_GRID ? s->grid : s->block;
+        unsigned *n = s->arg_key == A_GRID ? &s->grid_n : &s->block_n;
+        if (t->kind == JT_ARRAY_END) return true;
+        if (*n < 3 && torch_i64(t, &v) && v >= 0 && v <= UINT32_MAX) dst[(*n)++] = (uint32_t)v;
+        else *n = 4;                              /* not three sizes: no grid */
+    }
+    return true;
+}
+
+/* A token inside an event object (depth 3 and deeper); for a JT_KEY, whether its value is
+ * wanted. */
+static inline __attribute__((always_inline)) bool event_token(tr_state *s, const jt_token *t) {
+    if (t->depth == 3) return t->kind == JT_KEY ? ev_key_token(s, t) : VALUE_FN[s->ev_key](s, t);
+    if (s->ev_key != K_ARGS) return true;
+    return t->depth == 4 ? arg4_token(s, t) : arg_deep_token(s, t);
+}
+
+/* compute_capability "major.minor" when the device object gave both. */
+static void emit_compute_capability(tr_state *s, uint64_t offset) {
+    const strbuf *ma = &s->dp_value[DP_COMPUTE_MAJOR], *mi = &s->dp_value[DP_COMPUTE_MINOR];
+    char cc[48];
+    if (!ma->len || !mi->len || ma->len + mi->len + 2 > sizeof cc) return;
+    int n = snprintf(cc, sizeof cc, "%.*s.%.*s", (int)ma->len, ma->data, (int)mi->len, mi->data);
+    emit_meta(s, "compute_capability", cc, (size_t)n, true, s->dp_id, offset);
+}
+
+static void devprops_token(tr_state *s, const jt_token *t) {
+    if (t->depth == 2) {
+        if (t->kind == JT_OBJECT_BEGIN) {
+            s->dp_has_id = false;
+            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) s->dp_value[k].len = 0;
+        } else if (t->kind == JT_OBJECT_END && s->dp_has_id) {
+            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++)
+                emit_meta(s, DEVICE_PROPS[k].key, s->dp_value[k].data, s->dp_value[k].len, true, s->dp_id, t->offset);
+            emit_compute_capability(s, t->offset);
+        }
+        return;
+    }
+    if (t->depth != 3) return;
+    if (t->kind == JT_KEY) {
+        s->dp_key = t->len == 2 && !memcmp(t->text, "id", 2) ? -1 : 0;
+        for (size_t k = 0; k < DEVICE_PROP_COUNT && !s->dp_key; k++)
+            if (t->len == strlen(DEVICE_PROPS[k].member) && !memcmp(t->text, DEVICE_PROPS[k].member, t->len))
+                s->dp_key = (int)k + 1;
+        return;
+    }
+    if (s->dp_key == -1) s->dp_has_id = torch_i64(t, &s->dp_id);
+    else if (s->dp_key > 0) put_text(&s->dp_value[s->dp_key - 1], t);
+    s->dp_key = 0;
+}
+
+/* Every token outside the events (and the events' own when on_token's hot path does not
+ * apply): the document's root, its top-level keys, deviceProperties, metadata. */
+static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token *t) {
+    if (s->stopped) return false;
+    if (t->depth == 0) {
+        if (t->kind == JT_OBJECT_BEGIN) s->root = 1;
+        else if (t->kind != JT_OBJECT_END && t->kind != JT_ARRAY_END) s->root = 2;
+        return true;
+    }
+    if (s->root != 1) return false;
+    if (t->depth == 1) {
+        if (t->kind == JT_KEY) {
+            const char *vk = version_meta_key(t->text, t->len);
+            s->hot = s->list = false;
+            s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
+                   : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
+                   : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
+                   : t->len == 15 && !memcmp(t->text, "distributedInfo", 15) ? T_DIST : vk ? T_VERSION : T_OTHER;
+            if (vk) snprintf(s->version_key, sizeof s->version_key, "%s", vk);
+            return s->top != T_OTHER;
+        }
+        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
+        if (s->top == T_EVENTS) s->list = s->events_is_list = t->kind == JT_ARRAY_BEGIN;
+        if (s->top == T_VERSION && (t->kind == JT_STRING || t->kind == JT_NUMBER)) {
+            emit_meta(s, s->version_key, t->text, t->len, false, 0, t->offset);
+            if (!strcmp(s->version_key, "roctracer_version")) emit_meta(s, "vendor", "AMD", 3, false, 0, t->offset);
+            if (!strcmp(s->version_key, "cupti_version")) emit_meta(s, "vendor", "NVIDIA", 6, false, 0, t->offset);
+        }
+        return true;
+    }
+    switch (s->top) {
+    case T_EVENTS:
+        if (!s->events_is_list) return false;
+        if (t->depth == 2) {
+            if (t->kind == JT_OBJECT_BEGIN) event_begin(s, t->offset);
+            else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+            return true;
+        }
+        return s->in_event ? event_token(s, t) : true;
+    case T_DEVPROPS:
+        devprops_token(s, t);
+        return true;
+    case T_DIST:
+    case T_METADATA:
+        if (t->depth != 2) return false;
+        if (t->kind == JT_KEY) {
+            s->meta_key = s->top == T_DIST ? (t->len == 4 && !memcmp(t->text, "rank", 4) ? 1
+                                             : t->len == 10 && !memcmp(t->text, "world_size", 10) ? 2 : 0)
+                                           : (t->len == 15 && !memcmp(t->text, "pytorch_version", 15)) ||
+                                                     (t->len == 13 && !memcmp(t->text, "torch_version", 13)) ? 3 : 0;
+            return s->meta_key != 0;
+        }
+        if (s->meta_key && (t->kind == JT_STRING || t->kind == JT_NUMBER))   /* (a list has no keys) */
+            emit_meta(s, s->meta_key == 1 ? "rank" : s->meta_key == 2 ? "world_size" : "pytorch_version", t->text, t->len,
+                      false, 0, t->offset);
+        s->meta_key = 0;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The tokenizer's callback. The tokens of the events' list (nearly all of a trace) take a
+ * short path: two tests, then event_token inline; everything else goes to on_token_other. */
+static bool on_token(void *user, const jt_token *t) {
+    tr_state *s = user;
+    if (t->depth > 2 && s->hot) return event_token(s, t);
+    if (t->depth == 2 && s->list) {          /* an event's bounds (what on_token_other does there) */
+        if (t->kind == JT_OBJECT_BEGIN) event_begin(s, t->offset);
+        else if (t->kind == JT_OBJECT_END && s->in_event) event_end(s);
+        return true;
+    }
+    return on_token_other(s, t);
+}
+
+void *torch_records_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                         diag_list *diag) {
+    (void)opt;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = TORCH_RECORDS_MAGIC;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    if (!jt_init(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
+    return s;
+}
+
+void *torch_records_open_resumed(const parse_options *opt, const char *label, const record_sink *sink,
+                                 read_facts *facts, diag_list *diag, uint64_t offset, const uint8_t *head,
+                                 size_t head_n) {
+    (void)opt; (void)head; (void)head_n;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = TORCH_RECORDS_MAGIC;
+    s->sink = *sink;
+    s->facts = facts;
+    s->diag = diag;
+    s->label = label;
+    /* what a resume point implies: before an event of the root object's "traceEvents" list */
+    if (!jt_init_resumed(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s, "{[", offset)) {
+        jt_free(&s->json);
+        free(s);
+        return NULL;
+    }
+    s->root = 1;
+    s->top = T_EVENTS;
+    s->events_is_list = s->list = true;
+    s->resumed = true;
+    s->start_offset = offset;
+    return s;
+}
+
+bool torch_records_join(void *first, void *second) {
+    tr_state *a = first, *b = second;
+    if (a->stopped || a->root != 1 || a->top != T_EVENTS || !a->events_is_list || a->in_event ||
+        !jt_is_at(&a->json, "{[", b->start_offset))
+        return false;
+    b->bare_array = a->bare_array;    /* (the implied root's end is then second's to add) */
+    b->emitted += a->emitted;
+    b->untimed += a->untimed;
+    b->other_cat += a->other_cat;
+    b->facts = a->facts;              /* the second state now writes the file's facts */
+    a->facts = NULL;
+    return true;
+}
+
+/* Before the first non-blank byte: a '[' there makes the document a bare array of events,
+ * read as if it were the value of a root object's "traceEvents" (the tokenizer restarts
+ * there inside an implied '{', so offsets stay the file's and a split read's pieces join as
+ * for an object). */
+static bool see_shape(tr_state *s, const uint8_t *buf, size_t n, size_t *skip) {
+    size_t i = 0;
+    *skip = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t')) i++;
+    if (i == n) { s->fed += n; return true; }
+    s->shape_known = true;
+    if (buf[i] != '[') return true;
+    jt_free(&s->json);
+    if (!jt_init_resumed(&s->json, TR_EMIT_DEPTH, TR_CAPTURE_CAP, on_token, s, "{", s->fed + i)) {
+        s->stopped = true;
+        return false;
+    }
+    s->bare_array = true;
+    s->root = 1;
+    s->top = T_EVENTS;
+    *skip = i;
+    return true;
+}
+
+bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
+    tr_state *s = st;
+    size_t skip = 0;
+    if (!s->shape_known && !s->resumed && !see_shape(s, buf, n, &skip)) return false;
+    return jt_feed(&s->json, buf + skip, n - skip) && !s->stopped;
+}
+
+void torch_records_finish(void *st) {
+    tr_state *s = st;
+    if (s->bare_array && !s->stopped) jt_feed(&s->json, (const uint8_t *)"}", 1);   /* the implied root's end */
+    if (s->stopped) diag_add(s->diag, "%s: out of memory; records after byte %llu are missing", s->label,
+                             (unsigned long long)s->ev_offset);
+    else if (!jt_finish(&s->json)) {
+        diag_add(s->diag, "%s: unreadable JSON at byte %llu: %s; the records before it were kept", s->label,
+                 (unsigned long long)jt_error_offset(&s->json), jt_error(&s->json));
+        if (s->facts) s->facts->truncated = true;
+    } else if (s->root != 1)
+        diag_add(s->diag, "%s: the JSON document is neither an object nor an array of events; no records", s->label);
+    if (!s->facts) return;
+    s->facts->rows_used = s->emitted;
+    read_facts_skip(s->facts, "no numeric ts or dur", s->untimed);
+    read_facts_skip(s->facts, "category not analysed", s->other_cat);
+}
+
+void torch_records_close(void *st) {
+    tr_state *s = st;
+    if (!s) return;
+    jt_free(&s->json);
+    strbuf_free(&s->name);
+    strbuf_free(&s->catname);
+    strbuf_free(&s->args);
+    strbuf_free(&s->kind);
+    for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) strbuf_free(&s->dp_value[k]);
+    free(s);
+}

@@ -1,0 +1,60 @@
+/* csv_columns: header → captured columns. */
+#include "parsers/tokenizers/csv_columns.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "parsers/tokenizers/column_pick.h"
+
+bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, const csv_want *want, size_t n) {
+    memset(c, 0, sizeof *c);
+    c->n = n < CSV_COLUMNS_MAX ? n : CSV_COLUMNS_MAX;
+    strbuf *names = calloc(h->n_all ? h->n_all : 1, sizeof *names);
+    if (!names) return false;
+    for (size_t i = 0; i < h->n_all; i++)
+        utf8_sanitize((const uint8_t *)(h->all[i].data ? h->all[i].data : ""), h->all[i].len, &names[i]);
+    size_t cols[CSV_COLUMNS_MAX], ncols = 0;
+    for (size_t w = 0; w < c->n; w++) {
+        c->col[w] = want[w].whole_tokens ? column_pick_timing(names, h->n_all, want[w].candidates)
+                                         : column_pick(names, h->n_all, want[w].candidates, want[w].exclude);
+        c->slot[w] = -1;
+        if (c->col[w] < 0) continue;
+        const strbuf *nm = &names[c->col[w]];
+        c->name[w] = strndup(nm->data ? nm->data : "", nm->len);
+        for (size_t k = 0; k < ncols; k++)                   /* two quantities may share a column */
+            if (cols[k] == (size_t)c->col[w]) c->slot[w] = (int)k;
+        if (c->slot[w] < 0) { c->slot[w] = (int)ncols; cols[ncols++] = (size_t)c->col[w]; }
+    }
+    for (size_t i = 0; i < h->n_all; i++) strbuf_free(&names[i]);
+    free(names);
+    return csv_capture_columns(t, cols, ncols);
+}
+
+void csv_columns_free(csv_columns *c) {
+    for (size_t w = 0; w < CSV_COLUMNS_MAX; w++) free(c->name[w]);
+    memset(c, 0, sizeof *c);
+}
+
+const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv_record *r) {
+    if (which >= c->n || c->slot[which] < 0) return NULL;
+    const csv_field *f = &r->captured[c->slot[which]];
+    return f->present ? f : NULL;
+}
+
+bool csv_name_is_csv(const char *name) {
+    size_t l = strlen(name);
+    return l >= 4 && strcmp(name + l - 4, ".csv") == 0;
+}
+
+bool csv_head_has(const uint8_t *head, size_t n, const char *word) {
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (strncasecmp((const char *)head + i, word, w) == 0) return true;
+    return false;
+}
+
+bool csv_first_line_has(const uint8_t *head, size_t n, const char *word) {
+    const uint8_t *nl = memchr(head, '\n', n);
+    return csv_head_has(head, nl ? (size_t)(nl - head) : n, word);
+}

@@ -1,0 +1,44 @@
+/* csv_columns: the columns a CSV format needs, chosen once from its header record and
+ * then captured by the tokenizer for every row. Shared by every CSV parser, so "which
+ * column holds what" is decided one way everywhere. */
+#ifndef GOBLIN_CSV_COLUMNS_H
+#define GOBLIN_CSV_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "parsers/tokenizers/csv_tokenizer.h"
+
+#define CSV_COLUMNS_MAX 24
+
+/* One wanted quantity: candidate column names, and words that disqualify a column. */
+typedef struct csv_want {
+    const char *const *candidates;
+    const char *const *exclude;        /* may be NULL */
+    bool whole_tokens;                 /* column_pick_timing() instead of column_pick() */
+} csv_want;
+
+typedef struct csv_columns {
+    size_t n;
+    ssize_t col[CSV_COLUMNS_MAX];      /* header index of each wanted quantity, -1 when absent */
+    int slot[CSV_COLUMNS_MAX];         /* its capture slot in the tokenizer's records */
+    char *name[CSV_COLUMNS_MAX];       /* the chosen header name (valid UTF-8), NULL when absent */
+} csv_columns;
+
+/* Picks every wanted column from the header record (see column_pick) and makes the
+ * tokenizer capture them from the next record on. false on allocation failure. */
+bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header, const csv_want *want, size_t n);
+/* Frees the chosen column names; c is then empty. */
+void csv_columns_free(csv_columns *c);
+/* The field of quantity `which` in record r, or NULL when the column is absent or the row short. */
+const csv_field *csv_columns_field(const csv_columns *c, size_t which, const csv_record *r);
+/* For CSV formats' sniff(): true when the file name ends in ".csv". */
+bool csv_name_is_csv(const char *name);
+/* For CSV formats' sniff(): true when the first bytes contain `word`, ASCII case-insensitively. */
+bool csv_head_has(const uint8_t *head, size_t n, const char *word);
+/* The same within the first line only (the header of a CSV that starts with it): a word in a
+ * data row (a kernel named `...Function...`) does not count. */
+bool csv_first_line_has(const uint8_t *head, size_t n, const char *word);
+
+#endif
