@@ -15,12 +15,15 @@
  *   cat python_function                 -> REC_CPU_OP, category "python_function"
  *   cat user_annotation / gpu_user_annotation, or a ProfilerStep#N name -> REC_ANNOTATION
  * and REC_METADATA for deviceProperties (per device), the tracer/runtime versions, the
- * goblin "metadata" dict's pytorch version and distributedInfo's rank and world size.
+ * goblin "metadata" dict's pytorch version and distributedInfo's rank and world size: the
+ * document around the events is torch_trace_meta.c's (the state both share:
+ * torch_trace_records_state.h).
  *
  * Times: ns are computed from the decimal text of ts/dur (microseconds) in fixed point,
  * never through a double; the file's own doubles ride along as RF_US_FLOAT. Only args keys
  * a record uses are reported by the tokenizer; every other value is only validated. */
 #include "parsers/formats/torch_trace_records.h"
+#include "parsers/formats/torch_trace_records_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,75 +34,6 @@
 #include "parsers/tokenizers/json_tokenizer.h"
 #include "parsers/formats/torch_keys.h"
 #include "parsers/formats/torch_values.h"
-
-#define TR_CAPTURE_CAP (64u * 1024u)
-#define TR_EMIT_DEPTH 12
-#define TR_ARGS_MAX (16u * 1024u)    /* longest args text kept for one operator */
-
-enum { T_OTHER, T_EVENTS, T_METADATA, T_DEVPROPS, T_DIST, T_VERSION };
-
-/* deviceProperties members read, and the REC_METADATA key each becomes (per device). */
-static const struct { const char *member; const char *key; } DEVICE_PROPS[] = {
-    {"name", "device_name"}, {"totalGlobalMem", "memory_bytes"}, {"numSms", "compute_units"},
-    {"warpSize", "wave_size"}, {"computeMajor", "compute_major"}, {"computeMinor", "compute_minor"},
-    {"sharedMemPerBlock", "shared_memory_per_block"}, {"maxThreadsPerBlock", "max_threads_per_block"},
-    {"regsPerBlock", "registers_per_block"}};
-#define DEVICE_PROP_COUNT (sizeof DEVICE_PROPS / sizeof *DEVICE_PROPS)
-enum { DP_COMPUTE_MAJOR = 4, DP_COMPUTE_MINOR = 5 };
-
-typedef struct tr_num {
-    bool has;
-    i128 ns;                 /* fixed point from the text */
-    double us;               /* the file's double */
-} tr_num;
-
-typedef struct tr_state {
-    unsigned magic;          /* TORCH_RECORDS_MAGIC: tells torch_trace_json.c's feed which state it has */
-    jt_tokenizer json;
-    record_sink sink;
-    read_facts *facts;
-    diag_list *diag;
-    const char *label;
-    bool stopped;            /* the sink refused a record (out of memory) */
-    bool hot;                /* inside an event of the events list, not stopped: on_token's short path */
-    bool list;               /* in the events list (a list), not stopped: the same for its events' bounds */
-    int root, top;
-    char version_key[32];    /* a root-level version key being read (T_VERSION) */
-    /* the event being read */
-    bool events_is_list, in_event;
-    int ev_key, arg_key, cat;
-    unsigned arg_depth;      /* container depth inside a captured args value */
-    uint64_t ev_offset;
-    strbuf name, catname, args, kind;
-    const char *cat_text;    /* the event's category: a known name's literal, or catname's bytes */
-    size_t cat_len;          /* (0: no category) */
-    tr_num ts, dur;
-    char ph;
-    bool has_pid, has_tid, has_device, has_stream, has_corr, has_ext, has_bytes, has_grid, has_block;
-    int64_t pid, tid, device, stream;
-    uint64_t corr, ext, bytes;
-    uint32_t grid[3], block[3];
-    unsigned grid_n, block_n;
-    bool args_comma;         /* a member was written to args */
-    bool args_need_comma[TR_EMIT_DEPTH + 2];
-    /* deviceProperties: the device object being read */
-    int dp_key;              /* 0: not wanted, -1: id, else 1 + index in DEVICE_PROPS */
-    bool dp_has_id;
-    int64_t dp_id;
-    strbuf dp_value[DEVICE_PROP_COUNT];
-    record rec;              /* the record event_end fills (see there) */
-    int dist_key;
-    int meta_key;
-    /* facts */
-    uint64_t emitted, untimed, other_cat;
-    /* the second piece of a split read: started at start_offset, inside "traceEvents" */
-    bool resumed;
-    uint64_t start_offset;
-    /* the document's shape: known once its first non-blank byte is seen; a bare array of
-     * events (2020 Kineto, torch_npu's trace_view.json) is read as the "traceEvents" list */
-    bool shape_known, bare_array;
-    uint64_t fed;            /* bytes fed before the shape was known */
-} tr_state;
 
 /* The record field each args key fills (0: always read). */
 static const unsigned ARG_FIELD[] = {
@@ -171,12 +105,6 @@ static api_domain domain_of(int cat, const char *name, size_t n) {
     if (cat == C_DRIVER || (n >= 2 && !memcmp(name, "cu", 2) && (n < 4 || memcmp(name, "cuda", 4)))) return API_CUDA_DRIVER;
     if (n >= 4 && !memcmp(name, "cuda", 4)) return API_CUDA_RUNTIME;
     return API_OTHER;
-}
-
-static void emit(tr_state *s, const record *r) {
-    if (s->stopped) return;
-    if (!record_emit(&s->sink, r)) { s->stopped = true; s->hot = s->list = false; return; }
-    s->emitted++;
 }
 
 static __attribute__((noinline)) void event_end(tr_state *s) {
@@ -251,38 +179,7 @@ static __attribute__((noinline)) void event_end(tr_state *s) {
         r->args = s->args.data;
         r->args_len = s->args.len;
     }
-    emit(s, r);
-}
-
-static void emit_meta(tr_state *s, const char *key, const char *value, size_t len, bool dev, int64_t device,
-                      uint64_t offset) {
-    if (!len) return;
-    record r = {0};
-    r.type = REC_METADATA;
-    r.line = offset;
-    r.key = key;
-    r.value = value;
-    r.value_len = len;
-    if (dev) { r.has |= RF_DEVICE; r.device = device; }
-    emit(s, &r);
-}
-
-static inline void put_text(strbuf *b, const jt_token *t) {
-    b->len = 0;
-    if (t->kind == JT_STRING || t->kind == JT_NUMBER) sb_put(b, t->text, t->len);
-    if (b->len < b->cap) b->data[b->len] = '\0';
-    else strbuf_terminate(b);
-}
-
-/* Root-level scalar keys that are versions, and the metadata key each becomes. */
-static const char *version_meta_key(const char *k, size_t n) {
-    static const char *const MAP[][2] = {
-        {"roctracer_version", "roctracer_version"}, {"cupti_version", "cupti_version"},
-        {"cuda_runtime_version", "runtime_version"}, {"hip_runtime_version", "runtime_version"},
-        {"cuda_driver_version", "driver_version"}, {"hip_driver_version", "driver_version"}};
-    for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
-        if (strlen(MAP[i][0]) == n && !memcmp(MAP[i][0], k, n)) return MAP[i][1];
-    return NULL;
+    tr_emit(s, r);
 }
 
 /* The tokens inside an event object (depth 3 and deeper), one small function per kind so
@@ -409,40 +306,6 @@ static inline __attribute__((always_inline)) bool event_token(tr_state *s, const
     return t->depth == 4 ? arg4_token(s, t) : arg_deep_token(s, t);
 }
 
-/* compute_capability "major.minor" when the device object gave both. */
-static void emit_compute_capability(tr_state *s, uint64_t offset) {
-    const strbuf *ma = &s->dp_value[DP_COMPUTE_MAJOR], *mi = &s->dp_value[DP_COMPUTE_MINOR];
-    char cc[48];
-    if (!ma->len || !mi->len || ma->len + mi->len + 2 > sizeof cc) return;
-    int n = snprintf(cc, sizeof cc, "%.*s.%.*s", (int)ma->len, ma->data, (int)mi->len, mi->data);
-    emit_meta(s, "compute_capability", cc, (size_t)n, true, s->dp_id, offset);
-}
-
-static void devprops_token(tr_state *s, const jt_token *t) {
-    if (t->depth == 2) {
-        if (t->kind == JT_OBJECT_BEGIN) {
-            s->dp_has_id = false;
-            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) s->dp_value[k].len = 0;
-        } else if (t->kind == JT_OBJECT_END && s->dp_has_id) {
-            for (size_t k = 0; k < DEVICE_PROP_COUNT; k++)
-                emit_meta(s, DEVICE_PROPS[k].key, s->dp_value[k].data, s->dp_value[k].len, true, s->dp_id, t->offset);
-            emit_compute_capability(s, t->offset);
-        }
-        return;
-    }
-    if (t->depth != 3) return;
-    if (t->kind == JT_KEY) {
-        s->dp_key = t->len == 2 && !memcmp(t->text, "id", 2) ? -1 : 0;
-        for (size_t k = 0; k < DEVICE_PROP_COUNT && !s->dp_key; k++)
-            if (t->len == strlen(DEVICE_PROPS[k].member) && !memcmp(t->text, DEVICE_PROPS[k].member, t->len))
-                s->dp_key = (int)k + 1;
-        return;
-    }
-    if (s->dp_key == -1) s->dp_has_id = torch_i64(t, &s->dp_id);
-    else if (s->dp_key > 0) put_text(&s->dp_value[s->dp_key - 1], t);
-    s->dp_key = 0;
-}
-
 /* Every token outside the events (and the events' own when on_token's hot path does not
  * apply): the document's root, its top-level keys, deviceProperties, metadata. */
 static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token *t) {
@@ -453,26 +316,7 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
         return true;
     }
     if (s->root != 1) return false;
-    if (t->depth == 1) {
-        if (t->kind == JT_KEY) {
-            const char *vk = version_meta_key(t->text, t->len);
-            s->hot = s->list = false;
-            s->top = t->len == 11 && !memcmp(t->text, "traceEvents", 11) ? T_EVENTS
-                   : t->len == 8 && !memcmp(t->text, "metadata", 8) ? T_METADATA
-                   : t->len == 16 && !memcmp(t->text, "deviceProperties", 16) ? T_DEVPROPS
-                   : t->len == 15 && !memcmp(t->text, "distributedInfo", 15) ? T_DIST : vk ? T_VERSION : T_OTHER;
-            if (vk) snprintf(s->version_key, sizeof s->version_key, "%s", vk);
-            return s->top != T_OTHER;
-        }
-        if (t->kind == JT_OBJECT_END || t->kind == JT_ARRAY_END) return true;
-        if (s->top == T_EVENTS) s->list = s->events_is_list = t->kind == JT_ARRAY_BEGIN;
-        if (s->top == T_VERSION && (t->kind == JT_STRING || t->kind == JT_NUMBER)) {
-            emit_meta(s, s->version_key, t->text, t->len, false, 0, t->offset);
-            if (!strcmp(s->version_key, "roctracer_version")) emit_meta(s, "vendor", "AMD", 3, false, 0, t->offset);
-            if (!strcmp(s->version_key, "cupti_version")) emit_meta(s, "vendor", "NVIDIA", 6, false, 0, t->offset);
-        }
-        return true;
-    }
+    if (t->depth == 1) return torch_records_root_token(s, t);
     switch (s->top) {
     case T_EVENTS:
         if (!s->events_is_list) return false;
@@ -482,26 +326,8 @@ static __attribute__((noinline)) bool on_token_other(tr_state *s, const jt_token
             return true;
         }
         return s->in_event ? event_token(s, t) : true;
-    case T_DEVPROPS:
-        devprops_token(s, t);
-        return true;
-    case T_DIST:
-    case T_METADATA:
-        if (t->depth != 2) return false;
-        if (t->kind == JT_KEY) {
-            s->meta_key = s->top == T_DIST ? (t->len == 4 && !memcmp(t->text, "rank", 4) ? 1
-                                             : t->len == 10 && !memcmp(t->text, "world_size", 10) ? 2 : 0)
-                                           : (t->len == 15 && !memcmp(t->text, "pytorch_version", 15)) ||
-                                                     (t->len == 13 && !memcmp(t->text, "torch_version", 13)) ? 3 : 0;
-            return s->meta_key != 0;
-        }
-        if (s->meta_key && (t->kind == JT_STRING || t->kind == JT_NUMBER))   /* (a list has no keys) */
-            emit_meta(s, s->meta_key == 1 ? "rank" : s->meta_key == 2 ? "world_size" : "pytorch_version", t->text, t->len,
-                      false, 0, t->offset);
-        s->meta_key = 0;
-        return true;
     default:
-        return false;
+        return torch_records_doc_token(s, t);
     }
 }
 
@@ -626,6 +452,6 @@ void torch_records_close(void *st) {
     strbuf_free(&s->catname);
     strbuf_free(&s->args);
     strbuf_free(&s->kind);
-    for (size_t k = 0; k < DEVICE_PROP_COUNT; k++) strbuf_free(&s->dp_value[k]);
+    for (size_t k = 0; k < TR_DEVICE_PROPS; k++) strbuf_free(&s->dp_value[k]);
     free(s);
 }
