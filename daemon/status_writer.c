@@ -1,5 +1,6 @@
 /* status_writer: each run's status stored in order off the loop thread, retried while the
  * database refuses writes, stopped for good when it is corrupt. */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "base/work_queue.h"
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 
@@ -29,7 +31,7 @@ bool db_corrupt(tracker *t) {
  * read-only, locked) is logged once and retried every 2 s; the API keeps serving what is
  * stored meanwhile. */
 typedef struct status_job {
-    struct status_job *next;
+    struct status_job *next;     /* on the lane's done list */
     run *r;
     char *id, *root, *path;
     run_status status;
@@ -37,12 +39,9 @@ typedef struct status_job {
 } status_job;
 
 struct status_lane {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    status_job *todo, *todo_tail, *done;   /* todo in order; done in any order */
-    status_job *later, *later_tail;        /* empty directories' pending: after todo (real runs first) */
-    bool quit, started;
+    work_queue *q;               /* the jobs: lane 0 real runs, lane 1 empty directories (after) */
+    pthread_mutex_t mu;          /* done */
+    status_job *done;            /* written, in any order, for the loop */
     uv_async_t async;            /* the lane thread wakes the loop with finished jobs */
     int in_flight;               /* loop thread: queued or running */
 };
@@ -51,43 +50,28 @@ struct status_lane {
  * directories at start-up) costs a few commits, not one each. */
 #define LANE_BATCH 512
 
-static void *lane_main(void *arg) {
-    status_lane *l = arg;
-    store_status *items = malloc(LANE_BATCH * sizeof *items);
-    pthread_mutex_lock(&l->mu);
-    for (;;) {
-        while (!l->todo && !l->later && !l->quit) pthread_cond_wait(&l->cv, &l->mu);
-        bool first = l->todo != NULL;
-        status_job **head = first ? &l->todo : &l->later, **tail = first ? &l->todo_tail : &l->later_tail;
-        if (!*head) break;                      /* quit, and nothing left */
-        status_job *batch = *head, *last = batch;
-        size_t n = 1;
-        for (; items && n < LANE_BATCH && last->next; n++) last = last->next;
-        *head = last->next;
-        last->next = NULL;
-        if (!*head) *tail = NULL;
-        pthread_mutex_unlock(&l->mu);
-        store *st = batch->r->t->st;
-        bool ok;
-        if (items) {
-            size_t i = 0;
-            for (status_job *j = batch; j; j = j->next) items[i++] = (store_status){j->id, j->root, j->path, j->status};
-            ok = store_set_statuses(st, items, n, clk_wall_ms()) == 0;
-        } else {
-            ok = store_set_status(st, batch->id, batch->root, batch->path, batch->status, clk_wall_ms()) == 0;
-        }
-        pthread_mutex_lock(&l->mu);
-        for (status_job *j = batch, *nx; j; j = nx) {
-            nx = j->next;
-            j->ok = ok;
-            j->next = l->done;
-            l->done = j;
-        }
-        uv_async_send(&l->async);
+/* The queue's thread: one batch of jobs (one lane's, in order) in one transaction. */
+static void lane_write(void *user, void *const *jobs, size_t n) {
+    status_lane *l = user;
+    assert(n >= 1 && n <= LANE_BATCH);
+    store_status items[LANE_BATCH];
+    for (size_t i = 0; i < n; i++) {
+        const status_job *j = jobs[i];
+        items[i] = (store_status){j->id, j->root, j->path, j->status};
     }
+    store *st = ((status_job *)jobs[0])->r->t->st;
+    bool ok = store_set_statuses(st, items, n, clk_wall_ms()) == 0;
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < n; i++) {
+        status_job *j = jobs[i];
+        j->ok = ok;
+        j->next = l->done;
+        l->done = j;
+    }
+    /* (sent under the lock: the loop takes these jobs, and may then close the handle, only
+     * after this send) */
+    uv_async_send(&l->async);
     pthread_mutex_unlock(&l->mu);
-    free(items);
-    return NULL;
 }
 
 static void status_done(status_job *j);
@@ -112,13 +96,12 @@ bool status_lane_start(tracker *t) {
     status_lane *l = calloc(1, sizeof *l);
     if (!l) return false;
     pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->cv, NULL);
     uv_async_init(t->loop, &l->async, on_lane_async);
     l->async.data = l;
     t->open_handles++;
     t->lane = l;
-    l->started = pthread_create(&l->thread, NULL, lane_main, l) == 0;
-    return l->started;
+    l->q = wq_start(&(wq_config){.batch = LANE_BATCH, .handle = lane_write, .user = l});
+    return l->q != NULL;
 }
 
 void status_lane_stop(tracker *t) {
@@ -130,13 +113,8 @@ void status_lane_stop(tracker *t) {
 void status_lane_free(tracker *t) {
     status_lane *l = t->lane;
     if (!l) return;
-    pthread_mutex_lock(&l->mu);
-    l->quit = true;
-    pthread_cond_signal(&l->cv);
-    pthread_mutex_unlock(&l->mu);
-    if (l->started) pthread_join(l->thread, NULL);
+    wq_stop(l->q);                              /* writes what is still queued, joins */
     pthread_mutex_destroy(&l->mu);
-    pthread_cond_destroy(&l->cv);
     free(l);
     t->lane = NULL;
 }
@@ -186,7 +164,8 @@ void write_status(run *r) {
     j->path = strdup(r->path);
     j->status = r->sm.status;
     status_lane *l = t->lane;
-    if (!l || !l->started || !j->id || !j->root || !j->path) {
+    /* one write per run at a time: its order holds */
+    if (!l || !l->q || !j->id || !j->root || !j->path || !wq_push(l->q, j, r->dormant ? 1 : 0)) {
         r->status_dirty = true;
         free(j->id); free(j->root); free(j->path); free(j);
         return;
@@ -196,13 +175,6 @@ void write_status(run *r) {
     t->inflight++;
     r->refs++;
     l->in_flight++;
-    pthread_mutex_lock(&l->mu);
-    status_job **head = r->dormant ? &l->later : &l->todo, **tail = r->dormant ? &l->later_tail : &l->todo_tail;
-    if (*tail) (*tail)->next = j;               /* one write per run at a time: its order holds */
-    else *head = j;
-    *tail = j;
-    pthread_cond_signal(&l->cv);
-    pthread_mutex_unlock(&l->mu);
 }
 
 void on_retry(uv_timer_t *h) {
