@@ -11,7 +11,7 @@
  *   split read included (32 MiB left ~800 of its growth's pages ordinary: 1,450 faults
  *   against 630, ~14 us each on this VM); a bigger stretch of huge pages rounds a large
  *   run's RSS up (huge pages are resident whole): 48 MiB put the 1 GB run's ingest at
- *   67 MB, past the 64 MB bound, 40 MiB at 58-62 MB (docs/PERFORMANCE.md);
+ *   67 MB, past the 64 MB bound, 40 MiB at 58-62 MB (git history of docs/PERFORMANCE.md);
  * - M_TRIM_THRESHOLD 128 MiB: freed memory at the top of the heap stays for the next table
  *   rather than going back to the kernel and faulting in again (why the daemon does not call
  *   mem_tune_process: it would keep its largest run's peak heap between runs);

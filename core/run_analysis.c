@@ -308,7 +308,7 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
          * — when it is more than SPLIT_BESIDE times the neighbour — with the smaller
          * neighbour read whole on the tail piece's thread first; small files without kernels
          * after them (telemetry) are read there too. The cut is chosen when they are done
-         * (core/run_split), so that both threads end together (docs/PERFORMANCE.md). */
+         * (core/run_split), so that both threads end together. */
         bool split_a = run_split_possible(a, threads), split_b = b && run_split_possible(b, threads);
         job *split = NULL, *pre[1 + FOLLOW_MAX];
         size_t n_pre = 0;

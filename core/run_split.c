@@ -40,11 +40,11 @@ static uint64_t tail_min(const job *j) {
 /* Larger files are read in one piece: the second piece of an exact split keeps what its join
  * needs (ops, phases and layers keep its kernels, launches and steps: ~30 MB more at the peak
  * for the 158 MB torch trace of the 208 MB run), and a larger trace more often passes a bound
- * that makes ops refuse the join (then the file is read twice). docs/PERFORMANCE.md. */
+ * that makes ops refuse the join (then the file is read twice). */
 #define SPLIT_MAX ((uint64_t)256 << 20)
 /* A fixed cut (passenger) beside a neighbour: what a byte of the neighbour costs against a
  * byte of the split file (x2, an integer): trace.csv's rows against the torch trace's events,
- * ~2.4 against ~1.5 ns a byte in analyze (docs/PERFORMANCE.md). */
+ * ~2.4 against ~1.5 ns a byte in analyze, measured on the 208 MB run. */
 #define SPLIT_PRE_WEIGHT2 3u
 #define SPLIT_WINDOW (1u << 20)          /* where a resume point is looked for, from the cut */
 #define SPLIT_HEAD (64u << 10)           /* the file's first bytes a resumed state may need (CSV header) */

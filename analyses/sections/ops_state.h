@@ -93,7 +93,7 @@ typedef struct ops_file {
     size_t nlaunches, caplaunches;
     id_map op_by_ext, launch_by_corr;
     piece_log pending;       /* pending_kernel entries (read once, by resolve_file; delta-coded:
-                              * ~15 B a kernel where the array took 40, docs/PERFORMANCE.md) */
+                              * ~15 B a kernel where the array took 40) */
     name_agg *agg;           /* by name id of pool */
     size_t capagg;
     py_frames frames;

@@ -7,7 +7,7 @@
  * and times of consecutive records are close: 1-3 bytes a word instead of 4), and an int64
  * end field (`span`) as its difference from the int64 field just before it, its start (a
  * duration). The 208 MB run's three logs took 8.6 MB as plain 32-56-byte entries, ~3.4 MB
- * so (docs/PERFORMANCE.md "piece logs"): fresh memory is what costs on a VM where the
+ * so (measured: git history of docs/PERFORMANCE.md): fresh memory is what costs on a VM where the
  * kernel zeroes every new page. Blocks are never moved (a doubling array measured ~4 % of
  * the split read's CPU in realloc copies), and the reader frees each block as it leaves it,
  * so the join's own growth reuses them. Encoding is exact for any bytes (padding included;

@@ -2,7 +2,7 @@
  * appends (parsers/formats/torch_trace_records.c, its only user): an event's member keys, its args
  * keys and its category to small ids, comparing words of the text rather than calling
  * memcmp per candidate (those calls and compares were a measurable share of `goblind
- * analyze`; docs/PERFORMANCE.md "The torch trace's typed records"). Static inline: no state. */
+ * analyze`; measured in the git history of docs/PERFORMANCE.md). Static inline: no state. */
 #ifndef GOBLIN_TORCH_KEYS_H
 #define GOBLIN_TORCH_KEYS_H
 
