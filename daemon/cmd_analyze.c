@@ -137,7 +137,7 @@ int cmd_analyze(int argc, char **argv) {
             dir = a;
         }
     }
-    if (!dir) { usage_command("analyze", stderr); return EXIT_USAGE; }
+    if (!dir) { help_usage_command("analyze", stderr); return EXIT_USAGE; }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "goblind analyze: %s: %s\n", dir, errno ? strerror(errno) : "not a directory");

@@ -115,7 +115,7 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
 
 static void get(const client_opts *o, const char *path, http_reply *r) {
     http_target t = {o->url, o->token, o->cacert, o->cert, o->key};
-    http_get(&t, path, r);
+    http_client_get(&t, path, r);
 }
 
 /* The exit status of a daemon's refusal: its 400 says the request was malformed (usage). */
@@ -222,7 +222,7 @@ int cmd_forget(int argc, char **argv) {
     snprintf(path, sizeof path, "/runs/%s", o.id);
     http_target t = {o.url, o.token, o.cacert, o.cert, o.key};
     http_reply r;
-    http_delete(&t, path, &r);
+    http_client_delete(&t, path, &r);
     free(o.token);
     if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); return 1; }
     json_t *doc = json_loadb(r.body, r.len, 0, NULL);

@@ -99,7 +99,7 @@ int cmd_export(int argc, char **argv) {
     }
     if (!dir || (!kernels && !npu_reference)) {   /* (each kind of export: one more condition here) */
         if (dir) fprintf(stderr, "goblind export: nothing to export: give --kernels FILE|- or --npu-reference DIR\n");
-        usage_command("export", stderr);
+        help_usage_command("export", stderr);
         return EXIT_USAGE;
     }
     struct stat st;

@@ -187,7 +187,7 @@ int cmd_parse(int argc, char **argv) {
     }
     if (!dir) {
         fprintf(stderr, "goblind parse: RUN_DIR is required\n");
-        usage(stderr);
+        help_usage(stderr);
         return EXIT_USAGE;
     }
     DIR *d = opendir(dir);

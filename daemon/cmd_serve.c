@@ -115,7 +115,7 @@ static bool secret_files_ok(const goblind_config *c, const char *when) {
 
 static int usage_error(const char *msg) {
     fprintf(stderr, "goblind serve: %s\n", msg);
-    usage(stderr);
+    help_usage(stderr);
     return EXIT_USAGE;
 }
 

@@ -34,10 +34,10 @@ typedef struct command_help {
 /* help.c: the command named name (NULL when there is none); every command name, one a line;
  * the whole usage; one command's usage (false for an unknown command); whether argv[1..] asks
  * for help (--help or -h). */
-const command_help *command_find(const char *name);
-void command_list(FILE *out);
-void usage(FILE *out);
-bool usage_command(const char *cmd, FILE *out);
-bool wants_help(int argc, char **argv);
+const command_help *help_command_find(const char *name);
+void help_command_list(FILE *out);
+void help_usage(FILE *out);
+bool help_usage_command(const char *cmd, FILE *out);
+bool help_wanted(int argc, char **argv);
 
 #endif

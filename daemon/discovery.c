@@ -16,14 +16,14 @@
 static void on_root_rescan(uv_timer_t *h);
 
 /* A directory named id exists in root: start tracking it (or revive it). */
-void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
+static void discovered(tracker *t, const char *root_path, const char *id, store_reader *rd) {
     run *r = tracker_lookup(t, id);
     if (r && !r->sm.gone) {
         if (strcmp(r->root, root_path) && !r->dup_warned) {
             r->dup_warned = true;
             log_warn("run id %s exists in both %s and %s; keeping %s, ignoring the other", id, r->root, root_path, r->root);
         }
-        if (!strcmp(r->root, root_path)) rewatch_if_replaced(r, false);   /* deleted and created again */
+        if (!strcmp(r->root, root_path)) tracker_rewatch_if_replaced(r, false);   /* deleted and created again */
         return;
     }
     if (r) {                                    /* came back (or moved to another root) */
@@ -45,8 +45,8 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
             r->dormant = true;                  /* pending its first file, nothing to parse: that file wakes it */
             t->n_dormant++;
             r->sm.status = RUN_PENDING;         /* a run about to start (docs/API.md "Run states") */
-            write_status(r);
-            watch_run_dir(r);
+            status_write(r);
+            tracker_watch_run_dir(r);
             return;
         }
         if (known || forgotten) {
@@ -56,18 +56,18 @@ void discovered(tracker *t, const char *root_path, const char *id, store_reader 
             if ((st == RUN_COMPLETE || st == RUN_FAILED || st == RUN_EMPTY) && files_sig_equal(&stored, &r->seen_sig.files)) {
                 run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
                 r->parsed_sig = r->seen_sig;
-                watch_run_dir(r);
-                watch_subdirs(r);
+                tracker_watch_run_dir(r);
+                tracker_watch_subdirs(r);
                 return;
             }
             run_state_restore(&r->sm, st, false);
         }
     }
-    watch_run_dir(r);
+    tracker_watch_run_dir(r);
     run_discovered(r);
 }
 
-bool take_over_from_other_root(run *r) {
+bool tracker_take_over_from_other_root(run *r) {
     tracker *t = r->t;
     for (size_t i = 0; i < t->n_roots; i++) {
         const char *other = t->roots[i].path;
@@ -83,8 +83,8 @@ bool take_over_from_other_root(run *r) {
         r->root = strdup(other);
         r->path = p;
         r->dup_warned = false;
-        watch_run_dir(r);
-        watch_subdirs(r);
+        tracker_watch_run_dir(r);
+        tracker_watch_subdirs(r);
         run_discovered(r);
         return true;
     }
@@ -108,13 +108,13 @@ static bool first_skip(root *ro, const char *name) {
     return true;
 }
 
-void scan_root(tracker *t, root *ro, store_reader *rd) {
+void tracker_scan_root(tracker *t, root *ro, store_reader *rd) {
     DIR *d = opendir(ro->path);
     if (!d) {
         if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (checked again every %d ms)", ro->path,
                                              strerror(errno), t->cfg->fallback_scan_ms);
         ro->unreadable_logged = true;
-        rewatch_root(t, ro, false);
+        tracker_rewatch_root(t, ro, false);
         /* Nothing can watch a missing directory here: look again soon, not in scan_interval_s. */
         if (!t->stopping) uv_timer_start(&ro->rescan, on_root_rescan, (uint64_t)t->cfg->fallback_scan_ms, 0);
         return;
@@ -123,7 +123,7 @@ void scan_root(tracker *t, root *ro, store_reader *rd) {
         log_info("root %s is readable now", ro->path);
         ro->unreadable_logged = false;
     }
-    rewatch_root(t, ro, true);                  /* also when it was deleted and created again */
+    tracker_rewatch_root(t, ro, true);                  /* also when it was deleted and created again */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
@@ -152,20 +152,20 @@ void scan_root(tracker *t, root *ro, store_reader *rd) {
 
 static void on_root_rescan(uv_timer_t *h) {
     root *ro = h->data;
-    if (!ro->t->stopping) scan_root(ro->t, ro, NULL);
+    if (!ro->t->stopping) tracker_scan_root(ro->t, ro, NULL);
 }
 
-void on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
+void tracker_on_root_event(uv_fs_event_t *h, const char *name, int events, int status) {
     (void)events; (void)status;
     root *ro = h->data;
-    if (is_self_event(ro->path, name)) rewatch_root(ro->t, ro, false);   /* dead now; the rescan re-arms it */
+    if (tracker_is_self_event(ro->path, name)) tracker_rewatch_root(ro->t, ro, false);   /* dead now; the rescan re-arms it */
     uv_timer_start(&ro->rescan, on_root_rescan, 100, 0);
 }
 
-void on_scan(uv_timer_t *h) {
+void tracker_on_scan(uv_timer_t *h) {
     tracker *t = h->data;
     if (t->stopping) return;
-    for (size_t i = 0; i < t->n_roots; i++) scan_root(t, &t->roots[i], NULL);
+    for (size_t i = 0; i < t->n_roots; i++) tracker_scan_root(t, &t->roots[i], NULL);
     FOR_EACH_RUN(t, r) {
         if (r->dormant) {                       /* an empty directory: one lstat while its mtime stays */
             struct stat st;
@@ -209,7 +209,7 @@ int tracker_start(tracker *t) {
     t->open_handles += 2;
     deleted_queue_open(t);
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
-    uv_timer_start(&t->scan, on_scan, every, every);
+    uv_timer_start(&t->scan, tracker_on_scan, every, every);
     if (t->cfg->scan_only) {
         t->fallback = true;
         log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
@@ -230,8 +230,8 @@ int tracker_start(tracker *t) {
             log_info("root %s is a symbolic link to %s; following it", ro->path, real ? real : "(missing)");
             free(real);
         }
-        if (!t->fallback) rewatch_root(t, ro, true);
-        scan_root(t, ro, rd);
+        if (!t->fallback) tracker_rewatch_root(t, ro, true);
+        tracker_scan_root(t, ro, rd);
     }
     /* Runs stored earlier whose directories are no longer under any root. */
     gone_scan g = {.t = t};

@@ -133,18 +133,18 @@ static const char EXIT_TABLE[] =
     "  3  nothing to measure: parse and analyze read no file; show, analysis and report: the run\n"
     "     failed (what is known is printed)\n";
 
-const command_help *command_find(const char *name) {
+const command_help *help_command_find(const char *name) {
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++)
         if (!strcmp(HELP[i].name, name)) return &HELP[i];
     return NULL;
 }
 
-void command_list(FILE *out) {
+void help_command_list(FILE *out) {
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) fprintf(out, "%s\n", HELP[i].name);
 }
 
-bool usage_command(const char *cmd, FILE *out) {
-    const command_help *c = command_find(cmd);
+bool help_usage_command(const char *cmd, FILE *out) {
+    const command_help *c = help_command_find(cmd);
     if (!c) return false;
     fprintf(out, "usage: %s\n\n%s\n", c->synopsis, c->text);
     if (strstr(c->synopsis, "CONNECTION")) fprintf(out, "%s\n", CONNECTION);
@@ -153,13 +153,13 @@ bool usage_command(const char *cmd, FILE *out) {
     return true;
 }
 
-bool wants_help(int argc, char **argv) {
+bool help_wanted(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return true;
     return false;
 }
 
-void usage(FILE *out) {
+void help_usage(FILE *out) {
     fprintf(out, "usage:");
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++) fprintf(out, "%s%s\n", i ? "       " : " ", HELP[i].synopsis);
     fprintf(out, "       goblind help [COMMAND | --list] | --version | --help | COMMAND --help\n\n");

@@ -115,6 +115,6 @@ static void request(const http_target *t, const char *method, const char *path, 
     curl_easy_cleanup(c);
 }
 
-void http_get(const http_target *t, const char *path, http_reply *out) { request(t, "GET", path, out); }
+void http_client_get(const http_target *t, const char *path, http_reply *out) { request(t, "GET", path, out); }
 
-void http_delete(const http_target *t, const char *path, http_reply *out) { request(t, "DELETE", path, out); }
+void http_client_delete(const http_target *t, const char *path, http_reply *out) { request(t, "DELETE", path, out); }

@@ -22,8 +22,8 @@ typedef struct http_reply {
 } http_reply;
 
 /* One GET of path (starting with '/') at the target; fills *out (status 0 and error on failure). */
-void http_get(const http_target *t, const char *path, http_reply *out);
+void http_client_get(const http_target *t, const char *path, http_reply *out);
 /* The same with DELETE (goblind forget). */
-void http_delete(const http_target *t, const char *path, http_reply *out);
+void http_client_delete(const http_target *t, const char *path, http_reply *out);
 
 #endif

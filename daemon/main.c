@@ -37,7 +37,7 @@ static char **split_long_options(int argc, char **argv, int *out_argc) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) { usage(stderr); return EXIT_USAGE; }
+    if (argc < 2) { help_usage(stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     /* large heap steps on huge pages, never trimmed: fewer page faults for a process that
      * reads one run and exits (base/mem_tune.h); not for `serve`, a long-running daemon whose
@@ -45,20 +45,20 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "parse") || !strcmp(cmd, "analyze")) mem_tune_process();
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { printf("goblind %s\n", GOBLIND_VERSION); return 0; }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        if (argc > 2 && !strcmp(argv[2], "--list")) { command_list(stdout); return 0; }   /* completion, man page */
-        if (argc > 2 && usage_command(argv[2], stdout)) return 0;     /* goblind help CMD */
-        if (argc > 2) { fprintf(stderr, "goblind: unknown command '%s'\n", argv[2]); usage(stderr); return EXIT_USAGE; }
-        usage(stdout);
+        if (argc > 2 && !strcmp(argv[2], "--list")) { help_command_list(stdout); return 0; }   /* completion, man page */
+        if (argc > 2 && help_usage_command(argv[2], stdout)) return 0;     /* goblind help CMD */
+        if (argc > 2) { fprintf(stderr, "goblind: unknown command '%s'\n", argv[2]); help_usage(stderr); return EXIT_USAGE; }
+        help_usage(stdout);
         return 0;
     }
-    const command_help *c = command_find(cmd);
+    const command_help *c = help_command_find(cmd);
     if (!c) {
         fprintf(stderr, "goblind: unknown command '%s'\n", cmd);
-        usage(stderr);
+        help_usage(stderr);
         return EXIT_USAGE;
     }
     /* COMMAND --help: that command's usage on stdout, exit 0 (before any other argument check) */
-    if (wants_help(argc - 1, argv + 1)) return usage_command(cmd, stdout) ? 0 : EXIT_USAGE;
+    if (help_wanted(argc - 1, argv + 1)) return help_usage_command(cmd, stdout) ? 0 : EXIT_USAGE;
     int n;
     char **args = split_long_options(argc - 1, argv + 1, &n);
     if (!args) { fprintf(stderr, "goblind: out of memory\n"); return 1; }

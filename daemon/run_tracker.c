@@ -42,7 +42,7 @@ static run_state_cfg sm_cfg(const tracker *t) {
 
 /* Carries out what the state machine (run_state.c) decided for r. */
 static void apply(run *r, run_actions a) {
-    if (a.set_status) write_status(r);          /* the API is told once it is stored */
+    if (a.set_status) status_write(r);          /* the API is told once it is stored */
     if (a.stop_quiet) uv_timer_stop(&r->quiet);
     if (a.stop_settle) uv_timer_stop(&r->settle);
     if (a.settle_in_ms >= 0) uv_timer_start(&r->settle, on_settle, (uint64_t)a.settle_in_ms, 0);
@@ -65,13 +65,13 @@ void dormant_changed(run *r) {
     t->n_dormant--;
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
     log_debug("run %s: files appeared in the empty directory", r->id);
-    watch_subdirs(r);
+    tracker_watch_subdirs(r);
     run_discovered(r);
 }
 
 void mark_gone(run *r) {
     if (r->dormant) { dormant_changed(r); return; }
-    if (r->sm.gone || take_over_from_other_root(r)) return;
+    if (r->sm.gone || tracker_take_over_from_other_root(r)) return;
     tracker_unwatch(r->t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) tracker_unwatch(r->t, &r->sub[i]);
     apply(r, run_state_gone(&r->sm));
@@ -81,7 +81,7 @@ void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
     (void)events;
     run *r = h->data;
     if (status < 0) log_debug("run %s: watch error %s", r->id, uv_strerror(status));
-    if (!rewatch_if_replaced(r, is_self_event(r->path, name))) run_touch(r);
+    if (!tracker_rewatch_if_replaced(r, tracker_is_self_event(r->path, name))) run_touch(r);
 }
 
 void run_touch(run *r) {
@@ -112,7 +112,7 @@ static void on_settle(uv_timer_t *h) {
     run *r = h->data;
     if (r->t->stopping || r->sm.gone) return;
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
-    watch_subdirs(r);
+    tracker_watch_subdirs(r);
     bool as_parsed = false;
     if (!r->sm.parsing) {
         sig_of(r, &r->seen_sig);
@@ -179,7 +179,7 @@ void run_parsed(parse_job *j, int status) {
     t->changed(t->user, r->id);
     /* The ingest stored "running"; if the run moved on meanwhile (deleted, touched), store
      * its real status again so the database does not keep the older one. */
-    if (r->sm.status != RUN_RUNNING) write_status(r);
+    if (r->sm.status != RUN_RUNNING) status_write(r);
     if (r->sm.gone) return;
     if (db_corrupt(t)) return;                  /* no retry loop on a corrupt database */
     apply(r, next);                             /* parse again, retry, or wait for quiet */

@@ -147,12 +147,12 @@ static void status_done(status_job *j) {
         return;
     }
     if (ok) t->changed(t->user, r->id);
-    if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, on_retry, 2000, 0); }
-    else if (r->status_dirty) write_status(r);             /* changed again meanwhile */
+    if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, status_on_retry, 2000, 0); }
+    else if (r->status_dirty) status_write(r);             /* changed again meanwhile */
     else if (r->sm.gone && !r->sm.parsing) tracker_forget(r);
 }
 
-void write_status(run *r) {
+void status_write(run *r) {
     tracker *t = r->t;
     if (r->status_writing || t->stopping) { r->status_dirty = true; return; }
     if (db_corrupt(t)) return;
@@ -177,10 +177,10 @@ void write_status(run *r) {
     l->in_flight++;
 }
 
-void on_retry(uv_timer_t *h) {
+void status_on_retry(uv_timer_t *h) {
     tracker *t = h->data;
     if (t->stopping) return;
     FOR_EACH_RUN(t, r) {
-        if (r->status_dirty && !r->status_writing) write_status(r);
+        if (r->status_dirty && !r->status_writing) status_write(r);
     }
 }

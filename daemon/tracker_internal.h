@@ -152,8 +152,8 @@ run *run_new(tracker *t, const char *root_path, const char *id);
 
 /* status_writer.c */
 bool db_corrupt(tracker *t);                        /* store_corruption(), logged once */
-void write_status(run *r);                          /* store r->status (worker pool, in order) */
-void on_retry(uv_timer_t *h);
+void status_write(run *r);                          /* store r->status (worker pool, in order) */
+void status_on_retry(uv_timer_t *h);
 bool status_lane_start(tracker *t);                 /* at tracker_start; false: no thread */
 void status_lane_stop(tracker *t);                  /* closes its handle once no write is in flight */
 void status_lane_free(tracker *t);                  /* joins the thread (after the loop ended) */
@@ -161,26 +161,25 @@ void status_lane_free(tracker *t);                  /* joins the thread (after t
 /* watches.c */
 bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
 void tracker_unwatch(tracker *t, uv_fs_event_t *h);
-void watch_subdirs(run *r);
-bool dir_id_of(const char *path, dir_id *id);       /* stat (follows a symlink); false if not a dir */
-void watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
+void tracker_watch_subdirs(run *r);
+void tracker_watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
 /* r->path is now another directory than the watched one (deleted and created again, or
  * replaced by a copy): watch the new one, sub-directories too, and touch the run. A
  * recreated directory often gets the freed inode number back, so the watch's own
  * IN_DELETE_SELF / IN_MOVE_SELF / IN_IGNORED (self_event) also counts as replaced. */
-bool rewatch_if_replaced(run *r, bool self_event);
+bool tracker_rewatch_if_replaced(run *r, bool self_event);
 /* libuv reports a watched directory's own events under its base name. */
-bool is_self_event(const char *watched_path, const char *name);
+bool tracker_is_self_event(const char *watched_path, const char *name);
 /* The same for a root: re-watch it when it was recreated; unwatch it while it is missing. */
-void rewatch_root(tracker *t, root *ro, bool exists);
+void tracker_rewatch_root(tracker *t, root *ro, bool exists);
 
 /* discovery.c */
-void scan_root(tracker *t, root *ro, store_reader *rd);
-void on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
-void on_scan(uv_timer_t *h);
+void tracker_scan_root(tracker *t, root *ro, store_reader *rd);
+void tracker_on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
+void tracker_on_scan(uv_timer_t *h);
 /* r's directory is gone from its root; when another root holds the same id, that copy takes
  * over at once (not at the next rescan, and never `gone` in between). */
-bool take_over_from_other_root(run *r);
+bool tracker_take_over_from_other_root(run *r);
 
 /* run_tracker.c */
 void run_touch(run *r);                             /* a file changed: (re)start the settle timer */

@@ -12,7 +12,8 @@
 #include "daemon/tracker_internal.h"
 #include "daemon/log.h"
 
-void enter_fallback(tracker *t, const char *path, int rc) {
+/* Watches ran out: rescan every fallback_scan_ms from now on (said once). */
+static void enter_fallback(tracker *t, const char *path, int rc) {
     if (t->fallback) return;
     t->fallback = true;
     log_warn("cannot watch %s (%s): inotify watches exhausted? falling back to rescanning every %d ms "
@@ -33,7 +34,8 @@ bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_c
     return false;
 }
 
-bool dir_id_of(const char *path, dir_id *id) {
+/* stat (follows a symlink): the directory's device and inode; false if not a directory. */
+static bool dir_id_of(const char *path, dir_id *id) {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
     id->dev = (uint64_t)st.st_dev;
@@ -43,7 +45,7 @@ bool dir_id_of(const char *path, dir_id *id) {
 
 static bool same_dir(const dir_id *a, const dir_id *b) { return a->dev == b->dev && a->ino == b->ino; }
 
-void watch_run_dir(run *r) {
+void tracker_watch_run_dir(run *r) {
     tracker *t = r->t;
     if (t->fallback || uv_is_active((uv_handle_t *)&r->watch)) return;
     dir_id id;
@@ -51,13 +53,13 @@ void watch_run_dir(run *r) {
     if (tracker_watch(t, &r->watch, r->path, on_run_event)) r->watch_id = id;
 }
 
-bool is_self_event(const char *watched_path, const char *name) {
+bool tracker_is_self_event(const char *watched_path, const char *name) {
     const char *base = strrchr(watched_path, '/');
     base = base ? base + 1 : watched_path;
     return name && !strcmp(name, base);
 }
 
-bool rewatch_if_replaced(run *r, bool self_event) {
+bool tracker_rewatch_if_replaced(run *r, bool self_event) {
     tracker *t = r->t;
     if (t->fallback || t->stopping || r->sm.gone || r->forgotten) return false;
     dir_id id;
@@ -72,13 +74,13 @@ bool rewatch_if_replaced(run *r, bool self_event) {
     log_debug("run %s: directory replaced; watching the new one", r->id);
     tracker_unwatch(t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) tracker_unwatch(t, &r->sub[i]);   /* they were in the old directory */
-    watch_run_dir(r);
-    watch_subdirs(r);
+    tracker_watch_run_dir(r);
+    tracker_watch_subdirs(r);
     run_touch(r);
     return true;
 }
 
-void rewatch_root(tracker *t, root *ro, bool exists) {
+void tracker_rewatch_root(tracker *t, root *ro, bool exists) {
     if (t->fallback || t->stopping) return;
     dir_id id;
     if (!exists || !dir_id_of(ro->path, &id)) {       /* a dead watch must not count in the gauge */
@@ -91,7 +93,7 @@ void rewatch_root(tracker *t, root *ro, bool exists) {
         log_info("root %s was recreated; watching the new directory", ro->path);
         tracker_unwatch(t, &ro->ev);
     }
-    ro->watching = tracker_watch(t, &ro->ev, ro->path, on_root_event);
+    ro->watching = tracker_watch(t, &ro->ev, ro->path, tracker_on_root_event);
     if (ro->watching) ro->watched_id = id;
 }
 
@@ -107,12 +109,12 @@ static void on_sub_event(uv_fs_event_t *h, const char *name, int events, int sta
     (void)events; (void)status;
     run *r = h->data;
     for (int i = 0; i < r->n_sub; i++)         /* its own delete/move: dead; the settle re-watches it */
-        if (&r->sub[i] == h && is_self_event(r->sub_name[i], name)) tracker_unwatch(r->t, h);
+        if (&r->sub[i] == h && tracker_is_self_event(r->sub_name[i], name)) tracker_unwatch(r->t, h);
     run_touch(r);
 }
 
 /* rocprofv3 writes <host>/<pid>_kernel_trace.csv: watch sub-directories one level down. */
-void watch_subdirs(run *r) {
+void tracker_watch_subdirs(run *r) {
     tracker *t = r->t;
     DIR *d = opendir(r->path);
     if (!d) return;
