@@ -157,10 +157,10 @@ static bool fold(const char *s, size_t n, strbuf *out, bool regex) {
     return strbuf_terminate(out);
 }
 
-bool fold_lower(const char *s, size_t n, strbuf *out) { return fold(s, n, out, false); }
-bool fold_regex(const char *s, size_t n, strbuf *out) { return fold(s, n, out, true); }
+bool text_fold_lower(const char *s, size_t n, strbuf *out) { return fold(s, n, out, false); }
+bool text_fold_regex(const char *s, size_t n, strbuf *out) { return fold(s, n, out, true); }
 
-bool contains(const char *hay, size_t n, const char *needle) {
+bool text_contains(const char *hay, size_t n, const char *needle) {
     return memmem(hay, n, needle, strlen(needle)) != NULL;
 }
 
@@ -168,7 +168,7 @@ static bool is_alnum_folded(char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-bool contains_word(const char *s, size_t n, const char *word) {
+bool text_contains_word(const char *s, size_t n, const char *word) {
     size_t w = strlen(word);
     const char *p = s, *end = s + n;
     while ((p = memmem(p, (size_t)(end - p), word, w)) != NULL) {

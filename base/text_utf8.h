@@ -39,14 +39,14 @@ bool py_isspace(uint32_t cp);
 void py_strip(const char **s, size_t *n);
 
 /* Fold for str.lower()-then-substring tests (ASCII needles only). */
-bool fold_lower(const char *s, size_t n, strbuf *out);
+bool text_fold_lower(const char *s, size_t n, strbuf *out);
 /* Fold for re.IGNORECASE matching of ASCII patterns (K->k, long s->s, dotless i->i, ...). */
-bool fold_regex(const char *s, size_t n, strbuf *out);
+bool text_fold_regex(const char *s, size_t n, strbuf *out);
 
 /* memmem over folded strings. */
-bool contains(const char *hay, size_t n, const char *needle);
+bool text_contains(const char *hay, size_t n, const char *needle);
 /* True when the code-point-per-byte folded string has `word` at a position with no
  * [A-Za-z0-9] (folded) before or after it: the reference's (?<![A-Za-z0-9])..(?![A-Za-z0-9]). */
-bool contains_word(const char *folded, size_t n, const char *word);
+bool text_contains_word(const char *folded, size_t n, const char *word);
 
 #endif

@@ -17,7 +17,7 @@ void counters_init(goblind_counters *c) {
     c->http_seconds.n = sizeof HTTP_BOUNDS / sizeof HTTP_BOUNDS[0];
 }
 
-void histogram_observe(histogram *h, double seconds) {
+void counters_histogram_observe(histogram *h, double seconds) {
     size_t i = 0;
     while (i < h->n && seconds > h->bounds[i]) i++;
     if (i < h->n) atomic_fetch_add(&h->buckets[i], 1);       /* beyond the last bound: only +Inf */
@@ -33,5 +33,5 @@ void counters_http_count(goblind_counters *c, unsigned code) {
 
 void counters_http(goblind_counters *c, unsigned code, double seconds) {
     counters_http_count(c, code);
-    histogram_observe(&c->http_seconds, seconds);
+    counters_histogram_observe(&c->http_seconds, seconds);
 }

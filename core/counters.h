@@ -32,7 +32,7 @@ extern const char *const INGEST_RESULT_NAMES[INGEST_RESULTS];
 extern const unsigned HTTP_CODE_VALUES[HTTP_CODES];   /* the last slot (0) counts any other code */
 
 void counters_init(goblind_counters *c);
-void histogram_observe(histogram *h, double seconds);
+void counters_histogram_observe(histogram *h, double seconds);
 void counters_http(goblind_counters *c, unsigned code, double seconds);
 /* Counts a request without timing it (long polls, whose duration is the client's choice). */
 void counters_http_count(goblind_counters *c, unsigned code);

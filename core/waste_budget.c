@@ -22,7 +22,7 @@ static int by_time(const void *a, const void *b, void *table) {
     return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
 }
 
-size_t *kernels_by_time(const kernel_table *t) {
+size_t *waste_kernels_by_time(const kernel_table *t) {
     size_t *idx = malloc((t->count ? t->count : 1) * sizeof *idx);
     if (!idx) return NULL;
     for (size_t i = 0; i < t->count; i++) idx[i] = i;
@@ -113,7 +113,7 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
     m->gpu_util_pct = gpu_util;
 
     /* top kernels */
-    size_t *idx = kernels_by_time(kt);
+    size_t *idx = waste_kernels_by_time(kt);
     double total = ks.total ? (double)ks.total : 1.0;
     m->n_top = 0;
     for (size_t i = 0; idx && i < kt->count && i < TOP_KERNELS; i++) {

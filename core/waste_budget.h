@@ -51,6 +51,6 @@ void run_metrics_compute(const waste_inputs *in, run_metrics *m);
  * naming the field, so no body is ever invalid and no silent number looks real. */
 void run_metrics_clamp(run_metrics *m);
 /* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
-size_t *kernels_by_time(const kernel_table *t);
+size_t *waste_kernels_by_time(const kernel_table *t);
 
 #endif

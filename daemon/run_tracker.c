@@ -157,7 +157,7 @@ void run_parsed(parse_job *j, int status) {
     } else if (stored) {
         atomic_fetch_add(&t->counters->ingests[j->ok ? INGEST_OK : INGEST_INCOMPLETE], 1);
         atomic_fetch_add(&t->counters->parsed_bytes, j->bytes);
-        histogram_observe(&t->counters->parse_seconds, j->seconds);
+        counters_histogram_observe(&t->counters->parse_seconds, j->seconds);
         r->parsed_sig = j->sig;
         r->parse_ms = j->seconds * 1e3;
         free(r->fail_reason);                   /* j->error is freed with the job */

@@ -64,7 +64,7 @@ static const char *const GEMM_WIDE_SUBSTRINGS[] = {"gemm", "matmul", "nvjet", "w
 
 static bool any_word(const strbuf *f, const char *const *words) {
     for (size_t i = 0; words[i]; i++)
-        if (contains_word(f->data, f->len, words[i])) return true;
+        if (text_contains_word(f->data, f->len, words[i])) return true;
     return false;
 }
 
@@ -72,21 +72,21 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
     strbuf f = {0};
     unsigned flags = 0;
     *attn = ATTN_NONE;
-    if (!fold_regex(name, len, &f)) return 0;
+    if (!text_fold_regex(name, len, &f)) return 0;
     if (any_word(&f, COLLECTIVE_WORDS)) flags |= KF_COLLECTIVE;
     if (any_word(&f, GEMM_WORDS)) flags |= KF_GEMM_SEED;
     if (any_word(&f, GENERIC_WORDS)) flags |= KF_GENERIC;
     if (any_word(&f, FP16_WORDS)) flags |= KF_FP16;
     if (any_word(&f, BF16_WORDS)) flags |= KF_BF16;
     bool wide = f.len >= 5 && memcmp(f.data, "cijk_", 5) == 0;
-    for (size_t i = 0; !wide && GEMM_WIDE_SUBSTRINGS[i]; i++) wide = contains(f.data, f.len, GEMM_WIDE_SUBSTRINGS[i]);
+    for (size_t i = 0; !wide && GEMM_WIDE_SUBSTRINGS[i]; i++) wide = text_contains(f.data, f.len, GEMM_WIDE_SUBSTRINGS[i]);
     if (wide) flags |= KF_GEMM_WIDE;
     /* attention: plain str.lower() substring tests */
-    if (fold_lower(name, len, &f)) {
-        bool flash = contains(f.data, f.len, "flash");
-        if (contains(f.data, f.len, "flash_attn") && contains(f.data, f.len, "rocm")) *attn = ATTN_FLASH_ROCM;
-        else if (flash && contains(f.data, f.len, "attn")) *attn = ATTN_FLASH;
-        else if (contains(f.data, f.len, "scaled_dot_product_attention")) *attn = ATTN_SDPA;
+    if (text_fold_lower(name, len, &f)) {
+        bool flash = text_contains(f.data, f.len, "flash");
+        if (text_contains(f.data, f.len, "flash_attn") && text_contains(f.data, f.len, "rocm")) *attn = ATTN_FLASH_ROCM;
+        else if (flash && text_contains(f.data, f.len, "attn")) *attn = ATTN_FLASH;
+        else if (text_contains(f.data, f.len, "scaled_dot_product_attention")) *attn = ATTN_SDPA;
     }
     strbuf_free(&f);
     return flags;

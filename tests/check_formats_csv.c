@@ -310,14 +310,14 @@ END_TEST
 
 START_TEST(decimal_scaling) {
     i128 v;
-    ck_assert(decimal_scaled("1.5", 3, 3, &v) && v == 1500);
-    ck_assert(decimal_scaled("1e-3", 4, 6, &v) && v == 1000);
-    ck_assert(decimal_scaled("-2.25", 5, 1, &v) && v == -23);   /* half away from zero */
-    ck_assert(decimal_scaled("0.0000000005", 12, 9, &v) && v == 1);
-    ck_assert(!decimal_scaled("1.2.3", 5, 0, &v));
-    ck_assert(!decimal_scaled("", 0, 0, &v));
-    ck_assert(!decimal_scaled("12ab", 4, 0, &v));
-    ck_assert(!decimal_scaled("1e40", 4, 0, &v));
+    ck_assert(csv_rows_decimal_scaled("1.5", 3, 3, &v) && v == 1500);
+    ck_assert(csv_rows_decimal_scaled("1e-3", 4, 6, &v) && v == 1000);
+    ck_assert(csv_rows_decimal_scaled("-2.25", 5, 1, &v) && v == -23);   /* half away from zero */
+    ck_assert(csv_rows_decimal_scaled("0.0000000005", 12, 9, &v) && v == 1);
+    ck_assert(!csv_rows_decimal_scaled("1.2.3", 5, 0, &v));
+    ck_assert(!csv_rows_decimal_scaled("", 0, 0, &v));
+    ck_assert(!csv_rows_decimal_scaled("12ab", 4, 0, &v));
+    ck_assert(!csv_rows_decimal_scaled("1e40", 4, 0, &v));
 }
 END_TEST
 

@@ -50,18 +50,18 @@ END_TEST
 
 START_TEST(folds_follow_python_ignorecase) {
     strbuf f = {0};
-    ck_assert(fold_regex("\xe2\x84\xaa" "ERNEL", 8, &f));     /* KELVIN SIGN */
+    ck_assert(text_fold_regex("\xe2\x84\xaa" "ERNEL", 8, &f));     /* KELVIN SIGN */
     ck_assert_str_eq(f.data, "kernel");
-    ck_assert(fold_regex("\xc5\xbf" "gemm", 6, &f));          /* LONG S */
+    ck_assert(text_fold_regex("\xc5\xbf" "gemm", 6, &f));          /* LONG S */
     ck_assert_str_eq(f.data, "sgemm");
-    ck_assert(fold_lower("\xc5\xbf" "gemm", 6, &f));          /* lower() keeps long s */
+    ck_assert(text_fold_lower("\xc5\xbf" "gemm", 6, &f));          /* lower() keeps long s */
     ck_assert_uint_eq((unsigned char)f.data[0], FOLD_OTHER);
-    ck_assert(fold_lower("\xc4\xb0X", 3, &f));                /* I WITH DOT -> i + U+0307 */
+    ck_assert(text_fold_lower("\xc4\xb0X", 3, &f));                /* I WITH DOT -> i + U+0307 */
     ck_assert_uint_eq(f.len, 3);
-    ck_assert(contains_word("a_gemm_b", 8, "gemm"));
-    ck_assert(!contains_word("agemm", 5, "gemm"));
-    ck_assert(!contains_word("gemm2", 5, "gemm"));
-    ck_assert(contains_word("x gemm", 6, "gemm"));
+    ck_assert(text_contains_word("a_gemm_b", 8, "gemm"));
+    ck_assert(!text_contains_word("agemm", 5, "gemm"));
+    ck_assert(!text_contains_word("gemm2", 5, "gemm"));
+    ck_assert(text_contains_word("x gemm", 6, "gemm"));
     strbuf_free(&f);
 }
 END_TEST
@@ -249,14 +249,14 @@ END_TEST
 START_TEST(column_pick_whole_tokens) {
     size_t tok[8][2];
     const char *t = "SQ_INSTS_SENDMSG";
-    ck_assert_uint_eq(name_tokens(t, strlen(t), tok, 8), 3);           /* sq insts sendmsg */
+    ck_assert_uint_eq(column_name_tokens(t, strlen(t), tok, 8), 3);           /* sq insts sendmsg */
     t = "BeginNSValue2x";                                                /* begin ns value 2 x */
-    ck_assert_uint_eq(name_tokens(t, strlen(t), tok, 8), 5);
+    ck_assert_uint_eq(column_name_tokens(t, strlen(t), tok, 8), 5);
     ck_assert_uint_eq(tok[1][0], 5);
     ck_assert_uint_eq(tok[1][1], 2);
-    ck_assert(has_name_token("vram_used_bytes", 15, "bytes"));
-    ck_assert(!has_name_token("vram_usedbytes", 14, "bytes"));
-    ck_assert(has_name_token("VRAMBytes", 9, "bytes"));                 /* VRAM + Bytes */
+    ck_assert(column_has_name_token("vram_used_bytes", 15, "bytes"));
+    ck_assert(!column_has_name_token("vram_usedbytes", 14, "bytes"));
+    ck_assert(column_has_name_token("VRAMBytes", 9, "bytes"));                 /* VRAM + Bytes */
     static const char *const END[] = {"EndNs", "end_ns", "EndNS", "End", NULL};
     size_t n;
     const char *const h[] = {"Kernel_Name", "SQ_INSTS_SENDMSG", "Start_Timestamp", "End_Timestamp", NULL};

@@ -140,7 +140,7 @@ static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *
 static vram_unit unit_of(const state *s, const char *column) {
     const char *low = s->hbm_col_lower ? s->hbm_col_lower : "";
     size_t ll = strlen(low);
-    if (!s->seed_compat && (has_name_token(column, strlen(column), "bytes") || strstr(low, "(b)"))) return U_BYTES;
+    if (!s->seed_compat && (column_has_name_token(column, strlen(column), "bytes") || strstr(low, "(b)"))) return U_BYTES;
     if (strstr(low, "_mb") || (ll >= 2 && strcmp(low + ll - 2, "mb") == 0)) return U_MB;
     if (strstr(low, "_gb") || (ll >= 2 && strcmp(low + ll - 2, "gb") == 0)) return U_GB;
     if (strstr(low, "vram") || strstr(low, "mem")) return U_MB;
@@ -154,7 +154,7 @@ static void on_header(state *s, const csv_record *r) {
     const char *hbm = s->cols.name[C_HBM];
     if (hbm) {
         strbuf f = {0};
-        fold_lower(hbm, strlen(hbm), &f);
+        text_fold_lower(hbm, strlen(hbm), &f);
         s->hbm_col_lower = f.data;              /* FOLD_OTHER bytes never match the ASCII tests */
         s->unit = unit_of(s, hbm);
     }
@@ -190,7 +190,7 @@ static void raw_readings(state *s, const csv_record *r, record *rec) {
     if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated &&
         telemetry_number(f->text.data, f->text.len, &v) && v >= 0) {
         const char *name = s->cols.name[C_TOTAL];
-        bool bytes = has_name_token(name, strlen(name), "bytes") || strstr(name, "(B)");
+        bool bytes = column_has_name_token(name, strlen(name), "bytes") || strstr(name, "(B)");
         unsigned long long b;
         if (bytes && v < 1.8e19) rec->vram_total_bytes = (uint64_t)llround(v), rec->has |= RF_VRAM_TOTAL;
         else if (!bytes && telemetry_mib_to_bytes(v, &b)) rec->vram_total_bytes = b, rec->has |= RF_VRAM_TOTAL;
@@ -249,9 +249,9 @@ static void on_record(void *user, const csv_record *r) {
 
 static bool is_header_line(state *s, const strbuf *decoded) {
     if (!memchr(decoded->data, ',', decoded->len)) return false;
-    if (!fold_lower(decoded->data, decoded->len, &s->fold)) return false;
+    if (!text_fold_lower(decoded->data, decoded->len, &s->fold)) return false;
     for (size_t i = 0; HEADER_WORDS[i]; i++)
-        if (contains(s->fold.data, s->fold.len, HEADER_WORDS[i])) return true;
+        if (text_contains(s->fold.data, s->fold.len, HEADER_WORDS[i])) return true;
     return false;
 }
 

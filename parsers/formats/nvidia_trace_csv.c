@@ -107,13 +107,13 @@ static bool decide_units(csv_rows *s, const csv_record *r) {
 
 static bool time_cell(csv_rows *s, size_t q, int pow, const csv_record *r, i128 *out) {
     const csv_field *f = csv_rows_field(s, q, r);
-    return f && decimal_scaled(f->text.data, f->text.len, pow, out);
+    return f && csv_rows_decimal_scaled(f->text.data, f->text.len, pow, out);
 }
 
 static bool bytes_cell(csv_rows *s, const csv_record *r, uint64_t *out) {
     const csv_field *f = csv_rows_field(s, N_BYTES, r);
     i128 micro;
-    if (!f || !decimal_scaled(f->text.data, f->text.len, (int)s->aux[A_BYTES_POW] + 6, &micro) || micro < 0) return false;
+    if (!f || !csv_rows_decimal_scaled(f->text.data, f->text.len, (int)s->aux[A_BYTES_POW] + 6, &micro) || micro < 0) return false;
     i128 v = (micro * s->aux[A_BYTES_MUL] + 500000) / 1000000;   /* nearest byte */
     if (v > (i128)UINT64_MAX) return false;
     *out = (uint64_t)v;

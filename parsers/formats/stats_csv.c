@@ -44,7 +44,7 @@ static const char *const CATEGORY[] = {"kernel", "api", "memory_copy", "domain",
 /* A nanosecond cell: an integer, or a decimal rounded to the nearest ns. */
 static bool ns_cell(csv_rows *s, size_t q, const csv_record *r, i128 *out) {
     const csv_field *f = csv_rows_field(s, q, r);
-    return f && decimal_scaled(f->text.data, f->text.len, 0, out) && *out >= 0;
+    return f && csv_rows_decimal_scaled(f->text.data, f->text.len, 0, out) && *out >= 0;
 }
 
 static void stats_row(csv_rows *s, const csv_record *r) {
@@ -54,8 +54,8 @@ static void stats_row(csv_rows *s, const csv_record *r) {
     if (!ns_cell(s, S_TOTAL, r, &total)) { csv_rows_skip(s, "total time not a non-negative number", r); return; }
     const csv_field *fc = csv_rows_field(s, S_CALLS, r);
     i128 tenths;                     /* a count is whole: "4" or "4.0", never "4.5" */
-    if (!fc || !decimal_scaled(fc->text.data, fc->text.len, 0, &calls) || calls < 0 ||
-        !decimal_scaled(fc->text.data, fc->text.len, 1, &tenths) || tenths != calls * 10) {
+    if (!fc || !csv_rows_decimal_scaled(fc->text.data, fc->text.len, 0, &calls) || calls < 0 ||
+        !csv_rows_decimal_scaled(fc->text.data, fc->text.len, 1, &tenths) || tenths != calls * 10) {
         csv_rows_skip(s, "calls not a non-negative integer", r);
         return;
     }

@@ -69,7 +69,7 @@ static bool next_token(const char *s, size_t n, size_t *i, size_t *start, size_t
     return false;
 }
 
-size_t name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max) {
+size_t column_name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max) {
     size_t count = 0, i = 0, start, len;
     while (next_token(s, n, &i, &start, &len)) {
         if (count < max) { tok[count][0] = start; tok[count][1] = len; }
@@ -90,7 +90,7 @@ static bool token_is(const char *s, const size_t t[2], const char *word) {
 
 /* Whether word (lower-case) is one of the name tokens of s, however many tokens s has: one
  * linear pass (a header cell may be a megabyte long). */
-bool has_name_token(const char *s, size_t n, const char *word) {
+bool column_has_name_token(const char *s, size_t n, const char *word) {
     size_t i = 0, t[2];
     while (next_token(s, n, &i, &t[0], &t[1]))
         if (token_is(s, t, word)) return true;
@@ -102,7 +102,7 @@ bool has_name_token(const char *s, size_t n, const char *word) {
 static bool all_name_tokens(const char *cand, const strbuf *name, const strbuf *low) {
     (void)low;
     size_t ct[16][2];
-    size_t nc = name_tokens(cand, strlen(cand), ct, 16);
+    size_t nc = column_name_tokens(cand, strlen(cand), ct, 16);
     if (nc == 0 || nc > 16) return false;
     const char *f = name->data ? name->data : "";
     for (size_t k = 0; k < nc; k++) {
@@ -113,7 +113,7 @@ static bool all_name_tokens(const char *cand, const strbuf *name, const strbuf *
             word[b] = is_upper(ch) ? (char)(ch + 32) : ch;
         }
         word[wl] = '\0';
-        if (!has_name_token(f, name->len, word)) return false;
+        if (!column_has_name_token(f, name->len, word)) return false;
     }
     return true;
 }
@@ -134,7 +134,7 @@ static bool all_tokens_contained(const char *cand, const strbuf *name, const str
     }
     if (nt == 0) return false;
     for (size_t k = 0; k < nt; k++)
-        if (!contains(low->data, low->len, tokens[k])) return false;
+        if (!text_contains(low->data, low->len, tokens[k])) return false;
     return true;
 }
 
@@ -148,10 +148,10 @@ static ssize_t pick(const strbuf *names, size_t n, const char *const *cands, con
     ssize_t found = -1;
     if (!low || !usable) goto out;
     for (size_t i = 0; i < n; i++) {
-        if (!fold_lower(names[i].data ? names[i].data : "", names[i].len, &low[i])) goto out;
+        if (!text_fold_lower(names[i].data ? names[i].data : "", names[i].len, &low[i])) goto out;
         usable[i] = true;
         for (size_t x = 0; exclude && exclude[x]; x++)
-            if (contains(low[i].data, low[i].len, exclude[x])) usable[i] = false;
+            if (text_contains(low[i].data, low[i].len, exclude[x])) usable[i] = false;
     }
     if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
     for (size_t c = 0; cands[c]; c++)

@@ -27,8 +27,8 @@ ssize_t column_pick_timing(const strbuf *names, size_t n, const char *const *can
 /* The reference's name_tokens(): the ASCII tokens of a column name, split at anything not
  * [A-Za-z0-9] and at camelCase (re [A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+), lower-cased.
  * Writes up to max tokens as (start, length) pairs into tok; returns how many there are. */
-size_t name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max);
+size_t column_name_tokens(const char *s, size_t n, size_t (*tok)[2], size_t max);
 /* True when one of the name tokens of s[0..n) is exactly the lower-case ASCII word. */
-bool has_name_token(const char *s, size_t n, const char *word);
+bool column_has_name_token(const char *s, size_t n, const char *word);
 
 #endif

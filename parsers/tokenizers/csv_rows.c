@@ -257,7 +257,7 @@ void csv_rows_emit(csv_rows *s, const csv_record *r, record *rec) {
     s->emitted++;
 }
 
-bool decimal_scaled(const char *s, size_t n, int pow10, i128 *out) {
+bool csv_rows_decimal_scaled(const char *s, size_t n, int pow10, i128 *out) {
     py_strip(&s, &n);
     size_t i = 0;
     bool neg = false;

@@ -100,7 +100,7 @@ void csv_rows_emit(csv_rows *rows, const csv_record *r, record *rec);
 /* Decimal text times 10^pow10 as an exact integer, rounded half away from zero: "1.5" with
  * pow10 3 (microseconds to ns) is 1500. Accepts [+-]digits[.digits][e[+-]digits]. false
  * when the text is not such a number or the result does not fit 64 bits. */
-bool decimal_scaled(const char *s, size_t n, int pow10, i128 *out);
+bool csv_rows_decimal_scaled(const char *s, size_t n, int pow10, i128 *out);
 
 /* For sniff(): true when the base name of `name` matches one of the patterns (fnmatch). */
 bool csv_rows_name_matches(const char *name, const char *const *patterns);
