@@ -11,7 +11,11 @@
  * merged interval set (one span per busy stretch, ns_intervals) and the steps' ranges
  * (few); the split is done at finish. Multi-rank runs keep one set per rank (the
  * source's rank, or its REC_METADATA "rank"): the top-level answer is the lowest rank's,
- * `ranks[]` has every rank's summary. docs/ANALYSIS.md "steps" has the definitions. */
+ * `ranks[]` has every rank's summary. docs/ANALYSIS.md "steps" has the definitions.
+ *
+ * This file fills the state (open, consume, fold, finish); steps_render.c writes the section,
+ * its report.md part and its numbers; steps_retire.c bounds its memory; steps_ranks.c holds
+ * the numbers over every rank. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
