@@ -21,5 +21,10 @@
  * false only on allocation failure (both results are then freed). */
 bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_options *aopt, run_result *res,
                 run_analysis *an);
+/* run_ingest over an inventory of run_dir already built (run_inventory_build with aopt's
+ * npu_reference_dir and confine_root) and its warnings, both taken over (left empty): the
+ * directory is walked once per ingest, and RunMetrics' files are the inventory's choice. */
+bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_list *inventory_diag,
+                          const run_options *opt, const run_analysis_options *aopt, run_result *res, run_analysis *an);
 
 #endif
