@@ -406,16 +406,8 @@ bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_l
             if (!strcmp(an[i]->key, "kernels")) k = i;
         }
         jw_object_close(&w);
-        if (k < n_an) {     /* the kernel rows the store keeps: every row, not the document's first list_rows */
-            strbuf rows = {0};
-            jw_out rw;
-            jw_begin(&rw, &rows, 0);
-            cfg.list_rows = 0;
-            an[k]->render(run[k], &rw);
-            cfg.list_rows = opt->cfg.list_rows;
-            ok = analysis_headline_kernel_rows(&out->headline, rows.data, rows.len);
-            strbuf_free(&rows);
-        }
+        /* the kernel rows the store keeps: every row, not the document's first list_rows */
+        if (k < n_an && an[k]->kernel_rows) ok = analysis_headline_kernel_rows(&out->headline, an[k], run[k]);
         char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');
