@@ -1,5 +1,6 @@
 /* run_inventory: every file of a run directory that a registered format reads, for the
- * analysis document (core/run_analysis).
+ * analysis document (core/run_analysis), and RunMetrics' three files chosen from the same
+ * walk's listings (core/run_files): an ingest walks the directory once.
  *
  * RunMetrics keeps one file per kind (core/run_files); the analysis document takes every
  * source: several torch traces (one per rank), a whole rocprofv3 output tree
