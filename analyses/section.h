@@ -57,6 +57,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "base/i128.h"
 #include "base/json_writer.h"
 #include "base/strbuf.h"
 #include "parsers/record.h"
@@ -118,6 +119,19 @@ const void *section_result(const section_results *r, const char *key);
  * that section did not run, has no number hook, or does not know the value. */
 bool section_number(const section_results *r, const char *key, const char *path, double *out);
 
+/* One per-name row of a kernel table, as the store keeps it (section_analysis.kernel_rows):
+ * the row the section renders, handed over as it is, not as text. */
+typedef struct section_kernel_row {
+    const char *name;            /* its bytes as read (not sanitised), len of them */
+    size_t len;
+    uint64_t calls;
+    i128 total_ns, min_ns, max_ns;
+    bool minmax_known;           /* false: min and max are unknown (null in the section) */
+    const char *kernel_class;    /* kernel_class_key() of the name */
+} section_kernel_row;
+/* Called with each row in the section's order; false stops (allocation failure). */
+typedef bool (*section_kernel_row_fn)(void *user, const section_kernel_row *row);
+
 typedef struct section_analysis {
     const char *key;         /* the section's key in the analysis document */
     unsigned wants;          /* REC_BIT()s of the record types consumed; 0 for a derived analysis */
@@ -152,6 +166,11 @@ typedef struct section_analysis {
      * value in its rendered section ("run.busy_ns", "by_class.gemm.total_ns"), for derived
      * analyses that must not depend on its state's layout. false: unknown / absent. */
     bool (*number)(const void *run, const char *path, double *out);
+    /* Optional (NULL): the rows the store keeps for GET /runs/<id>/kernels (the kernels
+     * section): every row of its by_name table, in its order, when that table came from
+     * dispatches (none from stats rows). false only when fn returned false or on allocation
+     * failure. */
+    bool (*kernel_rows)(const void *run, section_kernel_row_fn fn, void *user);
     void (*close)(void *run);
 } section_analysis;
 

@@ -1,11 +1,12 @@
 /* analysis_headline: the analysis numbers and kernel rows the store keeps (analysis_headline.h). */
 #include "core/analysis_headline.h"
 
-#include <jansson.h>
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text_utf8.h"
 #include "parsers/kernel_table.h"
 
 /* Each gauge's section and path in that section (INGEST_GAUGE_NAMES[i] is "<section>.<path>"). */
@@ -34,90 +35,47 @@ static int64_t clamp_ns(double v) {
     return (int64_t)v;
 }
 
-/* One row object of kernels.by_name (its JSON text) into h. false on allocation failure. */
-static bool add_row(analysis_headline *h, const char *text, size_t len, size_t *cap) {
-    json_error_t err;
-    json_t *row = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &err);
-    if (!row) { h->kernels_skipped++; return true; }
-    json_t *name = json_object_get(row, "name"), *mn = json_object_get(row, "min_ns"), *mx = json_object_get(row, "max_ns");
-    bool ok = true;
-    if (!json_is_string(name) || !json_is_number(mn) || !json_is_number(mx)) {
-        h->kernels_skipped++;                   /* no min/max (stats rows): nothing honest to store */
-    } else if (h->n_kernels == *cap && !grow(h, cap)) {
-        ok = false;
-    } else {
-        size_t n = json_string_length(name);
-        char *copy = malloc(n + 1);
-        if (!(ok = copy != NULL)) goto out;
-        memcpy(copy, json_string_value(name), n + 1);
-        attn_kind attn;
-        const char *cls = json_string_value(json_object_get(row, "class"));
-        int ci = -1;
-        for (int k = 0; cls && k < INGEST_KERNEL_CLASSES; k++)
-            if (!strcmp(cls, INGEST_CLASS_KEYS[k])) ci = k;
-        h->kernels[h->n_kernels++] = (ingest_kernel){
-            .name = copy, .name_len = n,
-            .calls = clamp_ns(json_number_value(json_object_get(row, "calls"))),
-            .total_ns = clamp_ns(json_number_value(json_object_get(row, "total_ns"))),
-            .min_ns = clamp_ns(json_number_value(mn)), .max_ns = clamp_ns(json_number_value(mx)),
-            .flags = kernel_classify(copy, n, &attn), .kernel_class = ci >= 0 ? INGEST_CLASS_KEYS[ci] : NULL};
+/* A number as the document's JSON gives it back (an integer beyond int64 is written as a
+ * double): what GET /runs/<id>/kernels stored before it came from the struct. */
+static int64_t as_stored(i128 v) { return clamp_ns((double)v); }
+
+typedef struct row_sink {
+    analysis_headline *h;
+    size_t cap;
+} row_sink;
+
+/* One row of the kernels section into h (section_kernel_row_fn). */
+static bool add_row(void *user, const section_kernel_row *r) {
+    row_sink *rs = user;
+    analysis_headline *h = rs->h;
+    if (!r->minmax_known) { h->kernels_skipped++; return true; }   /* nothing honest to store */
+    /* the name as the document shows it: invalid UTF-8 replaced (U+FFFD); a NUL in it cannot
+     * be a JSON string's: such a row is not stored */
+    strbuf clean = {0};
+    if (!utf8_sanitize((const uint8_t *)r->name, r->len, &clean) || !strbuf_terminate(&clean)) {
+        strbuf_free(&clean);
+        return false;
     }
-out:
-    json_decref(row);
-    return ok;
+    if (memchr(clean.data, 0, clean.len)) { strbuf_free(&clean); h->kernels_skipped++; return true; }
+    if (h->n_kernels == rs->cap && !grow(h, &rs->cap)) { strbuf_free(&clean); return false; }
+    int ci = -1;
+    for (int k = 0; r->kernel_class && k < INGEST_KERNEL_CLASSES; k++)
+        if (!strcmp(r->kernel_class, INGEST_CLASS_KEYS[k])) ci = k;
+    attn_kind attn;
+    size_t n = clean.len;
+    char *copy = clean.data;                      /* owned by h from here */
+    h->kernels[h->n_kernels++] = (ingest_kernel){
+        .name = copy, .name_len = n,
+        .calls = as_stored((i128)r->calls), .total_ns = as_stored(r->total_ns),
+        .min_ns = as_stored(r->min_ns), .max_ns = as_stored(r->max_ns),
+        .flags = kernel_classify(copy, n, &attn), .kernel_class = ci >= 0 ? INGEST_CLASS_KEYS[ci] : NULL};
+    return true;
 }
 
-/* Reads the kernels section's rows from its JSON text (one row object parsed at a time, so the
- * memory is the rows kept, never a tree of the whole table): only when its table came from
- * dispatches ("from": "dispatches"; stats rows carry no min/max to store). */
-bool analysis_headline_kernel_rows(analysis_headline *h, const char *text, size_t len) {
-    int depth = 0;
-    bool in_str = false, esc = false, dispatches = false, in_rows = false;
-    size_t key_at = 0, key_len = 0, obj_at = 0, cap = 0;
-    enum { K_NONE, K_FROM, K_BY_NAME } last_key = K_NONE;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (in_str) {
-            if (esc) esc = false;
-            else if (c == '\\') esc = true;
-            else if (c == '"') {
-                in_str = false;
-                key_len = i - key_at;
-                if (depth == 1 && last_key == K_FROM) {
-                    dispatches = key_len == 10 && !memcmp(text + key_at, "dispatches", 10);
-                    last_key = K_NONE;
-                }
-            }
-            continue;
-        }
-        switch (c) {
-        case '"': in_str = true; key_at = i + 1; break;
-        case ':':
-            if (depth == 1) {
-                last_key = key_len == 4 && !memcmp(text + key_at, "from", 4)      ? K_FROM
-                           : key_len == 7 && !memcmp(text + key_at, "by_name", 7) ? K_BY_NAME : K_NONE;
-            }
-            break;
-        case '[':
-            if (depth == 1 && last_key == K_BY_NAME) in_rows = dispatches;
-            depth++;
-            break;
-        case '{':
-            if (depth == 2 && in_rows) obj_at = i;
-            depth++;
-            break;
-        case '}':
-            depth--;
-            if (depth == 2 && in_rows && !add_row(h, text + obj_at, i + 1 - obj_at, &cap)) return false;
-            break;
-        case ']':
-            depth--;
-            if (depth == 1) in_rows = false, last_key = K_NONE;
-            break;
-        default: break;
-        }
-    }
-    return true;
+bool analysis_headline_kernel_rows(analysis_headline *h, const section_analysis *an, const void *run) {
+    assert(an->kernel_rows);
+    row_sink rs = {h, 0};
+    return an->kernel_rows(run, add_row, &rs);
 }
 
 const char *const AH_NAMES[AH_COUNT] = {

@@ -2,9 +2,9 @@
  *
  * After the run driver's finish (core/run_analysis), the fixed set of headline numbers
  * (INGEST_GAUGE_NAMES: timeline busy/idle/span/communication, mean step wall time, per-class
- * kernel time) is read through section_number — never through a section's state layout — and,
- * after render, the kernels section's per-name rows are read back from that section's value
- * in the document (its documented contract, docs/ANALYSIS.md), one row object at a time. The daemon hands both to the store through
+ * kernel time) is read through section_number — never through a section's state layout — and
+ * the kernels section's per-name rows through its kernel_rows hook (the rows as structs, the
+ * values its by_name table shows, docs/ANALYSIS.md). The daemon hands both to the store through
  * ingest_doc (core/ingest_analysis.c): Prometheus and /compare read the numbers as rows,
  * GET /runs/<id>/kernels serves the rows when RunMetrics has no kernel table. */
 #ifndef GOBLIN_ANALYSIS_HEADLINE_H
@@ -37,10 +37,11 @@ typedef struct analysis_headline {
 /* Fills h's numbers from the finished analyses (all of them: r->n is the registry's length).
  * false only on allocation failure. */
 bool analysis_headline_collect(analysis_headline *h, const section_results *r);
-/* Fills h's kernel rows from the kernels section's JSON value (text, len bytes): the rows of
- * by_name when "from" is "dispatches", skipping (counting) rows without min/max. false only
+/* Fills h's kernel rows from the kernels section's finished run state (an: that section, its
+ * kernel_rows hook): every by_name row when its table came from dispatches, skipping
+ * (counting) rows without min/max — the structs handed over, no text in between. false only
  * on allocation failure. */
-bool analysis_headline_kernel_rows(analysis_headline *h, const char *text, size_t len);
+bool analysis_headline_kernel_rows(analysis_headline *h, const section_analysis *an, const void *run);
 /* Adds a format's name to h->kernel_formats once. false on allocation failure. */
 bool analysis_headline_add_format(analysis_headline *h, const char *format);
 void analysis_headline_free(analysis_headline *h);

@@ -243,15 +243,29 @@ static void note_readable(run_analysis *out, const job *j) {
 }
 
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out) {
+    run_inventory inv;
+    diag_list d;
+    diag_init(&d);
+    if (!run_inventory_build(run_dir, opt->cfg.npu_reference_dir, opt->parse.confine_root, &inv, &d)) {
+        memset(out, 0, sizeof *out);
+        diag_free(&d);
+        return false;
+    }
+    return run_analyze_inventory(run_dir, &inv, &d, opt, out);
+}
+
+bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_list *inventory_diag,
+                           const run_analysis_options *opt, run_analysis *out) {
     memset(out, 0, sizeof *out);
-    diag_init(&out->diag);
+    out->inventory = *inventory;                /* taken over, with its warnings */
+    memset(inventory, 0, sizeof *inventory);
+    out->diag = *inventory_diag;
+    diag_init(inventory_diag);
     const section_analysis *const *an = opt->sections ? opt->sections : section_analyses();
     size_t n_an = 0;
     while (an[n_an]) n_an++;
     analysis_config cfg = opt->cfg;
     cfg.run_dir = run_dir;
-    const char *extra = cfg.npu_reference_dir;
-    if (!run_inventory_build(run_dir, extra, opt->parse.confine_root, &out->inventory, &out->diag)) { run_analysis_free(out); return false; }
     run_inventory *inv = &out->inventory;
     void **run = calloc(n_an + 1, sizeof *run);
     source_ref *refs = calloc(inv->n + 1, sizeof *refs);
@@ -392,16 +406,8 @@ bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analy
             if (!strcmp(an[i]->key, "kernels")) k = i;
         }
         jw_object_close(&w);
-        if (k < n_an) {     /* the kernel rows the store keeps: every row, not the document's first list_rows */
-            strbuf rows = {0};
-            jw_out rw;
-            jw_begin(&rw, &rows, 0);
-            cfg.list_rows = 0;
-            an[k]->render(run[k], &rw);
-            cfg.list_rows = opt->cfg.list_rows;
-            ok = analysis_headline_kernel_rows(&out->headline, rows.data, rows.len);
-            strbuf_free(&rows);
-        }
+        /* the kernel rows the store keeps: every row, not the document's first list_rows */
+        if (k < n_an && an[k]->kernel_rows) ok = analysis_headline_kernel_rows(&out->headline, an[k], run[k]);
         char *real = realpath(run_dir, NULL);       /* "." names the directory it is */
         const char *name = real ? real : run_dir;
         const char *base = strrchr(name, '/');

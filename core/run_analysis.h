@@ -72,6 +72,11 @@ void run_analysis_defaults(run_analysis_options *o);
 /* Analyses run_dir into out. false only on allocation failure (out is then freed); bad or
  * missing files are warnings, in the `sources` section and in out->diag. */
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out);
+/* run_analyze over an inventory of run_dir already built (run_inventory_build with the same
+ * npu_reference_dir and confine_root) and its warnings: both are taken over (left empty), so
+ * the directory is not walked again. */
+bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_list *inventory_diag,
+                           const run_analysis_options *opt, run_analysis *out);
 void run_analysis_free(run_analysis *a);
 
 #endif

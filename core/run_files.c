@@ -26,14 +26,32 @@ static bool exists(const char *path) {
 
 static bool has_wildcard(const char *p) { return strpbrk(p, "*?[") != NULL; }
 
-/* The smallest entry name of dir matching `pattern` (a plain name: when it exists), or NULL. */
-static char *smallest_match(const char *dir, const char *pattern) {
+/* Where the entry names come from: a walk's listings, or the directory itself. */
+typedef struct listing {
+    run_files_names_fn names;
+    void *user;
+} listing;
+
+/* The smallest of names[0..n) matching pattern (a copy), or NULL. */
+static char *smallest_of(char *const *names, size_t n, const char *pattern) {
+    const char *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (fnmatch(pattern, names[i], 0) == 0 && (!best || strcmp(names[i], best) < 0)) best = names[i];
+    return best ? strdup(best) : NULL;
+}
+
+/* The smallest entry name of dir (rel below the run directory) matching `pattern` (a plain
+ * name: when it exists), or NULL. */
+static char *smallest_match(const listing *l, const char *dir, const char *rel, const char *pattern) {
     if (!has_wildcard(pattern)) {
         char *p = join(dir, pattern);
         bool found = p && exists(p);
         free(p);
         return found ? strdup(pattern) : NULL;
     }
+    size_t n = 0;
+    char *const *listed = l->names ? l->names(l->user, rel, &n) : NULL;
+    if (listed) return smallest_of(listed, n, pattern);
     DIR *d = opendir(dir);
     if (!d) return NULL;
     char *best = NULL;
@@ -48,24 +66,44 @@ static char *smallest_match(const char *dir, const char *pattern) {
 
 /* "sub/name" for a pattern "SUB/NAME": the smallest such pair over the real (not symlinked,
  * not hidden) sub-directories of run_dir matching SUB, or NULL. */
-static char *smallest_nested_match(const char *run_dir, const char *pattern) {
+static char *smallest_nested_match(const listing *l, const char *run_dir, const char *pattern) {
     const char *slash = strchr(pattern, '/');
     char *sub_pat = strndup(pattern, (size_t)(slash - pattern));
-    DIR *d = sub_pat ? opendir(run_dir) : NULL;
+    if (!sub_pat) return NULL;
+    size_t n = 0;
+    char *const *listed = l->names ? l->names(l->user, "", &n) : NULL;
+    char **read = NULL;                      /* the run directory's names, read here */
+    if (!listed) {
+        DIR *d = opendir(run_dir);
+        size_t cap = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (n == cap) {
+                char **nr = realloc(read, (cap = cap ? cap * 2 : 16) * sizeof *nr);
+                if (!nr) break;
+                read = nr;
+            }
+            if (!(read[n] = strdup(e->d_name))) break;
+            n++;
+        }
+        if (d) closedir(d);
+        listed = read;
+    }
     char *best = NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || fnmatch(sub_pat, e->d_name, 0) != 0) continue;
-        char *sub = join(run_dir, e->d_name);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = listed[i];
+        if (name[0] == '.' || fnmatch(sub_pat, name, 0) != 0) continue;
+        char *sub = join(run_dir, name);
         struct stat st;
-        char *name = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(sub, slash + 1) : NULL;
-        char *cand = name ? join(e->d_name, name) : NULL;
+        char *m = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(l, sub, name, slash + 1) : NULL;
+        char *cand = m ? join(name, m) : NULL;
         if (cand && (!best || strcmp(cand, best) < 0)) { free(best); best = cand; }
         else free(cand);
-        free(name);
+        free(m);
         free(sub);
     }
-    if (d) closedir(d);
+    for (size_t i = 0; read && i < n; i++) free(read[i]);
+    free(read);
     free(sub_pat);
     return best;
 }
@@ -73,14 +111,14 @@ static char *smallest_nested_match(const char *run_dir, const char *pattern) {
 /* The path of `kind` in run_dir: the first pattern (formats in registry order, each
  * format's names in order) that matches; when none does, the first pattern's path, so
  * the warning names the file that was expected. */
-static char *find_kind(const char *run_dir, artefact_kind kind, const char **found_by) {
+static char *find_kind(const listing *l, const char *run_dir, artefact_kind kind, const char **found_by) {
     const char *expected = NULL;
     *found_by = NULL;
     for (const artefact_parser *const *p = parser_list(); *p; p++) {
         if ((*p)->kind != kind || !(*p)->names) continue;
         for (const char *const *pat = (*p)->names; *pat; pat++) {
             if (!expected) expected = *pat;
-            char *rel = strchr(*pat, '/') ? smallest_nested_match(run_dir, *pat) : smallest_match(run_dir, *pat);
+            char *rel = strchr(*pat, '/') ? smallest_nested_match(l, run_dir, *pat) : smallest_match(l, run_dir, "", *pat);
             if (rel) {
                 char *path = join(run_dir, rel);
                 free(rel);
@@ -92,14 +130,17 @@ static char *find_kind(const char *run_dir, artefact_kind kind, const char **fou
     return join(run_dir, expected ? expected : artefact_kind_name(kind));
 }
 
-bool run_files_find(const char *run_dir, run_files *out) {
+bool run_files_choose(const char *run_dir, run_files_names_fn names, void *user, run_files *out) {
     memset(out, 0, sizeof *out);
+    listing l = {names, user};
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        out->path[k] = find_kind(run_dir, (artefact_kind)k, &out->found_by[k]);
+        out->path[k] = find_kind(&l, run_dir, (artefact_kind)k, &out->found_by[k]);
         if (!out->path[k]) { run_files_free(out); return false; }
     }
     return true;
 }
+
+bool run_files_find(const char *run_dir, run_files *out) { return run_files_choose(run_dir, NULL, NULL, out); }
 
 void run_files_free(run_files *f) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) { free(f->path[k]); f->path[k] = NULL; }

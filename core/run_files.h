@@ -16,7 +16,15 @@ typedef struct run_files {
     const char *found_by[ARTEFACT_KIND_COUNT]; /* the name pattern that matched (static), NULL when none did */
 } run_files;
 
-/* false only on allocation failure. */
+/* The entry names (all but "." and "..", hidden ones too) of the directory rel below the run
+ * directory ("" for the run directory itself) as a walk already listed them, or NULL when that
+ * walk did not list it (the directory is then read here). */
+typedef char *const *(*run_files_names_fn)(void *user, const char *rel, size_t *n);
+
+/* Chooses the files from the listings names() gives (core/run_inventory's walk: no directory
+ * is listed twice); names NULL: every directory is read here. false only on allocation failure. */
+bool run_files_choose(const char *run_dir, run_files_names_fn names, void *user, run_files *out);
+/* run_files_choose(run_dir, NULL, NULL, out). false only on allocation failure. */
 bool run_files_find(const char *run_dir, run_files *out);
 void run_files_free(run_files *f);
 const char *artefact_kind_name(artefact_kind k);     /* "kernel trace", ... */

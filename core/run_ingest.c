@@ -2,6 +2,7 @@
  * run_ingest.h). */
 #include "core/run_ingest.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,11 +231,40 @@ static bool tap_restart(void *user, const inventory_source *s) {
     return artefact_passenger_restart(p->ap);
 }
 
+/* RunMetrics' files: the inventory's choice (from its own walk), copied. */
+static bool files_of(const run_inventory *inv, run_files *out) {
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        assert(inv->files.path[k]);
+        out->found_by[k] = inv->files.found_by[k];
+        if (!(out->path[k] = strdup(inv->files.path[k]))) { run_files_free(out); return false; }
+    }
+    return true;
+}
+
 bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_options *aopt, run_result *res,
                 run_analysis *an) {
+    run_inventory inv;
+    diag_list d;
+    diag_init(&d);
     memset(res, 0, sizeof *res);
     memset(an, 0, sizeof *an);
-    if (!run_files_find(run_dir, &res->files)) return false;
+    if (!run_inventory_build(run_dir, aopt->cfg.npu_reference_dir, aopt->parse.confine_root, &inv, &d)) {
+        diag_free(&d);
+        return false;
+    }
+    return run_ingest_inventory(run_dir, &inv, &d, opt, aopt, res, an);
+}
+
+bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_list *inventory_diag,
+                          const run_options *opt, const run_analysis_options *aopt, run_result *res, run_analysis *an) {
+    memset(res, 0, sizeof *res);
+    memset(an, 0, sizeof *an);
+    if (!files_of(inventory, &res->files)) {
+        run_inventory_free(inventory);
+        diag_free(inventory_diag);
+        return false;
+    }
     ingest in = {.out = res, .popt = opt->parse};
     /* the torch reading stops collecting GPU kernel events once the kernel trace has a row
      * (the driver reads device-clock kernel traces before torch profiles) */
@@ -256,7 +286,7 @@ bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_
     source_tap tap = {tap_tee_for, tap_split, tap_join, tap_restart, &in};
     run_analysis_options o = *aopt;
     o.tap = &tap;
-    bool ok = run_analyze(run_dir, &o, an);
+    bool ok = run_analyze_inventory(run_dir, inventory, inventory_diag, &o, an);
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         passenger_slot *p = &in.slot[k];
         if (p->ap) {

@@ -1,8 +1,10 @@
 /* run_ingest: one read of a run directory for both of its results — RunMetrics (the waste
  * budget, core/run_parse's run_result) and the analysis document (core/run_analysis).
  *
- * The daemon's ingest needs both. The run driver reads every source once; the three files
- * RunMetrics chose (core/run_files) ride on those reads as passengers: the bytes the driver
+ * The daemon's ingest needs both. One inventory of the run directory (core/run_inventory, one
+ * walk) lists the sources and, from the same walk's listings, the three files RunMetrics
+ * chooses (core/run_files). The run driver reads every source once; RunMetrics' files ride
+ * on those reads as passengers: the bytes the driver
  * reads and inflates also feed the RunMetrics summary reading of the same file
  * (artefact_passenger: the kind's format and its summary analysis; for the torch profile the
  * format's REC_TRACE_EVENT state and analyses/summaries/torch_stats), with artefact_read()'s checks, warnings and failure rules, so the result is
@@ -21,5 +23,10 @@
  * false only on allocation failure (both results are then freed). */
 bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_options *aopt, run_result *res,
                 run_analysis *an);
+/* run_ingest over an inventory of run_dir already built (run_inventory_build with aopt's
+ * npu_reference_dir and confine_root) and its warnings, both taken over (left empty): the
+ * directory is walked once per ingest, and RunMetrics' files are the inventory's choice. */
+bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_list *inventory_diag,
+                          const run_options *opt, const run_analysis_options *aopt, run_result *res, run_analysis *an);
 
 #endif

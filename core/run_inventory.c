@@ -238,7 +238,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The visible entry names of dir, sorted (NULL on failure; *n set). */
+/* The entry names of dir but "." and "..", sorted (NULL on failure; *n set). */
 static char **list_dir(const char *dir, size_t *n) {
     DIR *d = opendir(dir);
     *n = 0;
@@ -247,7 +247,7 @@ static char **list_dir(const char *dir, size_t *n) {
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         if (*n == cap) {
             size_t nc = cap ? cap * 2 : 32;
             char **nn = realloc(names, nc * sizeof *nn);
@@ -260,12 +260,36 @@ static char **list_dir(const char *dir, size_t *n) {
     }
     closedir(d);
     if (names) qsort(names, *n, sizeof *names, cmp_names);
+    else names = calloc(1, sizeof *names);      /* an empty directory: listed, no names */
     return names;
 }
 
 static void free_names(char **names, size_t n) {
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
+}
+
+/* Keeps the names of the directory rel (owned from now on). false only on allocation failure. */
+static bool keep_listing(run_inventory *inv, const char *rel, char **names, size_t n) {
+    if (inv->n_dirs == inv->cap_dirs) {
+        size_t nc = inv->cap_dirs ? inv->cap_dirs * 2 : 4;
+        inventory_dir *nd = realloc(inv->dirs, nc * sizeof *nd);
+        if (!nd) return false;
+        inv->dirs = nd;
+        inv->cap_dirs = nc;
+    }
+    char *r = strdup(rel);
+    if (!r) return false;
+    inv->dirs[inv->n_dirs++] = (inventory_dir){r, names, n};
+    return true;
+}
+
+/* run_files_names_fn over the listings the walk kept. */
+static char *const *listed_names(void *user, const char *rel, size_t *n) {
+    const run_inventory *inv = user;
+    for (size_t i = 0; i < inv->n_dirs; i++)
+        if (!strcmp(inv->dirs[i].rel, rel)) { *n = inv->dirs[i].n; return inv->dirs[i].names; }
+    return NULL;
 }
 
 /* Scans dir (rel: its path relative to the run directory, "" for the run directory itself)
@@ -283,7 +307,9 @@ static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int d
         return true;
     }
     bool ok = true;
+    bool keep = !inv->scanning_extra && depth <= 1;   /* RunMetrics' file choice reads these names */
     for (size_t i = 0; ok && i < n; i++) {
+        if (names[i][0] == '.') continue;             /* hidden: not a source, not entered */
         if (++inv->entries_seen > INVENTORY_MAX_ENTRIES) {
             if (inv->entries_seen == INVENTORY_MAX_ENTRIES + 1)
                 diag_add(diag, "%s: more than %d directory entries; the rest of the run directory is not looked at",
@@ -302,6 +328,7 @@ static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int d
         free(path);
         free(r);
     }
+    if (keep && ok && keep_listing(inv, rel, names, n)) return true;
     free_names(names, n);
     return ok;
 }
@@ -327,6 +354,8 @@ bool run_inventory_build(const char *run_dir, const char *extra_root, const char
     if (out->sources_over)
         diag_add(diag, "%s: %u files beyond the first %d that formats read are not read", run_dir, out->sources_over,
                  INVENTORY_MAX_SOURCES);
+    /* RunMetrics' three files, chosen from the names this walk listed */
+    if (ok) ok = run_files_choose(run_dir, listed_names, out, &out->files);
     if (!ok) { run_inventory_free(out); return false; }
     if (out->n) qsort(out->src, out->n, sizeof *out->src, cmp_sources);
     for (size_t i = 0; i < out->n_unrec; i++) diag_add(diag, "%s", out->unrec[i].why);
@@ -340,6 +369,24 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_root, inventory_fingerprint *out) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < inv->n; i++) {
+        uint64_t size = 0, inode = 0;
+        int64_t mtime = 0;
+        /* a source that cannot be opened (refused, gone) counts by its path alone */
+        if (!artefact_identity(inv->src[i].path, inv->src[i].extra_root ? NULL : confine_root, &size, &mtime, &inode))
+            size = inode = UINT64_MAX;
+        h = fnv(h, inv->src[i].rel, strlen(inv->src[i].rel) + 1);
+        h = fnv(h, inv->src[i].format->name, strlen(inv->src[i].format->name) + 1);
+        h = fnv(h, &size, sizeof size);
+        h = fnv(h, &mtime, sizeof mtime);
+        h = fnv(h, &inode, sizeof inode);
+    }
+    out->sources = inv->n;
+    out->hash = h;
+}
+
 bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
                                inventory_fingerprint *out) {
     run_inventory inv;
@@ -349,21 +396,7 @@ bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, cons
     bool ok = run_inventory_build(run_dir, extra_root, confine_root, &inv, &d);
     diag_free(&d);
     if (!ok) return false;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < inv.n; i++) {
-        uint64_t size = 0, inode = 0;
-        int64_t mtime = 0;
-        /* a source that cannot be opened (refused, gone) counts by its path alone */
-        if (!artefact_identity(inv.src[i].path, inv.src[i].extra_root ? NULL : confine_root, &size, &mtime, &inode))
-            size = inode = UINT64_MAX;
-        h = fnv(h, inv.src[i].rel, strlen(inv.src[i].rel) + 1);
-        h = fnv(h, inv.src[i].format->name, strlen(inv.src[i].format->name) + 1);
-        h = fnv(h, &size, sizeof size);
-        h = fnv(h, &mtime, sizeof mtime);
-        h = fnv(h, &inode, sizeof inode);
-    }
-    out->sources = inv.n;
-    out->hash = h;
+    run_inventory_fingerprint_of(&inv, confine_root, out);
     run_inventory_free(&inv);
     return true;
 }
@@ -376,6 +409,7 @@ static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
     for (size_t i = 0; i < n; i++) {
         char *path = NULL;
         struct stat st, lst;
+        if (names[i][0] == '.') continue;             /* hidden: the inventory skips it too */
         if (asprintf(&path, "%s/%s", dir, names[i]) < 0) continue;
         h = fnv(h, names[i], strlen(names[i]) + 1);
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -403,5 +437,8 @@ void run_inventory_free(run_inventory *inv) {
     free(inv->src);
     for (size_t i = 0; i < inv->n_unrec; i++) { free(inv->unrec[i].rel); free(inv->unrec[i].why); }
     free(inv->unrec);
+    for (size_t i = 0; i < inv->n_dirs; i++) { free(inv->dirs[i].rel); free_names(inv->dirs[i].names, inv->dirs[i].n); }
+    free(inv->dirs);
+    run_files_free(&inv->files);
     memset(inv, 0, sizeof *inv);
 }

@@ -1,5 +1,6 @@
 /* run_inventory: every file of a run directory that a registered format reads, for the
- * analysis document (core/run_analysis).
+ * analysis document (core/run_analysis), and RunMetrics' three files chosen from the same
+ * walk's listings (core/run_files): an ingest walks the directory once.
  *
  * RunMetrics keeps one file per kind (core/run_files); the analysis document takes every
  * source: several torch traces (one per rank), a whole rocprofv3 output tree
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/run_files.h"
 #include "parsers/artefact.h"
 
 #define INVENTORY_SNIFF_ACCEPT 50     /* a sniff score at least this: the content is the format's */
@@ -52,6 +54,14 @@ typedef struct inventory_unrecognised {
     char *why;                       /* the warning: names the file and what it looks like */
 } inventory_unrecognised;
 
+/* A directory's entry names as the walk listed them (the run directory, "", and the real
+ * sub-directories one level down): RunMetrics' file choice reads them, not the directory again. */
+typedef struct inventory_dir {
+    char *rel;
+    char **names;
+    size_t n;
+} inventory_dir;
+
 typedef struct run_inventory {
     inventory_source *src;
     size_t n, cap;
@@ -60,6 +70,10 @@ typedef struct run_inventory {
     bool scanning_extra;             /* (while building) */
     unsigned entries_seen;           /* (while building) */
     unsigned sources_over;           /* files a format reads beyond INVENTORY_MAX_SOURCES (not read) */
+    inventory_dir *dirs;             /* the listings kept */
+    size_t n_dirs, cap_dirs;
+    run_files files;                 /* RunMetrics' three files (core/run_files), chosen from this
+                                      * walk's listings */
 } run_inventory;
 
 /* Lists the sources of run_dir (and of extra_root when not NULL and not inside it), in
@@ -80,6 +94,8 @@ typedef struct inventory_fingerprint {
 } inventory_fingerprint;
 bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
                                inventory_fingerprint *out);
+/* The same fingerprint of an inventory already built (the ingest's own: no second walk). */
+void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_root, inventory_fingerprint *out);
 /* A cheap hash of what run_inventory_build() looks at, without opening any file: every entry
  * name of run_dir and of its sub-directories one level down (and of extra_root), with each
  * regular file's size, mtime and inode. When it is unchanged the inventory (and its

@@ -50,12 +50,13 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
             return;
         }
         if (known || forgotten) {
-            sig_of(r, &r->seen_sig);
+            sig_of(r, &r->seen_sig, &r->seen_sig);
             /* (the store keeps RunMetrics' files' identities; the other sources' fingerprint
-             * lives in memory: taken as parsed when those files are unchanged) */
+             * lives in memory: taken as parsed when those files are unchanged, on a worker) */
             if ((st == RUN_COMPLETE || st == RUN_FAILED || st == RUN_EMPTY) && files_sig_equal(&stored, &r->seen_sig.files)) {
                 run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
                 r->parsed_sig = r->seen_sig;
+                source_check_queue(r, CHECK_BASELINE);
                 tracker_watch_run_dir(r);
                 tracker_watch_subdirs(r);
                 return;
@@ -177,8 +178,10 @@ void tracker_on_scan(uv_timer_t *h) {
         }
         if (r->sm.gone || r->sm.parsing) continue;
         run_fingerprint cur;
-        sig_of(r, &cur);
-        if (!sig_equal(&cur, &r->seen_sig)) {
+        sig_of(r, &cur, &r->seen_sig);
+        sig_cmp cmp = sig_compare(&cur, &r->seen_sig);
+        if (cmp == SIG_UNKNOWN) source_check_queue(r, CHECK_SCAN);   /* run_checked touches it or not */
+        else if (cmp == SIG_CHANGED) {
             r->seen_sig = cur;
             run_touch(r);
         }

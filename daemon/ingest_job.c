@@ -1,5 +1,7 @@
-/* ingest_job: one parse of a run on the worker pool — read and parse the files (once each:
- * RunMetrics and the analysis document from the same read, core/run_ingest), render the
+/* ingest_job: one parse of a run on the worker pool — build the run's inventory (once: its
+ * fingerprint for change detection, RunMetrics' files and the sources read all come from it),
+ * read and parse the files (once each: RunMetrics and the analysis document from the same
+ * read, core/run_ingest), render the
  * document, store it in one ingest transaction — and its hand-back to the loop thread
  * (run_parsed in run_tracker.c). The job owns copies of what the worker needs; the worker
  * touches nothing of the loop's. The job is freed here, after run_parsed, and only here. */
@@ -32,8 +34,15 @@ static void parse_work(uv_work_t *req) {
     aopt.cfg.short_kernel_ns = j->short_kernel_ns;
     aopt.cfg.list_rows = j->list_rows;
     aopt.cfg.npu_reference_dir = j->npu_reference_dir;
-    /* every source as it is before the read: a change during the read re-ingests the run */
-    sources_sig_of(j->path, j->root, j->npu_reference_dir, &j->sig.sources);
+    /* the run's one inventory, here on the worker: its fingerprint is every source as it is
+     * before the read (a change during the read re-ingests the run), its listings give
+     * RunMetrics' files, and the read goes over its sources */
+    run_inventory inv;
+    diag_list inv_diag;
+    diag_init(&inv_diag);
+    if (!run_inventory_build(j->path, j->npu_reference_dir, j->root, &inv, &inv_diag)) { diag_free(&inv_diag); return; }
+    sources_sig_from(&inv, j->path, j->root, &j->sig.sources);
+    j->sig.sources_known = true;
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
     /* goblind.json: tokens, FLOPs, steps, precision, labels (its warnings join RunMetrics') */
@@ -44,7 +53,11 @@ static void parse_work(uv_work_t *req) {
     if (sc.has_steps) opt.steps_given = true, opt.steps = sc.steps;
     if (sc.precision) opt.precision = sc.precision;
     /* one read of each file: RunMetrics and the analysis document (core/run_ingest) */
-    if (!run_ingest(j->path, &opt, &aopt, &j->res, &an)) { run_sidecar_free(&sc); diag_free(&sc_warn); return; }
+    if (!run_ingest_inventory(j->path, &inv, &inv_diag, &opt, &aopt, &j->res, &an)) {
+        run_sidecar_free(&sc);
+        diag_free(&sc_warn);
+        return;
+    }
     for (size_t i = 0; i < sc_warn.count; i++) diag_add(&j->res.metrics.warnings, "%s", sc_warn.items[i]);
     diag_free(&sc_warn);
     if (atomic_load(&t->cancel)) {       /* cut short: never stored */
@@ -120,6 +133,8 @@ bool ingest_job_queue(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    /* the listing before the worker's inventory (the fingerprint's order: see run_fingerprint) */
+    j->sig.listing = run_inventory_listing_hash(r->path, t->cfg->npu_reference_dir);
     j->outcome = RUN_FAILED;          /* until a parse gives its verdict (a cancelled one never does) */
     j->lim.max_bytes = (uint64_t)t->cfg->max_parse_mb << 20;
     j->lim.max_seconds = t->cfg->max_parse_s;

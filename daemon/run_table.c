@@ -37,8 +37,8 @@ bool dir_empty(const char *path, int64_t *mtime_ns) {
     return empty;
 }
 
-void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out) {
-    if (!run_inventory_fingerprint(path, extra, root, out)) memset(out, 0, sizeof *out);
+void sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out) {
+    run_inventory_fingerprint_of(inv, root, out);
     /* the sidecar (goblind.json) is no source but changes the numbers: its identity too */
     char *sc = tracker_path_join(path, RUN_SIDECAR_NAME);
     struct stat st;
@@ -50,18 +50,17 @@ void sources_sig_of(const char *path, const char *root, const char *extra, inven
     free(sc);
 }
 
-/* What changes a run: RunMetrics' files and every source of its analysis document. The
- * inventory (which opens files to sniff them) is built again only when the directory listing
- * (names, sizes, mtimes, inodes: stat only) moved since the last look (r->seen_sig), so the
- * periodic scan of many runs stays cheap. */
-void sig_of(const run *r, run_fingerprint *sig) {
-    run_fingerprint cur;
-    memset(&cur, 0, sizeof cur);
+/* What changes a run: RunMetrics' files and every source of its analysis document. Here only
+ * what stat() tells: the inventory (which opens files to sniff them) is a worker's, and it is
+ * needed only after the listing (names, sizes, mtimes, inodes) moved since ref's. */
+void sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref) {
+    memset(sig, 0, sizeof *sig);
     const char *extra = r->t->cfg ? r->t->cfg->npu_reference_dir : NULL;
-    cur.listing = run_inventory_listing_hash(r->path, extra);
-    if (cur.listing && cur.listing == r->seen_sig.listing) cur.sources = r->seen_sig.sources;
-    else sources_sig_of(r->path, r->root, extra, &cur.sources);
-    *sig = cur;
+    sig->listing = run_inventory_listing_hash(r->path, extra);
+    if (sig->listing && sig->listing == ref->listing && ref->sources_known) {
+        sig->sources = ref->sources;
+        sig->sources_known = true;
+    }
     run_files f;
     if (!run_files_find(r->path, &f)) return;
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
@@ -71,9 +70,12 @@ void sig_of(const run *r, run_fingerprint *sig) {
     run_files_free(&f);
 }
 
-bool sig_equal(const run_fingerprint *a, const run_fingerprint *b) {
-    return files_sig_equal(&a->files, &b->files) && a->sources.sources == b->sources.sources &&
-           a->sources.hash == b->sources.hash;
+sig_cmp sig_compare(const run_fingerprint *now, const run_fingerprint *ref) {
+    if (!files_sig_equal(&now->files, &ref->files)) return SIG_CHANGED;
+    if (now->listing && now->listing == ref->listing) return SIG_SAME;
+    if (!now->sources_known || !ref->sources_known) return SIG_UNKNOWN;
+    return now->sources.sources == ref->sources.sources && now->sources.hash == ref->sources.hash ? SIG_SAME
+                                                                                                 : SIG_CHANGED;
 }
 
 bool files_sig_equal(const run_sig *a, const run_sig *b) {

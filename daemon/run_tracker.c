@@ -115,8 +115,12 @@ static void on_settle(uv_timer_t *h) {
     tracker_watch_subdirs(r);
     bool as_parsed = false;
     if (!r->sm.parsing) {
-        sig_of(r, &r->seen_sig);
-        as_parsed = sig_equal(&r->seen_sig, &r->parsed_sig);
+        run_fingerprint cur;
+        sig_of(r, &cur, &r->parsed_sig);
+        sig_cmp cmp = sig_compare(&cur, &r->parsed_sig);
+        if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_SETTLE); return; }   /* run_checked goes on */
+        r->seen_sig = cur;
+        as_parsed = cmp == SIG_SAME;
     }
     run_state_cfg c = sm_cfg(r->t);
     apply(r, run_state_settled(&r->sm, &c, clk_wall_ms(), as_parsed));
@@ -127,9 +131,57 @@ static void on_quiet(uv_timer_t *h) {
     if (r->t->stopping || r->sm.gone || r->sm.parsing) return;
     if (!is_real_dir(r->path)) { mark_gone(r); return; }
     run_fingerprint cur;
-    sig_of(r, &cur);
+    sig_of(r, &cur, &r->parsed_sig);
+    sig_cmp cmp = sig_compare(&cur, &r->parsed_sig);
+    if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_QUIET); return; }        /* run_checked goes on */
     run_state_cfg c = sm_cfg(r->t);
-    apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), sig_equal(&cur, &r->parsed_sig)));
+    apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), cmp == SIG_SAME));
+}
+
+/* The fingerprint now: stat's part taken here, the sources the check's (taken after `listing`). */
+static void checked_sig(run *r, uint64_t listing, bool ok, const inventory_fingerprint *sources, run_fingerprint *cur) {
+    sig_of(r, cur, &r->parsed_sig);
+    cur->listing = listing;
+    cur->sources = *sources;
+    cur->sources_known = ok;
+}
+
+/* The answer to a source check (source_check.c): what on_settle, on_quiet, the scan or a
+ * baseline asked for, decided as they would have with the sources fingerprint at hand. A
+ * comparison that still cannot tell (no fingerprint to compare with) counts as a change. */
+void run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources) {
+    tracker *t = r->t;
+    if (t->stopping) return;
+    run_fingerprint cur;
+    checked_sig(r, listing, ok, sources, &cur);
+    if (what & CHECK_BASELINE && ok) {           /* these sources are the parsed (or seen) ones */
+        if (r->parsed_sig.listing == listing && !r->parsed_sig.sources_known) {
+            r->parsed_sig.sources = *sources;
+            r->parsed_sig.sources_known = true;
+        }
+        if (r->seen_sig.listing == listing && !r->seen_sig.sources_known) {
+            r->seen_sig.sources = *sources;
+            r->seen_sig.sources_known = true;
+        }
+    }
+    if (r->sm.gone || r->dormant) return;
+    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    run_state_cfg c = sm_cfg(t);
+    if (what & CHECK_SETTLE) {
+        bool as_parsed = false;
+        if (!r->sm.parsing) {
+            as_parsed = sig_compare(&cur, &r->parsed_sig) == SIG_SAME;
+            r->seen_sig = cur;
+        }
+        apply(r, run_state_settled(&r->sm, &c, clk_wall_ms(), as_parsed));
+    }
+    if (what & CHECK_QUIET && !r->sm.parsing)
+        apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), sig_compare(&cur, &r->parsed_sig) == SIG_SAME));
+    if (what & CHECK_SCAN && !r->sm.parsing) {
+        bool changed = sig_compare(&cur, &r->seen_sig) != SIG_SAME;
+        r->seen_sig = cur;
+        if (changed) run_touch(r);
+    }
 }
 
 static void start_parse(run *r) {
@@ -192,8 +244,9 @@ static void run_deleted(tracker *t, const char *id) {
     bool was_parsing = r->sm.parsing;
     run_actions a = run_state_deleted(&r->sm);
     if (!was_parsing && !r->sm.gone) {
-        sig_of(r, &r->seen_sig);
+        sig_of(r, &r->seen_sig, &r->parsed_sig);
         r->parsed_sig = r->seen_sig;
+        if (!r->parsed_sig.sources_known) source_check_queue(r, CHECK_BASELINE);   /* its sources: a worker's */
     }
     apply(r, a);
     log_debug("run %s: deleted%s", id, was_parsing ? " while being parsed" : "");

@@ -30,12 +30,31 @@
 /* What a run's change detection compares: the identities of RunMetrics' three files
  * (storage's run_sig, stored with the run) and a fingerprint of every source of the run's
  * inventory (core/run_inventory: a second rank's trace, a rocprofv3 copy trace...), kept in
- * memory only: a change to any source re-ingests the run. */
+ * memory only: a change to any source re-ingests the run. The loop thread takes only what
+ * stat() tells (the files and the listing hash); the sources fingerprint needs the inventory,
+ * which opens files to sniff them, and is taken on a worker (the ingest's own inventory, or a
+ * source check, source_check.c) with the listing hash taken before it. */
 typedef struct run_fingerprint {
     run_sig files;
     inventory_fingerprint sources;
-    uint64_t listing;            /* run_inventory_listing_hash when sources was taken (0: not) */
+    bool sources_known;          /* sources was taken, with `listing` taken before it */
+    uint64_t listing;            /* run_inventory_listing_hash (0: not taken) */
 } run_fingerprint;
+
+/* How a fingerprint taken now compares with an earlier one. */
+typedef enum sig_cmp {
+    SIG_SAME,                    /* nothing a parse reads changed */
+    SIG_CHANGED,
+    SIG_UNKNOWN,                 /* the listing moved: only the sources fingerprint can tell */
+} sig_cmp;
+
+/* What a source check (source_check.c) was asked for; bits of run.check_want. */
+enum {
+    CHECK_SETTLE = 1,            /* the settle timer fired: settled as parsed or not */
+    CHECK_QUIET = 2,             /* the quiet timer fired */
+    CHECK_SCAN = 4,              /* the periodic scan: touched or not */
+    CHECK_BASELINE = 8,          /* the sources as they are now are the parsed ones (start-up, DELETE) */
+};
 
 typedef struct run run;
 typedef struct status_lane status_lane;
@@ -76,6 +95,8 @@ struct run {
     int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_fingerprint parsed_sig, seen_sig;
+    unsigned check_want;         /* CHECK_* bits asked for and not yet in a source check */
+    bool check_running;          /* a source check is on the worker pool */
     double parse_ms;             /* of the last stored parse (logged with the outcome) */
     char *fail_reason;           /* owned copy: why the last parse is not complete (NULL: it is) */
     run *next;                   /* hash chain */
@@ -136,11 +157,14 @@ char *tracker_path_join(const char *a, const char *b);          /* "a/b", malloc
 bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
 /* path is a directory with no entries at all; *mtime_ns gets its mtime (lstat) either way. */
 bool dir_empty(const char *path, int64_t *mtime_ns);
-void sig_of(const run *r, run_fingerprint *sig);    /* the files' (size, mtime, inode) and sources now */
-bool sig_equal(const run_fingerprint *a, const run_fingerprint *b);
+/* The files' (size, mtime, inode) and the listing hash now (stat only: the loop thread's);
+ * the sources fingerprint is ref's when the listing is ref's, else not known. */
+void sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref);
+sig_cmp sig_compare(const run_fingerprint *now, const run_fingerprint *ref);
 bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
-/* The inventory fingerprint of run directory path (extra: the configured npu_reference_dir). */
-void sources_sig_of(const char *path, const char *root, const char *extra, inventory_fingerprint *out);
+/* The sources fingerprint of run directory path from its inventory built by the caller (a
+ * worker: the inventory opens files), with the sidecar's identity. */
+void sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out);
 run *tracker_lookup(tracker *t, const char *id);
 void tracker_insert(tracker *t, run *r);
 void unlink_run(tracker *t, run *r);
@@ -195,6 +219,14 @@ void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
 void deleted_queue_open(tracker *t);
 /* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
 void run_parsed(parse_job *j, int status);
+/* A source check ended (loop thread): the sources fingerprint `sources` (ok: taken) with the
+ * listing hash taken before it; what: the CHECK_* bits it answers. */
+void run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources);
+
+/* source_check.c */
+/* Asks for a source check of r (CHECK_* bits): the inventory's fingerprint taken on the worker
+ * pool, then run_checked() on the loop. Checks asked for while one runs share the next one. */
+void source_check_queue(run *r, unsigned what);
 
 /* ingest_job.c */
 /* Queues a parse of r on the worker pool; false (nothing queued) on a corrupt database, out of

@@ -3,7 +3,8 @@
  * - the fixed gauge names agree with the kernel-class table and the sections' number paths;
  * - run_analyze on a run directory holding only the rocprofv3 JSON fixture collects exactly the
  *   numbers its own rendered document shows, and the kernels section's rows (compact or
- *   indented document alike);
+ *   indented document alike); kernel names awkward for JSON (invalid UTF-8, quotes, tabs, DEL)
+ *   and large timestamps give the rows the document's JSON gives back;
  * - ingest_doc_attach_analysis hands the analysis's rows to the store only when RunMetrics has
  *   none, and says so;
  * - storage: the numbers are stored as given (absent stays absent), replaced by the next parse,
@@ -77,6 +78,76 @@ static json_t *at(json_t *doc, const char *path) {
     }
     return v;
 }
+
+/* A run directory with a rocprofv3 kernel trace whose names are awkward for JSON: invalid
+ * UTF-8, a tab, quotes, a backslash, DEL; and timestamps near 2^62. */
+static char *awkward_names_run(void) {
+    char tmpl[] = "/tmp/check_run_gauges.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(d);
+    char *path = NULL;
+    ck_assert(asprintf(&path, "%s/kernel_trace.csv", d) > 0);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Name\",\"Correlation_Id\","
+          "\"Start_Timestamp\",\"End_Timestamp\"\n", f);
+    static const char *const NAMES[] = {"gemm_\xff\xfe_bad", "tab\there", "say \"\"hi\"\"", "back\\slash", "del\x7f",
+                                        "plain_kernel"};
+    long long t = 4611686018427387904LL;    /* 2^62 */
+    int id = 1;
+    for (int rep = 0; rep < 3; rep++)
+        for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++, id++) {
+            long long dur = 1000 + 37 * (long long)i + 11 * rep;
+            fprintf(f, "\"KERNEL_DISPATCH\",\"1\",\"1\",\"7\",\"%d\",\"%s\",\"%d\",\"%lld\",\"%lld\"\n", id, NAMES[i], id, t,
+                    t + dur);
+            t += dur + 5;
+        }
+    fclose(f);
+    free(path);
+    return strdup(d);
+}
+
+/* The rows the store keeps are the document's by_name rows as its JSON gives them back
+ * (jansson here: the names as the document shows them, the numbers as doubles). */
+START_TEST(kernel_rows_are_the_documents) {
+    char *dir = awkward_names_run();
+    run_analysis_options opt;
+    run_analysis_defaults(&opt);
+    run_analysis a;
+    ck_assert(run_analyze(dir, &opt, &a));
+    json_t *doc = json_loads(a.json.data, JSON_DECODE_INT_AS_REAL, NULL);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_string_value(at(doc, "kernels.from")), "dispatches");
+    json_t *rows = at(doc, "kernels.by_name");
+    ck_assert_uint_eq(json_array_size(rows), 6);
+    ck_assert_uint_eq(a.headline.n_kernels, 6);
+    ck_assert_uint_eq(a.headline.kernels_skipped, 0);
+    for (size_t i = 0; i < a.headline.n_kernels; i++) {
+        const ingest_kernel *k = &a.headline.kernels[i];
+        json_t *r = json_array_get(rows, i);
+        json_t *name = json_object_get(r, "name");
+        ck_assert_uint_eq(k->name_len, json_string_length(name));
+        ck_assert(!memcmp(k->name, json_string_value(name), k->name_len));
+        ck_assert_str_eq(k->kernel_class, json_string_value(json_object_get(r, "class")));
+        ck_assert_int_eq(k->calls, (int64_t)json_number_value(json_object_get(r, "calls")));
+        ck_assert_int_eq(k->total_ns, (int64_t)json_number_value(json_object_get(r, "total_ns")));
+        ck_assert_int_eq(k->min_ns, (int64_t)json_number_value(json_object_get(r, "min_ns")));
+        ck_assert_int_eq(k->max_ns, (int64_t)json_number_value(json_object_get(r, "max_ns")));
+    }
+    /* the invalid bytes became U+FFFD, as the document shows them */
+    bool replaced = false;
+    for (size_t i = 0; i < a.headline.n_kernels; i++)
+        replaced |= !strcmp(a.headline.kernels[i].name, "gemm_\xef\xbf\xbd\xef\xbf\xbd_bad");
+    ck_assert(replaced);
+    json_decref(doc);
+    run_analysis_free(&a);
+    char *cmd = NULL;
+    ck_assert(asprintf(&cmd, "rm -rf %s", dir) > 0);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    free(dir);
+}
+END_TEST
 
 START_TEST(collects_what_the_document_shows) {
     char *dir = json_only_run();
@@ -247,6 +318,7 @@ int main(void) {
     tcase_set_timeout(t, 120);
     tcase_add_test(t, gauge_names_match_the_class_table);
     tcase_add_test(t, collects_what_the_document_shows);
+    tcase_add_test(t, kernel_rows_are_the_documents);
     tcase_add_test(t, runmetrics_rows_win);
     tcase_add_test(t, stored_replaced_deleted);
     suite_add_tcase(s, t);

@@ -220,6 +220,25 @@ static bool k_number(const void *run, const char *path, double *out) {
     return true;
 }
 
+/* The store's rows: by_name whole (no list_rows cut), the same values k_render writes. */
+static bool k_kernel_rows(const void *run, section_kernel_row_fn fn, void *user) {
+    const kernels_state *s = run;
+    const name_agg *a = s->t.result;
+    if (!a || a != &s->t.traced || !a->n) return true;      /* stats rows: no min/max to store */
+    size_t *idx = name_agg_sorted(a);
+    if (!idx) return false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < a->n; i++) {
+        const name_entry *e = &a->e[idx[i]];
+        section_kernel_row row = {.name = e->name, .len = e->len, .calls = e->calls, .total_ns = e->total,
+                                  .min_ns = e->min, .max_ns = e->max, .minmax_known = !e->minmax_unknown,
+                                  .kernel_class = kernel_class_key(kernel_class_of(e->name, e->len))};
+        ok = fn(user, &row);
+    }
+    free(idx);
+    return ok;
+}
+
 const section_analysis kernels_section = {
     .key = "kernels",
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_KERNEL_STATS),
@@ -233,5 +252,6 @@ const section_analysis kernels_section = {
     .render = k_render,
     .render_md = k_render_md,
     .number = k_number,
+    .kernel_rows = k_kernel_rows,
     .close = k_close,
 };
