@@ -14,7 +14,7 @@ const BUCKETS = ["useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_h
 const COLORS = { useful_gpu:"#3fb950", data_wait:"#d29922", host_gap:"#db6d28", comm_excess:"#a371f7",
                  memory_headroom:"#58a6ff", precision_path:"#f778ba", kernel_shape:"#ff7b72" };
 const params = new URLSearchParams(location.search);
-const state = { run: params.get("run"), base: params.get("base"), candidate: params.get("candidate"), runs: [],
+const state = { run: params.get("run"), base: params.get("base"), candidate: params.get("candidate"), series: params.get("series"), runs: [],
                 cursor: params.get("cursor"), next: null, limit: Math.min(1000, Math.max(1, Number(params.get("limit")) || 50)) };
 // Deltas are coloured by what is better: higher throughput, MFU and utilisation; less step time
 // and less waste. Useful GPU time and memory are neither.
@@ -41,17 +41,29 @@ function el(tag, attrs, ...kids) {
   return e;
 }
 const fmt = (v, d) => (v === null || v === undefined) ? "–" : Number(v).toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+// A box whose data is on its way says so ("loading …"), never an answer such as "no runs yet";
+// `shows` records what the box shows once drawn, so a 5 s refresh of the same thing does not
+// blank it again.
+function loading(box, what, shows) {
+  if (shows !== undefined && box.dataset.shows === shows) return;
+  box.className = "empty loading";
+  box.textContent = "loading " + what + "…";
+  delete box.dataset.shows;
+}
+function shown(box, shows, cls) { box.className = cls === undefined ? "" : cls; box.dataset.shows = shows; }
+// A value the run does not know: null, absent, RunMetrics' "unknown", or anything of a failed run.
+const known = (v, failed) => (failed || v === null || v === undefined || v === "unknown" ? "–" : v);
 
 async function api(path) {
   const headers = tokenInput.value ? { Authorization: "Bearer " + tokenInput.value } : {};
   const r = await fetch(path, { headers });
-  const body = r.status === 304 ? null : await r.json();
+  const body = r.status === 304 ? null : await r.json().catch(() => null);
   return { status: r.status, body };
 }
 
 function setUrl() {
   const p = new URLSearchParams();
-  for (const k of ["run", "base", "candidate", "cursor"]) if (state[k]) p.set(k, state[k]);
+  for (const k of ["run", "base", "candidate", "series", "cursor"]) if (state[k]) p.set(k, state[k]);
   if (state.limit !== 50) p.set("limit", String(state.limit));
   if (document.body.dataset.focus) p.set("focus", document.body.dataset.focus);
   history.replaceState(null, "", "?" + p.toString());
@@ -74,7 +86,7 @@ function legend(waste, total) {
   const l = el("div", { class: "legend" });
   for (const b of BUCKETS) {
     const v = waste[b] || 0;
-    const text = total > 0 ? b + " " + v.toPrecision(3) + " s (" + (v / total * 100).toFixed(1) + "%)" : b;
+    const text = waste[b] === null ? b + " –" : total > 0 ? b + " " + v.toPrecision(3) + " s (" + (v / total * 100).toFixed(1) + "%)" : b;
     l.append(el("span", {}, el("i", { style: "background:" + COLORS[b] }), text));
   }
   return l;
@@ -126,23 +138,41 @@ function renderRuns() {
   }
 }
 
+// The run's waste budget as far as it is known: null when the budget is unknown (no step time,
+// or a failed run: every bucket is RunMetrics' 0 placeholder); otherwise bucket -> seconds, null for
+// a bucket whose warning says it is unknown ("host_gap unknown (...): reported as 0").
+function knownWaste(x, h, failed) {
+  if (failed || h.step_time_seconds === null || h.step_time_seconds === undefined) return null;
+  const w = {};
+  for (const b of BUCKETS)
+    w[b] = (x.warnings || []).some((t) => t.startsWith(b + " unknown")) ? null : (x.waste_budget || {})[b] ?? null;
+  return w;
+}
+
 async function loadRun() {
   const body = $("run-body");
   $("run-id").textContent = state.run || "";
-  if (!state.run) return;
+  if (!state.run) { shown(body, "", "empty"); body.textContent = state.runs.length ? "select a run" : "no runs yet"; return; }
+  loading(body, "run " + state.run, state.run);
   const m = await api("/runs/" + encodeURIComponent(state.run) + "/metrics");
   if (m.status === 202) { await loadPartial(body); return; }
-  if (m.status !== 200 && m.status !== 422) { body.className = "empty"; body.textContent = (m.body && m.body.detail) || ("HTTP " + m.status); return; }
+  if (m.status !== 200 && m.status !== 422) { shown(body, state.run, "empty"); body.textContent = (m.body && m.body.detail) || ("HTTP " + m.status); return; }
   const k = await api("/runs/" + encodeURIComponent(state.run) + "/kernels?limit=10");
   // the headline numbers from /runs/<id>: null (shown "–") when the parse did not measure them,
-  // where the RunMetrics body says 0
+  // where the RunMetrics body says 0; a failed run (422) measured nothing, and steps taken from
+  // the default (the torch profile's steps_source "default") are no count either
   const h = (await api("/runs/" + encodeURIComponent(state.run))).body || {};
-  const x = m.body, w = x.waste_budget || {};
-  const total = BUCKETS.reduce((s, b) => s + (w[b] || 0), 0);
-  const cards = el("div", { class: "cards" },
+  const x = m.body, failed = m.status === 422;
+  const torch = (h.artefacts || []).find((a) => typeof a.steps_source === "string");
+  const stepsKnown = !failed && !(torch && torch.steps_source === "default");
+  const w = knownWaste(x, h, failed);
+  state.waste = { run: state.run, w, step: h.step_time_seconds, util: h.gpu_util_pct, rule: ((h.headline_sources || {}).step_time_seconds || {}).rule,
+                  series: (h.labels || {}).series };
+  const total = w ? BUCKETS.reduce((s, b) => s + (w[b] || 0), 0) : 0;
+  const cards = el("div", { class: "cards", id: "run-cards" },
     ...[["tokens/s", fmt(h.tokens_per_sec, 1)], ["MFU", fmt(h.mfu_pct, 1) + " %"], ["GPU util", fmt(h.gpu_util_pct, 1) + " %"],
-        ["HBM peak", fmt(h.hbm_peak_gb, 1) + " GB"], ["steps", x.steps], ["step time", fmt(h.step_time_seconds, 4) + " s"],
-        ["attention", x.attention_kernel_loaded], ["PyTorch / ROCm", x.pytorch_version + " / " + x.rocm_version]]
+        ["HBM peak", fmt(h.hbm_peak_gb, 1) + " GB"], ["steps", stepsKnown ? x.steps : "–"], ["step time", fmt(h.step_time_seconds, 4) + " s"],
+        ["attention", known(x.attention_kernel_loaded, failed)], ["PyTorch / ROCm", known(x.pytorch_version, failed) + " / " + known(x.rocm_version, failed)]]
       .map(([kk, v]) => el("div", { class: "card" }, el("div", { class: "v" }, v), el("div", { class: "k" }, kk))));
   const kt = el("table", {}, el("thead", {}, el("tr", {}, el("th", { class: "num" }, "% time"), el("th", { class: "num" }, "calls"),
     el("th", { class: "num" }, "avg µs"), el("th", {}, "kernel"))));
@@ -151,13 +181,16 @@ async function loadRun() {
     kb.append(el("tr", {}, el("td", { class: "num" }, fmt(r.pct_time, 2)), el("td", { class: "num" }, r.calls),
       el("td", { class: "num" }, fmt(r.avg_ns / 1000, 1)), el("td", { class: "kname", title: r.name }, r.name)));
   kt.append(kb);
-  const warns = el("div", {}, ...(m.status === 422 ? [el("div", { class: "warn" }, "✖ this run failed: its numbers are not a measurement")] : []),
+  const warns = el("div", {}, ...(failed ? [el("div", { class: "warn" }, "✖ this run failed: its numbers are not a measurement")] : []),
     ...(x.warnings || []).map((t) => el("div", { class: "warn" }, "⚠ " + t)));
-  body.className = "";
+  shown(body, state.run);
   const labels = Object.entries(h.labels || {}).map(([kk, v]) => kk + "=" + v).join(" · ");
   const prof = el("div", { class: "profile", id: "run-profile" }, "profile: " + profileText(h.profile) + (labels ? " · labels: " + labels : ""));
+  const budget = w ? [stackBar(w, total, "waste-bar"), legend(w, total)]
+    : [el("div", { class: "empty", id: "waste-unknown" }, "unknown: " + (failed ? "the run failed, its numbers are not a measurement" : "no step time, and every bucket needs one"))];
   body.replaceChildren(prof, cards, el("h2", {}, "Where the numbers come from"), sourcesTable(h),
-    el("h2", {}, "Waste budget (seconds per step)"), stackBar(w, total, "waste-bar"), legend(w, total),
+    el("h2", { title: "a model of the step time (docs/HEURISTICS.md): GPU utilisation from telemetry and the kernel classes split the step into useful GPU time and six kinds of waste; the step breakdown below measures the same step from the trace" },
+      "Waste budget (seconds per step)"), ...budget,
     el("h2", {}, "Top kernels"), kt, warns);
 }
 
@@ -182,7 +215,7 @@ async function loadPartial(body) {
       el("td", { class: "kname", title: a.error || a.format || "" }, a.error || a.format || "")));
   at.append(ab);
   const warns = el("div", {}, ...(x.warnings || []).map((t) => el("div", { class: "warn" }, "⚠ " + t)));
-  body.className = "";
+  shown(body, state.run);
   body.replaceChildren(el("div", { class: "empty" }, "still being written or parsed; what is known so far:"), cards,
     el("h2", {}, "Artefacts"), at, warns);
 }

@@ -30,6 +30,19 @@ const GPU_COLORS = ["#4fb3ff", "#3fb950", "#f0d77a", "#f778ba", "#a371f7", "#ff7
 const PARTS = ["kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"];
 const PART_COLORS = { kernel: "#3fb950", memcpy: "#58a6ff", memset: "#79c0ff", communication: "#a371f7", runtime: "#db6d28",
                       dataloader: "#d29922", cpu_exec: "#f778ba", other: "#4a5561" };
+// What each part of the step breakdown is (docs/ANALYSIS.md "steps"; the parts take a step's
+// time in this priority order, so they sum exactly to its wall time).
+const PART_DEFS = {
+  kernel: "GPU kernels (not communication)",
+  memcpy: "memory copies",
+  memset: "memsets",
+  communication: "NCCL/RCCL kernels and nccl:* / gloo:* / c10d::* CPU ops",
+  runtime: "HIP/CUDA runtime and driver calls, HSA calls",
+  dataloader: "enumerate(DataLoader)# / enumerate(DataPipe)# ranges",
+  cpu_exec: "every other CPU op, annotation and Python frame",
+  other: "the rest of the step: time that no kernel, copy, memset, collective, runtime call, DataLoader range or CPU op of the trace covers (other_ns = wall − the seven parts before it; e.g. Python outside any recorded op, waits the profiler did not record)",
+};
+const partTitle = (p) => p + ": " + PART_DEFS[p];
 const MAX_STREAM_ROWS = 24, MAX_STEP_BARS = 30, HISTORY_RUNS = 20;
 
 // GETs a JSON document with If-None-Match and keeps only pick(body) per (kind, path) (the
@@ -77,6 +90,9 @@ function lineChart(o) {
       if (line.dots) for (const [x, y, t] of seg) svg.append(titled(svgEl("circle", { class: line.dots, cx: X(x), cy: Y(y), r: 3, fill: line.color }), t || ""));
       if (!line.dash) n++;
     }
+  // marks: rings around points ([[x, y, title]], class o.markClass), e.g. the runs a series flags as regressions
+  for (const [x, y, t] of o.marks || [])
+    svg.append(titled(svgEl("circle", { class: o.markClass || "mark", cx: X(x), cy: Y(y), r: 6, fill: "none", stroke: "#ff7b72", "stroke-width": 2 }), t || ""));
   svg.setAttribute("data-lines", String(n));
   return svg;
 }
@@ -90,19 +106,41 @@ function segmentsOf(points) {
   return out.filter((s) => s.length);
 }
 
-function laneLabel(s) {
-  return (s.rank !== null && s.rank !== undefined ? "rank " + s.rank + " · " : "") + "gpu " + (s.device ?? "?") + " · stream " + (s.stream ?? "?");
+// One name per GPU (docs/API.md "GET /", "One name per GPU"). Telemetry (amd-smi, nvidia-smi), torch
+// traces and the device section number GPUs by their index from 0; the AMD profilers' kernel
+// traces (rocprofv3 CSV and JSON, rocpd, legacy rocprof: every format named rocprof* or rocpd*,
+// and kernel-trace-csv) by the HSA agent's node id, which counts the CPU agents first (agent 4 is
+// GPU 0 on a node with four CPU agents). The page names every GPU "gpu <index>": when the kernel
+// source numbers by agent and the run's GPU indices (telemetry's, else the device section's) are
+// exactly as many as its agents, the agents map to the indices in order (the same order both
+// enumerate in); otherwise such a lane is named "agent <id>", never a guessed GPU.
+const AGENT_FORMAT = /^(rocprof|rocpd|kernel-trace-csv)/;
+function gpuNamer(doc) {
+  const agents = (doc.sources || []).some((s) => s.kernels_chosen && s.device_clock && AGENT_FORMAT.test(s.format || ""));
+  const tlDevs = [...new Set(((doc.timeline && doc.timeline.devices) || []).map((d) => d.device).filter((d) => d !== null && d !== undefined))].sort((a, b) => a - b);
+  const telDevs = (((doc.telemetry && doc.telemetry.gpus) || []).map((g) => g.device)).filter((d) => d !== null && d !== undefined);
+  const devDevs = (((doc.device && doc.device.devices) || []).map((g) => g.device)).filter((d) => d !== null && d !== undefined);
+  const index = [...new Set(telDevs.length ? telDevs : devDevs)].sort((a, b) => a - b);
+  const map = new Map();
+  if (agents && tlDevs.length && tlDevs.length === index.length) tlDevs.forEach((d, i) => map.set(d, index[i]));
+  const name = (d) => (d === null || d === undefined ? "gpu ?" : !agents ? "gpu " + d : map.has(d) ? "gpu " + map.get(d) : "agent " + d);
+  name.mapped = [...map].filter(([a, g]) => a !== g).map(([a, g]) => "gpu " + g + " = agent " + a + " of the kernel trace");
+  return name;
+}
+
+function laneLabel(s, gpuName) {
+  return (s.rank !== null && s.rank !== undefined ? "rank " + s.rank + " · " : "") + (gpuName || ((d) => "gpu " + (d ?? "?")))(s.device) + " · stream " + (s.stream ?? "?");
 }
 
 // The timeline: one row per stream (and the run), each bin a bar as tall as its busy share;
 // the run's ProfilerStep ranges as bands when they are on the kernels' clock.
 const OLDER_DOC = "this run's analysis was stored by an older goblind without this chart's data; it is drawn after the run is parsed again";
-function renderTimeline(box, tl, steps) {
+function renderTimeline(box, tl, steps, gpuName) {
   if (tl && tl.bin_count === undefined) { box.className = "empty"; box.textContent = OLDER_DOC; $("timeline-sub").textContent = ""; return; }
   if (!tl || !tl.bin_count) { box.className = "empty"; box.textContent = "no timed kernels, copies or memsets in this run"; $("timeline-sub").textContent = ""; return; }
   const W = widthOf(box), L = 190, R = 12, T = 22, rowH = 20, gap = 5;
   const rows = [{ label: "run · " + fmt(tl.run.busy_pct, 1) + " % busy", s: tl.run, run: true }];
-  for (const st of tl.streams.slice(0, MAX_STREAM_ROWS)) rows.push({ label: laneLabel(st) + " · " + fmt(st.busy_pct, 0) + " %", s: st });
+  for (const st of tl.streams.slice(0, MAX_STREAM_ROWS)) rows.push({ label: laneLabel(st, gpuName) + " · " + fmt(st.busy_pct, 0) + " %", s: st });
   const n = tl.bin_count, t0 = tl.bin_start_ns, span = n * tl.bin_ns, pw = W - L - R;
   const X = (t) => L + Math.min(1, Math.max(0, (t - t0) / span)) * pw;
   const H = T + rows.length * (rowH + gap) + 16;
@@ -129,7 +167,7 @@ function renderTimeline(box, tl, steps) {
       const h = Math.max(1, rowH * Math.min(1, b / tl.bin_ns));
       g.append(svgEl("rect", { class: "busy", x: (L + k * pw / n).toFixed(2), y: (y + rowH - h).toFixed(2), width: Math.max(0.6, pw / n).toFixed(2), height: h.toFixed(2) }));
     });
-    svg.append(titled(g, laneLabel(s) + ": busy " + fmtDur(s.busy_ns) + " of " + fmtDur(s.span_ns)));
+    svg.append(titled(g, (row.run ? "run" : laneLabel(s, gpuName)) + ": busy " + fmtDur(s.busy_ns) + " of " + fmtDur(s.span_ns)));
   });
   const step = tickStep(span, 10);
   for (let t = 0; t <= span; t += step) {
@@ -138,6 +176,9 @@ function renderTimeline(box, tl, steps) {
   }
   const notes = [];
   if (tl.streams.length > MAX_STREAM_ROWS) notes.push(el("div", { class: "note" }, tl.streams.length - MAX_STREAM_ROWS + " more streams not drawn (GET /runs/<id>/analysis has them all)"));
+  if (gpuName && gpuName.mapped.length)
+    notes.push(el("div", { class: "note", id: "gpu-names", title: "the AMD profilers number a GPU by its HSA agent (CPU agents first); telemetry and torch traces by its index" },
+      "one name per GPU: " + gpuName.mapped.join(", ")));
   if (items.length && !onClock.length)
     notes.push(el("div", { class: "note", id: "steps-other-clock" }, "ProfilerStep ranges are not marked: they are on another clock than the kernels (the torch trace's versus the kernel trace's)"));
   $("timeline-sub").textContent = "· span " + fmtDur(tl.run.span_ns) + " · " + n + " bins of " + fmtDur(tl.bin_ns) + " · bar height = busy share of the bin";
@@ -166,7 +207,7 @@ function renderSteps(box, steps) {
       if (v <= 0) continue;
       const w = v / maxWall * pw;
       g.append(titled(svgEl("rect", { class: "part", x: x.toFixed(2), y, width: Math.max(0.5, w).toFixed(2), height: rowH, fill: PART_COLORS[p] }),
-        label + " · " + p + ": " + fmtDur(v) + " (" + (100 * v / b.wall_ns).toFixed(1) + " %)"));
+        label + " · " + p + ": " + fmtDur(v) + " (" + (100 * v / b.wall_ns).toFixed(1) + " %) — " + PART_DEFS[p]));
       x += w;
     }
     svg.append(g, svgEl("text", { x: x + 4, y: y + rowH - 3 }, fmtDur(b.wall_ns)));
@@ -176,11 +217,41 @@ function renderSteps(box, steps) {
   const lg = el("div", { class: "legend" });
   for (const p of PARTS) {
     const v = steps.mean.parts[p + "_ns"] || 0;
-    lg.append(el("span", {}, el("i", { style: "background:" + PART_COLORS[p] }), p + " " + fmtDur(v) + " (" + (100 * v / Math.max(1, steps.mean.wall_ns)).toFixed(1) + " %)"));
+    lg.append(el("span", { class: "part-key", "data-part": p, title: partTitle(p) }, el("i", { style: "background:" + PART_COLORS[p] }),
+      p + " " + fmtDur(v) + " (" + (100 * v / Math.max(1, steps.mean.wall_ns)).toFixed(1) + " %)" + (p === "other" ? " ⓘ" : "")));
   }
   const more = steps.items.length > items.length ? [el("div", { class: "note" }, "the last " + items.length + " of " + steps.items.length + " steps")] : [];
   box.className = "";
-  box.replaceChildren(el("div", { class: "note" }, steps.items.length + " steps · mean " + fmtDur(steps.mean.wall_ns) + (slowest ? " · slowest " + slowest : "")), svg, lg, ...more);
+  box.replaceChildren(el("div", { class: "note" }, steps.items.length + " steps · mean " + fmtDur(steps.mean.wall_ns) + (slowest ? " · slowest " + slowest : "")), svg, lg,
+    ...more, twoViews(steps.mean));
+}
+
+// The waste budget (the run panel) and this breakdown tell the step time twice; this table puts
+// them side by side. Both split one step, but the budget is a model over the step time it used:
+// the GPU utilisation from telemetry says how much of the step the GPU worked, and data_wait and
+// host_gap split the step × (1 − utilisation) it sat idle by how busy the host was
+// (docs/HEURISTICS.md); the breakdown is a measurement from the trace (the GPU worked in kernel +
+// memcpy + memset + communication; runtime, dataloader, cpu_exec and other are host-side or
+// unrecorded time while it did not). The idle shares should be close; where they differ, the
+// telemetry's sampling and the trace disagree on how busy the GPU was.
+function twoViews(mean) {
+  const wv = state.waste && state.waste.run === state.run ? state.waste : null;
+  const sum = (ps) => ps.reduce((a, p) => a + (mean.parts[p + "_ns"] || 0), 0);
+  const gpu = sum(["kernel", "memcpy", "memset", "communication"]), wall = Math.max(1, mean.wall_ns);
+  const w = wv && wv.w, step = wv && wv.step, util = w && wv.util !== null && wv.util !== undefined ? wv.util : null;
+  const hostGap = w && step && w.host_gap !== null ? " · host_gap " + (100 * w.host_gap / step).toFixed(1) + " %" : "";
+  const row = (what, t, st, busy, idle, how) => el("tr", {}, el("td", { title: how }, what), el("td", { class: "num" }, st),
+    el("td", { class: "num" }, fmt(busy, 1)), el("td", { class: "num" }, fmt(idle, 1)), el("td", { class: "note" }, t));
+  const t = el("table", { id: "two-views" }, el("thead", {}, el("tr", {}, el("th", {}, "one step, told twice"), el("th", { class: "num" }, "step"),
+    el("th", { class: "num" }, "GPU working %"), el("th", { class: "num" }, "GPU idle %"), el("th", {}, "from"))),
+    el("tbody", {},
+      row("waste budget", "telemetry GPU utilisation (data_wait and host_gap split its idle time" + hostGap + ")", step ? fmtDur(step * 1e9) : "–",
+        util, util === null ? null : 100 - util,
+        "a model: the step time it used (" + ((wv && wv.rule) || "unknown") + ") split by GPU utilisation and the kernel classes (docs/HEURISTICS.md)"),
+      row("step breakdown", "the trace (working = kernel + memcpy + memset + communication)", fmtDur(mean.wall_ns), 100 * gpu / wall, 100 - 100 * gpu / wall,
+        "a measurement: each instant of the mean step credited to what ran then (docs/ANALYSIS.md steps)")));
+  return el("div", {}, t, el("div", { class: "note" }, "\"other\" is part of the breakdown's GPU-idle time: " + PART_DEFS.other +
+    ". The budget's useful_gpu is what is left of the step after its six waste buckets, not the kernel share."));
 }
 
 // Telemetry over time: utilisation, VRAM and power per GPU (bucket means solid, maxima dashed).
@@ -219,20 +290,27 @@ function renderTelemetry(box, tel) {
   box.replaceChildren(...out, lg);
 }
 
-// The selected run's charts, from its stored analysis document (only the three sections kept).
+// The selected run's charts, from its stored analysis document (only the sections drawn kept,
+// and the facts that name its GPUs).
 async function loadCharts() {
   const boxes = ["timeline", "steps", "telemetry"].map($);
-  if (!state.run) return;
+  if (!state.run) {
+    for (const b of boxes) { shown(b, "", "empty"); b.textContent = state.runs.length ? "select a run" : "no runs yet"; }
+    return;
+  }
+  for (const b of boxes) loading(b, "the run's analysis", state.run);
   const d = await apiPicked("charts", "/runs/" + encodeURIComponent(state.run) + "/analysis",
-    (b) => ({ timeline: b.timeline, steps: b.steps, telemetry: b.telemetry }));
+    (b) => ({ timeline: b.timeline, steps: b.steps, telemetry: b.telemetry,
+              sources: (b.sources || []).map((x) => ({ format: x.format, kernels_chosen: x.kernels_chosen, device_clock: x.device_clock })),
+              device: { devices: ((b.device && b.device.devices) || []).map((x) => ({ device: x.device })) } }));
   if (!d.value) {
     const why = d.status === 202 ? "the run is not final yet" : (d.body && (d.body.detail || d.body.error)) || ("HTTP " + d.status);
-    for (const b of boxes) { b.className = "empty"; b.textContent = why; }
+    for (const b of boxes) { shown(b, state.run, "empty"); b.textContent = why; }
     $("timeline-sub").textContent = "";
     return;
   }
-  renderTimeline(boxes[0], d.value.timeline, d.value.steps);
+  renderTimeline(boxes[0], d.value.timeline, d.value.steps, gpuNamer(d.value));
   renderSteps(boxes[1], d.value.steps);
   renderTelemetry(boxes[2], d.value.telemetry);
+  for (const b of boxes) b.dataset.shows = state.run;
 }
-

@@ -4,6 +4,7 @@ $("next-page").addEventListener("click", () => { if (state.next) { state.cursor 
 $("first-page").addEventListener("click", () => { state.cursor = null; setUrl(); refresh(); });
 $("base").addEventListener("change", () => { state.base = $("base").value; setUrl(); loadCompare(); });
 $("candidate").addEventListener("change", () => { state.candidate = $("candidate").value; setUrl(); loadCompare(); });
+$("series").addEventListener("change", () => { state.series = $("series").value; setUrl(); loadHistory(); });
 
 async function refresh() {
   try {
