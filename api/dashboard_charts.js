@@ -218,7 +218,7 @@ function renderSteps(box, steps) {
   for (const p of PARTS) {
     const v = steps.mean.parts[p + "_ns"] || 0;
     lg.append(el("span", { class: "part-key", "data-part": p, title: partTitle(p) }, el("i", { style: "background:" + PART_COLORS[p] }),
-      p + " " + fmtDur(v) + " (" + (100 * v / Math.max(1, steps.mean.wall_ns)).toFixed(1) + " %)" + (p === "other" ? " ⓘ" : "")));
+      p + " " + fmtDur(v) + " (" + (100 * v / Math.max(1, steps.mean.wall_ns)).toFixed(1) + " %)"));
   }
   const more = steps.items.length > items.length ? [el("div", { class: "note" }, "the last " + items.length + " of " + steps.items.length + " steps")] : [];
   box.className = "";

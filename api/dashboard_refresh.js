@@ -30,8 +30,8 @@ async function refresh() {
     $("node").textContent = "cannot reach goblind: " + e;
   }
 }
-// ?focus=timeline|steps|telemetry|history shows that chart alone, full width (a wall display).
-if (["timeline", "steps", "telemetry", "history"].includes(params.get("focus"))) {
+// ?focus=timeline|steps|telemetry|history|compare shows that part alone, full width (a wall display).
+if (["timeline", "steps", "telemetry", "history", "compare"].includes(params.get("focus"))) {
   document.body.dataset.focus = params.get("focus");
   $(params.get("focus") + "-box").classList.add("focus");
 }
