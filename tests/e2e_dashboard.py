@@ -184,7 +184,7 @@ def test_dashboard_charts(tmp):
     other = re.search(r'<span class="part-key" data-part="other" title="([^"]*)"', dom)
     assert other and other.group(1).startswith("other: the rest of the step") and "wall − the seven parts" in other.group(1), other
     analysis_md = (Path(__file__).resolve().parent.parent / "docs" / "ANALYSIS.md").read_text()
-    assert "| `other_ns` | the rest of the window |" in analysis_md          # the definition the tooltip gives
+    assert "| `other_ns` | the rest of the window: time no record of the parts above covers" in analysis_md   # the tooltip's definition
 
     # a kernel trace's clock is not the torch trace's: no step marks, and the page says why
     other = dump(flags, proxy.base + "/?run=b-kernel-trace")
