@@ -350,11 +350,16 @@ def test_dashboard_compare_view(tmp):
     for rid, name in (("k-before", "kineto_docs__traces__before_fix_trace.json"), ("k-after", "kineto_docs__traces__after_fix_trace.json")):
         (d.roots[0] / rid).mkdir()
         shutil.copy(kin / name, d.roots[0] / rid / name)
+    tl = e2e.SHARED / "corpus" / "found2" / "torch_profiler"     # one model on an MI300 and an H100: operators on both sides
+    for rid, name in (("tl-mi300", "tl_mi300__Falconsai_nsfw_image_detection__1016002.json.gz"),
+                      ("tl-h100", "tl_h100__Falconsai_nsfw_image_detection__1016002.json.gz")):
+        (d.roots[0] / rid).mkdir()
+        shutil.copy(tl / name, d.roots[0] / rid / name)
     d.start()
-    for run in ("base", "cand", "k-before", "k-after"):
+    for run in ("base", "cand", "k-before", "k-after", "tl-mi300", "tl-h100"):
         d.wait_status(run, "complete")
     proxy = Proxy(d.base, [NO_SERIES])
-    for base, cand in (("base", "cand"), ("k-before", "k-after")):
+    for base, cand in (("base", "cand"), ("k-before", "k-after"), ("tl-mi300", "tl-h100")):
         c = d.json(f"/compare?base={base}&candidate={cand}&rows=10")[2]
         dom = dump(flags, proxy.base + f"/?run={cand}&base={base}&candidate={cand}", size="1400,2600")
         st = c["step_time"]
@@ -381,6 +386,8 @@ def test_dashboard_compare_view(tmp):
         if base == "base":      # the slowed kernel is the top mover, and slower
             assert c["kernels"][0]["name"].startswith("flash_attn") and c["kernels"][0]["verdict"] == "slower"
             assert c["ops"] == [] and "neither run lists any" in box_text(dom, "movers-ops")
+        elif base == "tl-mi300":
+            assert len(c["ops"]) >= 5, c["op_diff"]            # the operator rows were checked above
     shot = Path(os.environ.get("GOBLIND_SCREENSHOT_DIR") or tmp) / "dashboard-compare.png"
     subprocess.run(flags + ["--window-size=1400,1500", f"--screenshot={shot}",
                             proxy.base + "/?run=cand&base=base&candidate=cand&focus=compare"], capture_output=True, timeout=120)
