@@ -298,6 +298,7 @@ async function loadCharts() {
     for (const b of boxes) { shown(b, "", "empty"); b.textContent = state.runs.length ? "select a run" : "no runs yet"; }
     return;
   }
+  if (boxes[0].dataset.shows !== state.run) $("timeline-sub").textContent = "";   // another run's span
   for (const b of boxes) loading(b, "the run's analysis", state.run);
   const d = await apiPicked("charts", "/runs/" + encodeURIComponent(state.run) + "/analysis",
     (b) => ({ timeline: b.timeline, steps: b.steps, telemetry: b.telemetry,
