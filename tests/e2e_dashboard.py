@@ -2,7 +2,11 @@
 """End-to-end test of the dashboard's charts in headless Chromium: the run's timeline (one row
 per stream, bars per bin, step marks), the step breakdown (stacked bars and the mean), the
 telemetry line charts per GPU and the history of runs, read back from the rendered DOM
-(--dump-dom) and counted against the analysis document the daemon serves. Screenshots are
+(--dump-dom) and counted against the analysis document the daemon serves; the loading states
+read in real time over the DevTools protocol (cdp_pipe.py) while a proxy (dashboard_proxy.py)
+holds requests; unknown tiles, the step told twice, the compare view against GET /compare, the
+history by run and per series (GET /series stubbed in the proxy, and absent), one name per GPU
+on generated and real files. Screenshots are
 written to the test's directory, or to $GOBLIND_SCREENSHOT_DIR (docs/ when refreshing the
 pictures: GOBLIND_SCREENSHOT_DIR=docs). The harness (Daemon, gen, ...) is e2e_serve.py's.
 
