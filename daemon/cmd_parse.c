@@ -243,10 +243,11 @@ int cmd_parse(int argc, char **argv) {
         char title[4200];
         snprintf(title, sizeof title, "run directory %s", dir);
         headline_known k = run_result_known(&r);
-        json_t *known = json_pack("{s:o, s:o, s:o, s:o}", "tokens_per_sec", k.tokens_per_sec ? json_true() : json_null(),
+        json_t *known = json_pack("{s:o, s:o, s:o, s:o, s:o}", "tokens_per_sec", k.tokens_per_sec ? json_true() : json_null(),
                                   "mfu_pct", k.mfu_pct ? json_true() : json_null(),
                                   "gpu_util_pct", k.gpu_util_pct ? json_true() : json_null(),
-                                  "hbm_peak_gb", k.hbm ? json_true() : json_null());
+                                  "hbm_peak_gb", k.hbm ? json_true() : json_null(),
+                                  "step_time_seconds", r.metrics.step_time.has ? json_real(r.metrics.step_time.v) : json_null());
         report_metrics(stdout, title, doc, known, report_use_unicode());
         json_decref(known);
         json_decref(doc);

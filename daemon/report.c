@@ -37,6 +37,58 @@ static const char *headline(char *buf, size_t n, const char *fmt, json_t *m, jso
     return buf;
 }
 
+/* Whether m's `steps` is a count the run gave: not when `known` (GET /runs/<id>) says the run
+ * failed or its torch profile's steps came from the default (RunMetrics' 10 or 1 placeholder). */
+static bool steps_known(json_t *known) {
+    if (!known) return true;
+    if (!strcmp(str(known, "status"), "failed")) return false;
+    json_t *arts = json_object_get(known, "artefacts");
+    for (size_t i = 0; i < json_array_size(arts); i++) {
+        json_t *src = json_object_get(json_array_get(arts, i), "steps_source");
+        if (json_is_string(src)) return strcmp(json_string_value(src), "default") != 0;
+    }
+    return true;
+}
+
+/* Whether a warning of m names waste bucket `key` unknown ("host_gap unknown (...): reported as 0"). */
+static bool bucket_unknown(json_t *m, const char *key) {
+    json_t *w = json_object_get(m, "warnings");
+    size_t n = strlen(key);
+    for (size_t i = 0; i < json_array_size(w); i++) {
+        const char *t = json_string_value(json_array_get(w, i));
+        if (t && !strncmp(t, key, n) && !strncmp(t + n, " unknown", 8)) return true;
+    }
+    return false;
+}
+
+/* The waste budget as bars, or one line saying it is unknown: without a step time (`known`'s
+ * step_time_seconds null, or a failed run) every bucket is RunMetrics' 0 placeholder, and a bucket a
+ * warning calls unknown prints "-" with no bar (unknown is not 0). */
+static void report_waste(FILE *out, json_t *m, json_t *known, bool unicode) {
+    json_t *step = known ? json_object_get(known, "step_time_seconds") : NULL;
+    if (known && (!json_is_number(step) || !strcmp(str(known, "status"), "failed"))) {
+        fprintf(out, "  waste budget unknown (%s)\n",
+                !strcmp(str(known, "status"), "failed") ? "the run failed: its numbers are not a measurement"
+                                                         : "no step time: every bucket needs one");
+        return;
+    }
+    json_t *wb = json_object_get(m, "waste_budget");
+    double total = 0;
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++)
+        if (!bucket_unknown(m, INGEST_WASTE_KEYS[b])) total += num(wb, INGEST_WASTE_KEYS[b]);
+    fprintf(out, "  waste budget (seconds per step; total %.6g s of the known buckets)\n", total);
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
+        if (bucket_unknown(m, INGEST_WASTE_KEYS[b])) {
+            fprintf(out, "    %-16s %10s %7s  unknown\n", INGEST_WASTE_KEYS[b], "-", "-");
+            continue;
+        }
+        double v = num(wb, INGEST_WASTE_KEYS[b]);
+        fprintf(out, "    %-16s %10.6f %6.1f%%  ", INGEST_WASTE_KEYS[b], v, total > 0 ? v / total * 100 : 0.0);
+        bar(out, total > 0 ? v / total : 0, unicode);
+        fputc('\n', out);
+    }
+}
+
 void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool unicode) {
     char t[32], f[32], u[32], p[32], a[32];
     if (title) fprintf(out, "%s\n\n", title);
@@ -44,22 +96,15 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
             headline(t, sizeof t, "%.2f", m, known, "tokens_per_sec", NULL),
             headline(f, sizeof f, "%.2f", m, known, "mfu_pct", NULL),
             headline(u, sizeof u, "%.2f", m, known, "gpu_util_pct", NULL));
-    fprintf(out, "  HBM          peak %s GB, mean %s GB      steps %lld\n",
+    char st[32] = "-";
+    if (steps_known(known)) snprintf(st, sizeof st, "%lld", (long long)json_integer_value(json_object_get(m, "steps")));
+    fprintf(out, "  HBM          peak %s GB, mean %s GB      steps %s\n",
             headline(p, sizeof p, "%.2f", m, known, "hbm_peak_gb", NULL),
             headline(a, sizeof a, "%.2f", m, known, "hbm_avg_gb", "hbm_peak_gb"),   /* same samples */
-            (long long)json_integer_value(json_object_get(m, "steps")));
+            st);
     fprintf(out, "  attention    %-14s ROCm %s   PyTorch %s\n\n", str(m, "attention_kernel_loaded"), str(m, "rocm_version"),
             str(m, "pytorch_version"));
-    json_t *wb = json_object_get(m, "waste_budget");
-    double total = 0;
-    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) total += num(wb, INGEST_WASTE_KEYS[b]);
-    fprintf(out, "  waste budget (seconds per step; total %.6g s)\n", total);
-    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
-        double v = num(wb, INGEST_WASTE_KEYS[b]);
-        fprintf(out, "    %-16s %10.6f %6.1f%%  ", INGEST_WASTE_KEYS[b], v, total > 0 ? v / total * 100 : 0.0);
-        bar(out, total > 0 ? v / total : 0, unicode);
-        fputc('\n', out);
-    }
+    report_waste(out, m, known, unicode);
     json_t *top = json_object_get(m, "top_kernels");
     fprintf(out, "\n  top kernels (%% of kernel time)\n");
     if (!json_array_size(top)) fprintf(out, "    (none)\n");
@@ -90,7 +135,8 @@ static const char *source_text(const char *s) {
 static void report_steps(FILE *out, json_t *a, json_t *metrics, double step_time_s) {
     if (!json_is_string(json_object_get(a, "steps_source"))) return;
     fprintf(out, "      steps         ");
-    if (metrics) fprintf(out, "%lld, ", (long long)json_integer_value(json_object_get(metrics, "steps")));
+    if (!strcmp(str(a, "steps_source"), "default")) fprintf(out, "unknown, ");   /* RunMetrics' placeholder */
+    else if (metrics) fprintf(out, "%lld, ", (long long)json_integer_value(json_object_get(metrics, "steps")));
     fprintf(out, "from %s\n", source_text(str(a, "steps_source")));
     fprintf(out, "      step time     ");
     if (step_time_s > 0) fprintf(out, "%.6g s, ", step_time_s);

@@ -11,7 +11,9 @@
 bool report_use_unicode(void);
 /* metrics: a RunMetrics object; title: first line (may be NULL). known: an object whose
  * tokens_per_sec, mfu_pct, gpu_util_pct and hbm_peak_gb are null for a number the parse did
- * not measure (GET /runs/<id>), shown as "-" rather than RunMetrics' 0; NULL: all measured. */
+ * not measure (GET /runs/<id>), shown as "-" rather than RunMetrics' 0; with a null (or absent)
+ * step_time_seconds, or status "failed", the waste budget is printed as unknown rather than
+ * zero bars, and steps from the default as "-"; NULL: all measured. */
 void report_metrics(FILE *out, const char *title, json_t *metrics, json_t *known, bool unicode);
 /* How each artefact was read: artefacts is the "artefacts" array of GET /runs/<id> (kind,
  * path, format, error, columns, rows_used, rows_skipped, steps_source, step_time_source);

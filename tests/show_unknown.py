@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""show_unknown: `goblind show` prints what a run does not know as unknown, never as RunMetrics'
+0 or default placeholders. Three runs against a live daemon: a goblin run (every waste bucket a
+bar, each bar's length recomputed here from GET /runs/<id>/metrics), a failed run (the waste
+budget is one line saying it is unknown, no bars; steps `-`, not the default 10) and a Kineto
+trace alone (a step time, but the buckets its /metrics warnings call unknown print `-` and no
+bar; the steps came from the default: `-`). `goblind parse --format table` likewise for a
+directory without a step time.
+
+usage: show_unknown.py GOBLIND SHARED_DIR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e_serve as e2e  # noqa: E402  (the daemon harness)
+
+GOBLIND = sys.argv[1]
+BUCKETS = ["useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_headroom", "precision_path", "kernel_shape"]
+BAR = 40
+
+
+def show(d, rid):
+    out = subprocess.run([GOBLIND, "show", rid, "--url", d.base], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, LC_ALL="C"))                  # '#' bars
+    return out.stdout
+
+
+def bucket_lines(text):
+    return {b: line for line in text.splitlines() for b in BUCKETS if re.match(rf"\s+{b}\s", line)}
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        d = e2e.Daemon(tmp)
+        root = d.roots[0]
+        e2e.gen(root / "good", seed=3)
+        e2e.gen(root / "broken", seed=2)
+        (root / "broken" / "torch_profile.json").write_bytes(b"{")      # nothing readable: failed
+        for n in ("trace.csv", "amd_smi.csv"):
+            (root / "broken" / n).unlink()
+        (root / "kin").mkdir()
+        shutil.copy(Path(sys.argv[2]) / "fixtures" / "torch_profiler" / "kineto_docs__traces__before_fix_trace.json",
+                    root / "kin")
+        d.start()
+        for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete")):
+            d.wait_status(rid, want)
+
+        # a measured run: every bucket a bar of round(v / total * 40) '#'
+        text, m = show(d, "good"), d.json("/runs/good/metrics")[2]
+        total = sum(m["waste_budget"].values())
+        lines = bucket_lines(text)
+        assert set(lines) == set(BUCKETS), text
+        for b in BUCKETS:
+            want = int(m["waste_budget"][b] / total * BAR + 0.5)
+            assert lines[b].count("#") == want, (b, lines[b], want)
+        assert re.search(r"steps 4\b", text), text
+
+        # a failed run: the budget is unknown, no bars, and steps are not the default 10
+        text = show(d, "broken")
+        assert "waste budget unknown (the run failed" in text, text
+        assert not bucket_lines(text) and "#" * 5 not in text, text
+        assert re.search(r"steps -\n", text) and "steps 10" not in text, text
+        assert "steps         unknown, from the default" in text, text
+
+        # a step time, but buckets whose inputs are unknown: '-' and no bar for exactly those
+        text, m = show(d, "kin"), d.json("/runs/kin/metrics")[2]
+        unknown = {b for b in BUCKETS if any(w.startswith(b + " unknown") for w in m["warnings"])}
+        assert unknown and unknown != set(BUCKETS), m["warnings"]
+        lines = bucket_lines(text)
+        for b in BUCKETS:
+            if b in unknown:
+                assert re.search(rf"{b}\s+-\s+-\s+unknown$", lines[b]), lines[b]
+            else:
+                assert re.fullmatch(r"[#.]{%d}" % BAR, lines[b].split()[-1]), lines[b]
+        assert re.search(r"steps -\n", text), text
+        assert d.stop() == 0
+
+        # goblind parse --format table on a directory whose step time is unknown (no torch profile)
+        e2e.gen(Path(tmp) / "no-torch", seed=5)
+        (Path(tmp) / "no-torch" / "torch_profile.json").unlink()
+        out = subprocess.run([GOBLIND, "parse", str(Path(tmp) / "no-torch"), "--format", "table"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, LC_ALL="C"))
+        assert "waste budget unknown (no step time" in out.stdout and not bucket_lines(out.stdout), out.stdout + out.stderr
+    print("show_unknown: ok")
+
+
+if __name__ == "__main__":
+    main()
