@@ -155,6 +155,21 @@ def test_series_verdicts_and_regression(tmp):
     assert m and abs(float(m.group(1)) - vb["delta_pct"] / 100) < 1e-9, m
     assert "goblind_series_dropped 0" in text
 
+    # goblind series: the table, json, and the exit status (3: the latest judged run is a regression)
+    def cli(*args):
+        return subprocess.run([e2e.GOBLIND, "series", *args, "--url", d.base], capture_output=True, text=True)
+    r = cli()
+    assert r.returncode == 3 and SERIES in r.stdout and "REGRESSION" in r.stdout, (r.returncode, r.stdout, r.stderr)
+    r = cli(SERIES)
+    lines = r.stdout.splitlines()
+    assert r.returncode == 3 and [ln.split()[0] for ln in lines[2:]] == order, (r.returncode, r.stdout)
+    assert lines[-1].endswith("REGRESSION") and "slower" in lines[-1] and "within_noise" in lines[-2], r.stdout
+    r = cli(SERIES, "--format", "json", "--limit", "2")
+    assert r.returncode == 3 and json.loads(r.stdout) == two, r.stdout
+    r = cli("no-such-series")
+    assert r.returncode == 1 and "no series" in r.stderr, (r.returncode, r.stderr)
+    assert cli("--limit", "0").returncode == 2
+
     # a run without a series label: the fingerprint of what it knows (model, precision, GPU, versions)
     make_run(d, staging, "f-1", seed=21, sidecar={"precision": "bf16", "labels": {"model": "llama-x"}})
     dev = d.json("/runs/f-1/analysis")[2]["device"]
@@ -165,6 +180,8 @@ def test_series_verdicts_and_regression(tmp):
     st, _, fp = d.json(f"/series/{key}")
     assert st == 200 and fp["key_source"] == "fingerprint" and [r["id"] for r in fp["runs"]] == ["f-1"], (text, key, fp)
     assert fp["runs"][0]["vs_previous"] is None and fp["runs"][0]["regression"] is False
+    r = cli(key)
+    assert r.returncode == 0 and "f-1" in r.stdout and "fingerprint" in r.stdout, (r.returncode, r.stdout)
     assert d.stop() == 0
     hook.shutdown()
 
