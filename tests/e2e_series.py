@@ -19,6 +19,8 @@ import sys
 import threading
 from pathlib import Path
 
+import jsonschema
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import e2e_serve as e2e  # noqa: E402  (the Daemon harness and helpers)
 from e2e_serve import Daemon, GEN, SSE, wait_for  # noqa: E402
@@ -132,6 +134,9 @@ def test_series_verdicts_and_regression(tmp):
     vb = runs["b-1"]["vs_baseline"]
     assert data["series"] == SERIES and abs(data["delta_pct"] - vb["delta_pct"]) < 1e-9 and data["ci95_pct"] == vb["ci95_pct"]
     assert abs(data["baseline_median_ms"] - vb["base_median_ms"]) < 1e-9 and data["candidate_median_ms"] > data["baseline_median_ms"]
+    doc = json.loads((Path(__file__).resolve().parent.parent / "api" / "openapi.json").read_text())
+    schema = doc["paths"]["/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]["x-data-schema"]
+    jsonschema.Draft202012Validator(schema).validate(data)                # the documented RunEvent
     done = [m for m in ev.messages if m.get("event") == "complete" and m["json"]["run"] == "b-1"]
     assert done and int(done[0]["id"]) < int(reg[0]["id"]), (done, reg)
     wait_for(lambda: any(e["event"] == "regression" for e in got), 20, "the webhook's regression event")
