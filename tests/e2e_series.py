@@ -83,31 +83,32 @@ def test_series_verdicts_and_regression(tmp):
     staging.mkdir()
     d.start()
     label = {"labels": {"series": SERIES}}
-    a_ids = [f"a-{i}" for i in range(1, 6)]
+    a_ids = [f"s{i}-a" for i in range(1, 6)]         # ids in creation order (a tie of first-seen times is
+                                                      # ordered by id)
     for i, run_id in enumerate(a_ids, 1):
         make_run(d, staging, run_id, seed=i, sidecar=label)
     ev = SSE(d.base)
-    make_run(d, staging, "n-1", seed=11, sidecar=label)                   # same settings: noise only
-    make_run(d, staging, "b-1", seed=12, sidecar=label, slow="Cijk=2.0")  # the GEMMs twice as slow
-    ev.wait(lambda m: m.get("event") == "regression" and m["json"]["run"] == "b-1")
+    make_run(d, staging, "s6-n", seed=11, sidecar=label)                   # same settings: noise only
+    make_run(d, staging, "s7-b", seed=12, sidecar=label, slow="Cijk=2.0")  # the GEMMs twice as slow
+    ev.wait(lambda m: m.get("event") == "regression" and m["json"]["run"] == "s7-b")
 
     st, _, body = d.json(f"/series/{SERIES}")
     assert st == 200, (st, body)
-    order = a_ids + ["n-1", "b-1"]
+    order = a_ids + ["s6-n", "s7-b"]
     assert body["key"] == SERIES and body["key_source"] == "label" and body["baseline_runs"] == BASELINE, body
     assert [r["id"] for r in body["runs"]] == order, body["runs"]
     runs = {r["id"]: r for r in body["runs"]}
     starts = [r["started_ns"] for r in body["runs"]]
     assert starts == sorted(starts), starts
-    assert runs["a-1"]["vs_previous"] is None and runs["a-1"]["vs_baseline"] is None
-    assert runs["a-2"]["vs_previous"]["run"] == "a-1" and runs["a-2"]["vs_baseline"]["runs"] == ["a-1"]
+    assert runs["s1-a"]["vs_previous"] is None and runs["s1-a"]["vs_baseline"] is None
+    assert runs["s2-a"]["vs_previous"]["run"] == "s1-a" and runs["s2-a"]["vs_baseline"]["runs"] == ["s1-a"]
 
     walls = {r: step_walls(d.roots[0] / r) for r in order}
     for run_id in order:                                      # the listed numbers
         r = runs[run_id]
         assert r["status"] == "complete" and r["steps"] == len(walls[run_id]), r
         assert r["step_time_ms"] is not None and 0 < r["busy_pct"] <= 100, r
-    for run_id, want in (("n-1", "within_noise"), ("b-1", "slower")):
+    for run_id, want in (("s6-n", "within_noise"), ("s7-b", "slower")):
         r = runs[run_id]
         base_ids = order[order.index(run_id) - BASELINE:order.index(run_id)]
         vb = r["vs_baseline"]
@@ -124,32 +125,32 @@ def test_series_verdicts_and_regression(tmp):
         prev = order[order.index(run_id) - 1]
         mp = statistics.median(walls[prev])
         assert vp["run"] == prev and abs(vp["delta_pct"] - (mc - mp) / mp * 100) < 0.01, vp
-    assert runs["b-1"]["vs_baseline"]["delta_pct"] > 10, runs["b-1"]
+    assert runs["s7-b"]["vs_baseline"]["delta_pct"] > 10, runs["s7-b"]
     assert not any(r["regression"] for r in body["runs"][:-1]), body["runs"]
 
-    # the event: after b-1's complete, on /events and the webhooks; none for the other runs
+    # the event: after s7-b's complete, on /events and the webhooks; none for the other runs
     reg = [m for m in ev.messages if m.get("event") == "regression"]
-    assert [m["json"]["run"] for m in reg] == ["b-1"], reg
+    assert [m["json"]["run"] for m in reg] == ["s7-b"], reg
     data = reg[0]["json"]
-    vb = runs["b-1"]["vs_baseline"]
+    vb = runs["s7-b"]["vs_baseline"]
     assert data["series"] == SERIES and abs(data["delta_pct"] - vb["delta_pct"]) < 1e-9 and data["ci95_pct"] == vb["ci95_pct"]
     assert abs(data["baseline_median_ms"] - vb["base_median_ms"]) < 1e-9 and data["candidate_median_ms"] > data["baseline_median_ms"]
     doc = json.loads((Path(__file__).resolve().parent.parent / "api" / "openapi.json").read_text())
     schema = doc["paths"]["/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]["x-data-schema"]
     jsonschema.Draft202012Validator(schema).validate(data)                # the documented RunEvent
-    done = [m for m in ev.messages if m.get("event") == "complete" and m["json"]["run"] == "b-1"]
+    done = [m for m in ev.messages if m.get("event") == "complete" and m["json"]["run"] == "s7-b"]
     assert done and int(done[0]["id"]) < int(reg[0]["id"]), (done, reg)
     wait_for(lambda: any(e["event"] == "regression" for e in got), 20, "the webhook's regression event")
-    assert [e["run"] for e in got if e["event"] == "regression"] == ["b-1"], got
+    assert [e["run"] for e in got if e["event"] == "regression"] == ["s7-b"], got
     ev.close()
 
     # GET /series, limit, 404, 400
     st, _, lst = d.json("/series")
     mine = [s for s in lst["series"] if s["key"] == SERIES]
-    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "b-1", "latest_verdict": "slower",
+    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "s7-b", "latest_verdict": "slower",
                      "regression": True}], lst
     st, _, two = d.json(f"/series/{SERIES}?limit=2")
-    assert [r["id"] for r in two["runs"]] == ["n-1", "b-1"] and two["runs"][1]["vs_baseline"] == vb, two
+    assert [r["id"] for r in two["runs"]] == ["s6-n", "s7-b"] and two["runs"][1]["vs_baseline"] == vb, two
     assert d.json("/series/no-such-series")[0] == 404
     assert d.json(f"/series/{SERIES}?limit=0")[0] == 400
 
