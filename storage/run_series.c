@@ -59,8 +59,7 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         "  json_extract(d.j, '$.cuda_version'), json_extract(d.j, '$.driver_version'),"
         "  json_extract(d.j, '$.runtime_version'),"
         "  (SELECT json_group_array(json_extract(value, '$.wall_ns')) FROM json_each(a.j, '$.steps.items')"
-        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real')),"
-        "  (SELECT count(*) FROM json_each(a.j, '$.steps.items') WHERE json_type(value, '$.wall_ns') IN ('integer', 'real'))"
+        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real'))"
         " FROM h, a, d";
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(db, "DELETE FROM run_series WHERE run_id = ?1", -1, &q, NULL);
@@ -91,7 +90,8 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         sqlite3_bind_text(ins, 1, run_id, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 2, key, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 3, source, -1, SQLITE_STATIC);
-        if (sqlite3_column_int64(q, 11) > 0) sqlite3_bind_value(ins, 4, sqlite3_column_value(q, 10));
+        const char *walls = text_col(q, 10);
+        if (walls && strcmp(walls, "[]")) sqlite3_bind_text(ins, 4, walls, -1, SQLITE_TRANSIENT);   /* NULL: no steps */
         rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
         sqlite3_finalize(ins);
     }
