@@ -192,5 +192,24 @@ def test_series_verdicts_and_regression(tmp):
     hook.shutdown()
 
 
+def test_series_gauges_bounded(tmp):
+    """The per-series gauges exist for the newest metrics_max_runs series; the others are
+    dropped and counted (goblind_series_dropped)."""
+    d = Daemon(tmp, extra=["--metrics-max-runs", "1"])
+    staging = Path(tmp) / "staging"
+    staging.mkdir()
+    d.start()
+    for i, (run_id, series) in enumerate((("x1", "old-x"), ("x2", "old-x"), ("y1", "new-y"), ("y2", "new-y"))):
+        make_run(d, staging, run_id, seed=30 + i, sidecar={"labels": {"series": series}})
+    text = d.get("/metrics")[2].decode()
+    got = sorted(re.findall(r'^goblind_series_(regression|step_time_delta_ratio)\{series="([^"]*)"\}', text, re.M))
+    assert got == [("regression", "new-y"), ("step_time_delta_ratio", "new-y")], got
+    assert re.search(r"^goblind_series_dropped 1$", text, re.M), text[-600:]
+    st, _, lst = d.json("/series")
+    assert [s["key"] for s in lst["series"]] == ["new-y", "old-x"] and lst["total"] == 2, lst
+    assert d.json("/series?limit=1")[2] == {"series": lst["series"][:1], "total": 2}
+    assert d.stop() == 0
+
+
 if __name__ == "__main__":
     sys.exit(e2e.run_suite("e2e_series", globals(), sys.argv[3:]))
