@@ -22,6 +22,7 @@ typedef struct name_side {
     const char *cls;             /* kernel class, or NULL */
     uint64_t calls;
     double total_ns, avg_ns, stddev_ns;
+    double test_mean;            /* the mean the Welch test compares: avg_ns, or an operator's call_mean_ns */
     bool has_stddev;
 } name_side;
 
@@ -100,7 +101,11 @@ static bool read_names(json_t *doc, const char *section, const char *list, const
         s->calls = (uint64_t)calls;
         s->total_ns = total;
         s->avg_ns = calls > 0 ? total / calls : NAN;
-        s->stddev_ns = num_or_nan(e, "stddev_ns");
+        /* an operator's calls: the mean and spread of each call's kernel time (ops section) */
+        double call_mean = num_or_nan(e, "call_mean_ns"), call_sd = num_or_nan(e, "call_stddev_ns");
+        bool per_call = isfinite(call_mean) && isfinite(call_sd);
+        s->test_mean = per_call ? call_mean : s->avg_ns;
+        s->stddev_ns = per_call ? call_sd : num_or_nan(e, "stddev_ns");
         s->has_stddev = isfinite(s->stddev_ns);
     }
     qsort(*out, *n, sizeof **out, cmp_side_name);
@@ -138,7 +143,7 @@ static bool merge_names(name_diff *nd, const double steps[2]) {
     for (size_t r = 0; r < nd->nrows; r++) {
         name_row *row = &nd->rows[r];
         if (row->a && row->b && row->a->has_stddev && row->b->has_stddev)
-            ns_welch(row->a->calls, row->a->avg_ns, row->a->stddev_ns, row->b->calls, row->b->avg_ns,
+            ns_welch(row->a->calls, row->a->test_mean, row->a->stddev_ns, row->b->calls, row->b->test_mean,
                      row->b->stddev_ns, alpha, &row->test);
         else
             row->test.verdict = NS_UNKNOWN;

@@ -13,6 +13,7 @@
 #include "api/http_send.h"
 #include "api/json_text.h"
 #include "api/routes.h"
+#include "api/series.h"
 #include "api/webhooks.h"
 
 typedef struct event {
@@ -41,6 +42,7 @@ struct events {
     uint64_t first_id, next_id;
     sse_conn *conns;
     int n_streams, max_streams;  /* open now; beyond max_streams new ones get 503 */
+    int baseline_runs;          /* series_baseline_runs, for the regression event */
     bool stopping;
 };
 
@@ -74,7 +76,7 @@ static void remember(void *user, const run_row *row) {
     json_object_set_new(user, row->id, json_string(kind_of(row->status)));
 }
 
-events *events_new(store *st, webhooks *hooks, int max_streams) {
+events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs) {
     events *ev = calloc(1, sizeof *ev);
     if (!ev) return NULL;
     ev->st = st;
@@ -83,6 +85,7 @@ events *events_new(store *st, webhooks *hooks, int max_streams) {
     pthread_mutex_init(&ev->lock, NULL);
     ev->first_id = ev->next_id = (uint64_t)clk_wall_ms() * 1000;
     ev->max_streams = max_streams > 0 ? max_streams : 1;
+    ev->baseline_runs = baseline_runs > 0 && baseline_runs <= SERIES_BASELINE_MAX ? baseline_runs : SERIES_BASELINE_DEFAULT;
     store_reader *rd = store_reader_acquire(st);
     char next[300];
     store_list_runs(rd, -1, 1 << 30, NULL, false, remember, ev->known, next, sizeof next);
@@ -100,13 +103,19 @@ static void iso_now(char *out, size_t n) {
     snprintf(out, n, "%s.%03dZ", b, (int)(tv.tv_usec / 1000));
 }
 
-/* Caller holds the lock: appends to the ring, wakes every waiting stream. */
-static void emit_locked(events *ev, const char *kind, const char *run_id, const char *status, const char *etag) {
+/* Caller holds the lock: the event {"id", "event", "run", ...extra, "at"} (extra: its other keys,
+ * taken; NULL: status and etag) appended to the ring and queued for the webhooks; wakes every
+ * waiting stream. */
+static void emit_doc_locked(events *ev, const char *kind, const char *run_id, json_t *extra, const char *status,
+                            const char *etag) {
     char at[40];
     iso_now(at, sizeof at);
     uint64_t id = ev->next_id++;
-    json_t *doc = json_pack("{s:I, s:s, s:s, s:s*, s:s*, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id,
-                            "status", status, "etag", etag, "at", at);
+    json_t *doc = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id);
+    if (doc && extra) json_object_update(doc, extra);
+    else if (doc) json_object_update_new(doc, json_pack("{s:s*, s:s*}", "status", status, "etag", etag));
+    json_decref(extra);
+    if (doc) json_object_set_new(doc, "at", json_string(at));
     char *data = doc ? json_text(doc, NULL) : NULL;
     json_decref(doc);
     if (!data) return;
@@ -128,11 +137,17 @@ static void emit_locked(events *ev, const char *kind, const char *run_id, const 
         }
 }
 
+static void emit_locked(events *ev, const char *kind, const char *run_id, const char *status, const char *etag) {
+    emit_doc_locked(ev, kind, run_id, NULL, status, etag);
+}
+
 void events_run_changed(events *ev, const char *run_id) {
     if (!ev) return;
     row_copy rc = {0};
     store_reader *rd = store_reader_acquire(ev->st);
     store_get_run(rd, run_id, copy_state, &rc);
+    /* a complete run slower than its series baseline beyond the noise (sent after its complete) */
+    json_t *regression = rc.found && rc.status == RUN_COMPLETE ? series_regression_of(rd, run_id, ev->baseline_runs) : NULL;
     store_reader_release(ev->st, rd);
     pthread_mutex_lock(&ev->lock);
     const char *was = json_string_value(json_object_get(ev->known, run_id));
@@ -149,11 +164,18 @@ void events_run_changed(events *ev, const char *run_id) {
         /* pending after a final state: its files changed, a new parse is coming */
         bool pending = rc.status == RUN_PENDING;
         if (pending && was && strcmp(was, "pending") && strcmp(was, "running")) kind = "running", pending = false;
-        if (!pending && (!was || strcmp(was, kind)))
+        if (!pending && (!was || strcmp(was, kind))) {
             emit_locked(ev, kind, run_id, run_status_name(rc.status), etag);
+            if (regression) {
+                json_object_del(regression, "run");
+                emit_doc_locked(ev, "regression", run_id, regression, NULL, NULL);
+                regression = NULL;
+            }
+        }
         json_object_set_new(ev->known, run_id, json_string(kind));   /* "pending": its parse is sent as "running" */
     }
     pthread_mutex_unlock(&ev->lock);
+    json_decref(regression);
 }
 
 void events_tick(events *ev) {

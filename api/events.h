@@ -2,7 +2,8 @@
  *
  * Every change the tracker reports (api_notify_run) is compared with the run's last known
  * state; a new state becomes one event — created, running, complete, failed, gone or deleted —
- * with the run id and its ETag, numbered with increasing ids (the daemon's start time in ms ×
+ * with the run id and its ETag (a run that completes slower than its series baseline beyond the
+ * noise is followed by a `regression` event, api/series.h), numbered with increasing ids (the daemon's start time in ms ×
  * 1000 + a sequence, so ids also increase across restarts). The newest EVENTS_KEPT events are
  * kept in memory: a client reconnecting with Last-Event-ID gets the ones it missed (or a
  * `resync` event when they are no longer kept, or when the id is one not given yet). One connection watches every run; a stream
@@ -25,10 +26,11 @@ typedef struct events events;
 typedef struct webhooks webhooks;
 
 /* Loads every stored run's state (so a run already complete at start is not "created").
+ * baseline_runs: series_baseline_runs (0: the default).
  * hooks may be NULL. At most max_streams streams are open at once (max_event_streams): a
  * stream holds a connection slot for as long as its client stays, so beyond that share of
  * the slots GET /events is answered 503 with Retry-After and the connection closes. */
-events *events_new(store *st, webhooks *hooks, int max_streams);
+events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs);
 /* Thread-safe: re-reads the run and emits an event when its state changed. */
 void events_run_changed(events *ev, const char *run_id);
 /* Every ~250 ms: resumes idle streams due for a keep-alive. */

@@ -2,6 +2,7 @@
 #include "api/events.h"
 #include "base/clock.h"
 #include "api/json_text.h"
+#include "api/series.h"
 #include "api/webhooks.h"
 #include "api/http_api.h"
 
@@ -37,6 +38,7 @@ struct api {
     store *st;
     goblind_counters *counters;
     int metrics_max_runs;
+    int series_baseline_runs;
     const char *version;
     const char *metrics_labels;  /* rendered static labels for /metrics, or NULL */
     void (*run_deleted)(void *user, const char *run_id);
@@ -75,11 +77,13 @@ int64_t api_now_ms(void) {
 store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
 events *api_events(api *a) { return a->events; }
+int api_series_baseline(api *a) { return a->series_baseline_runs; }
 body_streams *api_streams(api *a) { return a->streams; }
 body_streams *api_export_streams(api *a) { return a->exports; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
-    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks};
+    prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks,
+                             a->series_baseline_runs};
     prometheus_render(&src, openmetrics, out);
 }
 
@@ -407,7 +411,9 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->hooks = webhooks_start(opt->webhook_urls, opt->n_webhook_urls);
     int streams = opt->max_event_streams > 0 ? opt->max_event_streams : opt->max_connections / 4;
     if (streams > opt->max_connections) streams = opt->max_connections;
-    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    a->series_baseline_runs = opt->series_baseline_runs > 0 && opt->series_baseline_runs <= SERIES_BASELINE_MAX
+                                  ? opt->series_baseline_runs : SERIES_BASELINE_DEFAULT;
+    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1, a->series_baseline_runs))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     /* a request's headers are due within connection_timeout_s of opening or of the previous
      * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
     double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;

@@ -24,6 +24,7 @@ typedef struct api_options {
     int max_request_kb;          /* connection memory: a longer request line or headers get 414/431 */
     goblind_counters *counters;  /* HTTP requests are counted here; /metrics exports it */
     int metrics_max_runs;        /* per-run series in /metrics for the newest N runs */
+    int series_baseline_runs;    /* runs pooled into a series baseline (0: SERIES_BASELINE_DEFAULT) */
     const char *version;
     const char *metrics_labels;  /* NULL, or k="v",... added to every /metrics sample (kept by the caller) */
     const char *auth_token_file;     /* NULL: no token */

@@ -64,6 +64,12 @@ def obj(props, required=None):
     return {"type": "object", "additionalProperties": False, "required": required or list(props), "properties": props}
 
 
+SERIES_KEY = {"type": "string", "minLength": 1, "maxLength": 128}
+KEY_SOURCE = {"type": "string", "enum": ["label", "fingerprint"]}
+SERIES_VERDICT = obj({"verdict": VERDICT, "delta_pct": NUM_OR_NULL, "ci95_pct": CI95, "base_median_ms": NUM_OR_NULL,
+                      "candidate_median_ms": NUM_OR_NULL})
+
+
 schemas = {
     "RunMetrics": run_metrics,
     "Error": obj({"error": {"type": "string"}, "detail": {"type": "string"}}),
@@ -108,6 +114,32 @@ schemas = {
                    "sniff_score": {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
                    "rank": {"type": ["integer", "null"], "minimum": 0}, "read": {"type": "boolean"}}),
     "Pending": obj({"status": {"type": "string", "enum": ["pending", "running"]}, "detail": {"type": "string"}}),
+    # GET /series and /series/{key} (docs/API.md "Series", docs/ANALYSIS.md "Series and regressions")
+    "SeriesList": obj({"series": {"type": "array", "items": ref("SeriesSummary")},
+                       "total": {"type": "integer", "minimum": 0, "description": "series in all, beyond limit too"}}),
+    "SeriesSummary": obj({"key": SERIES_KEY, "key_source": KEY_SOURCE, "runs": {"type": "integer", "minimum": 1},
+                          "latest_run": RUN_ID,
+                          "latest_verdict": {"oneOf": [VERDICT, {"type": "null"}],
+                                             "description": "the newest complete run with per-step times against "
+                                                            "its baseline; null when it has none"},
+                          "regression": {"type": "boolean"}}),
+    "Series": obj({"key": SERIES_KEY, "key_source": KEY_SOURCE,
+                   "baseline_runs": {"type": "integer", "minimum": 1, "maximum": 100,
+                                     "description": "series_baseline_runs: the runs a baseline pools"},
+                   "runs": {"type": "array", "items": ref("SeriesRun"), "description": "oldest first"}}),
+    "SeriesRun": obj({"id": RUN_ID, "status": STATUS,
+                      "started_ns": {"type": "integer",
+                                     "description": "when goblind first saw the run (ns since the epoch): the order"},
+                      "step_time_ms": NUM_OR_NULL, "tokens_per_s": NUM_OR_NULL, "busy_pct": NUM_OR_NULL,
+                      "steps": {"type": "integer", "minimum": 0, "description": "per-step wall times the verdicts use"},
+                      "vs_previous": {"oneOf": [{**SERIES_VERDICT, "required": SERIES_VERDICT["required"] + ["run"],
+                                                 "properties": {**SERIES_VERDICT["properties"], "run": RUN_ID}},
+                                                {"type": "null"}]},
+                      "vs_baseline": {"oneOf": [{**SERIES_VERDICT, "required": SERIES_VERDICT["required"] + ["runs"],
+                                                 "properties": {**SERIES_VERDICT["properties"],
+                                                                "runs": {"type": "array", "items": RUN_ID}}},
+                                                {"type": "null"}]},
+                      "regression": {"type": "boolean", "description": "complete and vs_baseline slower"}}),
     "Deleted": obj({"id": RUN_ID, "deleted": {"const": True}}),
     "Kernel": obj({"name": {"type": "string"},
                    # the analysis's kernel class (docs/ANALYSIS.md "classes"); null for rows stored before schema 9
@@ -241,9 +273,13 @@ schemas["Analysis"] = {"type": "object", "additionalProperties": True, "required
 
 # The JSON of each `data:` line of GET /events. Kept next to the stream it describes (the stream's
 # x-data-schema), not in components: OpenAPI 3.1 has no way to refer to it from an event stream.
+# A `regression` event carries series, the medians, delta_pct and ci95_pct instead of status and etag.
 RUN_EVENT = obj({"id": {"type": "integer"}, "event": {"type": "string", "enum": ["created", "running", "complete",
-                                                                                 "failed", "empty", "gone", "deleted"]},
-                 "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME},
+                                                                                 "failed", "empty", "gone", "deleted",
+                                                                                 "regression"]},
+                 "run": RUN_ID, "status": STATUS, "etag": {"type": "string"}, "at": TIME,
+                 "series": SERIES_KEY, "baseline_median_ms": {"type": "number"}, "candidate_median_ms": {"type": "number"},
+                 "delta_pct": {"type": "number"}, "ci95_pct": CI95},
                 ["id", "event", "run", "at"])
 
 
@@ -391,6 +427,20 @@ paths = {
                                           "rows of the kernels and ops lists (20)")],
                          "responses": {"200": json_body(ref("Compare"), "deltas"), "400": ERR["400"],
                                        "401": ERR["401"], "404": ERR["404"], "409": ERR["409"]}}},
+    "/series": {"get": {"summary": "series of runs (labels.series, or a setup fingerprint), the one with the newest "
+                                   "run first, with that run's verdict against its baseline",
+                        "parameters": [q("limit", {"type": "integer", "minimum": 1, "maximum": 1000},
+                                         "series listed (50)")],
+                        "responses": {"200": json_body(ref("SeriesList"), "the series"), "400": ERR["400"],
+                                      "401": ERR["401"], "500": ERR["500"]}}},
+    "/series/{key}": {
+        "parameters": [{"name": "key", "in": "path", "required": True, "schema": SERIES_KEY,
+                        "description": "a series key (percent-encoded)"}],
+        "get": {"summary": "a series' runs in order with their verdicts against the previous run and the baseline",
+                "parameters": [q("limit", {"type": "integer", "minimum": 1, "maximum": 1000},
+                                 "the newest runs shown (50)")],
+                "responses": {"200": json_body(ref("Series"), "the series"), "400": ERR["400"], "401": ERR["401"],
+                              "404": json_body(ref("Error"), "no series with this key"), "500": ERR["500"]}}},
     "/events": {"get": {"summary": "run state changes as Server-Sent Events; each data line is a RunEvent",
                         "parameters": [{"name": "Last-Event-ID", "in": "header", "required": False,
                                         "schema": {"type": "string"}, "description": "resume after this event"}],
@@ -419,6 +469,7 @@ OPERATION_IDS = {
     ("/runs/{id}/npu_reference.zip", "get"): "getRunNpuReference",
     ("/runs/{id}/kernels.csv", "get"): "exportRunKernelsCsv", ("/runs/{id}/kernels.jsonl", "get"): "exportRunKernelsJsonl",
     ("/compare", "get"): "compareRuns", ("/events", "get"): "streamRunEvents",
+    ("/series", "get"): "listSeries", ("/series/{key}", "get"): "getSeries",
     ("/metrics", "get"): "getPrometheusMetrics", ("/", "get"): "getDashboard", ("/openapi.json", "get"): "getOpenApi",
 }
 # The endpoints answered without the bearer token (api/http_api.c): liveness, the dashboard page

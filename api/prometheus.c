@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/series.h"
 #include "base/json_writer.h"
 #include "storage/run_gauges.h"
 
@@ -27,6 +28,7 @@
 #define L_BUCKET "bucket"
 #define L_CLASS "class"
 #define L_GPU "gpu"
+#define L_SERIES "series"
 
 static const struct taken_label {
     const char *name, *why;
@@ -40,6 +42,7 @@ static const struct taken_label {
     {L_BUCKET, "goblind_run_waste_seconds uses it"},
     {L_CLASS, "goblind_run_kernel_class_seconds uses it"},
     {L_GPU, "the per-GPU series (goblind_run_device_*) use it"},
+    {L_SERIES, "the per-series gauges (goblind_series_*) use it"},
     {"quantile", "Prometheus summaries use it"},
     {"instance", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
     {"job", "Prometheus sets it on every scraped series (use a target label, docs/OPERATIONS.md)"},
@@ -523,6 +526,10 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         put(&w, "\"} ");
         value(&w, runs.items[i].updated_s);
     }
+    store_reader *srd = store_reader_acquire(src->st);   /* per series: the latest run against its baseline */
+    series_metrics(srd, src->max_runs, src->series_baseline_runs > 0 ? src->series_baseline_runs : SERIES_BASELINE_DEFAULT,
+                   w.out);
+    store_reader_release(src->st, srd);
     if (om) put(&w, "# EOF\n");
     for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
     free(runs.items);

@@ -20,6 +20,7 @@ typedef struct prometheus_source {
     const char *version;
     const char *labels;     /* NULL, or rendered static labels (k="v",...) added to every sample */
     webhooks *hooks;        /* NULL: no webhook_url configured */
+    int series_baseline_runs;   /* runs pooled into a series baseline (0: SERIES_BASELINE_DEFAULT) */
 } prometheus_source;
 
 /* Renders a config value "name=value[,name=value...]" as exposition label text

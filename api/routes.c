@@ -1,5 +1,5 @@
 /* routes: GET /healthz, /readyz, /runs, /runs/<id>, /runs/<id>/metrics, /runs/<id>/kernels
- * (/runs/<id>/analysis and /report.md: doc_routes.c).
+ * (/runs/<id>/analysis and /report.md: doc_routes.c; /series: series_route.c).
  * Every answer is JSON; errors are {"error": code, "detail": text}. */
 #include "api/routes.h"
 
@@ -591,6 +591,7 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
     if (!strcmp(url, "/events"))
         return events_stream(api_events(a), c, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Last-Event-ID"));
     if (!strcmp(url, "/compare")) return compare(a, c);
+    if (!strcmp(url, "/series") || !strncmp(url, "/series/", 8)) return route_series(a, c, url);
     if (!strcmp(url, "/runs") || !strcmp(url, "/runs/")) return list_runs(a, c);
     if (!strncmp(url, "/runs/", 6)) {
         const char *rest = url + 6;

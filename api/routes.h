@@ -40,6 +40,10 @@ enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
  * was 0) and the caller answers 404. */
 bool route_wait_for_run(api *a, api_request *req, struct MHD_Connection *c, const char *id, long wait);
 
+/* GET /series and /series/<key> (series_route.c). */
+enum MHD_Result route_series(api *a, struct MHD_Connection *c, const char *url);
+/* series_baseline_runs: how many runs a series baseline pools. */
+int api_series_baseline(api *a);
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url);
 
 /* http_api.c */

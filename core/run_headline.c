@@ -344,6 +344,9 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
     origin(&w, "mfu_pct", mfu_src, mfu_declared ? "tokens/s x model_flops_per_token / peak_tflops"
                                                              : "goblin metadata");
     jw_object_close(&w);
+    jw_key(&w, "precision");              /* the declared precision, for the series fingerprint */
+    if (o.precision) jw_string(&w, o.precision);
+    else jw_null(&w);
     jw_key(&w, "labels");
     if (sc->labels_json) jw_json(&w, sc->labels_json, strlen(sc->labels_json));
     else jw_null(&w);

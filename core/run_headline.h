@@ -48,7 +48,7 @@ typedef struct run_headline {
     char *error;                 /* failed: why, naming the files; NULL otherwise */
     const char *limited;         /* a parse bound stopped a file (its warning), NULL: none */
     char profile[192];           /* the source families it holds, comma-separated, fixed order */
-    strbuf json;                 /* {"sources": {field: {"source", "rule"} | null}, "labels": ...} */
+    strbuf json;                 /* {"sources": {field: {"source", "rule"} | null}, "precision", "labels": ...} */
     unsigned waste_unknown;      /* 1 << W_*: buckets whose input is unknown (stored as null) */
     bool filled;                 /* a number came from the analysis or the sidecar */
     bool kernels_from_analysis;  /* RunMetrics' kernel table was filled from the kernels section */

@@ -39,11 +39,13 @@ static bool int_text_in(const char *s, long lo, long hi) {
     return *s && !*end && v >= lo && v <= hi;
 }
 
-/* want: "runs" (no id), "show" (id, --wait, --format), "kernels" (id, --sort, --limit, --format),
+/* want: "runs" (no id), "series" (an optional key, --limit, --format), "show" (id, --wait, --format),
+ * "kernels" (id, --sort, --limit, --format),
  * "forget" (id), "analysis" and "report" (id, --wait). */
 int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
     memset(o, 0, sizeof *o);
-    bool runs = !strcmp(want, "runs"), show = !strcmp(want, "show"), with_id = !runs;
+    bool runs = !strcmp(want, "runs"), show = !strcmp(want, "show"), series = !strcmp(want, "series");
+    bool with_id = !runs && !series;             /* series: the key is optional */
     bool kernels = !strcmp(want, "kernels"), compare = !strcmp(want, "compare");
     bool waits = show || !strcmp(want, "analysis") || !strcmp(want, "report");
     o->url = getenv("GOBLIND_URL") && *getenv("GOBLIND_URL") ? getenv("GOBLIND_URL") : "127.0.0.1:9477";
@@ -56,8 +58,9 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
             dst = !strcmp(a, "--status") ? &o->status : !strcmp(a, "--profile") ? &o->profile : !strcmp(a, "--limit") ? &o->limit
                 : !strcmp(a, "--cursor") ? &o->cursor : NULL;
         if (!dst && kernels) dst = !strcmp(a, "--sort") ? &o->sort : !strcmp(a, "--limit") ? &o->limit : NULL;
+        if (!dst && series && !strcmp(a, "--limit")) dst = &o->limit;
         if (!dst && compare && !strcmp(a, "--rows")) dst = &o->rows;
-        if (!dst && (runs || show || kernels || compare) && !strcmp(a, "--format")) dst = &o->format;
+        if (!dst && (runs || show || kernels || compare || series) && !strcmp(a, "--format")) dst = &o->format;
         if (dst) {
             if (i + 1 >= argc) { fprintf(stderr, "goblind %s: %s needs a value\n", want, a); return EXIT_USAGE; }
             *dst = argv[++i];
@@ -66,7 +69,7 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
         } else if (a[0] == '-') {
             fprintf(stderr, "goblind %s: unknown option '%s' (goblind %s --help)\n", want, a, want);
             return EXIT_USAGE;
-        } else if (with_id && !o->id) {
+        } else if ((with_id || series) && !o->id) {
             o->id = a;
         } else if (compare && !o->id2) {
             o->id2 = a;
@@ -85,8 +88,9 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
         fprintf(stderr, "goblind %s: --rows takes an integer from 1 to 1000, got '%s'\n", want, o->rows);
         return EXIT_USAGE;
     }
-    if (o->limit && !int_text_in(o->limit, 1, runs ? 1000 : 100000)) {
-        fprintf(stderr, "goblind %s: --limit takes an integer from 1 to %d, got '%s'\n", want, runs ? 1000 : 100000, o->limit);
+    if (o->limit && !int_text_in(o->limit, 1, runs || series ? 1000 : 100000)) {
+        fprintf(stderr, "goblind %s: --limit takes an integer from 1 to %d, got '%s'\n", want, runs || series ? 1000 : 100000,
+                o->limit);
         return EXIT_USAGE;
     }
     if (o->status && strcmp(o->status, "pending") && strcmp(o->status, "running") && strcmp(o->status, "complete")

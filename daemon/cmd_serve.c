@@ -223,6 +223,7 @@ static void reload_config(server *s) {
         : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
         : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
         : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
+        : n.series_baseline_runs != s->cfg.series_baseline_runs ? "series_baseline_runs"
         : !SAME_STR(n.metrics_labels, s->cfg.metrics_labels) ? "metrics_labels"
         : n.scan_only != s->cfg.scan_only ? "watch_mode"
         : !SAME_STR(n.auth_token_file, s->cfg.auth_token_file) ? "auth_token_file"
@@ -309,7 +310,8 @@ int cmd_serve(int argc, char **argv) {
                       .max_event_streams = s.cfg.max_event_streams,
                       .connection_timeout_s = s.cfg.connection_timeout_s, .max_request_kb = s.cfg.max_request_kb,
                       .counters = &s.counters,
-                      .metrics_max_runs = s.cfg.metrics_max_runs, .version = GOBLIND_VERSION,
+                      .metrics_max_runs = s.cfg.metrics_max_runs,
+                      .series_baseline_runs = s.cfg.series_baseline_runs, .version = GOBLIND_VERSION,
                       .metrics_labels = s.cfg.metrics_labels, .run_deleted = on_run_deleted, .user = &s,
                       .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,

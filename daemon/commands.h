@@ -21,6 +21,7 @@ int cmd_report(int argc, char **argv);
 
 int cmd_kernels(int argc, char **argv);   /* GET /runs/<id>/kernels (cmd_client.c) */
 int cmd_compare(int argc, char **argv);   /* GET /compare (cmd_compare.c) */
+int cmd_series(int argc, char **argv);    /* GET /series, /series/<key> (cmd_series.c) */
 int cmd_export(int argc, char **argv);    /* per-kernel rows of a run directory (cmd_export.c) */
 
 /* One row of the command table (help.c): what main runs and what --help, the man page and the

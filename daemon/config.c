@@ -31,6 +31,7 @@ void config_defaults(goblind_config *c) {
     c->connection_timeout_s = 30;
     c->max_request_kb = 32;
     c->metrics_max_runs = 50;
+    c->series_baseline_runs = 5;
     c->log_level = LOG_INFO;
 }
 
@@ -154,6 +155,7 @@ bool config_set(goblind_config *c, const char *key, const char *v, char *err, si
     else if (!strcmp(key, "connection_timeout_s")) { ip = &c->connection_timeout_s; lo = 1; hi = 3600; }
     else if (!strcmp(key, "max_request_kb")) { ip = &c->max_request_kb; lo = 8; hi = 1024; }
     else if (!strcmp(key, "metrics_max_runs")) { ip = &c->metrics_max_runs; lo = 0; hi = 10000; }
+    else if (!strcmp(key, "series_baseline_runs")) { ip = &c->series_baseline_runs; lo = 1; hi = 100; }
     else if (!strcmp(key, "db_max_size_mb")) { ip = &c->db_max_size_mb; lo = 0; hi = 1 << 24; }
     else if (!strcmp(key, "retention_max_runs")) { ip = &c->retention_max_runs; lo = 0; hi = 100000000; }
     else if (!strcmp(key, "retention_max_age_days")) { ip = &c->retention_max_age_days; lo = 0; hi = 36500; }

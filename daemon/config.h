@@ -31,6 +31,7 @@ typedef struct goblind_config {
     int connection_timeout_s;
     int max_request_kb;         /* per-connection memory: bounds request line + headers */
     int metrics_max_runs;       /* runs exported with per-run series on /metrics */
+    int series_baseline_runs;   /* runs before a run pooled into its series baseline (1..100) */
     char *metrics_labels;
     int retention_max_runs;     /* 0: keep every run; else evict the oldest finished runs beyond it */
     int retention_max_age_days; /* 0: keep forever; else evict finished runs not updated for this long */

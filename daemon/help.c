@@ -99,6 +99,16 @@ static const command_help HELP[] = {
      "their calls, averages, change of total and the verdict of each (docs/ANALYSIS.md, \"Comparing two runs\").\n"
      "  --rows N          kernels and operators listed, 1..1000 (default 20)\n"
      "  --format F        table (default), markdown, or json (the GET /compare body)\n"},
+    {"series", cmd_series, "List series of runs, or one series' runs with their regression verdicts (GET /series).",
+     "a listed series' latest judged run is a regression (the table is printed)",
+     "goblind series [KEY] [--limit N] [--format table|json] [CONNECTION]",
+     "Without KEY, every series of runs (runs sharing the sidecar's labels.series, or a fingerprint of\n"
+     "their setup) with its newest run and that run's verdict against its baseline; with KEY, the\n"
+     "series' runs in order with step time, tokens/s, busy %, and the verdicts against the previous\n"
+     "run and against the baseline (the pooled steps of the last series_baseline_runs complete runs),\n"
+     "each with its 95 % interval (docs/ANALYSIS.md, \"Series and regressions\").\n"
+     "  --limit N         series listed, or the series' newest runs shown, 1..1000 (default 50)\n"
+     "  --format F        table (default) or json (the GET /series or /series/KEY body)\n"},
     {"forget", cmd_forget, "Delete a run from a daemon's database (its directory is left alone).", NULL,
      "goblind forget RUN_ID [CONNECTION]",
      "Delete a run from the daemon's database (DELETE /runs/ID). Its directory is left alone and is\n"
@@ -114,7 +124,7 @@ static const command_help HELP[] = {
 };
 
 static const char CONNECTION[] =
-    "CONNECTION (runs, show, kernels, compare, forget, analysis, report):\n"
+    "CONNECTION (runs, show, kernels, compare, series, forget, analysis, report):\n"
     "  --url URL         HOST:PORT, http://HOST:PORT or https://HOST:PORT (default $GOBLIND_URL, else\n"
     "                    127.0.0.1:9477)\n"
     "  --cacert FILE     the CA certificate (PEM) that signed the daemon's TLS certificate\n"
@@ -131,7 +141,8 @@ static const char EXIT_TABLE[] =
     "  2  a usage error: an unknown command or option, a bad value or configuration (also when the\n"
     "     daemon answers 400)\n"
     "  3  nothing to measure: parse and analyze read no file; show, analysis and report: the run\n"
-    "     failed (what is known is printed)\n";
+    "     failed (what is known is printed); series: a listed series' latest judged run is a\n"
+    "     regression (the table is printed)\n";
 
 const command_help *help_command_find(const char *name) {
     for (size_t i = 0; i < sizeof HELP / sizeof HELP[0]; i++)

@@ -109,6 +109,18 @@ static const char *const MIGRATIONS[] = {
     "ALTER TABLE runs ADD COLUMN profile TEXT;"
     "ALTER TABLE runs ADD COLUMN headline_json TEXT;"
     "UPDATE artefacts SET mtime_ns = -1;",
+    /* 11: the series each run belongs to (storage/run_series.h: the sidecar's labels.series or a
+     * fingerprint of the run's setup) with its per-step wall times, for GET /series and the
+     * regression verdicts. Stored signatures are voided so every run is ingested again on start
+     * and gets its series. */
+    "CREATE TABLE run_series ("
+    "  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    "  series_key TEXT NOT NULL,"
+    "  key_source TEXT NOT NULL,"
+    "  step_walls TEXT"
+    ") WITHOUT ROWID;"
+    "CREATE INDEX run_series_by_key ON run_series(series_key);"
+    "UPDATE artefacts SET mtime_ns = -1;",
 };
 #define SCHEMA_VERSION ((int)(sizeof MIGRATIONS / sizeof MIGRATIONS[0]))
 

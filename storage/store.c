@@ -5,6 +5,7 @@
 #include "storage/retention.h"
 #include "storage/run_analysis.h"
 #include "storage/run_gauges.h"
+#include "storage/run_series.h"
 #include "storage/schema.h"
 
 #include <pthread.h>
@@ -289,6 +290,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
         : exec_for_run(s->w, "DELETE FROM run_metrics WHERE run_id = ?1", r->id, NULL);
     if (rc == SQLITE_OK) rc = run_analysis_write(s->w, r->id, doc->analysis_json, doc->report_md);
     if (rc == SQLITE_OK) rc = run_gauges_write(s->w, r->id, doc);
+    if (rc == SQLITE_OK) rc = run_series_write(s->w, r->id, r->headline_json, doc->analysis_json);
     if (rc != SQLITE_OK) return rc;
 
     rc = exec_for_run(s->w, "DELETE FROM artefacts WHERE run_id = ?1", r->id, NULL);

@@ -4,7 +4,8 @@
  * ingest_doc (so the test does not wait for the core engineer's analysis_json), then read back
  * through storage/run_analysis and fetched over HTTP from an api on 127.0.0.1 with libcurl:
  * as stored, ETag / If-None-Match, the status codes /metrics uses, ?wait= held until the run
- * completes, and gone with the run after DELETE / retention. */
+ * completes, and gone with the run after DELETE / retention; and the series key of a run
+ * (storage/run_series). */
 #include <check.h>
 #include <curl/curl.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include "storage/retention.h"
 #include "storage/run_analysis.h"
 #include "storage/run_detail.h"
+#include "storage/run_series.h"
 #include "storage/schema.h"
 #include "storage/store.h"
 
@@ -177,13 +179,15 @@ START_TEST(headline_columns_and_their_migration) {
                      "ALTER TABLE runs DROP COLUMN kernels_source; ALTER TABLE runs DROP COLUMN kernels_formats;"
                      /* and what schema 10 added (the profile, the headline's sources and labels) */
                      "ALTER TABLE runs DROP COLUMN profile; ALTER TABLE runs DROP COLUMN headline_json;"
+                     /* and what schema 11 added (the series of each run) */
+                     "DROP TABLE run_series;"
                      "PRAGMA user_version = 7;");
         st = store_open(db, 0, &err);
         ck_assert_msg(st != NULL, "%s", err ? err : "");
         store_close(st);
     }
     ck_assert_int_eq(count_rows(db, "PRAGMA user_version"), schema_version());
-    ck_assert_int_eq(schema_version(), 10);
+    ck_assert_int_eq(schema_version(), 11);
     /* unknown stays unknown: without their flags the numbers are NULL, whatever the values */
     st = store_open(db, 0, &err);
     doc.headline.has_waste = false;
@@ -411,6 +415,63 @@ START_TEST(served_as_stored) {
 }
 END_TEST
 
+/* The series key: a label as given, else the FNV-1a fingerprint of the known facts (hashes
+ * computed by hand in Python: fnv1a64("model=llama-8b\nprecision=bf16\n...")), none without
+ * facts; and run_series_write's row from a headline and an analysis document. */
+START_TEST(series_key_fingerprint) {
+    char key[SERIES_KEY_MAX + 1];
+    series_facts f = {.model = "llama-8b", .precision = "bf16", .gpu = "AMD Instinct MI300X", .has_devices = true,
+                      .devices = 8, .pytorch = "2.5.1+rocm6.2", .rocm = "6.2.0"};
+    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "fingerprint");
+    ck_assert_str_eq(key, "fp-0f366a6d1cfdf60b");
+    series_facts g = {.gpu = "NVIDIA H100"};
+    ck_assert_str_eq(series_key_of(&g, key, sizeof key), "fingerprint");
+    ck_assert_str_eq(key, "fp-35ceba2f387bad4a");
+    series_facts none = {0};
+    ck_assert_ptr_null(series_key_of(&none, key, sizeof key));
+    f.label = "sweep-a";
+    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "label");
+    ck_assert_str_eq(key, "sweep-a");
+    char long_label[SERIES_KEY_MAX + 2];
+    memset(long_label, 'x', sizeof long_label - 1);
+    long_label[sizeof long_label - 1] = '\0';
+    f.label = long_label;                        /* too long for a key: the fingerprint */
+    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "fingerprint");
+
+    sqlite3 *db = NULL;
+    char err[200];
+    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    ck_assert_int_eq(schema_migrate(db, err, sizeof err), 0);
+    ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO runs(id, root, path, status, created_at, updated_at)"
+                                      " VALUES ('r1', '/r', '/r/r1', 'complete', 1, 1), ('r2', '/r', '/r/r2', 'complete', 2, 2),"
+                                      " ('r3', '/r', '/r/r3', 'complete', 3, 3)", NULL, NULL, NULL), SQLITE_OK);
+    const char *doc = "{\"device\":{\"name\":\"NVIDIA H100\",\"device_count\":null},"
+                      "\"steps\":{\"items\":[{\"wall_ns\":100},{\"wall_ns\":\"x\"},{\"wall_ns\":250.5}]}}";
+    ck_assert_int_eq(run_series_write(db, "r1", "{\"labels\":{\"series\":\"s1\"}}", doc), SQLITE_OK);
+    ck_assert_int_eq(run_series_write(db, "r2", "{\"labels\":{\"series\":7},\"precision\":null}", doc), SQLITE_OK);
+    ck_assert_int_eq(run_series_write(db, "r3", "not json", "{}"), SQLITE_OK);   /* no facts: no series */
+    sqlite3_stmt *q = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT run_id, series_key, key_source, step_walls FROM run_series ORDER BY run_id",
+                                        -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 1), "s1");
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 2), "label");
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 3), "[100,250.5]");
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);                /* a label that is not a string: fingerprint */
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "r2");
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 1), "fp-35ceba2f387bad4a");
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 2), "fingerprint");
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_DONE);
+    sqlite3_finalize(q);
+    ck_assert_int_eq(run_series_write(db, "r1", NULL, NULL), SQLITE_OK);   /* a parse with nothing: the row goes */
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM run_series WHERE run_id = 'r1'", -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+END_TEST
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     Suite *s = suite_create("store_doc");
@@ -420,6 +481,7 @@ int main(void) {
     tcase_add_test(tc, served_as_stored);
     tcase_add_test(tc, headline_columns_and_their_migration);
     tcase_add_test(tc, detail_parts_by_sql);
+    tcase_add_test(tc, series_key_fingerprint);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -9,7 +9,8 @@ before/after traces (fixtures/torch_profiler). Each trace is alone in a run dire
 own name; `goblind analyze` reads it and compare_diff_tool compares the documents. Per kernel name
 (cat "kernel", name stripped, duration floor(dur * 1000 + 0.5) ns): calls and total on each side,
 delta_total_ns, and which names are added or removed; the step-time medians from the
-ProfilerStep#N durations (cat user_annotation / cpu_op) by hand.
+ProfilerStep#N durations (cat user_annotation / cpu_op) by hand; and per CPU operator, each call's
+kernel time (mean and standard deviation) and the Welch interval of its change.
 """
 import gzip
 import json
@@ -106,6 +107,7 @@ def main():
             print("   ", e)
         failures += bool(errors)
     failures += cut_lists(tool, tmp)
+    failures += operator_welch(goblind, tool, shared, tmp)
     shutil.rmtree(tmp)
     return 1 if failures else 0
 
@@ -132,6 +134,91 @@ def cut_lists(tool, tmp):
         errors.append(f"kernel_diff {diff['kernel_diff']}")
     print(f"cut lists: {len(errors)} differences")
     for e in errors:
+        print("   ", e)
+    return bool(errors)
+
+
+def operator_calls(events):
+    """Per operator name: each call's kernel time (Σ round(dur · 1000) of its kernels), a kernel
+    joined to its cpu_op by External id, else through its launch call's correlation id."""
+    ops = {e["args"]["External id"]: e["name"] for e in events
+           if e.get("cat") == "cpu_op" and "External id" in e.get("args", {})}
+    launch = {e["args"]["correlation"]: e["args"]["External id"] for e in events
+              if e.get("cat") in ("cuda_runtime", "cuda_driver") and {"correlation", "External id"} <= set(e.get("args", {}))}
+    per_call = {}
+    for e in events:
+        if e.get("cat") != "kernel":
+            continue
+        ext = e["args"].get("External id")
+        if ext not in ops:
+            ext = launch.get(e["args"].get("correlation"))
+        if ext in ops:
+            per_call[ext] = per_call.get(ext, 0) + math.floor(e["dur"] * 1000 + 0.5)
+    out = {}
+    for ext, t in per_call.items():
+        out.setdefault(ops[ext], []).append(t)
+    return out
+
+
+def t_quantile(p, df):
+    """The Student t quantile by bisection on the distribution function, itself Simpson's rule
+    over the density (independent of goblind's continued fraction)."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    def cdf(x):
+        n = 2000
+        h = x / n
+        s = sum((1 if i in (0, n) else 4 if i % 2 else 2) * (1 + (i * h) ** 2 / df) ** (-(df + 1) / 2) for i in range(n + 1))
+        return 0.5 + c * s * h / 3
+    lo, hi = 0.0, 1000.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def operator_welch(goblind, tool, shared, tmp):
+    """Operators (ops.by_op) carry each call's kernel-time mean and standard deviation, so their
+    change gets a Welch interval: calls, call_mean_ns and call_stddev_ns of every listed operator
+    against the raw traces, and /compare's ops ci95_pct against a Welch interval computed here
+    (H100 against MI300 runs of one model, TraceLens's corpus)."""
+    pair = [os.path.join(shared, "corpus/found2/torch_profiler", f"tl_{gpu}__Falconsai_nsfw_image_detection__1016002.json.gz")
+            for gpu in ("h100", "mi300")]
+    docs = [analyze(goblind, tmp, p, f"op{i}") for i, p in enumerate(pair)]
+    calls = [operator_calls(load(p)) for p in pair]
+    errors = []
+    for side, doc in enumerate(docs):
+        with open(doc) as f:
+            rows = [r for r in json.load(f)["ops"]["by_op"] if r["kind"] == "operator"]
+        for r in rows:
+            v = calls[side].get(r["name"], [])
+            sd = statistics.stdev(v) if len(v) > 1 else None
+            if r["calls"] != len(v) or abs(r["call_mean_ns"] - statistics.mean(v)) > 1e-9 * statistics.mean(v) or \
+                    (sd is None) != (r["call_stddev_ns"] is None) or (sd is not None and abs(r["call_stddev_ns"] - sd) > 1e-6 * sd):
+                errors.append(f"{r['name']}: goblind {r['calls']} {r['call_mean_ns']} {r['call_stddev_ns']}, oracle {len(v)} "
+                              f"{statistics.mean(v) if v else None} {sd}")
+    diff = json.loads(subprocess.run([tool, *docs, "50"], capture_output=True, text=True, check=True).stdout)
+    alpha = diff["op_diff"]["alpha_per_name"]
+    tested = 0
+    for r in diff["ops"]:
+        a, b = calls[0].get(r["name"], []), calls[1].get(r["name"], [])
+        if len(a) < 5 or len(b) < 5:
+            if r["verdict"] != "unknown":
+                errors.append(f"{r['name']}: {len(a)} and {len(b)} calls, verdict {r['verdict']}")
+            continue
+        tested += 1
+        ma, mb, va, vb = statistics.mean(a), statistics.mean(b), statistics.variance(a), statistics.variance(b)
+        se2 = va / len(a) + vb / len(b)
+        df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
+        half = t_quantile(1 - alpha / 2, df) * math.sqrt(se2)
+        want = [(mb - ma - half) / ma * 100, (mb - ma + half) / ma * 100]
+        verdict = "slower" if want[0] > 0 else "faster" if want[1] < 0 else "within_noise"
+        if r["ci95_pct"] is None or any(abs(g - w) > 1e-4 * max(1.0, abs(w)) for g, w in zip(r["ci95_pct"], want)) \
+                or r["verdict"] != verdict:
+            errors.append(f"{r['name']}: goblind {r['ci95_pct']} {r['verdict']}, by hand {want} {verdict}")
+    if tested < 3 or diff["op_diff"]["tested"] != tested:
+        errors.append(f"operators tested: goblind {diff['op_diff']['tested']}, here {tested}")
+    print(f"operators (Welch): {tested} tested, alpha {alpha:.4g}; {len(errors)} differences")
+    for e in errors[:20]:
         print("   ", e)
     return bool(errors)
 

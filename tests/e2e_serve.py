@@ -286,8 +286,9 @@ def test_upgrade_to_v5_reparses_every_run(tmp):
     con = sqlite3.connect(d.db)                     # as a version-4 goblind left it
     later = ("hbm_avg_gb waste_useful_gpu waste_data_wait waste_host_gap waste_comm_excess waste_memory_headroom"
              " waste_precision_path waste_kernel_shape kernels_source kernels_formats profile headline_json").split()
-    # (versions 7, 8, 9 and 10 added them)
+    # (versions 7, 8, 9, 10 and 11 added them)
     con.executescript("ALTER TABLE artefacts DROP COLUMN reading; DROP TABLE run_analysis; DROP TABLE run_gauges;"
+                      "DROP TABLE run_series;"
                       "ALTER TABLE kernels DROP COLUMN class;"
                       + "".join(f"ALTER TABLE runs DROP COLUMN {c};" for c in later) + "PRAGMA user_version = 4;")
     con.close()
@@ -355,7 +356,8 @@ def test_schema_migration_from_v1(tmp):
     assert old["gpu_util_pct"] == 55.5 and old["tokens_per_sec"] is None and old["hbm_peak_gb"] is None, old
     assert d.stop() == 0
     con = sqlite3.connect(d.db)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 10
+    assert con.execute("PRAGMA user_version").fetchone()[0] == 11
+    assert con.execute("SELECT COUNT(*) FROM run_series").fetchone()[0] == 0                           # v11
     assert {"error", "reading"} <= {r[1] for r in con.execute("PRAGMA table_info(artefacts)")}
     assert {"hbm_avg_gb", "waste_host_gap"} <= {r[1] for r in con.execute("PRAGMA table_info(runs)")}   # v8
     assert con.execute("SELECT COUNT(*) FROM run_analysis").fetchone()[0] == 0                         # v7

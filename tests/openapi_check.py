@@ -109,6 +109,13 @@ def main():
         check(d, "GET", "/compare?base=a-1", "/compare", 400)
         check(d, "GET", "/compare?base=a-1&candidate=nope", "/compare", 404)
         check(d, "GET", "/compare?base=a-1&candidate=bad-1", "/compare", 409)
+        _, _, body = check(d, "GET", "/series", "/series", 200)          # a-1 and b-1: one fingerprint series
+        key = json.loads(body)["series"][0]["key"]
+        check(d, "GET", "/series?limit=0", "/series", 400)
+        check(d, "GET", f"/series/{key}", "/series/{key}", 200)
+        check(d, "GET", f"/series/{key}?limit=1", "/series/{key}", 200)
+        check(d, "GET", "/series/no-such-series", "/series/{key}", 404)
+        check(d, "GET", f"/series/{key}?limit=abc", "/series/{key}", 400)
         ev = e2e.SSE(d.base)
         check(d, "DELETE", "/runs/b-1", "/runs/{id}", 200)
         check(d, "DELETE", "/runs/b-1", "/runs/{id}", 404)
@@ -129,7 +136,8 @@ def main():
         d2.headers = {}
         for path, tpl in (("/runs", "/runs"), ("/runs/x", "/runs/{id}"), ("/runs/x/metrics", "/runs/{id}/metrics"),
                           ("/runs/x/kernels", "/runs/{id}/kernels"), ("/compare?base=a&candidate=b", "/compare"),
-                          ("/metrics", "/metrics"), ("/events", "/events")):
+                          ("/metrics", "/metrics"), ("/events", "/events"), ("/series", "/series"),
+                          ("/series/x", "/series/{key}")):
             check(d2, "GET", path, tpl, 401)
         check(d2, "DELETE", "/runs/x", "/runs/{id}", 401)
         check(d2, "GET", "/openapi.json", "/openapi.json", 200)            # the contract is public

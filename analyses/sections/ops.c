@@ -13,7 +13,9 @@
  * operator is already known is attributed at once; the rest wait in a bounded pending list
  * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
  * happens beyond them, are in docs/ANALYSIS.md "ops". */
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,12 +125,43 @@ static void add_shape(name_agg *a, uint32_t args, uint64_t calls) {
     a->other_shapes += calls;
 }
 
+/* A call's kernel time k grows by d: the name's Σ and Σ of squares follow (saturating). */
+static void call_time_add(name_agg *a, op_inst *o, int64_t d) {
+    i128 k = o->ktime, twice_kd, d2;
+    if (__builtin_mul_overflow((i128)2 * k, (i128)d, &twice_kd)) twice_kd = (i128)(((unsigned __int128)1 << 127) - 1);
+    d2 = (i128)d * d;                                   /* < 2^126: no overflow */
+    a->call_sum = i128_add(a->call_sum, d);
+    a->call_sq = i128_add(a->call_sq, i128_add(twice_kd, d2));
+    if (__builtin_add_overflow(o->ktime, d, &o->ktime)) o->ktime = INT64_MAX;
+}
+
+/* An operator row's call_mean_ns and call_stddev_ns: the mean and sample standard deviation of
+ * its calls' kernel time (Σ of the durations of each call's kernels), from the exact sums; null
+ * for a Python frame's row and (stddev) for one call. */
+static void call_stats(jw_out *w, const name_agg *a, bool frame) {
+    bool known = !frame && a->calls > 0;
+    long double n = (long double)a->calls, sum = (long double)a->call_sum;
+    jw_key(w, "call_mean_ns");
+    if (known) jw_number(w, (double)(sum / n));
+    else jw_null(w);
+    jw_key(w, "call_stddev_ns");
+    i128 nsq, s2, diff;                                 /* exact n·Σx² − (Σx)² when it fits */
+    bool exact = !__builtin_mul_overflow((i128)a->calls, a->call_sq, &nsq) &&
+                 !__builtin_mul_overflow(a->call_sum, a->call_sum, &s2) && !__builtin_sub_overflow(nsq, s2, &diff);
+    long double var = exact ? (long double)diff / (n * (n - 1)) : ((long double)a->call_sq - sum * sum / n) / (n - 1);
+    if (!known || a->calls < 2) jw_null(w);
+    else jw_number(w, (double)sqrtl(var > 0 ? var : 0));
+}
+
 /* Attributes the kernel [start, end) to operator instance op of file f. */
 bool ops_attribute(ops_file *f, uint32_t op, int64_t start, int64_t end) {
     op_inst *o = ops_inst(f, op);
     if (!ops_agg_reserve(&f->agg, &f->capagg, o->name)) return false;
     name_agg *a = &f->agg[o->name];
     a->kernels++;
+    int64_t d = 0;                                     /* its duration (an end before its start: 0) */
+    if (end > start && __builtin_sub_overflow(end, start, &d)) d = INT64_MAX;
+    call_time_add(a, o, d);
     if (!o->counted) {
         o->counted = true;
         a->calls++;
@@ -190,7 +223,7 @@ static bool consume_op(ops_file *f, const record *r) {
     }
     if (!ops_grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b);
-    f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid,
+    f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid, 0,
                                 timed && (r->has & RF_PID_TID), false};
     uint32_t prev = ID_MAP_NONE;
     if (f->second) {
@@ -274,6 +307,8 @@ uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src) {
 static bool agg_fold(name_agg *d, const name_agg *s, const uint32_t *map, size_t *spans, uint64_t *time_dropped) {
     d->calls += s->calls;
     d->kernels += s->kernels;
+    d->call_sum = i128_add(d->call_sum, s->call_sum);
+    d->call_sq = i128_add(d->call_sq, s->call_sq);
     if (*spans + s->time.n > MAX_SPANS_TOTAL) {
         *time_dropped += s->kernels;
     } else {
@@ -498,6 +533,7 @@ static void ops_render(const void *run, jw_out *w) {
         jw_number(w, a->calls ? (double)a->kernels / (double)a->calls : 0);
         jw_key(w, "kernel_time_ns");
         jw_int(w, nsi_total(&a->time));
+        call_stats(w, a, r->order[i] & OPS_FRAME_ROW);
         jw_key(w, "input_shapes");
         jw_array_open(w);
         for (int s = 0; s < MAX_SHAPES && a->shapes[s].args != ID_MAP_NONE; s++) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "base/i128.h"
 #include "analyses/structures/id_map.h"
 #include "analyses/structures/ns_intervals.h"
 #include "analyses/sections/ops_frames.h"
@@ -36,6 +37,7 @@ typedef struct op_inst {
     uint64_t ext;            /* its External id */
     uint32_t name, args;     /* str_pool ids (args ID_MAP_NONE when absent) */
     int64_t start, pid, tid;
+    int64_t ktime;           /* Σ of the durations of the kernels attributed to it so far (saturating) */
     bool has_thread, counted;
 } op_inst;
 
@@ -75,6 +77,10 @@ typedef struct shape_count {
 
 typedef struct name_agg {
     uint64_t calls, kernels;
+    /* per call (operator instance): Σ of its kernel time and Σ of its square, kept exact as the
+     * kernels arrive (a call's square grows by 2·k·d + d² when a kernel of d ns joins its k ns),
+     * so the sums join in any order; an operator row's call_mean_ns / call_stddev_ns */
+    i128 call_sum, call_sq;
     ns_intervals time;
     shape_count shapes[MAX_SHAPES];
     uint64_t other_shapes;   /* calls whose shape is not among the kept ones */

@@ -1,0 +1,289 @@
+/* series: verdicts of a series of runs against their previous run and their baseline (series.h). */
+#include "api/series.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct load_ctx {
+    series_eval *s;
+    bool oom;
+} load_ctx;
+
+/* The numbers of a JSON array of numbers ("[1,2.5,...]", as storage wrote it) into a new array. */
+static double *parse_walls(const char *text, size_t *n) {
+    *n = 0;
+    if (!text || *text != '[') return NULL;
+    size_t cap = 1;
+    for (const char *p = text; *p; p++) cap += *p == ',';
+    double *v = malloc(cap * sizeof *v);
+    if (!v) return NULL;
+    const char *p = text + 1;
+    while (*p && *p != ']') {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p) break;
+        if (isfinite(x) && *n < cap) v[(*n)++] = x;
+        p = end;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    return v;
+}
+
+static void load_row(void *user, const series_run_row *row) {
+    load_ctx *c = user;
+    series_eval *s = c->s;
+    if (c->oom) return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        series_point *p = realloc(s->p, cap * sizeof *p);
+        if (!p) { c->oom = true; return; }
+        s->p = p, s->cap = cap;
+    }
+    series_point *pt = &s->p[s->n];
+    memset(pt, 0, sizeof *pt);
+    pt->id = strdup(row->id);
+    if (!pt->id) { c->oom = true; return; }
+    pt->status = row->status;
+    pt->created_at_ms = row->created_at_ms;
+    pt->step_seconds = row->step_seconds;
+    pt->tokens_per_sec = row->tokens_per_sec;
+    pt->busy_pct = row->busy_pct;
+    pt->walls = parse_walls(row->walls_json, &pt->nwalls);
+    pt->prev = -1;
+    s->n++;
+}
+
+int series_load(store_reader *rd, const char *key, int shown, int baseline_runs, series_eval *s) {
+    memset(s, 0, sizeof *s);
+    assert(baseline_runs >= 1 && baseline_runs <= SERIES_BASELINE_MAX);
+    snprintf(s->key, sizeof s->key, "%s", key);
+    s->baseline_runs = baseline_runs;
+    load_ctx c = {s, false};
+    int n = store_series_runs(rd, key, shown + SERIES_LOOKBACK(baseline_runs), load_row, &c, s->key_source,
+                              sizeof s->key_source);
+    if (c.oom) return -1;
+    return n;
+}
+
+void series_eval_free(series_eval *s) {
+    for (size_t i = 0; i < s->n; i++) free(s->p[i].id), free(s->p[i].walls);
+    free(s->p);
+    memset(s, 0, sizeof *s);
+}
+
+/* A run another one may be compared with: complete, with per-step times. */
+static bool comparable(const series_point *p) { return p->status == RUN_COMPLETE && p->nwalls > 0; }
+
+static bool test(const double *a, size_t na, const series_point *cand, series_verdict *v) {
+    v->present = true;
+    return ns_median_diff(a, na, cand->walls, cand->nwalls, &v->test, &v->base_median_ns, &v->cand_median_ns,
+                          v->has_median);
+}
+
+bool series_evaluate(series_eval *s, size_t i) {
+    assert(i < s->n);
+    series_point *p = &s->p[i];
+    p->prev = -1, p->nbase = 0;
+    memset(&p->vs_prev, 0, sizeof p->vs_prev);
+    memset(&p->vs_base, 0, sizeof p->vs_base);
+    if (p->status != RUN_COMPLETE) return true;
+    size_t pooled = 0;
+    for (size_t j = i; j-- > 0 && p->nbase < (size_t)s->baseline_runs;)
+        if (comparable(&s->p[j])) {
+            if (p->prev < 0) p->prev = (long)j;
+            p->base_idx[p->nbase++] = (long)j;
+            pooled += s->p[j].nwalls;
+        }
+    if (p->prev < 0) return true;
+    const series_point *prev = &s->p[p->prev];
+    if (!test(prev->walls, prev->nwalls, p, &p->vs_prev)) return false;
+    double *pool = malloc((pooled ? pooled : 1) * sizeof *pool);
+    if (!pool) return false;
+    size_t k = 0;
+    for (size_t b = 0; b < p->nbase; b++) {
+        const series_point *q = &s->p[p->base_idx[b]];
+        memcpy(pool + k, q->walls, q->nwalls * sizeof *pool);
+        k += q->nwalls;
+    }
+    bool ok = test(pool, pooled, p, &p->vs_base);
+    free(pool);
+    return ok;
+}
+
+bool series_is_regression(const series_eval *s, size_t i) {
+    const series_point *p = &s->p[i];
+    return p->status == RUN_COMPLETE && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
+}
+
+long series_latest_complete(const series_eval *s) {
+    for (size_t i = s->n; i-- > 0;)
+        if (comparable(&s->p[i])) return (long)i;
+    return -1;
+}
+
+static json_t *opt_json(bool has, double v) { return has && isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *ci_json(const ns_result *t) {
+    return t->has_ci ? json_pack("[f, f]", t->ci_low_pct, t->ci_high_pct) : json_null();
+}
+
+/* {"verdict", "delta_pct", "ci95_pct", "base_median_ms", "candidate_median_ms"} of v. */
+static json_t *verdict_json(const series_verdict *v) {
+    return json_pack("{s:s, s:o, s:o, s:o, s:o}", "verdict", ns_verdict_name(v->test.verdict), "delta_pct",
+                     opt_json(v->test.has_ci, v->test.delta_pct), "ci95_pct", ci_json(&v->test), "base_median_ms",
+                     opt_json(v->has_median[0], v->base_median_ns / 1e6), "candidate_median_ms",
+                     opt_json(v->has_median[1], v->cand_median_ns / 1e6));
+}
+
+static json_t *point_json(const series_eval *s, const series_point *p) {
+    json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:I}", "id", p->id, "status", run_status_name(p->status),
+                          "started_ns", (json_int_t)p->created_at_ms * 1000000, "step_time_ms",
+                          opt_json(p->step_seconds.has, p->step_seconds.v * 1e3), "tokens_per_s",
+                          opt_json(p->tokens_per_sec.has, p->tokens_per_sec.v), "busy_pct",
+                          opt_json(p->busy_pct.has, p->busy_pct.v), "steps", (json_int_t)p->nwalls);
+    if (!o) return NULL;
+    json_t *prev = json_null();
+    if (p->vs_prev.present && (prev = verdict_json(&p->vs_prev)))
+        json_object_set_new(prev, "run", json_string(s->p[p->prev].id));
+    json_object_set_new(o, "vs_previous", prev ? prev : json_null());
+    json_t *base = json_null();
+    if (p->vs_base.present && (base = verdict_json(&p->vs_base))) {
+        json_t *ids = json_array();
+        for (size_t b = p->nbase; b-- > 0;) json_array_append_new(ids, json_string(s->p[p->base_idx[b]].id));
+        json_object_set_new(base, "runs", ids);
+    }
+    json_object_set_new(o, "vs_baseline", base ? base : json_null());
+    size_t i = (size_t)(p - s->p);
+    json_object_set_new(o, "regression", json_boolean(series_is_regression(s, i)));
+    return o;
+}
+
+json_t *series_body(series_eval *s, int shown) {
+    json_t *runs = json_array();
+    if (!runs) return NULL;
+    size_t first = s->n > (size_t)shown ? s->n - (size_t)shown : 0;
+    for (size_t i = first; i < s->n; i++) {
+        if (!series_evaluate(s, i)) { json_decref(runs); return NULL; }
+        json_array_append_new(runs, point_json(s, &s->p[i]));
+    }
+    return json_pack("{s:s, s:s, s:i, s:o}", "key", s->key, "key_source", s->key_source, "baseline_runs",
+                     s->baseline_runs, "runs", runs);
+}
+
+typedef struct list_ctx {
+    json_t *items;
+    store_reader *rd;
+    int baseline_runs;
+    bool failed;
+} list_ctx;
+
+/* The series' latest complete run with per-step times, evaluated: its index in *s, or -1. */
+static long latest_of(store_reader *rd, const char *key, int baseline_runs, series_eval *s, bool *failed) {
+    if (series_load(rd, key, 1, baseline_runs, s) < 0) { *failed = true; return -1; }
+    long i = series_latest_complete(s);
+    if (i >= 0 && !series_evaluate(s, (size_t)i)) *failed = true;
+    return i;
+}
+
+static void list_row(void *user, const series_row *row) {
+    list_ctx *c = user;
+    series_eval s;
+    long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &c->failed);
+    bool known = i >= 0 && s.p[i].vs_base.present;
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:b}", "key", row->key, "key_source", row->key_source, "runs",
+                          (json_int_t)row->runs, "latest_run", row->latest_run, "latest_verdict",
+                          known ? json_string(ns_verdict_name(s.p[i].vs_base.test.verdict)) : json_null(), "regression",
+                          i >= 0 && series_is_regression(&s, (size_t)i));
+    if (!o || json_array_append_new(c->items, o)) c->failed = true;
+    series_eval_free(&s);
+}
+
+json_t *series_list_body(store_reader *rd, int limit, int baseline_runs) {
+    list_ctx c = {json_array(), rd, baseline_runs, false};
+    if (!c.items) return NULL;
+    int total = store_series_list(rd, limit, list_row, &c);
+    if (total < 0 || c.failed) { json_decref(c.items); return NULL; }
+    return json_pack("{s:o, s:i}", "series", c.items, "total", total);
+}
+
+json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_runs) {
+    char key[SERIES_KEY_MAX + 1];
+    if (!store_run_series_key(rd, run_id, key, sizeof key)) return NULL;
+    series_eval s;
+    json_t *out = NULL;
+    if (series_load(rd, key, 1, baseline_runs, &s) > 0) {
+        for (size_t i = s.n; i-- > 0;) {
+            if (strcmp(s.p[i].id, run_id)) continue;
+            if (series_evaluate(&s, i) && series_is_regression(&s, i)) {
+                const series_verdict *v = &s.p[i].vs_base;
+                out = json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "series", key, "run", run_id, "baseline_median_ms",
+                                v->base_median_ns / 1e6, "candidate_median_ms", v->cand_median_ns / 1e6, "delta_pct",
+                                v->test.delta_pct, "ci95_pct", ci_json(&v->test));
+            }
+            break;
+        }
+    }
+    series_eval_free(&s);
+    return out;
+}
+
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void label_value(strbuf *out, const char *v) {
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') strbuf_putc(out, '\\'), strbuf_putc(out, *v);
+        else if (*v == '\n') strbuf_append(out, "\\n", 2);
+        else strbuf_putc(out, *v);
+    }
+}
+
+typedef struct metric_ctx {
+    store_reader *rd;
+    int baseline_runs;
+    strbuf regression, delta;
+} metric_ctx;
+
+static void metric_row(void *user, const series_row *row) {
+    metric_ctx *c = user;
+    series_eval s;
+    bool failed = false;
+    long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &failed);
+    if (i >= 0 && s.p[i].vs_base.present && s.p[i].vs_base.test.verdict != NS_UNKNOWN) {
+        char num[64];
+        static const char REG[] = "goblind_series_regression{series=\"", DELTA[] = "goblind_series_step_time_delta_ratio{series=\"";
+        strbuf_append(&c->regression, REG, sizeof REG - 1);
+        label_value(&c->regression, row->key);
+        snprintf(num, sizeof num, "\"} %d\n", series_is_regression(&s, (size_t)i) ? 1 : 0);
+        strbuf_append(&c->regression, num, strlen(num));
+        strbuf_append(&c->delta, DELTA, sizeof DELTA - 1);
+        label_value(&c->delta, row->key);
+        snprintf(num, sizeof num, "\"} %.17g\n", s.p[i].vs_base.test.delta_pct / 100.0);
+        strbuf_append(&c->delta, num, strlen(num));
+    }
+    series_eval_free(&s);
+}
+
+static void family(strbuf *out, const char *name, const char *help) {
+    char b[512];
+    int n = snprintf(b, sizeof b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+    if (n > 0) strbuf_append(out, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+}
+
+void series_metrics(store_reader *rd, int max_series, int baseline_runs, strbuf *out) {
+    metric_ctx c = {rd, baseline_runs, {0}, {0}};
+    int total = store_series_list(rd, max_series, metric_row, &c);
+    family(out, "goblind_series_regression",
+           "1 when the latest complete run of the series is slower than its baseline beyond the noise, else 0.");
+    strbuf_append(out, c.regression.data ? c.regression.data : "", c.regression.len);
+    family(out, "goblind_series_step_time_delta_ratio",
+           "Step-time median of the series' latest complete run against its baseline, (candidate - baseline) / baseline.");
+    strbuf_append(out, c.delta.data ? c.delta.data : "", c.delta.len);
+    family(out, "goblind_series_dropped", "Series beyond metrics_max_runs, left out of the per-series gauges.");
+    char num[64];
+    int n = snprintf(num, sizeof num, "goblind_series_dropped %d\n", total > max_series ? total - max_series : 0);
+    strbuf_append(out, num, (size_t)n);
+    strbuf_free(&c.regression);
+    strbuf_free(&c.delta);
+}

@@ -1,0 +1,86 @@
+/* series: the verdicts of a series of runs — GET /series, GET /series/<key>, the `regression`
+ * event and the per-series gauges of /metrics.
+ *
+ * Each complete run with per-step wall times is compared (base/noise_stats' ns_median_diff:
+ * difference of medians, 95 % bootstrap interval, fixed seed) with
+ *  - the previous complete run of its series that has per-step times (`vs_previous`), and
+ *  - its baseline: the last N such runs before it (N = series_baseline_runs), their per-step
+ *    wall times pooled into one sample (`vs_baseline`).
+ * A run is a regression when its verdict against the baseline is `slower`. The method is in
+ * docs/ANALYSIS.md "Series and regressions"; the series membership is storage/run_series.h. */
+#ifndef GOBLIN_SERIES_H
+#define GOBLIN_SERIES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/noise_stats.h"
+#include "base/strbuf.h"
+#include "storage/run_series.h"
+
+/* The default and largest series_baseline_runs. */
+#define SERIES_BASELINE_DEFAULT 5
+#define SERIES_BASELINE_MAX 100
+/* The default and largest ?limit= of GET /series/<key>, and of the series GET /series lists. */
+#define SERIES_LIMIT_DEFAULT 50
+#define SERIES_LIMIT_MAX 1000
+/* How many runs before the first one listed are read to find its previous run and baseline:
+ * 4 N + 16 (runs that are not complete or have no per-step times are skipped). */
+#define SERIES_LOOKBACK(n) (4 * (n) + 16)
+
+/* One comparison of a run with a reference sample. */
+typedef struct series_verdict {
+    bool present;                /* there is a reference */
+    ns_result test;
+    double base_median_ns, cand_median_ns;
+    bool has_median[2];
+} series_verdict;
+
+typedef struct series_point {
+    char *id;
+    run_status status;
+    int64_t created_at_ms;
+    opt_num step_seconds, tokens_per_sec, busy_pct;
+    double *walls;               /* per-step wall times, ns */
+    size_t nwalls;
+    long prev;                   /* index of vs_previous's run, -1: none */
+    size_t nbase;
+    long base_idx[SERIES_BASELINE_MAX];   /* the baseline's runs, newest first */
+    series_verdict vs_prev, vs_base;
+} series_point;
+
+typedef struct series_eval {
+    char key[SERIES_KEY_MAX + 1];
+    char key_source[16];
+    int baseline_runs;
+    series_point *p;
+    size_t n, cap;
+} series_eval;
+
+/* Reads the newest `shown` runs of series key and the SERIES_LOOKBACK runs before them;
+ * returns the runs read (0: no such series) or -1 on an error / out of memory. Free with
+ * series_eval_free. */
+int series_load(store_reader *rd, const char *key, int shown, int baseline_runs, series_eval *s);
+void series_eval_free(series_eval *s);
+/* Computes point i's vs_previous and vs_baseline (false: out of memory). */
+bool series_evaluate(series_eval *s, size_t i);
+/* Whether point i is a regression: complete, and slower than its baseline beyond the noise. */
+bool series_is_regression(const series_eval *s, size_t i);
+/* The index of the newest complete run with per-step times, -1 when none. */
+long series_latest_complete(const series_eval *s);
+
+/* GET /series/<key>'s body for the newest `shown` points (NULL: out of memory). */
+json_t *series_body(series_eval *s, int shown);
+/* GET /series's body, at most limit series (NULL: out of memory or an error). */
+json_t *series_list_body(store_reader *rd, int limit, int baseline_runs);
+/* The `regression` event's data for run_id when its latest parse makes it a regression (NULL
+ * otherwise): {"series", "run", "baseline_median_ms", "candidate_median_ms", "delta_pct",
+ * "ci95_pct"}. */
+json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_runs);
+/* The per-series gauges of /metrics into out (exposition text): goblind_series_regression and
+ * goblind_series_step_time_delta_ratio of the newest max_series series (the latest complete run
+ * against its baseline), and goblind_series_dropped, the series beyond that bound. */
+void series_metrics(store_reader *rd, int max_series, int baseline_runs, strbuf *out);
+
+#endif
