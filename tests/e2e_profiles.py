@@ -44,12 +44,7 @@ FINAL = ("complete", "failed", "empty", "gone")
 # why): not this test's subject but format detection's and the parsers'. A listed run may be in
 # any final state (and is expected complete once they are read); every other run must be
 # complete or empty.
-KNOWN_UNREAD = {
-    # rocprof v1 --pmc output (counters per dispatch, no timestamps): its kernel-trace header is
-    # accepted but it has no timing column, and no format reads rocprof v1 counters yet: failed,
-    # naming the file and the missing columns
-    "mf_k_hipprog_pmc", "co_found_hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv",
-}
+KNOWN_UNREAD = set()
 
 
 def data_files(root):
@@ -200,8 +195,9 @@ def test_headline_rules_against_the_files(tmp):
              co / "found2" / "torch_profiler" / "hta_trace_filter__sampled_rank-1.json.gz"]
     smi = fx / "nvidia_smi" / "gpu-usage_gpu_usage_repeated_headers.csv"
     alloc = fx / "rocprofv3" / "sdk_memory_allocation_trace.csv"
+    torchmem = co / "found" / "tracelens_mi300_Qwen1.5-0.5B-Chat__1016005.json.gz"     # profile_memory=True
     layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
-              "alloc": [alloc]}
+              "alloc": [alloc], "torchmem": [torchmem]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -283,6 +279,17 @@ def test_headline_rules_against_the_files(tmp):
     assert a["status"] == "complete" and a["profile"] == ["rocprofv3"], a
     assert abs(a["hbm_peak_gb"] - max(peak.values()) / 2**30) < 1e-15, (a["hbm_peak_gb"], dict(peak))
     assert d.json("/runs/alloc")[2]["headline_sources"]["hbm_peak_gb"]["rule"].startswith("allocation trace peak")
+    # torch [memory] events alone: HBM peak = the largest "Total Allocated" of a device's events
+    # (Device Type 0 is the CPU's allocator), as the PyTorch profiler's memory view takes its peak
+    mem_ev = [e["args"] for e in load_trace(torchmem) if isinstance(e, dict) and e.get("name") == "[memory]"
+              and e.get("args", {}).get("Device Type") not in (None, 0) and "Total Allocated" in e["args"]]
+    assert mem_ev, "the trace has device memory events"
+    t = runs["torchmem"]
+    assert t["status"] == "complete" and t["profile"] == ["kineto"], t
+    assert t["hbm_peak_gb"] == max(a["Total Allocated"] for a in mem_ev) / 2**30, (t["hbm_peak_gb"], len(mem_ev))
+    src = d.json("/runs/torchmem")[2]["headline_sources"]["hbm_peak_gb"]
+    assert src["source"] == torchmem.name and "[memory]" in src["rule"] and "Total Allocated" in src["rule"], src
+    assert check_body(d.get("/runs/torchmem/metrics")[2])["hbm_peak_gb"] == t["hbm_peak_gb"]
     # the sidecar: tokens/s = tokens_per_step / step time; MFU from the declared FLOPs and peak
     s = runs["side"]
     assert abs(s["tokens_per_sec"] - 8192 / want_step) < 1e-3, s
