@@ -12,7 +12,8 @@
   slowest rank's mean ProfilerStep#N duration (computed here from the trace's events), the GPU
   utilisation of a trace without telemetry is union / span of its GPU operations (computed
   here), the telemetry's HBM peak and utilisation (max memory.used, mean utilization.gpu of an
-  nvidia-smi log), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
+  nvidia-smi log), the HBM peak of a torch trace alone (the largest Total Allocated of its device
+  [memory] events), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
   sidecar key named in the warnings without failing the run;
 - a directory with no profile file is `empty`, one whose only file cannot be read is `failed`
   with the file named in its error (and GET /events says `empty`); ?wait=N on /runs/<id>,
@@ -40,10 +41,10 @@ ONLY = sys.argv[3:]
 FAMILIES = ["goblin", "kineto", "rocprofv3", "rocpd", "rocprof", "nsys", "nvprof", "smi", "msprof", "aie"]
 NOT_DATA = ("SOURCE", "NOTES", "MANIFEST", "README", "SOURCES")
 FINAL = ("complete", "failed", "empty", "gone")
-# Files the readers do not read yet, so their runs are `failed` (the error names the file and
-# why): not this test's subject but format detection's and the parsers'. A listed run may be in
-# any final state (and is expected complete once they are read); every other run must be
-# complete or empty.
+# Files the readers do not read yet (none today), so their runs are `failed` (the error names the
+# file and why): not this test's subject but format detection's and the parsers'. A listed run
+# may be in any final state (and is expected complete once they are read); every other run must
+# be complete or empty.
 KNOWN_UNREAD = set()
 
 
@@ -135,6 +136,16 @@ def test_every_profile_is_a_run(tmp):
     bad = {i: (r["status"], d.json(f"/runs/{i}")[2].get("error")) for i, r in runs.items()
            if i in expected and r["status"] not in ("complete", "empty") and i not in KNOWN_UNREAD}
     assert not bad, f"runs neither complete nor empty: {bad}"
+    # legacy rocprof --pmc output (counters, no timestamps) is a run of counters: every counter
+    # column (after legacy rocprof's fixed `obj`) of every row, read here with csv
+    import csv
+    pmc = SHARED / "corpus" / "found" / "hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv"
+    head, *rows = list(csv.reader(pmc.open(newline="")))
+    want = {(r[head.index("KernelName")], c): float(r[head.index(c)]) for r in rows for c in head[head.index("obj") + 1:]}
+    for rid in ("mf_k_hipprog_pmc", run_id("co_", "found/" + pmc.name)):
+        st, _, an = d.json(f"/runs/{rid}/analysis")
+        assert st == 200 and runs[rid]["status"] == "complete", (rid, st, runs[rid])
+        assert {(x["kernel"], x["counter"]): x["sum"] for x in an["counters"]["by_kernel_counter"]} == want, an["counters"]
     complete = sorted(i for i in expected if runs[i]["status"] == "complete")
     empty = sorted(i for i in expected if runs[i]["status"] == "empty")
     print(f"{len(complete)} complete, {len(empty)} empty: {empty}", flush=True)
