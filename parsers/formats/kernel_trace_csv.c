@@ -107,7 +107,7 @@ typedef struct state {
     int counter_slot[COUNTER_COLS_MAX];
     char *counter_name[COUNTER_COLS_MAX];
     bool no_timing;                    /* the header has no timing column (a counter-only file) */
-    uint64_t counter_values, counter_rows, counter_bad, first_counter_bad_line;
+    uint64_t counter_rows, counter_bad, first_counter_bad_line;
     bool oom;
 } state;
 
@@ -189,7 +189,6 @@ static bool emit_counters(state *s, const csv_record *r, const char *kernel, siz
         record rec = {.type = REC_COUNTER, .has = RF_VALUE, .line = r->line, .name = s->counter_name[k],
                       .name_len = strlen(s->counter_name[k]), .number = x, .fields = &f, .n_fields = 1};
         if (!record_emit(&s->sink, &rec)) { s->oom = true; return any; }
-        s->counter_values++;
         any = true;
     }
     return any;
@@ -403,7 +402,6 @@ static bool kt_join(void *fst, void *snd) {
     b->first_nonpositive_line = a->nonpositive ? a->first_nonpositive_line : moved(b->first_nonpositive_line, delta);
     b->first_zero_start_line = a->zero_start ? a->first_zero_start_line : moved(b->first_zero_start_line, delta);
     b->first_counter_bad_line = a->counter_bad ? a->first_counter_bad_line : moved(b->first_counter_bad_line, delta);
-    b->counter_values += a->counter_values;
     b->counter_rows += a->counter_rows;
     b->counter_bad += a->counter_bad;
     b->records += a->records;
