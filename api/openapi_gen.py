@@ -227,7 +227,8 @@ ANALYSIS_SECTIONS = {
     "memory_copies": section({"from": {"type": "string"}, "total": {"type": "object"},
                               "by_direction": {"type": "object"}}),
     "api": section({"from": {"type": "string"}, "total_calls": INT, "total_ns": INT, "by_function": ARRAY}),
-    "allocations": section({"allocation_count": INT, "peak_bytes": INT_OR_NULL, "devices": ARRAY}),
+    "allocations": section({"allocation_count": INT, "peak_bytes": INT_OR_NULL, "reported_peak_bytes": INT_OR_NULL,
+                            "reserved_peak_bytes": INT_OR_NULL, "devices": ARRAY}),
     "telemetry": section({"samples": INT, "util_mean_pct": NUM_OR_NULL, "vram_peak_bytes": INT_OR_NULL,
                           "power_max_w": NUM_OR_NULL, "gpus": {"type": "array", "items": {
                               "type": "object", "additionalProperties": True,

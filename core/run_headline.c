@@ -270,7 +270,9 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         util_rule = "timeline busy / span";
         h->filled = true;
     }
-    /* HBM peak: telemetry, else the allocation trace's peak, else the allocator's reported total */
+    /* HBM peak: telemetry, else the allocation trace's peak, else the largest Total Allocated of
+     * torch's [memory] events (the allocator's reported totals, allocations.reported_peak_bytes:
+     * the peak the PyTorch profiler's memory view reports, docs/ANALYSIS.md) */
     if (may_fill && !had_hbm) {
         int src = ah->has_in[AH_VRAM_PEAK_BYTES] ? AH_VRAM_PEAK_BYTES : ah->has_in[AH_ALLOC_PEAK_BYTES] && ah->in[AH_ALLOC_PEAK_BYTES] > 0
                 ? AH_ALLOC_PEAK_BYTES : ah->has_in[AH_ALLOC_REPORTED_PEAK_BYTES] ? AH_ALLOC_REPORTED_PEAK_BYTES : -1;
@@ -279,10 +281,11 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
             if (src == AH_VRAM_PEAK_BYTES && ah->has_in[AH_VRAM_MEAN_BYTES])
                 sm->hbm_avg_gb = (opt_num){true, ah->in[AH_VRAM_MEAN_BYTES] / GIB};
             if (src == AH_VRAM_PEAK_BYTES) files_of(an, "smi", hbm_src, sizeof hbm_src);
+            else if (src == AH_ALLOC_REPORTED_PEAK_BYTES) files_of_any(an, NULL, "torch-trace-json", hbm_src, sizeof hbm_src);
             else snprintf(hbm_src, sizeof hbm_src, "allocations section");
             hbm_rule = src == AH_VRAM_PEAK_BYTES ? "telemetry VRAM peak"
                      : src == AH_ALLOC_PEAK_BYTES ? "allocation trace peak (allocated - freed)"
-                                                  : "allocator's reported total, largest";
+                                                  : "torch [memory] events' Total Allocated peak, largest device";
             h->filled = true;
         }
     }
@@ -326,7 +329,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");
         if (!tr->mfu_pct.has) unknown_warning(m, "mfu_pct", "no model FLOPs and peak TFLOPS declared");
         if (!m->gpu_util_known && !sm->gpu_util_pct.has) unknown_warning(m, "gpu_util_pct", "no telemetry or timeline");
-        if (!sm->hbm_peak_gb.has) unknown_warning(m, "hbm_peak_gb", "no telemetry or allocation trace");
+        if (!sm->hbm_peak_gb.has) unknown_warning(m, "hbm_peak_gb", "no telemetry, allocation trace or torch memory totals");
         for (int b = 0; b < W_COUNT; b++)
             if (h->waste_unknown & (1u << b)) unknown_warning(m, WASTE_BUCKETS[b], "an input of its formula is unknown");
     }

@@ -29,7 +29,10 @@ typedef enum {
     REC_TELEMETRY_SAMPLE,    /* one sample of device telemetry (VRAM, utilisation, power, temperature) */
     REC_METADATA,            /* a key/value fact about the run (versions, device properties): see below */
     REC_MEMSET,              /* a device memory fill (bytes, start/end) */
-    REC_ALLOCATION,          /* a memory allocation or free (category "alloc" / "free"), bytes */
+    REC_ALLOCATION,          /* a memory allocation or free (category "alloc" / "free"), bytes; or
+                              * category "total": an allocator's state after an event, no
+                              * allocation of its own (torch [memory] events): number (RF_VALUE)
+                              * = bytes allocated, bytes (RF_BYTES) = bytes reserved */
     REC_COUNTER,             /* a hardware counter value for a dispatch: name = counter, number */
     REC_KERNEL_STATS,        /* one pre-aggregated row of a stats report (rocprofv3 *_stats.csv, nsys
                               * cuda_gpu_kern_sum): name, calls, duration_ns = total, min/max_ns;

@@ -54,6 +54,16 @@ CATS = {"kernel": "kernel_dispatch", "gpu_memcpy": "memory_copy", "gpu_memset": 
         "user_annotation": "annotation", "gpu_user_annotation": "annotation"}
 
 
+def device_memory_event(e):
+    """A [memory] instant event of a device's allocator with its totals (torch >= 1.10): one
+    allocation record of category "total" (Device Type 0 is the CPU's allocator)."""
+    a = e.get("args") if isinstance(e.get("args"), dict) else {}
+    num = lambda v: isinstance(v, int) and not isinstance(v, bool)
+    return (e.get("name") == "[memory]" and num(a.get("Device Type")) and a["Device Type"] != 0
+            and num(a.get("Device Id")) and a["Device Id"] >= 0 and num(a.get("Total Allocated"))
+            and a["Total Allocated"] >= 0 and isinstance(e.get("ts"), (int, float, decimal.Decimal)))
+
+
 def expected_torch_counts(doc):
     c = collections.Counter()
     events = doc.get("traceEvents") if isinstance(doc, dict) else None
@@ -65,6 +75,8 @@ def expected_torch_counts(doc):
         name = e.get("name")
         if kind is None and isinstance(name, str) and name.startswith("ProfilerStep#"):
             kind = "annotation"
+        if kind is None and device_memory_event(e):
+            c["allocation"] += 1
         if kind is None:
             continue
         num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -306,6 +318,8 @@ try:
             if kind is None and isinstance(e.get("name"), str) and e["name"].startswith("ProfilerStep#"):
                 kind = "annotation"
             num = lambda v: isinstance(v, (int, decimal.Decimal)) and not isinstance(v, bool)
+            if kind is None and device_memory_event(e):
+                want.append(("allocation", e))
             if kind is None or not num(e.get("ts")) or not num(e.get("dur")):
                 continue
             want.append((kind, e))
@@ -313,6 +327,13 @@ try:
         bad = 0
         for r, (kind, e) in zip(recs, want):
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            if kind == "allocation":       # the allocator's totals after the event, no duration
+                exp = {"type": kind, "start_ns": ns(e["ts"]), "duration_ns": None, "category": "total",
+                       "device": args["Device Id"], "number": args["Total Allocated"], "bytes": args.get("Total Reserved")}
+                bad += sum(1 for k, v in exp.items() if r.get(k) != v) + (r.get("name") != "[memory]")
+                if any(r.get(k) != v for k, v in exp.items()):
+                    print(f"{name}: memory event at byte {r['line']}: {r} != {exp}")
+                continue
             exp = {"type": kind, "start_ns": ns(e["ts"]), "duration_ns": ns(e["dur"]),
                    "end_ns": ns(e["ts"]) + ns(e["dur"])}
             for key, field in (("device", "device"), ("stream", "stream"), ("correlation", "correlation_id"),

@@ -9,6 +9,10 @@ computation in plain Python (csv / sqlite3 / json modules), never goblind's own 
 - timeline: a 2021 Kineto trace at microsecond resolution with zero-duration kernels and
   memsets: per stream, the idle gaps between busy islands where a zero-duration operation is an
   instant that splits a gap (HTA's rule), the busy time, the operations;
+- allocations: every corpus torch trace with device `[memory]` events (profile_memory=True):
+  per Device Id the largest "Total Allocated" and "Total Reserved" of the events whose Device
+  Type is not the CPU's (0), and the run's largest (the HBM peak's input);
+- counters: legacy rocprof --pmc output (no timestamps): one value per counter column and row;
 
 A file missing from the corpus skips its check (exit 77 when every one is missing).
 
@@ -137,10 +141,56 @@ def zero_duration_gaps():
     print(f"ok {path.name}: {zero} zero-duration operations, gaps per stream as HTA counts them")
 
 
+def torch_memory_totals():
+    """The allocator totals of torch [memory] events, per device, against json by hand."""
+    for path in sorted(CORPUS.rglob("*.json.gz")):
+        with gzip.open(path, "rb") as f:
+            raw = f.read()
+        if b'"[memory]"' not in raw or b'"Total Allocated"' not in raw:
+            continue
+        d = json.loads(raw)
+        ev = d.get("traceEvents") if isinstance(d, dict) else d
+        alloc, res = {}, {}
+        for e in ev or []:
+            a = e.get("args") if isinstance(e, dict) and e.get("name") == "[memory]" else None
+            if not isinstance(a, dict) or a.get("Device Type") in (None, 0) or "Total Allocated" not in a:
+                continue
+            if not isinstance(a.get("Device Id"), int) or a["Device Id"] < 0 or not isinstance(e.get("ts"), (int, float)):
+                continue
+            dev = a["Device Id"]
+            alloc[dev] = max(alloc.get(dev, 0), a["Total Allocated"])
+            if "Total Reserved" in a:
+                res[dev] = max(res.get(dev, 0), a["Total Reserved"])
+        if not alloc or not present(path):
+            continue
+        got = doc(("torch-trace-json", path))["allocations"]
+        same({x["device"]: (x["reported_peak_bytes"], x["reserved_peak_bytes"]) for x in got["devices"]},
+             {k: (v, res.get(k)) for k, v in alloc.items()}, f"{path.name}: allocator totals per device")
+        same((got["reported_peak_bytes"], got["reserved_peak_bytes"]), (max(alloc.values()), max(res.values())),
+             f"{path.name}: largest totals")
+        same((got["peak_bytes"], got["allocation_count"]), (None, 0), f"{path.name}: no allocation trace")
+
+
+def legacy_pmc_counters():
+    """rocprof v1 --pmc output: each column after `obj` (no timestamps here) is a counter."""
+    path = CORPUS / "found" / "hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv"
+    if not present(path):
+        return
+    with open(path, newline="") as f:
+        head, *rows = list(csv.reader(f))
+    cols = head[head.index("obj") + 1:]
+    want = {(r[head.index("KernelName")], c): float(r[head.index(c)]) for r in rows for c in cols}
+    got = doc(("kernel-trace-csv", path))["counters"]
+    same({(x["kernel"], x["counter"]): x["sum"] for x in got["by_kernel_counter"]}, want, f"{path.name}: counters")
+    same(got["values"], len(rows) * len(cols), f"{path.name}: counter values")
+
+
 def main():
     barrier_stats()
     counter_csvs()
     zero_duration_gaps()
+    torch_memory_totals()
+    legacy_pmc_counters()
     if failures:
         print("\n".join(failures))
         return 1

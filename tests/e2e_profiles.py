@@ -12,7 +12,8 @@
   slowest rank's mean ProfilerStep#N duration (computed here from the trace's events), the GPU
   utilisation of a trace without telemetry is union / span of its GPU operations (computed
   here), the telemetry's HBM peak and utilisation (max memory.used, mean utilization.gpu of an
-  nvidia-smi log), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
+  nvidia-smi log), the HBM peak of a torch trace alone (the largest Total Allocated of its device
+  [memory] events), tokens/s from the sidecar goblind.json (tokens_per_step / step time), a bad
   sidecar key named in the warnings without failing the run;
 - a directory with no profile file is `empty`, one whose only file cannot be read is `failed`
   with the file named in its error (and GET /events says `empty`); ?wait=N on /runs/<id>,
@@ -40,16 +41,11 @@ ONLY = sys.argv[3:]
 FAMILIES = ["goblin", "kineto", "rocprofv3", "rocpd", "rocprof", "nsys", "nvprof", "smi", "msprof", "aie"]
 NOT_DATA = ("SOURCE", "NOTES", "MANIFEST", "README", "SOURCES")
 FINAL = ("complete", "failed", "empty", "gone")
-# Files the readers do not read yet, so their runs are `failed` (the error names the file and
-# why): not this test's subject but format detection's and the parsers'. A listed run may be in
-# any final state (and is expected complete once they are read); every other run must be
-# complete or empty.
-KNOWN_UNREAD = {
-    # rocprof v1 --pmc output (counters per dispatch, no timestamps): its kernel-trace header is
-    # accepted but it has no timing column, and no format reads rocprof v1 counters yet: failed,
-    # naming the file and the missing columns
-    "mf_k_hipprog_pmc", "co_found_hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv",
-}
+# Files the readers do not read yet (none today), so their runs are `failed` (the error names the
+# file and why): not this test's subject but format detection's and the parsers'. A listed run
+# may be in any final state (and is expected complete once they are read); every other run must
+# be complete or empty.
+KNOWN_UNREAD = set()
 
 
 def data_files(root):
@@ -140,6 +136,16 @@ def test_every_profile_is_a_run(tmp):
     bad = {i: (r["status"], d.json(f"/runs/{i}")[2].get("error")) for i, r in runs.items()
            if i in expected and r["status"] not in ("complete", "empty") and i not in KNOWN_UNREAD}
     assert not bad, f"runs neither complete nor empty: {bad}"
+    # legacy rocprof --pmc output (counters, no timestamps) is a run of counters: every counter
+    # column (after legacy rocprof's fixed `obj`) of every row, read here with csv
+    import csv
+    pmc = SHARED / "corpus" / "found" / "hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv"
+    head, *rows = list(csv.reader(pmc.open(newline="")))
+    want = {(r[head.index("KernelName")], c): float(r[head.index(c)]) for r in rows for c in head[head.index("obj") + 1:]}
+    for rid in ("mf_k_hipprog_pmc", run_id("co_", "found/" + pmc.name)):
+        st, _, an = d.json(f"/runs/{rid}/analysis")
+        assert st == 200 and runs[rid]["status"] == "complete", (rid, st, runs[rid])
+        assert {(x["kernel"], x["counter"]): x["sum"] for x in an["counters"]["by_kernel_counter"]} == want, an["counters"]
     complete = sorted(i for i in expected if runs[i]["status"] == "complete")
     empty = sorted(i for i in expected if runs[i]["status"] == "empty")
     print(f"{len(complete)} complete, {len(empty)} empty: {empty}", flush=True)
@@ -200,8 +206,9 @@ def test_headline_rules_against_the_files(tmp):
              co / "found2" / "torch_profiler" / "hta_trace_filter__sampled_rank-1.json.gz"]
     smi = fx / "nvidia_smi" / "gpu-usage_gpu_usage_repeated_headers.csv"
     alloc = fx / "rocprofv3" / "sdk_memory_allocation_trace.csv"
+    torchmem = co / "found" / "tracelens_mi300_Qwen1.5-0.5B-Chat__1016005.json.gz"     # profile_memory=True
     layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
-              "alloc": [alloc]}
+              "alloc": [alloc], "torchmem": [torchmem]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -283,6 +290,17 @@ def test_headline_rules_against_the_files(tmp):
     assert a["status"] == "complete" and a["profile"] == ["rocprofv3"], a
     assert abs(a["hbm_peak_gb"] - max(peak.values()) / 2**30) < 1e-15, (a["hbm_peak_gb"], dict(peak))
     assert d.json("/runs/alloc")[2]["headline_sources"]["hbm_peak_gb"]["rule"].startswith("allocation trace peak")
+    # torch [memory] events alone: HBM peak = the largest "Total Allocated" of a device's events
+    # (Device Type 0 is the CPU's allocator), as the PyTorch profiler's memory view takes its peak
+    mem_ev = [e["args"] for e in load_trace(torchmem) if isinstance(e, dict) and e.get("name") == "[memory]"
+              and e.get("args", {}).get("Device Type") not in (None, 0) and "Total Allocated" in e["args"]]
+    assert mem_ev, "the trace has device memory events"
+    t = runs["torchmem"]
+    assert t["status"] == "complete" and t["profile"] == ["kineto"], t
+    assert t["hbm_peak_gb"] == max(a["Total Allocated"] for a in mem_ev) / 2**30, (t["hbm_peak_gb"], len(mem_ev))
+    src = d.json("/runs/torchmem")[2]["headline_sources"]["hbm_peak_gb"]
+    assert src["source"] == torchmem.name and "[memory]" in src["rule"] and "Total Allocated" in src["rule"], src
+    assert check_body(d.get("/runs/torchmem/metrics")[2])["hbm_peak_gb"] == t["hbm_peak_gb"]
     # the sidecar: tokens/s = tokens_per_step / step time; MFU from the declared FLOPs and peak
     s = runs["side"]
     assert abs(s["tokens_per_sec"] - 8192 / want_step) < 1e-3, s

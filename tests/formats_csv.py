@@ -120,6 +120,41 @@ def counters(path):
     same(sum(r["number"] for r in recs), sum(float(w["Counter_Value"]) for w in want), f"{path}: counter sum")
 
 
+LEGACY_FIXED = ("Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr", "lds", "scr",
+                "arch_vgpr", "accum_vgpr", "vgpr", "sgpr", "wave_size", "fbar", "sig", "obj", "DispatchNs", "BeginNs",
+                "EndNs", "CompleteNs", "DurationNs")
+
+
+def legacy_counters(path, want_dispatches):
+    """Legacy rocprof --pmc output: each counter column (every column rocprof does not always write)
+    of each row is one counter record named by the column, with the row's kernel; the counters
+    section's sums, means and extremes per (kernel, counter) are Python's over the same cells;
+    rows with timestamps are dispatches too (EndNs - BeginNs)."""
+    p = subprocess.run([TOOL, "--records", f"kernel-trace-csv={path}"], capture_output=True, text=True, timeout=120)
+    same(p.returncode, 0, f"{path}: exit status")
+    recs = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    want = rows(path)
+    cols = [c for c in want[0] if c not in LEGACY_FIXED]
+    check(len(cols) > 0, f"{path}: the file has counter columns")
+    same([(r["name"], r["number"], r["fields"]["kernel_name"]) for r in recs if r["type"] == "counter"],
+         [(c, float(w[c]), w["KernelName"]) for w in want for c in cols], f"{path}: counter records")
+    disp = [r for r in recs if r["type"] == "kernel_dispatch"]
+    same(len(disp), want_dispatches, f"{path}: dispatches")
+    if want_dispatches:
+        same([r["duration_ns"] for r in disp], [int(w["EndNs"]) - int(w["BeginNs"]) for w in want], f"{path}: durations")
+    p = subprocess.run([TOOL, f"kernel-trace-csv={path}"], capture_output=True, text=True, timeout=120)
+    got = {(x["kernel"], x["counter"]): x for x in json.loads(p.stdout)["counters"]["by_kernel_counter"]}
+    by = {}
+    for w in want:
+        for c in cols:
+            by.setdefault((w["KernelName"], c), []).append(float(w[c]))
+    same(set(got), set(by), f"{path}: counter pairs")
+    for k, v in by.items():
+        g = got.get(k, {})
+        same((g.get("dispatches"), g.get("sum"), g.get("min"), g.get("max")), (len(v), sum(v), min(v), max(v)),
+             f"{path}: counter {k}")
+
+
 def stats(fmt, path, name="Name", calls="Calls", total="TotalDurationNs"):
     recs = records(fmt, path)
     want = rows(path)
@@ -166,6 +201,8 @@ allocation_peak(ROC + "sdk_memory_allocation_trace.csv")
 allocations(OWN + "/4242_memory_allocation_trace.csv")
 allocation_peak(OWN + "/4242_memory_allocation_trace.csv", 2**30 + 0)   # three 1 GiB allocations in turn
 counters(ROC + "sdk_counter_collection.csv")
+legacy_counters(SHARED + "/corpus/found/hipprog_rocprof_v1_pmc_output_vec_add_gpu.csv", 0)
+legacy_counters(OWN + "/rocprof_v1_pmc_timestamps.csv", 3)
 stats("rocprof-api-stats-csv", ROC + "sdk2024_hip_api_stats.csv")
 stats("rocprof-domain-stats-csv", ROC + "sdk_hip_domain_stats.csv")
 stats("rocprof-kernel-stats-csv", ROC + "rocprofv1_batched_gemm_results.stats.csv")

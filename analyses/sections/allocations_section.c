@@ -1,5 +1,6 @@
 /* allocations_section: the `allocations` section: per device, how many allocations and frees,
- * how many bytes, and the peak of the running sum (allocated - freed) in time order.
+ * how many bytes, and the peak of the running sum (allocated - freed) in time order; and the
+ * largest totals an allocator reported (torch.profiler's [memory] events).
  *
  * Inputs: REC_ALLOCATION (category "alloc" / "free", bytes, device, start_ns). A free's size
  * is its RF_BYTES when the format knows it, else the size of the allocation at the same
@@ -7,13 +8,17 @@
  * device is charged to that allocation's device. A free matched by neither is counted in
  * unmatched_frees and then the peak is an upper bound (peak_exact false). RF_VALUE, when a
  * format gives the allocator's own total after the event, is reported as
- * reported_peak_bytes.
+ * reported_peak_bytes. A record of category "total" (record.h: an allocator's state, no
+ * allocation of its own) gives only that: its number is the bytes allocated (the largest is
+ * reported_peak_bytes), its RF_BYTES the bytes reserved (the largest is reserved_peak_bytes).
  *
  * Bounded memory: events are buffered (EV_CAP), sorted by time per device and folded into a
  * segment summary (net bytes, highest prefix), which composes exactly: peak(a then b) =
  * max(peak a, net a + peak b). An event older than an already folded batch breaks time
  * order (time_ordered false). Sources compose in inventory order. Not splittable (a free's
- * allocation may sit in the other piece). docs/ANALYSIS.md. */
+ * allocation may sit in the other piece), except a torch trace's: it gives totals only, whose
+ * largest values fold exactly in any order (split_ok; split_exact refuses two pieces that both
+ * hold allocations or frees). docs/ANALYSIS.md. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +44,11 @@ typedef struct dev_seg {
     i128 net, peak;                 /* net bytes, highest running sum (>= 0) */
     uint64_t allocs, frees, unmatched;
     i128 alloc_bytes, free_bytes;
-    bool have_ts, order_broken, have_reported;
+    bool have_ts, order_broken, have_reported, have_reserved;
     i128 max_ts;
     double reported_peak;
+    uint64_t reserved_peak;         /* the largest reserved total ("total" records' RF_BYTES) */
+    uint64_t totals;                /* "total" records */
 } dev_seg;
 
 typedef struct addr_slot {
@@ -139,11 +146,23 @@ static bool addr_compact(alloc_state *s) {
     return true;
 }
 
+/* A "total" record: the allocator's totals after an event, folded by their largest values. */
+static void add_total(alloc_state *s, const record *r) {
+    dev_seg *d = dev_of(s, (r->has & RF_DEVICE) ? r->device : NO_DEVICE);
+    if (!d) { s->dropped++; return; }
+    d->totals++;
+    if ((r->has & RF_VALUE) && (!d->have_reported || r->number > d->reported_peak))
+        d->reported_peak = r->number, d->have_reported = true;
+    if ((r->has & RF_BYTES) && (!d->have_reserved || r->bytes > d->reserved_peak))
+        d->reserved_peak = r->bytes, d->have_reserved = true;
+}
+
 static bool al_consume(void *st, const record *r) {
     alloc_state *s = st;
     if (!r->category) return true;
     bool is_free = r->category_len == 4 && !memcmp(r->category, "free", 4);
     bool is_alloc = r->category_len == 5 && !memcmp(r->category, "alloc", 5);
+    if (r->category_len == 5 && !memcmp(r->category, "total", 5)) { add_total(s, r); return true; }
     if (!is_free && !is_alloc) return true;
     bool has_addr = (r->has & RF_ADDRESS) != 0;
     int64_t device = (r->has & RF_DEVICE) ? r->device : NO_DEVICE;
@@ -202,7 +221,7 @@ static bool al_end_source(void *run, void *src) {
     for (size_t i = 0; i < s->n_dev; i++) {
         const dev_seg *b = &s->dev[i];
         dev_seg *a = dev_of(r, b->device);
-        if (!a) { r->dropped += b->allocs + b->frees; continue; }
+        if (!a) { r->dropped += b->allocs + b->frees + b->totals; continue; }
         i128 joined = i128_add(a->net, b->peak);
         if (joined > a->peak) a->peak = joined;
         a->net = i128_add(a->net, b->net);
@@ -212,6 +231,9 @@ static bool al_end_source(void *run, void *src) {
         a->order_broken |= b->order_broken;
         if (b->have_reported && (!a->have_reported || b->reported_peak > a->reported_peak))
             a->reported_peak = b->reported_peak, a->have_reported = true;
+        if (b->have_reserved && (!a->have_reserved || b->reserved_peak > a->reserved_peak))
+            a->reserved_peak = b->reserved_peak, a->have_reserved = true;
+        a->totals += b->totals;
     }
     r->untracked += s->untracked;
     r->dropped += s->dropped;
@@ -243,10 +265,38 @@ static uint64_t total_allocs(const alloc_state *s) {
     return n;
 }
 
+static bool dev_events(const dev_seg *d) { return d->allocs || d->frees; }
+
+/* Whether any allocation or free was seen (the running-sum figures are known). */
 static bool any_events(const alloc_state *s) {
     for (size_t i = 0; i < s->n_dev; i++)
-        if (s->dev[i].allocs || s->dev[i].frees) return true;
+        if (dev_events(&s->dev[i])) return true;
     return false;
+}
+
+/* Whether any allocator total was seen. */
+static bool any_totals(const alloc_state *s) {
+    for (size_t i = 0; i < s->n_dev; i++)
+        if (s->dev[i].totals) return true;
+    return false;
+}
+
+/* The largest reported allocated (reserved: false) or reserved (true) total over the devices;
+ * false when none reported one. */
+static bool largest_total(const alloc_state *s, bool reserved, double *out) {
+    bool any = false;
+    for (size_t i = 0; i < s->n_dev; i++) {
+        const dev_seg *d = &s->dev[i];
+        bool has = reserved ? d->have_reserved : d->have_reported;
+        double v = reserved ? (double)d->reserved_peak : d->reported_peak;
+        if (has && (!any || v > *out)) *out = v, any = true;
+    }
+    return any;
+}
+
+static void render_total(jw_out *w, const char *key, bool has, double v) {
+    jw_key(w, key);
+    if (has) jw_whole(w, v); else jw_null(w);
 }
 
 /* The run's peak: the largest per-device peak (devices are separate memories). */
@@ -259,13 +309,20 @@ static i128 peak_of(const alloc_state *s) {
 
 static void al_render(const void *run, jw_out *w) {
     const alloc_state *s = run;
-    if (!any_events(s)) { jw_null(w); return; }
+    bool events = any_events(s);
+    if (!events && !any_totals(s)) { jw_null(w); return; }
     bool exact = true;
     for (size_t i = 0; i < s->n_dev; i++) exact &= !s->dev[i].unmatched && !s->dev[i].order_broken;
     jw_object_open(w);
     jw_key(w, "allocation_count"); jw_u64(w, total_allocs(s));
-    jw_key(w, "peak_bytes"); jw_i128_value(w, peak_of(s));
-    jw_key(w, "peak_exact"); jw_bool(w, exact);
+    /* the running sum's figures are unknown (null) without one allocation or free */
+    jw_key(w, "peak_bytes"); if (events) jw_i128_value(w, peak_of(s)); else jw_null(w);
+    jw_key(w, "peak_exact"); if (events) jw_bool(w, exact); else jw_null(w);
+    double v = 0;
+    bool has = largest_total(s, false, &v);
+    render_total(w, "reported_peak_bytes", has, v);
+    has = largest_total(s, true, &v);
+    render_total(w, "reserved_peak_bytes", has, v);
     jw_key(w, "devices");
     jw_array_open(w);
     for (size_t i = 0; i < s->n_dev; i++) {
@@ -277,25 +334,45 @@ static void al_render(const void *run, jw_out *w) {
         jw_key(w, "frees"); jw_u64(w, d->frees);
         jw_key(w, "allocated_bytes"); jw_i128_value(w, d->alloc_bytes);
         jw_key(w, "freed_bytes"); jw_i128_value(w, d->free_bytes);
-        jw_key(w, "peak_bytes"); jw_i128_value(w, d->peak);
+        jw_key(w, "peak_bytes"); if (dev_events(d)) jw_i128_value(w, d->peak); else jw_null(w);
         jw_key(w, "unmatched_frees"); jw_u64(w, d->unmatched);
-        jw_key(w, "time_ordered"); jw_bool(w, !d->order_broken);
-        jw_key(w, "reported_peak_bytes");
-        if (d->have_reported) jw_whole(w, d->reported_peak); else jw_null(w);
+        jw_key(w, "time_ordered"); if (dev_events(d)) jw_bool(w, !d->order_broken); else jw_null(w);
+        render_total(w, "reported_peak_bytes", d->have_reported, d->reported_peak);
+        render_total(w, "reserved_peak_bytes", d->have_reserved, (double)d->reserved_peak);
         jw_object_close(w);
     }
     jw_array_close(w);
     jw_object_close(w);
 }
 
-/* The report's allocation table: one row per device (MiB = 2^20 bytes). */
+/* The allocators' reported totals: one row per device that reported one (MiB). */
+static void totals_md(const alloc_state *s, strbuf *out) {
+    smd_printf(out, "| device | reported allocated, largest (MiB) | reported reserved, largest (MiB) |\n|---|---:|---:|\n");
+    for (size_t i = 0; i < s->n_dev; i++) {
+        const dev_seg *d = &s->dev[i];
+        if (!d->totals) continue;
+        if (d->device == NO_DEVICE) smd_printf(out, "| — |");
+        else smd_printf(out, "| %lld |", (long long)d->device);
+        if (d->have_reported) smd_num(out, d->reported_peak / 1048576.0, 2, true); else smd_printf(out, " — |");
+        if (d->have_reserved) smd_num(out, (double)d->reserved_peak / 1048576.0, 2, true); else smd_printf(out, " — |");
+        strbuf_putc(out, '\n');
+    }
+    strbuf_putc(out, '\n');
+}
+
+/* The report's allocation table: one row per device (MiB = 2^20 bytes); then the reported
+ * totals, when an allocator reported them. */
 static void al_render_md(const void *run, strbuf *out) {
     const alloc_state *s = run;
-    if (!any_events(s)) return;
+    if (!any_events(s)) {
+        if (any_totals(s)) smd_printf(out, "## Allocations\n\n"), totals_md(s, out);
+        return;
+    }
     smd_printf(out, "## Allocations\n\n| device | allocations | frees | allocated (MiB) | peak (MiB) | unmatched frees |\n"
                     "|---|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < s->n_dev; i++) {
         const dev_seg *d = &s->dev[i];
+        if (!dev_events(d)) continue;
         if (d->device == NO_DEVICE) smd_printf(out, "| — |");
         else smd_printf(out, "| %lld |", (long long)d->device);
         smd_printf(out, " %llu | %llu |", (unsigned long long)d->allocs, (unsigned long long)d->frees);
@@ -304,21 +381,30 @@ static void al_render_md(const void *run, strbuf *out) {
         smd_printf(out, " %llu |\n", (unsigned long long)d->unmatched);
     }
     strbuf_putc(out, '\n');
+    if (any_totals(s)) totals_md(s, out);
 }
 
-/* "peak_bytes" (largest per-device peak), "allocation_count". */
+/* "peak_bytes" (largest per-device peak), "allocation_count" (both known once an allocation
+ * or free was seen); "reported_peak_bytes", "reserved_peak_bytes" (the largest device's). */
 static bool al_number(const void *run, const char *path, double *out) {
     const alloc_state *s = run;
+    if (!strcmp(path, "reported_peak_bytes")) return largest_total(s, false, out);
+    if (!strcmp(path, "reserved_peak_bytes")) return largest_total(s, true, out);
     if (!any_events(s)) return false;
     if (!strcmp(path, "peak_bytes")) *out = (double)peak_of(s);
     else if (!strcmp(path, "allocation_count")) *out = (double)total_allocs(s);
-    else if (!strcmp(path, "reported_peak_bytes")) {     /* the allocator's own largest total */
-        bool any = false;
-        for (size_t i = 0; i < s->n_dev; i++)
-            if (s->dev[i].have_reported && (!any || s->dev[i].reported_peak > *out)) *out = s->dev[i].reported_peak, any = true;
-        return any;
-    } else return false;
+    else return false;
     return true;
+}
+
+/* A torch trace gives "total" records only (parsers/formats/torch_memory.h): their largest
+ * values fold exactly in any order, so its pieces may be read apart. */
+static bool al_split_ok(const source_ref *src) { return !strcmp(src->format, "torch-trace-json"); }
+
+/* The running sum composes across pieces only when one of them holds no allocation or free
+ * (a free's allocation, by address, may sit in the other). */
+static bool al_split_exact(const void *first, const void *second) {
+    return !any_events(first) || !any_events(second);
 }
 
 const section_analysis allocations_section = {
@@ -326,6 +412,8 @@ const section_analysis allocations_section = {
     .wants = REC_BIT(REC_ALLOCATION),
     .fields = RF_DEVICE | RF_BYTES | RF_START | RF_VALUE | RF_ADDRESS,
     .splittable = false,
+    .split_ok = al_split_ok,
+    .split_exact = al_split_exact,
     .open = al_open,
     .open_source = al_open_source,
     .consume = al_consume,

@@ -10,6 +10,13 @@
  * The identity columns are not even captured unless the sink asks (RunMetrics does not), so
  * RunMetrics' read costs what it did.
  *
+ * Legacy rocprof's counter columns (`rocprof --pmc`: `...,sig,obj,GPUBusy,Wavefronts` with or
+ * without the DispatchNs..EndNs timestamps) become REC_COUNTER records, one per row and
+ * counter (name = the column, number = the cell, named field "kernel_name"), when the sink
+ * wants counters: the columns after legacy rocprof's fixed `obj` column that are neither a
+ * timestamp nor a column picked above. A counter file without timestamps is read for its
+ * counters; its rows then give no dispatch (their durations are unknown, said once).
+ *
  * A large file can be read in two pieces (artefact_parser.join): the second starts after
  * a newline, having read the header from the file's first bytes; the join checks that the
  * first piece ended there outside any quoted field, then folds its counts in and moves
@@ -25,6 +32,7 @@
 #include "parsers/tokenizers/csv_columns.h"
 
 #define NAME_CAP (1u << 20)  /* longest kernel name kept (real ones reach ~10 KB) */
+#define COUNTER_COLS_MAX 64u /* counter columns read from one legacy rocprof header */
 
 static const char *const NAME_COLS[] = {"KernelName", "Kernel_Name", "kernel_name", "Name", NULL};
 static const char *const START_COLS[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
@@ -54,6 +62,8 @@ static const char *const SCRATCH_COLS[] = {"Scratch_Size", "Private_Segment_Size
 static const char *const VGPR_COLS[] = {"VGPR_Count", "Arch_VGPR_Count", "arch_vgpr_count", "vgpr_count", "vgpr", NULL};
 static const char *const SGPR_COLS[] = {"SGPR_Count", "sgpr_count", "sgpr", NULL};
 static const char *const NOT_ACCUM[] = {"accum", NULL};
+/* legacy rocprof's fixed columns after `obj`: timestamps, never counters */
+static const char *const LEGACY_TIMING[] = {"DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs", NULL};
 
 enum { C_NAME, C_START, C_END, C_DUR, C_TIMING_COUNT, C_DEVICE = C_TIMING_COUNT, C_STREAM, C_CORR, C_PID, C_TID,
        C_GX, C_GY, C_GZ, C_WX, C_WY, C_WZ, C_LDS, C_SCRATCH, C_VGPR, C_SGPR, C_QUEUE, C_COUNT };
@@ -92,24 +102,96 @@ typedef struct state {
     uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
     uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
     uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
+    /* legacy rocprof counter columns: capture slot and name (valid UTF-8) of each */
+    size_t n_counters, counter_cols_cut;
+    int counter_slot[COUNTER_COLS_MAX];
+    char *counter_name[COUNTER_COLS_MAX];
+    bool no_timing;                    /* the header has no timing column (a counter-only file) */
+    uint64_t counter_rows, counter_bad, first_counter_bad_line;
     bool oom;
 } state;
 
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
+/* Legacy rocprof's counter columns (see the top): those after its fixed "obj" column that are
+ * neither a timestamp nor a column picked already, captured beside the picked ones (after
+ * them: the picked columns keep their slots). false on allocation failure. */
+static bool pick_counters(state *s, const csv_record *h) {
+    size_t obj = h->n_all;
+    for (size_t i = 0; i < h->n_all && obj == h->n_all; i++)
+        if (h->all[i].len == 3 && !memcmp(h->all[i].data, "obj", 3)) obj = i;
+    if (obj == h->n_all) return true;
+    size_t cols[CSV_COLUMNS_MAX + COUNTER_COLS_MAX], n = 0;
+    for (size_t w = 0; w < s->cols.n; w++)
+        if (s->cols.slot[w] >= 0) {
+            cols[s->cols.slot[w]] = (size_t)s->cols.col[w];
+            if ((size_t)s->cols.slot[w] + 1 > n) n = (size_t)s->cols.slot[w] + 1;
+        }
+    size_t picked = n;
+    strbuf nm = {0};
+    for (size_t i = obj + 1; i < h->n_all; i++) {
+        bool skip = h->all[i].len == 0;
+        for (size_t k = 0; k < picked && !skip; k++) skip = cols[k] == i;
+        for (size_t k = 0; LEGACY_TIMING[k] && !skip; k++)
+            skip = h->all[i].len == strlen(LEGACY_TIMING[k]) && !strncasecmp(h->all[i].data, LEGACY_TIMING[k], h->all[i].len);
+        if (skip) continue;
+        if (s->n_counters == COUNTER_COLS_MAX) { s->counter_cols_cut++; continue; }
+        nm.len = 0;
+        if (!utf8_sanitize((const uint8_t *)h->all[i].data, h->all[i].len, &nm) ||
+            !(s->counter_name[s->n_counters] = strndup(nm.data ? nm.data : "", nm.len))) {
+            strbuf_free(&nm);
+            return false;
+        }
+        s->counter_slot[s->n_counters++] = (int)n;
+        cols[n++] = i;
+    }
+    strbuf_free(&nm);
+    return !s->n_counters || csv_capture_columns(&s->csv, cols, n);
+}
+
 static void on_header(state *s, const csv_record *r) {
     /* the identity columns only when wanted: every captured column costs a copy per row */
     size_t want = s->fields & IDENTITY_FIELDS ? C_COUNT : C_TIMING_COUNT;
     if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, want)) s->oom = true;
+    if (!s->oom && record_sink_wants(&s->sink, REC_COUNTER) && !pick_counters(s, r)) s->oom = true;
     for (int c = 0; c < C_TIMING_COUNT; c++)
         if (!read_facts_column(s->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
     const ssize_t *col = s->cols.col;
+    s->no_timing = col[C_DUR] < 0 && (col[C_START] < 0 || col[C_END] < 0);
     if (col[C_NAME] < 0)
         diag_add(s->diag, "%s: line %llu: no kernel-name column in the header", s->label,
                  (unsigned long long)r->line);
-    else if (col[C_DUR] < 0 && (col[C_START] < 0 || col[C_END] < 0))
+    else if (s->no_timing && s->n_counters)
+        diag_add(s->diag, "%s: line %llu: no duration or start/end timestamp columns (counters collected without "
+                 "timestamps): kernel durations unknown; its %zu counter columns are read", s->label,
+                 (unsigned long long)r->line, s->n_counters);
+    else if (s->no_timing)
         diag_add(s->diag, "%s: line %llu: no duration or start/end timestamp columns in the header",
                  s->label, (unsigned long long)r->line);
+    if (s->counter_cols_cut)
+        diag_add(s->diag, "%s: more than %u counter columns: %zu columns after the first %u are not read", s->label,
+                 COUNTER_COLS_MAX, s->counter_cols_cut, COUNTER_COLS_MAX);
+}
+
+/* One REC_COUNTER per counter column of the row with a number (an empty cell is no value, a
+ * cell that is not a number is counted and named once at the end). true when any was sent. */
+static bool emit_counters(state *s, const csv_record *r, const char *kernel, size_t kernel_len) {
+    record_field f = {"kernel_name", kernel, kernel_len};
+    bool any = false;
+    for (size_t k = 0; k < s->n_counters && !s->oom; k++) {
+        const csv_field *v = &r->captured[s->counter_slot[k]];
+        double x;
+        if (!v->present || !v->text.len) continue;
+        if (v->truncated || !py_number(v->text.data, v->text.len, &x)) {
+            if (!s->counter_bad++) s->first_counter_bad_line = r->line;
+            continue;
+        }
+        record rec = {.type = REC_COUNTER, .has = RF_VALUE, .line = r->line, .name = s->counter_name[k],
+                      .name_len = strlen(s->counter_name[k]), .number = x, .fields = &f, .n_fields = 1};
+        if (!record_emit(&s->sink, &rec)) { s->oom = true; return any; }
+        any = true;
+    }
+    return any;
 }
 
 static bool nonempty(const csv_field *f) { return f && f->text.len > 0; }
@@ -221,6 +303,8 @@ static void on_row(state *s, const csv_record *r) {
     py_strip(&name, &len);
     if (len == 0) { s->no_name++; return; }
     if (fn->truncated) s->truncated_names++;
+    bool counted = s->n_counters && emit_counters(s, r, name, len);
+    if (s->oom) return;
     i128 ns = 0, be[2] = {0, 0};
     bool timing_ok = false, have_be = false;
     const csv_field *fd = field(s, C_DUR, r);
@@ -241,6 +325,9 @@ static void on_row(state *s, const csv_record *r) {
         }
     }
     if (!timing_ok) {
+        /* a counter-only file's rows are used for their counters; its missing timestamps were
+         * said once, at the header */
+        if (counted && s->no_timing) { s->counter_rows++; return; }
         if (!s->bad_timing++) s->first_bad_line = r->line;
         return;
     }
@@ -314,6 +401,9 @@ static bool kt_join(void *fst, void *snd) {
     b->first_bad_line = a->bad_timing ? a->first_bad_line : moved(b->first_bad_line, delta);
     b->first_nonpositive_line = a->nonpositive ? a->first_nonpositive_line : moved(b->first_nonpositive_line, delta);
     b->first_zero_start_line = a->zero_start ? a->first_zero_start_line : moved(b->first_zero_start_line, delta);
+    b->first_counter_bad_line = a->counter_bad ? a->first_counter_bad_line : moved(b->first_counter_bad_line, delta);
+    b->counter_rows += a->counter_rows;
+    b->counter_bad += a->counter_bad;
     b->records += a->records;
     b->bad_timing += a->bad_timing;
     b->nonpositive += a->nonpositive;
@@ -374,8 +464,11 @@ static void kt_finish(void *st) {
         diag_add(s->diag, "%s: %llu rows with a zero start timestamp in %s (first at line %llu): their durations "
                  "run from the clock's epoch and inflate the kernel totals", s->label,
                  (unsigned long long)s->zero_start, timing, (unsigned long long)s->first_zero_start_line);
+    if (s->counter_bad)
+        diag_add(s->diag, "%s: %llu counter cells are not numbers; not counted (first at line %llu)", s->label,
+                 (unsigned long long)s->counter_bad, (unsigned long long)s->first_counter_bad_line);
     read_facts *f = s->facts;
-    f->rows_used = s->emitted;
+    f->rows_used = s->emitted + s->counter_rows;
     read_facts_skip(f, "no kernel name", s->no_name);
     read_facts_skip(f, "no usable duration or timestamps", s->bad_timing);
     read_facts_skip(f, "zero or negative duration", s->nonpositive);
@@ -390,6 +483,7 @@ static void kt_close(void *st) {
     csv_free(&s->csv);
     csv_columns_free(&s->cols);
     strbuf_free(&s->name);
+    for (size_t k = 0; k < s->n_counters; k++) free(s->counter_name[k]);
     free(s);
 }
 

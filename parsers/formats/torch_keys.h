@@ -14,7 +14,9 @@
 
 /* an event's member keys (K_), its args keys (A_), its categories (C_) */
 enum { K_OTHER, K_NAME, K_CAT, K_TS, K_DUR, K_PH, K_PID, K_TID, K_ARGS };
-enum { A_OTHER, A_DEVICE, A_STREAM, A_CORR, A_EXTERNAL, A_GRID, A_BLOCK, A_DIMS, A_TYPES, A_BYTES, A_KIND };
+enum { A_OTHER, A_DEVICE, A_STREAM, A_CORR, A_EXTERNAL, A_GRID, A_BLOCK, A_DIMS, A_TYPES, A_BYTES, A_KIND,
+       /* a [memory] instant event's: "Device Id", "Device Type", "Total Allocated", "Total Reserved" */
+       A_DEVICE_ID, A_DEVICE_TYPE, A_TOTAL_ALLOCATED, A_TOTAL_RESERVED };
 enum { C_OTHER, C_KERNEL, C_MEMCPY, C_MEMSET, C_RUNTIME, C_DRIVER, C_CPU_OP, C_PYTHON, C_ANNOT, C_GPU_ANNOT };
 
 /* Keys are compared as little-endian words of exactly their length (a libc memcmp call per
@@ -69,17 +71,26 @@ static inline int args_key(const char *k, size_t n) {
         uint64_t w = load6(k);
         return w == C6('d', 'e', 'v', 'i', 'c', 'e') ? A_DEVICE : w == C6('s', 't', 'r', 'e', 'a', 'm') ? A_STREAM : A_OTHER;
     }
+    case 9:      /* "Device Id" */
+        return load8(k) == C8('D', 'e', 'v', 'i', 'c', 'e', ' ', 'I') && k[8] == 'd' ? A_DEVICE_ID : A_OTHER;
     case 10: {   /* "Input Dims", "Input type": the first 8 bytes, then the last 2 */
         if (load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 'D', 'i') && load8(k) != C8('I', 'n', 'p', 'u', 't', ' ', 't', 'y'))
             return A_OTHER;
         uint64_t w = load8(k) >> 48 | load2(k + 8) << 16;
         return w == C4('D', 'i', 'm', 's') ? A_DIMS : w == C4('t', 'y', 'p', 'e') ? A_TYPES : A_OTHER;
     }
-    case 11: {   /* "correlation", "External id": the first 8 bytes and the last 3 */
+    case 11: {   /* "correlation", "External id", "Device Type": the first 8 bytes and the last 3 */
         uint64_t w = load8(k), t = load3(k + 8);
         return w == C8('c', 'o', 'r', 'r', 'e', 'l', 'a', 't') && t == C3('i', 'o', 'n') ? A_CORR
-             : w == C8('E', 'x', 't', 'e', 'r', 'n', 'a', 'l') && t == C3(' ', 'i', 'd') ? A_EXTERNAL : A_OTHER;
+             : w == C8('E', 'x', 't', 'e', 'r', 'n', 'a', 'l') && t == C3(' ', 'i', 'd') ? A_EXTERNAL
+             : w == C8('D', 'e', 'v', 'i', 'c', 'e', ' ', 'T') && t == C3('y', 'p', 'e') ? A_DEVICE_TYPE : A_OTHER;
     }
+    case 14:     /* "Total Reserved": the first 8 bytes and the last 6 */
+        return load8(k) == C8('T', 'o', 't', 'a', 'l', ' ', 'R', 'e') && load6(k + 8) == C6('s', 'e', 'r', 'v', 'e', 'd')
+                   ? A_TOTAL_RESERVED : A_OTHER;
+    case 15:     /* "Total Allocated": the first 8 bytes and the last 8 (overlapping) */
+        return load8(k) == C8('T', 'o', 't', 'a', 'l', ' ', 'A', 'l') && load8(k + 7) == C8('l', 'l', 'o', 'c', 'a', 't', 'e', 'd')
+                   ? A_TOTAL_ALLOCATED : A_OTHER;
     default: return A_OTHER;
     }
 }

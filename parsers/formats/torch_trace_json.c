@@ -103,7 +103,7 @@ const artefact_parser torch_trace_json_parser = {
     .kind = ARTEFACT_TORCH_PROFILE,
     /* torch_trace_records.c's types (REC_TRACE_EVENT only to a sink naming it) */
     .emits = 1u << REC_KERNEL_DISPATCH | 1u << REC_MEMORY_COPY | 1u << REC_MEMSET | 1u << REC_API_CALL |
-             1u << REC_CPU_OP | 1u << REC_ANNOTATION | 1u << REC_METADATA,
+             1u << REC_CPU_OP | 1u << REC_ANNOTATION | 1u << REC_METADATA | 1u << REC_ALLOCATION,
     .names = TJ_NAMES,
     .sniff = tj_sniff,
     .open_records = tj_open_records,

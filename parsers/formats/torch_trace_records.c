@@ -14,6 +14,7 @@
  *   cat cpu_op / operator               -> REC_CPU_OP (args = {"Input Dims", "Input type"} JSON)
  *   cat python_function                 -> REC_CPU_OP, category "python_function"
  *   cat user_annotation / gpu_user_annotation, or a ProfilerStep#N name -> REC_ANNOTATION
+ *   a device's [memory] instant event   -> REC_ALLOCATION, category "total" (torch_memory.h)
  * and REC_METADATA for deviceProperties (per device), the tracer/runtime versions, the
  * goblin "metadata" dict's pytorch version and distributedInfo's rank and world size: the
  * document around the events is torch_trace_meta.c's (the state both share:
@@ -33,14 +34,16 @@
 #include "parsers/tokenizers/copy_kind.h"
 #include "parsers/tokenizers/json_tokenizer.h"
 #include "parsers/formats/torch_keys.h"
+#include "parsers/formats/torch_memory.h"
 #include "parsers/formats/torch_values.h"
 
 /* The record field each args key fills (0: always read). */
 static const unsigned ARG_FIELD[] = {
     [A_OTHER] = 0, [A_DEVICE] = RF_DEVICE, [A_STREAM] = RF_STREAM, [A_CORR] = RF_CORRELATION,
     [A_EXTERNAL] = RF_EXTERNAL, [A_GRID] = RF_GRID, [A_BLOCK] = RF_GRID, [A_DIMS] = 0, [A_TYPES] = 0,
-    [A_BYTES] = RF_BYTES, [A_KIND] = 0};
-#define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES)
+    [A_BYTES] = RF_BYTES, [A_KIND] = 0, [A_DEVICE_ID] = RF_VALUE, [A_DEVICE_TYPE] = RF_VALUE,
+    [A_TOTAL_ALLOCATED] = RF_VALUE, [A_TOTAL_RESERVED] = RF_VALUE};
+#define TR_ARGS_FIELDS (RF_DEVICE | RF_STREAM | RF_CORRELATION | RF_EXTERNAL | RF_GRID | RF_BYTES | RF_VALUE)
 
 /* ts or dur: ns in fixed point; the file's double too when a consumer asks (RF_US_FLOAT). */
 static inline __attribute__((always_inline)) void token_time(tr_num *r, const jt_token *t, bool want_double) {
@@ -96,6 +99,7 @@ static __attribute__((noinline)) void event_begin(tr_state *s, uint64_t offset) 
     s->has_pid = s->has_tid = s->has_device = s->has_stream = s->has_corr = s->has_ext = false;
     s->has_bytes = s->has_grid = s->has_block = false;
     s->grid_n = s->block_n = 0;
+    s->mem.has_id = s->mem.has_type = s->mem.has_allocated = s->mem.has_reserved = false;
     s->args_comma = false;
 }
 
@@ -105,6 +109,18 @@ static api_domain domain_of(int cat, const char *name, size_t n) {
     if (cat == C_DRIVER || (n >= 2 && !memcmp(name, "cu", 2) && (n < 4 || memcmp(name, "cuda", 4)))) return API_CUDA_DRIVER;
     if (n >= 4 && !memcmp(name, "cuda", 4)) return API_CUDA_RUNTIME;
     return API_OTHER;
+}
+
+/* A [memory] event: its allocator totals as a REC_ALLOCATION (torch_memory.h) when it is a
+ * device's and the sink takes them; false when it gives nothing. */
+static bool memory_event(tr_state *s) {
+    record r = {.line = s->ev_offset, .name = s->name.data, .name_len = s->name.len, .phase = s->ph};
+    if (!s->ts.has || !record_sink_wants(&s->sink, REC_ALLOCATION) || !torch_memory_record(&s->mem, &r)) return false;
+    r.has |= RF_START | (s->has_pid && s->has_tid ? RF_PID_TID : 0u);
+    r.start_ns = s->ts.ns;
+    r.pid = s->pid, r.tid = s->tid;
+    tr_emit(s, &r);
+    return true;
 }
 
 static __attribute__((noinline)) void event_end(tr_state *s) {
@@ -120,7 +136,10 @@ static __attribute__((noinline)) void event_end(tr_state *s) {
     case C_CPU_OP: case C_PYTHON: type = REC_CPU_OP; break;
     case C_ANNOT: case C_GPU_ANNOT: type = REC_ANNOTATION; break;
     default:
-        if (!step) { s->other_cat++; return; }
+        if (!step) {
+            if (!torch_is_memory_event(s->name.data, s->name.len) || !memory_event(s)) s->other_cat++;
+            return;
+        }
         type = REC_ANNOTATION;
     }
     if (!s->ts.has || (s->ph != 'i' && s->ph != 'I' && !s->dur.has)) { s->untimed++; return; }
@@ -277,6 +296,9 @@ static __attribute__((noinline)) bool arg4_token(tr_state *s, const jt_token *t)
     case A_EXTERNAL: if ((s->has_ext = torch_i64(t, &v) && v >= 0)) s->ext = (uint64_t)v; break;
     case A_BYTES: if ((s->has_bytes = torch_i64(t, &v) && v >= 0)) s->bytes = (uint64_t)v; break;
     case A_KIND: put_text(&s->kind, t); break;
+    case A_DEVICE_ID: case A_DEVICE_TYPE: case A_TOTAL_ALLOCATED: case A_TOTAL_RESERVED:
+        torch_memory_arg(&s->mem, s->arg_key, t);
+        break;
     case A_DIMS: case A_TYPES: args_token(s, t); break;
     default: break;
     }

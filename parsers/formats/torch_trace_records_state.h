@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "parsers/artefact.h"
 #include "parsers/formats/torch_keys.h"
+#include "parsers/formats/torch_memory.h"
 #include "parsers/tokenizers/json_tokenizer.h"
 
 /* deviceProperties members read (DEVICE_PROPS in torch_trace_meta.c, which checks the count). */
@@ -60,6 +61,7 @@ typedef struct tr_state {
     uint64_t corr, ext, bytes;
     uint32_t grid[3], block[3];
     unsigned grid_n, block_n;
+    torch_memory_args mem;   /* a [memory] event's allocator totals */
     bool args_comma;         /* a member was written to args */
     bool args_need_comma[TR_EMIT_DEPTH + 2];
     /* deviceProperties: the device object being read */
