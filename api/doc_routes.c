@@ -20,7 +20,7 @@
 
 static bool final_status(run_status s) { return s == RUN_COMPLETE || s == RUN_FAILED || s == RUN_EMPTY || s == RUN_GONE; }
 
-enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind) {
+enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind) {
     long wait;
     if (!route_int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
@@ -34,7 +34,7 @@ enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *
         return route_no_such_run(a, c);
     }
     char etag[64];
-    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, run_status_name(d.status));
+    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, store_run_status_name(d.status));
     const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     bool final = final_status(d.status);
     int64_t now = api_now_ms();
@@ -59,7 +59,7 @@ enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *
             return api_send_text(c, MHD_HTTP_NOT_MODIFIED, "", 0, etag, 0);
         }
         unsigned code = d.status == RUN_FAILED ? 422u : MHD_HTTP_OK;
-        return api_send_typed_owned(c, code, d.text, d.len, etag, run_status_name(d.status),
+        return api_send_typed_owned(c, code, d.text, d.len, etag, store_run_status_name(d.status),
                                     kind == STORED_REPORT_MD ? "text/markdown; charset=utf-8" : "application/json");
     }
     free(d.text);
@@ -67,11 +67,11 @@ enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *
         return api_send_error(c, MHD_HTTP_GONE, "gone", "the run directory was deleted before it was parsed");
     if (final) {
         snprintf(detail, sizeof detail, "run %s is %s but its last parse stored no %s; it is produced when the run is "
-                 "parsed again", id, run_status_name(d.status), what);
+                 "parsed again", id, store_run_status_name(d.status), what);
         return api_send_error(c, MHD_HTTP_NOT_FOUND, "no_analysis", detail);
     }
     snprintf(detail, sizeof detail, "the run is still being written or parsed; the %s comes when it is complete: "
              "retry, or use ?wait=SECONDS", what);
-    return api_send_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:s, s:s}", "status", run_status_name(d.status), "detail", detail),
+    return api_send_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:s, s:s}", "status", store_run_status_name(d.status), "detail", detail),
                          etag, RETRY_AFTER_S);
 }

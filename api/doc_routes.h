@@ -8,6 +8,6 @@
 
 /* Answers with the run's stored document of `kind` exactly as stored, with the same status
  * codes, ETag / If-None-Match and ?wait= long poll as /runs/<id>/metrics (docs/API.md). */
-enum MHD_Result get_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind);
+enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind);
 
 #endif

@@ -159,13 +159,13 @@ void events_run_changed(events *ev, const char *run_id) {
     } else {
         const char *kind = kind_of(rc.status);
         char etag[64];
-        snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)rc.ingest_count, run_status_name(rc.status));
-        if (!was) emit_locked(ev, "created", run_id, run_status_name(rc.status), etag);
+        snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)rc.ingest_count, store_run_status_name(rc.status));
+        if (!was) emit_locked(ev, "created", run_id, store_run_status_name(rc.status), etag);
         /* pending after a final state: its files changed, a new parse is coming */
         bool pending = rc.status == RUN_PENDING;
         if (pending && was && strcmp(was, "pending") && strcmp(was, "running")) kind = "running", pending = false;
         if (!pending && (!was || strcmp(was, kind))) {
-            emit_locked(ev, kind, run_id, run_status_name(rc.status), etag);
+            emit_locked(ev, kind, run_id, store_run_status_name(rc.status), etag);
             if (regression) {
                 json_object_del(regression, "run");
                 emit_doc_locked(ev, "regression", run_id, regression, NULL, NULL);

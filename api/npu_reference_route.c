@@ -157,7 +157,7 @@ static void copy_paths(void *user, const run_row *row) {
     p->root = row->root ? strdup(row->root) : NULL;
 }
 
-enum MHD_Result get_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id) {
+enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id) {
     run_paths p = {0};
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_paths, &p);

@@ -7,6 +7,6 @@
 /* The run's msprof operators as reference CSVs, one per operator type, in a zip streamed
  * from a body stream's thread: 404 for an unknown run, 410 when its directory is gone, 503
  * when too many streams run. */
-enum MHD_Result get_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id);
+enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id);
 
 #endif

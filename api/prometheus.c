@@ -233,7 +233,7 @@ static void run_state_series(writer *w, const run_list *l) {
     for (size_t i = 0; i < l->n; i++) {
         put(w, "goblind_run_info{" L_RUN "=\"");
         label_value(w, l->items[i].id);
-        put(w, "\"," L_STATUS "=\"%s\"} 1\n", run_status_name(l->items[i].status));
+        put(w, "\"," L_STATUS "=\"%s\"} 1\n", store_run_status_name(l->items[i].status));
     }
 }
 
@@ -476,7 +476,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
     for (int s = 0; s < RUN_STATUS_COUNT; s++)
-        put(&w, "goblind_runs{" L_STATUS "=\"%s\"} %lld\n", run_status_name((run_status)s), (long long)counts[s]);
+        put(&w, "goblind_runs{" L_STATUS "=\"%s\"} %lld\n", store_run_status_name((run_status)s), (long long)counts[s]);
     family(&w, "goblind_ingests_total", "counter",
            "Run parses stored (ok: kernel trace and torch profile parse; incomplete: not yet) or not stored (error).");
     for (int r = 0; r < INGEST_RESULTS; r++)

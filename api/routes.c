@@ -93,7 +93,7 @@ static void add_list_row(void *user, const run_row *r) {
     jw_key(j, "id");
     jw_string(j, r->id);
     jw_key(j, "status");
-    jw_string(j, run_status_name(r->status));
+    jw_string(j, store_run_status_name(r->status));
     jw_key(j, "updated_at");
     iso_text(r->updated_at, t, sizeof t);
     jw_string(j, t);
@@ -146,7 +146,7 @@ static enum MHD_Result list_runs(api *a, struct MHD_Connection *c) {
     const char *s = arg(c, "status");
     if (s) {
         run_status st;
-        if (!run_status_parse(s, &st))
+        if (!store_run_status_parse(s, &st))
             return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request",
                                   "status must be pending, running, complete, failed, empty or gone");
         status = (int)st;
@@ -190,7 +190,7 @@ typedef struct run_copy {
 } run_copy;
 
 static void etag_of(const run_copy *r, char *out, size_t n) {
-    snprintf(out, n, "\"%lld-%s\"", (long long)r->ingest_count, run_status_name(r->status));
+    snprintf(out, n, "\"%lld-%s\"", (long long)r->ingest_count, store_run_status_name(r->status));
 }
 
 static void copy_row(void *user, const run_row *row) {
@@ -221,7 +221,7 @@ static void detail_row(void *user, const run_row *row) {
     jw_key(j, "id");
     jw_string(j, row->id);
     jw_key(j, "status");
-    jw_string(j, run_status_name(row->status));
+    jw_string(j, store_run_status_name(row->status));
     jw_key(j, "root");
     jw_string(j, row->root);
     jw_key(j, "path");
@@ -323,7 +323,7 @@ static enum MHD_Result get_run(api *a, api_request *req, struct MHD_Connection *
     }
     free(warnings);
     char etag[64];
-    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, run_status_name(d.status));
+    snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, store_run_status_name(d.status));
     return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, etag);
 }
 
@@ -387,14 +387,14 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
             /* A failed run's RunMetrics is still sent (its warnings say why), but not as 200:
              * its numbers are not a measurement. 422 plus Goblind-Run-Status (docs/API.md). */
             unsigned code = rc.status == RUN_FAILED ? 422u : MHD_HTTP_OK;
-            ret = api_send_run_owned(c, code, rc.metrics_json, strlen(rc.metrics_json), etag, run_status_name(rc.status));
+            ret = api_send_run_owned(c, code, rc.metrics_json, strlen(rc.metrics_json), etag, store_run_status_name(rc.status));
             rc.metrics_json = NULL;                   /* the response owns it now */
         }
     } else if (rc.status == RUN_GONE) {
         ret = api_send_error(c, MHD_HTTP_GONE, "gone", "the run directory was deleted before it was parsed");
     } else {
         ret = api_send_json(c, MHD_HTTP_ACCEPTED,
-                            json_pack("{s:s, s:s}", "status", run_status_name(rc.status), "detail",
+                            json_pack("{s:s, s:s}", "status", store_run_status_name(rc.status), "detail",
                                       "the run is still being written or parsed; retry, or use ?wait=SECONDS"),
                             etag, RETRY_AFTER_S);
     }
@@ -513,7 +513,7 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         ret = api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", detail);
     } else if (rc[0].status != RUN_COMPLETE || rc[1].status != RUN_COMPLETE) {
         int i = rc[0].status != RUN_COMPLETE ? 0 : 1;
-        snprintf(detail, sizeof detail, "run %s is %s; only complete runs are compared", ids[i], run_status_name(rc[i].status));
+        snprintf(detail, sizeof detail, "run %s is %s; only complete runs are compared", ids[i], store_run_status_name(rc[i].status));
         ret = api_send_error(c, MHD_HTTP_CONFLICT, "not_complete", detail);
     } else if (!rc[0].ok || !rc[1].ok || !rc[0].side.metrics_json || !rc[1].side.metrics_json) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "stored metrics are not readable");
@@ -613,9 +613,9 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
         if (!strcmp(sub, "/metrics")) return get_metrics(a, req, c, id);
         if (!strcmp(sub, "/kernels")) return get_kernels(a, c, id);
         if (!strcmp(sub, "/kernels.csv") || !strcmp(sub, "/kernels.jsonl")) return route_kernel_export(a, c, id, sub[9] == 'j');
-        if (!strcmp(sub, "/analysis")) return get_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
-        if (!strcmp(sub, "/report.md")) return get_stored_doc(a, req, c, id, STORED_REPORT_MD);
-        if (!strcmp(sub, "/npu_reference.zip")) return get_npu_reference_zip(a, c, id);
+        if (!strcmp(sub, "/analysis")) return route_stored_doc(a, req, c, id, STORED_ANALYSIS_JSON);
+        if (!strcmp(sub, "/report.md")) return route_stored_doc(a, req, c, id, STORED_REPORT_MD);
+        if (!strcmp(sub, "/npu_reference.zip")) return route_npu_reference_zip(a, c, id);
     }
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
 }

@@ -33,7 +33,7 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         r->path = tracker_path_join(root_path, id);
         log_info("run %s: directory back in %s", id, root_path);
     } else {
-        r = run_new(t, root_path, id);
+        r = tracker_run_new(t, root_path, id);
         if (!r) return;
         run_status st;
         run_sig stored;
@@ -41,7 +41,7 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         bool known = rd && store_run_state(rd, id, &st, &stored, &has_metrics);
         bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
         if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
-        if (!known && !forgotten && dir_empty(r->path, &r->dormant_mtime_ns)) {
+        if (!known && !forgotten && tracker_dir_empty(r->path, &r->dormant_mtime_ns)) {
             r->dormant = true;                  /* pending its first file, nothing to parse: that file wakes it */
             t->n_dormant++;
             r->sm.status = RUN_PENDING;         /* a run about to start (docs/API.md "Run states") */
@@ -50,10 +50,10 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
             return;
         }
         if (known || forgotten) {
-            sig_of(r, &r->seen_sig, &r->seen_sig);
+            tracker_sig_of(r, &r->seen_sig, &r->seen_sig);
             /* (the store keeps RunMetrics' files' identities; the other sources' fingerprint
              * lives in memory: taken as parsed when those files are unchanged, on a worker) */
-            if ((st == RUN_COMPLETE || st == RUN_FAILED || st == RUN_EMPTY) && files_sig_equal(&stored, &r->seen_sig.files)) {
+            if ((st == RUN_COMPLETE || st == RUN_FAILED || st == RUN_EMPTY) && tracker_files_sig_equal(&stored, &r->seen_sig.files)) {
                 run_state_restore(&r->sm, st, true);     /* unchanged since it was stored: no re-parse */
                 r->parsed_sig = r->seen_sig;
                 source_check_queue(r, CHECK_BASELINE);
@@ -65,7 +65,7 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         }
     }
     tracker_watch_run_dir(r);
-    run_discovered(r);
+    tracker_run_discovered(r);
 }
 
 bool tracker_take_over_from_other_root(run *r) {
@@ -74,7 +74,7 @@ bool tracker_take_over_from_other_root(run *r) {
         const char *other = t->roots[i].path;
         if (!strcmp(other, r->root)) continue;
         char *p = tracker_path_join(other, r->id);
-        bool there = p && is_real_dir(p);
+        bool there = p && tracker_is_real_dir(p);
         if (!there) { free(p); continue; }
         log_info("run %s: directory gone from %s; the copy in %s takes over", r->id, r->root, other);
         tracker_unwatch(t, &r->watch);
@@ -86,7 +86,7 @@ bool tracker_take_over_from_other_root(run *r) {
         r->dup_warned = false;
         tracker_watch_run_dir(r);
         tracker_watch_subdirs(r);
-        run_discovered(r);
+        tracker_run_discovered(r);
         return true;
     }
     return false;
@@ -147,7 +147,7 @@ void tracker_scan_root(tracker *t, root *ro, store_reader *rd) {
     }
     closedir(d);
     FOR_EACH_RUN(t, r) {                        /* tracked here but no longer on disk */
-        if (!r->sm.gone && !strcmp(r->root, ro->path) && !is_real_dir(r->path)) mark_gone(r);
+        if (!r->sm.gone && !strcmp(r->root, ro->path) && !tracker_is_real_dir(r->path)) tracker_mark_gone(r);
     }
 }
 
@@ -173,17 +173,17 @@ void tracker_on_scan(uv_timer_t *h) {
             if (lstat(r->path, &st) == 0 && S_ISDIR(st.st_mode) &&
                 (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == r->dormant_mtime_ns)
                 continue;
-            dormant_changed(r);
+            tracker_dormant_changed(r);
             continue;
         }
         if (r->sm.gone || r->sm.parsing) continue;
         run_fingerprint cur;
-        sig_of(r, &cur, &r->seen_sig);
-        sig_cmp cmp = sig_compare(&cur, &r->seen_sig);
-        if (cmp == SIG_UNKNOWN) source_check_queue(r, CHECK_SCAN);   /* run_checked touches it or not */
+        tracker_sig_of(r, &cur, &r->seen_sig);
+        sig_cmp cmp = tracker_sig_compare(&cur, &r->seen_sig);
+        if (cmp == SIG_UNKNOWN) source_check_queue(r, CHECK_SCAN);   /* tracker_run_checked touches it or not */
         else if (cmp == SIG_CHANGED) {
             r->seen_sig = cur;
-            run_touch(r);
+            tracker_run_touch(r);
         }
     }
 }
@@ -210,14 +210,14 @@ int tracker_start(tracker *t) {
     uv_timer_init(t->loop, &t->retry);
     t->scan.data = t->retry.data = t;
     t->open_handles += 2;
-    deleted_queue_open(t);
+    tracker_deleted_queue_open(t);
     uint64_t every = t->cfg->scan_only ? (uint64_t)t->cfg->fallback_scan_ms : (uint64_t)t->cfg->scan_interval_s * 1000;
     uv_timer_start(&t->scan, tracker_on_scan, every, every);
     if (t->cfg->scan_only) {
         t->fallback = true;
         log_info("watch_mode = scan: rescanning every %d ms, no file events", t->cfg->fallback_scan_ms);
     }
-    db_corrupt(t);                              /* quick_check at open: say so first */
+    status_db_corrupt(t);                              /* quick_check at open: say so first */
     store_reader *rd = store_reader_acquire(t->st);
     for (size_t i = 0; i < t->cfg->n_roots; i++) {
         root *ro = &t->roots[t->n_roots++];
@@ -245,7 +245,7 @@ int tracker_start(tracker *t) {
     } while (next[0]);
     store_reader_release(t->st, rd);
     for (size_t i = 0; i < g.n; i++) {
-        if (!tracker_lookup(t, g.ids[i]) && !db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, clk_wall_ms()) != 0)
+        if (!tracker_lookup(t, g.ids[i]) && !status_db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, clk_wall_ms()) != 0)
             log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st));
         free(g.ids[i]);
     }

@@ -3,8 +3,8 @@
  * read and parse the files (once each: RunMetrics and the analysis document from the same
  * read, core/run_ingest), render the
  * document, store it in one ingest transaction — and its hand-back to the loop thread
- * (run_parsed in run_tracker.c). The job owns copies of what the worker needs; the worker
- * touches nothing of the loop's. The job is freed here, after run_parsed, and only here. */
+ * (tracker_run_parsed in run_tracker.c). The job owns copies of what the worker needs; the worker
+ * touches nothing of the loop's. The job is freed here, after tracker_run_parsed, and only here. */
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ static void parse_work(uv_work_t *req) {
     diag_list inv_diag;
     diag_init(&inv_diag);
     if (!run_inventory_build(j->path, j->npu_reference_dir, j->root, &inv, &inv_diag)) { diag_free(&inv_diag); return; }
-    sources_sig_from(&inv, j->path, j->root, &j->sig.sources);
+    tracker_sources_sig_from(&inv, j->path, j->root, &j->sig.sources);
     j->sig.sources_known = true;
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
@@ -118,14 +118,14 @@ static void free_job(parse_job *j) {
 static void after_work(uv_work_t *req, int status) {
     parse_job *j = req->data;
     tracker *t = j->r->t;                       /* the tracker outlives the loop */
-    run_parsed(j, status);
+    tracker_run_parsed(j, status);
     free_job(j);
     if (t->inflight == 0) malloc_trim(0);     /* idle again: give the parse buffers back to the OS */
 }
 
 bool ingest_job_queue(run *r) {
     tracker *t = r->t;
-    if (db_corrupt(t)) return false;
+    if (status_db_corrupt(t)) return false;
     parse_job *j = calloc(1, sizeof *j);
     if (!j) { log_error("run %s: out of memory", r->id); return false; }
     j->r = r;

@@ -10,7 +10,7 @@
 void run_log_outcome(const char *id, run_status status, double parse_ms, const char *reason) {
     if (!log_enabled(LOG_INFO)) return;
     char msg[900], ms[32] = "";
-    const char *what = run_status_name(status);
+    const char *what = store_run_status_name(status);
     if (parse_ms >= 0) snprintf(ms, sizeof ms, "%.1f", parse_ms);
     switch (status) {
     case RUN_COMPLETE: snprintf(msg, sizeof msg, "run %s: complete (parse %s ms)", id, ms); break;

@@ -18,12 +18,12 @@ char *tracker_path_join(const char *a, const char *b) {
     return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
 }
 
-bool is_real_dir(const char *path) {
+bool tracker_is_real_dir(const char *path) {
     struct stat st;
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool dir_empty(const char *path, int64_t *mtime_ns) {
+bool tracker_dir_empty(const char *path, int64_t *mtime_ns) {
     struct stat st;
     *mtime_ns = 0;
     if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
@@ -37,7 +37,7 @@ bool dir_empty(const char *path, int64_t *mtime_ns) {
     return empty;
 }
 
-void sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out) {
+void tracker_sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out) {
     run_inventory_fingerprint_of(inv, root, out);
     /* the sidecar (goblind.json) is no source but changes the numbers: its identity too */
     char *sc = tracker_path_join(path, RUN_SIDECAR_NAME);
@@ -53,7 +53,7 @@ void sources_sig_from(const run_inventory *inv, const char *path, const char *ro
 /* What changes a run: RunMetrics' files and every source of its analysis document. Here only
  * what stat() tells: the inventory (which opens files to sniff them) is a worker's, and it is
  * needed only after the listing (names, sizes, mtimes, inodes) moved since ref's. */
-void sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref) {
+void tracker_sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref) {
     memset(sig, 0, sizeof *sig);
     const char *extra = r->t->cfg ? r->t->cfg->npu_reference_dir : NULL;
     sig->listing = run_inventory_listing_hash(r->path, extra);
@@ -70,15 +70,15 @@ void sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref) {
     run_files_free(&f);
 }
 
-sig_cmp sig_compare(const run_fingerprint *now, const run_fingerprint *ref) {
-    if (!files_sig_equal(&now->files, &ref->files)) return SIG_CHANGED;
+sig_cmp tracker_sig_compare(const run_fingerprint *now, const run_fingerprint *ref) {
+    if (!tracker_files_sig_equal(&now->files, &ref->files)) return SIG_CHANGED;
     if (now->listing && now->listing == ref->listing) return SIG_SAME;
     if (!now->sources_known || !ref->sources_known) return SIG_UNKNOWN;
     return now->sources.sources == ref->sources.sources && now->sources.hash == ref->sources.hash ? SIG_SAME
                                                                                                  : SIG_CHANGED;
 }
 
-bool files_sig_equal(const run_sig *a, const run_sig *b) {
+bool tracker_files_sig_equal(const run_sig *a, const run_sig *b) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_sig *x = &a->a[k], *y = &b->a[k];
         if (x->present != y->present) return false;
@@ -116,13 +116,13 @@ void tracker_insert(tracker *t, run *r) {
     t->nruns++;
 }
 
-void unlink_run(tracker *t, run *r) {
+void tracker_unlink_run(tracker *t, run *r) {
     run **pp = &t->buckets[str_hash(r->id) & (t->nbuckets - 1)];
     while (*pp && *pp != r) pp = &(*pp)->next;
     if (*pp) { *pp = r->next; t->nruns--; }
 }
 
-void free_run(run *r) {
+void tracker_free_run(run *r) {
     for (int i = 0; i < r->n_sub; i++) free(r->sub_name[i]);
     free(r->sub);
     free(r->sub_name);
@@ -134,18 +134,19 @@ void free_run(run *r) {
 }
 
 /* Drops one reference; a forgotten run is freed with its last one. */
-void run_unref(run *r) {
-    if (--r->refs == 0 && r->forgotten) free_run(r);
+void tracker_run_unref(run *r) {
+    if (--r->refs == 0 && r->forgotten) tracker_free_run(r);
 }
 
 /* Handles' data point at their run or root; the tracker is the loop's data. */
+static tracker *handle_tracker(uv_handle_t *h) { return h->loop->data; }
 
-void handle_closed(uv_handle_t *h) {
+void tracker_handle_closed(uv_handle_t *h) {
     tracker *t = handle_tracker(h);
     if (--t->open_handles == 0 && t->inflight == 0 && t->done) t->done(t->done_arg);
 }
 
-run *run_new(tracker *t, const char *root_path, const char *id) {
+run *tracker_run_new(tracker *t, const char *root_path, const char *id) {
     run *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->t = t;
@@ -163,4 +164,3 @@ run *run_new(tracker *t, const char *root_path, const char *id) {
     return r;
 }
 
-tracker *handle_tracker(uv_handle_t *h) { return h->loop->data; }

@@ -10,10 +10,10 @@
 #include "daemon/log.h"
 #include "daemon/run_log.h"
 
-void run_handle_closed(uv_handle_t *h) {
+void tracker_run_handle_closed(uv_handle_t *h) {
     run *r = h->data;
-    handle_closed(h);
-    run_unref(r);
+    tracker_handle_closed(h);
+    tracker_run_unref(r);
 }
 
 /* A gone run whose status is stored needs nothing more: its handles close, it leaves the
@@ -23,11 +23,11 @@ void tracker_forget(run *r) {
     tracker *t = r->t;
     if (r->forgotten || t->stopping) return;
     r->forgotten = true;
-    unlink_run(t, r);
-    uv_close((uv_handle_t *)&r->watch, run_handle_closed);
-    uv_close((uv_handle_t *)&r->settle, run_handle_closed);
-    uv_close((uv_handle_t *)&r->quiet, run_handle_closed);
-    for (int i = 0; i < r->n_sub; i++) uv_close((uv_handle_t *)&r->sub[i], run_handle_closed);
+    tracker_unlink_run(t, r);
+    uv_close((uv_handle_t *)&r->watch, tracker_run_handle_closed);
+    uv_close((uv_handle_t *)&r->settle, tracker_run_handle_closed);
+    uv_close((uv_handle_t *)&r->quiet, tracker_run_handle_closed);
+    for (int i = 0; i < r->n_sub; i++) uv_close((uv_handle_t *)&r->sub[i], tracker_run_handle_closed);
 }
 
 static void on_settle(uv_timer_t *h);
@@ -54,45 +54,45 @@ static void apply(run *r, run_actions a) {
     if (a.start_parse) start_parse(r);
 }
 
-void dormant_changed(run *r) {
+void tracker_dormant_changed(run *r) {
     tracker *t = r->t;
     assert(r->dormant);
     if (t->stopping) return;
     int64_t mtime;
-    bool empty = dir_empty(r->path, &mtime);
+    bool empty = tracker_dir_empty(r->path, &mtime);
     if (empty) { r->dormant_mtime_ns = mtime; return; }
     r->dormant = false;
     t->n_dormant--;
-    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    if (!tracker_is_real_dir(r->path)) { tracker_mark_gone(r); return; }
     log_debug("run %s: files appeared in the empty directory", r->id);
     tracker_watch_subdirs(r);
-    run_discovered(r);
+    tracker_run_discovered(r);
 }
 
-void mark_gone(run *r) {
-    if (r->dormant) { dormant_changed(r); return; }
+void tracker_mark_gone(run *r) {
+    if (r->dormant) { tracker_dormant_changed(r); return; }
     if (r->sm.gone || tracker_take_over_from_other_root(r)) return;
     tracker_unwatch(r->t, &r->watch);
     for (int i = 0; i < r->n_sub; i++) tracker_unwatch(r->t, &r->sub[i]);
     apply(r, run_state_gone(&r->sm));
 }
 
-void on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
+void tracker_on_run_event(uv_fs_event_t *h, const char *name, int events, int status) {
     (void)events;
     run *r = h->data;
     if (status < 0) log_debug("run %s: watch error %s", r->id, uv_strerror(status));
-    if (!tracker_rewatch_if_replaced(r, tracker_is_self_event(r->path, name))) run_touch(r);
+    if (!tracker_rewatch_if_replaced(r, tracker_is_self_event(r->path, name))) tracker_run_touch(r);
 }
 
-void run_touch(run *r) {
+void tracker_run_touch(run *r) {
     tracker *t = r->t;
-    if (r->dormant) { dormant_changed(r); return; }
+    if (r->dormant) { tracker_dormant_changed(r); return; }
     if (t->stopping || r->sm.gone) return;
     run_state_cfg c = sm_cfg(t);
     apply(r, run_state_touch(&r->sm, &c, clk_wall_ms()));
 }
 
-void run_discovered(run *r) {
+void tracker_run_discovered(run *r) {
     tracker *t = r->t;
     if (t->stopping) return;
     run_state_cfg c = sm_cfg(t);
@@ -111,14 +111,14 @@ static int64_t newest_mtime_ms(const run_fingerprint *fp) {
 static void on_settle(uv_timer_t *h) {
     run *r = h->data;
     if (r->t->stopping || r->sm.gone) return;
-    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    if (!tracker_is_real_dir(r->path)) { tracker_mark_gone(r); return; }
     tracker_watch_subdirs(r);
     bool as_parsed = false;
     if (!r->sm.parsing) {
         run_fingerprint cur;
-        sig_of(r, &cur, &r->parsed_sig);
-        sig_cmp cmp = sig_compare(&cur, &r->parsed_sig);
-        if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_SETTLE); return; }   /* run_checked goes on */
+        tracker_sig_of(r, &cur, &r->parsed_sig);
+        sig_cmp cmp = tracker_sig_compare(&cur, &r->parsed_sig);
+        if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_SETTLE); return; }   /* tracker_run_checked goes on */
         r->seen_sig = cur;
         as_parsed = cmp == SIG_SAME;
     }
@@ -129,18 +129,18 @@ static void on_settle(uv_timer_t *h) {
 static void on_quiet(uv_timer_t *h) {
     run *r = h->data;
     if (r->t->stopping || r->sm.gone || r->sm.parsing) return;
-    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    if (!tracker_is_real_dir(r->path)) { tracker_mark_gone(r); return; }
     run_fingerprint cur;
-    sig_of(r, &cur, &r->parsed_sig);
-    sig_cmp cmp = sig_compare(&cur, &r->parsed_sig);
-    if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_QUIET); return; }        /* run_checked goes on */
+    tracker_sig_of(r, &cur, &r->parsed_sig);
+    sig_cmp cmp = tracker_sig_compare(&cur, &r->parsed_sig);
+    if (cmp == SIG_UNKNOWN) { source_check_queue(r, CHECK_QUIET); return; }        /* tracker_run_checked goes on */
     run_state_cfg c = sm_cfg(r->t);
     apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), cmp == SIG_SAME));
 }
 
 /* The fingerprint now: stat's part taken here, the sources the check's (taken after `listing`). */
 static void checked_sig(run *r, uint64_t listing, bool ok, const inventory_fingerprint *sources, run_fingerprint *cur) {
-    sig_of(r, cur, &r->parsed_sig);
+    tracker_sig_of(r, cur, &r->parsed_sig);
     cur->listing = listing;
     cur->sources = *sources;
     cur->sources_known = ok;
@@ -149,7 +149,7 @@ static void checked_sig(run *r, uint64_t listing, bool ok, const inventory_finge
 /* The answer to a source check (source_check.c): what on_settle, on_quiet, the scan or a
  * baseline asked for, decided as they would have with the sources fingerprint at hand. A
  * comparison that still cannot tell (no fingerprint to compare with) counts as a change. */
-void run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources) {
+void tracker_run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources) {
     tracker *t = r->t;
     if (t->stopping) return;
     run_fingerprint cur;
@@ -165,22 +165,22 @@ void run_checked(run *r, unsigned what, uint64_t listing, bool ok, const invento
         }
     }
     if (r->sm.gone || r->dormant) return;
-    if (!is_real_dir(r->path)) { mark_gone(r); return; }
+    if (!tracker_is_real_dir(r->path)) { tracker_mark_gone(r); return; }
     run_state_cfg c = sm_cfg(t);
     if (what & CHECK_SETTLE) {
         bool as_parsed = false;
         if (!r->sm.parsing) {
-            as_parsed = sig_compare(&cur, &r->parsed_sig) == SIG_SAME;
+            as_parsed = tracker_sig_compare(&cur, &r->parsed_sig) == SIG_SAME;
             r->seen_sig = cur;
         }
         apply(r, run_state_settled(&r->sm, &c, clk_wall_ms(), as_parsed));
     }
     if (what & CHECK_QUIET && !r->sm.parsing)
-        apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), sig_compare(&cur, &r->parsed_sig) == SIG_SAME));
+        apply(r, run_state_quiet(&r->sm, &c, clk_wall_ms(), tracker_sig_compare(&cur, &r->parsed_sig) == SIG_SAME));
     if (what & CHECK_SCAN && !r->sm.parsing) {
-        bool changed = sig_compare(&cur, &r->seen_sig) != SIG_SAME;
+        bool changed = tracker_sig_compare(&cur, &r->seen_sig) != SIG_SAME;
         r->seen_sig = cur;
-        if (changed) run_touch(r);
+        if (changed) tracker_run_touch(r);
     }
 }
 
@@ -190,7 +190,7 @@ static void start_parse(run *r) {
 
 /* The parse of r ended (ingest_job.c, loop thread): counters, the state machine, and what it
  * asks for next. j stays valid; its owner frees it afterwards. */
-void run_parsed(parse_job *j, int status) {
+void tracker_run_parsed(parse_job *j, int status) {
     run *r = j->r;
     tracker *t = r->t;
     t->inflight--;
@@ -214,15 +214,15 @@ void run_parsed(parse_job *j, int status) {
         r->parse_ms = j->seconds * 1e3;
         free(r->fail_reason);                   /* j->error is freed with the job */
         r->fail_reason = j->error ? strdup(j->error) : NULL;
-        log_debug("run %s: parsed (%s)", r->id, run_status_name(j->outcome));
+        log_debug("run %s: parsed (%s)", r->id, store_run_status_name(j->outcome));
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
-        if (!db_corrupt(t))
+        if (!status_db_corrupt(t))
             log_error("run %s: ingest not stored (%s); will retry", r->id,
                       status ? uv_strerror(status) : store_last_error(t->st));
     }
     bool forgotten = r->forgotten;              /* deleted while parsing: nothing left to do */
-    if (forgotten && r->refs == 0) free_run(r);
+    if (forgotten && r->refs == 0) tracker_free_run(r);
     if (t->stopping) {
         if (t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
         return;
@@ -233,7 +233,7 @@ void run_parsed(parse_job *j, int status) {
      * its real status again so the database does not keep the older one. */
     if (r->sm.status != RUN_RUNNING) status_write(r);
     if (r->sm.gone) return;
-    if (db_corrupt(t)) return;                  /* no retry loop on a corrupt database */
+    if (status_db_corrupt(t)) return;                  /* no retry loop on a corrupt database */
     apply(r, next);                             /* parse again, retry, or wait for quiet */
 }
 
@@ -244,7 +244,7 @@ static void run_deleted(tracker *t, const char *id) {
     bool was_parsing = r->sm.parsing;
     run_actions a = run_state_deleted(&r->sm);
     if (!was_parsing && !r->sm.gone) {
-        sig_of(r, &r->seen_sig, &r->parsed_sig);
+        tracker_sig_of(r, &r->seen_sig, &r->parsed_sig);
         r->parsed_sig = r->seen_sig;
         if (!r->parsed_sig.sources_known) source_check_queue(r, CHECK_BASELINE);   /* its sources: a worker's */
     }
@@ -278,7 +278,7 @@ void tracker_run_deleted(tracker *t, const char *run_id) {
     pthread_mutex_unlock(&t->deleted_lock);
 }
 
-void deleted_queue_open(tracker *t) {
+void tracker_deleted_queue_open(tracker *t) {
     if (uv_async_init(t->loop, &t->deleted_wake, on_deleted_wake) != 0) return;
     t->deleted_wake.data = t;
     t->open_handles++;
@@ -310,7 +310,7 @@ void tracker_config_changed(tracker *t) {
 
 static void close_handle(tracker *t, uv_handle_t *h) {
     (void)t;
-    if (!uv_is_closing(h)) uv_close(h, handle_closed);
+    if (!uv_is_closing(h)) uv_close(h, tracker_handle_closed);
 }
 
 void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
@@ -333,9 +333,9 @@ void tracker_stop(tracker *t, void (*done)(void *), void *arg) {
     }
     FOR_EACH_RUN(t, r) {
         uv_handle_t *hs[3] = {(uv_handle_t *)&r->watch, (uv_handle_t *)&r->settle, (uv_handle_t *)&r->quiet};
-        for (int i = 0; i < 3; i++) if (!uv_is_closing(hs[i])) uv_close(hs[i], run_handle_closed);
+        for (int i = 0; i < 3; i++) if (!uv_is_closing(hs[i])) uv_close(hs[i], tracker_run_handle_closed);
         for (int i = 0; i < r->n_sub; i++)
-            if (!uv_is_closing((uv_handle_t *)&r->sub[i])) uv_close((uv_handle_t *)&r->sub[i], run_handle_closed);
+            if (!uv_is_closing((uv_handle_t *)&r->sub[i])) uv_close((uv_handle_t *)&r->sub[i], tracker_run_handle_closed);
     }
 }
 
@@ -345,7 +345,7 @@ void tracker_free(tracker *t) {
     for (size_t b = 0; b < t->nbuckets; b++)
         for (run *r = t->buckets[b], *nx; r; r = nx) {
             nx = r->next;
-            free_run(r);
+            tracker_free_run(r);
         }
     for (size_t i = 0; i < t->n_roots; i++) {
         free(t->roots[i].path);

@@ -1,8 +1,8 @@
 /* source_check: a run's sources fingerprint taken on the worker pool for the loop thread's
- * change detection. The loop only lists and stats (sig_of); when the listing moved, whether a
+ * change detection. The loop only lists and stats (tracker_sig_of); when the listing moved, whether a
  * source changed (not only a log file) needs the inventory, which opens and sniffs files and
  * inflates gzip heads: that is done here, off the loop, and the answer goes back to
- * run_checked() (run_tracker.c). At most one check per run is in flight; what is asked for
+ * tracker_run_checked() (run_tracker.c). At most one check per run is in flight; what is asked for
  * meanwhile (r->check_want) is answered by the next one, whose listing is taken afresh. */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,7 @@ static void check_work(uv_work_t *req) {
     c->ok = run_inventory_build(c->path, c->extra, c->root, &inv, &d);
     diag_free(&d);
     if (!c->ok) return;
-    sources_sig_from(&inv, c->path, c->root, &c->sources);
+    tracker_sources_sig_from(&inv, c->path, c->root, &c->sources);
     run_inventory_free(&inv);
 }
 
@@ -49,10 +49,10 @@ static void check_after(uv_work_t *req, int status) {
     t->inflight--;
     r->check_running = false;
     bool ok = status == 0 && c->ok;
-    if (!r->forgotten && !t->stopping) run_checked(r, c->what, c->listing, ok, &c->sources);
+    if (!r->forgotten && !t->stopping) tracker_run_checked(r, c->what, c->listing, ok, &c->sources);
     check_free(c);
     if (!r->forgotten && !t->stopping && r->check_want) check_start(r);
-    run_unref(r);
+    tracker_run_unref(r);
     if (t->stopping && t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
 }
 
@@ -90,6 +90,6 @@ void source_check_queue(run *r, unsigned what) {
         unsigned want = r->check_want;          /* no check: answered as "changed" (a parse too many, never one missed) */
         r->check_want = 0;
         inventory_fingerprint none = {0, 0};
-        run_checked(r, want, 0, false, &none);
+        tracker_run_checked(r, want, 0, false, &none);
     }
 }

@@ -16,7 +16,7 @@
 #include "daemon/log.h"
 
 /* A corrupt database stops every write and retry (they would fail forever); said once. */
-bool db_corrupt(tracker *t) {
+bool status_db_corrupt(tracker *t) {
     const char *why = store_corruption(t->st);
     if (why && !t->corrupt_logged) {
         t->corrupt_logged = true;
@@ -76,7 +76,7 @@ static void lane_write(void *user, void *const *jobs, size_t n) {
 
 static void status_done(status_job *j);
 
-static void lane_closed(uv_handle_t *h) { handle_closed(h); }
+static void lane_closed(uv_handle_t *h) { tracker_handle_closed(h); }
 
 static void on_lane_async(uv_async_t *h) {
     status_lane *l = h->data;
@@ -127,10 +127,10 @@ static void status_done(status_job *j) {
     r->refs--;                                  /* the job's; the run is freed below at the latest */
     if (t->stopping) status_lane_stop(t);       /* the lane's handle closes after its last write */
     bool ok = j->ok;
-    if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, run_status_name(j->status));
-    if (!ok && db_corrupt(t)) r->status_failed = true;             /* no retry, no per-run line */
+    if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, store_run_status_name(j->status));
+    if (!ok && status_db_corrupt(t)) r->status_failed = true;             /* no retry, no per-run line */
     if (!ok && !r->status_failed)
-        log_error("run %s: cannot store status %s: %s; retrying", r->id, run_status_name(j->status), store_last_error(t->st));
+        log_error("run %s: cannot store status %s: %s; retrying", r->id, store_run_status_name(j->status), store_last_error(t->st));
     r->status_failed = !ok;
     if (!ok) r->status_dirty = true;
     free(j->id);
@@ -138,7 +138,7 @@ static void status_done(status_job *j) {
     free(j->path);
     free(j);
     if (r->forgotten) {
-        if (r->refs == 0) free_run(r);
+        if (r->refs == 0) tracker_free_run(r);
         if (t->stopping && t->inflight == 0 && t->open_handles == 0 && t->done) t->done(t->done_arg);
         return;
     }
@@ -147,7 +147,7 @@ static void status_done(status_job *j) {
         return;
     }
     if (ok) t->changed(t->user, r->id);
-    if (!ok) { if (!db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, status_on_retry, 2000, 0); }
+    if (!ok) { if (!status_db_corrupt(t) && !uv_is_active((uv_handle_t *)&t->retry)) uv_timer_start(&t->retry, status_on_retry, 2000, 0); }
     else if (r->status_dirty) status_write(r);             /* changed again meanwhile */
     else if (r->sm.gone && !r->sm.parsing) tracker_forget(r);
 }
@@ -155,7 +155,7 @@ static void status_done(status_job *j) {
 void status_write(run *r) {
     tracker *t = r->t;
     if (r->status_writing || t->stopping) { r->status_dirty = true; return; }
-    if (db_corrupt(t)) return;
+    if (status_db_corrupt(t)) return;
     status_job *j = calloc(1, sizeof *j);
     if (!j) { r->status_dirty = true; return; }
     j->r = r;

@@ -2,7 +2,7 @@
  *
  *   run_state.c      the per-run state machine (settle, parse pacing, quiet): pure, unit-tested
  *   run_tracker.c    carries out its actions (timers, parses, status writes) and the lifecycle
- *   ingest_job.c     one parse on the worker pool: parse, render, store; handed back to run_parsed
+ *   ingest_job.c     one parse on the worker pool: parse, render, store; handed back to tracker_run_parsed
  *   run_table.c      the run hash table, artefact signatures, small path helpers
  *   status_writer.c  status writes on the worker pool, retries, the corrupt-database stop
  *   watches.c        inotify watches (libuv fs events), fallback to scanning
@@ -91,7 +91,7 @@ struct run {
     bool status_writing, status_failed;
     bool forgotten;              /* gone and stored: out of the table, freed when refs drop to 0 */
     bool dormant;                /* a new directory with nothing in it: stored and listed as pending, watched,
-                                    but not parsed until something appears in it (dormant_changed) */
+                                    but not parsed until something appears in it (tracker_dormant_changed) */
     int64_t dormant_mtime_ns;    /* its mtime when last found empty: a scan skips it while unchanged */
     int refs;                    /* open handles + jobs in flight that point at this run */
     run_fingerprint parsed_sig, seen_sig;
@@ -153,29 +153,28 @@ typedef struct parse_job {
     for (size_t b_ = 0; b_ < (t)->nbuckets; b_++) for (run *r = (t)->buckets[b_]; r; r = r->next)
 
 /* run_table.c */
-char *tracker_path_join(const char *a, const char *b);          /* "a/b", malloc'd */
-bool is_real_dir(const char *path);                 /* a directory, not a symlink to one */
+char *tracker_path_join(const char *a, const char *b); /* "a/b", malloc'd */
+bool tracker_is_real_dir(const char *path);         /* a directory, not a symlink to one */
 /* path is a directory with no entries at all; *mtime_ns gets its mtime (lstat) either way. */
-bool dir_empty(const char *path, int64_t *mtime_ns);
+bool tracker_dir_empty(const char *path, int64_t *mtime_ns);
 /* The files' (size, mtime, inode) and the listing hash now (stat only: the loop thread's);
  * the sources fingerprint is ref's when the listing is ref's, else not known. */
-void sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref);
-sig_cmp sig_compare(const run_fingerprint *now, const run_fingerprint *ref);
-bool files_sig_equal(const run_sig *a, const run_sig *b);   /* RunMetrics' three files only (as stored) */
+void tracker_sig_of(const run *r, run_fingerprint *sig, const run_fingerprint *ref);
+sig_cmp tracker_sig_compare(const run_fingerprint *now, const run_fingerprint *ref);
+bool tracker_files_sig_equal(const run_sig *a, const run_sig *b); /* RunMetrics' three files only (as stored) */
 /* The sources fingerprint of run directory path from its inventory built by the caller (a
  * worker: the inventory opens files), with the sidecar's identity. */
-void sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out);
+void tracker_sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out);
 run *tracker_lookup(tracker *t, const char *id);
 void tracker_insert(tracker *t, run *r);
-void unlink_run(tracker *t, run *r);
-void free_run(run *r);
-void run_unref(run *r);                             /* a forgotten run is freed with its last ref */
-tracker *handle_tracker(uv_handle_t *h);
-void handle_closed(uv_handle_t *h);                 /* close callback of every tracker handle */
-run *run_new(tracker *t, const char *root_path, const char *id);
+void tracker_unlink_run(tracker *t, run *r);
+void tracker_free_run(run *r);
+void tracker_run_unref(run *r);                     /* a forgotten run is freed with its last ref */
+void tracker_handle_closed(uv_handle_t *h);         /* close callback of every tracker handle */
+run *tracker_run_new(tracker *t, const char *root_path, const char *id);
 
 /* status_writer.c */
-bool db_corrupt(tracker *t);                        /* store_corruption(), logged once */
+bool status_db_corrupt(tracker *t);                 /* store_corruption(), logged once */
 void status_write(run *r);                          /* store r->status (worker pool, in order) */
 void status_on_retry(uv_timer_t *h);
 bool status_lane_start(tracker *t);                 /* at tracker_start; false: no thread */
@@ -186,7 +185,7 @@ void status_lane_free(tracker *t);                  /* joins the thread (after t
 bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
 void tracker_unwatch(tracker *t, uv_fs_event_t *h);
 void tracker_watch_subdirs(run *r);
-void tracker_watch_run_dir(run *r);                         /* watch r->path, remembering which directory */
+void tracker_watch_run_dir(run *r);                 /* watch r->path, remembering which directory */
 /* r->path is now another directory than the watched one (deleted and created again, or
  * replaced by a copy): watch the new one, sub-directories too, and touch the run. A
  * recreated directory often gets the freed inode number back, so the watch's own
@@ -206,26 +205,26 @@ void tracker_on_scan(uv_timer_t *h);
 bool tracker_take_over_from_other_root(run *r);
 
 /* run_tracker.c */
-void run_touch(run *r);                             /* a file changed: (re)start the settle timer */
-void run_discovered(run *r);                        /* read its directory afresh: pending, settle */
+void tracker_run_touch(run *r);                     /* a file changed: (re)start the settle timer */
+void tracker_run_discovered(run *r);                /* read its directory afresh: pending, settle */
 void tracker_forget(run *r);
-void mark_gone(run *r);
+void tracker_mark_gone(run *r);
 /* A dormant run's directory changed (a file event, a newer mtime, gone from its root): still
  * empty, it stays dormant; gone, it is marked gone; else it wakes and settles like any run. */
-void dormant_changed(run *r);
-void run_handle_closed(uv_handle_t *h);
-void on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
+void tracker_dormant_changed(run *r);
+void tracker_run_handle_closed(uv_handle_t *h);
+void tracker_on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
 /* At tracker_start: from now on tracker_run_deleted reaches the loop. */
-void deleted_queue_open(tracker *t);
+void tracker_deleted_queue_open(tracker *t);
 /* The parse job j of j->r ended (loop thread; status: libuv's): counters, state, what next. */
-void run_parsed(parse_job *j, int status);
+void tracker_run_parsed(parse_job *j, int status);
 /* A source check ended (loop thread): the sources fingerprint `sources` (ok: taken) with the
  * listing hash taken before it; what: the CHECK_* bits it answers. */
-void run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources);
+void tracker_run_checked(run *r, unsigned what, uint64_t listing, bool ok, const inventory_fingerprint *sources);
 
 /* source_check.c */
 /* Asks for a source check of r (CHECK_* bits): the inventory's fingerprint taken on the worker
- * pool, then run_checked() on the loop. Checks asked for while one runs share the next one. */
+ * pool, then tracker_run_checked() on the loop. Checks asked for while one runs share the next one. */
 void source_check_queue(run *r, unsigned what);
 
 /* ingest_job.c */

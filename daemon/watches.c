@@ -50,7 +50,7 @@ void tracker_watch_run_dir(run *r) {
     if (t->fallback || uv_is_active((uv_handle_t *)&r->watch)) return;
     dir_id id;
     if (!dir_id_of(r->path, &id)) return;
-    if (tracker_watch(t, &r->watch, r->path, on_run_event)) r->watch_id = id;
+    if (tracker_watch(t, &r->watch, r->path, tracker_on_run_event)) r->watch_id = id;
 }
 
 bool tracker_is_self_event(const char *watched_path, const char *name) {
@@ -63,7 +63,7 @@ bool tracker_rewatch_if_replaced(run *r, bool self_event) {
     tracker *t = r->t;
     if (t->fallback || t->stopping || r->sm.gone || r->forgotten) return false;
     dir_id id;
-    if (!is_real_dir(r->path) || !dir_id_of(r->path, &id)) {
+    if (!tracker_is_real_dir(r->path) || !dir_id_of(r->path, &id)) {
         if (self_event) {                               /* deleted or moved away: the watch is dead */
             tracker_unwatch(t, &r->watch);
             for (int i = 0; i < r->n_sub; i++) tracker_unwatch(t, &r->sub[i]);
@@ -76,7 +76,7 @@ bool tracker_rewatch_if_replaced(run *r, bool self_event) {
     for (int i = 0; i < r->n_sub; i++) tracker_unwatch(t, &r->sub[i]);   /* they were in the old directory */
     tracker_watch_run_dir(r);
     tracker_watch_subdirs(r);
-    run_touch(r);
+    tracker_run_touch(r);
     return true;
 }
 
@@ -110,7 +110,7 @@ static void on_sub_event(uv_fs_event_t *h, const char *name, int events, int sta
     run *r = h->data;
     for (int i = 0; i < r->n_sub; i++)         /* its own delete/move: dead; the settle re-watches it */
         if (&r->sub[i] == h && tracker_is_self_event(r->sub_name[i], name)) tracker_unwatch(r->t, h);
-    run_touch(r);
+    tracker_run_touch(r);
 }
 
 /* rocprofv3 writes <host>/<pid>_kernel_trace.csv: watch sub-directories one level down. */
@@ -127,13 +127,13 @@ void tracker_watch_subdirs(run *r) {
             for (int i = 0; i < r->n_sub; i++)
                 if (!strcmp(r->sub_name[i], e->d_name) && !uv_is_active((uv_handle_t *)&r->sub[i])) {
                     char *p = tracker_path_join(r->path, e->d_name);
-                    if (p && is_real_dir(p)) tracker_watch(t, &r->sub[i], p, on_sub_event);
+                    if (p && tracker_is_real_dir(p)) tracker_watch(t, &r->sub[i], p, on_sub_event);
                     free(p);
                 }
             continue;
         }
         char *p = tracker_path_join(r->path, e->d_name);
-        if (p && is_real_dir(p)) {
+        if (p && tracker_is_real_dir(p)) {
             if (!r->sub) {
                 r->sub = calloc(MAX_SUBWATCH, sizeof *r->sub);
                 r->sub_name = calloc(MAX_SUBWATCH, sizeof *r->sub_name);

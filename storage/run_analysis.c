@@ -32,7 +32,7 @@ bool store_get_doc(store_reader *r, const char *run_id, stored_doc_kind kind, st
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     int rc = store_reader_note(r, sqlite3_step(q));
     if (rc == SQLITE_ROW) {
-        out->found = run_status_parse((const char *)sqlite3_column_text(q, 0), &out->status);
+        out->found = store_run_status_parse((const char *)sqlite3_column_text(q, 0), &out->status);
         out->ingest_count = sqlite3_column_int64(q, 1);
         const char *text = (const char *)sqlite3_column_text(q, 2);
         if (text) {

@@ -19,7 +19,7 @@ static bool fact(char *buf, size_t cap, size_t *len, const char *name, const cha
     return true;
 }
 
-const char *series_key_of(const series_facts *f, char *out, size_t n) {
+const char *run_series_key_of(const series_facts *f, char *out, size_t n) {
     assert(n > SERIES_KEY_MAX);
     size_t ll = f->label ? strlen(f->label) : 0;
     if (ll > 0 && ll <= SERIES_KEY_MAX) {
@@ -82,7 +82,7 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
                       .pytorch = text_col(q, 5), .rocm = text_col(q, 6), .cuda = text_col(q, 7), .driver = text_col(q, 8),
                       .runtime = text_col(q, 9)};
     char key[SERIES_KEY_MAX + 1];
-    const char *source = series_key_of(&f, key, sizeof key);
+    const char *source = run_series_key_of(&f, key, sizeof key);
     sqlite3_stmt *ins = NULL;
     rc = SQLITE_OK;
     if (source && (rc = sqlite3_prepare_v2(db, "INSERT INTO run_series(run_id, series_key, key_source, step_walls)"
@@ -143,7 +143,7 @@ int store_series_runs(store_reader *r, const char *key, int newest, series_run_f
         series_run_row row = {(const char *)sqlite3_column_text(q, 0), RUN_PENDING, sqlite3_column_int64(q, 2),
                               num_col(q, 3), num_col(q, 4), num_col(q, 5), (const char *)sqlite3_column_text(q, 6)};
         const char *st = (const char *)sqlite3_column_text(q, 1);
-        if (!row.id || !st || !run_status_parse(st, &row.status)) continue;
+        if (!row.id || !st || !store_run_status_parse(st, &row.status)) continue;
         if (n++ == 0 && key_source) snprintf(key_source, key_source_len, "%s", (const char *)sqlite3_column_text(q, 7));
         fn(user, &row);
     }

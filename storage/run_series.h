@@ -3,7 +3,7 @@
  * A series is the runs that share a key (docs/ANALYSIS.md "Series and regressions"): the
  * sidecar's `labels.series` when it is a non-empty string of at most SERIES_KEY_MAX bytes
  * (key_source "label"), else a fingerprint "fp-<16 hex>" of what the run knows of its setup
- * (key_source "fingerprint", series_key_of); a run knowing none of it is in no series.
+ * (key_source "fingerprint", run_series_key_of); a run knowing none of it is in no series.
  * Table run_series (schema 11): one row per run in a series, written in store_ingest's
  * transaction from the headline JSON and the analysis document being stored (the previous
  * parse's row replaced), with the run's per-step wall times (the analysis's steps.items[].wall_ns,
@@ -37,7 +37,7 @@ typedef struct series_facts {
  * FNV-1a 64-bit hash (base/str_hash.h) of the lines "name=value\n" of the known facts in the
  * order model, precision, gpu, devices, pytorch, rocm, cuda, driver, runtime, as 16 lowercase
  * hex digits after "fp-". */
-const char *series_key_of(const series_facts *f, char *out, size_t n);
+const char *run_series_key_of(const series_facts *f, char *out, size_t n);
 
 /* Inside store_ingest's transaction: the run's series row from its headline JSON (labels,
  * precision) and analysis document (either may be NULL or not JSON: its facts are unknown).

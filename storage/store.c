@@ -26,9 +26,9 @@
 static const char *const STATUS_NAMES[] = {"pending", "running", "complete", "failed", "gone", "empty"};
 _Static_assert(sizeof STATUS_NAMES / sizeof *STATUS_NAMES == RUN_STATUS_COUNT, "STATUS_NAMES: one entry per value below RUN_STATUS_COUNT");
 
-const char *run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
+const char *store_run_status_name(run_status s) { return s < RUN_STATUS_COUNT ? STATUS_NAMES[s] : "unknown"; }
 
-bool run_status_parse(const char *s, run_status *out) {
+bool store_run_status_parse(const char *s, run_status *out) {
     for (int i = 0; i < RUN_STATUS_COUNT; i++)
         if (!strcmp(s, STATUS_NAMES[i])) { *out = (run_status)i; return true; }
     return false;
@@ -177,7 +177,7 @@ static int set_status_with(sqlite3_stmt *q, const store_status *st, int64_t now)
     sqlite3_bind_text(q, 1, st->id, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 2, st->root, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, st->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 4, run_status_name(st->status), -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, store_run_status_name(st->status), -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 5, now);
     int rc = sqlite3_step(q);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -263,7 +263,7 @@ static int ingest_tx(store *s, const ingest_record *r) {
     sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 2, r->root, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, r->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 4, run_status_name(r->status), -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, store_run_status_name(r->status), -1, SQLITE_STATIC);
     sqlite3_bind_int64(q, 5, r->now_ms);
     if (r->status == RUN_COMPLETE || r->status == RUN_FAILED || r->status == RUN_EMPTY) sqlite3_bind_int64(q, 6, r->now_ms);
     sqlite3_bind_double(q, 7, r->parse_ms);
@@ -396,7 +396,7 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     int rc = note_rc(r->owner, r->db, sqlite3_step(q));
     if (rc == SQLITE_ROW) {
-        found = run_status_parse(col_text(q, 0), st);
+        found = store_run_status_parse(col_text(q, 0), st);
         *has_metrics = sqlite3_column_int(q, 1) != 0;
     }
     sqlite3_finalize(q);
@@ -439,7 +439,7 @@ static void read_run(sqlite3_stmt *q, run_row *row) {
     row->id = col_text(q, 0);
     row->root = col_text(q, 1);
     row->path = col_text(q, 2);
-    run_status_parse(col_text(q, 3), &row->status);
+    store_run_status_parse(col_text(q, 3), &row->status);
     row->created_at = sqlite3_column_int64(q, 4);
     row->updated_at = sqlite3_column_int64(q, 5);
     row->completed_at = sqlite3_column_int64(q, 6);
@@ -486,7 +486,7 @@ int store_list_runs_profile(store_reader *r, int status, const char *profile, in
     if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
     sqlite3_bind_int64(q, 1, c_upd);
     sqlite3_bind_text(q, 2, c_id, -1, SQLITE_STATIC);
-    if (status >= 0) sqlite3_bind_text(q, 3, run_status_name((run_status)status), -1, SQLITE_STATIC);
+    if (status >= 0) sqlite3_bind_text(q, 3, store_run_status_name((run_status)status), -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 4, limit + 1);       /* one more tells whether there is a next page */
     if (profile) sqlite3_bind_text(q, 5, profile, -1, SQLITE_STATIC);
     int n = 0, rc;
@@ -557,7 +557,7 @@ void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {
     if (sqlite3_prepare_v2(r->db, "SELECT status, COUNT(*) FROM runs GROUP BY status", -1, &q, NULL) != SQLITE_OK) return;
     while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
         run_status st;
-        if (run_status_parse(col_text(q, 0), &st)) counts[st] = sqlite3_column_int64(q, 1);
+        if (store_run_status_parse(col_text(q, 0), &st)) counts[st] = sqlite3_column_int64(q, 1);
     }
     sqlite3_finalize(q);
 }

@@ -19,8 +19,8 @@
  * the stored names, not the numbers, are what the database keeps. */
 typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_EMPTY, RUN_STATUS_COUNT } run_status;
 
-const char *run_status_name(run_status s);
-bool run_status_parse(const char *s, run_status *out);
+const char *store_run_status_name(run_status s);
+bool store_run_status_parse(const char *s, run_status *out);
 
 typedef struct store store;
 typedef struct store_reader store_reader;

@@ -422,21 +422,21 @@ START_TEST(series_key_fingerprint) {
     char key[SERIES_KEY_MAX + 1];
     series_facts f = {.model = "llama-8b", .precision = "bf16", .gpu = "AMD Instinct MI300X", .has_devices = true,
                       .devices = 8, .pytorch = "2.5.1+rocm6.2", .rocm = "6.2.0"};
-    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "fingerprint");
+    ck_assert_str_eq(run_series_key_of(&f, key, sizeof key), "fingerprint");
     ck_assert_str_eq(key, "fp-0f366a6d1cfdf60b");
     series_facts g = {.gpu = "NVIDIA H100"};
-    ck_assert_str_eq(series_key_of(&g, key, sizeof key), "fingerprint");
+    ck_assert_str_eq(run_series_key_of(&g, key, sizeof key), "fingerprint");
     ck_assert_str_eq(key, "fp-35ceba2f387bad4a");
     series_facts none = {0};
-    ck_assert_ptr_null(series_key_of(&none, key, sizeof key));
+    ck_assert_ptr_null(run_series_key_of(&none, key, sizeof key));
     f.label = "sweep-a";
-    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "label");
+    ck_assert_str_eq(run_series_key_of(&f, key, sizeof key), "label");
     ck_assert_str_eq(key, "sweep-a");
     char long_label[SERIES_KEY_MAX + 2];
     memset(long_label, 'x', sizeof long_label - 1);
     long_label[sizeof long_label - 1] = '\0';
     f.label = long_label;                        /* too long for a key: the fingerprint */
-    ck_assert_str_eq(series_key_of(&f, key, sizeof key), "fingerprint");
+    ck_assert_str_eq(run_series_key_of(&f, key, sizeof key), "fingerprint");
 
     sqlite3 *db = NULL;
     char err[200];
