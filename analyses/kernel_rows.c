@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyses/structures/id_map.h"
+#include "analyses/structures/str_pool.h"
 #include "analyses/kernel_class_cache.h"
 #include "analyses/sections/layers.h"
 #include "analyses/sections/ops_frames.h"
@@ -83,7 +84,7 @@ static void file_free(kr_file *f) {
     free(f->ops);
     id_map_free(&f->op_by_ext);
     free(f->steps);
-    py_frames_free(&f->frames);
+    ops_frames_free(&f->frames);
     free(f->layers);
     free(f);
 }
@@ -175,10 +176,10 @@ static bool labels_consume(void *src, const record *r) {
     }
     if (r->type != REC_CPU_OP) return true;
     if (is_category(r, "python_function")) {
-        if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !py_frame_is_user(r->name, r->name_len)) return true;
+        if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !ops_frame_is_user(r->name, r->name_len)) return true;
         uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
         if (name == ID_MAP_NONE) return ++f->dropped, true;
-        return py_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
+        return ops_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
     }
     if (!(r->has & RF_EXTERNAL) || !r->external_id || !r->name) return true;
     uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
@@ -217,12 +218,12 @@ static bool labels_end_source(void *run, void *src) {
     if (c->steps + f->nsteps > KROWS_MAX_STEPS) f->dropped += f->nsteps, f->nsteps = 0;
     if (c->frames + f->frames.n > KROWS_MAX_FRAMES) {
         f->dropped += f->frames.n;
-        py_frames_free(&f->frames);
+        ops_frames_free(&f->frames);
     }
     if (c->name_bytes + f->pool.bytes > KROWS_MAX_NAME_BYTES) {   /* the names, and what names them */
         f->dropped += f->nops + f->frames.n, f->nops = 0;
         id_map_free(&f->op_by_ext);
-        py_frames_free(&f->frames);
+        ops_frames_free(&f->frames);
         str_pool_free(&f->pool);
     }
     c->launches += f->nlaunches, c->ops += f->nops, c->steps += f->nsteps;
@@ -274,7 +275,7 @@ static bool labels_finish(void *run, const section_results *earlier) {
         if (!f) continue;
         if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);
         if (f->nlayers > 1) qsort(f->layers, f->nlayers, sizeof *f->layers, cmp_layer);
-        py_frames_innermost(&f->frames, 0, 0, 0);   /* sorts them now: pass 2 only reads */
+        ops_frames_innermost(&f->frames, 0, 0, 0);   /* sorts them now: pass 2 only reads */
     }
     return true;
 }
@@ -352,7 +353,7 @@ static int64_t layer_of(const kr_file *f, bool by_ext, uint64_t key, int64_t t) 
 }
 
 static const char *frame_at(const kr_file *f, int64_t pid, int64_t tid, int64_t t, size_t *len) {
-    uint32_t fr = py_frames_innermost((py_frames *)&f->frames, pid, tid, t);   /* sorted: reads only */
+    uint32_t fr = ops_frames_innermost((py_frames *)&f->frames, pid, tid, t);   /* sorted: reads only */
     if (fr == UINT32_MAX) return NULL;
     *len = f->pool.len[fr];
     return f->pool.s[fr];

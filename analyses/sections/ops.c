@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyses/structures/id_map.h"
+#include "analyses/structures/str_pool.h"
 #include "analyses/structures/ns_intervals.h"
 #include "analyses/sections/ops_frames.h"
 #include "analyses/sections/ops_state.h"
@@ -64,7 +65,7 @@ static void file_free(ops_file *f) {
     aggs_free(f->fagg, f->capfagg);
     free(f->replays);
     id_map_free(&f->replay_by_corr);
-    py_frames_free(&f->frames);
+    ops_frames_free(&f->frames);
     file_free(f->p2);
     free(f->okept);
     free(f->lkept);
@@ -208,10 +209,10 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
 static bool consume_op(ops_file *f, const record *r) {
     int64_t a, b;
     if (is_category(r, "python_function")) {
-        if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !py_frame_is_user(r->name, r->name_len)) return true;
+        if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !ops_frame_is_user(r->name, r->name_len)) return true;
         uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
         if (name == ID_MAP_NONE) return true;
-        return py_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
+        return ops_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
     }
     f->any_op = true;
     if (!(r->has & RF_EXTERNAL) || !r->external_id || !r->name) return true;
@@ -341,7 +342,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     for (size_t i = 0; i < f->capagg && i < f->pool.n; i++) {
         name_agg *a = &f->agg[i];
         if (a->kernels && a->has_rep && a->frame == ID_MAP_NONE && f->frames.n) {
-            uint32_t fr = py_frames_innermost(&f->frames, a->rep_pid, a->rep_tid, a->rep_start);
+            uint32_t fr = ops_frames_innermost(&f->frames, a->rep_pid, a->rep_tid, a->rep_start);
             a->frame = fr == UINT32_MAX ? ID_MAP_NONE : fr;
         }
     }

@@ -11,7 +11,7 @@ static bool contains(const char *s, size_t n, const char *w) {
     return false;
 }
 
-bool py_frame_is_user(const char *name, size_t len) {
+bool ops_frame_is_user(const char *name, size_t len) {
     if (!name || !len || name[0] == '<') return false;
     /* FILE(LINE): FUNC */
     const char *paren = memchr(name, '(', len);
@@ -22,7 +22,7 @@ bool py_frame_is_user(const char *name, size_t len) {
            !contains(name, flen, "/lib/python") && !contains(name, flen, "/torch/") && !contains(name, flen, "<frozen");
 }
 
-bool py_frames_add(py_frames *f, py_frame fr) {
+bool ops_frames_add(py_frames *f, py_frame fr) {
     if (f->n >= PY_FRAMES_MAX) {
         f->dropped++;
         return true;
@@ -47,7 +47,7 @@ static int cmp_frame(const void *x, const void *y) {
     return (a->end < b->end) - (a->end > b->end);  /* outer (longer) first at equal starts */
 }
 
-uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) {
+uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) {
     if (!f->sorted) {
         if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_frame);
         f->sorted = true;
@@ -69,7 +69,7 @@ uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) 
     return UINT32_MAX;
 }
 
-void py_frames_free(py_frames *f) {
+void ops_frames_free(py_frames *f) {
     free(f->v);
     memset(f, 0, sizeof *f);
 }

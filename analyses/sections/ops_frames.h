@@ -26,13 +26,13 @@ typedef struct py_frames {
 } py_frames;
 
 /* Whether the python_function name (len bytes) is a user frame (see the top comment). */
-bool py_frame_is_user(const char *name, size_t len);
+bool ops_frame_is_user(const char *name, size_t len);
 /* Keeps one frame. False: out of memory. */
-bool py_frames_add(py_frames *f, py_frame fr);
+bool ops_frames_add(py_frames *f, py_frame fr);
 /* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
  * UINT32_MAX when none. Sorts the frames on first use. */
-uint32_t py_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
+uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
 /* Frees the kept frames; f is then empty. */
-void py_frames_free(py_frames *f);
+void ops_frames_free(py_frames *f);
 
 #endif

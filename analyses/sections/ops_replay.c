@@ -48,7 +48,7 @@ bool ops_replay_attribute(ops_file *f, const pending_kernel *k, bool *owned) {
     uint32_t l = id_map_get(&f->replay_by_corr, k->corr);
     if (l == ID_MAP_NONE) return true;
     replay_launch *rl = &f->replays[l];
-    uint32_t fr = py_frames_innermost(&f->frames, rl->pid, rl->tid, rl->start);
+    uint32_t fr = ops_frames_innermost(&f->frames, rl->pid, rl->tid, rl->start);
     if (fr == UINT32_MAX) return true;
     if (!ops_agg_reserve(&f->fagg, &f->capfagg, fr)) return false;
     name_agg *a = &f->fagg[fr];

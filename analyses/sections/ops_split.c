@@ -123,7 +123,7 @@ bool ops_merge_piece(ops_file *acc, ops_file *f) {
     for (size_t i = 0; ok && i < f->frames.n; i++) {
         py_frame fr = f->frames.v[i];
         fr.name = ops_mapped(map, fr.name);
-        if (fr.name != ID_MAP_NONE) ok = py_frames_add(&acc->frames, fr);
+        if (fr.name != ID_MAP_NONE) ok = ops_frames_add(&acc->frames, fr);
     }
     acc->frames.dropped += f->frames.dropped;
     if (ok) ok = ops_replay_merge(acc, f);   /* the graph launches, for the Python frame owners */

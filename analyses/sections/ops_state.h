@@ -10,6 +10,7 @@
 #include "base/diag.h"
 #include "base/i128.h"
 #include "analyses/structures/id_map.h"
+#include "analyses/structures/str_pool.h"
 #include "analyses/structures/ns_intervals.h"
 #include "analyses/sections/ops_frames.h"
 #include "analyses/structures/piece_log.h"

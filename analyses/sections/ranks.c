@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyses/structures/id_map.h"
+#include "analyses/structures/str_pool.h"
 #include "analyses/kernel_class_cache.h"
 #include "analyses/section.h"
 

@@ -1,4 +1,4 @@
-/* id_map, str_pool: id-keyed hash map and string interning (see id_map.h).
+/* id_map: the id-keyed hash map (see id_map.h).
  *
  * The map is 12-byte slots in blocks of 8, probed as find_in says. id_map_at walks the
  * slots in table order (phases merges per-file maps by it). */
@@ -6,9 +6,6 @@
 
 #include <assert.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include "base/str_hash.h"
 
 /* Probing. Ids mostly come in runs of consecutive values (torch's External and correlation
  * ids count up), so the slots form blocks of BLOCK slots and id's low bits pick its slot in
@@ -129,47 +126,4 @@ void id_map_free(id_map *m) {
     free(m->slots);
     m->slots = NULL;
     m->cap = m->n = 0;
-}
-
-static uint64_t hash_text(const char *s, size_t n) {
-    return str_hash_n(s, n, 0);            /* 8 bytes a step (base/str_hash.h) */
-}
-
-uint32_t str_pool_intern(str_pool *p, const char *s, size_t n) {
-    uint64_t h = hash_text(s, n);
-    uint32_t first = id_map_get(&p->index, h);
-    for (uint32_t i = first; i != ID_MAP_NONE; i = p->next[i])
-        if (p->len[i] == n && !memcmp(p->s[i], s, n)) return i;
-    if ((p->max_bytes && p->bytes + n > p->max_bytes) || p->n >= ID_MAP_OOM) return ID_MAP_NONE;
-    if (p->n == p->cap) {
-        size_t c = p->cap ? p->cap * 2 : 64;
-        char **ns = realloc(p->s, c * sizeof *ns);
-        if (ns) p->s = ns;
-        size_t *nl = realloc(p->len, c * sizeof *nl);
-        if (nl) p->len = nl;
-        uint32_t *nx = realloc(p->next, c * sizeof *nx);
-        if (nx) p->next = nx;
-        if (!ns || !nl || !nx) return ID_MAP_NONE;
-        p->cap = c;
-    }
-    char *copy = malloc(n + 1);
-    if (!copy) return ID_MAP_NONE;
-    memcpy(copy, s, n);
-    copy[n] = 0;
-    uint32_t id = (uint32_t)p->n;
-    if (id_map_put(&p->index, h, id) != id) {
-        free(copy);
-        return ID_MAP_NONE;
-    }
-    p->s[id] = copy, p->len[id] = n, p->next[id] = first;
-    p->n++;
-    p->bytes += n;
-    return id;
-}
-
-void str_pool_free(str_pool *p) {
-    for (size_t i = 0; i < p->n; i++) free(p->s[i]);
-    free(p->s), free(p->len), free(p->next);
-    id_map_free(&p->index);
-    memset(p, 0, sizeof *p);
 }

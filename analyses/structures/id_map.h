@@ -1,5 +1,5 @@
 /* id_map: an open-addressing hash map from a 64-bit id (a correlation id, torch's External
- * id) to a 32-bit slot index, and str_pool: interned strings (names, input shapes) by id.
+ * id) to a 32-bit slot index (str_pool.h interns strings through one).
  *
  * They are what the ops, phases and layers analyses join records on: a kernel and its
  * launch share a correlation id, the launch and its CPU operator share an External id.
@@ -42,21 +42,5 @@ bool id_map_at(const id_map *m, size_t i, uint64_t *id, uint32_t *val);
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val);
 /* Frees the slots; m is then an empty map. */
 void id_map_free(id_map *m);
-
-/* Interned strings: equal text, equal id (ids count from 0 in first-seen order). */
-typedef struct str_pool {
-    char **s;
-    size_t *len;
-    size_t n, cap;
-    id_map index;            /* hash of the text -> first id with that hash (chained by next) */
-    uint32_t *next;
-    size_t bytes, max_bytes; /* max_bytes: no new string beyond it (str_pool_intern: NONE) */
-} str_pool;
-
-/* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full or out of
- * memory. */
-uint32_t str_pool_intern(str_pool *p, const char *s, size_t n);
-/* Frees every interned string and the index; ids handed out are then invalid. */
-void str_pool_free(str_pool *p);
 
 #endif

@@ -1,0 +1,28 @@
+/* str_pool: interned strings (operator names, input shapes) by id: equal text, equal id.
+ * The ops and ranks sections and the kernel rows name things by these ids. An id_map from the text's hash finds a string's first id, chained by `next` on a collision;
+ * max_bytes bounds what the pool holds whatever the trace. */
+#ifndef GOBLIN_STR_POOL_H
+#define GOBLIN_STR_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyses/structures/id_map.h"
+
+/* Ids count from 0 in first-seen order; a zeroed str_pool is an empty pool. */
+typedef struct str_pool {
+    char **s;
+    size_t *len;
+    size_t n, cap;
+    id_map index;            /* hash of the text -> first id with that hash (chained by next) */
+    uint32_t *next;
+    size_t bytes, max_bytes; /* max_bytes: no new string beyond it (str_pool_intern: NONE) */
+} str_pool;
+
+/* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full or out of
+ * memory. */
+uint32_t str_pool_intern(str_pool *p, const char *s, size_t n);
+/* Frees every interned string and the index; ids handed out are then invalid. */
+void str_pool_free(str_pool *p);
+
+#endif
