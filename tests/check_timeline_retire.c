@@ -210,8 +210,8 @@ START_TEST(ordered_is_exact) {
     for (int round = 0; round < 6; round++) {
         size_t n = gen_ordered(recs, round % 2 ? 4 : 1);
         tl_state *full = run_tl(recs, n, 1, false, 0), *ret = run_tl(recs, n, 1, false, 32 + 16 * (size_t)round);
-        ck_assert(!tl_retired_any(full));
-        ck_assert(tl_retired_any(ret));
+        ck_assert(!timeline_retired_any(full));
+        ck_assert(timeline_retired_any(ret));
         ck_assert_uint_gt(ret->retire_times, 3);
         ck_assert_uint_eq(ret->inexact_total, 0);
         ck_assert_uint_eq(ret->late_launches, 0);

@@ -159,14 +159,14 @@ static bool tl_consume(void *st, const record *r) {
     }
     int group = k == KC_COMMUNICATION ? TL_COMM : (k == KC_MEMCPY || k == KC_MEMSET) ? TL_MEMCPY : TL_COMPUTE;
     bool late = s->retire_times && start < s->cut;                  /* reaches into retired time */
-    int64_t kept = tl_fold_late(s, (size_t)li, group, start, end);   /* start, or the cut when late */
+    int64_t kept = timeline_fold_late(s, (size_t)li, group, start, end);   /* start, or the cut when late */
     if (late) launch = IV_NO_LAUNCH;
     /* a late operation ending at or below the cut was folded whole (a late instant splits no
      * gap: the gaps below the cut are counted) */
     if ((!late || end > kept) &&
         (!iset_add(&l->set[TL_BUSY], kept, end, launch) || !iset_add(&l->set[group], kept, end, IV_NO_LAUNCH)))
         return false;
-    tl_note_start(s, start);
+    timeline_note_start(s, start);
     if (start < l->first_start) l->first_start = start;
     if (end > l->last_end) l->last_end = end;
     l->ops++;
@@ -178,19 +178,19 @@ static bool tl_consume(void *st, const record *r) {
             s->short_ns = i128_add(s->short_ns, end - start);
         }
     }
-    return tl_maybe_retire(s);
+    return timeline_maybe_retire(s);
 }
 
 static void lanes_free(tl_state *s) {
     for (size_t i = 0; i < s->n_lanes; i++) {
         for (int k = 0; k < TL_SETS; k++) iset_free(&s->lanes[i].set[k]);
-        tl_acc_free(&s->lanes[i].acc);
+        timeline_acc_free(&s->lanes[i].acc);
     }
-    for (size_t i = 0; i < s->n_dev_acc; i++) tl_acc_free(&s->dev_acc[i].acc);
+    for (size_t i = 0; i < s->n_dev_acc; i++) timeline_acc_free(&s->dev_acc[i].acc);
     free(s->dev_acc);
     s->dev_acc = NULL;
     s->n_dev_acc = 0;
-    tl_acc_free(&s->run_acc);
+    timeline_acc_free(&s->run_acc);
     free(s->lanes);
     s->lanes = NULL;
     s->n_lanes = s->cap_lanes = 0;
@@ -232,7 +232,7 @@ static bool tl_end_source(void *run, void *src) {
             ok = iset_flush(&sl->set[k]) && iset_add_all(&rl->set[k], &sl->set[k]);
         }
         if (rl->acc.on && sl->acc.on) r->run_joins++;
-        if (ok) ok = tl_acc_join(&rl->acc, &sl->acc);
+        if (ok) ok = timeline_acc_join(&rl->acc, &sl->acc);
         if (sl->first_start < rl->first_start) rl->first_start = sl->first_start;
         if (sl->last_end > rl->last_end) rl->last_end = sl->last_end;
         rl->ops += sl->ops;
@@ -265,13 +265,13 @@ static bool tl_end_source(void *run, void *src) {
     }
     for (size_t i = 0; ok && i < s->n_dev_acc; i++) {   /* the retired sums of devices and of the run */
         tl_dev_acc *d = &s->dev_acc[i];
-        tl_acc *rd = tl_dev_acc_of(r, d->rank, d->has_device, d->device);
+        tl_acc *rd = timeline_dev_acc_of(r, d->rank, d->has_device, d->device);
         if (!rd) { ok = false; break; }
         if (rd->on && d->acc.on) r->run_joins++;
-        ok = tl_acc_join(rd, &d->acc);
+        ok = timeline_acc_join(rd, &d->acc);
     }
     if (ok && r->run_acc.on && s->run_acc.on) r->run_joins++;
-    if (ok) ok = tl_acc_join(&r->run_acc, &s->run_acc);
+    if (ok) ok = timeline_acc_join(&r->run_acc, &s->run_acc);
     if (s->retire_times && (!r->retire_times || s->cut > r->cut)) r->cut = s->cut;   /* before the sum below */
     r->retire_times += s->retire_times;
     r->late_ops += s->late_ops;
@@ -296,7 +296,7 @@ static bool tl_end_source(void *run, void *src) {
     r->any |= s->any;
     free(map);
     tl_close(s);
-    return ok && tl_retire_run(r);
+    return ok && timeline_retire_run(r);
 }
 
 /* Busy ns of each bin of s's grid from a flushed busy union: each island is cut at the bin
@@ -305,7 +305,7 @@ static bool tl_end_source(void *run, void *src) {
 static void busy_bins(const tl_state *s, const interval_set *busy, const tl_acc *acc, int64_t *out) {
     if (!out || !s->n_bins) return;
     memset(out, 0, s->n_bins * sizeof *out);
-    if (acc && acc->on) tl_fgrid_resample(&acc->grid, s->bin_start, s->bin_ns, s->n_bins, out);
+    if (acc && acc->on) timeline_fgrid_resample(&acc->grid, s->bin_start, s->bin_ns, s->n_bins, out);
     size_t k = 0;   /* the bin of the island's start: islands are sorted, so it only moves on */
     int64_t edge = s->bin_start + s->bin_ns;   /* the end of bin k */
     for (size_t i = 0; i < busy->n && k < s->n_bins; i++) {
@@ -343,7 +343,7 @@ static bool scope_numbers(tl_state *s, tl_scope *o, interval_set *set, const tl_
     if (acc) a = *acc;
     else memset(&a, 0, sizeof a);
     a.grid.b = NULL;   /* the copy does not own (nor add to) the grid */
-    if (!tl_acc_fold(&a, set, INT64_MAX, threshold)) return false;
+    if (!timeline_acc_fold(&a, set, INT64_MAX, threshold)) return false;
     if (run) s->inexact_total = a.inexact;   /* late operation pieces, overlapping joins, kept islands below a joined cut */
     o->unknown = a.overlaps > 0;
     o->split_unknown = a.split_unknown > 0;
@@ -507,7 +507,7 @@ static bool tl_finish(void *run, const section_results *earlier) {
     s->n_lane_scopes = s->n_lanes;
     s->n_scopes = s->n_lanes + nd + 1;
     s->finished = true;
-    if (tl_retired_any(s) && s->diag && (s->inexact_total || s->late_launches))
+    if (timeline_retired_any(s) && s->diag && (s->inexact_total || s->late_launches))
         diag_add(s->diag, "timeline: %llu operations or joins reached into retired time, %llu launches matched after "
                  "their operation was retired: the timeline's numbers are approximate (timeline.retired)",
                  (unsigned long long)s->inexact_total, (unsigned long long)s->late_launches);

@@ -147,29 +147,29 @@ typedef struct tl_state {
 
 /* timeline_retire.c */
 /* Notes an operation's start for the disorder bound. */
-void tl_note_start(tl_state *s, int64_t start);
+void timeline_note_start(tl_state *s, int64_t start);
 /* Retires the state's older time when its lanes keep more than retire_above islands. false: OOM. */
-bool tl_maybe_retire(tl_state *s);
+bool timeline_maybe_retire(tl_state *s);
 /* The run's state after a source was folded in: when its lanes keep more than twice
  * retire_above islands (several sources' remainders: ranks), retires their older half (the run
  * scope is then joined inexactly if a later source overlaps it, and flagged). false: OOM. */
-bool tl_retire_run(tl_state *r);
+bool timeline_retire_run(tl_state *r);
 /* Folds the part of [start, end) below the state's cut (an operation that arrived after its
  * time was retired) approximately into lane li's, its device's and the run's retired sums;
  * returns the part's new start (max(start, cut)). */
-int64_t tl_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t end);
+int64_t timeline_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t end);
 /* Folds the islands below hi of four flushed sets (TL_SETS) into acc (INT64_MAX: all). false: OOM. */
-bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold);
+bool timeline_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold);
 /* Adds src into dst (src emptied); counts an inexact join when their retired times overlap. */
-bool tl_acc_join(tl_acc *dst, tl_acc *src);
+bool timeline_acc_join(tl_acc *dst, tl_acc *src);
 /* The retired sums of device (rank, has_dev, dev) of s (created; NULL on OOM). */
-tl_acc *tl_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev);
+tl_acc *timeline_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev);
 /* Adds acc's fine grid, resampled, to the bins [bin_start + k*bin_ns) of `out` (n bins). */
-void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out);
+void timeline_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out);
 /* Frees an acc's grid (the acc is then empty). */
-void tl_acc_free(tl_acc *acc);
+void timeline_acc_free(tl_acc *acc);
 /* Whether any retirement happened (the document then has `timeline.retired`). */
-bool tl_retired_any(const tl_state *s);
+bool timeline_retired_any(const tl_state *s);
 
 /* Renders the finished state (timeline_render.c). */
 void timeline_render_json(const tl_state *s, jw_out *w);

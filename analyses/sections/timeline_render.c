@@ -218,7 +218,7 @@ void timeline_render_json(const tl_state *s, jw_out *w) {
     jw_int(w, (int64_t)s->dropped_lane_ops);
     jw_key(w, "barrier_packets");
     jw_int(w, (int64_t)s->barrier_packets);
-    if (tl_retired_any(s)) render_retired(s, w);   /* only then: otherwise the document is unchanged */
+    if (timeline_retired_any(s)) render_retired(s, w);   /* only then: otherwise the document is unchanged */
     jw_object_close(w);
 }
 

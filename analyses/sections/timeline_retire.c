@@ -138,7 +138,7 @@ static bool fg_merge(tl_fgrid *dst, const tl_fgrid *src, bool clamp) {
     return true;
 }
 
-void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out) {
+void timeline_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, size_t n, int64_t *out) {
     if (!g->b || !n || bin_ns <= 0) return;
     i128 grid_end = (i128)bin_start + (i128)n * bin_ns;
     for (size_t k = 0; k < TL_FINE_BINS; k++) {
@@ -169,7 +169,7 @@ void tl_fgrid_resample(const tl_fgrid *g, int64_t bin_start, int64_t bin_ns, siz
 /* ---- the retired sums ---- */
 
 
-bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold) {
+bool timeline_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t threshold) {
     const interval_set *b = &set[TL_BUSY];
     if (!b->n || b->v[0].start >= hi) return true;   /* every group's islands lie inside busy ones */
     bool retiring = hi != INT64_MAX;
@@ -218,10 +218,10 @@ bool tl_acc_fold(tl_acc *acc, const interval_set *set, int64_t hi, int64_t thres
     return true;
 }
 
-bool tl_acc_join(tl_acc *dst, tl_acc *src) {
+bool timeline_acc_join(tl_acc *dst, tl_acc *src) {
     if (!src->on) return true;
     if (!dst->on) {
-        tl_acc_free(dst);
+        timeline_acc_free(dst);
         *dst = *src;
         memset(src, 0, sizeof *src);
         return true;
@@ -248,16 +248,16 @@ bool tl_acc_join(tl_acc *dst, tl_acc *src) {
     dst->inexact += src->inexact;
     dst->overlaps += src->overlaps;
     dst->split_unknown += src->split_unknown;
-    tl_acc_free(src);
+    timeline_acc_free(src);
     return true;
 }
 
-void tl_acc_free(tl_acc *acc) {
+void timeline_acc_free(tl_acc *acc) {
     free(acc->grid.b);
     memset(acc, 0, sizeof *acc);
 }
 
-tl_acc *tl_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev) {
+tl_acc *timeline_dev_acc_of(tl_state *s, int rank, bool has_dev, int64_t dev) {
     for (size_t i = 0; i < s->n_dev_acc; i++) {
         tl_dev_acc *d = &s->dev_acc[i];
         if (d->rank == rank && d->has_device == has_dev && (!has_dev || d->device == dev)) return &d->acc;
@@ -285,13 +285,13 @@ static bool acc_add_late(tl_acc *acc, int group, int64_t a, int64_t e, int64_t c
     return fg_add(&acc->grid, a, e);
 }
 
-int64_t tl_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t end) {
+int64_t timeline_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t end) {
     if (!s->retire_times || start >= s->cut) return start;
     int64_t e = end < s->cut ? end : s->cut;
     tl_lane *l = &s->lanes[li];
     s->late_ops++;
     if (e > start) {   /* an OOM here only loses the bins of this piece */
-        tl_acc *d = tl_dev_acc_of(s, l->rank, l->has_device, l->device);
+        tl_acc *d = timeline_dev_acc_of(s, l->rank, l->has_device, l->device);
         (void)acc_add_late(&l->acc, group, start, e, s->cut);
         if (d) (void)acc_add_late(d, group, start, e, s->cut);
         (void)acc_add_late(&s->run_acc, group, start, e, s->cut);
@@ -299,7 +299,7 @@ int64_t tl_fold_late(tl_state *s, size_t li, int group, int64_t start, int64_t e
     return end > s->cut ? s->cut : end;
 }
 
-void tl_note_start(tl_state *s, int64_t start) {
+void timeline_note_start(tl_state *s, int64_t start) {
     if (!s->has_latest || start > s->latest_start) { s->latest_start = start, s->has_latest = true; return; }
     if (s->latest_start - start > s->reach_back) s->reach_back = s->latest_start - start;
 }
@@ -314,7 +314,7 @@ static bool fold_union(tl_state *s, tl_acc *acc, long d, int64_t hi, int64_t thr
         if (!dl || (l->rank == dl->rank && l->has_device == dl->has_device && (!l->has_device || l->device == dl->device)))
             picked++, only = i;
     }
-    if (picked == 1) return tl_acc_fold(acc, s->lanes[only].set, hi, threshold);
+    if (picked == 1) return timeline_acc_fold(acc, s->lanes[only].set, hi, threshold);
     interval_set u[TL_SETS];
     memset(u, 0, sizeof u);
     bool ok = true;
@@ -325,7 +325,7 @@ static bool fold_union(tl_state *s, tl_acc *acc, long d, int64_t hi, int64_t thr
         for (int k = 0; ok && k < TL_SETS; k++) ok = iset_add_prefix(&u[k], &l->set[k], hi);
     }
     for (int k = 0; ok && k < TL_SETS; k++) ok = iset_flush(&u[k]);
-    if (ok) ok = tl_acc_fold(acc, u, hi, threshold);
+    if (ok) ok = timeline_acc_fold(acc, u, hi, threshold);
     for (int k = 0; k < TL_SETS; k++) iset_free(&u[k]);
     return ok;
 }
@@ -334,7 +334,7 @@ static bool fold_union(tl_state *s, tl_acc *acc, long d, int64_t hi, int64_t thr
 static bool retire_below(tl_state *s, int64_t hi) {
     int64_t threshold = s->cfg ? s->cfg->kernel_wait_threshold_ns : 0;
     for (size_t i = 0; i < s->n_lanes; i++)
-        if (!tl_acc_fold(&s->lanes[i].acc, s->lanes[i].set, hi, threshold)) return false;
+        if (!timeline_acc_fold(&s->lanes[i].acc, s->lanes[i].set, hi, threshold)) return false;
     for (size_t i = 0; i < s->n_lanes; i++) {
         const tl_lane *l = &s->lanes[i];
         bool seen = false;   /* the device's first lane folds it */
@@ -342,7 +342,7 @@ static bool retire_below(tl_state *s, int64_t hi) {
             seen = s->lanes[j].rank == l->rank && s->lanes[j].has_device == l->has_device &&
                    (!l->has_device || s->lanes[j].device == l->device);
         if (seen) continue;
-        tl_acc *d = tl_dev_acc_of(s, l->rank, l->has_device, l->device);
+        tl_acc *d = timeline_dev_acc_of(s, l->rank, l->has_device, l->device);
         if (!d || !fold_union(s, d, (long)i, hi, threshold)) return false;
     }
     if (!fold_union(s, &s->run_acc, -1, hi, threshold)) return false;
@@ -365,7 +365,7 @@ static size_t kept_islands(const tl_state *s, size_t *big) {
     return n;
 }
 
-bool tl_retire_run(tl_state *r) {
+bool timeline_retire_run(tl_state *r) {
     size_t bound = 2 * (r->retire_above ? r->retire_above : TL_RETIRE_ABOVE), big;
     while (kept_islands(r, &big) > bound) {
         for (size_t i = 0; i < r->n_lanes; i++)
@@ -380,7 +380,7 @@ bool tl_retire_run(tl_state *r) {
     return true;
 }
 
-bool tl_maybe_retire(tl_state *s) {
+bool timeline_maybe_retire(tl_state *s) {
     size_t bound = s->retire_above ? s->retire_above : TL_RETIRE_ABOVE;
     size_t every = bound / 4 < 1024 ? bound / 4 + 1 : 1024;
     if (++s->ops_since_check < every) return true;
@@ -405,4 +405,4 @@ bool tl_maybe_retire(tl_state *s) {
     return retire_below(s, hi);
 }
 
-bool tl_retired_any(const tl_state *s) { return s->retire_times > 0; }
+bool timeline_retired_any(const tl_state *s) { return s->retire_times > 0; }
