@@ -17,7 +17,7 @@ static bool isdig(char c) { return c >= '0' && c <= '9'; }
 /* Strips whitespace and removes '_' that sit between two digits; false when an '_'
  * is anywhere else (Python rejects those) or the text is too long. */
 static bool clean(const char *s, size_t n, char *out, size_t *outn) {
-    py_strip(&s, &n);
+    utf8_strip(&s, &n);
     if (n == 0 || n >= NUM_MAX) return false;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {

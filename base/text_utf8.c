@@ -104,13 +104,14 @@ bool utf8_valid(const uint8_t *in, size_t n) {
     return true;
 }
 
-bool py_isspace(uint32_t c) {
+/* Python's str.isspace() for a code point (what str.strip() and float() strip). */
+static bool py_isspace(uint32_t c) {
     return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
            c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
            c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-void py_strip(const char **sp, size_t *np) {
+void utf8_strip(const char **sp, size_t *np) {
     const uint8_t *s = (const uint8_t *)*sp;
     size_t n = *np, i = 0;
     if (n && s[0] > 0x20 && s[0] < 0x80 && s[n - 1] > 0x20 && s[n - 1] < 0x80) return;   /* ASCII, no space at either end */

@@ -33,10 +33,9 @@ bool utf8_valid(const uint8_t *in, size_t n);
  * fits): the cut backs off over continuation bytes. */
 size_t utf8_cut(const char *s, size_t n, size_t max);
 
-/* Python's str.isspace() for a code point (what str.strip() and float() strip). */
-bool py_isspace(uint32_t cp);
-/* Python str.strip(): trims Unicode whitespace from valid UTF-8 text, in place by pointers. */
-void py_strip(const char **s, size_t *n);
+/* Python str.strip(): trims Unicode whitespace (str.isspace(), what float() strips too) from
+ * valid UTF-8 text, in place by pointers. */
+void utf8_strip(const char **s, size_t *n);
 
 /* Fold for str.lower()-then-substring tests (ASCII needles only). */
 bool text_fold_lower(const char *s, size_t n, strbuf *out);

@@ -38,12 +38,12 @@ END_TEST
 START_TEST(strip_uses_python_whitespace) {
     const char *s = "\xc2\xa0 \t abc \xe3\x80\x80\x1f";
     size_t n = strlen(s);
-    py_strip(&s, &n);
+    utf8_strip(&s, &n);
     ck_assert_uint_eq(n, 3);
     ck_assert(memcmp(s, "abc", 3) == 0);
     const char *e = " \xc2\x85 ";
     n = strlen(e);
-    py_strip(&e, &n);
+    utf8_strip(&e, &n);
     ck_assert_uint_eq(n, 0);
 }
 END_TEST

@@ -138,7 +138,7 @@ static void add_kernel_event(state *s, const record *r) {
     if (r->trace.flags & TE_NAME_LONG) { s->kernel_names_missed++; return; }
     const char *name = r->name;
     size_t len = r->name_len;
-    py_strip(&name, &len);
+    utf8_strip(&name, &len);
     double x = r->dur_us * 1000.0 + 0.5;
     i128 ns = isfinite(x) ? py_trunc(floor(x)) : 0;
     if (len == 0 || ns <= 0) return;

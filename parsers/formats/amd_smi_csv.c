@@ -106,7 +106,7 @@ static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *
     if (n == 0) return false;
     const char *p = raw;
     size_t len = n;
-    py_strip(&p, &len);
+    utf8_strip(&p, &len);
     char *a = malloc(len + 1), *b = malloc(len + 1);
     bool ok = false;
     if (a && b) {
@@ -173,7 +173,7 @@ static bool gpu_index(const csv_field *f, int64_t *out) {
     if (!f || f->truncated || !f->text.data) return false;
     const char *p = f->text.data;
     size_t n = f->text.len;
-    py_strip(&p, &n);
+    utf8_strip(&p, &n);
     if (n > 4 && !memcmp(p, "card", 4)) p += 4, n -= 4;
     i128 v;
     if (!n || !py_integer(p, n, &v) || v < 0 || v > 65535) return false;
@@ -237,7 +237,7 @@ static void on_record(void *user, const csv_record *r) {
         utf8_sanitize((const uint8_t *)f->text.data, f->text.len, &v);
         const char *p = v.data ? v.data : "";
         size_t n = v.len;
-        py_strip(&p, &n);
+        utf8_strip(&p, &n);
         if (n) {
             s->rocm_sent = true;
             record meta = {.type = REC_METADATA, .line = r->line, .key = "rocm_version", .value = p, .value_len = n};
@@ -272,7 +272,7 @@ static void end_line(state *s) {
     } else {
         const char *p = s->scratch.data;
         size_t n = s->scratch.len;
-        py_strip(&p, &n);
+        utf8_strip(&p, &n);
         bool repeat = !s->line_overflow && s->scratch.len == s->head.len &&
                       memcmp(s->scratch.data, s->head.data, s->head.len) == 0;
         if (n && !repeat) {

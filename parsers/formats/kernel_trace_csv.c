@@ -300,7 +300,7 @@ static void on_row(state *s, const csv_record *r) {
         name = s->name.data;
         len = s->name.len;
     }
-    py_strip(&name, &len);
+    utf8_strip(&name, &len);
     if (len == 0) { s->no_name++; return; }
     if (fn->truncated) s->truncated_names++;
     bool counted = s->n_counters && emit_counters(s, r, name, len);

@@ -63,7 +63,7 @@ static void on_header(state *s, const csv_record *r) {
     for (size_t i = 1; i < r->n_all; i++) {
         const char *l = r->all[i].data ? r->all[i].data : "";
         size_t n = r->all[i].len;
-        py_strip(&l, &n);
+        utf8_strip(&l, &n);
         s->kind[i] = column_of(l, n, &s->gpu[i]);
         if (s->kind[i] != M_NONE) s->used_cols++;
     }
@@ -94,7 +94,7 @@ static void on_record(void *user, const csv_record *r) {
         else {
             const char *p = c->data;
             size_t n = c->len;
-            py_strip(&p, &n);
+            utf8_strip(&p, &n);
             utf8_sanitize((const uint8_t *)p, n, &clean);
             f = (record_field){"vram_pct", clean.data ? clean.data : "", clean.len};
             rec.fields = &f;

@@ -48,7 +48,7 @@ static bool first_is(const csv_record *r, const char *word) {
     if (!c || !c->data) return false;
     const char *p = c->data;
     size_t n = c->len;
-    py_strip(&p, &n);
+    utf8_strip(&p, &n);
     return n == strlen(word) && !strncasecmp(p, word, n);
 }
 
@@ -95,7 +95,7 @@ static void on_record(void *user, const csv_record *r) {
     const strbuf *c = cell(r, 0);
     const char *p = c && c->data ? c->data : "";
     size_t n = c ? c->len : 0;
-    py_strip(&p, &n);
+    utf8_strip(&p, &n);
     if (n > 4 && !strncmp(p, "card", 4)) p += 4, n -= 4;
     i128 dev;
     if (!n || !py_integer(p, n, &dev) || dev < 0 || dev > 65535) {

@@ -70,7 +70,7 @@ static bool row(state *s, sqlg_db *g, rocpd_order *ord, sqlite3_stmt *q) {
     size_t n;
     const char *name = sqlg_text(g, q, 0, &s->name, &n);
     if (!name) { s->no_name++; return true; }
-    py_strip(&name, &n);
+    utf8_strip(&name, &n);
     if (!n) { s->no_name++; return true; }
     i128 start = sqlite3_column_int64(q, 1), end = sqlite3_column_int64(q, 2);
     if (sqlite3_column_type(q, 1) != SQLITE_INTEGER || sqlite3_column_type(q, 2) != SQLITE_INTEGER || end <= start) {

@@ -106,7 +106,7 @@ static bool row(state *s, sqlite3_stmt *q, table_kind t, uint64_t rowno) {
     s->name.len = 0;
     const char *name = s->col[K_NAME] >= 0 ? sqlg_text(s->g, q, s->col[K_NAME], &s->name, &n) : NULL;
     if (name) {
-        py_strip(&name, &n);
+        utf8_strip(&name, &n);
         if (n >= 2 && name[0] == '"' && name[n - 1] == '"') name++, n -= 2;   /* tblextr quotes kernel names */
     }
     if (t == T_OPS_KERNELS && name && n == sizeof UNKNOWN_COMMAND - 1 && !memcmp(name, UNKNOWN_COMMAND, n)) {

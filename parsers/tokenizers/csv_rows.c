@@ -191,7 +191,7 @@ const csv_field *csv_rows_field(const csv_rows *s, size_t q, const csv_record *r
     if (!f || f->truncated) return NULL;
     const char *p = f->text.data;
     size_t n = f->text.len;
-    py_strip(&p, &n);
+    utf8_strip(&p, &n);
     return n ? f : NULL;
 }
 
@@ -235,7 +235,7 @@ bool csv_rows_text(csv_rows *s, size_t slot, size_t q, const csv_record *r, cons
     if (!utf8_sanitize((const uint8_t *)f->text.data, f->text.len, b)) { s->oom = true; return false; }
     const char *p = b->data;
     size_t len = b->len;
-    py_strip(&p, &len);
+    utf8_strip(&p, &len);
     if (!len) return false;
     *out = p;
     *n = len;
@@ -258,7 +258,7 @@ void csv_rows_emit(csv_rows *s, const csv_record *r, record *rec) {
 }
 
 bool csv_rows_decimal_scaled(const char *s, size_t n, int pow10, i128 *out) {
-    py_strip(&s, &n);
+    utf8_strip(&s, &n);
     size_t i = 0;
     bool neg = false;
     if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
