@@ -292,7 +292,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
     if (h->filled) {                  /* the same formulas over the completed inputs */
         waste_inputs in = {.kernels = &res->kernels, .torch = tr, .telemetry = sm, .seed_compat = o.parse.seed_compat,
                            .steps_given = o.steps_given, .steps = o.steps, .precision = o.precision};
-        run_metrics_compute(&in, m);
+        waste_budget_compute(&in, m);
         tr->facts.steps_source = m->steps_source;
         tr->facts.step_time_source = m->step_time_source;
     }
@@ -311,7 +311,7 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
             mfu_declared = true;
         }
     }
-    if (h->filled) run_metrics_clamp(m);
+    if (h->filled) waste_budget_clamp(m);
     /* a bucket whose input is unknown (only for numbers filled here: a goblin run keeps the
      * reference's buckets) */
     if (h->filled && m->step_time.has) {

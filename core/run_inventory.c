@@ -16,7 +16,7 @@
 #include "parsers/tokenizers/gunzip.h"
 #include "parsers/parser_registry.h"
 
-int inventory_rank_from_name(const char *name) {
+int run_inventory_rank_from_name(const char *name) {
     for (const char *p = name; (p = strstr(p, "rank")) != NULL; p += 4) {
         const char *q = p + 4;
         if (*q == '-' || *q == '_' || *q == '.') q++;
@@ -223,7 +223,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     s->format = best;
     s->sniff_score = best_score < 0 ? 0 : best_score;
     s->found_by = found_by;
-    s->rank = inventory_rank_from_name(base);
+    s->rank = run_inventory_rank_from_name(base);
     s->size = size;
     s->extra_root = inv->scanning_extra;
     kernel_source_kind ks = best->kernels;

@@ -103,6 +103,6 @@ void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_
  * to sniff them — only after this hash moved. */
 uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root);
 /* The rank a file name states ("rank3", "rank-34", "rank_0"), or -1. */
-int inventory_rank_from_name(const char *name);
+int run_inventory_rank_from_name(const char *name);
 
 #endif

@@ -71,7 +71,7 @@ void run_result_complete(run_result *out, const run_options *opt, diag_list *kd,
                        .seed_compat = opt->parse.seed_compat, .steps_given = opt->steps_given,
                        .steps = opt->steps, .precision = opt->precision};
     if (!opt->parse.seed_compat) kernels_from_torch(out);
-    run_metrics_compute(&in, &out->metrics);
+    waste_budget_compute(&in, &out->metrics);
     if (out->metrics.span_is_steps)
         diag_add(&out->metrics.warnings, "no ProfilerStep events: the trace span counts as %lld step(s)",
                  (long long)out->metrics.steps);
@@ -82,7 +82,7 @@ void run_result_complete(run_result *out, const run_options *opt, diag_list *kd,
     }
     out->torch.facts.steps_source = out->metrics.steps_source;
     out->torch.facts.step_time_source = out->metrics.step_time_source;
-    run_metrics_clamp(&out->metrics);
+    waste_budget_clamp(&out->metrics);
 }
 
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {

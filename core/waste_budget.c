@@ -73,7 +73,7 @@ static const char *attention_of(const kernel_table *t) {
 
 static double opt_or(opt_num n, double dflt) { return n.has && n.v != 0.0 ? n.v : dflt; }
 
-void run_metrics_compute(const waste_inputs *in, run_metrics *m) {
+void waste_budget_compute(const waste_inputs *in, run_metrics *m) {
     const kernel_table *kt = &in->kernels->kernels;
     const torch_summary *tr = in->torch;
     const telemetry_summary *sm = in->telemetry;
@@ -173,7 +173,7 @@ static void clamp(run_metrics *m, const char *field, double *v, double lo, doubl
     *v = lo;
 }
 
-void run_metrics_clamp(run_metrics *m) {
+void waste_budget_clamp(run_metrics *m) {
     if (m->steps < 0) {
         diag_add(&m->warnings, "steps was %lld, below the schema's minimum; reported as 0", (long long)m->steps);
         m->steps = 0;

@@ -45,11 +45,11 @@ typedef struct waste_inputs {
 
 /* Fills everything but warnings; the kernels it uses are in->kernels (run_parse puts the
  * torch profile's GPU kernel events there when the kernel trace has none). */
-void run_metrics_compute(const waste_inputs *in, run_metrics *m);
+void waste_budget_compute(const waste_inputs *in, run_metrics *m);
 /* Brings every number into the range the RunMetrics schema allows (a negative metadata
  * value, --steps -1, ...): out-of-range values are clamped and each clamp is warned about,
  * naming the field, so no body is ever invalid and no silent number looks real. */
-void run_metrics_clamp(run_metrics *m);
+void waste_budget_clamp(run_metrics *m);
 /* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
 size_t *waste_kernels_by_time(const kernel_table *t);
 

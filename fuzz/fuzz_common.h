@@ -62,9 +62,9 @@ static void fuzz_one(const artefact_parser *p, const uint8_t *data, size_t size,
     run_metrics m;
     memset(&m, 0, sizeof m);
     waste_inputs in = {.kernels = &r.k, .torch = &r.t, .telemetry = &r.s, .seed_compat = opt.seed_compat};
-    run_metrics_compute(&in, &m);
+    waste_budget_compute(&in, &m);
     m.warnings = r.diag;
-    run_metrics_clamp(&m);
+    waste_budget_clamp(&m);
     /* every body within the schema's ranges (non-finite values are rendered as 0) */
     bool in_range = m.steps >= 0 && !(m.tokens_per_sec < 0) && !(m.mfu_pct < 0) && !(m.hbm_peak_gb < 0) &&
                     !(m.hbm_avg_gb < 0) && !(m.gpu_util_pct < 0) && !(m.gpu_util_pct > 100);

@@ -78,9 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_metrics m;
     memset(&m, 0, sizeof m);
     waste_inputs in = {.kernels = &r.k, .torch = &r.t, .telemetry = &r.s};
-    run_metrics_compute(&in, &m);
+    waste_budget_compute(&in, &m);
     m.warnings = r.diag;
-    run_metrics_clamp(&m);
+    waste_budget_clamp(&m);
     r.diag = m.warnings;
     strbuf out = {0};
     metrics_json_render(&m, 0, &out);

@@ -232,11 +232,11 @@ START_TEST(inventory_symlinks_and_confinement) {
 END_TEST
 
 START_TEST(rank_names) {
-    ck_assert_int_eq(inventory_rank_from_name("rank-34.Jul_15.pt.trace.json.gz"), 34);
-    ck_assert_int_eq(inventory_rank_from_name("trace_rank_2.json"), 2);
-    ck_assert_int_eq(inventory_rank_from_name("rank7.json"), 7);
-    ck_assert_int_eq(inventory_rank_from_name("ranking.json"), -1);
-    ck_assert_int_eq(inventory_rank_from_name("torch_profile.json"), -1);
+    ck_assert_int_eq(run_inventory_rank_from_name("rank-34.Jul_15.pt.trace.json.gz"), 34);
+    ck_assert_int_eq(run_inventory_rank_from_name("trace_rank_2.json"), 2);
+    ck_assert_int_eq(run_inventory_rank_from_name("rank7.json"), 7);
+    ck_assert_int_eq(run_inventory_rank_from_name("ranking.json"), -1);
+    ck_assert_int_eq(run_inventory_rank_from_name("torch_profile.json"), -1);
 }
 END_TEST
 
