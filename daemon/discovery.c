@@ -109,7 +109,8 @@ static bool first_skip(root *ro, const char *name) {
     return true;
 }
 
-void tracker_scan_root(tracker *t, root *ro, store_reader *rd) {
+/* Lists root ro and tracks every run directory in it (rd: the start-up backfill's reader, or NULL). */
+static void tracker_scan_root(tracker *t, root *ro, store_reader *rd) {
     DIR *d = opendir(ro->path);
     if (!d) {
         if (!ro->unreadable_logged) log_warn("cannot read root %s: %s (checked again every %d ms)", ro->path,
@@ -163,7 +164,8 @@ void tracker_on_root_event(uv_fs_event_t *h, const char *name, int events, int s
     uv_timer_start(&ro->rescan, on_root_rescan, 100, 0);
 }
 
-void tracker_on_scan(uv_timer_t *h) {
+/* The periodic scan timer: every root scanned again. */
+static void tracker_on_scan(uv_timer_t *h) {
     tracker *t = h->data;
     if (t->stopping) return;
     for (size_t i = 0; i < t->n_roots; i++) tracker_scan_root(t, &t->roots[i], NULL);

@@ -94,7 +94,8 @@ run *tracker_lookup(tracker *t, const char *id) {
     return NULL;
 }
 
-void tracker_insert(tracker *t, run *r) {
+/* Adds r to the hash table (growing it). */
+static void tracker_insert(tracker *t, run *r) {
     if (t->nruns >= t->nbuckets) {
         size_t nb = t->nbuckets ? t->nbuckets * 2 : 256;
         run **b = calloc(nb, sizeof *b);

@@ -10,7 +10,8 @@
 #include "daemon/log.h"
 #include "daemon/run_log.h"
 
-void tracker_run_handle_closed(uv_handle_t *h) {
+/* Close callback of a run's own handles: drops the handle's reference. */
+static void tracker_run_handle_closed(uv_handle_t *h) {
     run *r = h->data;
     tracker_handle_closed(h);
     tracker_run_unref(r);

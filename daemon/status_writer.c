@@ -75,6 +75,7 @@ static void lane_write(void *user, void *const *jobs, size_t n) {
 }
 
 static void status_done(status_job *j);
+static void status_on_retry(uv_timer_t *h);
 
 static void lane_closed(uv_handle_t *h) { tracker_handle_closed(h); }
 
@@ -177,7 +178,8 @@ void status_write(run *r) {
     l->in_flight++;
 }
 
-void status_on_retry(uv_timer_t *h) {
+/* The retry timer after a failed write: every run whose stored status is behind is written again. */
+static void status_on_retry(uv_timer_t *h) {
     tracker *t = h->data;
     if (t->stopping) return;
     FOR_EACH_RUN(t, r) {

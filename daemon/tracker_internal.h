@@ -166,7 +166,6 @@ bool tracker_files_sig_equal(const run_sig *a, const run_sig *b); /* RunMetrics'
  * worker: the inventory opens files), with the sidecar's identity. */
 void tracker_sources_sig_from(const run_inventory *inv, const char *path, const char *root, inventory_fingerprint *out);
 run *tracker_lookup(tracker *t, const char *id);
-void tracker_insert(tracker *t, run *r);
 void tracker_unlink_run(tracker *t, run *r);
 void tracker_free_run(run *r);
 void tracker_run_unref(run *r);                     /* a forgotten run is freed with its last ref */
@@ -176,13 +175,11 @@ run *tracker_run_new(tracker *t, const char *root_path, const char *id);
 /* status_writer.c */
 bool status_db_corrupt(tracker *t);                 /* store_corruption(), logged once */
 void status_write(run *r);                          /* store r->status (worker pool, in order) */
-void status_on_retry(uv_timer_t *h);
 bool status_lane_start(tracker *t);                 /* at tracker_start; false: no thread */
 void status_lane_stop(tracker *t);                  /* closes its handle once no write is in flight */
 void status_lane_free(tracker *t);                  /* joins the thread (after the loop ended) */
 
 /* watches.c */
-bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb);
 void tracker_unwatch(tracker *t, uv_fs_event_t *h);
 void tracker_watch_subdirs(run *r);
 void tracker_watch_run_dir(run *r);                 /* watch r->path, remembering which directory */
@@ -197,9 +194,7 @@ bool tracker_is_self_event(const char *watched_path, const char *name);
 void tracker_rewatch_root(tracker *t, root *ro, bool exists);
 
 /* discovery.c */
-void tracker_scan_root(tracker *t, root *ro, store_reader *rd);
 void tracker_on_root_event(uv_fs_event_t *h, const char *name, int events, int status);
-void tracker_on_scan(uv_timer_t *h);
 /* r's directory is gone from its root; when another root holds the same id, that copy takes
  * over at once (not at the next rescan, and never `gone` in between). */
 bool tracker_take_over_from_other_root(run *r);
@@ -212,7 +207,6 @@ void tracker_mark_gone(run *r);
 /* A dormant run's directory changed (a file event, a newer mtime, gone from its root): still
  * empty, it stays dormant; gone, it is marked gone; else it wakes and settles like any run. */
 void tracker_dormant_changed(run *r);
-void tracker_run_handle_closed(uv_handle_t *h);
 void tracker_on_run_event(uv_fs_event_t *h, const char *name, int events, int status);
 /* At tracker_start: from now on tracker_run_deleted reaches the loop. */
 void tracker_deleted_queue_open(tracker *t);

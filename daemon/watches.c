@@ -22,7 +22,9 @@ static void enter_fallback(tracker *t, const char *path, int rc) {
     uv_timer_again(&t->scan);
 }
 
-bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
+/* Starts the libuv fs event h on path with cb (counted in watched_dirs); false when it cannot
+ * (out of inotify watches: the tracker falls back to scanning). */
+static bool tracker_watch(tracker *t, uv_fs_event_t *h, const char *path, uv_fs_event_cb cb) {
     int rc = uv_fs_event_start(h, cb, path, 0);
     if (rc == 0) {
         t->watched++;
