@@ -14,15 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RETRY_AFTER_S 2
-#define MAX_WAIT_S 60
-#define RECHECK_MS 2000
-
 static bool final_status(run_status s) { return s == RUN_COMPLETE || s == RUN_FAILED || s == RUN_EMPTY || s == RUN_GONE; }
 
 enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection *c, const char *id, stored_doc_kind kind) {
     long wait;
-    if (!route_int_arg(c, "wait", 0, MAX_WAIT_S, 0, &wait))
+    if (!route_int_arg(c, "wait", 0, ROUTE_MAX_WAIT_S, 0, &wait))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "wait must be an integer from 0 to 60 (seconds)");
     stored_doc d;
     store_reader *rd = store_reader_acquire(api_store(a));
@@ -45,7 +41,7 @@ enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection
             req->deadline_ms = now + wait * 1000;
         }
         bool answer_now = inm ? !route_etag_matches(inm, etag) : final;
-        req->recheck_ms = now + RECHECK_MS;
+        req->recheck_ms = now + ROUTE_RECHECK_MS;
         if (!answer_now && now < req->deadline_ms && api_wait(a, req, c, id)) {
             free(d.text);
             return MHD_YES;
@@ -73,5 +69,5 @@ enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection
     snprintf(detail, sizeof detail, "the run is still being written or parsed; the %s comes when it is complete: "
              "retry, or use ?wait=SECONDS", what);
     return api_send_json(c, MHD_HTTP_ACCEPTED, json_pack("{s:s, s:s}", "status", store_run_status_name(d.status), "detail", detail),
-                         etag, RETRY_AFTER_S);
+                         etag, ROUTE_RETRY_AFTER_S);
 }

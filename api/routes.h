@@ -29,6 +29,11 @@ typedef struct api_request {
 } api_request;
 
 /* Helpers the route files share (routes.c). */
+#define ROUTE_MAX_WAIT_S 60          /* ?wait= at most (seconds) */
+#define ROUTE_RECHECK_MS 2000        /* a long poll looks again this often */
+#define ROUTE_RETRY_AFTER_S 2        /* Retry-After of a busy or not-yet answer */
+/* Query argument key, NULL when absent. */
+const char *route_arg(struct MHD_Connection *c, const char *key);
 /* Integer query argument key in [lo, hi] (dflt when absent); false when malformed. */
 bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, long dflt, long *out);
 /* Whether an If-None-Match value (a tag list, or *) names etag. */
@@ -40,6 +45,10 @@ enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
  * was 0) and the caller answers 404. */
 bool route_wait_for_run(api *a, api_request *req, struct MHD_Connection *c, const char *id, long wait);
 
+/* GET /runs: a page of runs, newest first (runs_route.c). */
+enum MHD_Result route_runs(api *a, struct MHD_Connection *c);
+/* GET /runs/<id>: the run's fields, warnings, artefacts and sources (runs_route.c). */
+enum MHD_Result route_run(api *a, api_request *req, struct MHD_Connection *c, const char *id);
 /* GET /series and /series/<key> (series_route.c). */
 enum MHD_Result route_series(api *a, struct MHD_Connection *c, const char *url);
 /* series_baseline_runs: how many runs a series baseline pools. */

@@ -67,6 +67,7 @@ ALIASES = {
     "api/http_send.c": (["api_"], "answers sent on the API's connections, api_send_*"),
     "api/routes.c": (["route_"], "the route handlers and their shared helpers (api/routes.h)"),
     "api/doc_routes.c": (["route_"], "a route handler (api/routes.h)"),
+    "api/runs_route.c": (["route_"], "a route handler (api/routes.h)"),
     "api/series_route.c": (["route_"], "a route handler (api/routes.h)"),
     "api/kernel_export_route.c": (["route_"], "a route handler (api/routes.h)"),
     "api/npu_reference_route.c": (["route_"], "a route handler (api/routes.h)"),
