@@ -1,5 +1,6 @@
 /* ops_state: the ops section's per-file state (analyses/sections/ops.c), shared with the split-read
- * join of its two pieces (analyses/sections/ops_split.c). Bounds: docs/ANALYSIS.md "ops". */
+ * join of its two pieces (analyses/sections/ops_split.c), the graph replays' owners (ops_replay.c)
+ * and the output (ops_render.c). Bounds: docs/ANALYSIS.md "ops". */
 #ifndef GOBLIN_OPS_STATE_H
 #define GOBLIN_OPS_STATE_H
 
@@ -181,6 +182,18 @@ typedef struct ops_run {
 } ops_run;
 
 #define OPS_FRAME_ROW ((size_t)1 << (sizeof(size_t) * 8 - 1))   /* ops_run.order: a frame's row */
+
+/* The aggregate of row code c of r->order (OPS_FRAME_ROW | id: a Python frame's), and its name. */
+static inline const name_agg *ops_row_agg(const ops_run *r, size_t c) {
+    return c & OPS_FRAME_ROW ? &r->fagg[c & ~OPS_FRAME_ROW] : &r->agg[c];
+}
+static inline const char *ops_row_name(const ops_run *r, size_t c) { return r->pool.s[c & ~OPS_FRAME_ROW]; }
+
+/* ops_render.c: section_analysis.render and .number of ops, from what ops_finish left (r->order). */
+void ops_render(const void *run, jw_out *w);
+/* "kernels", "attributed_kernels", "attributed_by.{operator,python_frame}", "unattributed_kernels",
+ * "operators", "top.kernel_time_ns"; false when unknown. */
+bool ops_number(const void *run, const char *path, double *out);
 
 /* ops_replay.c: the Python frame as the owner of a kernel without operator (a graph replay).
  * Keeps launch call r (a REC_API_CALL with a correlation id and no External id) of f. */
