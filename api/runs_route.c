@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "base/json_writer.h"
-#include "core/artefact_kind.h"
+#include "core/run_files.h"
 #include "storage/run_detail.h"
 
 /* ms since the epoch as ISO 8601 UTC with milliseconds ("2025-01-31T12:00:00.000Z"). */
