@@ -139,11 +139,14 @@ static json_t *verdict_json(const series_verdict *v) {
 }
 
 static json_t *point_json(const series_eval *s, const series_point *p) {
-    json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:I}", "id", p->id, "status", run_status_name(p->status),
+    /* steps: the per-step times the verdicts use; none stored (a failed or empty run, a run
+     * without step markers) is unknown, null, never 0 */
+    json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "id", p->id, "status", run_status_name(p->status),
                           "started_ns", (json_int_t)p->created_at_ms * 1000000, "step_time_ms",
                           opt_json(p->step_seconds.has, p->step_seconds.v * 1e3), "tokens_per_s",
                           opt_json(p->tokens_per_sec.has, p->tokens_per_sec.v), "busy_pct",
-                          opt_json(p->busy_pct.has, p->busy_pct.v), "steps", (json_int_t)p->nwalls);
+                          opt_json(p->busy_pct.has, p->busy_pct.v), "steps",
+                          p->nwalls ? json_integer((json_int_t)p->nwalls) : json_null());
     if (!o) return NULL;
     json_t *prev = json_null();
     if (p->vs_prev.present && (prev = verdict_json(&p->vs_prev)))
