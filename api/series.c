@@ -74,8 +74,19 @@ void series_eval_free(series_eval *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* A run another one may be compared with: complete, with per-step times. */
-static bool comparable(const series_point *p) { return p->status == RUN_COMPLETE && p->nwalls > 0; }
+/* A run another one may be compared with: one with per-step times that is complete, or pending
+ * or running again — a run is in a series only once a parse stored its row, so a pending or
+ * running one is being parsed again (its files changed, a migration voided every signature) and
+ * its last parse's times still stand. Skipping it would judge the runs after it against whatever
+ * else happens to be complete during a re-ingest of many runs: verdicts, gauges and regression
+ * events that depend on the ingest order. */
+static bool comparable(const series_point *p) {
+    return p->nwalls > 0 && (p->status == RUN_COMPLETE || p->status == RUN_PENDING || p->status == RUN_RUNNING);
+}
+
+/* A run that gets verdicts: complete (with "unknown" ones when it has no per-step times), or
+ * being parsed again with its last parse's times (its verdicts stand until the new parse). */
+static bool judged(const series_point *p) { return p->status == RUN_COMPLETE || comparable(p); }
 
 static bool test(const double *a, size_t na, const series_point *cand, series_verdict *v) {
     v->present = true;
@@ -89,7 +100,7 @@ bool series_evaluate(series_eval *s, size_t i) {
     p->prev = -1, p->nbase = 0;
     memset(&p->vs_prev, 0, sizeof p->vs_prev);
     memset(&p->vs_base, 0, sizeof p->vs_base);
-    if (p->status != RUN_COMPLETE) return true;
+    if (!judged(p)) return true;
     size_t pooled = 0;
     for (size_t j = i; j-- > 0 && p->nbase < (size_t)s->baseline_runs;)
         if (comparable(&s->p[j])) {
@@ -115,7 +126,7 @@ bool series_evaluate(series_eval *s, size_t i) {
 
 bool series_is_regression(const series_eval *s, size_t i) {
     const series_point *p = &s->p[i];
-    return p->status == RUN_COMPLETE && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
+    return judged(p) && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
 }
 
 long series_latest_complete(const series_eval *s) {

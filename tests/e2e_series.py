@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -244,7 +245,8 @@ def test_series_unknown_hostile_delete_restart(tmp):
     /series/<percent-encoded key>, the exposition (promtool-valid) and the CLI table (one line);
     a key with a slash is reached with %2F. ?limit= edges. A run deleted while in a series leaves
     the baseline. A restart keeps the series and sends no regression event for old runs. The
-    webhook receiver is dead throughout: the events still come, in order, and the daemon stops."""
+    webhook receiver is dead until then: the events still come, in order, and the daemon stops.
+    Every run parsed again at a start: the same verdicts whatever order the parses end in."""
     dead = f"http://127.0.0.1:{free_port()}/hook"          # nothing listens there
     d = Daemon(tmp, extra=["--webhook-url", dead])
     staging = Path(tmp) / "staging"
@@ -381,6 +383,43 @@ def test_series_unknown_hostile_delete_restart(tmp):
     t0 = time.time()
     assert d.stop() == 0 and time.time() - t0 < 15 * e2e.SLACK      # the dead receiver holds nothing up
     assert "webhook" in d.logtext()
+
+    # every run parsed again at start (as after a migration that voids the stored signatures),
+    # in whatever order the workers finish: each run is judged against the same baseline as
+    # before (a run being parsed again counts with its last parse), so the one regression event
+    # is e-slow's, with /series' numbers, after its new complete (a new complete, a new event)
+    got = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    con = sqlite3.connect(d.db)
+    con.execute("UPDATE artefacts SET mtime_ns = -1")
+    con.commit()
+    con.close()
+    d.extra = ["--webhook-url", f"http://127.0.0.1:{hook.server_port}/hook"]
+    d.start()
+    again = ["a1", "a2", "a3", "a4", "e-slow", "c-nosteps"]
+    wait_for(lambda: {e["run"] for e in got if e["event"] == "complete"} >= set(again), 60, "the runs parsed again")
+    wait_for(lambda: any(e["event"] == "regression" for e in got), 20, "the regression event")
+    doc = d.json(f"/series/{enc}")[2]
+    assert [r["id"] for r in doc["runs"] if r["regression"]] == ["e-slow"], doc
+    vb = [r for r in doc["runs"] if r["id"] == "e-slow"][0]["vs_baseline"]
+    assert vb["runs"] == ["a1", "a2", "a3", "a4"], vb
+    events = [(e["event"], e["run"]) for e in got if e["event"] in ("complete", "regression")]
+    regs = [e for e in got if e["event"] == "regression"]
+    assert [e["run"] for e in regs] == ["e-slow"], events
+    assert abs(regs[0]["delta_pct"] - vb["delta_pct"]) < 1e-9 and regs[0]["ci95_pct"] == vb["ci95_pct"], (regs[0], vb)
+    assert events.index(("complete", "e-slow")) < events.index(("regression", "e-slow")), events
+    assert d.stop() == 0
+    hook.shutdown()
 
 
 if __name__ == "__main__":
