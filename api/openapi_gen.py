@@ -119,6 +119,9 @@ schemas = {
                        "total": {"type": "integer", "minimum": 0, "description": "series in all, beyond limit too"}}),
     "SeriesSummary": obj({"key": SERIES_KEY, "key_source": KEY_SOURCE, "runs": {"type": "integer", "minimum": 1},
                           "latest_run": RUN_ID,
+                          "judged_run": {"oneOf": [RUN_ID, {"type": "null"}],
+                                         "description": "the run latest_verdict is of: the newest complete run with "
+                                                        "per-step times; null when there is none"},
                           "latest_verdict": {"oneOf": [VERDICT, {"type": "null"}],
                                              "description": "the newest complete run with per-step times against "
                                                             "its baseline; null when it has none"},

@@ -207,8 +207,11 @@ static void list_row(void *user, const series_row *row) {
     series_eval s;
     long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &c->failed);
     bool known = i >= 0 && s.p[i].vs_base.present;
-    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:b}", "key", row->key, "key_source", row->key_source, "runs",
-                          (json_int_t)row->runs, "latest_run", row->latest_run, "latest_verdict",
+    /* judged_run: the run latest_verdict is of, which is not latest_run when newer runs failed,
+     * are empty or have no per-step times */
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:o, s:b}", "key", row->key, "key_source", row->key_source, "runs",
+                          (json_int_t)row->runs, "latest_run", row->latest_run, "judged_run",
+                          i >= 0 ? json_string(s.p[i].id) : json_null(), "latest_verdict",
                           known ? json_string(ns_verdict_name(s.p[i].vs_base.test.verdict)) : json_null(), "regression",
                           i >= 0 && series_is_regression(&s, (size_t)i));
     if (!o || json_array_append_new(c->items, o)) c->failed = true;

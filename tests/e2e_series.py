@@ -153,7 +153,7 @@ def test_series_verdicts_and_regression(tmp):
     # GET /series, limit, 404, 400
     st, _, lst = d.json("/series")
     mine = [s for s in lst["series"] if s["key"] == SERIES]
-    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "s7-b", "latest_verdict": "slower",
+    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "s7-b", "judged_run": "s7-b", "latest_verdict": "slower",
                      "regression": True}], lst
     st, _, two = d.json(f"/series/{SERIES}?limit=2")
     assert [r["id"] for r in two["runs"]] == ["s6-n", "s7-b"] and two["runs"][1]["vs_baseline"] == vb, two
@@ -263,7 +263,7 @@ def test_series_unknown_hostile_delete_restart(tmp):
     assert HOSTILE not in prom_series_labels(text, "goblind_series_regression"), text[-800:]
     assert HOSTILE not in prom_series_labels(text, "goblind_series_step_time_delta_ratio")
     lst = d.json("/series")[2]["series"]
-    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 1, "latest_run": "a1", "latest_verdict": None,
+    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 1, "latest_run": "a1", "judged_run": "a1", "latest_verdict": None,
                     "regression": False}], lst
     r = cli()
     rows = r.stdout.splitlines()
@@ -327,7 +327,7 @@ def test_series_unknown_hostile_delete_restart(tmp):
 
     # the list and the gauges judge the newest complete run with per-step times (e-slow), not c-nosteps
     lst = d.json("/series")[2]["series"]
-    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 9, "latest_run": "c-nosteps", "latest_verdict": "slower",
+    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 9, "latest_run": "c-nosteps", "judged_run": "e-slow", "latest_verdict": "slower",
                     "regression": True}], lst
     text = d.get("/metrics")[2].decode()
     chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
