@@ -292,7 +292,7 @@ void series_metrics(store_reader *rd, int max_series, int baseline_runs, strbuf 
     metric_ctx c = {rd, baseline_runs, {0}, {0}};
     int total = store_series_list(rd, max_series, metric_row, &c);
     family(out, "goblind_series_regression",
-           "1 when the latest complete run of the series is slower than its baseline beyond the noise, else 0.");
+           "1 when the latest judged run of the series is slower than its baseline beyond the noise, 0 when it is not; absent while the series has no verdict.");
     strbuf_append(out, c.regression.data ? c.regression.data : "", c.regression.len);
     family(out, "goblind_series_step_time_delta_ratio",
            "Step-time median of the series' latest complete run against its baseline, (candidate - baseline) / baseline.");
