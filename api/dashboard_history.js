@@ -78,9 +78,10 @@ async function loadHistory() {
             { segments: segmentsOf(pts((x) => x.util)), color: "#f0d77a", dash: true, cls: "hist-util", label: "GPU util %" }] });
   for (const c of [c0, c1, c2]) c.setAttribute("data-runs", rows.map((x) => x.id).join(" "));
   const flagged = rows.filter((x) => x.regression).length;
-  $("history-sub").textContent = series
-    ? "· series " + series.key + " (" + series.key_source + ") · its last " + n + " runs, oldest left · " + flagged + " regression" + (flagged === 1 ? "" : "s") + " vs the baseline of " + series.baseline_runs + " runs"
-    : "· the last " + n + " complete runs, oldest left (no series)";
+  // the key as written (the heading is upper-cased; a key is case-sensitive)
+  if (series) $("history-sub").replaceChildren("· series ", el("span", { class: "key" }, series.key), " (" + series.key_source + ") · its last " + n +
+    " runs, oldest left · " + flagged + " regression" + (flagged === 1 ? "" : "s") + " vs the baseline of " + series.baseline_runs + " runs");
+  else $("history-sub").textContent = "· the last " + n + " complete runs, oldest left (no series)";
   shown(box, series ? "series " + series.key : "recent");
   box.dataset.source = series ? "series" : "recent";
   box.style.cssText = "display:grid;grid-template-columns:1fr 1fr 1fr;gap:12px";

@@ -119,6 +119,9 @@ schemas = {
                        "total": {"type": "integer", "minimum": 0, "description": "series in all, beyond limit too"}}),
     "SeriesSummary": obj({"key": SERIES_KEY, "key_source": KEY_SOURCE, "runs": {"type": "integer", "minimum": 1},
                           "latest_run": RUN_ID,
+                          "judged_run": {"oneOf": [RUN_ID, {"type": "null"}],
+                                         "description": "the run latest_verdict is of: the newest complete run with "
+                                                        "per-step times; null when there is none"},
                           "latest_verdict": {"oneOf": [VERDICT, {"type": "null"}],
                                              "description": "the newest complete run with per-step times against "
                                                             "its baseline; null when it has none"},
@@ -131,7 +134,8 @@ schemas = {
                       "started_ns": {"type": "integer",
                                      "description": "when goblind first saw the run (ns since the epoch): the order"},
                       "step_time_ms": NUM_OR_NULL, "tokens_per_s": NUM_OR_NULL, "busy_pct": NUM_OR_NULL,
-                      "steps": {"type": "integer", "minimum": 0, "description": "per-step wall times the verdicts use"},
+                      "steps": {"type": ["integer", "null"], "minimum": 1,
+                                "description": "per-step wall times the verdicts use; null when the run has none"},
                       "vs_previous": {"oneOf": [{**SERIES_VERDICT, "required": SERIES_VERDICT["required"] + ["run"],
                                                  "properties": {**SERIES_VERDICT["properties"], "run": RUN_ID}},
                                                 {"type": "null"}]},

@@ -74,8 +74,19 @@ void series_eval_free(series_eval *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* A run another one may be compared with: complete, with per-step times. */
-static bool comparable(const series_point *p) { return p->status == RUN_COMPLETE && p->nwalls > 0; }
+/* A run another one may be compared with: one with per-step times that is complete, or pending
+ * or running again — a run is in a series only once a parse stored its row, so a pending or
+ * running one is being parsed again (its files changed, a migration voided every signature) and
+ * its last parse's times still stand. Skipping it would judge the runs after it against whatever
+ * else happens to be complete during a re-ingest of many runs: verdicts, gauges and regression
+ * events that depend on the ingest order. */
+static bool comparable(const series_point *p) {
+    return p->nwalls > 0 && (p->status == RUN_COMPLETE || p->status == RUN_PENDING || p->status == RUN_RUNNING);
+}
+
+/* A run that gets verdicts: complete (with "unknown" ones when it has no per-step times), or
+ * being parsed again with its last parse's times (its verdicts stand until the new parse). */
+static bool judged(const series_point *p) { return p->status == RUN_COMPLETE || comparable(p); }
 
 static bool test(const double *a, size_t na, const series_point *cand, series_verdict *v) {
     v->present = true;
@@ -89,7 +100,7 @@ bool series_evaluate(series_eval *s, size_t i) {
     p->prev = -1, p->nbase = 0;
     memset(&p->vs_prev, 0, sizeof p->vs_prev);
     memset(&p->vs_base, 0, sizeof p->vs_base);
-    if (p->status != RUN_COMPLETE) return true;
+    if (!judged(p)) return true;
     size_t pooled = 0;
     for (size_t j = i; j-- > 0 && p->nbase < (size_t)s->baseline_runs;)
         if (comparable(&s->p[j])) {
@@ -115,7 +126,7 @@ bool series_evaluate(series_eval *s, size_t i) {
 
 bool series_is_regression(const series_eval *s, size_t i) {
     const series_point *p = &s->p[i];
-    return p->status == RUN_COMPLETE && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
+    return judged(p) && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
 }
 
 long series_latest_complete(const series_eval *s) {
@@ -139,11 +150,14 @@ static json_t *verdict_json(const series_verdict *v) {
 }
 
 static json_t *point_json(const series_eval *s, const series_point *p) {
-    json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:I}", "id", p->id, "status", store_run_status_name(p->status),
+    /* steps: the per-step times the verdicts use; none stored (a failed or empty run, a run
+     * without step markers) is unknown, null, never 0 */
+    json_t *o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "id", p->id, "status", store_run_status_name(p->status),
                           "started_ns", (json_int_t)p->created_at_ms * 1000000, "step_time_ms",
                           opt_json(p->step_seconds.has, p->step_seconds.v * 1e3), "tokens_per_s",
                           opt_json(p->tokens_per_sec.has, p->tokens_per_sec.v), "busy_pct",
-                          opt_json(p->busy_pct.has, p->busy_pct.v), "steps", (json_int_t)p->nwalls);
+                          opt_json(p->busy_pct.has, p->busy_pct.v), "steps",
+                          p->nwalls ? json_integer((json_int_t)p->nwalls) : json_null());
     if (!o) return NULL;
     json_t *prev = json_null();
     if (p->vs_prev.present && (prev = verdict_json(&p->vs_prev)))
@@ -193,8 +207,11 @@ static void list_row(void *user, const series_row *row) {
     series_eval s;
     long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &c->failed);
     bool known = i >= 0 && s.p[i].vs_base.present;
-    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:b}", "key", row->key, "key_source", row->key_source, "runs",
-                          (json_int_t)row->runs, "latest_run", row->latest_run, "latest_verdict",
+    /* judged_run: the run latest_verdict is of, which is not latest_run when newer runs failed,
+     * are empty or have no per-step times */
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:o, s:b}", "key", row->key, "key_source", row->key_source, "runs",
+                          (json_int_t)row->runs, "latest_run", row->latest_run, "judged_run",
+                          i >= 0 ? json_string(s.p[i].id) : json_null(), "latest_verdict",
                           known ? json_string(ns_verdict_name(s.p[i].vs_base.test.verdict)) : json_null(), "regression",
                           i >= 0 && series_is_regression(&s, (size_t)i));
     if (!o || json_array_append_new(c->items, o)) c->failed = true;
@@ -275,7 +292,7 @@ void series_metrics(store_reader *rd, int max_series, int baseline_runs, strbuf 
     metric_ctx c = {rd, baseline_runs, {0}, {0}};
     int total = store_series_list(rd, max_series, metric_row, &c);
     family(out, "goblind_series_regression",
-           "1 when the latest complete run of the series is slower than its baseline beyond the noise, else 0.");
+           "1 when the latest judged run of the series is slower than its baseline beyond the noise, 0 when it is not; absent while the series has no verdict.");
     strbuf_append(out, c.regression.data ? c.regression.data : "", c.regression.len);
     family(out, "goblind_series_step_time_delta_ratio",
            "Step-time median of the series' latest complete run against its baseline, (candidate - baseline) / baseline.");

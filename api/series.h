@@ -6,7 +6,9 @@
  *  - the previous complete run of its series that has per-step times (`vs_previous`), and
  *  - its baseline: the last N such runs before it (N = series_baseline_runs), their per-step
  *    wall times pooled into one sample (`vs_baseline`).
- * A run is a regression when its verdict against the baseline is `slower`. The method is in
+ * A run is a regression when its verdict against the baseline is `slower`. A run being parsed
+ * again (pending or running, its row from the last parse still stored) counts with that parse's
+ * times, so a re-ingest of many runs judges each against the same runs whatever the order. The method is in
  * docs/ANALYSIS.md "Series and regressions"; the series membership is storage/run_series.h. */
 #ifndef GOBLIN_SERIES_H
 #define GOBLIN_SERIES_H
@@ -65,9 +67,11 @@ int series_load(store_reader *rd, const char *key, int shown, int baseline_runs,
 void series_eval_free(series_eval *s);
 /* Computes point i's vs_previous and vs_baseline (false: out of memory). */
 bool series_evaluate(series_eval *s, size_t i);
-/* Whether point i is a regression: complete, and slower than its baseline beyond the noise. */
+/* Whether point i is a regression: complete (or being parsed again, judged on its last parse's
+ * per-step times), and slower than its baseline beyond the noise. */
 bool series_is_regression(const series_eval *s, size_t i);
-/* The index of the newest complete run with per-step times, -1 when none. */
+/* The index of the newest complete run with per-step times (or one being parsed again that
+ * has them from its last parse), -1 when none. */
 long series_latest_complete(const series_eval *s);
 
 /* GET /series/<key>'s body for the newest `shown` points (NULL: out of memory). */

@@ -114,8 +114,8 @@ bool ns_median_diff(const double *a, size_t na, const double *b, size_t nb, ns_r
     uint32_t *counts = malloc((most ? most : 1) * sizeof *counts);
     bool ok = sa && sb && diffs && counts;
     if (!ok) goto out;
-    memcpy(sa, a, na * sizeof *a);
-    memcpy(sb, b, nb * sizeof *b);
+    if (na) memcpy(sa, a, na * sizeof *a);   /* an empty side may be NULL (a run without per-step times) */
+    if (nb) memcpy(sb, b, nb * sizeof *b);
     qsort(sa, na, sizeof *sa, cmp_double);
     qsort(sb, nb, sizeof *sb, cmp_double);
     if (na) *med_a = (sa[(na - 1) / 2] + sa[na / 2]) / 2.0;

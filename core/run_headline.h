@@ -24,6 +24,8 @@
 
 #define RUN_SIDECAR_NAME "goblind.json"
 #define RUN_SIDECAR_MAX_BYTES (64u << 10)
+/* The longest labels.series that names a series (storage/run_series.h's SERIES_KEY_MAX). */
+#define RUN_SIDECAR_SERIES_MAX 128
 
 /* What a run directory's goblind.json declares (docs/API.md "The run sidecar"). */
 typedef struct run_sidecar {

@@ -96,6 +96,13 @@ void run_sidecar_read(const char *run_dir, run_sidecar *sc, diag_list *w) {
             json_object_foreach(v, lk, lv) ok &= json_is_string(lv) || json_is_number(lv) || json_is_boolean(lv);
             if (!ok) diag_add(w, RUN_SIDECAR_NAME ": key 'labels' must be an object of strings, numbers or booleans; ignored");
             else sc->labels_json = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+            /* kept as a label either way, but only a string of 1..128 bytes names the series;
+             * otherwise the run's setup fingerprint does, which the user should hear about */
+            json_t *series = ok ? json_object_get(v, "series") : NULL;
+            size_t sl = json_is_string(series) ? json_string_length(series) : 0;
+            if (series && (sl == 0 || sl > RUN_SIDECAR_SERIES_MAX))
+                diag_add(w, RUN_SIDECAR_NAME ": key 'labels.series' must be a string of 1 to %d bytes to name the run's series; "
+                         "the run's setup fingerprint names it instead", RUN_SIDECAR_SERIES_MAX);
         } else {
             diag_add(w, RUN_SIDECAR_NAME ": unknown key '%.64s'; ignored", key);
         }

@@ -106,7 +106,8 @@ static const command_help HELP[] = {
      "their setup) with its newest run and that run's verdict against its baseline; with KEY, the\n"
      "series' runs in order with step time, tokens/s, busy %, and the verdicts against the previous\n"
      "run and against the baseline (the pooled steps of the last series_baseline_runs complete runs),\n"
-     "each with its 95 % interval (docs/ANALYSIS.md, \"Series and regressions\").\n"
+     "each with its 95 % interval (docs/ANALYSIS.md, \"Series and regressions\"). A value the daemon\n"
+     "does not know prints -; the judged run is the newest complete run with per-step times.\n"
      "  --limit N         series listed, or the series' newest runs shown, 1..1000 (default 50)\n"
      "  --format F        table (default) or json (the GET /series or /series/KEY body)\n"},
     {"forget", cmd_forget, "Delete a run from a daemon's database (its directory is left alone).", NULL,

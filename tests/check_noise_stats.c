@@ -94,6 +94,14 @@ START_TEST(bootstrap_verdicts) {
     ck_assert(ns_median_diff(a, 0, b, 40, &r, &ma, &mb, has));
     ck_assert(!has[0] && has[1]);
     ck_assert_int_eq(r.verdict, NS_UNKNOWN);
+    /* an empty side given as NULL (a series run without per-step times): unknown, and no
+     * memcpy from NULL (UBSan's nonnull check in the sanitizer build) */
+    ck_assert(ns_median_diff(a, 40, NULL, 0, &r, &ma, &mb, has));
+    ck_assert(has[0] && !has[1]);
+    ck_assert_int_eq(r.verdict, NS_UNKNOWN);
+    ck_assert(ns_median_diff(NULL, 0, b, 40, &r, &ma, &mb, has));
+    ck_assert(!has[0] && has[1]);
+    ck_assert_int_eq(r.verdict, NS_UNKNOWN);
 }
 END_TEST
 

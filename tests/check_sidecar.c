@@ -49,6 +49,30 @@ START_TEST(every_key_read) {
 }
 END_TEST
 
+START_TEST(series_label_that_names_no_series_warned) {
+    /* 129 bytes, an empty string, a number: kept as labels, but none names a series (the
+     * fingerprint does), and each says so; 128 bytes is a series key without a word */
+    char text[512], key[130];
+    const char *cases[] = {NULL, "\"\"", "7"};
+    for (int c = 0; c < 4; c++) {
+        memset(key, 'k', sizeof key);
+        key[c == 3 ? 128 : 129] = '\0';
+        if (c == 0 || c == 3) snprintf(text, sizeof text, "{\"labels\": {\"series\": \"%s\"}}", key);
+        else snprintf(text, sizeof text, "{\"labels\": {\"series\": %s}}", cases[c]);
+        write_sidecar(text);
+        run_sidecar sc;
+        diag_list w;
+        diag_init(&w);
+        run_sidecar_read(dir, &sc, &w);
+        ck_assert(sc.labels_json != NULL);
+        ck_assert_int_eq(warned(&w, "'labels.series' must be a string of 1 to 128 bytes"), c != 3);
+        ck_assert_int_eq((int)w.count, c != 3);
+        run_sidecar_free(&sc);
+        diag_free(&w);
+    }
+}
+END_TEST
+
 START_TEST(bad_values_named_and_ignored) {
     write_sidecar("{\"tokens_per_step\": -1, \"model_flops_per_token\": \"many\", \"peak_tflops\": 0,"
                   " \"precision\": \"fp64\", \"steps\": 2.5, \"labels\": {\"nested\": {}}, \"colour\": 1,"
@@ -138,6 +162,7 @@ int main(void) {
     TCase *tc = tcase_create("sidecar");
     tcase_add_test(tc, every_key_read);
     tcase_add_test(tc, bad_values_named_and_ignored);
+    tcase_add_test(tc, series_label_that_names_no_series_warned);
     tcase_add_test(tc, bad_files_are_warnings);
     tcase_add_test(tc, every_format_has_a_family);
     suite_add_tcase(s, tc);

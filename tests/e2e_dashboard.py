@@ -5,7 +5,8 @@ telemetry line charts per GPU and the history of runs, read back from the render
 (--dump-dom) and counted against the analysis document the daemon serves; the loading states
 read in real time over the DevTools protocol (cdp_pipe.py) while a proxy (dashboard_proxy.py)
 holds requests; unknown tiles, the step told twice, the compare view against GET /compare, the
-history by run and per series (GET /series stubbed in the proxy, and absent), one name per GPU
+history by run and per series (GET /series stubbed in the proxy, and absent, and the real
+endpoint with sidecar-labelled runs, a failed and a slowed one), one name per GPU
 on generated and real files. Screenshots are
 written to the test's directory, or to $GOBLIND_SCREENSHOT_DIR (docs/ when refreshing the
 pictures: GOBLIND_SCREENSHOT_DIR=docs). The harness (Daemon, gen, ...) is e2e_serve.py's.
@@ -21,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -459,17 +461,81 @@ def test_dashboard_history_by_run_and_series(tmp):
     assert svg.count('class="hist-point"') == 4
     assert re.search(r'<select id="series"[^>]*>.*llama-8b · 4 runs · regression.*fp-0123456789abcdef · 1 runs', dom), \
         re.findall(r'<select id="series".{0,300}', dom)
-    assert "series llama-8b (label)" in dom and "1 regression vs the baseline of 3 runs" in dom
+    text = re.sub(r"<[^>]+>", "", dom)
+    assert "series llama-8b (label)" in text and "1 regression vs the baseline of 3 runs" in text
     assert any(p.startswith("/series/llama-8b?limit=") for p in proxy.seen), proxy.seen
-    shot = Path(os.environ.get("GOBLIND_SCREENSHOT_DIR") or tmp) / "dashboard-history.png"
-    if shot.exists():
-        shot.unlink()
+    shot = Path(tmp) / "dashboard-history-stub.png"   # docs/ has the real backend's (the next test)
     subprocess.run(flags + ["--window-size=1400,300", f"--screenshot={shot}",
                             proxy.base + "/?run=" + ids[-1] + "&series=llama-8b&focus=history"], capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 10000
     proxy.stop()
     assert d.stop() == 0
 
+
+def test_dashboard_history_real_series(tmp):
+    """The history against the real GET /series (no stub): runs with goblind.json sidecars
+    carrying labels.series (a key with quotes, markup and UTF-8), a failed run and a run whose
+    GEMMs are twice as slow in that series, one run in another series made last. Without ?series=
+    the page draws the selected run's series (not the newest listed); its runs by id in the order
+    GET /series/<key> gives, a point per run with a step time, a ring exactly on the runs the daemon
+    flags as regressions; the selector lists the daemon's series; the key is text, never markup.
+    Writes dashboard-history.png (docs/ when refreshing)."""
+    from e2e_series import make_run           # the sidecar runs of the series tests
+    flags = chromium_flags(tmp)
+    d = Daemon(tmp)
+    staging = Path(tmp) / "staging"
+    staging.mkdir()
+    d.start()
+    key = 'sweep "<b>bs8</b>" · ü'
+    label = {"labels": {"series": key}}
+    for i in range(1, 6):
+        make_run(d, staging, f"train-{i}", seed=i, sidecar=label)
+
+    def broken(t):
+        (t / "torch_profile.json").write_bytes(b"{")
+        for n in ("trace.csv", "amd_smi.csv"):
+            (t / n).unlink()
+    make_run(d, staging, "train-6-failed", seed=6, sidecar=label, mutate=broken, want="failed")
+    make_run(d, staging, "train-7-slow", seed=12, sidecar=label, slow="Cijk=2.0")
+    make_run(d, staging, "eval-1", seed=20, sidecar={"labels": {"series": "eval"}})
+    listing = d.json("/series")[2]["series"]
+    assert [s["key"] for s in listing] == ["eval", key], listing
+    doc = d.json("/series/" + urllib.parse.quote(key, safe="") + "?limit=20")[2]
+    ids = [r["id"] for r in doc["runs"]]
+    flagged = [r["id"] for r in doc["runs"] if r["regression"]]
+    assert ids[-1] == "train-7-slow" and flagged == ["train-7-slow"], doc["runs"]
+
+    dom = dump(flags, d.base + "/?run=train-7-slow")
+    assert re.search(r'id="history"[^>]*data-source="series"', dom), re.findall(r'<div id="history"[^>]*>', dom)
+    assert "<b>bs8</b>" not in dom                        # the key is text
+    svg = svg_of(dom, "hist-step")
+    assert html.unescape(attr(svg, "data-runs")) == " ".join(ids), attr(svg, "data-runs")
+    rings = [html.unescape(t) for t in re.findall(r'<circle class="hist-regression"[^>]*><title>([^<]*)</title>', svg)]
+    assert [t.split(" · ")[0] for t in rings] == flagged and all(" · REGRESSION · vs baseline slower +" in t for t in rings), rings
+    known = [r for r in doc["runs"] if r["step_time_ms"] is not None]
+    assert svg.count('class="hist-point"') == len(known) == len(ids) - 1, (svg.count('class="hist-point"'), doc["runs"])
+    short = [i if len(i) <= 16 else i[:7] + "…" + i[-7:] for i in ids]
+    ticks = re.findall(r'<text[^>]* y="146"[^>]*>([^<]*)</text>', svg)
+    assert ticks and all(t in short for t in ticks), ticks
+    sel = re.search(r'<select id="series"[^>]*>(.*?)</select>', dom, re.S).group(1)
+    options = [(html.unescape(v), html.unescape(t)) for v, t in re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', sel)]
+    assert options == [(s["key"], s["key"] + " · " + str(s["runs"]) + " runs" + (" · regression" if s["regression"] else ""))
+                       for s in listing], options
+    sub = re.search(r'id="history-sub"[^>]*>(.*?)</span> <select', dom, re.S).group(1)
+    assert re.search(r'<span class="key">([^<]*)</span>', sub).group(1) == html.escape(key, quote=False), sub   # not upper-cased
+    sub = html.unescape(re.sub(r"<[^>]+>", "", sub))
+    assert f"series {key} (label)" in sub and f"its last {len(ids)} runs" in sub and "1 regression vs the baseline of 5 runs" in sub, sub
+
+    dom = dump(flags, d.base + "/?run=train-7-slow&series=eval")       # the one chosen
+    assert html.unescape(attr(svg_of(dom, "hist-step"), "data-runs")) == "eval-1"
+    assert 'class="hist-regression"' not in dom
+    shot = Path(os.environ.get("GOBLIND_SCREENSHOT_DIR") or tmp) / "dashboard-history.png"
+    if shot.exists():
+        shot.unlink()
+    subprocess.run(flags + ["--window-size=1400,300", f"--screenshot={shot}", d.base + "/?run=train-7-slow&focus=history"],
+                   capture_output=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 10000
+    assert d.stop() == 0
 
 def test_dashboard_gpu_names_real_files(tmp):
     """Real files whose numbering differs: rocprofv3's kernel trace (corpus, `Agent 4`) beside

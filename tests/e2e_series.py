@@ -13,10 +13,13 @@ import json
 import os
 import random
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
 import threading
+import time
+import urllib.parse
 from pathlib import Path
 
 import jsonschema
@@ -29,17 +32,20 @@ SERIES = "train-x"
 BASELINE = 5                     # series_baseline_runs' default
 
 
-def make_run(d, staging, run_id, seed, sidecar, slow=None):
-    """A gen_run directory with a goblind.json, moved into the root whole (so the sidecar is
-    there before the daemon reads the run), then waited for until complete."""
+def make_run(d, staging, run_id, seed, sidecar, slow=None, mutate=None, want="complete"):
+    """A gen_run directory with a goblind.json (then changed by mutate), moved into the root
+    whole (so the sidecar is there before the daemon reads the run), then waited for until its
+    status is want."""
     tmp = Path(staging) / run_id
     extra = ["--slow", slow] if slow else []
     subprocess.run([sys.executable, str(GEN), str(tmp), "--steps", "24", "--kernels-per-step", "40",
                     "--cpu-ops-per-step", "6", "--smi-samples", "20", "--seed", str(seed), *extra],
                    check=True, capture_output=True)
     (tmp / "goblind.json").write_text(json.dumps(sidecar))
+    if mutate:
+        mutate(tmp)
     os.rename(tmp, d.roots[0] / run_id)
-    d.wait_status(run_id, "complete", timeout=60)
+    d.wait_status(run_id, want, timeout=60)
 
 
 def step_walls(run_dir):
@@ -147,7 +153,7 @@ def test_series_verdicts_and_regression(tmp):
     # GET /series, limit, 404, 400
     st, _, lst = d.json("/series")
     mine = [s for s in lst["series"] if s["key"] == SERIES]
-    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "s7-b", "latest_verdict": "slower",
+    assert mine == [{"key": SERIES, "key_source": "label", "runs": 7, "latest_run": "s7-b", "judged_run": "s7-b", "latest_verdict": "slower",
                      "regression": True}], lst
     st, _, two = d.json(f"/series/{SERIES}?limit=2")
     assert [r["id"] for r in two["runs"]] == ["s6-n", "s7-b"] and two["runs"][1]["vs_baseline"] == vb, two
@@ -209,6 +215,211 @@ def test_series_gauges_bounded(tmp):
     assert [s["key"] for s in lst["series"]] == ["new-y", "old-x"] and lst["total"] == 2, lst
     assert d.json("/series?limit=1")[2] == {"series": lst["series"][:1], "total": 2}
     assert d.stop() == 0
+
+
+HOSTILE = 'we"ird\\key\nline ünï </option><b>\x1b[2J'   # quotes, a backslash, a newline, UTF-8, markup, an escape
+
+
+def prom_series_labels(text, family):
+    """{series label value (unescaped as the exposition format says): sample value} of a family."""
+    out = {}
+    for m in re.finditer(rf'^{family}\{{series="((?:[^"\\]|\\.)*)"\}} (\S+)$', text, re.M):
+        value = re.sub(r"\\(.)", lambda e: "\n" if e.group(1) == "n" else e.group(1), m.group(1))
+        out[value] = float(m.group(2))
+    return out
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_series_unknown_hostile_delete_restart(tmp):
+    """What a series does not know is null / absent / "-", never 0: a failed run, an empty run and
+    a complete run without per-step times in a series; a series with one run has no verdict, so no
+    gauge. A hostile key (quotes, backslash, newline, UTF-8, markup) round-trips through JSON,
+    /series/<percent-encoded key>, the exposition (promtool-valid) and the CLI table (one line);
+    a key with a slash is reached with %2F. ?limit= edges. A run deleted while in a series leaves
+    the baseline. A restart keeps the series and sends no regression event for old runs. The
+    webhook receiver is dead until then: the events still come, in order, and the daemon stops.
+    Every run parsed again at a start: the same verdicts whatever order the parses end in."""
+    dead = f"http://127.0.0.1:{free_port()}/hook"          # nothing listens there
+    d = Daemon(tmp, extra=["--webhook-url", dead])
+    staging = Path(tmp) / "staging"
+    staging.mkdir()
+    d.start()
+    enc = urllib.parse.quote(HOSTILE, safe="")
+    label = {"labels": {"series": HOSTILE}}
+
+    def cli(*args):
+        return subprocess.run([e2e.GOBLIND, "series", *args, "--url", d.base], capture_output=True, text=True)
+
+    make_run(d, staging, "a1", seed=1, sidecar=label)
+    text = d.get("/metrics")[2].decode()                  # one run: nothing to judge it against
+    assert HOSTILE not in prom_series_labels(text, "goblind_series_regression"), text[-800:]
+    assert HOSTILE not in prom_series_labels(text, "goblind_series_step_time_delta_ratio")
+    lst = d.json("/series")[2]["series"]
+    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 1, "latest_run": "a1", "judged_run": "a1", "latest_verdict": None,
+                    "regression": False}], lst
+    r = cli()
+    rows = r.stdout.splitlines()
+    assert r.returncode == 0 and len(rows) == 2, (r.returncode, r.stdout)     # the newline did not split the row
+    assert rows[1].split()[-2:] == ["-", "-"] and "\x1b" not in r.stdout, rows   # verdict and regression unknown
+
+    for i in range(2, 6):
+        make_run(d, staging, f"a{i}", seed=i, sidecar=label)
+
+    def broken(t):
+        (t / "torch_profile.json").write_bytes(b"{")
+        for n in ("trace.csv", "amd_smi.csv"):
+            (t / n).unlink()
+
+    def empty(t):
+        for f in list(t.iterdir()):
+            if f.name != "goblind.json":
+                f.unlink()
+        (t / "notes.txt").write_text("no profile here")
+
+    make_run(d, staging, "b-fail", seed=40, sidecar=label, mutate=broken, want="failed")
+    make_run(d, staging, "d-empty", seed=42, sidecar=label, mutate=empty, want="empty")
+    ev = SSE(d.base)
+    make_run(d, staging, "e-slow", seed=43, sidecar=label, slow="Cijk=2.0")
+    make_run(d, staging, "c-nosteps", seed=41, sidecar=label, mutate=lambda t: (t / "torch_profile.json").unlink())
+    ev.wait(lambda m: m.get("event") == "regression")
+    ev.wait(lambda m: m.get("event") == "complete" and m["json"]["run"] == "c-nosteps")
+    kinds = [(m["event"], m["json"]["run"]) for m in ev.messages if m.get("event") in ("complete", "regression")]
+    assert kinds == [("complete", "e-slow"), ("regression", "e-slow"), ("complete", "c-nosteps")], kinds
+    reg = [m["json"] for m in ev.messages if m.get("event") == "regression"][0]
+    assert reg["series"] == HOSTILE, reg
+    ev.close()
+
+    order = ["a1", "a2", "a3", "a4", "a5", "b-fail", "d-empty", "e-slow", "c-nosteps"]
+    st, _, body = d.json(f"/series/{enc}")
+    assert st == 200 and body["key"] == HOSTILE and [r["id"] for r in body["runs"]] == order, (st, body)
+    runs = {r["id"]: r for r in body["runs"]}
+    for rid, status in (("b-fail", "failed"), ("d-empty", "empty")):
+        r = runs[rid]
+        assert r["status"] == status and r["regression"] is False, r
+        for k in ("step_time_ms", "tokens_per_s", "busy_pct", "steps", "vs_previous", "vs_baseline"):
+            assert r[k] is None, (rid, k, r)
+    r = runs["c-nosteps"]                        # complete, but no ProfilerStep: no per-step times
+    assert r["status"] == "complete" and r["steps"] is None and r["regression"] is False, r
+    for v in (r["vs_previous"], r["vs_baseline"]):
+        assert v is None or (v["verdict"] == "unknown" and v["delta_pct"] is None and v["ci95_pct"] is None), r
+    walls = {rid: step_walls(d.roots[0] / rid) for rid in ("a1", "a2", "a3", "a4", "a5", "e-slow")}
+    for rid in walls:
+        assert runs[rid]["steps"] == len(walls[rid]), runs[rid]
+
+    def check_slow(base_ids):
+        doc = d.json(f"/series/{enc}")[2]
+        e = [r for r in doc["runs"] if r["id"] == "e-slow"][0]
+        vb = e["vs_baseline"]
+        assert vb["runs"] == base_ids and e["vs_previous"]["run"] == base_ids[-1], e
+        pooled = [w for b in base_ids for w in walls[b]]
+        mb, mc = statistics.median(pooled), statistics.median(walls["e-slow"])
+        assert abs(vb["delta_pct"] - (mc - mb) / mb * 100) < 0.01 and vb["verdict"] == "slower" and e["regression"], (vb, mb, mc)
+        return doc, vb
+    doc, vb = check_slow(["a1", "a2", "a3", "a4", "a5"])     # the failed and empty runs are skipped
+
+    # the list and the gauges judge the newest complete run with per-step times (e-slow), not c-nosteps
+    lst = d.json("/series")[2]["series"]
+    assert lst == [{"key": HOSTILE, "key_source": "label", "runs": 9, "latest_run": "c-nosteps", "judged_run": "e-slow", "latest_verdict": "slower",
+                    "regression": True}], lst
+    text = d.get("/metrics")[2].decode()
+    chk = subprocess.run(["promtool", "check", "metrics"], input=text.encode(), capture_output=True)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    assert prom_series_labels(text, "goblind_series_regression") == {HOSTILE: 1.0}, text[-800:]
+    delta = prom_series_labels(text, "goblind_series_step_time_delta_ratio")
+    assert abs(delta[HOSTILE] - vb["delta_pct"] / 100) < 1e-9, delta
+
+    # the CLI: one row per run, "-" for what is unknown, exit 3 (the latest judged run is e-slow)
+    r = cli(HOSTILE)
+    rows = r.stdout.splitlines()
+    assert r.returncode == 3 and len(rows) == 2 + len(order), (r.returncode, r.stdout, r.stderr)
+    cells = {ln.split()[0]: ln.split()[1:] for ln in rows[2:]}
+    assert cells["b-fail"] == ["failed", "-", "-", "-", "-", "-", "-"], cells["b-fail"]
+    assert cells["d-empty"] == ["empty", "-", "-", "-", "-", "-", "-"], cells["d-empty"]
+    assert cells["c-nosteps"][:2] == ["complete", "-"] and "%" not in " ".join(cells["c-nosteps"]), cells["c-nosteps"]
+    assert cells["e-slow"][-1] == "REGRESSION", cells["e-slow"]
+    r = cli(HOSTILE, "--format", "json")
+    assert r.returncode == 3 and json.loads(r.stdout)["key"] == HOSTILE, (r.returncode, r.stdout[:300])
+
+    # ?limit= edges: 1 is the newest run, judged against runs before it; 1000 all; outside 1..1000 400
+    one = d.json(f"/series/{enc}?limit=1")[2]["runs"]
+    assert [r["id"] for r in one] == ["c-nosteps"] and one[0] == runs["c-nosteps"], one
+    assert [r["id"] for r in d.json(f"/series/{enc}?limit=1000")[2]["runs"]] == order
+    for bad in ("0", "1001", "-1", "1e3", "", "abc", "99999999999999999999"):
+        assert d.json(f"/series/{enc}?limit={bad}")[0] == 400, bad
+    assert d.json("/series/" + "x" * 129)[0] == 400
+
+    # a key with a slash: percent-encoded, the route still finds it
+    make_run(d, staging, "g-slash", seed=50, sidecar={"labels": {"series": "team/a b"}})
+    st, _, g = d.json("/series/team%2Fa%20b")
+    assert st == 200 and g["key"] == "team/a b" and [r["id"] for r in g["runs"]] == ["g-slash"], (st, g)
+
+    # a run deleted while in the series: its baseline and previous run move to the runs left
+    assert d.get("/runs/a5", method="DELETE")[0] == 200
+    doc, vb = check_slow(["a1", "a2", "a3", "a4"])
+    assert "a5" not in [r["id"] for r in doc["runs"]]
+    assert [s["runs"] for s in d.json("/series")[2]["series"] if s["key"] == HOSTILE] == [8]
+
+    # a restart: the series are kept, and no regression event is sent again for old runs
+    assert d.stop() == 0
+    d.start()
+    ev = SSE(d.base)
+    assert d.json(f"/series/{enc}")[2] == doc
+    make_run(d, staging, "h-after", seed=60, sidecar={"labels": {"series": "other"}})
+    ev.wait(lambda m: m.get("event") == "complete" and m["json"]["run"] == "h-after")
+    try:                                          # and a scan interval later, still none
+        ev.wait(lambda m: m.get("event") == "regression", timeout=3)
+    except (TimeoutError, OSError):
+        pass
+    assert not [m for m in ev.messages if m.get("event") == "regression"], ev.messages
+    ev.close()
+    t0 = time.time()
+    assert d.stop() == 0 and time.time() - t0 < 15 * e2e.SLACK      # the dead receiver holds nothing up
+    assert "webhook" in d.logtext()
+
+    # every run parsed again at start (as after a migration that voids the stored signatures),
+    # in whatever order the workers finish: each run is judged against the same baseline as
+    # before (a run being parsed again counts with its last parse), so the one regression event
+    # is e-slow's, with /series' numbers, after its new complete (a new complete, a new event)
+    got = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    con = sqlite3.connect(d.db)
+    con.execute("UPDATE artefacts SET mtime_ns = -1")
+    con.commit()
+    con.close()
+    d.extra = ["--webhook-url", f"http://127.0.0.1:{hook.server_port}/hook"]
+    d.start()
+    again = ["a1", "a2", "a3", "a4", "e-slow", "c-nosteps"]
+    wait_for(lambda: {e["run"] for e in got if e["event"] == "complete"} >= set(again), 60, "the runs parsed again")
+    wait_for(lambda: any(e["event"] == "regression" for e in got), 20, "the regression event")
+    doc = d.json(f"/series/{enc}")[2]
+    assert [r["id"] for r in doc["runs"] if r["regression"]] == ["e-slow"], doc
+    vb = [r for r in doc["runs"] if r["id"] == "e-slow"][0]["vs_baseline"]
+    assert vb["runs"] == ["a1", "a2", "a3", "a4"], vb
+    events = [(e["event"], e["run"]) for e in got if e["event"] in ("complete", "regression")]
+    regs = [e for e in got if e["event"] == "regression"]
+    assert [e["run"] for e in regs] == ["e-slow"], events
+    assert abs(regs[0]["delta_pct"] - vb["delta_pct"]) < 1e-9 and regs[0]["ci95_pct"] == vb["ci95_pct"], (regs[0], vb)
+    assert events.index(("complete", "e-slow")) < events.index(("regression", "e-slow")), events
+    assert d.stop() == 0
+    hook.shutdown()
 
 
 if __name__ == "__main__":
