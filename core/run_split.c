@@ -102,7 +102,17 @@ typedef struct split_ctx {
     uint64_t cut;
     uint64_t head_fed, tail_fed;
     const source_tee *tail_tee;
+    source_fanout fan_a, fan_b;   /* a records passenger's sinks beside the driver's */
+    record_sink sink_b;
 } split_ctx;
+
+/* The sink a piece's format state emits into: the job's, and a records passenger's too
+ * (core/run_ingest: RunMetrics' summary over the same tokenization). */
+static record_sink piece_sink(job *j, const source_tee *tee, source_fanout *fan, record_sink *own) {
+    *own = job_sink(j);
+    if (!tee || !tee->records || !j->inv->format->shares_records) return *own;
+    return source_fanout_sink(fan, own, tee->records);
+}
 
 static void *head_thread(void *arg) {
     split_ctx *c = arg;
@@ -113,7 +123,7 @@ static void *head_thread(void *arg) {
 
 /* Opens the tail's format state at resume point `at` (a resume point of the file). */
 static bool open_tail(split_ctx *c, uint64_t at) {
-    record_sink sb = job_sink(c->b);
+    record_sink sb = piece_sink(c->b, c->tail_tee, &c->fan_b, &c->sink_b);
     c->B = c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
                                       c->head_n);
     return c->B != NULL;
@@ -179,7 +189,7 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     ssize_t hn = (c.head = malloc(SPLIT_HEAD)) ? pread(fd, c.head, SPLIT_HEAD, 0) : -1;
     c.head_n = hn > 0 ? (size_t)hn : 0;
     bool first = a->tee || a->parse->split_cut_first;   /* the cut before the read */
-    record_sink sa = job_sink(a);
+    record_sink own_a, sa = piece_sink(a, a->tee, &c.fan_a, &own_a);
     if (hn <= 0 || (first && !cut_before(&c)) ||
         !(c.A = c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
         goto out;

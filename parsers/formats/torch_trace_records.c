@@ -442,6 +442,10 @@ static bool see_shape(tr_state *s, const uint8_t *buf, size_t n, size_t *skip) {
     return true;
 }
 
+jt_tokenizer *torch_records_tokenizer(void *st) { return &((tr_state *)st)->json; }
+
+bool torch_records_stopped(const void *st) { return ((const tr_state *)st)->stopped; }
+
 bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
     tr_state *s = st;
     size_t skip = 0;

@@ -7,6 +7,7 @@
 #define GOBLIN_TORCH_TRACE_RECORDS_H
 
 #include "parsers/artefact.h"
+#include "parsers/tokenizers/json_tokenizer.h"
 
 #define TORCH_RECORDS_MAGIC 0x7452ec0du
 
@@ -31,5 +32,11 @@ void torch_records_close(void *state);
 /* Decimal microseconds text -> integer ns in fixed point (rounded half away from zero past
  * the ns digit), never through a double; false when the text is not a number. */
 bool torch_us_text_ns(const char *s, size_t n, i128 *out);
+
+/* The state's tokenizer (torch_trace_both.c shares it with a REC_TRACE_EVENT state). A bare
+ * array document makes the state start it again with its own callback (see the .c). */
+jt_tokenizer *torch_records_tokenizer(void *state);
+/* Whether its sink refused a record (it reads nothing more). */
+bool torch_records_stopped(const void *state);
 
 #endif
