@@ -11,10 +11,11 @@
 
 #include "core/artefact_reader.h"
 
-/* A passenger works on a thread of its own, fed copies of the driver's chunks through a small
- * ring: the driver's thread goes on parsing records while the summary reading tokenizes the same
- * bytes (on two cores the three threads share the work; the torch profile's two tokenizers
- * are no longer one after the other on one thread). Bounded: AQ_SLOTS chunks of at most
+/* A passenger on bytes (a format that cannot share its records: the CSV kernel trace and
+ * telemetry) works on a thread of its own, fed copies of the driver's chunks through a small
+ * ring: the driver's thread goes on parsing records while the summary reading tokenizes the
+ * same bytes. A records passenger (the torch profile, databases) has no thread: its records
+ * come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
  * AQ_BYTES each (2 MiB a passenger: double buffering). Messages are handled in the order they
  * were sent, by that one thread, so the passenger also sees a split read's two pieces one call
  * at a time. */

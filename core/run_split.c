@@ -11,8 +11,9 @@
  * fixed before the read has to guess that, and a wrong guess leaves a core idle). When the
  * head is too near the end to be worth cutting, it reads the file to its end alone.
  *
- * With a passenger on the bytes (the daemon's ingest, core/run_ingest) the passenger must be
- * told the cut before the head is read, so the cut is fixed first: the neighbour's bytes
+ * With a passenger (the daemon's ingest, core/run_ingest) the passenger must be told the cut
+ * before the head is read (its tail state opened; a records passenger's tail analysis takes
+ * the records of the driver's tail state, piece_sink), so the cut is fixed first: the neighbour's bytes
  * weighted by SPLIT_PRE_WEIGHT2 / 2 against the file's. Tests ask for that too
  * (parse_options.split_cut_first), for a cut that does not depend on timing.
  *
@@ -166,7 +167,8 @@ static bool cut_before(split_ctx *c) {
 }
 
 /* Folds a passenger's two pieces, or reads the file again for it as one piece when they do
- * not join (with the driver's second read when the records did not join either). */
+ * not join (with the driver's second read when the records did not join either; a records
+ * passenger whose pieces alone do not join reads the file apart inside tap->join). */
 static void join_passenger(split_ctx *c, bool joined) {
     job *a = c->a;
     if (joined && a->tap->join(a->tap->user, a->inv)) return;

@@ -1,6 +1,7 @@
 /* torch_trace_events: the torch profile format's REC_TRACE_EVENT state (internal to the
  * format: torch_trace_json.c hands it out through open_records when the sink names
- * REC_TRACE_EVENT, and tells it from the typed-records state by its first word). */
+ * REC_TRACE_EVENT alone, and tells it from the other states by its first word;
+ * torch_trace_both.c drives it from the typed state's tokenizer for a sink naming both). */
 #ifndef GOBLIN_TORCH_TRACE_EVENTS_H
 #define GOBLIN_TORCH_TRACE_EVENTS_H
 

@@ -3,7 +3,8 @@
  *
  * RunMetrics reads the profile through torch_trace_events.c's REC_TRACE_EVENT state (and
  * analyses/summaries/torch_stats.c); this state is what the same format's open_records returns to
- * every other sink (record_sink.types not naming REC_TRACE_EVENT). It walks every event of the root object's
+ * every other sink (record_sink.types not naming REC_TRACE_EVENT), and, for a sink naming
+ * both, shares its tokenizer with the events state (torch_trace_both.c). It walks every event of the root object's
  * "traceEvents" list (or of a document that is a bare array of events) and emits, at the
  * event's end (in file order):
  *   cat kernel, mtia_ccp_events         -> REC_KERNEL_DISPATCH

@@ -1,7 +1,8 @@
 /* torch_trace_records: the torch profile format's record-emitting state (see the .c).
  *
  * torch_trace_json_parser's open_records hands out this state for the analysis document
- * (and torch_trace_events.c's to a sink naming REC_TRACE_EVENT, RunMetrics'); its
+ * (torch_trace_events.c's to a sink naming REC_TRACE_EVENT alone, RunMetrics'; and
+ * torch_trace_both.c's, both on this state's tokenizer, to a sink naming both); its
  * feed/finish/close tell the two apart by the state's first word (TORCH_RECORDS_MAGIC). */
 #ifndef GOBLIN_TORCH_TRACE_RECORDS_H
 #define GOBLIN_TORCH_TRACE_RECORDS_H
