@@ -44,7 +44,7 @@ typedef struct both {
 } both;
 
 /* What one side makes of token t: -1 held back from it, else its callback's answer. */
-static int side_see(side *s, const jt_token *t) {
+static inline __attribute__((always_inline)) int side_see(side *s, const jt_token *t) {
     if (s->skipping) {
         /* the declined value: its first token, everything deeper, and a container's end */
         if (t->depth == s->skip_at && t->kind != JT_OBJECT_BEGIN && t->kind != JT_ARRAY_BEGIN) s->skipping = false;
