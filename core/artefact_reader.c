@@ -382,7 +382,8 @@ struct artefact_passenger {
     uint64_t fed[2], at;
     double ms;
     diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
-    bool records;                /* fed a descriptor-reading format's records (head: the analysis alone) */
+    bool records;                /* fed the driver's records (head, tail: the analysis alone) */
+    bool apart;                  /* records mode, the pieces did not join: read apart, complete */
 };
 
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
@@ -413,10 +414,10 @@ artefact_passenger *artefact_passenger_open_records(const char *path, artefact_k
     opened o;
     *sink = NULL;
     if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p != format || !o.p->read_fd) {      /* another format here: read apart, now */
-        if (o.p->read_fd) read_whole(&o, kind, opt, summary, diag, info);
-        else close(o.fd);
-        return NULL;
+    if (o.p != format || !(o.p->read_fd || o.p->shares_records)) {   /* another format here */
+        if (o.p->read_fd) { read_whole(&o, kind, opt, summary, diag, info); return NULL; }   /* read apart, now */
+        close(o.fd);             /* a byte stream: on the driver's bytes */
+        return artefact_passenger_open(path, kind, opt, summary, diag, info);
     }
     close(o.fd);
     o.fd = -1;
@@ -436,6 +437,10 @@ artefact_passenger *artefact_passenger_open_records(const char *path, artefact_k
 void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
                                     size_t first, size_t end, const char *label, double ms) {
     assert(a->records);
+    if (!a->o.p->read_fd) {      /* a byte stream: the analysis made its own facts and warnings */
+        if (!ok) a->failed = true;
+        return;
+    }
     /* the format's warnings, named as this reading names the file (its base name) */
     size_t ll = strlen(label);
     for (size_t i = first; i < end && i < diag->count; i++) {
@@ -459,6 +464,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
     double t0 = clk_mono_ms_f();
     if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { a->failed = true; return false; }
     a->fed[piece] += n;
+    if (a->records) return true;             /* the driver's format state emits this piece's records */
     if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
     a->ms += clk_mono_ms_f() - t0;
     return !a->done[piece];
@@ -466,7 +472,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
 
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
     if (a->failed) return;
-    if (a->records) { a->failed = true; return; }   /* (the reader warned in the analysis document) */
+    if (a->records && a->o.p->read_fd) { a->failed = true; return; }   /* (the database's warnings come after) */
     diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
     a->failed = true;
 }
@@ -487,8 +493,12 @@ void artefact_passenger_stopped_early(artefact_passenger *a) {
 
 bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n) {
     if (a->o.gz || a->tail_open || a->fed[0]) return false;
-    a->tail_open = format_pipe_open_resumed(&a->tail, a->o.p, a->kind, a->opt, a->o.label, a->summary, &a->tail_diag,
-                                            offset, head, head_n);
+    if (a->records)              /* the driver's tail state emits the tail's records: its analysis alone */
+        a->tail_open = a->head.a->join && format_pipe_open_analysis(&a->tail, a->o.p, a->kind, a->opt, a->o.label,
+                                                                    a->summary, &a->tail_diag);
+    else
+        a->tail_open = format_pipe_open_resumed(&a->tail, a->o.p, a->kind, a->opt, a->o.label, a->summary,
+                                                &a->tail_diag, offset, head, head_n);
     a->at = offset;
     return a->tail_open;
 }
@@ -509,7 +519,8 @@ bool artefact_passenger_restart(artefact_passenger *a) {
     diag_init(&a->tail_diag);
     artefact_summary_reset(a->kind, a->summary);
     if (a->failed) return false;
-    if (!format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
+    if (a->records ? !format_pipe_open_analysis(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)
+                   : !format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
         diag_add(a->diag, "%s: out of memory", a->o.label);
         memset(&a->head, 0, sizeof a->head);
         a->failed = true;
@@ -518,8 +529,26 @@ bool artefact_passenger_restart(artefact_passenger *a) {
     return true;
 }
 
+const record_sink *artefact_passenger_tail_records(artefact_passenger *a) {
+    return a->records && a->tail_open ? &a->tail.sink : NULL;
+}
+
+void artefact_passenger_read_apart(artefact_passenger *a) {
+    assert(a->records && !a->o.p->read_fd);
+    bool failed = !artefact_passenger_restart(a);   /* (the summary reset, the pieces' warnings dropped) */
+    format_pipe_close(&a->head);
+    memset(&a->head, 0, sizeof a->head);
+    a->apart = true;
+    if (!failed) artefact_read(a->o.path, a->kind, a->opt, a->summary, a->diag, a->info);
+}
+
 void artefact_passenger_end(artefact_passenger *a) {
     if (!a) return;
+    if (a->apart) {              /* artefact_read completed the summary and info */
+        diag_free(&a->tail_diag);
+        free(a);
+        return;
+    }
     double t0 = clk_mono_ms_f();
     if (!a->failed) format_pipe_finish(a->split ? &a->tail : &a->head);
     if (a->split) diag_move(a->diag, &a->tail_diag);   /* after its finish, as read_split() does */

@@ -73,10 +73,12 @@ typedef struct artefact_passenger artefact_passenger;
  * byte stream was read whole here; out of memory). */
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info);
-/* The same for a descriptor-reading format (SQLite) read by the driver: no bytes, the
- * driver's one format state emits into *sink too (the kind's analysis alone), and
- * artefact_passenger_records_end completes it. NULL as above (also when the file here is not
- * of `format`: then read whole at once, as before). */
+/* The same for a descriptor-reading format (SQLite) or a format that shares_records (the
+ * torch profile), read by the driver: the driver's one format state emits into *sink too
+ * (the kind's analysis alone), artefact_passenger_feed only counts a byte stream's bytes,
+ * and artefact_passenger_records_end completes it. NULL as above (also when the file here is
+ * a database not of `format`: then read whole at once, as before); a byte stream not of
+ * `format`: a passenger on the bytes (artefact_passenger_open), *sink NULL. */
 artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
                                                     void *summary, diag_list *diag, artefact_info *info,
                                                     const artefact_parser *format, const record_sink **sink);
@@ -100,6 +102,12 @@ bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint
 /* Both pieces fed: joins them. false: the join declined; the reading must be redone
  * (artefact_passenger_restart, then every byte again as piece 0). */
 bool artefact_passenger_join(artefact_passenger *a);
+/* A records passenger split (artefact_passenger_split): the sink of the tail's analysis,
+ * for the driver's tail state; NULL when not split or not a records passenger. */
+const record_sink *artefact_passenger_tail_records(artefact_passenger *a);
+/* A records passenger on a byte stream whose pieces did not join while the driver's did:
+ * forgets them and reads the file apart, now (artefact_read); end then only frees it. */
+void artefact_passenger_read_apart(artefact_passenger *a);
 /* Forgets what was fed (the summary is reset) to be fed again from byte 0 as one piece. */
 bool artefact_passenger_restart(artefact_passenger *a);
 /* End of the bytes: completes the summary and info (parse_ms is the reader's time spent

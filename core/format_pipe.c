@@ -57,7 +57,8 @@ bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefac
 
 bool format_pipe_join(format_pipe *head, format_pipe *tail) {
     if (!tail->a->can_join(head->an, tail->an)) return false;
-    if (!head->p->join(head->fmt, tail->fmt)) return false;
+    /* (no format states: the analyses of a records passenger, whose states are the driver's) */
+    if (head->fmt && !head->p->join(head->fmt, tail->fmt)) return false;
     tail->a->join(head->an, tail->an);     /* an allocation failure is reported by finish */
     return true;
 }

@@ -11,10 +11,11 @@
 
 #include "core/artefact_reader.h"
 
-/* A passenger works on a thread of its own, fed copies of the driver's chunks through a small
- * ring: the driver's thread goes on parsing records while the summary reading tokenizes the same
- * bytes (on two cores the three threads share the work; the torch profile's two tokenizers
- * are no longer one after the other on one thread). Bounded: AQ_SLOTS chunks of at most
+/* A passenger on bytes (a format that cannot share its records: the CSV kernel trace and
+ * telemetry) works on a thread of its own, fed copies of the driver's chunks through a small
+ * ring: the driver's thread goes on parsing records while the summary reading tokenizes the
+ * same bytes. A records passenger (the torch profile, databases) has no thread: its records
+ * come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
  * AQ_BYTES each (2 MiB a passenger: double buffering). Messages are handled in the order they
  * were sent, by that one thread, so the passenger also sees a split read's two pieces one call
  * at a time. */
@@ -52,6 +53,10 @@ typedef struct passenger_slot {
     artefact_passenger *ap;      /* NULL once complete */
     source_tee tee, tail_tee;
     async_q q;
+    /* on a byte stream's records (a format that shares_records): no thread, no copies; the
+     * driver's two pieces report bytes and failures from two threads, so under mu */
+    bool records_bytes;
+    pthread_mutex_t mu;
 } passenger_slot;
 
 typedef struct ingest {
@@ -105,7 +110,12 @@ static void aq_send(passenger_slot *p, int kind, int piece, const uint8_t *buf, 
     async_q *q = &p->q;
     aq_msg local = {.kind = kind, .piece = piece, .buf = (uint8_t *)buf, .n = n, .offset = offset, .err = err};
     if (msg) snprintf(local.msg, sizeof local.msg, "%s", msg);
-    if (!q->running) { aq_handle(p, &local); return; }
+    if (!q->running) {
+        if (p->records_bytes) pthread_mutex_lock(&p->mu);
+        aq_handle(p, &local);
+        if (p->records_bytes) pthread_mutex_unlock(&p->mu);
+        return;
+    }
     /* the slot is filled under the lock: a split read's two pieces are sent from two threads */
     pthread_mutex_lock(&q->mu);
     while (q->count == AQ_SLOTS) pthread_cond_wait(&q->cv, &q->mu);
@@ -188,25 +198,30 @@ static void tee_records_end(void *user, bool ok, const read_facts *facts, const 
     artefact_passenger_records_end(p->ap, ok, facts, diag, first, end, label, ms);
 }
 
-/* source_tap.tee_for: a RunMetrics file gets its passenger: on its bytes, or (a
- * descriptor-reading format: rocpd, rocprof v1's results.db) on the records of the driver's
- * one read of the database. */
+/* source_tap.tee_for: a RunMetrics file gets its passenger: on the records of the driver's
+ * one read (a descriptor-reading format: rocpd, rocprof v1's results.db; a format that
+ * shares_records: the torch profile, tokenized once for both), or on its bytes. */
 static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
     ingest *in = user;
     passenger_slot *p = slot_of(in, s);
     if (!p || p->attached) return NULL;
     p->attached = true;
     artefact_kind k = p->kind;
-    if (s->format->read_fd) {
+    if (s->format->read_fd || s->format->shares_records) {
         const record_sink *rs;
         p->ap = artefact_passenger_open_records(in->out->files.path[k], k, &in->popt, summary_of(in->out, k),
                                                 &in->diag[k], &in->out->info[k], s->format, &rs);
-        p->tee.records = rs;
-        p->tee.records_end = tee_records_end;
-        return p->ap ? &p->tee : NULL;     /* (no thread: records come on the driver's) */
+        if (!p->ap || rs) {          /* (no thread: records come on the driver's) */
+            p->tee.records = rs;
+            p->tee.records_end = tee_records_end;
+            p->records_bytes = rs && !s->format->read_fd;
+            return p->ap ? &p->tee : NULL;
+        }
+        /* another byte format here than the driver's: a passenger on the bytes */
+    } else {
+        p->ap = artefact_passenger_open(in->out->files.path[k], k, &in->popt, summary_of(in->out, k), &in->diag[k],
+                                        &in->out->info[k]);
     }
-    p->ap = artefact_passenger_open(in->out->files.path[k], k, &in->popt, summary_of(in->out, k), &in->diag[k],
-                                    &in->out->info[k]);
     if (p->ap) aq_start(p);           /* (no thread: fed on the driver's thread, as a plain tee) */
     return p->ap ? &p->tee : NULL;
 }
@@ -214,13 +229,21 @@ static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
 static const source_tee *tap_split(void *user, const inventory_source *s, uint64_t offset, const uint8_t *head, size_t n) {
     passenger_slot *p = slot_of(user, s);
     if (p && p->ap) aq_drain(p);
-    return p && p->ap && artefact_passenger_split(p->ap, offset, head, n) ? &p->tail_tee : NULL;
+    if (!p || !p->ap || !artefact_passenger_split(p->ap, offset, head, n)) return NULL;
+    p->tail_tee.records = artefact_passenger_tail_records(p->ap);   /* (a records passenger's tail analysis) */
+    return &p->tail_tee;
 }
 
+/* The driver's two pieces joined: the passenger's join them too. A records passenger whose
+ * pieces do not join (rare: a bound of its analysis) reads the file apart. */
 static bool tap_join(void *user, const inventory_source *s) {
     passenger_slot *p = slot_of(user, s);
-    if (p && p->ap) aq_drain(p);
-    return p && p->ap && artefact_passenger_join(p->ap);
+    if (!p || !p->ap) return false;
+    aq_drain(p);
+    if (artefact_passenger_join(p->ap)) return true;
+    if (!p->records_bytes) return false;
+    artefact_passenger_read_apart(p->ap);
+    return true;
 }
 
 static bool tap_restart(void *user, const inventory_source *s) {
@@ -228,6 +251,7 @@ static bool tap_restart(void *user, const inventory_source *s) {
     if (!p || !p->ap) return false;
     aq_drain(p);
     p->q.refused[0] = p->q.refused[1] = false;   /* (the thread is idle: drained) */
+    p->tail_tee.records = NULL;
     return artefact_passenger_restart(p->ap);
 }
 
@@ -277,7 +301,9 @@ bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_li
         *p = (passenger_slot){.in = &in, .kind = (artefact_kind)k};
         p->tee = (source_tee){tee_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
         p->tail_tee = (source_tee){tail_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
-        if (res->files.path[k] && stat(res->files.path[k], &st) == 0 && S_ISREG(st.st_mode)) {
+        /* (a file without its identity, or its lock, gets no passenger: it is read apart) */
+        if (res->files.path[k] && stat(res->files.path[k], &st) == 0 && S_ISREG(st.st_mode) &&
+            pthread_mutex_init(&p->mu, NULL) == 0) {
             p->have_id = true;
             p->dev = st.st_dev;
             p->ino = st.st_ino;
@@ -294,6 +320,7 @@ bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_li
             artefact_passenger_end(p->ap);
         }
         p->ap = NULL;
+        if (p->have_id) pthread_mutex_destroy(&p->mu);
         if (ok && !p->attached)       /* a file the driver did not read: as run_parse reads it */
             artefact_read(res->files.path[k], (artefact_kind)k, &in.popt, summary_of(res, (artefact_kind)k), &in.diag[k],
                           &res->info[k]);

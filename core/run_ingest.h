@@ -6,9 +6,11 @@
  * chooses (core/run_files). The run driver reads every source once; RunMetrics' files ride
  * on those reads as passengers: the bytes the driver
  * reads and inflates also feed the RunMetrics summary reading of the same file
- * (artefact_passenger: the kind's format and its summary analysis; for the torch profile the
- * format's REC_TRACE_EVENT state and analyses/summaries/torch_stats), with artefact_read()'s checks, warnings and failure rules, so the result is
- * bit-identical to run_parse(). Then RunMetrics is derived from the summaries
+ * (artefact_passenger: the kind's format and its summary analysis), with artefact_read()'s
+ * checks, warnings and failure rules, so the result is bit-identical to run_parse(). A
+ * format that shares_records (the torch profile) and a database format give the passenger
+ * the records of the driver's one format state instead of bytes: the torch trace is
+ * tokenized once, its REC_TRACE_EVENT records going to analyses/summaries/torch_stats. Then RunMetrics is derived from the summaries
  * (run_result_complete). A RunMetrics file the driver does not read (missing, or not in the
  * inventory) is read by artefact_read() as run_parse() would; the one other second read is
  * the reference's rule that needs the torch profile's kernels after a kernel trace that

@@ -11,8 +11,9 @@
  * fixed before the read has to guess that, and a wrong guess leaves a core idle). When the
  * head is too near the end to be worth cutting, it reads the file to its end alone.
  *
- * With a passenger on the bytes (the daemon's ingest, core/run_ingest) the passenger must be
- * told the cut before the head is read, so the cut is fixed first: the neighbour's bytes
+ * With a passenger (the daemon's ingest, core/run_ingest) the passenger must be told the cut
+ * before the head is read (its tail state opened; a records passenger's tail analysis takes
+ * the records of the driver's tail state, piece_sink), so the cut is fixed first: the neighbour's bytes
  * weighted by SPLIT_PRE_WEIGHT2 / 2 against the file's. Tests ask for that too
  * (parse_options.split_cut_first), for a cut that does not depend on timing.
  *
@@ -102,7 +103,17 @@ typedef struct split_ctx {
     uint64_t cut;
     uint64_t head_fed, tail_fed;
     const source_tee *tail_tee;
+    source_fanout fan_a, fan_b;   /* a records passenger's sinks beside the driver's */
+    record_sink sink_b;
 } split_ctx;
+
+/* The sink a piece's format state emits into: the job's, and a records passenger's too
+ * (core/run_ingest: RunMetrics' summary over the same tokenization). */
+static record_sink piece_sink(job *j, const source_tee *tee, source_fanout *fan, record_sink *own) {
+    *own = job_sink(j);
+    if (!tee || !tee->records || !j->inv->format->shares_records) return *own;
+    return source_fanout_sink(fan, own, tee->records);
+}
 
 static void *head_thread(void *arg) {
     split_ctx *c = arg;
@@ -113,7 +124,7 @@ static void *head_thread(void *arg) {
 
 /* Opens the tail's format state at resume point `at` (a resume point of the file). */
 static bool open_tail(split_ctx *c, uint64_t at) {
-    record_sink sb = job_sink(c->b);
+    record_sink sb = piece_sink(c->b, c->tail_tee, &c->fan_b, &c->sink_b);
     c->B = c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
                                       c->head_n);
     return c->B != NULL;
@@ -156,7 +167,8 @@ static bool cut_before(split_ctx *c) {
 }
 
 /* Folds a passenger's two pieces, or reads the file again for it as one piece when they do
- * not join (with the driver's second read when the records did not join either). */
+ * not join (with the driver's second read when the records did not join either; a records
+ * passenger whose pieces alone do not join reads the file apart inside tap->join). */
 static void join_passenger(split_ctx *c, bool joined) {
     job *a = c->a;
     if (joined && a->tap->join(a->tap->user, a->inv)) return;
@@ -179,7 +191,7 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     ssize_t hn = (c.head = malloc(SPLIT_HEAD)) ? pread(fd, c.head, SPLIT_HEAD, 0) : -1;
     c.head_n = hn > 0 ? (size_t)hn : 0;
     bool first = a->tee || a->parse->split_cut_first;   /* the cut before the read */
-    record_sink sa = job_sink(a);
+    record_sink own_a, sa = piece_sink(a, a->tee, &c.fan_a, &own_a);
     if (hn <= 0 || (first && !cut_before(&c)) ||
         !(c.A = c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
         goto out;

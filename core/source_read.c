@@ -67,21 +67,28 @@ static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
         if (!u->p->feed(u->st, buf, n)) u->fmt_on = false;
     }
     if (u->tee && !u->tee->feed(u->tee->user, buf, n)) u->tee = NULL;
+    /* a records passenger's feed only counts the bytes its records came from: it stops with the format */
+    if (u->tee && u->tee->records && !u->fmt_on) u->tee = NULL;
     if (!u->fmt_on && !u->tee) u->stopped = true;
     return !u->stopped;
 }
 
-/* A format's records to the reader's sink and a passenger's (each the types it takes). */
-typedef struct fanout {
-    const record_sink *a, *b;
-} fanout;
-
 static bool fan_emit(void *user, const record *r) {
-    const fanout *f = user;
+    const source_fanout *f = user;
     bool ok = true;
     if (record_sink_wants(f->a, r->type)) ok &= record_emit(f->a, r);
     if (record_sink_wants(f->b, r->type)) ok &= record_emit(f->b, r);
     return ok;
+}
+
+/* A sink's types as bits (0 in record_sink.types: every type but REC_TRACE_EVENT). */
+static unsigned types_of(const record_sink *s) { return s->types ? s->types : ~(1u << REC_TRACE_EVENT); }
+
+record_sink source_fanout_sink(source_fanout *f, const record_sink *a, const record_sink *b) {
+    f->a = a;
+    f->b = b;
+    return (record_sink){.emit = fan_emit, .user = f, .fields = a->fields | b->fields,
+                         .types = types_of(a) | types_of(b)};
 }
 
 static pump pump_new(const artefact_parser *p, void *st, const parse_options *opt, const char *label, diag_list *diag,
@@ -110,10 +117,10 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         if (tee) tee->read_error(tee->user, 0, err);
         return;
     }
-    bool rec_tee = p->read_fd && tee && tee->records;      /* one read for the passenger too */
-    fanout fan = {sink, rec_tee ? tee->records : NULL};
-    record_sink both = {.emit = fan_emit, .user = &fan, .fields = sink->fields | (rec_tee ? tee->records->fields : 0),
-                        .types = rec_tee && sink->types && tee->records->types ? sink->types | tee->records->types : 0};
+    /* one read for the passenger too: a database's records, or a shared format's (tee->records) */
+    bool rec_tee = tee && tee->records && (p->read_fd || p->shares_records);
+    source_fanout fan;
+    record_sink both = rec_tee ? source_fanout_sink(&fan, sink, tee->records) : *sink;
     void *state = p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
     if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
@@ -172,7 +179,8 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
     close(fd);
     st->bytes_read = u.fmt_fed;
     st->parse_ms = (double)(clk_mono_ns() - t0) / 1e6;
-    if (rec_tee) tee->records_end(tee->user, read_ok, facts, diag, first, end, label, st->parse_ms);
+    /* (a byte stream's failures reached the passenger as they came: read and gzip errors, limits) */
+    if (rec_tee) tee->records_end(tee->user, p->read_fd ? read_ok : true, facts, diag, first, end, label, st->parse_ms);
 }
 
 int source_open(const char *path, const char *label, const parse_options *opt, diag_list *diag) {

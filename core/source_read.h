@@ -23,14 +23,24 @@ typedef struct source_tee {
     void (*gzip_error)(void *user, uint64_t offset, const char *msg);  /* bad or truncated gzip */
     void (*stopped_early)(void *user);   /* the read stopped (a limit) before the end it wanted */
     void *user;
-    /* A descriptor-reading format (SQLite) has no bytes to share: a passenger with records set
-     * takes the format's records instead (the one state's sink fans out to both), and at the
-     * end records_end gets the read's outcome, the format's facts, its warnings (diag items
+    /* A descriptor-reading format (SQLite) has no bytes to share, and a format that
+     * shares_records can emit a passenger's records from the driver's one tokenization: a
+     * passenger with records set takes the format's records instead (the one state's sink fans
+     * out to both; feed, when the format reads bytes, then only counts them and stops with the
+     * format), and at the end records_end gets the read's outcome (a byte stream's: true, its
+     * failures came through the calls above), the format's facts, its warnings (diag items
      * [first, end): those a read apart gives, each starting with `label`) and the time taken. */
     const record_sink *records;
     void (*records_end)(void *user, bool ok, const read_facts *facts, const diag_list *diag, size_t first,
                         size_t end, const char *label, double ms);
 } source_tee;
+
+/* One format state's records to two sinks, each the types it takes (a passenger's records). */
+typedef struct source_fanout {
+    const record_sink *a, *b;
+} source_fanout;
+/* The sink fanning out to a and b through f (which must outlive it). */
+record_sink source_fanout_sink(source_fanout *f, const record_sink *a, const record_sink *b);
 
 typedef struct source_read_stats {
     bool present;            /* opened and read (a warning says why not otherwise) */

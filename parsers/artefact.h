@@ -129,6 +129,11 @@ typedef struct artefact_parser {
      * file only when every analysis that would receive its records can take two pieces
      * (analyses/section.h), so a format that says what it emits splits more often. */
     unsigned emits;
+    /* A byte-stream format whose open_records, given a sink naming REC_TRACE_EVENT and typed
+     * types, emits both from one read of the bytes (torch-trace-json): the daemon's ingest
+     * then hands RunMetrics' passenger the driver's records, not a copy of the bytes
+     * (core/run_ingest), and the file is tokenized once. */
+    bool shares_records;
     /* Where files of this format lie in a run directory, most preferred first: shell
      * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
      * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).

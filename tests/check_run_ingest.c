@@ -161,6 +161,51 @@ START_TEST(ingest_equals_parse_bad_json) {
 }
 END_TEST
 
+/* The driver's two pieces of the torch profile join, RunMetrics' do not: 133,500 distinct GPU
+ * kernel names, twice over (the cut is near the middle), fit one pass's table but not the two
+ * pieces' (KT_MAX_NAMES), so torch_stats declines the join and the records passenger reads the
+ * file apart (artefact_passenger_read_apart): RunMetrics still equals run_parse's, from one
+ * piece, while the document's torch source was read in two. */
+START_TEST(ingest_passenger_reads_apart) {
+    char *d = tu_tempdir();
+    strbuf js = {0};
+    const char *head = "{\"metadata\": {\"pytorch_version\": \"2.5.1\"},\n \"traceEvents\": [\n";
+    strbuf_append(&js, head, strlen(head));
+    for (int i = 0; i < 267000; i++) {
+        char line[128];
+        int n = snprintf(line, sizeof line, " {\"cat\": \"kernel\", \"name\": \"k%06d\", \"ts\": %d, \"dur\": 3},\n",
+                         i % 133500, i);
+        strbuf_append(&js, line, (size_t)n);
+    }
+    const char *tail = " {\"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n}\n";
+    strbuf_append(&js, tail, strlen(tail));
+    tu_write(d, "torch_profile.json", js.data, js.len);
+    strbuf_free(&js);
+    /* run_parse in one piece (the same result as its own split, which would decline too) */
+    run_options popt = {0}, opt = {0};
+    popt.parse.split_min_bytes = (uint64_t)1 << 40;
+    run_result want, got;
+    ck_assert(run_parse(d, &popt, &want));
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    aopt.sections = SPLITTABLE;
+    aopt.parse.split_min_bytes = 64 << 10;
+    run_analysis an;
+    ck_assert(run_ingest(d, &opt, &aopt, &got, &an));
+    char *a = metrics_text(&want), *b = metrics_text(&got);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    ck_assert_uint_eq(got.info[ARTEFACT_TORCH_PROFILE].pieces, 1);       /* RunMetrics: read apart, one piece */
+    ck_assert_ptr_nonnull(strstr(an.json.data, "\"pieces\":2"));        /* the driver's read: two pieces, joined */
+    run_result_free(&want);
+    run_result_free(&got);
+    run_analysis_free(&an);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 START_TEST(ingest_missing_and_extra_files) {
     char *d = write_run(false);
     char *p = NULL;
@@ -186,6 +231,7 @@ int main(void) {
     tcase_add_test(tc, ingest_equals_parse_split);
     tcase_add_test(tc, ingest_equals_parse_bad_json);
     tcase_add_test(tc, ingest_missing_and_extra_files);
+    tcase_add_test(tc, ingest_passenger_reads_apart);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

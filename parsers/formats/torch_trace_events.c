@@ -276,9 +276,13 @@ void *torch_events_open_resumed(const parse_options *opt, const char *label, con
 }
 
 bool torch_events_join(void *fst, void *snd) {
+    state *a = fst;
+    return jt_is_at(&a->json, "{[", ((state *)snd)->start_offset) && torch_events_join_state(fst, snd);
+}
+
+bool torch_events_join_state(void *fst, void *snd) {
     state *a = fst, *b = snd;
-    if (a->stopped || b->stopped || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event ||
-        !jt_is_at(&a->json, "{[", b->start_offset))
+    if (a->stopped || b->stopped || a->root != 1 || a->top != TOP_EVENTS || !a->events_is_list || a->in_event)
         return false;
     if (a->nonfinite) b->first_nonfinite_off = a->first_nonfinite_off;
     b->nonfinite += a->nonfinite;
@@ -286,18 +290,24 @@ bool torch_events_join(void *fst, void *snd) {
     return true;
 }
 
+jt_tokenizer *torch_events_tokenizer(void *st) { return &((state *)st)->json; }
+
+bool torch_events_stopped(const void *st) { return ((const state *)st)->stopped; }
+
 bool torch_events_feed(void *st, const uint8_t *buf, size_t n) {
     state *s = st;
     return jt_feed(&s->json, buf, n) && !s->stopped;
 }
 
-void torch_events_finish(void *st) {
+void torch_events_finish(void *st) { torch_events_finish_with(st, &((state *)st)->json); }
+
+void torch_events_finish_with(void *st, jt_tokenizer *json) {
     state *s = st;
     record r = {0};
     r.type = REC_TRACE_EVENT;
     r.trace.flags = TE_END;
-    if (jt_finish(&s->json)) r.trace.flags |= TE_VALID;
-    else { r.line = jt_error_offset(&s->json); r.value = jt_error(&s->json); r.value_len = strlen(r.value); }
+    if (jt_finish(json)) r.trace.flags |= TE_VALID;
+    else { r.line = jt_error_offset(json); r.value = jt_error(json); r.value_len = strlen(r.value); }
     if (s->root == 1) r.trace.flags |= TE_ROOT_OBJECT;
     r.trace.nonfinite = s->nonfinite;
     r.trace.first_nonfinite_at = s->first_nonfinite_off;

@@ -1,4 +1,4 @@
-/* torch_trace_json: the torch.profiler chrome trace format (REC_TRACE_EVENT or typed records). */
+/* torch_trace_json: the torch.profiler chrome trace format (REC_TRACE_EVENT, typed records, or both from one read). */
 #ifndef GOBLIN_TORCH_TRACE_JSON_H
 #define GOBLIN_TORCH_TRACE_JSON_H
 

@@ -3,7 +3,8 @@
  *
  * RunMetrics reads the profile through torch_trace_events.c's REC_TRACE_EVENT state (and
  * analyses/summaries/torch_stats.c); this state is what the same format's open_records returns to
- * every other sink (record_sink.types not naming REC_TRACE_EVENT). It walks every event of the root object's
+ * every other sink (record_sink.types not naming REC_TRACE_EVENT), and, for a sink naming
+ * both, shares its tokenizer with the events state (torch_trace_both.c). It walks every event of the root object's
  * "traceEvents" list (or of a document that is a bare array of events) and emits, at the
  * event's end (in file order):
  *   cat kernel, mtia_ccp_events         -> REC_KERNEL_DISPATCH
@@ -441,6 +442,10 @@ static bool see_shape(tr_state *s, const uint8_t *buf, size_t n, size_t *skip) {
     *skip = i;
     return true;
 }
+
+jt_tokenizer *torch_records_tokenizer(void *st) { return &((tr_state *)st)->json; }
+
+bool torch_records_stopped(const void *st) { return ((const tr_state *)st)->stopped; }
 
 bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
     tr_state *s = st;

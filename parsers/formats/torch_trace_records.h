@@ -1,12 +1,14 @@
 /* torch_trace_records: the torch profile format's record-emitting state (see the .c).
  *
  * torch_trace_json_parser's open_records hands out this state for the analysis document
- * (and torch_trace_events.c's to a sink naming REC_TRACE_EVENT, RunMetrics'); its
+ * (torch_trace_events.c's to a sink naming REC_TRACE_EVENT alone, RunMetrics'; and
+ * torch_trace_both.c's, both on this state's tokenizer, to a sink naming both); its
  * feed/finish/close tell the two apart by the state's first word (TORCH_RECORDS_MAGIC). */
 #ifndef GOBLIN_TORCH_TRACE_RECORDS_H
 #define GOBLIN_TORCH_TRACE_RECORDS_H
 
 #include "parsers/artefact.h"
+#include "parsers/tokenizers/json_tokenizer.h"
 
 #define TORCH_RECORDS_MAGIC 0x7452ec0du
 
@@ -31,5 +33,11 @@ void torch_records_close(void *state);
 /* Decimal microseconds text -> integer ns in fixed point (rounded half away from zero past
  * the ns digit), never through a double; false when the text is not a number. */
 bool torch_us_text_ns(const char *s, size_t n, i128 *out);
+
+/* The state's tokenizer (torch_trace_both.c shares it with a REC_TRACE_EVENT state). A bare
+ * array document makes the state start it again with its own callback (see the .c). */
+jt_tokenizer *torch_records_tokenizer(void *state);
+/* Whether its sink refused a record (it reads nothing more). */
+bool torch_records_stopped(const void *state);
 
 #endif
