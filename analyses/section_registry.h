@@ -1,7 +1,8 @@
 /* section_registry: every section of the analysis document, in document order.
  *
  * Derived analyses come after the analyses whose results they read (section_result).
- * Adding an analysis is its file plus one line in SECTIONS in section_registry.c. */
+ * Adding an analysis is its file, one line in SECTIONS in section_registry.c, one in
+ * goblin_analyses (CMakeLists.txt) and its tests: docs/ARCHITECTURE.md "A new section". */
 #ifndef GOBLIN_SECTION_REGISTRY_H
 #define GOBLIN_SECTION_REGISTRY_H
 

@@ -52,7 +52,7 @@ typedef struct goblind_config {
 void config_defaults(goblind_config *c);
 void config_free(goblind_config *c);
 /* Sets one key. false with a message in err (size errlen) when the key or value is bad.
- * Each "root" adds a root; replace_roots first clears roots from an earlier source. */
+ * Each "root" adds a root (cmd_serve.c clears the file's roots before the first --root flag). */
 bool config_set(goblind_config *c, const char *key, const char *value, char *err, size_t errlen);
 /* Reads an INI file: keys before any section or under [goblind]; any other section is an
  * error (a misspelt header would hide every key). '#' and ';' start a comment at the start

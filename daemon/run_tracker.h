@@ -25,7 +25,7 @@
 
 typedef struct tracker tracker;
 
-/* run_changed is called on the loop thread whenever a run's stored state changes. */
+/* A tracker_changed_fn is called on the loop thread whenever a run's stored state changes. */
 typedef void (*tracker_changed_fn)(void *user, const char *run_id);
 
 /* Ingests, parse times, parsed bytes and watched directories are counted in counters. */

@@ -3,12 +3,15 @@
  *   run_state.c      the per-run state machine (settle, parse pacing, quiet): pure, unit-tested
  *   run_tracker.c    carries out its actions (timers, parses, status writes) and the lifecycle
  *   ingest_job.c     one parse on the worker pool: parse, render, store; handed back to tracker_run_parsed
+ *   source_check.c   the inventory's fingerprint on the worker pool when a run's listing moved
  *   run_table.c      the run hash table, artefact signatures, small path helpers
- *   status_writer.c  status writes on the worker pool, retries, the corrupt-database stop
+ *   status_writer.c  status writes on a thread of their own (base/work_queue), retries, the
+ *                    corrupt-database stop
  *   watches.c        inotify watches (libuv fs events), fallback to scanning
  *   discovery.c      root scans, discovery of run directories, the start-up backfill
  *
- * Everything here runs on the loop thread except parse_work/status_work. */
+ * Everything here runs on the loop thread except parse_work (ingest_job.c), check_work
+ * (source_check.c) and the status writer's lane_write (status_writer.c). */
 #ifndef GOBLIN_TRACKER_INTERNAL_H
 #define GOBLIN_TRACKER_INTERNAL_H
 

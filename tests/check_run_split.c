@@ -62,7 +62,7 @@ static void write_csv(const char *dir, int rows) {
 /* The document from "device" on (the sources section has timings and piece counts) and the
  * warnings, with `threads`; *torch_pieces: the torch trace's pieces. The cut of a split read
  * is placed before the read (split_cut_first), so whether there is one does not depend on
- * timing; analyze_cut_while_read leaves it to the read. */
+ * timing; with cut_first false the cut is left to the read. */
 static char *analyze_cut(const char *dir, int threads, int *torch_pieces, bool cut_first) {
     run_analysis_options o;
     run_analysis_defaults(&o);

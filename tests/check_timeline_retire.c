@@ -24,7 +24,7 @@ static unsigned rnd(unsigned n) {
 
 enum { W = 4000 };
 
-/* total_below, overlap_below, add_prefix and drop_prefix against bitmaps. */
+/* iset_total_below, iset_overlap_below, iset_add_prefix and iset_drop_prefix against bitmaps. */
 START_TEST(prefix_helpers_match_bitmap) {
     for (int round = 0; round < 300; round++) {
         static unsigned char a_bits[W], b_bits[W];

@@ -159,7 +159,7 @@ void steps_render_md(const void *run, strbuf *out) {
 /* "count", "{mean,run}.wall_ns", "{mean,run}.parts.<part>_ns", "slowest.wall_ns" of the
  * primary rank; "slowest_rank.mean.wall_ns", "slowest_rank.count", "slowest_rank.rank" of the
  * rank whose mean step is the longest (the run's step time, core/run_headline);
- * "step_ranges.mean.wall_ns", "step_ranges.count": ranges named like steps (is_range_step), of
+ * "step_ranges.mean.wall_ns", "step_ranges.count": ranges named like steps (steps_is_range_step), of
  * the rank whose mean such range is the longest. */
 bool steps_number(const void *run, const char *path, double *out) {
     const steps_run *r = run;
