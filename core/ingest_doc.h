@@ -16,6 +16,9 @@
 
 /* The waste budget's buckets in RunMetrics order: INGEST_WASTE_KEYS is core/waste_budget.h's
  * WASTE_BUCKETS (the same array), so storage and the API name them without that header. */
+/* The longest series key a run can carry (the sidecar's labels.series; storage/run_series.h's
+ * SERIES_KEY_MAX is the same length). */
+#define INGEST_SERIES_KEY_MAX 128
 #define INGEST_WASTE_BUCKETS 7
 extern const char *const *const INGEST_WASTE_KEYS;
 

@@ -18,24 +18,12 @@ static const char *const FAMILIES[] = {"goblin", "kineto", "rocprofv3", "rocpd",
                                        "nvprof", "smi", "msprof", "aie", NULL};
 
 /* Format name prefix -> family (first match). */
-static const struct { const char *prefix, *family; } FAMILY_OF[] = {
-    {"torch-trace-json", "kineto"},     {"kernel-trace-csv", "rocprofv3"},  {"rocprofv3-", "rocprofv3"},
-    {"rocprof-memory-", "rocprofv3"},   {"rocprof-hip-api", "rocprofv3"},  {"rocprof-hsa-api", "rocprofv3"},
-    {"rocprof-counter", "rocprofv3"},   {"rocprof-kernel-stats", "rocprofv3"}, {"rocprof-api-stats", "rocprofv3"},
-    {"rocprof-domain-stats", "rocprofv3"}, {"rocpd-", "rocpd"},          {"rocprof-v1-", "rocprof"},
-    {"rocprof-legacy-", "rocprof"},     {"nsys-", "nsys"},                 {"nvprof-", "nvprof"},
-    {"amd-smi-", "smi"},                {"nvidia-smi-", "smi"},            {"rocm-smi-", "smi"},
-    {"madengine-", "smi"},              {"msprof-", "msprof"},             {"aie-", "aie"},
-};
-
 /* goblin_runner's file names: a run holding one of them (where RunMetrics looks) is a goblin run. */
 static const char *const GOBLIN_NAMES[] = {"trace.csv", "torch_profile.json", "torch_profile.json.gz", "amd_smi.csv",
                                            NULL};
 
-const char *run_profile_family(const char *format) {
-    for (size_t i = 0; format && i < sizeof FAMILY_OF / sizeof *FAMILY_OF; i++)
-        if (!strncmp(format, FAMILY_OF[i].prefix, strlen(FAMILY_OF[i].prefix))) return FAMILY_OF[i].family;
-    return NULL;
+const char *run_profile_family(const artefact_parser *format) {
+    return format ? format->family : NULL;
 }
 
 static const char *base_name(const char *p) {
@@ -55,7 +43,7 @@ static void profile_of(const run_result *res, const run_analysis *an, char *out,
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++)
         if (res->info[k].present && is_goblin_name(res->files.path[k])) has[0] = true;
     for (size_t i = 0; i < an->inventory.n; i++) {
-        const char *f = run_profile_family(an->inventory.src[i].format->name);
+        const char *f = run_profile_family(an->inventory.src[i].format);
         for (int k = 0; f && FAMILIES[k]; k++)
             if (!strcmp(f, FAMILIES[k])) has[k] = true;
     }
@@ -87,7 +75,7 @@ static void files_of_any(const run_analysis *an, const char *family, const char 
     out[0] = 0;
     for (size_t i = 0; i < an->inventory.n; i++) {
         const inventory_source *s = &an->inventory.src[i];
-        const char *f = run_profile_family(s->format->name);
+        const char *f = run_profile_family(s->format);
         if (formats ? !in_list(formats, s->format->name) : family && (!f || strcmp(f, family))) continue;
         if (listed == 3) { more++; continue; }
         int w = snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->rel);

@@ -19,13 +19,14 @@
 
 #include "base/diag.h"
 #include "base/strbuf.h"
+#include "core/ingest_doc.h"
 #include "core/run_analysis.h"
 #include "core/run_parse.h"
 
 #define RUN_SIDECAR_NAME "goblind.json"
 #define RUN_SIDECAR_MAX_BYTES (64u << 10)
-/* The longest labels.series that names a series (storage/run_series.h's SERIES_KEY_MAX). */
-#define RUN_SIDECAR_SERIES_MAX 128
+/* The longest labels.series that names a series (core/ingest_doc.h, read by storage). */
+#define RUN_SIDECAR_SERIES_MAX INGEST_SERIES_KEY_MAX
 
 /* What a run directory's goblind.json declares (docs/API.md "The run sidecar"). */
 typedef struct run_sidecar {
@@ -58,10 +59,10 @@ typedef struct run_headline {
                                   * artefact's first warning in res may point at one) */
 } run_headline;
 
-/* The source family of a format (artefact_parser.name), NULL when it has none. The families:
- * goblin (goblin_runner's file names), kineto, rocprofv3, rocpd, rocprof, nsys, nvprof, smi,
- * msprof, aie. */
-const char *run_profile_family(const char *format);
+/* The source family of a format: the format's own `family` (parsers/artefact.h), NULL for no
+ * format. The families: goblin (goblin_runner's file names), kineto, rocprofv3, rocpd, rocprof,
+ * nsys, nvprof, smi, msprof, aie. */
+const char *run_profile_family(const artefact_parser *format);
 
 /* Fills h and completes res->metrics with the numbers RunMetrics did not know (see above).
  * res's artefact warnings may point into h: free h after the last use of res->info.

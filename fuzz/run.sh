@@ -51,7 +51,8 @@ for h in $HARNESSES; do
     torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
     amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
     nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
-    record_formats) seed_formats "$c" "$FX"/*/*.csv "$FX"/*/*.json tests/fixtures/fmtcsv/*.csv ;;
+    record_formats) seed_formats "$c" "$FX"/*/*.csv "$FX"/*/*.json tests/fixtures/*/*.csv tests/fixtures/*/*.json \
+                        fuzz/corpus/fmtjson/*/* ;;
     sqlite) mkdir -p "$c"; cp fuzz/corpus/sqlite/*.image fuzz/corpus/sqlite/*.sql "$c"/
             for f in "$FX"/rocprofv3/*.db; do { printf '\x00'; cat "$f"; } > "$c/fixture-$(basename "$f")"; done
             for f in "$SHARED"/corpus/*/rocprof_v1_results_db/*.db "$SHARED"/corpus/found/*v1*.db; do

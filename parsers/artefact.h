@@ -122,6 +122,9 @@ typedef enum {
 
 typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
+    /* the profile family a run holding a file of this format belongs to (docs/API.md "profile":
+     * rocprofv3, rocpd, rocprof, kineto, nsys, nvprof, smi, msprof, aie); never NULL */
+    const char *family;
     artefact_kind kind;
     kernel_source_kind kernels;       /* see kernel_source_kind (0: by kind) */
     /* REC_BIT()s of the record types its open_records state may emit to a sink that does not

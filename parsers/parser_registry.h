@@ -1,9 +1,9 @@
 /* parser_registry: every artefact format goblind understands, and which one reads a file.
  *
  * To add a format: write parsers/formats/<format>.c exporting one artefact_parser (its names,
- * its sniff, its record-emitting entry points), add it to FORMATS in parser_registry.c and
- * to goblin_parsers in CMakeLists.txt, give its name a profile family (FAMILY_OF,
- * core/run_headline.c) and add its fixture and tests: docs/ARCHITECTURE.md "A new format".
+ * its profile family, its sniff, its record-emitting entry points), add it to FORMATS in
+ * parser_registry.c and to goblin_parsers in CMakeLists.txt, and add its fixture and tests:
+ * docs/ARCHITECTURE.md "A new format".
  * Discovery, the run inventory and the readers go through this table. */
 #ifndef GOBLIN_PARSER_REGISTRY_H
 #define GOBLIN_PARSER_REGISTRY_H

@@ -9,9 +9,8 @@
 
 #include "base/str_hash.h"
 #include "core/ingest_doc.h"
-#include "core/run_headline.h"
 
-_Static_assert(SERIES_KEY_MAX == RUN_SIDECAR_SERIES_MAX, "the sidecar's warning and the series key agree on the length");
+_Static_assert(SERIES_KEY_MAX == INGEST_SERIES_KEY_MAX, "the sidecar's warning and the series key agree on the length");
 
 /* Appends "name=value\n" to buf when value is known; false when buf is full. */
 static bool fact(char *buf, size_t cap, size_t *len, const char *name, const char *value) {

@@ -110,6 +110,7 @@ static int ar_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser aie_run_json_parser = {
     .name = "aie-run-json",
+    .family = "aie",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = AR_NAMES,
     .sniff = ar_sniff,

@@ -371,6 +371,7 @@ static int at_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser aie_trace_json_parser = {
     .name = "aie-trace-json",
+    .family = "aie",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = AT_NAMES,
     .sniff = at_sniff,

@@ -402,6 +402,7 @@ static int sm_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser amd_smi_csv_parser = {
     .name = "amd-smi-csv",
+    .family = "smi",
     .kind = ARTEFACT_TELEMETRY,
     .names = SM_NAMES,
     .sniff = sm_sniff,

@@ -523,6 +523,7 @@ static int kt_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser kernel_trace_csv_parser = {
     .name = "kernel-trace-csv",
+    .family = "rocprofv3",
     .kind = ARTEFACT_KERNEL_TRACE,
     .names = KT_NAMES,
     .sniff = kt_sniff,
@@ -552,6 +553,7 @@ static int legacy_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser legacy_rocprof_csv_parser = {
     .name = "rocprof-legacy-results-csv",
+    .family = "rocprof",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .kernels = KERNELS_DEVICE_CLOCK,
     .names = LEGACY_NAMES,

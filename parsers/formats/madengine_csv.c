@@ -159,6 +159,7 @@ static int me_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser madengine_csv_parser = {
     .name = "madengine-gpu-info-csv",
+    .family = "smi",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = ME_NAMES,
     .sniff = me_sniff,

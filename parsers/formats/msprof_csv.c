@@ -375,6 +375,7 @@ static int ref_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser msprof_op_csv_parser = {
     .name = "msprof-op-csv",
+    .family = "msprof",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = OP_NAMES,
     .sniff = op_sniff,
@@ -386,6 +387,7 @@ const artefact_parser msprof_op_csv_parser = {
 
 const artefact_parser msprof_reference_csv_parser = {
     .name = "msprof-reference-csv",
+    .family = "msprof",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = REF_NAMES,
     .sniff = ref_sniff,

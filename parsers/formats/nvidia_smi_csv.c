@@ -194,6 +194,7 @@ static int ns_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser nvidia_smi_csv_parser = {
     .name = "nvidia-smi-csv",
+    .family = "smi",
     .kind = ARTEFACT_TELEMETRY,
     .names = NS_NAMES,
     .sniff = ns_sniff,

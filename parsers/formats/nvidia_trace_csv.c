@@ -191,7 +191,7 @@ static const csv_rows_spec NVPROF_SPEC = {.what = "nvprof GPU trace", .want = WA
 static const char *const NSYS_NAMES[] = {"*cuda_gpu_trace.csv", "*/*cuda_gpu_trace.csv", "*gputrace.csv", NULL};
 static const char *const NVPROF_NAMES[] = {"*nvprof*.csv", "*gpu_trace.csv", "*gpu-trace.csv", NULL};
 
-CSV_ROWS_FORMAT_KERNELS(nsys_gpu_trace_csv_parser, "nsys-cuda-gpu-trace-csv", NSYS_SPEC, NSYS_NAMES, "Start (ns)",
+CSV_ROWS_FORMAT_KERNELS(nsys_gpu_trace_csv_parser, "nsys-cuda-gpu-trace-csv", "nsys", NSYS_SPEC, NSYS_NAMES, "Start (ns)",
                         KERNELS_DEVICE_CLOCK)
-CSV_ROWS_FORMAT_KERNELS(nvprof_gpu_trace_csv_parser, "nvprof-gpu-trace-csv", NVPROF_SPEC, NVPROF_NAMES, "Grid X",
+CSV_ROWS_FORMAT_KERNELS(nvprof_gpu_trace_csv_parser, "nvprof-gpu-trace-csv", "nvprof", NVPROF_SPEC, NVPROF_NAMES, "Grid X",
                         KERNELS_DEVICE_CLOCK)

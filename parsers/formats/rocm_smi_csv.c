@@ -169,6 +169,7 @@ static int rs_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser rocm_smi_csv_parser = {
     .name = "rocm-smi-csv",
+    .family = "smi",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .names = RS_NAMES,
     .sniff = rs_sniff,

@@ -201,6 +201,7 @@ static int rp_sniff_file(const char *path) {
 
 const artefact_parser rocpd_sqlite_parser = {
     .name = "rocpd-sqlite",
+    .family = "rocpd",
     .kind = ARTEFACT_KERNEL_TRACE,
     .names = RP_NAMES,
     .sniff = rp_sniff,

@@ -237,8 +237,8 @@ static const char *const HSA_NAMES[] = {"*hsa_api_trace.csv", "*/*hsa_api_trace.
 static const char *const ALLOC_NAMES[] = {"*memory_allocation_trace.csv", "*/*memory_allocation_trace.csv", NULL};
 static const char *const COUNTER_NAMES[] = {"*counter_collection.csv", "*/*counter_collection.csv", NULL};
 
-CSV_ROWS_FORMAT(rocprof_copy_csv_parser, "rocprof-memory-copy-csv", COPY_SPEC, COPY_NAMES, "Destination_Agent_Id")
-CSV_ROWS_FORMAT(rocprof_hip_api_csv_parser, "rocprof-hip-api-csv", HIP_SPEC, HIP_NAMES, "Function")
-CSV_ROWS_FORMAT(rocprof_hsa_api_csv_parser, "rocprof-hsa-api-csv", HSA_SPEC, HSA_NAMES, "Function")
-CSV_ROWS_FORMAT(rocprof_alloc_csv_parser, "rocprof-memory-allocation-csv", ALLOC_SPEC, ALLOC_NAMES, "Allocation_Size")
-CSV_ROWS_FORMAT(rocprof_counter_csv_parser, "rocprof-counter-csv", COUNTER_SPEC, COUNTER_NAMES, "Counter_Name")
+CSV_ROWS_FORMAT(rocprof_copy_csv_parser, "rocprof-memory-copy-csv", "rocprofv3", COPY_SPEC, COPY_NAMES, "Destination_Agent_Id")
+CSV_ROWS_FORMAT(rocprof_hip_api_csv_parser, "rocprof-hip-api-csv", "rocprofv3", HIP_SPEC, HIP_NAMES, "Function")
+CSV_ROWS_FORMAT(rocprof_hsa_api_csv_parser, "rocprof-hsa-api-csv", "rocprofv3", HSA_SPEC, HSA_NAMES, "Function")
+CSV_ROWS_FORMAT(rocprof_alloc_csv_parser, "rocprof-memory-allocation-csv", "rocprofv3", ALLOC_SPEC, ALLOC_NAMES, "Allocation_Size")
+CSV_ROWS_FORMAT(rocprof_counter_csv_parser, "rocprof-counter-csv", "rocprofv3", COUNTER_SPEC, COUNTER_NAMES, "Counter_Name")

@@ -247,6 +247,7 @@ static int v1_sniff_file(const char *path) {
 
 const artefact_parser rocprof_v1_db_parser = {
     .name = "rocprof-v1-db",
+    .family = "rocprof",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .kernels = KERNELS_DEVICE_CLOCK,
     .names = V1_NAMES,

@@ -268,6 +268,7 @@ static int v1j_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser rocprof_v1_json_parser = {
     .name = "rocprof-v1-json",
+    .family = "rocprof",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .kernels = KERNELS_DEVICE_CLOCK,
     .names = V1J_NAMES,

@@ -497,6 +497,7 @@ static int rj_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser rocprofv3_json_parser = {
     .name = "rocprofv3-json",
+    .family = "rocprofv3",
     .kind = ARTEFACT_ANALYSIS_ONLY,
     .kernels = KERNELS_DEVICE_CLOCK,
     .names = RJ_NAMES,

@@ -109,10 +109,10 @@ static const char *const NSYS_KERN_NAMES[] = {"*cuda_gpu_kern_sum.csv", "*/*cuda
 static const char *const NSYS_MEM_NAMES[] = {"*cuda_gpu_mem_time_sum.csv", "*/*cuda_gpu_mem_time_sum.csv",
                                              "*gpumemtimesum.csv", NULL};
 
-CSV_ROWS_FORMAT(rocprof_kernel_stats_csv_parser, "rocprof-kernel-stats-csv", KERNEL_SPEC, KERNEL_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(rocprof_api_stats_csv_parser, "rocprof-api-stats-csv", API_SPEC, API_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(rocprof_copy_stats_csv_parser, "rocprof-memory-copy-stats-csv", COPY_SPEC, COPY_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(rocprof_domain_stats_csv_parser, "rocprof-domain-stats-csv", DOMAIN_SPEC, DOMAIN_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (ns)")
-CSV_ROWS_FORMAT(nsys_mem_time_sum_csv_parser, "nsys-cuda-gpu-mem-time-sum-csv", NSYS_MEM_SPEC, NSYS_MEM_NAMES,
+CSV_ROWS_FORMAT(rocprof_kernel_stats_csv_parser, "rocprof-kernel-stats-csv", "rocprofv3", KERNEL_SPEC, KERNEL_NAMES, "TotalDurationNs")
+CSV_ROWS_FORMAT(rocprof_api_stats_csv_parser, "rocprof-api-stats-csv", "rocprofv3", API_SPEC, API_NAMES, "TotalDurationNs")
+CSV_ROWS_FORMAT(rocprof_copy_stats_csv_parser, "rocprof-memory-copy-stats-csv", "rocprofv3", COPY_SPEC, COPY_NAMES, "TotalDurationNs")
+CSV_ROWS_FORMAT(rocprof_domain_stats_csv_parser, "rocprof-domain-stats-csv", "rocprofv3", DOMAIN_SPEC, DOMAIN_NAMES, "TotalDurationNs")
+CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", "nsys", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (ns)")
+CSV_ROWS_FORMAT(nsys_mem_time_sum_csv_parser, "nsys-cuda-gpu-mem-time-sum-csv", "nsys", NSYS_MEM_SPEC, NSYS_MEM_NAMES,
                 "Total Time (ns)")

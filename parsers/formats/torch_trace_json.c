@@ -125,6 +125,7 @@ static int tj_sniff(const char *name, const uint8_t *head, size_t n) {
 
 const artefact_parser torch_trace_json_parser = {
     .name = "torch-trace-json",
+    .family = "kineto",
     .kind = ARTEFACT_TORCH_PROFILE,
     /* torch_trace_records.c's types (REC_TRACE_EVENT only to a sink naming it) */
     .emits = TJ_TYPED,

@@ -105,14 +105,15 @@ bool csv_rows_decimal_scaled(const char *s, size_t n, int pow10, i128 *out);
 /* For sniff(): true when the base name of `name` matches one of the patterns (fnmatch). */
 bool csv_rows_name_matches(const char *name, const char *const *patterns);
 
-/* Defines `const artefact_parser var` (format id `id`, kind ARTEFACT_ANALYSIS_ONLY) reading
+/* Defines `const artefact_parser var` (format id `id`, profile family `family`, kind
+ * ARTEFACT_ANALYSIS_ONLY) reading
  * with `spec`; its sniff scores 95 when the base name matches `pats` and the header holds
  * `header_word` (the first line; anywhere in the first bytes when the header may follow a
  * banner, spec.header_search), 60 for the header word alone, 30 for the name alone. */
-#define CSV_ROWS_FORMAT(var, id, spec, pats, header_word) \
-    CSV_ROWS_FORMAT_KERNELS(var, id, spec, pats, header_word, KERNELS_NONE)
+#define CSV_ROWS_FORMAT(var, id, family_, spec, pats, header_word) \
+    CSV_ROWS_FORMAT_KERNELS(var, id, family_, spec, pats, header_word, KERNELS_NONE)
 /* The same for a format whose rows include kernel dispatches (`kernels`: kernel_source_kind). */
-#define CSV_ROWS_FORMAT_KERNELS(var, id, spec, pats, header_word, kernels_)                                     \
+#define CSV_ROWS_FORMAT_KERNELS(var, id, family_, spec, pats, header_word, kernels_)                                     \
     static void *var##_open(const parse_options *opt, const char *label, const record_sink *sink,                \
                             read_facts *facts, diag_list *diag) {                                                \
         (void)opt;                                                                                               \
@@ -124,7 +125,7 @@ bool csv_rows_name_matches(const char *name, const char *const *patterns);
                                           : csv_first_line_has(head, n, header_word);                           \
         return by_name && by_head ? 95 : by_head ? 60 : by_name ? 30 : 0;                                        \
     }                                                                                                            \
-    const artefact_parser var = {.name = id, .kind = ARTEFACT_ANALYSIS_ONLY, .kernels = kernels_, .names = pats, \
+    const artefact_parser var = {.name = id, .family = family_, .kind = ARTEFACT_ANALYSIS_ONLY, .kernels = kernels_, .names = pats, \
                                  .sniff = var##_sniff, .open_records = var##_open, .feed = csv_rows_feed,        \
                                  .finish = csv_rows_finish, .close = csv_rows_close};
 
