@@ -1,5 +1,6 @@
-/* metrics_cache: the last /runs/<id>/metrics answer per run, in memory, so the agent's
- * polling and dashboards' scrapes cost a hash lookup instead of a SQLite query. Entries
+/* metrics_cache: the last final /runs/<id>/metrics answer per run (complete, failed, empty or
+ * gone with RunMetrics; a pending or running run is always read from the store), in memory, so
+ * the agent's polling and dashboards' scrapes cost a hash lookup instead of a SQLite query. Entries
  * are dropped by api_notify_run() whenever the tracker changes a run, so the cache is never
  * ahead of or behind the database by more than that notification. Entries are versioned: a
  * reader takes metrics_cache_version() before it reads the store, and its put is dropped when

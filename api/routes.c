@@ -101,7 +101,11 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
         store_reader *rd = store_reader_acquire(api_store(a));
         store_get_run(rd, id, copy_row, &rc);
         store_reader_release(api_store(a), rd);
-        if (rc.found) {
+        /* Only final answers are kept: a pending or running run's next state is written by the
+         * status writer before the tracker's notification drops the entry, and in between
+         * /runs/<id> (read from the store) would already say what a cached 202 does not. */
+        if (rc.found && rc.metrics_json &&
+            (rc.status == RUN_COMPLETE || rc.status == RUN_FAILED || rc.status == RUN_EMPTY || rc.status == RUN_GONE)) {
             cached_run put = {rc.status, rc.ingest_count, rc.metrics_json, rc.metrics_json ? strlen(rc.metrics_json) : 0};
             metrics_cache_put(api_cache(a), id, &put, version);
         }

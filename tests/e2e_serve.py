@@ -204,7 +204,9 @@ def test_backfill_metrics_and_listing(tmp):
 
 
 def test_live_run_never_200_before_complete(tmp):
-    d = Daemon(tmp).start()
+    # a 3 s quiet period: the writer's pauses between writes stretch on a loaded machine, and a
+    # pause longer than the quiet period rightly makes the run complete before it is written
+    d = Daemon(tmp, extra=["--quiet-s", "3"]).start()
     run = d.roots[0] / "live-1"
     writer = subprocess.Popen([sys.executable, str(GEN), str(run), "--steps", "20", "--kernels-per-step", "150",
                                "--cpu-ops-per-step", "20", "--smi-samples", "150", "--live", "3", "--seed", "4"],
