@@ -60,7 +60,7 @@ def make_runs(shared, n, steps):
         tmp = os.path.join(ROOT, "staging")
         subprocess.run(["rm", "-rf", tmp], check=True)
         slow = ["--slow", "Cijk=1.5"] if i >= n - 10 else []
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stderr(io.StringIO()):   # its one line per run
             gen_run.main([tmp, "--steps", str(steps), "--kernels-per-step", "2", "--cpu-ops-per-step", "1",
                           "--smi-samples", "5", "--seed", str(i), *slow])
         with open(os.path.join(tmp, "goblind.json"), "w") as f:
