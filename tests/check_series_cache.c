@@ -162,7 +162,7 @@ static void make_series(series_eval *s, size_t n, series_cache *cache, unsigned 
     s->n = s->cap = n;
     for (size_t i = 0; i < n; i++) {
         series_point *p = &s->p[i];
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "r%zu", i);
         p->id = strdup(id);
         p->status = RUN_COMPLETE;
