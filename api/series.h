@@ -9,7 +9,9 @@
  * A run is a regression when its verdict against the baseline is `slower`. A run being parsed
  * again (pending or running, its row from the last parse still stored) counts with that parse's
  * times, so a re-ingest of many runs judges each against the same runs whatever the order. The method is in
- * docs/ANALYSIS.md "Series and regressions"; the series membership is storage/run_series.h. */
+ * docs/ANALYSIS.md "Series and regressions"; the series membership is storage/run_series.h. Given
+ * the API's series_cache, a verdict whose inputs (the per-step times of the run and of its
+ * reference runs) were judged before is taken from it instead of tested again (series_cache.h). */
 #ifndef GOBLIN_SERIES_H
 #define GOBLIN_SERIES_H
 
