@@ -43,6 +43,7 @@ struct events {
     sse_conn *conns;
     int n_streams, max_streams;  /* open now; beyond max_streams new ones get 503 */
     int baseline_runs;          /* series_baseline_runs, for the regression event */
+    series_cache *series;       /* the API's verdict cache (NULL: none) */
     bool stopping;
 };
 
@@ -76,11 +77,12 @@ static void remember(void *user, const run_row *row) {
     json_object_set_new(user, row->id, json_string(kind_of(row->status)));
 }
 
-events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs) {
+events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs, series_cache *series) {
     events *ev = calloc(1, sizeof *ev);
     if (!ev) return NULL;
     ev->st = st;
     ev->hooks = hooks;
+    ev->series = series;
     ev->known = json_object();
     pthread_mutex_init(&ev->lock, NULL);
     ev->first_id = ev->next_id = (uint64_t)clk_wall_ms() * 1000;
@@ -147,7 +149,7 @@ void events_run_changed(events *ev, const char *run_id) {
     store_reader *rd = store_reader_acquire(ev->st);
     store_get_run(rd, run_id, copy_state, &rc);
     /* a complete run slower than its series baseline beyond the noise (sent after its complete) */
-    json_t *regression = rc.found && rc.status == RUN_COMPLETE ? series_regression_of(rd, run_id, ev->baseline_runs) : NULL;
+    json_t *regression = rc.found && rc.status == RUN_COMPLETE ? series_regression_of(rd, run_id, ev->baseline_runs, ev->series) : NULL;
     store_reader_release(ev->st, rd);
     pthread_mutex_lock(&ev->lock);
     const char *was = json_string_value(json_object_get(ev->known, run_id));

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/series_cache.h"
 #include "storage/store.h"
 
 #define EVENTS_KEPT 4096
@@ -26,11 +27,12 @@ typedef struct events events;
 typedef struct webhooks webhooks;
 
 /* Loads every stored run's state (so a run already complete at start is not "created").
- * baseline_runs: series_baseline_runs (0: the default).
+ * baseline_runs: series_baseline_runs (0: the default); series: the API's verdict cache (NULL:
+ * none), which the regression check of each completed run also fills.
  * hooks may be NULL. At most max_streams streams are open at once (max_event_streams): a
  * stream holds a connection slot for as long as its client stays, so beyond that share of
  * the slots GET /events is answered 503 with Retry-After and the connection closes. */
-events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs);
+events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs, series_cache *series);
 /* Thread-safe: re-reads the run and emits an event when its state changed. */
 void events_run_changed(events *ev, const char *run_id);
 /* Every ~250 ms: resumes idle streams due for a keep-alive. */

@@ -49,6 +49,7 @@ struct api {
     bool client_certs;          /* TLS client certificates are required */
     char *tls_mem[3];           /* cert, key, trust PEMs (kept for the daemon's lifetime) */
     metrics_cache *cache;
+    series_cache *verdicts;     /* the series verdicts computed so far (api/series_cache.h) */
     atomic_bool ready;
     pthread_mutex_t lock;       /* guards the waiter list */
     api_request *waiters;
@@ -78,12 +79,13 @@ store *api_store(api *a) { return a->st; }
 metrics_cache *api_cache(api *a) { return a->cache; }
 events *api_events(api *a) { return a->events; }
 int api_series_baseline(api *a) { return a->series_baseline_runs; }
+series_cache *api_series_cache(api *a) { return a->verdicts; }
 body_streams *api_streams(api *a) { return a->streams; }
 body_streams *api_export_streams(api *a) { return a->exports; }
 
 void api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks,
-                             a->series_baseline_runs};
+                             a->series_baseline_runs, a->verdicts};
     prometheus_render(&src, openmetrics, out);
 }
 
@@ -413,7 +415,8 @@ api *api_start(const api_options *opt, store *st, char **err) {
     if (streams > opt->max_connections) streams = opt->max_connections;
     a->series_baseline_runs = opt->series_baseline_runs > 0 && opt->series_baseline_runs <= SERIES_BASELINE_MAX
                                   ? opt->series_baseline_runs : SERIES_BASELINE_DEFAULT;
-    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1, a->series_baseline_runs))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    if (!(a->verdicts = series_cache_new(SERIES_CACHE_ENTRIES))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
+    if (!(a->events = events_new(st, a->hooks, streams > 0 ? streams : 1, a->series_baseline_runs, a->verdicts))) { snprintf(e, sizeof e, "out of memory"); goto fail_early; }
     /* a request's headers are due within connection_timeout_s of opening or of the previous
      * answer, however slowly they trickle; reserved slots get RESERVE_TIMEOUT_S */
     double header_s = opt->connection_timeout_s > 0 ? opt->connection_timeout_s : 30;
@@ -488,6 +491,7 @@ fail_early:
     log_rate_destroy(&a->mhd_lines);
     metrics_cache_free(a->cache);
     events_free(a->events);
+    series_cache_free(a->verdicts);
     webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);
@@ -531,6 +535,7 @@ void api_stop(api *a) {
     pthread_mutex_destroy(&a->lock);
     metrics_cache_free(a->cache);
     events_free(a->events);
+    series_cache_free(a->verdicts);
     webhooks_stop(a->hooks);
     free(a->token);
     for (int i = 0; i < 3; i++) free(a->tls_mem[i]);

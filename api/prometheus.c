@@ -457,6 +457,26 @@ static void webhook_series(writer *w, webhooks *hooks) {
     }
 }
 
+/* The series verdict cache's counters (docs/OPERATIONS.md): how often a verdict was reused or
+ * had to be computed, entries replaced, and its size. */
+static void series_cache_series(writer *w, series_cache *cache) {
+    series_cache_stats st;
+    series_cache_stats_get(cache, &st);
+    family(w, "goblind_series_verdict_cache_hits_total", "counter",
+           "Series verdicts (GET /series, /metrics, regression events) taken from the cache instead of a bootstrap test.");
+    put(w, "goblind_series_verdict_cache_hits_total %llu\n", (unsigned long long)st.hits);
+    family(w, "goblind_series_verdict_cache_misses_total", "counter",
+           "Series verdicts not in the cache: computed (a bootstrap test) and stored.");
+    put(w, "goblind_series_verdict_cache_misses_total %llu\n", (unsigned long long)st.misses);
+    family(w, "goblind_series_verdict_cache_evictions_total", "counter",
+           "Series verdicts dropped from the full cache, the least recently used first.");
+    put(w, "goblind_series_verdict_cache_evictions_total %llu\n", (unsigned long long)st.evictions);
+    family(w, "goblind_series_verdict_cache_entries", "gauge", "Series verdicts held in the cache.");
+    put(w, "goblind_series_verdict_cache_entries %zu\n", st.entries);
+    family(w, "goblind_series_verdict_cache_capacity", "gauge", "The most series verdicts the cache holds.");
+    put(w, "goblind_series_verdict_cache_capacity %zu\n", st.capacity);
+}
+
 void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     strbuf own = {0};
     bool relabel = src->labels && *src->labels;
@@ -528,8 +548,9 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     }
     store_reader *srd = store_reader_acquire(src->st);   /* per series: the latest run against its baseline */
     series_metrics(srd, src->max_runs, src->series_baseline_runs > 0 ? src->series_baseline_runs : SERIES_BASELINE_DEFAULT,
-                   w.out);
+                   src->series_cache, w.out);
     store_reader_release(src->st, srd);
+    if (src->series_cache) series_cache_series(&w, src->series_cache);
     if (om) put(&w, "# EOF\n");
     for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
     free(runs.items);

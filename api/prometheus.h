@@ -10,6 +10,7 @@
 
 #include "core/counters.h"
 #include "base/text_utf8.h"
+#include "api/series_cache.h"
 #include "api/webhooks.h"
 #include "storage/store.h"
 
@@ -21,6 +22,7 @@ typedef struct prometheus_source {
     const char *labels;     /* NULL, or rendered static labels (k="v",...) added to every sample */
     webhooks *hooks;        /* NULL: no webhook_url configured */
     int series_baseline_runs;   /* runs pooled into a series baseline (0: SERIES_BASELINE_DEFAULT) */
+    series_cache *series_cache; /* the series verdict cache (NULL: none, and no goblind_series_verdict_cache_*) */
 } prometheus_source;
 
 /* Renders a config value "name=value[,name=value...]" as exposition label text

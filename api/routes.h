@@ -10,6 +10,7 @@
 #include "api/body_stream.h"
 #include "api/http_api.h"
 #include "api/metrics_cache.h"
+#include "api/series_cache.h"
 #include "base/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
@@ -53,6 +54,8 @@ enum MHD_Result route_run(api *a, api_request *req, struct MHD_Connection *c, co
 enum MHD_Result route_series(api *a, struct MHD_Connection *c, const char *url);
 /* series_baseline_runs: how many runs a series baseline pools. */
 int api_series_baseline(api *a);
+/* The series verdicts computed so far, shared by every request (series_cache.h). */
+series_cache *api_series_cache(api *a);
 enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection *c, const char *url);
 
 /* http_api.c */

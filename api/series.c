@@ -52,15 +52,18 @@ static void load_row(void *user, const series_run_row *row) {
     pt->tokens_per_sec = row->tokens_per_sec;
     pt->busy_pct = row->busy_pct;
     pt->walls = parse_walls(row->walls_json, &pt->nwalls);
+    /* the cache's identity of the run's data: exactly the times the tests read */
+    pt->has_digest = s->cache && pt->nwalls && series_cache_walls_digest(pt->walls, pt->nwalls, pt->digest);
     pt->prev = -1;
     s->n++;
 }
 
-int series_load(store_reader *rd, const char *key, int shown, int baseline_runs, series_eval *s) {
+int series_load(store_reader *rd, const char *key, int shown, int baseline_runs, series_cache *cache, series_eval *s) {
     memset(s, 0, sizeof *s);
     assert(baseline_runs >= 1 && baseline_runs <= SERIES_BASELINE_MAX);
     snprintf(s->key, sizeof s->key, "%s", key);
     s->baseline_runs = baseline_runs;
+    s->cache = cache;
     load_ctx c = {s, false};
     int n = store_series_runs(rd, key, shown + SERIES_LOOKBACK(baseline_runs), load_row, &c, s->key_source,
                               sizeof s->key_source);
@@ -94,6 +97,23 @@ static bool test(const double *a, size_t na, const series_point *cand, series_ve
                           v->has_median);
 }
 
+/* Looks up the verdict of point p against the reference runs idx[0..n) (pooled in that order)
+ * in s's cache: true with *v on a hit. On a miss (or without a cache) *key_ok tells whether
+ * *key can store the verdict once computed. */
+static bool cached(const series_eval *s, const series_point *p, const long *idx, size_t n, series_cache_key *key,
+                   bool *key_ok, series_verdict *v) {
+    *key_ok = false;
+    if (!s->cache || !p->has_digest) return false;
+    const uint8_t *refs[SERIES_BASELINE_MAX];
+    assert(n <= SERIES_BASELINE_MAX);
+    for (size_t i = 0; i < n; i++) {
+        if (!s->p[idx[i]].has_digest) return false;
+        refs[i] = s->p[idx[i]].digest;
+    }
+    if (!(*key_ok = series_cache_key_of(p->digest, refs, n, key))) return false;
+    return series_cache_get(s->cache, key, v);
+}
+
 bool series_evaluate(series_eval *s, size_t i) {
     assert(i < s->n);
     series_point *p = &s->p[i];
@@ -109,8 +129,14 @@ bool series_evaluate(series_eval *s, size_t i) {
             pooled += s->p[j].nwalls;
         }
     if (p->prev < 0) return true;
-    const series_point *prev = &s->p[p->prev];
-    if (!test(prev->walls, prev->nwalls, p, &p->vs_prev)) return false;
+    series_cache_key key;
+    bool key_ok;
+    if (!cached(s, p, &p->prev, 1, &key, &key_ok, &p->vs_prev)) {
+        const series_point *prev = &s->p[p->prev];
+        if (!test(prev->walls, prev->nwalls, p, &p->vs_prev)) return false;
+        if (key_ok) series_cache_put(s->cache, &key, &p->vs_prev);
+    }
+    if (cached(s, p, p->base_idx, p->nbase, &key, &key_ok, &p->vs_base)) return true;
     double *pool = malloc((pooled ? pooled : 1) * sizeof *pool);
     if (!pool) return false;
     size_t k = 0;
@@ -121,6 +147,7 @@ bool series_evaluate(series_eval *s, size_t i) {
     }
     bool ok = test(pool, pooled, p, &p->vs_base);
     free(pool);
+    if (ok && key_ok) series_cache_put(s->cache, &key, &p->vs_base);
     return ok;
 }
 
@@ -191,12 +218,14 @@ typedef struct list_ctx {
     json_t *items;
     store_reader *rd;
     int baseline_runs;
+    series_cache *cache;
     bool failed;
 } list_ctx;
 
 /* The series' latest complete run with per-step times, evaluated: its index in *s, or -1. */
-static long latest_of(store_reader *rd, const char *key, int baseline_runs, series_eval *s, bool *failed) {
-    if (series_load(rd, key, 1, baseline_runs, s) < 0) { *failed = true; return -1; }
+static long latest_of(store_reader *rd, const char *key, int baseline_runs, series_cache *cache, series_eval *s,
+                      bool *failed) {
+    if (series_load(rd, key, 1, baseline_runs, cache, s) < 0) { *failed = true; return -1; }
     long i = series_latest_complete(s);
     if (i >= 0 && !series_evaluate(s, (size_t)i)) *failed = true;
     return i;
@@ -205,7 +234,7 @@ static long latest_of(store_reader *rd, const char *key, int baseline_runs, seri
 static void list_row(void *user, const series_row *row) {
     list_ctx *c = user;
     series_eval s;
-    long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &c->failed);
+    long i = latest_of(c->rd, row->key, c->baseline_runs, c->cache, &s, &c->failed);
     bool known = i >= 0 && s.p[i].vs_base.present;
     /* judged_run: the run latest_verdict is of, which is not latest_run when newer runs failed,
      * are empty or have no per-step times */
@@ -218,20 +247,20 @@ static void list_row(void *user, const series_row *row) {
     series_eval_free(&s);
 }
 
-json_t *series_list_body(store_reader *rd, int limit, int baseline_runs) {
-    list_ctx c = {json_array(), rd, baseline_runs, false};
+json_t *series_list_body(store_reader *rd, int limit, int baseline_runs, series_cache *cache) {
+    list_ctx c = {json_array(), rd, baseline_runs, cache, false};
     if (!c.items) return NULL;
     int total = store_series_list(rd, limit, list_row, &c);
     if (total < 0 || c.failed) { json_decref(c.items); return NULL; }
     return json_pack("{s:o, s:i}", "series", c.items, "total", total);
 }
 
-json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_runs) {
+json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_runs, series_cache *cache) {
     char key[SERIES_KEY_MAX + 1];
     if (!store_run_series_key(rd, run_id, key, sizeof key)) return NULL;
     series_eval s;
     json_t *out = NULL;
-    if (series_load(rd, key, 1, baseline_runs, &s) > 0) {
+    if (series_load(rd, key, 1, baseline_runs, cache, &s) > 0) {
         for (size_t i = s.n; i-- > 0;) {
             if (strcmp(s.p[i].id, run_id)) continue;
             if (series_evaluate(&s, i) && series_is_regression(&s, i)) {
@@ -259,6 +288,7 @@ static void label_value(strbuf *out, const char *v) {
 typedef struct metric_ctx {
     store_reader *rd;
     int baseline_runs;
+    series_cache *cache;
     strbuf regression, delta;
 } metric_ctx;
 
@@ -266,7 +296,7 @@ static void metric_row(void *user, const series_row *row) {
     metric_ctx *c = user;
     series_eval s;
     bool failed = false;
-    long i = latest_of(c->rd, row->key, c->baseline_runs, &s, &failed);
+    long i = latest_of(c->rd, row->key, c->baseline_runs, c->cache, &s, &failed);
     if (i >= 0 && s.p[i].vs_base.present && s.p[i].vs_base.test.verdict != NS_UNKNOWN) {
         char num[64];
         static const char REG[] = "goblind_series_regression{series=\"", DELTA[] = "goblind_series_step_time_delta_ratio{series=\"";
@@ -288,8 +318,8 @@ static void family(strbuf *out, const char *name, const char *help) {
     if (n > 0) strbuf_append(out, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
-void series_metrics(store_reader *rd, int max_series, int baseline_runs, strbuf *out) {
-    metric_ctx c = {rd, baseline_runs, {0}, {0}};
+void series_metrics(store_reader *rd, int max_series, int baseline_runs, series_cache *cache, strbuf *out) {
+    metric_ctx c = {rd, baseline_runs, cache, {0}, {0}};
     int total = store_series_list(rd, max_series, metric_row, &c);
     family(out, "goblind_series_regression",
            "1 when the latest judged run of the series is slower than its baseline beyond the noise, 0 when it is not; absent while the series has no verdict.");

@@ -12,7 +12,7 @@ static enum MHD_Result list(api *a, struct MHD_Connection *c) {
     if (!route_int_arg(c, "limit", 1, SERIES_LIMIT_MAX, SERIES_LIMIT_DEFAULT, &limit))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be a whole number from 1 to 1000");
     store_reader *rd = store_reader_acquire(api_store(a));
-    json_t *body = series_list_body(rd, (int)limit, api_series_baseline(a));
+    json_t *body = series_list_body(rd, (int)limit, api_series_baseline(a), api_series_cache(a));
     store_reader_release(api_store(a), rd);
     if (!body) return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the series could not be read");
     return api_send_json(c, MHD_HTTP_OK, body, NULL, 0);
@@ -27,7 +27,7 @@ static enum MHD_Result one(api *a, struct MHD_Connection *c, const char *key) {
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "a series key has 1 to 128 bytes");
     store_reader *rd = store_reader_acquire(api_store(a));
     series_eval s;
-    int n = series_load(rd, key, (int)limit, api_series_baseline(a), &s);
+    int n = series_load(rd, key, (int)limit, api_series_baseline(a), api_series_cache(a), &s);
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
     if (n < 0) {

@@ -463,7 +463,7 @@ START_TEST(store_ingest_list_and_state) {
     counters_init(&ctr);
     counters_http(&ctr, 200, 0.002);
     counters_http(&ctr, 299, 0.5);
-    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL, NULL, 0};
+    prometheus_source src = {st, &ctr, 3, "9.9.9", NULL, NULL, 0, NULL};
     char err2[512];
     strbuf out = {0};
     prometheus_render(&src, false, &out);

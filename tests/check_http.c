@@ -111,7 +111,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     ck_assert_int_eq(store_ingest(st, &rec), 0);
     goblind_counters ctr;
     counters_init(&ctr);
-    prometheus_source src = {st, &ctr, 10, "t", NULL, NULL, 0};
+    prometheus_source src = {st, &ctr, 10, "t", NULL, NULL, 0, NULL};
     strbuf out = {0};
     prometheus_render(&src, false, &out);
     ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",

@@ -217,6 +217,102 @@ def test_series_gauges_bounded(tmp):
     assert d.stop() == 0
 
 
+def cache_counters(d):
+    """{hits, misses, evictions, entries, capacity} of the series verdict cache, from /metrics."""
+    text = d.get("/metrics")[2].decode()
+    got = dict(re.findall(r"^goblind_series_verdict_cache_(\w+?)(?:_total)? (\S+)$", text, re.M))
+    return {k: int(float(v)) for k, v in got.items()}
+
+
+def test_series_verdict_cache(tmp):
+    """The series verdicts come from a cache keyed by their inputs (docs/ANALYSIS.md "Series and
+    regressions"): the same series asked twice answers the same, the second time from the cache
+    alone (hits move, misses do not); a DELETE of a baseline run and a re-ingest of a run with
+    other step times make exactly the verdicts whose inputs changed be computed again (misses
+    move by their number), and every answer agrees with an independent computation from the
+    files (pooled medians by hand, our own bootstrap for the clear verdicts)."""
+    d = Daemon(tmp)
+    staging = Path(tmp) / "staging"
+    staging.mkdir()
+    d.start()
+    key = "cache-x"
+    label = {"labels": {"series": key}}
+    ids = [f"c{i}" for i in range(1, 8)]
+    for i, run_id in enumerate(ids, 1):
+        make_run(d, staging, run_id, seed=100 + i, sidecar=label, slow="Cijk=2.0" if run_id == "c7" else None)
+    c = cache_counters(d)
+    assert c["capacity"] >= 1000 and c["entries"] <= c["capacity"] and c["evictions"] == 0, c
+
+    def check(body, order):
+        """The listed verdicts against the files: runs, medians, delta, and c7's clear verdict."""
+        assert [r["id"] for r in body["runs"]] == order, body["runs"]
+        walls = {r: step_walls(d.roots[0] / r) for r in order}
+        for n, r in enumerate(body["runs"]):
+            if n == 0:
+                assert r["vs_previous"] is None and r["vs_baseline"] is None, r
+                continue
+            base_ids = order[max(0, n - BASELINE):n]
+            vb, vp = r["vs_baseline"], r["vs_previous"]
+            assert vb["runs"] == base_ids and vp["run"] == order[n - 1], r
+            mc = statistics.median(walls[r["id"]])
+            for v, ref in ((vb, [w for b in base_ids for w in walls[b]]), (vp, walls[order[n - 1]])):
+                mb = statistics.median(ref)
+                assert abs(v["base_median_ms"] - mb / 1e6) < 1e-3 and abs(v["candidate_median_ms"] - mc / 1e6) < 1e-3, (r, mb, mc)
+                assert abs(v["delta_pct"] - (mc - mb) / mb * 100) < 0.01, (r, mb, mc)
+                lo, hi = v["ci95_pct"]
+                assert lo <= v["delta_pct"] <= hi, v
+        last = body["runs"][-1]
+        pooled = [w for b in last["vs_baseline"]["runs"] for w in walls[b]]
+        verdict, lo, hi = bootstrap_verdict(pooled, walls[last["id"]])
+        assert verdict == "slower" == last["vs_baseline"]["verdict"] and last["regression"], (last, lo, hi)
+
+    def judged(body):
+        return sum(r["vs_previous"] is not None for r in body["runs"]) * 2
+
+    url = f"/series/{key}?limit=1000"
+    c0 = cache_counters(d)
+    body = d.json(url)[2]
+    check(body, ids)
+    c1 = cache_counters(d)
+    again = d.json(url)[2]
+    c2 = cache_counters(d)
+    assert again == body                                      # the same answer, from the cache alone
+    assert c2["misses"] == c1["misses"], (c1, c2)
+    # the GET's lookups, and the scrape's own two (the series' latest run), all hits
+    assert c2["hits"] - c1["hits"] == judged(body) + 2, (c1, c2, judged(body))
+    assert c1["misses"] - c0["misses"] <= judged(body), (c0, c1)   # (each run's were computed at its completion)
+
+    # DELETE c3: c4's previous run, and the baselines of c4..c7 (c3 was in each) change (the
+    # counters are read before the DELETE: a scrape judges the series' latest run, c7, too)
+    c3 = cache_counters(d)
+    assert d.get("/runs/c3", method="DELETE")[0] == 200
+    order = [r for r in ids if r != "c3"]
+    body = d.json(url)[2]
+    check(body, order)
+    c4 = cache_counters(d)
+    assert c4["misses"] - c3["misses"] == 1 + 4, (c3, c4)
+    assert c4["hits"] - c3["hits"] == judged(body) - 5 + 2, (c3, c4)
+
+    # c5 parsed again with other step times (another seed's profile): its own two verdicts, c6's
+    # previous run and the baselines of c6 and c7 change; its regression check or the GET
+    # computes them, the rest hit
+    other = staging / "other"
+    subprocess.run([sys.executable, str(GEN), str(other), "--steps", "24", "--kernels-per-step", "40",
+                    "--cpu-ops-per-step", "6", "--smi-samples", "20", "--seed", "999"], check=True, capture_output=True)
+    before = step_walls(d.roots[0] / "c5")
+    ev = SSE(d.base)
+    os.replace(other / "torch_profile.json", d.roots[0] / "c5" / "torch_profile.json")
+    ev.wait(lambda m: m.get("event") == "complete" and m["json"]["run"] == "c5", timeout=60)
+    ev.close()
+    assert step_walls(d.roots[0] / "c5") != before
+    body = d.json(url)[2]
+    check(body, order)
+    c5 = cache_counters(d)
+    assert c5["misses"] - c4["misses"] == 2 + 1 + 2, (c4, c5)
+    assert d.json(url)[2] == body and cache_counters(d)["misses"] == c5["misses"]
+    assert d.stop() == 0
+
+
 HOSTILE = 'we"ird\\key\nline ünï </option><b>\x1b[2J'   # quotes, a backslash, a newline, UTF-8, markup, an escape
 
 
