@@ -202,7 +202,7 @@ uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefac
 }
 
 /* The end of the read: to, or end->to taken under its lock before each chunk, the chunk's
- * bytes then claimed (range_end_cut accepts no cut before them). */
+ * bytes then claimed (source_read_range_end_cut accepts no cut before them). */
 static uint64_t next_end(uint64_t off, uint64_t to, range_end *end) {
     if (!end) return to;
     pthread_mutex_lock(&end->mu);
@@ -243,7 +243,7 @@ uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, c
     return p && st ? u.fmt_fed : u.fed;
 }
 
-bool range_end_cut(range_end *end, uint64_t at) {
+bool source_read_range_end_cut(range_end *end, uint64_t at) {
     pthread_mutex_lock(&end->mu);
     bool ok = at >= end->claimed && at <= end->to;
     if (ok) end->to = at;
@@ -251,7 +251,7 @@ bool range_end_cut(range_end *end, uint64_t at) {
     return ok;
 }
 
-uint64_t range_end_claimed(range_end *end) {
+uint64_t source_read_range_end_claimed(range_end *end) {
     pthread_mutex_lock(&end->mu);
     uint64_t c = end->claimed;
     pthread_mutex_unlock(&end->mu);

@@ -76,8 +76,8 @@ uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, c
                            const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 /* Moves the read's end to `at`: true when the reader has claimed no byte at or past it
  * (it then stops exactly there), false when too late (the end stays). */
-bool range_end_cut(range_end *end, uint64_t at);
+bool source_read_range_end_cut(range_end *end, uint64_t at);
 /* The bytes the reader has claimed so far (where a cut may still go). */
-uint64_t range_end_claimed(range_end *end);
+uint64_t source_read_range_end_claimed(range_end *end);
 
 #endif
