@@ -384,6 +384,7 @@ struct artefact_passenger {
     diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
     bool records;                /* fed the driver's records (head, tail: the analysis alone) */
     bool apart;                  /* records mode, the pieces did not join: read apart, complete */
+    record_reading reading[2];   /* a pair format's (open_records_pair): the head's, the tail's */
 };
 
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
@@ -414,7 +415,7 @@ artefact_passenger *artefact_passenger_open_records(const char *path, artefact_k
     opened o;
     *sink = NULL;
     if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p != format || !(o.p->read_fd || o.p->shares_records)) {   /* another format here */
+    if (o.p != format || !(o.p->read_fd || o.p->shares_records || o.p->open_records_pair)) {   /* another format here */
         if (o.p->read_fd) { read_whole(&o, kind, opt, summary, diag, info); return NULL; }   /* read apart, now */
         close(o.fd);             /* a byte stream: on the driver's bytes */
         return artefact_passenger_open(path, kind, opt, summary, diag, info);
@@ -531,6 +532,17 @@ bool artefact_passenger_restart(artefact_passenger *a) {
 
 const record_sink *artefact_passenger_tail_records(artefact_passenger *a) {
     return a->records && a->tail_open ? &a->tail.sink : NULL;
+}
+
+const record_reading *artefact_passenger_reading(artefact_passenger *a, int piece) {
+    if (!a->records || !a->o.p->open_records_pair || (piece && !a->tail_open)) return NULL;
+    /* the head's warnings and facts are the summary's; the tail's wait for the join (the
+     * format's join then hands the tail state the head's facts) */
+    format_pipe *fp = piece ? &a->tail : &a->head;
+    a->reading[piece ? 1 : 0] = (record_reading){.opt = a->opt, .label = a->o.label, .sink = &fp->sink,
+                                                 .facts = piece ? &fp->scratch : fp->a->facts(a->summary),
+                                                 .diag = piece ? &a->tail_diag : a->diag};
+    return &a->reading[piece ? 1 : 0];
 }
 
 void artefact_passenger_read_apart(artefact_passenger *a) {

@@ -105,6 +105,10 @@ bool artefact_passenger_join(artefact_passenger *a);
 /* A records passenger split (artefact_passenger_split): the sink of the tail's analysis,
  * for the driver's tail state; NULL when not split or not a records passenger. */
 const record_sink *artefact_passenger_tail_records(artefact_passenger *a);
+/* A records passenger of a format with open_records_pair (the CSV kernel trace): its own
+ * reading of piece 0 (the head, or the whole file) or 1 (the tail, once split), for the
+ * driver's pair state (source_tee.reading); NULL for any other passenger. */
+const record_reading *artefact_passenger_reading(artefact_passenger *a, int piece);
 /* A records passenger on a byte stream whose pieces did not join while the driver's did:
  * forgets them and reads the file apart, now (artefact_read); end then only frees it. */
 void artefact_passenger_read_apart(artefact_passenger *a);

@@ -115,6 +115,12 @@ static record_sink piece_sink(job *j, const source_tee *tee, source_fanout *fan,
     return source_fanout_sink(fan, own, tee->records);
 }
 
+/* The passenger's own reading when the format reads for it in a pair state (the CSV kernel
+ * trace, open_records_pair), else NULL: the piece's state then emits into piece_sink's. */
+static const record_reading *piece_reading(const artefact_parser *p, const source_tee *tee) {
+    return tee && tee->records && tee->reading && p->open_records_pair ? tee->reading : NULL;
+}
+
 static void *head_thread(void *arg) {
     split_ctx *c = arg;
     c->head_fed = source_feed_until(c->fd, 0, 0, &c->end, c->p, c->A, c->a->parse, c->a->inv->rel, &c->a->diag,
@@ -125,8 +131,11 @@ static void *head_thread(void *arg) {
 /* Opens the tail's format state at resume point `at` (a resume point of the file). */
 static bool open_tail(split_ctx *c, uint64_t at) {
     record_sink sb = piece_sink(c->b, c->tail_tee, &c->fan_b, &c->sink_b);
-    c->B = c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
-                                      c->head_n);
+    const record_reading *rb = piece_reading(c->p, c->tail_tee);
+    c->B = rb ? c->p->open_records_pair_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, rb, at,
+                                                c->head, c->head_n)
+              : c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
+                                           c->head_n);
     return c->B != NULL;
 }
 
@@ -192,8 +201,10 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     c.head_n = hn > 0 ? (size_t)hn : 0;
     bool first = a->tee || a->parse->split_cut_first;   /* the cut before the read */
     record_sink own_a, sa = piece_sink(a, a->tee, &c.fan_a, &own_a);
+    const record_reading *ra = piece_reading(c.p, a->tee);
     if (hn <= 0 || (first && !cut_before(&c)) ||
-        !(c.A = c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
+        !(c.A = ra ? c.p->open_records_pair(a->parse, a->inv->rel, &sa, &a->facts, &a->diag, ra)
+                   : c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
         goto out;
     double t0 = clk_mono_ms_f();
     pthread_t th;

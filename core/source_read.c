@@ -117,11 +117,14 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         if (tee) tee->read_error(tee->user, 0, err);
         return;
     }
-    /* one read for the passenger too: a database's records, or a shared format's (tee->records) */
-    bool rec_tee = tee && tee->records && (p->read_fd || p->shares_records);
+    /* one read for the passenger too: a database's records, a shared format's (tee->records),
+     * or a pair state's second half (tee->reading) */
+    bool pair = tee && tee->records && tee->reading && p->open_records_pair;
+    bool rec_tee = tee && tee->records && (p->read_fd || p->shares_records || pair);
     source_fanout fan;
-    record_sink both = rec_tee ? source_fanout_sink(&fan, sink, tee->records) : *sink;
-    void *state = p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
+    record_sink both = rec_tee && !pair ? source_fanout_sink(&fan, sink, tee->records) : *sink;
+    void *state = pair ? p->open_records_pair(opt, label, sink, facts, diag, tee->reading)
+                       : p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
     if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
     pump u = pump_new(p, state, opt, label, diag, p->read_fd ? NULL : tee);

@@ -33,6 +33,11 @@ typedef struct source_tee {
     const record_sink *records;
     void (*records_end)(void *user, bool ok, const read_facts *facts, const diag_list *diag, size_t first,
                         size_t end, const char *label, double ms);
+    /* With records: the passenger's own reading (its options, name, sink = records, facts and
+     * warnings) for a format with open_records_pair (the CSV kernel trace), whose one state
+     * then reads for the driver and for it from one tokenization, each half as its own read
+     * would (no fan-out: each half emits to its own sink). */
+    const record_reading *reading;
 } source_tee;
 
 /* One format state's records to two sinks, each the types it takes (a passenger's records). */
