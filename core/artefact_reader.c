@@ -385,7 +385,27 @@ struct artefact_passenger {
     bool records;                /* fed the driver's records (head, tail: the analysis alone) */
     bool apart;                  /* records mode, the pieces did not join: read apart, complete */
     record_reading reading[2];   /* a pair format's (open_records_pair): the head's, the tail's */
+    size_t fail_count, fail_dropped;   /* a->diag when it failed (see fail) */
 };
+
+/* The reading failed (its warning, if any, already said why). A pair format's half (the
+ * CSV kernel trace) goes on writing into a->diag until the driver's read ends, while a
+ * failed reading of its own would have stopped there: what it adds after now is dropped at
+ * the end (drop_after_failure). */
+static void fail(artefact_passenger *a) {
+    if (a->failed) return;
+    a->failed = true;
+    a->fail_count = a->diag->count;
+    a->fail_dropped = a->diag->dropped;
+}
+
+static void drop_after_failure(artefact_passenger *a) {
+    if (!a->failed || !a->records || !a->o.p->open_records_pair) return;
+    assert(a->diag->count >= a->fail_count);
+    for (size_t i = a->fail_count; i < a->diag->count; i++) free(a->diag->items[i]);
+    a->diag->count = a->fail_count;
+    a->diag->dropped = a->fail_dropped;
+}
 
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info) {
@@ -439,7 +459,7 @@ void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_f
                                     size_t first, size_t end, const char *label, double ms) {
     assert(a->records);
     if (!a->o.p->read_fd) {      /* a byte stream: the analysis made its own facts and warnings */
-        if (!ok) a->failed = true;
+        if (!ok) fail(a);
         return;
     }
     /* the format's warnings, named as this reading names the file (its base name) */
@@ -450,7 +470,7 @@ void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_f
         else diag_add(a->diag, "%s", w);
     }
     a->ms += ms;
-    if (!ok) { a->failed = true; return; }
+    if (!ok) { fail(a); return; }
     read_facts *f = a->head.a->facts(a->summary);
     for (size_t i = 0; i < facts->n_columns; i++) read_facts_column(f, facts->columns[i].quantity, facts->columns[i].column);
     for (size_t i = 0; i < facts->n_skips; i++) read_facts_skip(f, facts->skipped[i].reason, facts->skipped[i].rows);
@@ -463,7 +483,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
     piece = piece ? 1 : 0;
     if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
     double t0 = clk_mono_ms_f();
-    if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { a->failed = true; return false; }
+    if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { fail(a); return false; }
     a->fed[piece] += n;
     if (a->records) return true;             /* the driver's format state emits this piece's records */
     if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
@@ -473,15 +493,15 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
 
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
     if (a->failed) return;
-    if (a->records && a->o.p->read_fd) { a->failed = true; return; }   /* (the database's warnings come after) */
+    if (a->records && a->o.p->read_fd) { fail(a); return; }   /* (the database's warnings come after) */
     diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
-    a->failed = true;
+    fail(a);
 }
 
 void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const char *msg) {
     if (a->failed) return;
     diag_add(a->diag, "%s: invalid gzip data near byte %llu: %s", a->o.label, (unsigned long long)offset, msg);
-    a->failed = true;
+    fail(a);
 }
 
 void artefact_passenger_stopped_early(artefact_passenger *a) {
@@ -489,7 +509,7 @@ void artefact_passenger_stopped_early(artefact_passenger *a) {
     /* the reader stopped for one of the same limits: say which, in artefact_read()'s words */
     if (!over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1]))
         diag_add(a->diag, "%s: not parsed: the read stopped before the end", a->o.label);
-    a->failed = true;
+    fail(a);
 }
 
 bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n) {
@@ -524,7 +544,7 @@ bool artefact_passenger_restart(artefact_passenger *a) {
                    : !format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
         diag_add(a->diag, "%s: out of memory", a->o.label);
         memset(&a->head, 0, sizeof a->head);
-        a->failed = true;
+        fail(a);
         return false;
     }
     return true;
@@ -556,6 +576,7 @@ void artefact_passenger_read_apart(artefact_passenger *a) {
 
 void artefact_passenger_end(artefact_passenger *a) {
     if (!a) return;
+    drop_after_failure(a);
     if (a->apart) {              /* artefact_read completed the summary and info */
         diag_free(&a->tail_diag);
         free(a);

@@ -73,8 +73,9 @@ typedef struct artefact_passenger artefact_passenger;
  * byte stream was read whole here; out of memory). */
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info);
-/* The same for a descriptor-reading format (SQLite) or a format that shares_records (the
- * torch profile), read by the driver: the driver's one format state emits into *sink too
+/* The same for a descriptor-reading format (SQLite), a format that shares_records (the
+ * torch profile) or one with open_records_pair (the kernel trace CSV: its reading,
+ * artefact_passenger_reading), read by the driver: the driver's one format state emits into *sink too
  * (the kind's analysis alone), artefact_passenger_feed only counts a byte stream's bytes,
  * and artefact_passenger_records_end completes it. NULL as above (also when the file here is
  * a database not of `format`: then read whole at once, as before); a byte stream not of
