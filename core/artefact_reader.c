@@ -386,22 +386,34 @@ struct artefact_passenger {
     bool apart;                  /* records mode, the pieces did not join: read apart, complete */
     record_reading reading[2];   /* a pair format's (open_records_pair): the head's, the tail's */
     size_t fail_count, fail_dropped;   /* a->diag when it failed (see fail) */
+    diag_list head_diag;         /* a split pair's head half's warnings (see merge_head_diag) */
 };
 
-/* The reading failed (its warning, if any, already said why). A pair format's half (the
- * CSV kernel trace) goes on writing into a->diag until the driver's read ends, while a
- * failed reading of its own would have stopped there: what it adds after now is dropped at
- * the end (drop_after_failure). */
+/* The reading failed (its warning already said why). A pair format's half (the CSV kernel
+ * trace) writes on until the driver's read ends, where a failed read of its own stops: what
+ * it adds after the failure is dropped at the end (drop_after_failure). */
 static void fail(artefact_passenger *a) {
-    if (a->failed) return;
-    a->failed = true;
-    a->fail_count = a->diag->count;
-    a->fail_dropped = a->diag->dropped;
+    if (!a->failed) a->failed = true, a->fail_count = a->diag->count, a->fail_dropped = a->diag->dropped;
+}
+
+/* A split's pair head half writes into head_diag, not a->diag (where the tail's thread may put
+ * a failure meanwhile); its warnings (its header's) go back where a read of its own puts them:
+ * after a->diag's, before the failure's message (then the last item, fail_count - 1). */
+static void merge_head_diag(artefact_passenger *a) {
+    a->reading[0].diag = a->diag;
+    if (!a->head_diag.count && !a->head_diag.dropped) return;
+    size_t at = !a->failed ? a->diag->count : a->fail_count ? a->fail_count - 1 : 0;
+    diag_list after;
+    diag_init(&after);
+    for (size_t i = at; i < a->diag->count; i++) after.items[after.count++] = a->diag->items[i];
+    a->diag->count = at;
+    diag_move(a->diag, &a->head_diag);
+    if (a->failed) a->fail_count = a->diag->count + 1, a->fail_dropped = a->diag->dropped;
+    diag_move(a->diag, &after);
 }
 
 static void drop_after_failure(artefact_passenger *a) {
-    if (!a->failed || !a->records || !a->o.p->open_records_pair) return;
-    assert(a->diag->count >= a->fail_count);
+    if (!a->failed || !a->records || !a->o.p->open_records_pair || a->diag->count < a->fail_count) return;
     for (size_t i = a->fail_count; i < a->diag->count; i++) free(a->diag->items[i]);
     a->diag->count = a->fail_count;
     a->diag->dropped = a->fail_dropped;
@@ -451,6 +463,7 @@ artefact_passenger *artefact_passenger_open_records(const char *path, artefact_k
     *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
                               .head = a->head, .records = true};
     diag_init(&a->tail_diag);
+    diag_init(&a->head_diag);
     *sink = &a->head.sink;
     return a;
 }
@@ -521,10 +534,12 @@ bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint
         a->tail_open = format_pipe_open_resumed(&a->tail, a->o.p, a->kind, a->opt, a->o.label, a->summary,
                                                 &a->tail_diag, offset, head, head_n);
     a->at = offset;
+    if (a->tail_open && a->records && a->o.p->open_records_pair) a->reading[0].diag = &a->head_diag;
     return a->tail_open;
 }
 
 bool artefact_passenger_join(artefact_passenger *a) {
+    merge_head_diag(a);             /* (both pieces' threads are done) */
     bool head_whole = !a->done[0] && a->fed[0] == a->at;
     if (!a->tail_open || a->failed || !head_whole || !format_pipe_join(&a->head, &a->tail)) return false;
     a->split = true;                 /* (the tail's warnings are kept from now on: moved at the end) */
@@ -532,6 +547,7 @@ bool artefact_passenger_join(artefact_passenger *a) {
 }
 
 bool artefact_passenger_restart(artefact_passenger *a) {
+    merge_head_diag(a);
     format_pipe_close(&a->head);
     if (a->tail_open) format_pipe_close(&a->tail);
     a->tail_open = a->split = a->done[0] = a->done[1] = false;
@@ -556,13 +572,10 @@ const record_sink *artefact_passenger_tail_records(artefact_passenger *a) {
 
 const record_reading *artefact_passenger_reading(artefact_passenger *a, int piece) {
     if (!a->records || !a->o.p->open_records_pair || (piece && !a->tail_open)) return NULL;
-    /* the head's warnings and facts are the summary's; the tail's wait for the join (the
-     * format's join then hands the tail state the head's facts) */
-    format_pipe *fp = piece ? &a->tail : &a->head;
-    a->reading[piece ? 1 : 0] = (record_reading){.opt = a->opt, .label = a->o.label, .sink = &fp->sink,
-                                                 .facts = piece ? &fp->scratch : fp->a->facts(a->summary),
-                                                 .diag = piece ? &a->tail_diag : a->diag};
-    return &a->reading[piece ? 1 : 0];
+    format_pipe *fp = piece ? &a->tail : &a->head;   /* (a tail's facts: scratch until the join) */
+    a->reading[piece != 0] = (record_reading){a->opt, a->o.label, &fp->sink, piece ? &fp->scratch : fp->a->facts(a->summary),
+                                              piece ? &a->tail_diag : a->diag};
+    return &a->reading[piece != 0];
 }
 
 void artefact_passenger_read_apart(artefact_passenger *a) {
@@ -576,6 +589,7 @@ void artefact_passenger_read_apart(artefact_passenger *a) {
 
 void artefact_passenger_end(artefact_passenger *a) {
     if (!a) return;
+    merge_head_diag(a);
     drop_after_failure(a);
     if (a->apart) {              /* artefact_read completed the summary and info */
         diag_free(&a->tail_diag);
