@@ -269,6 +269,8 @@ START_TEST(hand_counted) {
     kind_init(&x, DOC_ANALYSIS);
     kind_init(&y, DOC_RUNMETRICS_SEED);
     read_pair(&x, &y, DURATIONS, 0, 5);
+    strbuf_terminate(&x.recs);
+    strbuf_terminate(&y.recs);
     ck_assert_uint_eq(x.n, 5);
     ck_assert_uint_eq(y.n, 4);
     ck_assert_uint_eq(x.facts.rows_used, 5);
