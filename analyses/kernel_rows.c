@@ -196,7 +196,7 @@ static bool labels_consume(void *src, const record *r) {
 
 /* Keeps the file's tables within the run's bounds (a table that would pass one is dropped
  * whole: its labels are absent) and files f under its source index, replacing an earlier read's
- * (the driver reads a source again after forgetting a read: job_discard). false on OOM. */
+ * (the driver reads a source again after forgetting a read: run_analysis_job_discard). false on OOM. */
 static bool labels_end_source(void *run, void *src) {
     kernel_rows_ctx *c = ((labels_run *)run)->ctx;
     kr_file *f = src;

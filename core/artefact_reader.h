@@ -73,8 +73,9 @@ typedef struct artefact_passenger artefact_passenger;
  * byte stream was read whole here; out of memory). */
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info);
-/* The same for a descriptor-reading format (SQLite) or a format that shares_records (the
- * torch profile), read by the driver: the driver's one format state emits into *sink too
+/* The same for a descriptor-reading format (SQLite), a format that shares_records (the
+ * torch profile) or one with open_records_pair (the kernel trace CSV: its reading,
+ * artefact_passenger_reading), read by the driver: the driver's one format state emits into *sink too
  * (the kind's analysis alone), artefact_passenger_feed only counts a byte stream's bytes,
  * and artefact_passenger_records_end completes it. NULL as above (also when the file here is
  * a database not of `format`: then read whole at once, as before); a byte stream not of
@@ -105,6 +106,10 @@ bool artefact_passenger_join(artefact_passenger *a);
 /* A records passenger split (artefact_passenger_split): the sink of the tail's analysis,
  * for the driver's tail state; NULL when not split or not a records passenger. */
 const record_sink *artefact_passenger_tail_records(artefact_passenger *a);
+/* A records passenger of a format with open_records_pair (the CSV kernel trace): its own
+ * reading of piece 0 (the head, or the whole file) or 1 (the tail, once split), for the
+ * driver's pair state (source_tee.reading); NULL for any other passenger. */
+const record_reading *artefact_passenger_reading(artefact_passenger *a, int piece);
 /* A records passenger on a byte stream whose pieces did not join while the driver's did:
  * forgets them and reads the file apart, now (artefact_read); end then only frees it. */
 void artefact_passenger_read_apart(artefact_passenger *a);

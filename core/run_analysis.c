@@ -91,11 +91,11 @@ static unsigned job_route(job *j) {
     return fields;
 }
 
-record_sink job_sink(job *j) {
+record_sink run_analysis_job_sink(job *j) {
     return (record_sink){.emit = fan_out, .user = j, .fields = job_route(j)};
 }
 
-void job_discard(job *j, const analysis_config *cfg) {
+void run_analysis_job_discard(job *j, const analysis_config *cfg) {
     for (size_t i = 0; j->src && i < j->n_an; i++) {
         if (!j->src[i]) continue;
         diag_list d;
@@ -107,8 +107,8 @@ void job_discard(job *j, const analysis_config *cfg) {
     }
 }
 
-void job_reset(job *j, const analysis_config *cfg) {
-    job_discard(j, cfg);
+void run_analysis_job_reset(job *j, const analysis_config *cfg) {
+    run_analysis_job_discard(j, cfg);
     diag_free(&j->diag);
     read_facts_free(&j->facts);
     memset(j->counts, 0, sizeof j->counts);
@@ -121,7 +121,7 @@ void job_reset(job *j, const analysis_config *cfg) {
     j->src = NULL;
 }
 
-bool job_open(job *j, void *const *run) {
+bool run_analysis_job_open(job *j, void *const *run) {
     j->meta_rank = -1;
     diag_init(&j->diag);
     if (!(j->src = calloc(j->n_an ? j->n_an : 1, sizeof *j->src))) return false;
@@ -130,9 +130,9 @@ bool job_open(job *j, void *const *run) {
     return true;
 }
 
-void *job_read(void *arg) {
+void *run_analysis_job_read(void *arg) {
     job *j = arg;
-    record_sink sink = job_sink(j);
+    record_sink sink = run_analysis_job_sink(j);
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
     if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
@@ -183,12 +183,12 @@ static const artefact_parser *device_family(const run_inventory *inv) {
     return best;
 }
 
-void job_read_pair(job *a, job *b) {
+void run_analysis_job_read_pair(job *a, job *b) {
     pthread_t th;
-    bool threaded = b && pthread_create(&th, NULL, job_read, b) == 0;
-    job_read(a);
+    bool threaded = b && pthread_create(&th, NULL, run_analysis_job_read, b) == 0;
+    run_analysis_job_read(a);
     if (threaded) pthread_join(th, NULL);
-    else if (b) job_read(b);
+    else if (b) run_analysis_job_read(b);
 }
 
 #define SPLIT_BESIDE 2u                  /* see the scheduling in run_analyze */
@@ -335,7 +335,7 @@ bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_l
             pre[n_pre++] = &jobs[i + n++];
         job *last = &jobs[i + n - 1];
         for (job *j = a; j <= last; j++) j->withheld |= withheld_for(j->inv, family_seen);
-        for (job *j = a; ok && j <= last; j++) ok = job_open(j, run);
+        for (job *j = a; ok && j <= last; j++) ok = run_analysis_job_open(j, run);
         if (!ok) break;
         for (job *j = a; opt->tap && j <= last; j++)   /* RunMetrics' readings ride on these reads (run_ingest) */
             j->tee = opt->tap->tee_for(opt->tap->user, j->inv);
@@ -345,21 +345,21 @@ bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_l
             tails[k] = (job){.an = an, .n_an = n_an, .inv = jobs[k].inv, .ref = &tail_refs[k], .parse = jobs[k].parse,
                              .withheld = jobs[k].withheld};
         }
-        if (!split) job_read_pair(a, b);
+        if (!split) run_analysis_job_read_pair(a, b);
         else if (!(ok = run_split_read(split, &tails[split - jobs], pre, n_pre, run, &cfg))) break;
         for (job *j = a; ok && j <= last; j++) {
             if (j == b && speculative && device_dispatches == 0) {
                 /* the bet lost: a gave no dispatch, so b's kernels are the run's; read b again
                  * with them (its passenger, if any, has had every byte already) */
-                job_reset(b, &cfg);
+                run_analysis_job_reset(b, &cfg);
                 if (b->split) {         /* (its second piece goes too) */
-                    job_discard(&tails[i + 1], &cfg);
+                    run_analysis_job_discard(&tails[i + 1], &cfg);
                     b->split = false;
                 }
                 refs[i + 1].kernels_chosen = true;
                 b->tee = NULL;
-                if (!(ok = job_open(b, run))) break;
-                job_read(b);
+                if (!(ok = run_analysis_job_open(b, run))) break;
+                run_analysis_job_read(b);
             }
             ok = job_end(j, run);
             if (j->split) {             /* the second piece after the first, then one source */

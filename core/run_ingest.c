@@ -11,11 +11,11 @@
 
 #include "core/artefact_reader.h"
 
-/* A passenger on bytes (a format that cannot share its records: the CSV kernel trace and
- * telemetry) works on a thread of its own, fed copies of the driver's chunks through a small
- * ring: the driver's thread goes on parsing records while the summary reading tokenizes the
- * same bytes. A records passenger (the torch profile, databases) has no thread: its records
- * come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
+/* A passenger on bytes (a format that cannot share its records: the telemetry CSVs) works
+ * on a thread of its own, fed copies of the driver's chunks through a small ring: the
+ * driver's thread goes on parsing records while the summary reading tokenizes the same
+ * bytes. A records passenger (the torch profile, the kernel trace CSV's pair state,
+ * databases) has no thread: its records come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
  * AQ_BYTES each (2 MiB a passenger: double buffering). Messages are handled in the order they
  * were sent, by that one thread, so the passenger also sees a split read's two pieces one call
  * at a time. */
@@ -200,20 +200,23 @@ static void tee_records_end(void *user, bool ok, const read_facts *facts, const 
 
 /* source_tap.tee_for: a RunMetrics file gets its passenger: on the records of the driver's
  * one read (a descriptor-reading format: rocpd, rocprof v1's results.db; a format that
- * shares_records: the torch profile, tokenized once for both), or on its bytes. */
+ * shares_records: the torch profile, tokenized once for both; a format with
+ * open_records_pair: the kernel trace CSV, its reading a half of the driver's pair state),
+ * or on its bytes. */
 static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
     ingest *in = user;
     passenger_slot *p = slot_of(in, s);
     if (!p || p->attached) return NULL;
     p->attached = true;
     artefact_kind k = p->kind;
-    if (s->format->read_fd || s->format->shares_records) {
+    if (s->format->read_fd || s->format->shares_records || s->format->open_records_pair) {
         const record_sink *rs;
         p->ap = artefact_passenger_open_records(in->out->files.path[k], k, &in->popt, summary_of(in->out, k),
                                                 &in->diag[k], &in->out->info[k], s->format, &rs);
         if (!p->ap || rs) {          /* (no thread: records come on the driver's) */
             p->tee.records = rs;
             p->tee.records_end = tee_records_end;
+            p->tee.reading = p->ap ? artefact_passenger_reading(p->ap, 0) : NULL;
             p->records_bytes = rs && !s->format->read_fd;
             return p->ap ? &p->tee : NULL;
         }
@@ -231,6 +234,7 @@ static const source_tee *tap_split(void *user, const inventory_source *s, uint64
     if (p && p->ap) aq_drain(p);
     if (!p || !p->ap || !artefact_passenger_split(p->ap, offset, head, n)) return NULL;
     p->tail_tee.records = artefact_passenger_tail_records(p->ap);   /* (a records passenger's tail analysis) */
+    p->tail_tee.reading = artefact_passenger_reading(p->ap, 1);    /* (a pair format's: its tail reading) */
     return &p->tail_tee;
 }
 
@@ -252,6 +256,7 @@ static bool tap_restart(void *user, const inventory_source *s) {
     aq_drain(p);
     p->q.refused[0] = p->q.refused[1] = false;   /* (the thread is idle: drained) */
     p->tail_tee.records = NULL;
+    p->tail_tee.reading = NULL;
     return artefact_passenger_restart(p->ap);
 }
 
@@ -299,8 +304,8 @@ bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_li
         passenger_slot *p = &in.slot[k];
         struct stat st;
         *p = (passenger_slot){.in = &in, .kind = (artefact_kind)k};
-        p->tee = (source_tee){tee_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
-        p->tail_tee = (source_tee){tail_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL};
+        p->tee = (source_tee){tee_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL, NULL};
+        p->tail_tee = (source_tee){tail_feed, tee_read_error, tee_gzip_error, tee_stopped, p, NULL, NULL, NULL};
         /* (a file without its identity, or its lock, gets no passenger: it is read apart) */
         if (res->files.path[k] && stat(res->files.path[k], &st) == 0 && S_ISREG(st.st_mode) &&
             pthread_mutex_init(&p->mu, NULL) == 0) {

@@ -60,19 +60,19 @@ static inline bool job_gets_kernels(const section_analysis *an, const source_ref
 
 /* core/run_analysis.c, for core/run_split.c: */
 /* Opens j's analyses' source states (driver thread). false on allocation failure. */
-bool job_open(job *j, void *const *run);
+bool run_analysis_job_open(job *j, void *const *run);
 /* The sink of j's records: counts them and hands each to the analyses wanting its type (the
  * routes are built here, when a read starts). */
-record_sink job_sink(job *j);
+record_sink run_analysis_job_sink(job *j);
 /* Reads j's source whole through its format into its open source states (a thread's entry). */
-void *job_read(void *arg);
+void *run_analysis_job_read(void *arg);
 /* Reads jobs a and b (when not NULL) side by side, b on a second thread. */
-void job_read_pair(job *a, job *b);
+void run_analysis_job_read_pair(job *a, job *b);
 /* Folds j's source states into throw-away run states: a read whose join failed leaves nothing
  * behind in the real run. */
-void job_discard(job *j, const analysis_config *cfg);
+void run_analysis_job_discard(job *j, const analysis_config *cfg);
 /* Forgets what job j read (states discarded, counts and warnings cleared), to read it again. */
-void job_reset(job *j, const analysis_config *cfg);
+void run_analysis_job_reset(job *j, const analysis_config *cfg);
 
 /* The "sources" section: one object per inventory source, what its job read. */
 void run_sources_render(const run_inventory *inv, const source_ref *refs, job *jobs, jw_out *w);

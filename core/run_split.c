@@ -110,9 +110,15 @@ typedef struct split_ctx {
 /* The sink a piece's format state emits into: the job's, and a records passenger's too
  * (core/run_ingest: RunMetrics' summary over the same tokenization). */
 static record_sink piece_sink(job *j, const source_tee *tee, source_fanout *fan, record_sink *own) {
-    *own = job_sink(j);
+    *own = run_analysis_job_sink(j);
     if (!tee || !tee->records || !j->inv->format->shares_records) return *own;
     return source_fanout_sink(fan, own, tee->records);
+}
+
+/* The passenger's own reading when the format reads for it in a pair state (the CSV kernel
+ * trace, open_records_pair), else NULL: the piece's state then emits into piece_sink's. */
+static const record_reading *piece_reading(const artefact_parser *p, const source_tee *tee) {
+    return tee && tee->records && tee->reading && p->open_records_pair ? tee->reading : NULL;
 }
 
 static void *head_thread(void *arg) {
@@ -125,8 +131,11 @@ static void *head_thread(void *arg) {
 /* Opens the tail's format state at resume point `at` (a resume point of the file). */
 static bool open_tail(split_ctx *c, uint64_t at) {
     record_sink sb = piece_sink(c->b, c->tail_tee, &c->fan_b, &c->sink_b);
-    c->B = c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
-                                      c->head_n);
+    const record_reading *rb = piece_reading(c->p, c->tail_tee);
+    c->B = rb ? c->p->open_records_pair_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, rb, at,
+                                                c->head, c->head_n)
+              : c->p->open_records_resumed(c->b->parse, c->b->inv->rel, &sb, &c->b->facts, &c->b->diag, at, c->head,
+                                           c->head_n);
     return c->B != NULL;
 }
 
@@ -134,11 +143,11 @@ static bool open_tail(split_ctx *c, uint64_t at) {
  * what the head has not claimed yet, at the next resume point; the head's end moves there.
  * false: no cut (too little left, no resume point, or the head got there first). */
 static bool cut_now(split_ctx *c) {
-    uint64_t size = c->a->inv->size, claimed = range_end_claimed(&c->end);
+    uint64_t size = c->a->inv->size, claimed = source_read_range_end_claimed(&c->end);
     if (claimed >= size || size - claimed < 2 * tail_min(c->a)) return false;
     uint64_t at = resume_after(c->fd, c->a, claimed + (size - claimed) / 2);
     if (!at || size - at < tail_min(c->a) || !open_tail(c, at)) return false;
-    if (!range_end_cut(&c->end, at)) {
+    if (!source_read_range_end_cut(&c->end, at)) {
         c->p->close(c->B);
         c->B = NULL;
         return false;
@@ -192,14 +201,16 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
     c.head_n = hn > 0 ? (size_t)hn : 0;
     bool first = a->tee || a->parse->split_cut_first;   /* the cut before the read */
     record_sink own_a, sa = piece_sink(a, a->tee, &c.fan_a, &own_a);
+    const record_reading *ra = piece_reading(c.p, a->tee);
     if (hn <= 0 || (first && !cut_before(&c)) ||
-        !(c.A = c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
+        !(c.A = ra ? c.p->open_records_pair(a->parse, a->inv->rel, &sa, &a->facts, &a->diag, ra)
+                   : c.p->open_records(a->parse, a->inv->rel, &sa, &a->facts, &a->diag)))
         goto out;
     double t0 = clk_mono_ms_f();
     pthread_t th;
     bool threaded = pthread_create(&th, NULL, head_thread, &c) == 0;
     if (!threaded && !first) head_thread(&c);      /* (then no cut: the head read it all) */
-    for (size_t k = 0; k < n_pre; k++) job_read(pre[k]);
+    for (size_t k = 0; k < n_pre; k++) run_analysis_job_read(pre[k]);
     if (!first && threaded) cut_now(&c);
     if (!threaded && first) head_thread(&c);
     if (c.cut)
@@ -238,32 +249,32 @@ out:
  * when there is no second thread or no pre). */
 static void read_beside(job *a, job *const *pre, size_t n) {
     pthread_t th;
-    bool threaded = n && pthread_create(&th, NULL, job_read, a) == 0;
-    for (size_t k = 0; k < n; k++) job_read(pre[k]);
+    bool threaded = n && pthread_create(&th, NULL, run_analysis_job_read, a) == 0;
+    for (size_t k = 0; k < n; k++) run_analysis_job_read(pre[k]);
     if (threaded) pthread_join(th, NULL);
-    else job_read(a);
+    else run_analysis_job_read(a);
 }
 
 bool run_split_read(job *a, job *b, job *const *pre, size_t n_pre, void *const *run, const analysis_config *cfg) {
     int fd = source_open(a->inv->path, a->inv->rel, a->parse, &a->diag);
     if (fd < 0) {                       /* a not read: the warning says why */
-        for (size_t k = 0; k < n_pre; k++) job_read(pre[k]);
+        for (size_t k = 0; k < n_pre; k++) run_analysis_job_read(pre[k]);
         return true;
     }
-    if (!job_open(b, run)) { close(fd); return false; }
+    if (!run_analysis_job_open(b, run)) { close(fd); return false; }
     int r = split_read(a, b, fd, pre, n_pre);
     if (r != 1) {                       /* b's states were opened for nothing, or do not join */
-        job_discard(b, cfg);
+        run_analysis_job_discard(b, cfg);
         free(b->src);
         b->src = NULL;
         diag_free(&b->diag);
     }
     if (r < 0) {                        /* not one sequential pass: forget both pieces, read again */
-        job_reset(a, cfg);
-        if (!job_open(a, run)) { close(fd); return false; }
+        run_analysis_job_reset(a, cfg);
+        if (!run_analysis_job_open(a, run)) { close(fd); return false; }
     }
     close(fd);
     if (r == 0) read_beside(a, pre, n_pre);
-    else if (r < 0) job_read(a);
+    else if (r < 0) run_analysis_job_read(a);
     return true;
 }

@@ -117,11 +117,14 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         if (tee) tee->read_error(tee->user, 0, err);
         return;
     }
-    /* one read for the passenger too: a database's records, or a shared format's (tee->records) */
-    bool rec_tee = tee && tee->records && (p->read_fd || p->shares_records);
+    /* one read for the passenger too: a database's records, a shared format's (tee->records),
+     * or a pair state's second half (tee->reading) */
+    bool pair = tee && tee->records && tee->reading && p->open_records_pair;
+    bool rec_tee = tee && tee->records && (p->read_fd || p->shares_records || pair);
     source_fanout fan;
-    record_sink both = rec_tee ? source_fanout_sink(&fan, sink, tee->records) : *sink;
-    void *state = p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
+    record_sink both = rec_tee && !pair ? source_fanout_sink(&fan, sink, tee->records) : *sink;
+    void *state = pair ? p->open_records_pair(opt, label, sink, facts, diag, tee->reading)
+                       : p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
     if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
     pump u = pump_new(p, state, opt, label, diag, p->read_fd ? NULL : tee);
@@ -202,7 +205,7 @@ uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefac
 }
 
 /* The end of the read: to, or end->to taken under its lock before each chunk, the chunk's
- * bytes then claimed (range_end_cut accepts no cut before them). */
+ * bytes then claimed (source_read_range_end_cut accepts no cut before them). */
 static uint64_t next_end(uint64_t off, uint64_t to, range_end *end) {
     if (!end) return to;
     pthread_mutex_lock(&end->mu);
@@ -243,7 +246,7 @@ uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, c
     return p && st ? u.fmt_fed : u.fed;
 }
 
-bool range_end_cut(range_end *end, uint64_t at) {
+bool source_read_range_end_cut(range_end *end, uint64_t at) {
     pthread_mutex_lock(&end->mu);
     bool ok = at >= end->claimed && at <= end->to;
     if (ok) end->to = at;
@@ -251,7 +254,7 @@ bool range_end_cut(range_end *end, uint64_t at) {
     return ok;
 }
 
-uint64_t range_end_claimed(range_end *end) {
+uint64_t source_read_range_end_claimed(range_end *end) {
     pthread_mutex_lock(&end->mu);
     uint64_t c = end->claimed;
     pthread_mutex_unlock(&end->mu);

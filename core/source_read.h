@@ -33,6 +33,11 @@ typedef struct source_tee {
     const record_sink *records;
     void (*records_end)(void *user, bool ok, const read_facts *facts, const diag_list *diag, size_t first,
                         size_t end, const char *label, double ms);
+    /* With records: the passenger's own reading (its options, name, sink = records, facts and
+     * warnings) for a format with open_records_pair (the CSV kernel trace), whose one state
+     * then reads for the driver and for it from one tokenization, each half as its own read
+     * would (no fan-out: each half emits to its own sink). */
+    const record_reading *reading;
 } source_tee;
 
 /* One format state's records to two sinks, each the types it takes (a passenger's records). */
@@ -76,8 +81,8 @@ uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, c
                            const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 /* Moves the read's end to `at`: true when the reader has claimed no byte at or past it
  * (it then stops exactly there), false when too late (the end stays). */
-bool range_end_cut(range_end *end, uint64_t at);
+bool source_read_range_end_cut(range_end *end, uint64_t at);
 /* The bytes the reader has claimed so far (where a cut may still go). */
-uint64_t range_end_claimed(range_end *end);
+uint64_t source_read_range_end_claimed(range_end *end);
 
 #endif

@@ -120,6 +120,17 @@ typedef enum {
     KERNELS_HOST_TRACE,      /* dispatches as a host-side profiler saw them (torch.profiler) */
 } kernel_source_kind;
 
+/* A second reading of the same bytes by the same format, with a state of its own (its
+ * options, its name for the file, its sink, facts and warnings): RunMetrics' beside the
+ * analysis document's in the daemon's ingest (artefact_parser.open_records_pair). */
+typedef struct record_reading {
+    const parse_options *opt;
+    const char *label;
+    const record_sink *sink;
+    read_facts *facts;
+    diag_list *diag;
+} record_reading;
+
 typedef struct artefact_parser {
     const char *name;                 /* short format id, e.g. "rocprof-kernel-csv" */
     /* the profile family a run holding a file of this format belongs to (docs/API.md "profile":
@@ -137,6 +148,16 @@ typedef struct artefact_parser {
      * then hands RunMetrics' passenger the driver's records, not a copy of the bytes
      * (core/run_ingest), and the file is tokenized once. */
     bool shares_records;
+    /* Optional (both or neither), for a byte-stream format read by two readers at once
+     * (kernel-trace-csv): a state reading for the caller (opt .. diag, as open_records) and for
+     * `second` (as open_records would for it), each with a state of its own, from one
+     * tokenization; each sees exactly what its own read would. feed, finish, close and join
+     * take it. The daemon's ingest reads RunMetrics' kernel trace so (core/run_ingest). */
+    void *(*open_records_pair)(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                               diag_list *diag, const record_reading *second);
+    void *(*open_records_pair_resumed)(const parse_options *opt, const char *label, const record_sink *sink,
+                                       read_facts *facts, diag_list *diag, const record_reading *second,
+                                       uint64_t offset, const uint8_t *head, size_t head_n);
     /* Where files of this format lie in a run directory, most preferred first: shell
      * patterns (fnmatch) of a name in the run directory; a pattern with one slash matches a
      * sub-directory name and a name inside it (rocprofv3 writes <host>/<pid>_kernel_trace.csv).

@@ -150,6 +150,28 @@ START_TEST(ingest_equals_parse_split) {
 }
 END_TEST
 
+/* A kernel trace read in two pieces whose header earns warnings (no timing column): in the
+ * ingest, RunMetrics' half of the head piece's pair state keeps them apart from the
+ * passenger's own warnings until the join, then puts them where its own read would. */
+START_TEST(ingest_equals_parse_split_header_warnings) {
+    char *d = tu_tempdir();
+    strbuf csv = {0};
+    const char *hdr = "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Correlation_Id\"\n";
+    strbuf_append(&csv, hdr, strlen(hdr));
+    for (int i = 0; i < 20000; i++) {
+        char line[128];
+        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,\"kernel_%d\",%d\n", i % 5, i);
+        strbuf_append(&csv, line, (size_t)n);
+    }
+    tu_write(d, "trace.csv", csv.data, csv.len);
+    strbuf_free(&csv);
+    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
+    ck_assert_uint_eq(compare(d, SPLITTABLE, 64 << 10) / 10, 2);   /* the kernel trace in two pieces */
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 START_TEST(ingest_equals_parse_bad_json) {
     char *d = write_run(true);                       /* invalid JSON: RunMetrics drops the profile */
     compare(d, SPLITTABLE, 64 << 10);
@@ -228,6 +250,7 @@ int main(void) {
     TCase *tc = tcase_create("one read");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, ingest_equals_parse_whole);
+    tcase_add_test(tc, ingest_equals_parse_split_header_warnings);
     tcase_add_test(tc, ingest_equals_parse_split);
     tcase_add_test(tc, ingest_equals_parse_bad_json);
     tcase_add_test(tc, ingest_missing_and_extra_files);

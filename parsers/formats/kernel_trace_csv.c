@@ -24,15 +24,17 @@
  * piece carry lines counted from its start. */
 #include "parsers/formats/kernel_trace_csv.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "parsers/formats/kernel_trace_csv_state.h"
 #include "parsers/tokenizers/csv_columns.h"
 
 #define NAME_CAP (1u << 20)  /* longest kernel name kept (real ones reach ~10 KB) */
-#define COUNTER_COLS_MAX 64u /* counter columns read from one legacy rocprof header */
+#define COUNTER_COLS_MAX KT_COUNTER_COLS_MAX
 
 static const char *const NAME_COLS[] = {"KernelName", "Kernel_Name", "kernel_name", "Name", NULL};
 static const char *const START_COLS[] = {"BeginNs", "start_ns", "BeginNS", "Start", NULL};
@@ -84,32 +86,10 @@ _Static_assert(sizeof WANT_SEED / sizeof *WANT_SEED == C_COUNT, "WANT_SEED: one 
 static const char *const QUANTITY[] = {"name", "start", "end", "duration"};
 _Static_assert(sizeof QUANTITY / sizeof *QUANTITY == C_TIMING_COUNT, "QUANTITY: one entry per timing column");
 
-typedef struct state {
-    csv_tokenizer csv;
-    record_sink sink;
-    read_facts *facts;
-    unsigned fields;                   /* RF_* the sink wants beyond name and duration */
-    uint64_t emitted;
-    diag_list *diag;
-    const char *label;
-    bool seed_compat;
-    _Atomic bool *rows_seen;           /* parse_options.kernel_rows_seen */
-    bool have_header;
-    csv_columns cols;
-    strbuf name;                       /* scratch: sanitised name */
-    char queue_text[24];               /* scratch: the queue id as text (record field) */
-    record_field queue_field;
-    uint64_t records, bad_timing, nonpositive, truncated_names, no_name, zero_start;
-    uint64_t first_bad_line, first_nonpositive_line, first_zero_start_line;
-    uint64_t start_line;               /* a second piece: the tokenizer's line where it began */
-    /* legacy rocprof counter columns: capture slot and name (valid UTF-8) of each */
-    size_t n_counters, counter_cols_cut;
-    int counter_slot[COUNTER_COLS_MAX];
-    char *counter_name[COUNTER_COLS_MAX];
-    bool no_timing;                    /* the header has no timing column (a counter-only file) */
-    uint64_t counter_rows, counter_bad, first_counter_bad_line;
-    bool oom;
-} state;
+typedef kt_state state;   /* (kernel_trace_csv_state.h: shared with the pair state) */
+
+/* feed, join, finish and close take a pair state too (kernel_trace_csv_pair.c): its first word */
+static bool is_pair(const void *st) { return *(const unsigned *)st == KT_PAIR_MAGIC; }
 
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
@@ -343,7 +323,8 @@ static void on_row(state *s, const csv_record *r) {
     s->emitted++;
 }
 
-static void on_record(void *user, const csv_record *r) {
+/* The tokenizer's callback: the header first (DictReader's), then the rows. */
+void kernel_trace_csv_on_record(void *user, const csv_record *r) {
     state *s = user;
     if (s->oom) return;
     if (!s->have_header) {              /* DictReader: the first record, even blank, is the header */
@@ -393,11 +374,17 @@ static void *kt_open_resumed(const parse_options *opt, const char *label, const 
 static uint64_t moved(uint64_t line, uint64_t delta) { return line ? line + delta : 0; }
 
 static bool kt_join(void *fst, void *snd) {
+    if (is_pair(fst) || is_pair(snd)) return is_pair(fst) && is_pair(snd) && kernel_trace_csv_pair_join(fst, snd);
     state *a = fst, *b = snd;
     if (!a->have_header || a->oom || b->oom || !csv_at_record_start(&a->csv)) return false;
     uint64_t delta = a->csv.line - b->start_line;
     b->csv.line += delta;
     b->csv.rec.line += delta;
+    kernel_trace_csv_join_counts(a, b, delta);
+    return true;
+}
+
+void kernel_trace_csv_join_counts(kt_state *a, kt_state *b, uint64_t delta) {
     b->first_bad_line = a->bad_timing ? a->first_bad_line : moved(b->first_bad_line, delta);
     b->first_nonpositive_line = a->nonpositive ? a->first_nonpositive_line : moved(b->first_nonpositive_line, delta);
     b->first_zero_start_line = a->zero_start ? a->first_zero_start_line : moved(b->first_zero_start_line, delta);
@@ -412,13 +399,13 @@ static bool kt_join(void *fst, void *snd) {
     b->zero_start += a->zero_start;
     b->emitted += a->emitted;
     b->facts = a->facts;               /* the columns the first piece recorded stand */
-    return true;
 }
 
-static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
-                     diag_list *diag) {
+kt_state *kernel_trace_csv_open_state(const parse_options *opt, const char *label, const record_sink *sink,
+                                      read_facts *facts, diag_list *diag) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->magic = KT_MAGIC;
     s->seed_compat = opt->seed_compat;
     s->rows_seen = opt->kernel_rows_seen;
     s->sink = *sink;
@@ -426,11 +413,17 @@ static void *kt_open(const parse_options *opt, const char *label, const record_s
     s->facts = facts;
     s->diag = diag;
     s->label = label;
-    csv_init(&s->csv, NAME_CAP, on_record, s);
+    csv_init(&s->csv, NAME_CAP, kernel_trace_csv_on_record, s);
     return s;
 }
 
+static void *kt_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                     diag_list *diag) {
+    return kernel_trace_csv_open_state(opt, label, sink, facts, diag);
+}
+
 static bool kt_feed(void *st, const uint8_t *buf, size_t n) {
+    if (is_pair(st)) return kernel_trace_csv_pair_feed(st, buf, n);
     state *s = st;
     csv_feed(&s->csv, buf, n);
     return !s->oom;
@@ -447,8 +440,13 @@ static void timing_columns(const state *s, char *out, size_t cap) {
 }
 
 static void kt_finish(void *st) {
+    if (is_pair(st)) { kernel_trace_csv_pair_finish(st); return; }
     state *s = st;
     csv_finish(&s->csv);
+    kernel_trace_csv_report(s);
+}
+
+void kernel_trace_csv_report(kt_state *s) {
     if (!s->have_header) diag_add(s->diag, "%s: empty kernel trace (no header line)", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
     char timing[512];
@@ -478,8 +476,13 @@ static void kt_finish(void *st) {
 }
 
 static void kt_close(void *st) {
-    state *s = st;
+    if (st && is_pair(st)) kernel_trace_csv_pair_close(st);
+    else kernel_trace_csv_close_state(st);
+}
+
+void kernel_trace_csv_close_state(kt_state *s) {
     if (!s) return;
+    assert(s->magic == KT_MAGIC);
     csv_free(&s->csv);
     csv_columns_free(&s->cols);
     strbuf_free(&s->name);
@@ -530,6 +533,8 @@ const artefact_parser kernel_trace_csv_parser = {
     .open_records = kt_open,
     .resume_point = kt_resume_point,
     .open_records_resumed = kt_open_resumed,
+    .open_records_pair = kernel_trace_csv_pair_open,
+    .open_records_pair_resumed = kernel_trace_csv_pair_open_resumed,
     .join = kt_join,
     .feed = kt_feed,
     .finish = kt_finish,
