@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/artefact_reader_internal.h"
 #include "core/format_pipe.h"
 #include "core/run_files.h"
 #include "parsers/tokenizers/gunzip.h"
@@ -37,7 +38,7 @@ static bool ends_with(const char *s, const char *suffix) {
 }
 
 /* true (with a warning) when the parse must stop before feeding more than `fed` bytes. */
-static bool over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed) {
+bool artefact_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed) {
     const parse_limits *l = opt ? opt->limits : NULL;
     if (!l) return false;
     if (l->cancel && atomic_load(l->cancel)) {
@@ -63,7 +64,7 @@ static bool pump_range(const parse_options *opt, int fd, uint64_t from, uint64_t
                        uint8_t *buf, const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
     *stopped = false;
     for (uint64_t off = from; off < to;) {
-        if (over_limits(opt, label, diag, off - from)) return false;
+        if (artefact_over_limits(opt, label, diag, off - from)) return false;
         size_t want = to - off < READ_CHUNK ? (size_t)(to - off) : READ_CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0) {
@@ -91,7 +92,7 @@ typedef struct gz_sink_ctx {
 
 static bool gz_sink(void *user, const uint8_t *buf, size_t n) {
     gz_sink_ctx *c = user;
-    if (over_limits(c->opt, c->label, c->diag, c->out)) { c->limited = true; return false; }
+    if (artefact_over_limits(c->opt, c->label, c->diag, c->out)) { c->limited = true; return false; }
     c->out += n;
     return c->p->feed(c->state, buf, n);
 }
@@ -136,18 +137,10 @@ void artefact_summary_reset(artefact_kind kind, void *summary) {
     }
 }
 
-/* An artefact file, opened and checked, with the parser that fits it. */
-typedef struct opened {
-    int fd;
-    const artefact_parser *p;
-    const char *label;
-    const char *path;            /* as given (for companion-file warnings) */
-    bool gz;
-} opened;
 
 /* Every check of artefact_read(); false after a warning (nothing is open then). */
-static bool open_checked(const char *path, artefact_kind kind, const parse_options *opt, diag_list *diag,
-                         artefact_info *info, opened *o) {
+bool artefact_open_checked(const char *path, artefact_kind kind, const parse_options *opt, diag_list *diag,
+                         artefact_info *info, artefact_opened *o) {
     memset(info, 0, sizeof *info);
     o->fd = -1;
     o->label = base_name(path);
@@ -198,7 +191,7 @@ static bool open_checked(const char *path, artefact_kind kind, const parse_optio
 }
 
 /* Reads an opened file from start to end through one parser state, then closes it. */
-static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
+void artefact_read_whole(artefact_opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
                        artefact_info *info) {
     uint8_t *buf = malloc(READ_CHUNK);
     format_pipe pipe;
@@ -232,8 +225,8 @@ static void read_whole(opened *o, artefact_kind kind, const parse_options *opt, 
 
 void artefact_read(const char *path, artefact_kind kind, const parse_options *opt, void *summary,
                    diag_list *diag, artefact_info *info) {
-    opened o;
-    if (open_checked(path, kind, opt, diag, info, &o)) read_whole(&o, kind, opt, summary, diag, info);
+    artefact_opened o;
+    if (artefact_open_checked(path, kind, opt, diag, info, &o)) artefact_read_whole(&o, kind, opt, summary, diag, info);
 }
 
 /* A read begun by artefact_read_begin(): either the whole file on the second thread, or
@@ -249,7 +242,7 @@ struct artefact_reading {
     bool threaded;
     bool split;
     /* split reads only */
-    opened o;
+    artefact_opened o;
     uint64_t at;
     uint8_t *head_buf;
     format_pipe head, tail;
@@ -275,7 +268,7 @@ static void *head_thread(void *arg) {
 }
 
 /* Where the head should end: a resume point at or after `want`, or 0 for none. */
-static uint64_t find_split(const opened *o, uint64_t want, uint64_t size, uint64_t min_piece) {
+static uint64_t find_split(const artefact_opened *o, uint64_t want, uint64_t size, uint64_t min_piece) {
     if (o->gz || !o->p->resume_point || want < min_piece || want + min_piece > size) return 0;
     uint8_t *win = malloc(RESUME_WINDOW);
     ssize_t n = win ? pread(o->fd, win, RESUME_WINDOW, (off_t)want) : -1;
@@ -303,7 +296,7 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
     *r = (artefact_reading){.path = path, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info};
     diag_init(&r->tail_diag);
     if (tail_bytes) {
-        if (!open_checked(path, kind, opt, diag, info, &r->o)) { free(r); return NULL; }   /* warned: done */
+        if (!artefact_open_checked(path, kind, opt, diag, info, &r->o)) { free(r); return NULL; }   /* warned: done */
         uint64_t min_piece = opt->split_min_bytes ? opt->split_min_bytes : SPLIT_MIN_DEFAULT;
         r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
         if (r->at) {
@@ -328,7 +321,7 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
 
 /* The tail on this thread, then the join (or, when it declines, the head reads on). */
 static void read_split(artefact_reading *r) {
-    opened *o = &r->o;
+    artefact_opened *o = &r->o;
     artefact_info *info = r->info;
     uint8_t *buf = malloc(READ_CHUNK);
     double t0 = clk_mono_ms_f();
@@ -364,247 +357,4 @@ void artefact_read_end(artefact_reading *r) {
     else whole_thread(r);
     diag_free(&r->tail_diag);
     free(r);
-}
-
-/* A passenger reading (see artefact_reader.h): the states of artefact_read_begin()'s split
- * read, fed by another reader. */
-struct artefact_passenger {
-    opened o;                    /* (its descriptor is closed once the format is chosen) */
-    artefact_kind kind;
-    const parse_options *opt;
-    void *summary;
-    diag_list *diag;
-    artefact_info *info;
-    format_pipe head, tail;
-    bool tail_open, split;
-    bool failed;                 /* a read error or a limit: the summary is dropped */
-    bool done[2];                /* that piece's format wants no more */
-    uint64_t fed[2], at;
-    double ms;
-    diag_list tail_diag;         /* the tail's warnings, kept only when it is joined */
-    bool records;                /* fed the driver's records (head, tail: the analysis alone) */
-    bool apart;                  /* records mode, the pieces did not join: read apart, complete */
-    record_reading reading[2];   /* a pair format's (open_records_pair): the head's, the tail's */
-    size_t fail_count, fail_dropped;   /* a->diag when it failed (see fail) */
-    diag_list head_diag;         /* a split pair's head half's warnings (see merge_head_diag) */
-};
-
-/* The reading failed (its warning already said why). A pair format's half (the CSV kernel
- * trace) writes on until the driver's read ends, where a failed read of its own stops: what
- * it adds after the failure is dropped at the end (drop_after_failure). */
-static void fail(artefact_passenger *a) {
-    if (!a->failed) a->failed = true, a->fail_count = a->diag->count, a->fail_dropped = a->diag->dropped;
-}
-
-/* A split's pair head half writes into head_diag, not a->diag (where the tail's thread may put
- * a failure meanwhile); its warnings (its header's) go back where a read of its own puts them:
- * after a->diag's, before the failure's message (then the last item, fail_count - 1). */
-static void merge_head_diag(artefact_passenger *a) {
-    a->reading[0].diag = a->diag;
-    if (!a->head_diag.count && !a->head_diag.dropped) return;
-    size_t at = !a->failed ? a->diag->count : a->fail_count ? a->fail_count - 1 : 0;
-    diag_list after;
-    diag_init(&after);
-    for (size_t i = at; i < a->diag->count; i++) after.items[after.count++] = a->diag->items[i];
-    a->diag->count = at;
-    diag_move(a->diag, &a->head_diag);
-    if (a->failed) a->fail_count = a->diag->count + 1, a->fail_dropped = a->diag->dropped;
-    diag_move(a->diag, &after);
-}
-
-static void drop_after_failure(artefact_passenger *a) {
-    if (!a->failed || !a->records || !a->o.p->open_records_pair || a->diag->count < a->fail_count) return;
-    for (size_t i = a->fail_count; i < a->diag->count; i++) free(a->diag->items[i]);
-    a->diag->count = a->fail_count;
-    a->diag->dropped = a->fail_dropped;
-}
-
-artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
-                                            void *summary, diag_list *diag, artefact_info *info) {
-    opened o;
-    if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p->read_fd) {          /* not a byte stream (rocpd SQLite): it reads the file itself */
-        read_whole(&o, kind, opt, summary, diag, info);
-        return NULL;
-    }
-    close(o.fd);
-    o.fd = -1;
-    artefact_passenger *a = calloc(1, sizeof *a);
-    if (!a || !format_pipe_open(&a->head, o.p, kind, opt, o.label, summary, diag)) {
-        diag_add(diag, "%s: out of memory", o.label);
-        free(a);
-        return NULL;
-    }
-    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
-                              .head = a->head};
-    diag_init(&a->tail_diag);
-    return a;
-}
-
-artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
-                                                    void *summary, diag_list *diag, artefact_info *info,
-                                                    const artefact_parser *format, const record_sink **sink) {
-    opened o;
-    *sink = NULL;
-    if (!open_checked(path, kind, opt, diag, info, &o)) return NULL;
-    if (o.p != format || !(o.p->read_fd || o.p->shares_records || o.p->open_records_pair)) {   /* another format here */
-        if (o.p->read_fd) { read_whole(&o, kind, opt, summary, diag, info); return NULL; }   /* read apart, now */
-        close(o.fd);             /* a byte stream: on the driver's bytes */
-        return artefact_passenger_open(path, kind, opt, summary, diag, info);
-    }
-    close(o.fd);
-    o.fd = -1;
-    artefact_passenger *a = calloc(1, sizeof *a);
-    if (!a || !format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)) {
-        diag_add(diag, "%s: out of memory", o.label);
-        free(a);
-        return NULL;
-    }
-    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
-                              .head = a->head, .records = true};
-    diag_init(&a->tail_diag);
-    diag_init(&a->head_diag);
-    *sink = &a->head.sink;
-    return a;
-}
-
-void artefact_passenger_records_end(artefact_passenger *a, bool ok, const read_facts *facts, const diag_list *diag,
-                                    size_t first, size_t end, const char *label, double ms) {
-    assert(a->records);
-    if (!a->o.p->read_fd) {      /* a byte stream: the analysis made its own facts and warnings */
-        if (!ok) fail(a);
-        return;
-    }
-    /* the format's warnings, named as this reading names the file (its base name) */
-    size_t ll = strlen(label);
-    for (size_t i = first; i < end && i < diag->count; i++) {
-        const char *w = diag->items[i];
-        if (!strncmp(w, label, ll) && w[ll] == ':') diag_add(a->diag, "%s%s", a->o.label, w + ll);
-        else diag_add(a->diag, "%s", w);
-    }
-    a->ms += ms;
-    if (!ok) { fail(a); return; }
-    read_facts *f = a->head.a->facts(a->summary);
-    for (size_t i = 0; i < facts->n_columns; i++) read_facts_column(f, facts->columns[i].quantity, facts->columns[i].column);
-    for (size_t i = 0; i < facts->n_skips; i++) read_facts_skip(f, facts->skipped[i].reason, facts->skipped[i].rows);
-    f->rows_used = facts->rows_used;
-    f->truncated = facts->truncated;
-    a->fed[0] = a->info->size;            /* (as read_whole counts a database read) */
-}
-
-bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *buf, size_t n) {
-    piece = piece ? 1 : 0;
-    if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
-    double t0 = clk_mono_ms_f();
-    if (over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1])) { fail(a); return false; }
-    a->fed[piece] += n;
-    if (a->records) return true;             /* the driver's format state emits this piece's records */
-    if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
-    a->ms += clk_mono_ms_f() - t0;
-    return !a->done[piece];
-}
-
-void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
-    if (a->failed) return;
-    if (a->records && a->o.p->read_fd) { fail(a); return; }   /* (the database's warnings come after) */
-    diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
-    fail(a);
-}
-
-void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const char *msg) {
-    if (a->failed) return;
-    diag_add(a->diag, "%s: invalid gzip data near byte %llu: %s", a->o.label, (unsigned long long)offset, msg);
-    fail(a);
-}
-
-void artefact_passenger_stopped_early(artefact_passenger *a) {
-    if (a->failed) return;
-    /* the reader stopped for one of the same limits: say which, in artefact_read()'s words */
-    if (!over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1]))
-        diag_add(a->diag, "%s: not parsed: the read stopped before the end", a->o.label);
-    fail(a);
-}
-
-bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n) {
-    if (a->o.gz || a->tail_open || a->fed[0]) return false;
-    if (a->records)              /* the driver's tail state emits the tail's records: its analysis alone */
-        a->tail_open = a->head.a->join && format_pipe_open_analysis(&a->tail, a->o.p, a->kind, a->opt, a->o.label,
-                                                                    a->summary, &a->tail_diag);
-    else
-        a->tail_open = format_pipe_open_resumed(&a->tail, a->o.p, a->kind, a->opt, a->o.label, a->summary,
-                                                &a->tail_diag, offset, head, head_n);
-    a->at = offset;
-    if (a->tail_open && a->records && a->o.p->open_records_pair) a->reading[0].diag = &a->head_diag;
-    return a->tail_open;
-}
-
-bool artefact_passenger_join(artefact_passenger *a) {
-    merge_head_diag(a);             /* (both pieces' threads are done) */
-    bool head_whole = !a->done[0] && a->fed[0] == a->at;
-    if (!a->tail_open || a->failed || !head_whole || !format_pipe_join(&a->head, &a->tail)) return false;
-    a->split = true;                 /* (the tail's warnings are kept from now on: moved at the end) */
-    return true;
-}
-
-bool artefact_passenger_restart(artefact_passenger *a) {
-    merge_head_diag(a);
-    format_pipe_close(&a->head);
-    if (a->tail_open) format_pipe_close(&a->tail);
-    a->tail_open = a->split = a->done[0] = a->done[1] = false;
-    a->fed[0] = a->fed[1] = 0;
-    diag_free(&a->tail_diag);
-    diag_init(&a->tail_diag);
-    artefact_summary_reset(a->kind, a->summary);
-    if (a->failed) return false;
-    if (a->records ? !format_pipe_open_analysis(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)
-                   : !format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
-        diag_add(a->diag, "%s: out of memory", a->o.label);
-        memset(&a->head, 0, sizeof a->head);
-        fail(a);
-        return false;
-    }
-    return true;
-}
-
-const record_sink *artefact_passenger_tail_records(artefact_passenger *a) {
-    return a->records && a->tail_open ? &a->tail.sink : NULL;
-}
-
-const record_reading *artefact_passenger_reading(artefact_passenger *a, int piece) {
-    if (!a->records || !a->o.p->open_records_pair || (piece && !a->tail_open)) return NULL;
-    format_pipe *fp = piece ? &a->tail : &a->head;   /* (a tail's facts: scratch until the join) */
-    a->reading[piece != 0] = (record_reading){a->opt, a->o.label, &fp->sink, piece ? &fp->scratch : fp->a->facts(a->summary),
-                                              piece ? &a->tail_diag : a->diag};
-    return &a->reading[piece != 0];
-}
-
-void artefact_passenger_read_apart(artefact_passenger *a) {
-    assert(a->records && !a->o.p->read_fd);
-    bool failed = !artefact_passenger_restart(a);   /* (the summary reset, the pieces' warnings dropped) */
-    format_pipe_close(&a->head);
-    memset(&a->head, 0, sizeof a->head);
-    a->apart = true;
-    if (!failed) artefact_read(a->o.path, a->kind, a->opt, a->summary, a->diag, a->info);
-}
-
-void artefact_passenger_end(artefact_passenger *a) {
-    if (!a) return;
-    merge_head_diag(a);
-    drop_after_failure(a);
-    if (a->apart) {              /* artefact_read completed the summary and info */
-        diag_free(&a->tail_diag);
-        free(a);
-        return;
-    }
-    double t0 = clk_mono_ms_f();
-    if (!a->failed) format_pipe_finish(a->split ? &a->tail : &a->head);
-    if (a->split) diag_move(a->diag, &a->tail_diag);   /* after its finish, as read_split() does */
-    a->info->bytes_parsed = a->fed[0] + (a->split ? a->fed[1] : 0);
-    a->info->pieces = a->split ? 2 : 1;
-    if (a->head.fmt || a->head.an) format_pipe_close(&a->head);
-    if (a->tail_open) format_pipe_close(&a->tail);
-    if (a->failed) artefact_summary_reset(a->kind, a->summary);   /* like the reference: nothing from a failed read */
-    a->info->parse_ms = a->ms + (clk_mono_ms_f() - t0);
-    diag_free(&a->tail_diag);
-    free(a);
 }
