@@ -99,10 +99,12 @@ static void *ops_open_source(void *run, const source_ref *src) {
     return f;
 }
 
-/* Grows an array of n elements of size sz to hold one more. */
+/* Grows an array of n elements of size sz to hold one more. Doubling: the operator and launch
+ * arrays reach megabytes, below the mmap threshold (base/mem_tune.c), so each realloc copies
+ * and first-touches fresh heap; growing by half again copied twice the final size. */
 bool ops_grow_one(void **v, size_t *cap, size_t n, size_t sz) {
     if (n < *cap) return true;
-    size_t c = *cap ? *cap + *cap / 2 : 256;
+    size_t c = *cap ? *cap * 2 : 256;
     void *nv = realloc(*v, c * sz);
     if (!nv) return false;
     *v = nv;
