@@ -21,7 +21,9 @@ static void parse_work(uv_work_t *req) {
     parse_job *j = req->data;
     tracker *t = j->r->t;
     if (atomic_load(&t->cancel)) { j->cancelled = true; return; }
-    int64_t read_began_ms = clk_wall_ms();   /* a DELETE from now on covers what this parse reads */
+    /* a DELETE from the queueing on covers what this parse reads: the run was `running` from
+     * then, and on a busy worker pool the read may begin after the DELETE */
+    int64_t read_began_ms = j->queued_ms;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (j->lim.max_seconds) j->lim.deadline_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + j->lim.max_seconds * 1000LL;
@@ -133,6 +135,7 @@ bool ingest_job_queue(run *r) {
     j->root = strdup(r->root);
     j->path = strdup(r->path);
     j->req.data = j;
+    j->queued_ms = clk_wall_ms();
     /* the listing before the worker's inventory (the fingerprint's order: see run_fingerprint) */
     j->sig.listing = run_inventory_listing_hash(r->path, t->cfg->npu_reference_dir);
     j->outcome = RUN_FAILED;          /* until a parse gives its verdict (a cancelled one never does) */

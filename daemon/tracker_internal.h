@@ -139,7 +139,8 @@ typedef struct parse_job {
     char *id, *root, *path;
     run_result res;
     bool ok, stored;
-    bool forgotten;              /* not stored: the run was deleted after this parse began reading */
+    bool forgotten;              /* not stored: the run was deleted after this parse was queued */
+    int64_t queued_ms;           /* wall clock when queued: a DELETE from then on drops this parse */
     bool cancelled;              /* stopped by shutdown: nothing stored, nothing to report */
     parse_limits lim;            /* copied from the configuration when queued */
     int64_t kernel_wait_threshold_ns, short_kernel_ns;   /* the analysis document's settings, copied too */

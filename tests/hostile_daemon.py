@@ -134,6 +134,36 @@ def iso_seconds(at):
     return calendar.timegm(time.strptime(base, "%Y-%m-%dT%H:%M:%S")) + int(ms) / 1000
 
 
+def test_delete_of_a_queued_parse_sticks(tmp):
+    """DELETE /runs/<id> while its parse is queued but not yet reading (one worker thread, busy
+    with another run's slow parse): the parse that begins after the DELETE must not store the
+    run either (it was `running` from the queueing on)."""
+    env = slow_reads("trace.csv@800")
+    if not env:
+        print("     (skipped: GOBLIND_FAULT_SHIM not set)")
+        return
+    env["UV_THREADPOOL_SIZE"] = "1"                             # one worker: the second parse waits
+    d = Daemon(tmp, env=env).start()
+    gen(d.roots[0] / "blocker", seed=7)
+
+    def running(rid):
+        st, _, body = d.json(f"/runs/{rid}")
+        return st == 200 and body["status"] == "running"
+    wait_for(lambda: running("blocker"), 30, "the blocker's parse to start")
+    gen(d.roots[0] / "queued", seed=8)
+    wait_for(lambda: running("queued"), 30, "the second parse to be queued")
+    assert "run blocker: parsed" not in d.logtext(), "the blocker's parse ended before the DELETE: no queue"
+    st, _, raw = d.get("/runs/queued", method="DELETE")
+    assert st == 200, (st, raw)
+    d.wait_status("blocker", "complete", timeout=60)
+    wait_for(lambda: "run queued: deleted while it was being parsed" in d.logtext() or "run queued: parsed" in d.logtext(),
+             60, "the queued parse to end")
+    time.sleep(2.5)                                             # quiet_s 1: any late status write is done
+    assert d.get("/runs/queued")[0] == 404, d.logtext()[-2000:]
+    assert "queued" not in stored_ids(d.db)
+    assert d.stop() == 0
+
+
 def test_dead_webhook_receiver_does_not_starve_the_others(tmp):
     """A receiver that accepts and never answers, listed first, and a healthy one second: the
     healthy one gets every event of ten runs within seconds of the event (before the fix, the
