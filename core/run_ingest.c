@@ -11,11 +11,11 @@
 
 #include "core/artefact_reader.h"
 
-/* A passenger on bytes (a format that cannot share its records: the telemetry CSVs) works
- * on a thread of its own, fed copies of the driver's chunks through a small ring: the
- * driver's thread goes on parsing records while the summary reading tokenizes the same
- * bytes. A records passenger (the torch profile, the kernel trace CSV's pair state,
- * databases) has no thread: its records come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
+/* A passenger on bytes (a RunMetrics file the driver reads as another format than
+ * RunMetrics' rules choose) works on a thread of its own, fed copies of the driver's chunks
+ * through a small ring: the driver's thread goes on parsing records while the summary
+ * reading tokenizes the same bytes. A records passenger (the torch profile, the kernel
+ * trace and telemetry CSVs' pair states, databases) has no thread: its records come on the driver's threads. Bounded: AQ_SLOTS chunks of at most
  * AQ_BYTES each (2 MiB a passenger: double buffering). Messages are handled in the order they
  * were sent, by that one thread, so the passenger also sees a split read's two pieces one call
  * at a time. */
@@ -201,7 +201,8 @@ static void tee_records_end(void *user, bool ok, const read_facts *facts, const 
 /* source_tap.tee_for: a RunMetrics file gets its passenger: on the records of the driver's
  * one read (a descriptor-reading format: rocpd, rocprof v1's results.db; a format that
  * shares_records: the torch profile, tokenized once for both; a format with
- * open_records_pair: the kernel trace CSV, its reading a half of the driver's pair state),
+ * open_records_pair: the kernel trace and telemetry CSVs, its reading a half of the driver's
+ * pair state),
  * or on its bytes. */
 static const source_tee *tap_tee_for(void *user, const inventory_source *s) {
     ingest *in = user;

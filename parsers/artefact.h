@@ -148,11 +148,13 @@ typedef struct artefact_parser {
      * then hands RunMetrics' passenger the driver's records, not a copy of the bytes
      * (core/run_ingest), and the file is tokenized once. */
     bool shares_records;
-    /* Optional (both or neither), for a byte-stream format read by two readers at once
-     * (kernel-trace-csv): a state reading for the caller (opt .. diag, as open_records) and for
-     * `second` (as open_records would for it), each with a state of its own, from one
-     * tokenization; each sees exactly what its own read would. feed, finish, close and join
-     * take it. The daemon's ingest reads RunMetrics' kernel trace so (core/run_ingest). */
+    /* Optional, for a byte-stream format read by two readers at once (kernel-trace-csv,
+     * amd-smi-csv, nvidia-smi-csv): a state reading for the caller (opt .. diag, as
+     * open_records) and for `second` (as open_records would for it), each with a state of its
+     * own, from one tokenization; each sees exactly what its own read would. feed, finish,
+     * close and join take it. The daemon's ingest reads RunMetrics' kernel trace and
+     * telemetry so (core/run_ingest). A format that splits (open_records_resumed) has the
+     * resumed twin too (tests/registry_check.py). */
     void *(*open_records_pair)(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
                                diag_list *diag, const record_reading *second);
     void *(*open_records_pair_resumed)(const parse_options *opt, const char *label, const record_sink *sink,

@@ -9,7 +9,9 @@ Fails when
     record-format fuzzer with (a .csv or .json directly under a fixtures folder) and it has
     no seeds of its own in fuzz/corpus/fmtjson/<format>/;
   - a format's name appears in no test source (its sniff and read tests name it);
-  - a section analysis's key appears in no test source (every section has a test).
+  - a section analysis's key appears in no test source (every section has a test);
+  - a format has a pair state (open_records_pair: one tokenization for the ingest's two
+    readings) and no test reads through it, or it splits and its pair state cannot resume.
 
 usage: registry_check.py REGISTRY_TOOL SHARED_DIR SOURCE_DIR
 """
@@ -48,7 +50,9 @@ def has_own_seeds(name):
 
 def main():
     failures = []
-    formats = dict(line.split("\t") for line in tool("formats"))
+    rows = [line.split("\t") for line in tool("formats")]
+    formats = {name: kind for name, kind, _ in rows}
+    pairs = {name: pair for name, _, pair in rows}
     sections = tool("sections")
     assert formats and sections, (formats, sections)
     claimed = {}
@@ -87,6 +91,12 @@ def main():
             failures.append(f"format {name}: seeded now; take it off KNOWN_NOT_SEEDED")
         if not any(f'"{name}"' in text or f"{name}=" in text for text in sources.values()):
             failures.append(f"format {name}: no test names it")
+        if pairs[name] == "pair-without-resumed":
+            failures.append(f"format {name}: splits, and has open_records_pair but no open_records_pair_resumed")
+        symbol = f"{name.replace('-', '_')}_parser"          # the descriptor's C name
+        if pairs[name] != "-" and not any("open_records_pair" in text and symbol in text for text in sources.values()):
+            failures.append(f"format {name}: has a pair state, and no test reads through it "
+                            f"(open_records_pair on {symbol})")
         print(f"format {name} ({kind}): {len(mine)} fixtures, e.g. {mine[0].name if mine else '-'}")
     for key in sections:
         names = (f'"{key}"', f"'{key}'", f"{key}_section", f"{key}_analysis")   # its key, or its C symbol

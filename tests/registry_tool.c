@@ -1,7 +1,9 @@
 /* registry_tool: what the format and section registries hold, for tests/registry_check.py.
  *
- *   registry_tool formats          one line per registered format: NAME<TAB>stream|path (whether it
- *                                  reads a byte stream, as the record-format fuzzer needs)
+ *   registry_tool formats          one line per registered format: NAME<TAB>stream|path<TAB>PAIR
+ *                                  (whether it reads a byte stream, as the record-format fuzzer
+ *                                  needs; whether it has a pair state: -, pair, or
+ *                                  pair-without-resumed when it splits but its pair cannot)
  *   registry_tool sections         one line per registered section analysis: KEY
  *   registry_tool sniff FILE...    one line per file: FILE<TAB>FORMAT<TAB>SCORE, the format whose
  *                                  sniff scores the file's first SNIFF_BYTES highest (ties: the
@@ -32,8 +34,14 @@ static int sniff_file(const char *path) {
 
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "formats")) {
-        for (const artefact_parser *const *p = parser_list(); *p; p++)
-            printf("%s\t%s\n", (*p)->name, (*p)->open_records && (*p)->feed ? "stream" : "path");
+        for (const artefact_parser *const *p = parser_list(); *p; p++) {
+            const artefact_parser *f = *p;
+            /* a pair state that a split read could not resume is a registry error */
+            const char *pair = !f->open_records_pair ? "-"
+                               : f->open_records_resumed && !f->open_records_pair_resumed ? "pair-without-resumed"
+                                                                                           : "pair";
+            printf("%s\t%s\t%s\n", f->name, f->open_records && f->feed ? "stream" : "path", pair);
+        }
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "sections")) {

@@ -21,6 +21,7 @@
  * unchanged. */
 #include "parsers/formats/amd_smi_csv.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,11 @@ _Static_assert(sizeof WANT_SEED / sizeof *WANT_SEED == C_COUNT, "WANT_SEED: one 
 typedef enum { U_BYTES, U_MB, U_GB, U_GUESS } vram_unit;
 static const char *const UNIT_TEXT[] = {"bytes (/ 2^30)", "MB (/ 1024)", "GB", "GB, or MB (/ 1024) when above 1024"};
 
+#define SM_MAGIC 0x736d69u        /* first word of a state */
+#define SM_PAIR_MAGIC 0x736d6932u /* first word of a pair state (sm_open_pair) */
+
 typedef struct state {
+    unsigned magic;                 /* SM_MAGIC */
     record_sink sink;
     read_facts *facts;
     bool rocm_sent, oom;
@@ -86,6 +91,7 @@ typedef struct state {
     bool line_overflow, prev_cr;
     uint8_t win[3];                 /* last bytes of an overflowing line, for U+0085/U+2028/U+2029 */
     uint64_t line_no, header_line;
+    uint64_t rec_line;              /* the file line the record in hand starts on (file_line_of) */
     strbuf head;                    /* decoded header line; empty until found */
     bool have_head;
     strbuf scratch, fold;
@@ -99,6 +105,20 @@ typedef struct state {
     uint64_t rows_used, vram_bad, vram_negative, util_bad, util_range;
     uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
 } state;
+
+/* One read for two readers (the daemon's ingest: the analysis document's reading and
+ * RunMetrics', artefact_parser.open_records_pair): the first state's line splitter and CSV
+ * tokenizer are the ones fed; every record of the kept lines goes to both states, the
+ * first's handler then the second's. Splitting lines and finding the header do not depend
+ * on a reading's options, so both would keep the same lines; each state picks its columns
+ * from the header by its own rules (`--compat seed` or not) on its own tokenizer, never fed,
+ * and the fed one then captures the union (csv_capture_union). */
+typedef struct sm_pair {
+    unsigned magic;                 /* SM_PAIR_MAGIC */
+    state *a, *b;
+} sm_pair;
+
+static bool is_pair(const void *st) { return *(const unsigned *)st == SM_PAIR_MAGIC; }
 
 /* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name. */
 static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *negative) {
@@ -186,7 +206,8 @@ static bool gpu_index(const csv_field *f, int64_t *out) {
 static void raw_readings(state *s, const csv_record *r, record *rec) {
     const csv_field *f;
     double v;
-    if (rec->has & RF_VRAM) rec->vram_used_bytes = (uint64_t)llround(rec->vram_gib * 1073741824.0), rec->has |= RF_VRAM_BYTES;
+    if ((rec->has & RF_VRAM) && rec->vram_gib >= 0)   /* (the seed's rules keep a negative reading) */
+        rec->vram_used_bytes = (uint64_t)llround(rec->vram_gib * 1073741824.0), rec->has |= RF_VRAM_BYTES;
     if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated &&
         telemetry_number(f->text.data, f->text.len, &v) && v >= 0) {
         const char *name = s->cols.name[C_TOTAL];
@@ -203,14 +224,23 @@ static void raw_readings(state *s, const csv_record *r, record *rec) {
     if ((f = field(s, C_TIME, r)) && !f->truncated && telemetry_time_ns(f->text.data, f->text.len, &rec->start_ns))
         rec->has |= RF_START;
     else if (f && f->text.len && !s->time_bad++)
-        s->time_bad_line = r->line;
+        s->time_bad_line = s->rec_line;
+}
+
+/* The file line record r starts on. The CSV tokenizer numbers the kept lines only (blank
+ * lines and repeated headers are not fed to it); a record is handed over while the line
+ * splitter is at its last line (lines->line_no) and the tokenizer just past it, so a record
+ * over k kept lines (a quoted field with line breaks) started k - 1 lines before. */
+static uint64_t file_line_of(const state *lines, const csv_record *r) {
+    uint64_t span = lines->csv.line > r->line ? lines->csv.line - 1 - r->line : 0;
+    return lines->line_no > span ? lines->line_no - span : 1;
 }
 
 static void on_record(void *user, const csv_record *r) {
     state *s = user;
     if (!s->csv_header_done) { s->csv_header_done = true; on_header(s, r); return; }
     if (r->n_fields == 0 || s->oom) return;
-    record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
+    record rec = {.type = REC_TELEMETRY_SAMPLE, .line = s->rec_line};
     const csv_field *f;
     bool used = false;
     if ((f = field(s, C_HBM, r))) {
@@ -240,11 +270,18 @@ static void on_record(void *user, const csv_record *r) {
         utf8_strip(&p, &n);
         if (n) {
             s->rocm_sent = true;
-            record meta = {.type = REC_METADATA, .line = r->line, .key = "rocm_version", .value = p, .value_len = n};
+            record meta = {.type = REC_METADATA, .line = s->rec_line, .key = "rocm_version", .value = p, .value_len = n};
             if (!record_emit(&s->sink, &meta)) s->oom = true;
         }
         strbuf_free(&v);
     }
+}
+
+/* The tokenizer's callback of a state read alone. */
+static void on_own_record(void *user, const csv_record *r) {
+    state *s = user;
+    s->rec_line = file_line_of(s, r);
+    on_record(s, r);
 }
 
 static bool is_header_line(state *s, const strbuf *decoded) {
@@ -292,7 +329,7 @@ static inline bool plain_byte(uint8_t c) {
 }
 
 static bool sm_feed(void *st, const uint8_t *buf, size_t n) {
-    state *s = st;
+    state *s = is_pair(st) ? ((sm_pair *)st)->a : st;
     for (size_t i = 0; i < n; i++) {
         uint8_t c = buf[i];
         if (!s->prev_cr && plain_byte(c)) {          /* a run of plain bytes: one copy */
@@ -331,19 +368,24 @@ static void *sm_open(const parse_options *opt, const char *label, const record_s
                      diag_list *diag) {
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->magic = SM_MAGIC;
     s->sink = *sink;
     s->facts = facts;
     s->diag = diag;
     s->label = label;
     s->seed_compat = opt->seed_compat;
-    csv_init(&s->csv, FIELD_CAP, on_record, s);
+    csv_init(&s->csv, FIELD_CAP, on_own_record, s);
     return s;
 }
 
-static void sm_finish(void *st) {
-    state *s = st;
+/* The end of the lines: the last one, and the CSV of the kept lines. */
+static void lines_finish(state *s) {
     if (s->line.len || s->line_overflow) end_line(s);
     csv_finish(&s->csv);
+}
+
+/* The reading's warnings and facts, once the lines are done. */
+static void report(state *s) {
     if (!s->have_head) {
         diag_add(s->diag, "%s: no recognisable telemetry header in %llu lines", s->label,
                  (unsigned long long)s->line_no);
@@ -371,9 +413,65 @@ static void sm_finish(void *st) {
                  "not a percentage?)", s->label, (unsigned long long)s->util_range, s->cols.name[C_UTIL]);
 }
 
+static void pair_on_record(void *user, const csv_record *r) {
+    sm_pair *p = user;
+    bool header = !p->b->csv_header_done;
+    p->b->header_line = p->a->header_line;
+    p->a->rec_line = p->b->rec_line = file_line_of(p->a, r);
+    on_record(p->a, r);
+    on_record(p->b, r);
+    if (!header) return;
+    int *map = csv_capture_union(&p->a->csv, &p->b->csv);
+    if (map) csv_columns_remap(&p->b->cols, map);
+    else p->a->oom = p->b->oom = true;       /* the fed tokenizer's capture is now unknown */
+    free(map);
+}
+
+static void sm_close(void *st);
+
+static void *sm_open_pair(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                          diag_list *diag, const record_reading *second) {
+    sm_pair *p = calloc(1, sizeof *p);
+    state *a = sm_open(opt, label, sink, facts, diag);
+    state *b = sm_open(second->opt, second->label, second->sink, second->facts, second->diag);
+    if (!p || !a || !b) {
+        free(p);
+        sm_close(a);
+        sm_close(b);
+        return NULL;
+    }
+    *p = (sm_pair){.magic = SM_PAIR_MAGIC, .a = a, .b = b};
+    a->csv.on_record = pair_on_record;
+    a->csv.user = p;
+    return p;
+}
+
+static void sm_finish(void *st) {
+    if (!is_pair(st)) {
+        lines_finish(st);
+        report(st);
+        return;
+    }
+    sm_pair *p = st;
+    lines_finish(p->a);
+    p->b->have_head = p->a->have_head;      /* the lines are the first state's, for both */
+    p->b->line_no = p->a->line_no;
+    p->b->long_lines = p->a->long_lines;
+    report(p->a);
+    report(p->b);
+}
+
 static void sm_close(void *st) {
+    if (st && is_pair(st)) {
+        sm_pair *p = st;
+        sm_close(p->a);
+        sm_close(p->b);
+        free(p);
+        return;
+    }
     state *s = st;
     if (!s) return;
+    assert(s->magic == SM_MAGIC);
     csv_free(&s->csv);
     csv_columns_free(&s->cols);
     strbuf_free(&s->line);
@@ -407,6 +505,7 @@ const artefact_parser amd_smi_csv_parser = {
     .names = SM_NAMES,
     .sniff = sm_sniff,
     .open_records = sm_open,
+    .open_records_pair = sm_open_pair,
     .feed = sm_feed,
     .finish = sm_finish,
     .close = sm_close,

@@ -27,31 +27,12 @@ typedef struct kt_pair {
 /* Makes a's tokenizer capture b's columns too (after a's own) and moves b's slots there.
  * false on allocation failure. */
 static bool adopt_columns(kt_pair *p) {
-    csv_tokenizer *t = &p->a->csv;
-    const csv_record *mine = &p->b->csv.rec;
-    size_t n = t->rec.n_captured, m = mine->n_captured, k = n;
-    size_t *cols = malloc((n + m + 1) * sizeof *cols);
-    int *map = malloc((m + 1) * sizeof *map);
-    bool ok = cols && map;
-    for (size_t i = 0; ok && i < n; i++) cols[i] = t->rec.captured[i].index;
-    for (size_t j = 0; ok && j < m; j++) {
-        size_t c = mine->captured[j].index;
-        bool have = c < t->slot_of_len && t->slot_of[c] >= 0;
-        for (size_t i = n; i < k && !have; i++) have = cols[i] == c;
-        if (!have) cols[k++] = c;
-    }
-    ok = ok && (k == n || csv_capture_columns(t, cols, k));
-    for (size_t j = 0; ok && j < m; j++) {
-        size_t c = mine->captured[j].index;
-        assert(c < t->slot_of_len && t->slot_of[c] >= 0);
-        map[j] = t->slot_of[c];
-    }
-    for (size_t w = 0; ok && w < p->b->cols.n; w++)
-        if (p->b->cols.slot[w] >= 0) p->b->cols.slot[w] = map[p->b->cols.slot[w]];
-    for (size_t q = 0; ok && q < p->b->n_counters; q++) p->b->counter_slot[q] = map[p->b->counter_slot[q]];
-    free(cols);
+    int *map = csv_capture_union(&p->a->csv, &p->b->csv);
+    if (!map) return false;
+    csv_columns_remap(&p->b->cols, map);
+    for (size_t q = 0; q < p->b->n_counters; q++) p->b->counter_slot[q] = map[p->b->counter_slot[q]];
     free(map);
-    return ok;
+    return true;
 }
 
 /* The fed tokenizer's callback: the record to both states; after the header, the union. */

@@ -11,6 +11,7 @@
  * (°C), memory.used / memory.total (MiB -> bytes, x 2^20) and the timestamp (start_ns, see
  * telemetry_values.h). The same columns by the names of hand-written headers (power_W,
  * temperature_C, ...) are taken too. RunMetrics reads only vram_gib and util_pct. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,11 @@ static const csv_want WANT[] = {{VRAM_COLS, NULL, false},   {UTIL_COLS, NULL, fa
                                        {TIME_COLS, NULL, false}};
 _Static_assert(sizeof WANT / sizeof *WANT == C_COUNT, "WANT: one entry per value below C_COUNT");
 
+#define NS_MAGIC 0x6e736du        /* first word of a state */
+#define NS_PAIR_MAGIC 0x6e736d32u /* first word of a pair state (ns_open_pair) */
+
 typedef struct state {
+    unsigned magic;                    /* NS_MAGIC */
     csv_tokenizer csv;
     record_sink sink;
     read_facts *facts;
@@ -52,6 +57,18 @@ typedef struct state {
     uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
     char time_bad_text[48];
 } state;
+
+/* One read for two readers (the daemon's ingest: the analysis document's reading and
+ * RunMetrics', artefact_parser.open_records_pair): the first state's tokenizer is the one fed
+ * and every record goes to both states, the first's handler then the second's. Each picks
+ * its columns from the header on its own tokenizer, never fed; the fed one then captures
+ * the union (csv_capture_union). */
+typedef struct ns_pair {
+    unsigned magic;                    /* NS_PAIR_MAGIC */
+    state *a, *b;
+} ns_pair;
+
+static bool is_pair(const void *st) { return *(const unsigned *)st == NS_PAIR_MAGIC; }
 
 /* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
  * unit word (letters or '%') removed, then Python's float() grammar. */
@@ -143,6 +160,7 @@ static void *ns_open(const parse_options *opt, const char *label, const record_s
     (void)opt;
     state *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->magic = NS_MAGIC;
     s->sink = *sink;
     s->facts = facts;
     s->diag = diag;
@@ -151,15 +169,50 @@ static void *ns_open(const parse_options *opt, const char *label, const record_s
     return s;
 }
 
+static void pair_on_record(void *user, const csv_record *r) {
+    ns_pair *p = user;
+    bool header = !p->b->have_header && !p->b->oom;
+    on_record(p->a, r);
+    on_record(p->b, r);
+    if (!header || p->b->oom) return;
+    int *map = csv_capture_union(&p->a->csv, &p->b->csv);
+    if (map) csv_columns_remap(&p->b->cols, map);
+    else p->a->oom = p->b->oom = true;       /* the fed tokenizer's capture is now unknown */
+    free(map);
+}
+
+static void ns_close(void *st);
+
+static void *ns_open_pair(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                          diag_list *diag, const record_reading *second) {
+    ns_pair *p = calloc(1, sizeof *p);
+    state *a = ns_open(opt, label, sink, facts, diag);
+    state *b = ns_open(second->opt, second->label, second->sink, second->facts, second->diag);
+    if (!p || !a || !b) {
+        free(p);
+        ns_close(a);
+        ns_close(b);
+        return NULL;
+    }
+    *p = (ns_pair){.magic = NS_PAIR_MAGIC, .a = a, .b = b};
+    a->csv.on_record = pair_on_record;
+    a->csv.user = p;
+    return p;
+}
+
 static bool ns_feed(void *st, const uint8_t *buf, size_t n) {
+    if (is_pair(st)) {
+        ns_pair *p = st;
+        csv_feed(&p->a->csv, buf, n);
+        return !(p->a->oom && p->b->oom);
+    }
     state *s = st;
     csv_feed(&s->csv, buf, n);
     return !s->oom;
 }
 
-static void ns_finish(void *st) {
-    state *s = st;
-    csv_finish(&s->csv);
+/* The reading's warnings and facts, once its records are done. */
+static void report(state *s) {
     if (!s->have_header) diag_add(s->diag, "%s: empty nvidia-smi log (no header line)", s->label);
     if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
     s->facts->rows_used = s->rows_used;
@@ -173,9 +226,30 @@ static void ns_finish(void *st) {
     read_facts_skip(s->facts, "utilization.gpu missing or outside [0, 100]", s->util_bad);
 }
 
+static void ns_finish(void *st) {
+    if (is_pair(st)) {
+        ns_pair *p = st;
+        csv_finish(&p->a->csv);
+        report(p->a);
+        report(p->b);
+        return;
+    }
+    state *s = st;
+    csv_finish(&s->csv);
+    report(s);
+}
+
 static void ns_close(void *st) {
+    if (st && is_pair(st)) {
+        ns_pair *p = st;
+        ns_close(p->a);
+        ns_close(p->b);
+        free(p);
+        return;
+    }
     state *s = st;
     if (!s) return;
+    assert(s->magic == NS_MAGIC);
     csv_free(&s->csv);
     csv_columns_free(&s->cols);
     free(s);
@@ -199,6 +273,7 @@ const artefact_parser nvidia_smi_csv_parser = {
     .names = NS_NAMES,
     .sniff = ns_sniff,
     .open_records = ns_open,
+    .open_records_pair = ns_open_pair,
     .feed = ns_feed,
     .finish = ns_finish,
     .close = ns_close,

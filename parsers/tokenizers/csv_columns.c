@@ -1,6 +1,7 @@
 /* csv_columns: header → captured columns. */
 #include "parsers/tokenizers/csv_columns.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,6 +30,35 @@ bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, con
     for (size_t i = 0; i < h->n_all; i++) strbuf_free(&names[i]);
     free(names);
     return csv_capture_columns(t, cols, ncols);
+}
+
+int *csv_capture_union(csv_tokenizer *fed, const csv_tokenizer *other) {
+    const csv_record *mine = &other->rec;
+    size_t n = fed->rec.n_captured, m = mine->n_captured, k = n;
+    size_t *cols = malloc((n + m + 1) * sizeof *cols);
+    int *map = malloc((m + 1) * sizeof *map);
+    bool ok = cols && map;
+    for (size_t i = 0; ok && i < n; i++) cols[i] = fed->rec.captured[i].index;
+    for (size_t j = 0; ok && j < m; j++) {
+        size_t c = mine->captured[j].index;
+        bool have = c < fed->slot_of_len && fed->slot_of[c] >= 0;
+        for (size_t i = n; i < k && !have; i++) have = cols[i] == c;
+        if (!have) cols[k++] = c;
+    }
+    ok = ok && (k == n || csv_capture_columns(fed, cols, k));
+    for (size_t j = 0; ok && j < m; j++) {
+        size_t c = mine->captured[j].index;
+        assert(c < fed->slot_of_len && fed->slot_of[c] >= 0);
+        map[j] = fed->slot_of[c];
+    }
+    free(cols);
+    if (!ok) { free(map); return NULL; }
+    return map;
+}
+
+void csv_columns_remap(csv_columns *c, const int *map) {
+    for (size_t w = 0; w < c->n; w++)
+        if (c->slot[w] >= 0) c->slot[w] = map[c->slot[w]];
 }
 
 void csv_columns_free(csv_columns *c) {

@@ -29,6 +29,14 @@ typedef struct csv_columns {
 /* Picks every wanted column from the header record (see column_pick) and makes the
  * tokenizer capture them from the next record on. false on allocation failure. */
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header, const csv_want *want, size_t n);
+/* Two readers on one tokenizer (a format's pair state: one read of a file for the daemon's
+ * two readings): makes `fed` capture the columns `other` (the second reader's own tokenizer,
+ * never fed) captures too, after fed's own, and returns for each of other's slots its slot
+ * in fed's records (other->rec.n_captured entries, malloc'd; the caller frees it). NULL on
+ * allocation failure. */
+int *csv_capture_union(csv_tokenizer *fed, const csv_tokenizer *other);
+/* Moves c's slots through map (csv_capture_union's answer for the tokenizer c picked on). */
+void csv_columns_remap(csv_columns *c, const int *map);
 /* Frees the chosen column names; c is then empty. */
 void csv_columns_free(csv_columns *c);
 /* The field of quantity `which` in record r, or NULL when the column is absent or the row short. */
