@@ -17,13 +17,10 @@
 #include "core/artefact_reader_internal.h"
 #include "core/format_pipe.h"
 #include "core/run_files.h"
-#include "parsers/tokenizers/gunzip.h"
+#include "core/source_read.h"
 #include "parsers/parser_registry.h"
 
 #define READ_CHUNK (1u << 20)
-/* Compressed input per gunzip_feed: at deflate's ~1000:1 at most, 64 KiB inflate to ~64 MiB,
- * so a parse limit or a shutdown is seen within tens of milliseconds even in a gzip bomb. */
-#define GZ_READ_CHUNK (64u << 10)
 #define SPLIT_MIN_DEFAULT (4u << 20)    /* smaller pieces are not worth a thread */
 #define RESUME_WINDOW (64u << 10)       /* how far past the wanted split a resume point is looked for */
 
@@ -37,95 +34,12 @@ static bool ends_with(const char *s, const char *suffix) {
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* true (with a warning) when the parse must stop before feeding more than `fed` bytes. */
-bool artefact_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed) {
-    const parse_limits *l = opt ? opt->limits : NULL;
-    if (!l) return false;
-    if (l->cancel && atomic_load(l->cancel)) {
-        diag_add(diag, "%s: parse cancelled at byte %llu (shutting down)", label, (unsigned long long)fed);
-        return true;
-    }
-    if (l->max_bytes && fed >= l->max_bytes) {
-        diag_add(diag, "%s: not parsed: more than %llu MiB of content (after inflation); max_parse_mb bounds a parse",
-                 label, (unsigned long long)(l->max_bytes >> 20));
-        return true;
-    }
-    if (l->deadline_ms && clk_mono_ms() > l->deadline_ms) {
-        diag_add(diag, "%s: not parsed: still reading at byte %llu after %d s; max_parse_s bounds a parse", label,
-                 (unsigned long long)fed, l->max_seconds);
-        return true;
-    }
-    return false;
-}
-
-/* Feeds bytes [from, to) of fd (to its end when to is UINT64_MAX) to the parser; false
- * after recording a read error. *stopped: the parser said it needs no more input. */
+/* Bytes [from, to) of fd (to its end when to is UINT64_MAX) to the parser, through the one
+ * reader loop (core/source_read); false after a read error or a limit (warned). *stopped:
+ * the parser said it needs no more input. */
 static bool pump_range(const parse_options *opt, int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
-                       uint8_t *buf, const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
-    *stopped = false;
-    for (uint64_t off = from; off < to;) {
-        if (artefact_over_limits(opt, label, diag, off - from)) return false;
-        size_t want = to - off < READ_CHUNK ? (size_t)(to - off) : READ_CHUNK;
-        ssize_t n = pread(fd, buf, want, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)off, strerror(errno));
-            return false;
-        }
-        if (n == 0) return true;
-        off += (uint64_t)n;
-        *fed += (uint64_t)n;
-        if (!p->feed(st, buf, (size_t)n)) { *stopped = true; return true; }
-    }
-    return true;
-}
-
-typedef struct gz_sink_ctx {
-    const artefact_parser *p;
-    void *state;
-    const parse_options *opt;
-    const char *label;
-    diag_list *diag;
-    uint64_t out;
-    bool limited;            /* stopped by a parse limit (warned) */
-} gz_sink_ctx;
-
-static bool gz_sink(void *user, const uint8_t *buf, size_t n) {
-    gz_sink_ctx *c = user;
-    if (artefact_over_limits(c->opt, c->label, c->diag, c->out)) { c->limited = true; return false; }
-    c->out += n;
-    return c->p->feed(c->state, buf, n);
-}
-
-/* The compressed file through gunzip (gzip.decompress() semantics) into the parser. */
-static bool pump_gzip(const parse_options *opt, int fd, const artefact_parser *p, void *st, uint8_t *buf,
-                      const char *label, diag_list *diag, artefact_info *info) {
-    gz_sink_ctx ctx = {.p = p, .state = st, .opt = opt, .label = label, .diag = diag};
-    gunzip *g = gunzip_new(gz_sink, &ctx);
-    if (!g) { diag_add(diag, "%s: out of memory", label); return false; }
-    bool ok = true;
-    uint64_t in_off = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, GZ_READ_CHUNK);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            diag_add(diag, "%s: read error at byte %llu: %s", label, (unsigned long long)in_off, strerror(errno));
-            ok = false;
-            break;
-        }
-        if (n == 0) break;
-        in_off += (uint64_t)n;
-        if (!gunzip_feed(g, buf, (size_t)n) || ctx.limited) break;
-    }
-    if (ctx.limited) ok = false;
-    if (ok && !gunzip_finish(g)) {
-        diag_add(diag, "%s: invalid gzip data near byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
-                 gunzip_error(g));
-        ok = false;
-    }
-    info->bytes_parsed = gunzip_output_bytes(g);
-    gunzip_free(g);
-    return ok;
+                       const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
+    return source_pump(fd, false, from, to, p, st, opt, label, diag, fed, stopped);
 }
 
 void artefact_summary_reset(artefact_kind kind, void *summary) {
@@ -193,11 +107,9 @@ bool artefact_open_checked(const char *path, artefact_kind kind, const parse_opt
 /* Reads an opened file from start to end through one parser state, then closes it. */
 void artefact_read_whole(artefact_opened *o, artefact_kind kind, const parse_options *opt, void *summary, diag_list *diag,
                        artefact_info *info) {
-    uint8_t *buf = malloc(READ_CHUNK);
     format_pipe pipe;
-    if (!buf || !format_pipe_open(&pipe, o->p, kind, opt, o->label, summary, diag)) {
+    if (!format_pipe_open(&pipe, o->p, kind, opt, o->label, summary, diag)) {
         diag_add(diag, "%s: out of memory", o->label);
-        free(buf);
         close(o->fd);
         return;
     }
@@ -209,17 +121,15 @@ void artefact_read_whole(artefact_opened *o, artefact_kind kind, const parse_opt
         info->parse_ms = clk_mono_ms_f() - t0;
         format_pipe_close(&pipe);
         if (!ok) artefact_summary_reset(kind, summary);
-        free(buf);
         close(o->fd);
         return;
     }
-    bool stopped, ok = o->gz ? pump_gzip(opt, o->fd, o->p, pipe.fmt, buf, o->label, diag, info)
-                             : pump_range(opt, o->fd, 0, UINT64_MAX, o->p, pipe.fmt, buf, o->label, diag, &info->bytes_parsed, &stopped);
+    bool stopped, ok = source_pump(o->fd, o->gz, 0, UINT64_MAX, o->p, pipe.fmt, opt, o->label, diag,
+                                   &info->bytes_parsed, &stopped);
     if (ok) format_pipe_finish(&pipe);
     info->parse_ms = clk_mono_ms_f() - t0;
     format_pipe_close(&pipe);
     if (!ok) artefact_summary_reset(kind, summary);   /* like the reference: nothing from a failed read */
-    free(buf);
     close(o->fd);
 }
 
@@ -261,7 +171,7 @@ static void *whole_thread(void *arg) {
 static void *head_thread(void *arg) {
     artefact_reading *r = arg;
     double t0 = clk_mono_ms_f();
-    r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->head_buf, r->o.label, r->diag,
+    r->head_ok = pump_range(r->opt, r->o.fd, 0, r->at, r->o.p, r->head.fmt, r->o.label, r->diag,
                             &r->info->bytes_parsed, &r->head_stopped);
     r->head_ms = clk_mono_ms_f() - t0;
     return NULL;
@@ -323,11 +233,10 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
 static void read_split(artefact_reading *r) {
     artefact_opened *o = &r->o;
     artefact_info *info = r->info;
-    uint8_t *buf = malloc(READ_CHUNK);
     double t0 = clk_mono_ms_f();
     uint64_t tail_bytes = 0;
-    bool stopped, tail_ok = buf && pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, buf, o->label,
-                                              &r->tail_diag, &tail_bytes, &stopped);
+    bool stopped, tail_ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->tail.fmt, o->label, &r->tail_diag,
+                                       &tail_bytes, &stopped);
     if (r->threaded) pthread_join(r->thread, NULL);
     else head_thread(r);
     bool head_whole = r->head_ok && !r->head_stopped && info->bytes_parsed == r->at;
@@ -339,14 +248,13 @@ static void read_split(artefact_reading *r) {
     } else {
         bool ok = r->head_ok;
         if (head_whole)                          /* the head reads on alone */
-            ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, r->head_buf, o->label, r->diag,
+            ok = pump_range(r->opt, o->fd, r->at, UINT64_MAX, o->p, r->head.fmt, o->label, r->diag,
                             &info->bytes_parsed, &stopped);
         if (ok) format_pipe_finish(&r->head);
         else artefact_summary_reset(r->kind, r->summary);
     }
     info->parse_ms = clk_mono_ms_f() - t0 + r->head_ms;
     split_free(r);
-    free(buf);
     close(o->fd);
 }
 

@@ -25,7 +25,5 @@ bool artefact_open_checked(const char *path, artefact_kind kind, const parse_opt
 /* Reads an opened file from start to end through one parser state, then closes it. */
 void artefact_read_whole(artefact_opened *o, artefact_kind kind, const parse_options *opt, void *summary,
                          diag_list *diag, artefact_info *info);
-/* true (with a warning) when the parse must stop before feeding more than `fed` bytes. */
-bool artefact_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed);
 
 #endif

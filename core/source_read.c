@@ -2,6 +2,7 @@
 #include "core/source_read.h"
 #include "base/clock.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include "parsers/tokenizers/gunzip.h"
 
 #define CHUNK (1u << 20)
+#define GZ_CHUNK (64u << 10)
 
 typedef struct pump {
     const artefact_parser *p;
@@ -27,6 +29,8 @@ typedef struct pump {
     uint64_t fed;            /* bytes read (after inflation) */
     uint64_t fmt_fed;        /* of which the format took */
     bool stopped;            /* neither wants more input, or a limit stopped the read */
+    bool failed;             /* a read error, bad gzip data or a limit (warned) */
+    bool drops_whole;        /* a failure drops the reading whole (RunMetrics'): the limit's words */
     bool fmt_on;             /* the format still wants bytes */
     const source_tee *tee;   /* the passenger, NULL when none (or it wants no more) */
 } pump;
@@ -37,30 +41,45 @@ static void tee_stopped_early(pump *u) {
     u->tee = NULL;
 }
 
-/* true (with a warning) when a limit of the daemon's says stop. */
-static bool over_limits(pump *u) {
-    const parse_limits *l = u->opt ? u->opt->limits : NULL;
+bool source_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed,
+                        bool drops_whole) {
+    const parse_limits *l = opt ? opt->limits : NULL;
     if (!l) return false;
     if (l->cancel && atomic_load(l->cancel)) {
-        diag_add(u->diag, "%s: read cancelled at byte %llu (shutting down)", u->label, (unsigned long long)u->fed);
+        diag_add(diag, "%s: %s cancelled at byte %llu (shutting down)", label, drops_whole ? "parse" : "read",
+                 (unsigned long long)fed);
         return true;
     }
-    if (l->max_bytes && u->fed >= l->max_bytes) {
-        diag_add(u->diag, "%s: read stopped after %llu MiB of content; max_parse_mb bounds a parse", u->label,
-                 (unsigned long long)(l->max_bytes >> 20));
+    if (l->max_bytes && fed >= l->max_bytes) {
+        if (drops_whole)
+            diag_add(diag, "%s: not parsed: more than %llu MiB of content (after inflation); max_parse_mb bounds a parse",
+                     label, (unsigned long long)(l->max_bytes >> 20));
+        else
+            diag_add(diag, "%s: read stopped after %llu MiB of content (after inflation); max_parse_mb bounds a parse",
+                     label, (unsigned long long)(l->max_bytes >> 20));
         return true;
     }
-    if (l->deadline_ms && clk_mono_ns() / 1000000 > l->deadline_ms) {
-        diag_add(u->diag, "%s: read stopped at byte %llu after %d s; max_parse_s bounds a parse", u->label,
-                 (unsigned long long)u->fed, l->max_seconds);
+    if (l->deadline_ms && clk_mono_ms() > l->deadline_ms) {
+        diag_add(diag, "%s: %s at byte %llu after %d s; max_parse_s bounds a parse", label,
+                 drops_whole ? "not parsed: still reading" : "read stopped", (unsigned long long)fed, l->max_seconds);
         return true;
     }
     return false;
 }
 
+/* A limit says stop (warned): the read fails there. */
+static bool over_limits(pump *u) {
+    if (!source_over_limits(u->opt, u->label, u->diag, u->fed, u->drops_whole)) return false;
+    u->stopped = u->failed = true;
+    tee_stopped_early(u);
+    return true;
+}
+
+/* The pump's sink for every byte read (inflated, for .gz): the limits are checked before
+ * each piece, so a gzip bomb is stopped within one inflated chunk. */
 static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     pump *u = user;
-    if (u->stopped) return false;
+    if (u->stopped || over_limits(u)) return false;
     u->fed += n;
     if (u->fmt_on) {
         u->fmt_fed += n;
@@ -94,6 +113,55 @@ record_sink source_fanout_sink(source_fanout *f, const record_sink *a, const rec
 static pump pump_new(const artefact_parser *p, void *st, const parse_options *opt, const char *label, diag_list *diag,
                      const source_tee *tee) {
     return (pump){.p = p, .st = st, .opt = opt, .label = label, .diag = diag, .fmt_on = p && st, .tee = tee};
+}
+
+/* A read error at byte `at` (warned; a passenger still reading is told). */
+static void read_failed(pump *u, uint64_t at, int err) {
+    diag_add(u->diag, "%s: read error at byte %llu: %s", u->label, (unsigned long long)at, strerror(err));
+    if (u->tee) u->tee->read_error(u->tee->user, at, err);
+    u->tee = NULL;
+    u->failed = u->stopped = true;
+}
+
+/* Bad gzip data (warned; a passenger still reading is told). */
+static void gzip_failed(pump *u, const gunzip *g) {
+    diag_add(u->diag, "%s: invalid gzip data near byte %llu: %s", u->label, (unsigned long long)gunzip_error_offset(g),
+             gunzip_error(g));
+    if (u->tee) u->tee->gzip_error(u->tee->user, gunzip_error_offset(g), gunzip_error(g));
+    u->tee = NULL;
+    u->failed = u->stopped = true;
+}
+
+/* fd from its current offset to its end through the pump, inflated when gz: the one loop
+ * every streamed file is read by (a RunMetrics reading's and the analysis document's). */
+static void pump_stream(pump *u, int fd, bool gz) {
+    gunzip *g = gz ? gunzip_new(pump_feed, u) : NULL;
+    /* compressed input is read 64 KiB at a time: at deflate's ~1000:1 that inflates to ~64 MiB,
+     * so a limit or a shutdown is seen soon even in a gzip bomb */
+    size_t chunk = gz ? GZ_CHUNK : CHUNK;
+    uint8_t *buf = malloc(chunk);
+    if (!buf || (gz && !g)) {
+        diag_add(u->diag, "%s: out of memory", u->label);
+        if (u->tee) u->tee->read_error(u->tee->user, 0, ENOMEM);
+        u->tee = NULL;
+        u->failed = u->stopped = true;
+    }
+    uint64_t in_off = 0;
+    while (!u->stopped) {
+        if (over_limits(u)) break;
+        ssize_t n = read(fd, buf, chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { read_failed(u, g ? in_off : u->fed, errno); break; }
+        if (n == 0) {
+            if (g && !gunzip_finish(g)) gzip_failed(u, g);
+            break;
+        }
+        in_off += (uint64_t)n;
+        if (!g) { pump_feed(u, buf, (size_t)n); continue; }
+        if (!gunzip_feed(g, buf, (size_t)n) && !u->stopped) { gzip_failed(u, g); break; }  /* (the format declining is no gzip error) */
+    }
+    free(buf);
+    if (g) gunzip_free(g);
 }
 
 void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
@@ -136,44 +204,7 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
         u.fed = u.fmt_fed = (uint64_t)sb.st_size;
     } else {
         size_t len = strlen(path);
-        bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
-        gunzip *g = gz ? gunzip_new(pump_feed, &u) : NULL;
-        uint8_t *buf = malloc(CHUNK);
-        if (!buf || (gz && !g)) diag_add(diag, "%s: out of memory", label);
-        uint64_t in_off = 0;
-        while (buf && (!gz || g) && !u.stopped) {
-            if (over_limits(&u)) { u.stopped = true; tee_stopped_early(&u); break; }
-            ssize_t n = read(fd, buf, CHUNK);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) {
-                int err = errno;
-                diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)u.fed);
-                if (u.tee) u.tee->read_error(u.tee->user, g ? in_off : u.fed, err);
-                u.tee = NULL;
-                break;
-            }
-            if (n == 0) {
-                if (g && !gunzip_finish(g)) {
-                    diag_add(diag, "%s: bad gzip data at byte %llu: %s", label,
-                             (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
-                    if (u.tee) u.tee->gzip_error(u.tee->user, gunzip_error_offset(g), gunzip_error(g));
-                    u.tee = NULL;
-                }
-                break;
-            }
-            in_off += (uint64_t)n;
-            if (!g) { pump_feed(&u, buf, (size_t)n); continue; }
-            if (!gunzip_feed(g, buf, (size_t)n) && !u.stopped) {   /* (the format declining is no gzip error) */
-                diag_add(diag, "%s: bad gzip data at byte %llu: %s", label, (unsigned long long)gunzip_error_offset(g),
-                         gunzip_error(g));
-                if (u.tee) u.tee->gzip_error(u.tee->user, gunzip_error_offset(g), gunzip_error(g));
-                u.tee = NULL;
-                break;
-            }
-        }
-        if (!buf || (gz && !g)) { if (u.tee) u.tee->read_error(u.tee->user, 0, ENOMEM); u.tee = NULL; }
-        free(buf);
-        if (g) gunzip_free(g);
+        pump_stream(&u, fd, len > 3 && !strcmp(path + len - 3, ".gz"));
     }
     size_t end = diag->count;         /* a failed read apart is not finished: no finish warnings */
     p->finish(state);
@@ -216,34 +247,47 @@ static uint64_t next_end(uint64_t off, uint64_t to, range_end *end) {
     return to;
 }
 
-uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, const artefact_parser *p, void *st,
-                           const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
-    pump u = pump_new(p, st, opt, label, diag, tee);
+/* Bytes [from, to) of fd through the pump (the end in end when set), by pread. */
+static void pump_range(pump *u, int fd, uint64_t from, uint64_t to, range_end *end) {
     uint8_t *buf = malloc(CHUNK);
     if (!buf) {
-        diag_add(diag, "%s: out of memory", label);
-        if (tee) tee->read_error(tee->user, from, ENOMEM);
-        return 0;
+        diag_add(u->diag, "%s: out of memory", u->label);
+        if (u->tee) u->tee->read_error(u->tee->user, from, ENOMEM);
+        u->tee = NULL;
+        u->failed = u->stopped = true;
+        return;
     }
-    for (uint64_t off = from; !u.stopped;) {
+    for (uint64_t off = from; !u->stopped;) {
         if ((to = next_end(off, to, end)) <= off) break;
-        if (over_limits(&u)) { tee_stopped_early(&u); break; }
+        if (over_limits(u)) break;
         size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int err = errno;
-            diag_add(diag, "%s: read error at byte %llu", label, (unsigned long long)off);
-            if (u.tee) u.tee->read_error(u.tee->user, off, err);
-            u.tee = NULL;
-            break;
-        }
+        if (n < 0) { read_failed(u, off, errno); break; }
         if (n == 0) break;
-        pump_feed(&u, buf, (size_t)n);
+        pump_feed(u, buf, (size_t)n);
         off += (uint64_t)n;
     }
     free(buf);
+}
+
+uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, const artefact_parser *p, void *st,
+                           const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
+    pump u = pump_new(p, st, opt, label, diag, tee);
+    pump_range(&u, fd, from, to, end);
     return p && st ? u.fmt_fed : u.fed;
+}
+
+bool source_pump(int fd, bool gz, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                 const parse_options *opt, const char *label, diag_list *diag, uint64_t *fed, bool *stopped) {
+    assert(!gz || from == 0);
+    pump u = pump_new(p, st, opt, label, diag, NULL);
+    u.drops_whole = true;
+    if (gz) pump_stream(&u, fd, true);
+    else pump_range(&u, fd, from, to, NULL);
+    *fed += u.fed;
+    *stopped = !u.failed && !u.fmt_on;
+    return !u.failed;
 }
 
 bool source_read_range_end_cut(range_end *end, uint64_t at) {

@@ -68,6 +68,19 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                                const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 
+/* true (with a warning naming label and the byte) when a parse limit (cancel, max_parse_mb
+ * after inflation, max_parse_s) says stop before feeding more than `fed` bytes; drops_whole:
+ * the reading is then dropped whole (RunMetrics': "not parsed"), else it keeps what it read
+ * ("read stopped"). The one limits check of every reader. */
+bool source_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed,
+                        bool drops_whole);
+/* RunMetrics' read of fd through format state st (core/artefact_reader): the whole file
+ * inflated (gz: from 0 to the end), or bytes [from, to) by pread; the same loop, checks and
+ * warnings as source_read_tee, a limit's warning saying the reading is dropped whole. false
+ * after a read error, bad gzip data or a limit (warned); *fed grows by the bytes fed;
+ * *stopped: the format wanted no more input. */
+bool source_pump(int fd, bool gz, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
+                 const parse_options *opt, const char *label, diag_list *diag, uint64_t *fed, bool *stopped);
 /* The end of a range being read that another thread may move nearer (core/run_split: the
  * cut of a split read chosen while the head is read). The reader takes `to` before each
  * chunk and claims the chunk's bytes; a cut is accepted only at or past what is claimed. */

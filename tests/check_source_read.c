@@ -1,0 +1,210 @@
+/* check_source_read: the one reader loop (core/source_read.c) under its limits, for both of
+ * its callers: the analysis document's read (source_read_tee: a limit keeps what was read,
+ * "read stopped") and RunMetrics' (source_pump: a limit drops the reading, "not parsed").
+ *
+ *  - a gzip bomb (256 MiB of zeros, ~250 KiB compressed) under max_parse_mb 8: the format is
+ *    fed at most 8 MiB plus one inflated piece, counted by the format itself, by both;
+ *  - a truncated gzip file: the warning names the byte, by both;
+ *  - a plain file read as ranges: every byte once, in order (a checksum against the file's);
+ *  - a cancel set before the read: nothing is fed. */
+#include <check.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/source_read.h"
+
+/* A format that only counts and sums what it is fed; at close, the counts go to the sink's
+ * user (the test's). */
+typedef struct counting {
+    uint64_t fed, sum;
+    struct counting *out;
+} counting;
+
+static bool count_feed(void *st, const uint8_t *buf, size_t n) {
+    counting *c = st;
+    c->fed += n;
+    for (size_t i = 0; i < n; i++) c->sum = c->sum * 31 + buf[i];
+    return true;
+}
+static void *count_open(const parse_options *opt, const char *label, const record_sink *sink, read_facts *facts,
+                        diag_list *diag) {
+    (void)opt, (void)label, (void)facts, (void)diag;
+    counting *c = calloc(1, sizeof *c);
+    if (c) c->out = sink->user;
+    return c;
+}
+static void count_finish(void *st) { (void)st; }
+static void count_close(void *st) {
+    counting *c = st;
+    *c->out = *c;
+    free(c);
+}
+static int count_sniff(const char *name, const uint8_t *head, size_t n) { (void)name, (void)head, (void)n; return 1; }
+
+static const artefact_parser COUNTING = {.name = "counting", .family = "test", .sniff = count_sniff,
+                                         .open_records = count_open, .feed = count_feed, .finish = count_finish,
+                                         .close = count_close};
+
+/* The test's folder: /tmp/goblind-source-read-PID. */
+static const char *test_dir(char *buf, size_t n) {
+    snprintf(buf, n, "/tmp/goblind-source-read-%d", (int)getpid());
+    mkdir(buf, 0700);
+    return buf;
+}
+
+static bool warned(const diag_list *d, const char *what) {
+    for (size_t i = 0; i < d->count; i++)
+        if (strstr(d->items[i], what)) return true;
+    return false;
+}
+
+static bool no_record(void *user, const record *r) { (void)user, (void)r; return true; }
+
+START_TEST(gzip_bomb_is_stopped_within_one_piece) {
+    char dir[128], path[256], cmd[512];
+    snprintf(path, sizeof path, "%s/bomb.json.gz", test_dir(dir, sizeof dir));
+    snprintf(cmd, sizeof cmd, "head -c 268435456 /dev/zero | gzip -1 > %s", path);
+    ck_assert_int_eq(system(cmd), 0);
+    parse_limits lim = {.max_bytes = 8u << 20};
+    parse_options opt = {.limits = &lim};
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    source_read_stats st;
+    source_read_tee(path, "bomb.json.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+    ck_assert_uint_ge(last.fed, 8u << 20);
+    ck_assert_msg(last.fed <= (9u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert(warned(&d, "bomb.json.gz: read stopped after 8 MiB of content (after inflation); max_parse_mb bounds a parse"));
+    diag_free(&d);
+
+    diag_init(&d);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    void *state = COUNTING.open_records(&opt, "bomb.json.gz", &sink, &facts, &d);
+    uint64_t fed = 0;
+    bool stopped = false;
+    ck_assert(!source_pump(fileno(f), true, 0, UINT64_MAX, &COUNTING, state, &opt, "bomb.json.gz", &d, &fed, &stopped));
+    COUNTING.close(state);
+    fclose(f);
+    ck_assert_uint_eq(fed, last.fed);
+    ck_assert_msg(last.fed <= (9u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert(warned(&d, "bomb.json.gz: not parsed: more than 8 MiB of content (after inflation)"));
+    diag_free(&d);
+    read_facts_free(&facts);
+}
+END_TEST
+
+START_TEST(truncated_gzip_names_the_byte) {
+    char dir[128], path[256], cmd[512];
+    snprintf(path, sizeof path, "%s/cut.csv.gz", test_dir(dir, sizeof dir));
+    snprintf(cmd, sizeof cmd, "seq 1 200000 | gzip -1 | head -c 20000 > %s", path);
+    ck_assert_int_eq(system(cmd), 0);
+    parse_options opt = {0};
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    source_read_stats st;
+    source_read_tee(path, "cut.csv.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+    ck_assert(warned(&d, "cut.csv.gz: invalid gzip data near byte "));
+    FILE *f = fopen(path, "rb");
+    void *state = COUNTING.open_records(&opt, "cut.csv.gz", &sink, &facts, &d);
+    uint64_t fed = 0;
+    bool stopped = false;
+    diag_list e;
+    diag_init(&e);
+    ck_assert(!source_pump(fileno(f), true, 0, UINT64_MAX, &COUNTING, state, &opt, "cut.csv.gz", &e, &fed, &stopped));
+    COUNTING.close(state);
+    fclose(f);
+    ck_assert(warned(&e, "cut.csv.gz: invalid gzip data near byte "));
+    diag_free(&d);
+    diag_free(&e);
+    read_facts_free(&facts);
+}
+END_TEST
+
+START_TEST(ranges_feed_every_byte_once) {
+    char dir[128], path[256];
+    snprintf(path, sizeof path, "%s/plain.csv", test_dir(dir, sizeof dir));
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    uint64_t want = 0, size = (3u << 20) + 12345;
+    for (uint64_t i = 0; i < size; i++) {
+        uint8_t b = (uint8_t)(i * 7 + i / 4096);
+        fputc(b, f);
+        want = want * 31 + b;
+    }
+    fclose(f);
+    f = fopen(path, "rb");
+    parse_options opt = {0};
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    void *state = COUNTING.open_records(&opt, "plain.csv", &sink, &facts, &d);
+    uint64_t fed = 0, cuts[] = {0, 1, 1048576, 1048577, 2500000, UINT64_MAX};
+    bool stopped = false;
+    for (size_t i = 0; i + 1 < sizeof cuts / sizeof *cuts; i++)
+        ck_assert(source_pump(fileno(f), false, cuts[i], cuts[i + 1], &COUNTING, state, &opt, "plain.csv", &d, &fed,
+                              &stopped));
+    COUNTING.close(state);
+    fclose(f);
+    ck_assert_uint_eq(fed, size);
+    ck_assert_uint_eq(last.fed, size);
+    ck_assert_uint_eq(last.sum, want);
+    ck_assert_uint_eq(d.count, 0);
+    diag_free(&d);
+    read_facts_free(&facts);
+}
+END_TEST
+
+START_TEST(cancel_feeds_nothing) {
+    char dir[128], path[256];
+    snprintf(path, sizeof path, "%s/plain.csv", test_dir(dir, sizeof dir));
+    FILE *f = fopen(path, "wb");
+    fputs("a,b\n1,2\n", f);
+    fclose(f);
+    atomic_bool cancel = true;
+    parse_limits lim = {.cancel = &cancel};
+    parse_options opt = {.limits = &lim};
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    source_read_stats st;
+    last.fed = 99;
+    source_read_tee(path, "plain.csv", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+    ck_assert_uint_eq(last.fed, 0);
+    ck_assert(warned(&d, "plain.csv: read cancelled at byte 0 (shutting down)"));
+    diag_free(&d);
+    read_facts_free(&facts);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("source_read");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, gzip_bomb_is_stopped_within_one_piece);
+    tcase_add_test(tc, truncated_gzip_names_the_byte);
+    tcase_add_test(tc, ranges_feed_every_byte_once);
+    tcase_add_test(tc, cancel_feeds_nothing);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    char dir[128], cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", test_dir(dir, sizeof dir));
+    if (system(cmd) != 0) failed++;
+    return failed ? 1 : 0;
+}
