@@ -143,7 +143,7 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
     piece = piece ? 1 : 0;
     if (a->failed || a->done[piece] || (piece && !a->tail_open)) return false;
     double t0 = clk_mono_ms_f();
-    if (source_over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1], true)) { fail(a); return false; }
+    if (source_over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1], n, true)) { fail(a); return false; }
     a->fed[piece] += n;
     if (a->records) return true;             /* the driver's format state emits this piece's records */
     if (!a->o.p->feed(piece ? a->tail.fmt : a->head.fmt, buf, n)) a->done[piece] = true;
@@ -164,10 +164,10 @@ void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const
     fail(a);
 }
 
-void artefact_passenger_stopped_early(artefact_passenger *a) {
+void artefact_passenger_stopped_early(artefact_passenger *a, uint64_t incoming) {
     if (a->failed) return;
     /* the reader stopped for one of the same limits: say which, in artefact_read()'s words */
-    if (!source_over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1], true))
+    if (!source_over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1], incoming, true))
         diag_add(a->diag, "%s: not parsed: the read stopped before the end", a->o.label);
     fail(a);
 }

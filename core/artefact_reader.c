@@ -20,7 +20,6 @@
 #include "core/source_read.h"
 #include "parsers/parser_registry.h"
 
-#define READ_CHUNK (1u << 20)
 #define SPLIT_MIN_DEFAULT (4u << 20)    /* smaller pieces are not worth a thread */
 #define RESUME_WINDOW (64u << 10)       /* how far past the wanted split a resume point is looked for */
 
@@ -210,7 +209,7 @@ artefact_reading *artefact_read_begin(const char *path, artefact_kind kind, cons
         uint64_t min_piece = opt->split_min_bytes ? opt->split_min_bytes : SPLIT_MIN_DEFAULT;
         r->at = info->size > tail_bytes ? find_split(&r->o, info->size - tail_bytes, info->size, min_piece) : 0;
         if (r->at) {
-            r->head_buf = malloc(READ_CHUNK);
+            r->head_buf = malloc(RESUME_WINDOW);     /* (the head piece reads through its own buffer) */
             /* the file's first bytes, for a tail that must know the header (CSV) */
             ssize_t hn = r->head_buf ? pread(r->o.fd, r->head_buf, RESUME_WINDOW, 0) : -1;
             r->head_open = hn > 0 && format_pipe_open(&r->head, r->o.p, kind, opt, r->o.label, summary, diag);

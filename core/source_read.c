@@ -26,6 +26,7 @@ typedef struct pump {
     const parse_options *opt;
     const char *label;
     diag_list *diag;
+    uint64_t base;           /* the file offset the range starts at (0: a whole stream) */
     uint64_t fed;            /* bytes read (after inflation) */
     uint64_t fmt_fed;        /* of which the format took */
     bool stopped;            /* neither wants more input, or a limit stopped the read */
@@ -35,14 +36,15 @@ typedef struct pump {
     const source_tee *tee;   /* the passenger, NULL when none (or it wants no more) */
 } pump;
 
-/* The read ended early (a limit, an error): a passenger still wanting bytes is told. */
-static void tee_stopped_early(pump *u) {
-    if (u->tee && u->tee->stopped_early) u->tee->stopped_early(u->tee->user);
+/* The read ended early (a limit) with `incoming` bytes in hand: a passenger still wanting
+ * bytes is told. */
+static void tee_stopped_early(pump *u, uint64_t incoming) {
+    if (u->tee && u->tee->stopped_early) u->tee->stopped_early(u->tee->user, incoming);
     u->tee = NULL;
 }
 
 bool source_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed,
-                        bool drops_whole) {
+                        uint64_t incoming, bool drops_whole) {
     const parse_limits *l = opt ? opt->limits : NULL;
     if (!l) return false;
     if (l->cancel && atomic_load(l->cancel)) {
@@ -50,7 +52,7 @@ bool source_over_limits(const parse_options *opt, const char *label, diag_list *
                  (unsigned long long)fed);
         return true;
     }
-    if (l->max_bytes && fed >= l->max_bytes) {
+    if (l->max_bytes && incoming > l->max_bytes - (fed < l->max_bytes ? fed : l->max_bytes)) {
         if (drops_whole)
             diag_add(diag, "%s: not parsed: more than %llu MiB of content (after inflation); max_parse_mb bounds a parse",
                      label, (unsigned long long)(l->max_bytes >> 20));
@@ -67,11 +69,11 @@ bool source_over_limits(const parse_options *opt, const char *label, diag_list *
     return false;
 }
 
-/* A limit says stop (warned): the read fails there. */
-static bool over_limits(pump *u) {
-    if (!source_over_limits(u->opt, u->label, u->diag, u->fed, u->drops_whole)) return false;
+/* A limit says stop before `incoming` more bytes (warned): the read fails there. */
+static bool over_limits(pump *u, uint64_t incoming) {
+    if (!source_over_limits(u->opt, u->label, u->diag, u->base + u->fed, incoming, u->drops_whole)) return false;
     u->stopped = u->failed = true;
-    tee_stopped_early(u);
+    tee_stopped_early(u, incoming);
     return true;
 }
 
@@ -79,7 +81,7 @@ static bool over_limits(pump *u) {
  * each piece, so a gzip bomb is stopped within one inflated chunk. */
 static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     pump *u = user;
-    if (u->stopped || over_limits(u)) return false;
+    if (u->stopped || over_limits(u, n)) return false;
     u->fed += n;
     if (u->fmt_on) {
         u->fmt_fed += n;
@@ -148,12 +150,12 @@ static void pump_stream(pump *u, int fd, bool gz) {
     }
     uint64_t in_off = 0;
     while (!u->stopped) {
-        if (over_limits(u)) break;
+        if (over_limits(u, 0)) break;
         ssize_t n = read(fd, buf, chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) { read_failed(u, g ? in_off : u->fed, errno); break; }
         if (n == 0) {
-            if (g && !gunzip_finish(g)) gzip_failed(u, g);
+            if (g && !gunzip_finish(g) && !u->stopped) gzip_failed(u, g);   /* (a limit in the last flush: warned) */
             break;
         }
         in_off += (uint64_t)n;
@@ -259,7 +261,7 @@ static void pump_range(pump *u, int fd, uint64_t from, uint64_t to, range_end *e
     }
     for (uint64_t off = from; !u->stopped;) {
         if ((to = next_end(off, to, end)) <= off) break;
-        if (over_limits(u)) break;
+        if (over_limits(u, 0)) break;
         size_t want = to - off < CHUNK ? (size_t)(to - off) : CHUNK;
         ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0 && errno == EINTR) continue;
@@ -274,6 +276,7 @@ static void pump_range(pump *u, int fd, uint64_t from, uint64_t to, range_end *e
 uint64_t source_feed_until(int fd, uint64_t from, uint64_t to, range_end *end, const artefact_parser *p, void *st,
                            const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee) {
     pump u = pump_new(p, st, opt, label, diag, tee);
+    u.base = from;
     pump_range(&u, fd, from, to, end);
     return p && st ? u.fmt_fed : u.fed;
 }
@@ -283,6 +286,7 @@ bool source_pump(int fd, bool gz, uint64_t from, uint64_t to, const artefact_par
     assert(!gz || from == 0);
     pump u = pump_new(p, st, opt, label, diag, NULL);
     u.drops_whole = true;
+    u.base = from;
     if (gz) pump_stream(&u, fd, true);
     else pump_range(&u, fd, from, to, NULL);
     *fed += u.fed;

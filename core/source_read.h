@@ -21,7 +21,9 @@ typedef struct source_tee {
     bool (*feed)(void *user, const uint8_t *buf, size_t n);        /* false: it wants no more */
     void (*read_error)(void *user, uint64_t offset, int err);       /* the read failed there */
     void (*gzip_error)(void *user, uint64_t offset, const char *msg);  /* bad or truncated gzip */
-    void (*stopped_early)(void *user);   /* the read stopped (a limit) before the end it wanted */
+    /* the read stopped (a limit) before the end it wanted, `incoming` more bytes in hand (0:
+     * none yet: a cancel or the deadline before a read) */
+    void (*stopped_early)(void *user, uint64_t incoming);
     void *user;
     /* A descriptor-reading format (SQLite) has no bytes to share, and a format that
      * shares_records can emit a passenger's records from the driver's one tokenization: a
@@ -68,16 +70,19 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                                const parse_options *opt, const char *label, diag_list *diag, const source_tee *tee);
 
-/* true (with a warning naming label and the byte) when a parse limit (cancel, max_parse_mb
- * after inflation, max_parse_s) says stop before feeding more than `fed` bytes; drops_whole:
- * the reading is then dropped whole (RunMetrics': "not parsed"), else it keeps what it read
- * ("read stopped"). The one limits check of every reader. */
+/* true (with a warning naming label and the byte) when a parse limit says stop: a cancel
+ * (shutdown), max_parse_s passed, or max_parse_mb (after inflation) would be passed by feeding
+ * `incoming` more bytes after the `fed` (file offset, for a range) already fed, so a file of
+ * exactly the bound is read whole. drops_whole: the reading is then dropped whole
+ * (RunMetrics': "not parsed"), else it keeps what it read ("read stopped"). The one limits
+ * check of every reader (and of RunMetrics' passengers). */
 bool source_over_limits(const parse_options *opt, const char *label, diag_list *diag, uint64_t fed,
-                        bool drops_whole);
+                        uint64_t incoming, bool drops_whole);
 /* RunMetrics' read of fd through format state st (core/artefact_reader): the whole file
- * inflated (gz: from 0 to the end), or bytes [from, to) by pread; the same loop, checks and
- * warnings as source_read_tee, a limit's warning saying the reading is dropped whole. false
- * after a read error, bad gzip data or a limit (warned); *fed grows by the bytes fed;
+ * inflated (gz: from 0 to the end, by read(), as source_read_tee), or bytes [from, to) by
+ * pread (as the driver's pieces); the same pump, checks and warnings as the driver's reads, a
+ * limit's warning saying the reading is dropped whole. false after a read error, bad gzip data
+ * or a limit (warned); *fed grows by the bytes fed (up to where the format wanted no more);
  * *stopped: the format wanted no more input. */
 bool source_pump(int fd, bool gz, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
                  const parse_options *opt, const char *label, diag_list *diag, uint64_t *fed, bool *stopped);

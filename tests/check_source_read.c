@@ -2,11 +2,14 @@
  * its callers: the analysis document's read (source_read_tee: a limit keeps what was read,
  * "read stopped") and RunMetrics' (source_pump: a limit drops the reading, "not parsed").
  *
- *  - a gzip bomb (256 MiB of zeros, ~250 KiB compressed) under max_parse_mb 8: the format is
- *    fed at most 8 MiB plus one inflated piece, counted by the format itself, by both;
+ *  - a gzip bomb (256 MiB of zeros, 1.1 MB compressed) under max_parse_mb 8: the format is
+ *    fed at most 8 MiB (counted by the format itself), by both;
+ *  - a file of exactly the bound is read whole and a byte more is not, plain and gzip, by both;
+ *    a range's bound counts from the file's start (a split read's tail);
  *  - a truncated gzip file: the warning names the byte, by both;
- *  - a plain file read as ranges: every byte once, in order (a checksum against the file's);
- *  - a cancel set before the read: nothing is fed. */
+ *  - a plain file read as ranges (RunMetrics' pieces): every byte once, in order (a checksum
+ *    against the file's);
+ *  - a cancel set before the document's read: nothing is fed. */
 #include <check.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -78,8 +81,8 @@ START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     diag_init(&d);
     source_read_stats st;
     source_read_tee(path, "bomb.json.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
-    ck_assert_uint_ge(last.fed, 8u << 20);
-    ck_assert_msg(last.fed <= (9u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert_uint_ge(last.fed, 7u << 20);            /* (inflated pieces: the last one that fits) */
+    ck_assert_msg(last.fed <= (8u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: read stopped after 8 MiB of content (after inflation); max_parse_mb bounds a parse"));
     diag_free(&d);
 
@@ -93,8 +96,70 @@ START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     COUNTING.close(state);
     fclose(f);
     ck_assert_uint_eq(fed, last.fed);
-    ck_assert_msg(last.fed <= (9u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert_msg(last.fed <= (8u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: not parsed: more than 8 MiB of content (after inflation)"));
+    diag_free(&d);
+    read_facts_free(&facts);
+}
+END_TEST
+
+/* A file of exactly the bound is read whole, a byte more is not (plain, gzip; both readers);
+ * a range's bound counts from the file's start (a split read's tail). */
+START_TEST(exactly_the_bound) {
+    char dir[128], path[256], cmd[512];
+    test_dir(dir, sizeof dir);
+    parse_limits lim = {.max_bytes = 2u << 20};
+    parse_options opt = {.limits = &lim};
+    static const char *const NAMES[] = {"exact.csv", "exact.csv.gz", "over.csv", "over.csv.gz"};
+    for (int k = 0; k < 4; k++) {
+        bool over = k >= 2, gz = k & 1;
+        snprintf(path, sizeof path, "%s/%s", dir, NAMES[k]);
+        snprintf(cmd, sizeof cmd, "head -c %u /dev/zero | tr '\\0' x %s > %s", (2u << 20) + (over ? 1u : 0u),
+                 gz ? "| gzip -1" : "", path);
+        ck_assert_int_eq(system(cmd), 0);
+        counting last = {0};
+        record_sink sink = {.emit = no_record, .user = &last};
+        read_facts facts = {0};
+        diag_list d;
+        diag_init(&d);
+        source_read_stats st;
+        source_read_tee(path, NAMES[k], &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+        ck_assert_uint_le(last.fed, 2u << 20);        /* never a byte past the bound */
+        if (!over || !gz) ck_assert_uint_eq(last.fed, 2u << 20);   /* (plain: 1 MiB chunks fill it exactly) */
+        ck_assert_int_eq(d.count, over ? 1 : 0);
+        if (over) ck_assert(warned(&d, "read stopped after 2 MiB of content"));
+        diag_free(&d);
+        diag_init(&d);
+        FILE *f = fopen(path, "rb");
+        void *state = COUNTING.open_records(&opt, NAMES[k], &sink, &facts, &d);
+        uint64_t fed = 0;
+        bool stopped = false;
+        ck_assert_int_eq(source_pump(fileno(f), gz, 0, UINT64_MAX, &COUNTING, state, &opt, NAMES[k], &d, &fed, &stopped), !over);
+        COUNTING.close(state);
+        fclose(f);
+        ck_assert_uint_le(fed, 2u << 20);
+        if (!over) ck_assert_uint_eq(fed, 2u << 20);
+        ck_assert_int_eq(d.count, over ? 1 : 0);
+        if (over) ck_assert(warned(&d, "not parsed: more than 2 MiB of content"));
+        diag_free(&d);
+        read_facts_free(&facts);
+    }
+    /* the tail of a split read, [1.5 MiB, end) of the 2 MiB + 1 file: 0.5 MiB fit, the rest not */
+    snprintf(path, sizeof path, "%s/over.csv", dir);
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    FILE *f = fopen(path, "rb");
+    void *state = COUNTING.open_records(&opt, "over.csv", &sink, &facts, &d);
+    uint64_t fed = 0;
+    bool stopped = false;
+    ck_assert(!source_pump(fileno(f), false, 3u << 19, UINT64_MAX, &COUNTING, state, &opt, "over.csv", &d, &fed, &stopped));
+    COUNTING.close(state);
+    fclose(f);
+    ck_assert_uint_le(fed, 1u << 19);
+    ck_assert(warned(&d, "over.csv: not parsed: more than 2 MiB of content"));
     diag_free(&d);
     read_facts_free(&facts);
 }
@@ -196,6 +261,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gzip_bomb_is_stopped_within_one_piece);
     tcase_add_test(tc, truncated_gzip_names_the_byte);
+    tcase_add_test(tc, exactly_the_bound);
     tcase_add_test(tc, ranges_feed_every_byte_once);
     tcase_add_test(tc, cancel_feeds_nothing);
     suite_add_tcase(s, tc);

@@ -165,6 +165,19 @@ static const char NVIDIA[] =
     "\n"
     "2024/01/02 03:04:07.678, 0, 50 %, 900 MiB, 81920 MiB, 70 W, \"42";
 
+/* A header the default and the seed's rules read differently (utilisation: gpu_use_percent
+ * by default, GFX_ACTIVITY by the seed's), so the fed tokenizer must capture the union. */
+static const char UNION[] =
+    "timestamp,gpu_use_percent,GFX_ACTIVITY,vram_used\n"
+    "1700000000,10,20,1024\n"
+    "1700000001,30,,2048\n"
+    "1700000002,,40,1e20\n";
+
+/* A quoted field over lines with a blank line inside (dropped by the line splitter), then a
+ * record on line 5; and a quote left open to the end, blank lines after it. */
+static const char QUOTED_LINES[] = "vram_used,gfx_activity\n1,\"2\n\n3\",4\n5,6\n";
+static const char QUOTED_TO_END[] = "vram_used,gfx_activity\n7,8\n1,\"2\n\n\n";
+
 START_TEST(shapes) {
     same_as_apart(AMD);
     same_as_apart(NVIDIA);
@@ -173,6 +186,9 @@ START_TEST(shapes) {
     same_as_apart("no header here\n1,2,3\n");
     same_as_apart("gfx_activity\n");
     same_as_apart("vram_used,gfx_activity\n1,2\n\"3");
+    same_as_apart(UNION);
+    same_as_apart(QUOTED_LINES);
+    same_as_apart(QUOTED_TO_END);
     /* a line past the 1 MiB line cap */
     size_t big = (1u << 20) + 100;
     char *doc = malloc(big + 64);
@@ -260,6 +276,45 @@ START_TEST(hand_counted) {
 }
 END_TEST
 
+/* UNION by hand: each reader its own utilisation column (default 10, 30, - ; seed 20, -, 40),
+ * the same VRAM (1024 and 2048 MB: 1 and 2 GiB; 1e20 MB is 1e20 / 1024 GiB by the reference's
+ * rules, but no byte count: more than telemetry_mib_to_bytes' 1e12 MiB). QUOTED_LINES: records on lines 2 and 5; QUOTED_TO_END: on
+ * lines 2 and 3 (the open quote's record comes at the end). */
+START_TEST(union_and_lines_by_hand) {
+    reader x, y;
+    reader_init(&x, false, "run/amd_smi.csv");
+    reader_init(&y, true, "amd_smi.csv");
+    read_pair(&amd_smi_csv_parser, &x, &y, UNION, strlen(UNION), 3);
+    strbuf_terminate(&x.recs);
+    strbuf_terminate(&y.recs);
+    ck_assert_ptr_nonnull(strstr(x.recs.data, "line=2 dev=0 vram=0x1p+0 util=0x1.4p+3 "));    /* 10 % */
+    ck_assert_ptr_nonnull(strstr(y.recs.data, "line=2 dev=0 vram=0x1p+0 util=0x1.4p+4 "));    /* 20 % */
+    ck_assert_ptr_nonnull(strstr(x.recs.data, "line=3 dev=0 vram=0x1p+1 util=0x1.ep+4 "));    /* 30 % */
+    ck_assert_ptr_nonnull(strstr(y.recs.data, "line=4 dev=0 vram=0x1.5af1d78b58c4p+56 util=0x1.4p+5 power=0x0p+0 temp=0x0p+0 used=0 total=0 "));
+    ck_assert_ptr_nonnull(strstr(x.recs.data, "line=4 dev=0 vram=0x1.5af1d78b58c4p+56 util=0x0p+0 "));
+    for (size_t i = 0; i < x.facts.n_columns; i++)
+        if (!strcmp(x.facts.columns[i].quantity, "utilisation")) ck_assert_str_eq(x.facts.columns[i].column, "gpu_use_percent");
+    for (size_t i = 0; i < y.facts.n_columns; i++)
+        if (!strcmp(y.facts.columns[i].quantity, "utilisation")) ck_assert_str_eq(y.facts.columns[i].column, "GFX_ACTIVITY");
+    reader_free(&x), reader_free(&y);
+
+    static const struct { const char *doc; int lines[3]; } CASES[] = {{QUOTED_LINES, {2, 5, 0}}, {QUOTED_TO_END, {2, 3, 0}}};
+    for (size_t k = 0; k < 2; k++) {
+        reader z;
+        reader_init(&z, false, "amd_smi.csv");
+        read_apart(&amd_smi_csv_parser, &z, CASES[k].doc, strlen(CASES[k].doc), 64);
+        strbuf_terminate(&z.recs);
+        ck_assert_uint_eq(z.n, 2);
+        for (int i = 0; CASES[k].lines[i]; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "line=%d dev=", CASES[k].lines[i]);
+            ck_assert_msg(strstr(z.recs.data, want), "%s\n%s", want, z.recs.data);
+        }
+        reader_free(&z);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("telemetry_pair");
     TCase *tc = tcase_create("core");
@@ -267,6 +322,7 @@ int main(void) {
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, shared_files);
     tcase_add_test(tc, hand_counted);
+    tcase_add_test(tc, union_and_lines_by_hand);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -91,7 +91,8 @@ typedef struct state {
     bool line_overflow, prev_cr;
     uint8_t win[3];                 /* last bytes of an overflowing line, for U+0085/U+2028/U+2029 */
     uint64_t line_no, header_line;
-    uint64_t rec_line;              /* the file line the record in hand starts on (file_line_of) */
+    uint64_t rec_start;             /* the file line the CSV record being read began on */
+    uint64_t rec_line;              /* ... and that of the record in hand */
     strbuf head;                    /* decoded header line; empty until found */
     bool have_head;
     strbuf scratch, fold;
@@ -170,7 +171,7 @@ static vram_unit unit_of(const state *s, const char *column) {
 static const csv_field *field(const state *s, int c, const csv_record *r) { return csv_columns_field(&s->cols, (size_t)c, r); }
 
 static void on_header(state *s, const csv_record *r) {
-    csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT);
+    if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT)) s->oom = true;
     const char *hbm = s->cols.name[C_HBM];
     if (hbm) {
         strbuf f = {0};
@@ -206,8 +207,10 @@ static bool gpu_index(const csv_field *f, int64_t *out) {
 static void raw_readings(state *s, const csv_record *r, record *rec) {
     const csv_field *f;
     double v;
-    if ((rec->has & RF_VRAM) && rec->vram_gib >= 0)   /* (the seed's rules keep a negative reading) */
-        rec->vram_used_bytes = (uint64_t)llround(rec->vram_gib * 1073741824.0), rec->has |= RF_VRAM_BYTES;
+    unsigned long long used;
+    /* (the seed's rules keep a negative reading, and inf or 1e20 GiB is no byte count) */
+    if ((rec->has & RF_VRAM) && telemetry_mib_to_bytes(rec->vram_gib * 1024.0, &used))
+        rec->vram_used_bytes = used, rec->has |= RF_VRAM_BYTES;
     if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated &&
         telemetry_number(f->text.data, f->text.len, &v) && v >= 0) {
         const char *name = s->cols.name[C_TOTAL];
@@ -225,15 +228,6 @@ static void raw_readings(state *s, const csv_record *r, record *rec) {
         rec->has |= RF_START;
     else if (f && f->text.len && !s->time_bad++)
         s->time_bad_line = s->rec_line;
-}
-
-/* The file line record r starts on. The CSV tokenizer numbers the kept lines only (blank
- * lines and repeated headers are not fed to it); a record is handed over while the line
- * splitter is at its last line (lines->line_no) and the tokenizer just past it, so a record
- * over k kept lines (a quoted field with line breaks) started k - 1 lines before. */
-static uint64_t file_line_of(const state *lines, const csv_record *r) {
-    uint64_t span = lines->csv.line > r->line ? lines->csv.line - 1 - r->line : 0;
-    return lines->line_no > span ? lines->line_no - span : 1;
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -280,7 +274,7 @@ static void on_record(void *user, const csv_record *r) {
 /* The tokenizer's callback of a state read alone. */
 static void on_own_record(void *user, const csv_record *r) {
     state *s = user;
-    s->rec_line = file_line_of(s, r);
+    s->rec_line = s->rec_start;
     on_record(s, r);
 }
 
@@ -303,6 +297,7 @@ static void end_line(state *s) {
             s->have_head = true;
             s->header_line = s->line_no;
             strbuf_append(&s->head, s->scratch.data, s->scratch.len);
+            if (csv_at_record_start(&s->csv)) s->rec_start = s->line_no;
             csv_feed(&s->csv, (const uint8_t *)s->line.data, s->line.len);
             csv_feed(&s->csv, (const uint8_t *)"\n", 1);
         }
@@ -313,6 +308,9 @@ static void end_line(state *s) {
         bool repeat = !s->line_overflow && s->scratch.len == s->head.len &&
                       memcmp(s->scratch.data, s->head.data, s->head.len) == 0;
         if (n && !repeat) {
+            /* a kept line starts a CSV record unless a quoted field goes on from the last one
+             * (lines dropped in between are not the record's) */
+            if (csv_at_record_start(&s->csv)) s->rec_start = s->line_no;
             csv_feed(&s->csv, (const uint8_t *)s->line.data, s->line.len);
             csv_feed(&s->csv, (const uint8_t *)"\n", 1);
         }
@@ -417,7 +415,7 @@ static void pair_on_record(void *user, const csv_record *r) {
     sm_pair *p = user;
     bool header = !p->b->csv_header_done;
     p->b->header_line = p->a->header_line;
-    p->a->rec_line = p->b->rec_line = file_line_of(p->a, r);
+    p->a->rec_line = p->b->rec_line = p->a->rec_start;
     on_record(p->a, r);
     on_record(p->b, r);
     if (!header) return;
