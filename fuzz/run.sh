@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-${FUZZ_SECONDS:-1800}}
 shift || true
-HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi record_formats sqlite}
+HARNESSES=${*:-kernel_trace torch_json torch_gzip torch_records amd_smi nvidia_smi record_formats pairs sqlite}
 SHARED=${SHARED:-../shared}
 B=build-fuzz
 LAUNCHER=$(command -v ccache >/dev/null && echo -DCMAKE_C_COMPILER_LAUNCHER=ccache || true)
@@ -40,6 +40,22 @@ seed_formats() {
     done
   done
 }
+# seed_pairs DIR FILES...: each file once per (pair format, readings) choice of fuzz/fuzz_pairs.c
+# (byte 0: the format, modulo the registry's pair formats; byte 1: the two readings' rules)
+seed_pairs() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  local i=0
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    for k in 0 1 2 3; do
+      for how in 001 006 011 014; do
+        i=$((i + 1))
+        { printf "\\$(printf '%03o' "$k")\\$how\\x05"; head -c 65536 "$f"; } > "$dir/seed-$i"
+      done
+    done
+  done
+}
 FX=$SHARED/fixtures
 for h in $HARNESSES; do
   c=$B/corpus/$h
@@ -51,6 +67,7 @@ for h in $HARNESSES; do
     torch_gzip) seed "$c" "$FX"/torch_profiler/*.gz "$FX"/rocprofv3/*.gz ;;
     amd_smi) seed "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv ;;
     nvidia_smi) seed "$c" "$FX"/nvidia_smi/*.csv "$FX"/amd_smi/*.csv ;;
+    pairs) seed_pairs "$c" "$FX"/amd_smi/*.csv "$FX"/nvidia_smi/*.csv "$FX"/rocprofv3/*.csv "$FX"/msprof/*.csv ;;
     record_formats) seed_formats "$c" "$FX"/*/*.csv "$FX"/*/*.json tests/fixtures/*/*.csv tests/fixtures/*/*.json \
                         fuzz/corpus/fmtjson/*/* ;;
     sqlite) mkdir -p "$c"; cp fuzz/corpus/sqlite/*.image fuzz/corpus/sqlite/*.sql "$c"/
