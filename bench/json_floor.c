@@ -1,8 +1,9 @@
 /* json_floor: what the JSON tokenizer alone costs on a file, for docs/PERFORMANCE.md "The
  * tokenizer's floor". The file is read into memory first, then fed in 1 MiB chunks to
  * parsers/tokenizers/json_tokenizer.c three ways, best of N each:
- *   validate  every token quiet (emit depth 0): json.loads' validation and nothing else;
- *   parse     goblind parse's pattern (emit depth 3, keys other than name/cat/ts/dur declined);
+ *   validate  emit depth 0 (only the root's own tokens reported): json.loads' validation;
+ *   parse     about goblind parse's pattern (emit depth 3, event keys other than
+ *             name/cat/ts/dur declined; root keys are not);
  *   report    every token reported to an empty callback (emit depth 9).
  * usage: json_floor FILE [RUNS] */
 #include <stdio.h>

@@ -164,11 +164,12 @@ void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const
     fail(a);
 }
 
-void artefact_passenger_stopped_early(artefact_passenger *a, uint64_t incoming) {
+void artefact_passenger_stopped_early(artefact_passenger *a, uint64_t at, uint64_t incoming) {
     if (a->failed) return;
-    /* the reader stopped for one of the same limits: say which, in artefact_read()'s words */
-    if (!source_over_limits(a->opt, a->o.label, a->diag, a->fed[0] + a->fed[1], incoming, true))
-        diag_add(a->diag, "%s: not parsed: the read stopped before the end", a->o.label);
+    /* the reader stopped for one of the same limits at the same offset: say which, in
+     * artefact_read()'s words (a limit it is, whatever the check says now) */
+    if (!source_over_limits(a->opt, a->o.label, a->diag, at, incoming, true))
+        diag_add(a->diag, "%s: not parsed: the read stopped before the end; a parse limit bounds a parse", a->o.label);
     fail(a);
 }
 

@@ -95,9 +95,9 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
  * as artefact_read() drops it, with its warning. */
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err);
 void artefact_passenger_gzip_error(artefact_passenger *a, uint64_t offset, const char *msg);
-/* The reader stopped before the end (a limit, `incoming` more bytes in hand): the summary is
- * dropped, with the warning artefact_read() would give. */
-void artefact_passenger_stopped_early(artefact_passenger *a, uint64_t incoming);
+/* The reader stopped before the end (a limit, at file offset `at`, `incoming` more bytes in
+ * hand): the summary is dropped, with the warning artefact_read() would give. */
+void artefact_passenger_stopped_early(artefact_passenger *a, uint64_t at, uint64_t incoming);
 /* The reader will read the file in two pieces split at `offset` (head: the file's first
  * bytes): opens the tail state. false: this format cannot follow (read it whole then). */
 bool artefact_passenger_split(artefact_passenger *a, uint64_t offset, const uint8_t *head, size_t head_n);

@@ -81,7 +81,7 @@ static void aq_handle(passenger_slot *p, aq_msg *m) {
         break;
     case AQ_READ_ERROR: artefact_passenger_read_error(p->ap, m->offset, m->err); break;
     case AQ_GZIP_ERROR: artefact_passenger_gzip_error(p->ap, m->offset, m->msg); break;
-    case AQ_STOPPED: artefact_passenger_stopped_early(p->ap, m->n); break;
+    case AQ_STOPPED: artefact_passenger_stopped_early(p->ap, m->offset, m->n); break;
     }
 }
 
@@ -179,7 +179,9 @@ static bool tee_feed(void *u, const uint8_t *b, size_t n) { return piece_feed(u,
 static bool tail_feed(void *u, const uint8_t *b, size_t n) { return piece_feed(u, 1, b, n); }
 static void tee_read_error(void *u, uint64_t off, int err) { aq_send(u, AQ_READ_ERROR, 0, NULL, 0, off, err, NULL); }
 static void tee_gzip_error(void *u, uint64_t off, const char *m) { aq_send(u, AQ_GZIP_ERROR, 0, NULL, 0, off, 0, m); }
-static void tee_stopped(void *u, uint64_t incoming) { aq_send(u, AQ_STOPPED, 0, NULL, (size_t)incoming, 0, 0, NULL); }
+static void tee_stopped(void *u, uint64_t at, uint64_t incoming) {
+    aq_send(u, AQ_STOPPED, 0, NULL, (size_t)incoming, at, 0, NULL);
+}
 
 /* The slot whose file source s is (same device and inode), NULL when none. */
 static passenger_slot *slot_of(ingest *in, const inventory_source *s) {

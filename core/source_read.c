@@ -39,7 +39,7 @@ typedef struct pump {
 /* The read ended early (a limit) with `incoming` bytes in hand: a passenger still wanting
  * bytes is told. */
 static void tee_stopped_early(pump *u, uint64_t incoming) {
-    if (u->tee && u->tee->stopped_early) u->tee->stopped_early(u->tee->user, incoming);
+    if (u->tee && u->tee->stopped_early) u->tee->stopped_early(u->tee->user, u->base + u->fed, incoming);
     u->tee = NULL;
 }
 
@@ -81,7 +81,17 @@ static bool over_limits(pump *u, uint64_t incoming) {
  * each piece, so a gzip bomb is stopped within one inflated chunk. */
 static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     pump *u = user;
-    if (u->stopped || over_limits(u, n)) return false;
+    if (u->stopped) return false;
+    /* a reading that keeps what it read gets every byte up to max_parse_mb, the part of this
+     * piece that fits too (then the check below stops it) */
+    const parse_limits *l = u->opt ? u->opt->limits : NULL;
+    uint64_t at = u->base + u->fed;
+    if (!u->drops_whole && l && l->max_bytes && at < l->max_bytes && n > l->max_bytes - at) {
+        size_t fit = (size_t)(l->max_bytes - at);
+        if (!pump_feed(u, buf, fit)) return false;
+        buf += fit, n -= fit;
+    }
+    if (over_limits(u, n)) return false;
     u->fed += n;
     if (u->fmt_on) {
         u->fmt_fed += n;

@@ -21,9 +21,10 @@ typedef struct source_tee {
     bool (*feed)(void *user, const uint8_t *buf, size_t n);        /* false: it wants no more */
     void (*read_error)(void *user, uint64_t offset, int err);       /* the read failed there */
     void (*gzip_error)(void *user, uint64_t offset, const char *msg);  /* bad or truncated gzip */
-    /* the read stopped (a limit) before the end it wanted, `incoming` more bytes in hand (0:
-     * none yet: a cancel or the deadline before a read) */
-    void (*stopped_early)(void *user, uint64_t incoming);
+    /* the read stopped (a limit) at file offset `at` (after inflation, for .gz) before the end
+     * it wanted, `incoming` more bytes in hand (0: none yet: a cancel or the deadline before a
+     * read); a piece of a split read says its own offset */
+    void (*stopped_early)(void *user, uint64_t at, uint64_t incoming);
     void *user;
     /* A descriptor-reading format (SQLite) has no bytes to share, and a format that
      * shares_records can emit a passenger's records from the driver's one tokenization: a

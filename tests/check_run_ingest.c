@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/metrics_json.h"
 #include "core/read_facts_json.h"
@@ -150,6 +151,54 @@ START_TEST(ingest_equals_parse_split) {
 }
 END_TEST
 
+/* max_parse_mb stopping the torch profile's tail piece (the limit at three quarters of the
+ * file, the cut near half-way): RunMetrics from the ingest says what goblind parse says (the
+ * passenger checks the limit at the piece's file offset, not at the bytes both pieces have
+ * fed so far, which depend on how far the head thread has come), and the run fails with it.
+ * Five rounds: the threads' timing differs from one to the next. */
+START_TEST(ingest_equals_parse_split_limited) {
+    char *d = write_run(false);
+    remove_file(d, "trace.csv");
+    char *path = NULL;
+    ck_assert(asprintf(&path, "%s/torch_profile.json", d) > 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    free(path);
+    parse_limits lim = {.max_bytes = (uint64_t)st.st_size * 3 / 4};
+    for (int round = 0; round < 5; round++) {
+        run_options opt = {0};
+        opt.parse.split_min_bytes = 64 << 10;
+        opt.parse.limits = &lim;
+        run_result want, got;
+        ck_assert(run_parse(d, &opt, &want));
+        run_analysis_options aopt;
+        run_analysis_defaults(&aopt);
+        aopt.sections = SPLITTABLE;
+        aopt.parse.split_min_bytes = 64 << 10;
+        aopt.parse.limits = &lim;
+        run_analysis an;
+        ck_assert(run_ingest(d, &opt, &aopt, &got, &an));
+        ck_assert_uint_eq(got.info[ARTEFACT_TORCH_PROFILE].pieces, 1);   /* (the driver split it; RunMetrics dropped it) */
+        /* the dropped file's bytes_parsed is the one difference (docs/ARCHITECTURE.md "Reading"):
+         * goblind parse's head reads on alone to the bound, the ingest's failed passenger is not
+         * fed the driver's re-read */
+        got.info[ARTEFACT_TORCH_PROFILE].bytes_parsed = want.info[ARTEFACT_TORCH_PROFILE].bytes_parsed;
+        char *a = metrics_text(&want), *b = metrics_text(&got);
+        ck_assert_str_eq(a, b);
+        ck_assert_ptr_nonnull(strstr(b, "torch_profile.json: not parsed: more than 0 MiB of content (after inflation); "
+                                        "max_parse_mb bounds a parse"));
+        ck_assert_ptr_nonnull(run_result_outcome(&got).limited);
+        free(a);
+        free(b);
+        run_result_free(&want);
+        run_result_free(&got);
+        run_analysis_free(&an);
+    }
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
 /* A kernel trace read in two pieces whose header earns warnings (no timing column): in the
  * ingest, RunMetrics' half of the head piece's pair state keeps them apart from the
  * passenger's own warnings until the join, then puts them where its own read would. */
@@ -252,6 +301,7 @@ int main(void) {
     tcase_add_test(tc, ingest_equals_parse_whole);
     tcase_add_test(tc, ingest_equals_parse_split_header_warnings);
     tcase_add_test(tc, ingest_equals_parse_split);
+    tcase_add_test(tc, ingest_equals_parse_split_limited);
     tcase_add_test(tc, ingest_equals_parse_bad_json);
     tcase_add_test(tc, ingest_missing_and_extra_files);
     tcase_add_test(tc, ingest_passenger_reads_apart);

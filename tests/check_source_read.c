@@ -2,10 +2,11 @@
  * its callers: the analysis document's read (source_read_tee: a limit keeps what was read,
  * "read stopped") and RunMetrics' (source_pump: a limit drops the reading, "not parsed").
  *
- *  - a gzip bomb (256 MiB of zeros, 1.1 MB compressed) under max_parse_mb 8: the format is
- *    fed at most 8 MiB (counted by the format itself), by both;
+ *  - a gzip bomb (256 MiB of zeros, 1.1 MB compressed) under max_parse_mb 8: the document's
+ *    reading is fed exactly 8 MiB and RunMetrics' at most that (counted by the format itself);
  *  - a file of exactly the bound is read whole and a byte more is not, plain and gzip, by both;
- *    a range's bound counts from the file's start (a split read's tail);
+ *    a range's bound counts from the file's start (a split read's tail: RunMetrics' and the
+ *    document's, which gets exactly the part that fits);
  *  - a truncated gzip file: the warning names the byte, by both;
  *  - a plain file read as ranges (RunMetrics' pieces): every byte once, in order (a checksum
  *    against the file's);
@@ -81,8 +82,7 @@ START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     diag_init(&d);
     source_read_stats st;
     source_read_tee(path, "bomb.json.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
-    ck_assert_uint_ge(last.fed, 7u << 20);            /* (inflated pieces: the last one that fits) */
-    ck_assert_msg(last.fed <= (8u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert_msg(last.fed == (8u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: read stopped after 8 MiB of content (after inflation); max_parse_mb bounds a parse"));
     diag_free(&d);
 
@@ -124,8 +124,7 @@ START_TEST(exactly_the_bound) {
         diag_init(&d);
         source_read_stats st;
         source_read_tee(path, NAMES[k], &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
-        ck_assert_uint_le(last.fed, 2u << 20);        /* never a byte past the bound */
-        if (!over || !gz) ck_assert_uint_eq(last.fed, 2u << 20);   /* (plain: 1 MiB chunks fill it exactly) */
+        ck_assert_uint_eq(last.fed, 2u << 20);        /* the document keeps every byte up to the bound */
         ck_assert_int_eq(d.count, over ? 1 : 0);
         if (over) ck_assert(warned(&d, "read stopped after 2 MiB of content"));
         diag_free(&d);
@@ -160,6 +159,18 @@ START_TEST(exactly_the_bound) {
     fclose(f);
     ck_assert_uint_le(fed, 1u << 19);
     ck_assert(warned(&d, "over.csv: not parsed: more than 2 MiB of content"));
+    diag_free(&d);
+    /* the document's tail piece (source_feed_until from the cut): exactly the 0.5 MiB that fit */
+    diag_init(&d);
+    f = fopen(path, "rb");
+    state = COUNTING.open_records(&opt, "over.csv", &sink, &facts, &d);
+    ck_assert_uint_eq(source_feed_until(fileno(f), 3u << 19, UINT64_MAX, NULL, &COUNTING, state, &opt, "over.csv", &d,
+                                        NULL),
+                      1u << 19);
+    COUNTING.close(state);
+    fclose(f);
+    ck_assert_uint_eq(last.fed, 1u << 19);
+    ck_assert(warned(&d, "over.csv: read stopped after 2 MiB of content"));
     diag_free(&d);
     read_facts_free(&facts);
 }

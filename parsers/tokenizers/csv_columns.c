@@ -11,8 +11,10 @@
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, const csv_want *want, size_t n) {
     memset(c, 0, sizeof *c);
     c->n = n < CSV_COLUMNS_MAX ? n : CSV_COLUMNS_MAX;
+    for (size_t w = 0; w < CSV_COLUMNS_MAX; w++) c->col[w] = c->slot[w] = -1;   /* (absent, even after a failure) */
     strbuf *names = calloc(h->n_all ? h->n_all : 1, sizeof *names);
     if (!names) return false;
+    bool ok = true;
     for (size_t i = 0; i < h->n_all; i++)
         utf8_sanitize((const uint8_t *)(h->all[i].data ? h->all[i].data : ""), h->all[i].len, &names[i]);
     size_t cols[CSV_COLUMNS_MAX], ncols = 0;
@@ -23,13 +25,14 @@ bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, con
         if (c->col[w] < 0) continue;
         const strbuf *nm = &names[c->col[w]];
         c->name[w] = strndup(nm->data ? nm->data : "", nm->len);
+        if (!c->name[w]) ok = false;              /* (a column without its name is a failed pick) */
         for (size_t k = 0; k < ncols; k++)                   /* two quantities may share a column */
             if (cols[k] == (size_t)c->col[w]) c->slot[w] = (int)k;
         if (c->slot[w] < 0) { c->slot[w] = (int)ncols; cols[ncols++] = (size_t)c->col[w]; }
     }
     for (size_t i = 0; i < h->n_all; i++) strbuf_free(&names[i]);
     free(names);
-    return csv_capture_columns(t, cols, ncols);
+    return csv_capture_columns(t, cols, ncols) && ok;
 }
 
 int *csv_capture_union(csv_tokenizer *fed, const csv_tokenizer *other) {

@@ -27,7 +27,8 @@ typedef struct csv_columns {
 } csv_columns;
 
 /* Picks every wanted column from the header record (see column_pick) and makes the
- * tokenizer capture them from the next record on. false on allocation failure. */
+ * tokenizer capture them from the next record on. false on allocation failure (the caller
+ * then reads no row: a column may have no name, or no slot). */
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header, const csv_want *want, size_t n);
 /* Two readers on one tokenizer (a format's pair state: one read of a file for the daemon's
  * two readings): makes `fed` capture the columns `other` (the second reader's own tokenizer,
