@@ -69,9 +69,18 @@ bool source_over_limits(const parse_options *opt, const char *label, diag_list *
     return false;
 }
 
+/* Where the read's own warnings go: nowhere once its format wanted no more input and only a
+ * passenger on the bytes keeps the read going (the reading's warnings must not depend on
+ * whether RunMetrics rides along); the passenger hears of the failure all the same. */
+static diag_list *own_diag(pump *u, diag_list *scratch) { return u->fmt_on || !u->p ? u->diag : scratch; }
+
 /* A limit says stop before `incoming` more bytes (warned): the read fails there. */
 static bool over_limits(pump *u, uint64_t incoming) {
-    if (!source_over_limits(u->opt, u->label, u->diag, u->base + u->fed, incoming, u->drops_whole)) return false;
+    diag_list scratch;
+    diag_init(&scratch);
+    bool over = source_over_limits(u->opt, u->label, own_diag(u, &scratch), u->base + u->fed, incoming, u->drops_whole);
+    diag_free(&scratch);
+    if (!over) return false;
     u->stopped = u->failed = true;
     tee_stopped_early(u, incoming);
     return true;
@@ -82,11 +91,12 @@ static bool over_limits(pump *u, uint64_t incoming) {
 static bool pump_feed(void *user, const uint8_t *buf, size_t n) {
     pump *u = user;
     if (u->stopped) return false;
-    /* a reading that keeps what it read gets every byte up to max_parse_mb, the part of this
-     * piece that fits too (then the check below stops it) */
+    /* every reading is fed every byte up to max_parse_mb, the part of this piece that fits too
+     * (then the check below stops it): where a format declines, or a limit stops, does not
+     * depend on how the file was cut into chunks or pieces, nor on which reader reads it */
     const parse_limits *l = u->opt ? u->opt->limits : NULL;
     uint64_t at = u->base + u->fed;
-    if (!u->drops_whole && l && l->max_bytes && at < l->max_bytes && n > l->max_bytes - at) {
+    if (l && l->max_bytes && at < l->max_bytes && n > l->max_bytes - at) {
         size_t fit = (size_t)(l->max_bytes - at);
         if (!pump_feed(u, buf, fit)) return false;
         buf += fit, n -= fit;
@@ -129,7 +139,8 @@ static pump pump_new(const artefact_parser *p, void *st, const parse_options *op
 
 /* A read error at byte `at` (warned; a passenger still reading is told). */
 static void read_failed(pump *u, uint64_t at, int err) {
-    diag_add(u->diag, "%s: read error at byte %llu: %s", u->label, (unsigned long long)at, strerror(err));
+    if (u->fmt_on || !u->p)
+        diag_add(u->diag, "%s: read error at byte %llu: %s", u->label, (unsigned long long)at, strerror(err));
     if (u->tee) u->tee->read_error(u->tee->user, at, err);
     u->tee = NULL;
     u->failed = u->stopped = true;
@@ -137,8 +148,9 @@ static void read_failed(pump *u, uint64_t at, int err) {
 
 /* Bad gzip data (warned; a passenger still reading is told). */
 static void gzip_failed(pump *u, const gunzip *g) {
-    diag_add(u->diag, "%s: invalid gzip data near byte %llu: %s", u->label, (unsigned long long)gunzip_error_offset(g),
-             gunzip_error(g));
+    if (u->fmt_on || !u->p)
+        diag_add(u->diag, "%s: invalid gzip data near byte %llu: %s", u->label,
+                 (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
     if (u->tee) u->tee->gzip_error(u->tee->user, gunzip_error_offset(g), gunzip_error(g));
     u->tee = NULL;
     u->failed = u->stopped = true;

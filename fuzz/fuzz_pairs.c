@@ -30,12 +30,18 @@ typedef struct reading {
 
 static void put(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(strbuf *b, const char *fmt, ...) {
-    char h[512];
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    int n = vsnprintf(h, sizeof h, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);           /* whole lines: a column name may be 4 KiB */
     va_end(ap);
-    if (n > 0) strbuf_append(b, h, (size_t)n < sizeof h ? (size_t)n : sizeof h - 1);
+    char *h = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (h) {
+        vsnprintf(h, (size_t)n + 1, fmt, again);
+        strbuf_append(b, h, (size_t)n);
+        free(h);
+    }
+    va_end(again);
 }
 
 static void put_i128(strbuf *b, i128 v) {

@@ -10,6 +10,10 @@
  *  - a truncated gzip file: the warning names the byte, by both;
  *  - a plain file read as ranges (RunMetrics' pieces): every byte once, in order (a checksum
  *    against the file's);
+ *  - a bound inside a chunk: the document's passenger on the bytes is fed up to it and told
+ *    where the read stopped, once; a format declining in the part that fits ends both
+ *    readings without a limit's warning, and so does one declining before it while a
+ *    passenger reads on (the passenger alone hears the stop);
  *  - a cancel set before the document's read: nothing is fed. */
 #include <check.h>
 #include <stdatomic.h>
@@ -49,11 +53,37 @@ static void count_close(void *st) {
 }
 static int count_sniff(const char *name, const uint8_t *head, size_t n) { (void)name, (void)head, (void)n; return 1; }
 
+/* The same, declining more input once it has `DECLINE_AT` bytes. */
+#define DECLINE_AT ((2u << 20) + (100u << 10))
+static bool decline_feed(void *st, const uint8_t *buf, size_t n) {
+    count_feed(st, buf, n);
+    return ((counting *)st)->fed < DECLINE_AT;
+}
+
 static const artefact_parser COUNTING = {.name = "counting", .family = "test", .sniff = count_sniff,
                                          .open_records = count_open, .feed = count_feed, .finish = count_finish,
                                          .close = count_close};
 
 /* The test's folder: /tmp/goblind-source-read-PID. */
+static const artefact_parser DECLINING = {.name = "declining", .family = "test", .sniff = count_sniff,
+                                          .open_records = count_open, .feed = decline_feed, .finish = count_finish,
+                                          .close = count_close};
+
+/* A passenger on the bytes: counts them, and what the reader said when it stopped. */
+typedef struct tee_log {
+    uint64_t fed, stop_at, stop_incoming;
+    int stops, errors;
+} tee_log;
+static bool log_feed(void *user, const uint8_t *buf, size_t n) { (void)buf; ((tee_log *)user)->fed += n; return true; }
+static void log_read_error(void *user, uint64_t off, int err) { (void)off, (void)err; ((tee_log *)user)->errors++; }
+static void log_gzip_error(void *user, uint64_t off, const char *m) { (void)off, (void)m; ((tee_log *)user)->errors++; }
+static void log_stopped(void *user, uint64_t at, uint64_t incoming) {
+    tee_log *t = user;
+    t->stops++;
+    t->stop_at = at;
+    t->stop_incoming = incoming;
+}
+
 static const char *test_dir(char *buf, size_t n) {
     snprintf(buf, n, "/tmp/goblind-source-read-%d", (int)getpid());
     mkdir(buf, 0700);
@@ -96,7 +126,7 @@ START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     COUNTING.close(state);
     fclose(f);
     ck_assert_uint_eq(fed, last.fed);
-    ck_assert_msg(last.fed <= (8u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
+    ck_assert_msg(last.fed == (8u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: not parsed: more than 8 MiB of content (after inflation)"));
     diag_free(&d);
     read_facts_free(&facts);
@@ -136,8 +166,7 @@ START_TEST(exactly_the_bound) {
         ck_assert_int_eq(source_pump(fileno(f), gz, 0, UINT64_MAX, &COUNTING, state, &opt, NAMES[k], &d, &fed, &stopped), !over);
         COUNTING.close(state);
         fclose(f);
-        ck_assert_uint_le(fed, 2u << 20);
-        if (!over) ck_assert_uint_eq(fed, 2u << 20);
+        ck_assert_uint_eq(fed, 2u << 20);             /* every reading is fed up to the bound */
         ck_assert_int_eq(d.count, over ? 1 : 0);
         if (over) ck_assert(warned(&d, "not parsed: more than 2 MiB of content"));
         diag_free(&d);
@@ -157,7 +186,7 @@ START_TEST(exactly_the_bound) {
     ck_assert(!source_pump(fileno(f), false, 3u << 19, UINT64_MAX, &COUNTING, state, &opt, "over.csv", &d, &fed, &stopped));
     COUNTING.close(state);
     fclose(f);
-    ck_assert_uint_le(fed, 1u << 19);
+    ck_assert_uint_eq(fed, 1u << 19);
     ck_assert(warned(&d, "over.csv: not parsed: more than 2 MiB of content"));
     diag_free(&d);
     /* the document's tail piece (source_feed_until from the cut): exactly the 0.5 MiB that fit */
@@ -171,6 +200,65 @@ START_TEST(exactly_the_bound) {
     fclose(f);
     ck_assert_uint_eq(last.fed, 1u << 19);
     ck_assert(warned(&d, "over.csv: read stopped after 2 MiB of content"));
+    diag_free(&d);
+    read_facts_free(&facts);
+}
+END_TEST
+
+/* A bound that falls inside a 1 MiB chunk (2.5 MiB): the document's passenger on the bytes is
+ * fed up to it exactly, once, and told where the read stopped; a format that declines before
+ * the bound, inside that chunk's part that fits, ends both readings without a limit's warning
+ * (RunMetrics' too: it is fed the part that fits as the document's is). */
+START_TEST(bound_inside_a_chunk) {
+    char dir[128], path[256], cmd[512];
+    snprintf(path, sizeof path, "%s/three.csv", test_dir(dir, sizeof dir));
+    snprintf(cmd, sizeof cmd, "head -c %u /dev/zero | tr '\\0' y > %s", (3u << 20) + 1, path);
+    ck_assert_int_eq(system(cmd), 0);
+    parse_limits lim = {.max_bytes = (2u << 20) + (1u << 19)};
+    parse_options opt = {.limits = &lim};
+    counting last = {0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    diag_list d;
+    diag_init(&d);
+    source_read_stats st;
+    tee_log log = {0};
+    source_tee tee = {.feed = log_feed, .read_error = log_read_error, .gzip_error = log_gzip_error,
+                      .stopped_early = log_stopped, .user = &log};
+    source_read_tee(path, "three.csv", &COUNTING, &opt, &sink, &facts, &d, &st, &tee);
+    ck_assert_uint_eq(last.fed, lim.max_bytes);
+    ck_assert_uint_eq(log.fed, lim.max_bytes);
+    ck_assert_int_eq(log.stops, 1);
+    ck_assert_int_eq(log.errors, 0);
+    ck_assert_uint_eq(log.stop_at, lim.max_bytes);
+    ck_assert_uint_eq(log.stop_incoming, (1u << 20) - (1u << 19));   /* the rest of the third chunk */
+    ck_assert(warned(&d, "three.csv: read stopped after 2 MiB of content"));
+    diag_free(&d);
+
+    diag_init(&d);
+    last = (counting){0};
+    source_read_tee(path, "three.csv", &DECLINING, &opt, &sink, &facts, &d, &st, NULL);
+    ck_assert_uint_eq(last.fed, (2u << 20) + (1u << 19));       /* the part of the chunk that fits, then no more */
+    ck_assert_uint_eq(d.count, 0);
+    FILE *f = fopen(path, "rb");
+    void *state = DECLINING.open_records(&opt, "three.csv", &sink, &facts, &d);
+    uint64_t fed = 0;
+    bool stopped = false;
+    ck_assert(source_pump(fileno(f), false, 0, UINT64_MAX, &DECLINING, state, &opt, "three.csv", &d, &fed, &stopped));
+    DECLINING.close(state);
+    fclose(f);
+    ck_assert(stopped);
+    ck_assert_uint_eq(d.count, 0);
+    diag_free(&d);
+
+    /* the document's format done before the bound, a passenger on the bytes going on to it: the
+     * passenger hears the stop, the document's reading gets no warning of it */
+    diag_init(&d);
+    log = (tee_log){0};
+    source_read_tee(path, "three.csv", &DECLINING, &opt, &sink, &facts, &d, &st, &tee);
+    ck_assert_uint_eq(log.fed, lim.max_bytes);
+    ck_assert_int_eq(log.stops, 1);
+    ck_assert_uint_eq(d.count, 0);
     diag_free(&d);
     read_facts_free(&facts);
 }
@@ -273,6 +361,7 @@ int main(void) {
     tcase_add_test(tc, gzip_bomb_is_stopped_within_one_piece);
     tcase_add_test(tc, truncated_gzip_names_the_byte);
     tcase_add_test(tc, exactly_the_bound);
+    tcase_add_test(tc, bound_inside_a_chunk);
     tcase_add_test(tc, ranges_feed_every_byte_once);
     tcase_add_test(tc, cancel_feeds_nothing);
     suite_add_tcase(s, tc);

@@ -204,7 +204,7 @@ END_TEST
 /* Every telemetry file of ../shared's fixtures and corpus. */
 static void each_file_in(const char *dir) {
     DIR *d = opendir(dir);
-    if (!d) return;
+    ck_assert_msg(d != NULL, "%s: the shared fixtures are missing", dir);
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
@@ -249,6 +249,11 @@ START_TEST(hand_counted) {
     ck_assert_uint_eq(y.n, 7);
     ck_assert_uint_eq(x.facts.rows_used, 5);
     ck_assert_uint_eq(y.facts.rows_used, 6);
+    ck_assert_uint_eq(x.facts.n_skips, 3);        /* VRAM missing (line 10), negative VRAM, utilisation > 100 */
+    ck_assert_uint_eq(y.facts.n_skips, 1);        /* VRAM missing (line 10) */
+    ck_assert_str_eq(y.facts.skipped[0].reason, "VRAM missing or not a number");
+    ck_assert_uint_eq(y.facts.skipped[0].rows, 1);
+    for (size_t i = 0; i < x.facts.n_skips; i++) ck_assert_uint_eq(x.facts.skipped[i].rows, 1);
     for (int line = 3; line <= 10; line++) {
         char want[32];
         snprintf(want, sizeof want, "line=%d dev=", line);

@@ -418,7 +418,7 @@ static void pair_on_record(void *user, const csv_record *r) {
     p->a->rec_line = p->b->rec_line = p->a->rec_start;
     on_record(p->a, r);
     on_record(p->b, r);
-    if (!header) return;
+    if (!header || p->b->oom) return;         /* (b's failed pick: b reads nothing, its slots unused) */
     int *map = csv_capture_union(&p->a->csv, &p->b->csv);
     if (map) csv_columns_remap(&p->b->cols, map);
     else p->a->oom = p->b->oom = true;       /* the fed tokenizer's capture is now unknown */
