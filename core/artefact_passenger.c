@@ -66,6 +66,28 @@ static void drop_after_failure(artefact_passenger *a) {
     a->diag->dropped = a->fail_dropped;
 }
 
+/* A passenger for the checked, already sniffed file o (its descriptor closed here): on the
+ * driver's bytes, or with `records` on the records of the driver's one read (the kind's
+ * analysis alone); NULL after an out-of-memory warning. */
+static artefact_passenger *passenger_new(artefact_opened o, artefact_kind kind, const parse_options *opt, void *summary,
+                                         diag_list *diag, artefact_info *info, bool records) {
+    close(o.fd);
+    o.fd = -1;
+    artefact_passenger *a = calloc(1, sizeof *a);
+    bool ok = a && (records ? format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)
+                            : format_pipe_open(&a->head, o.p, kind, opt, o.label, summary, diag));
+    if (!ok) {
+        diag_add(diag, "%s: out of memory", o.label);
+        free(a);
+        return NULL;
+    }
+    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
+                              .head = a->head, .records = records};
+    diag_init(&a->tail_diag);
+    if (records) diag_init(&a->head_diag);
+    return a;
+}
+
 artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind, const parse_options *opt,
                                             void *summary, diag_list *diag, artefact_info *info) {
     artefact_opened o;
@@ -74,18 +96,7 @@ artefact_passenger *artefact_passenger_open(const char *path, artefact_kind kind
         artefact_read_whole(&o, kind, opt, summary, diag, info);
         return NULL;
     }
-    close(o.fd);
-    o.fd = -1;
-    artefact_passenger *a = calloc(1, sizeof *a);
-    if (!a || !format_pipe_open(&a->head, o.p, kind, opt, o.label, summary, diag)) {
-        diag_add(diag, "%s: out of memory", o.label);
-        free(a);
-        return NULL;
-    }
-    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
-                              .head = a->head};
-    diag_init(&a->tail_diag);
-    return a;
+    return passenger_new(o, kind, opt, summary, diag, info, false);
 }
 
 artefact_passenger *artefact_passenger_open_records(const char *path, artefact_kind kind, const parse_options *opt,
@@ -96,22 +107,10 @@ artefact_passenger *artefact_passenger_open_records(const char *path, artefact_k
     if (!artefact_open_checked(path, kind, opt, diag, info, &o)) return NULL;
     if (o.p != format || !(o.p->read_fd || o.p->shares_records || o.p->open_records_pair)) {   /* another format here */
         if (o.p->read_fd) { artefact_read_whole(&o, kind, opt, summary, diag, info); return NULL; }   /* read apart, now */
-        close(o.fd);             /* a byte stream: on the driver's bytes */
-        return artefact_passenger_open(path, kind, opt, summary, diag, info);
+        return passenger_new(o, kind, opt, summary, diag, info, false);   /* a byte stream: on the driver's bytes */
     }
-    close(o.fd);
-    o.fd = -1;
-    artefact_passenger *a = calloc(1, sizeof *a);
-    if (!a || !format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)) {
-        diag_add(diag, "%s: out of memory", o.label);
-        free(a);
-        return NULL;
-    }
-    *a = (artefact_passenger){.o = o, .kind = kind, .opt = opt, .summary = summary, .diag = diag, .info = info,
-                              .head = a->head, .records = true};
-    diag_init(&a->tail_diag);
-    diag_init(&a->head_diag);
-    *sink = &a->head.sink;
+    artefact_passenger *a = passenger_new(o, kind, opt, summary, diag, info, true);
+    if (a) *sink = &a->head.sink;
     return a;
 }
 

@@ -64,7 +64,6 @@ static const artefact_parser COUNTING = {.name = "counting", .family = "test", .
                                          .open_records = count_open, .feed = count_feed, .finish = count_finish,
                                          .close = count_close};
 
-/* The test's folder: /tmp/goblind-source-read-PID. */
 static const artefact_parser DECLINING = {.name = "declining", .family = "test", .sniff = count_sniff,
                                           .open_records = count_open, .feed = decline_feed, .finish = count_finish,
                                           .close = count_close};
@@ -84,6 +83,7 @@ static void log_stopped(void *user, uint64_t at, uint64_t incoming) {
     t->stop_incoming = incoming;
 }
 
+/* The test's folder: /tmp/goblind-source-read-PID. */
 static const char *test_dir(char *buf, size_t n) {
     snprintf(buf, n, "/tmp/goblind-source-read-%d", (int)getpid());
     mkdir(buf, 0700);
@@ -98,6 +98,39 @@ static bool warned(const diag_list *d, const char *what) {
 
 static bool no_record(void *user, const record *r) { (void)user, (void)r; return true; }
 
+/* The document's read of path through format p (tee may be NULL), warnings to d: what the
+ * format was fed. */
+static counting read_document(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,
+                              diag_list *d, const source_tee *tee) {
+    counting got = {0};
+    record_sink sink = {.emit = no_record, .user = &got};
+    read_facts facts = {0};
+    source_read_stats st;
+    source_read_tee(path, label, p, opt, &sink, &facts, d, &st, tee);
+    read_facts_free(&facts);
+    return got;
+}
+
+/* RunMetrics' read of path through format p (source_pump: bytes [from, to), or the whole file
+ * inflated when gz), warnings to d: source_pump's answer; *fed and *stopped as it sets them,
+ * *got what the format was fed. */
+static bool read_runmetrics(const char *path, bool gz, uint64_t from, const artefact_parser *p, const parse_options *opt,
+                            const char *label, diag_list *d, uint64_t *fed, bool *stopped, counting *got) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    *got = (counting){0};
+    record_sink sink = {.emit = no_record, .user = got};
+    read_facts facts = {0};
+    void *state = p->open_records(opt, label, &sink, &facts, d);
+    *fed = 0;
+    *stopped = false;
+    bool ok = source_pump(fileno(f), gz, from, UINT64_MAX, p, state, opt, label, d, fed, stopped);
+    p->close(state);
+    fclose(f);
+    read_facts_free(&facts);
+    return ok;
+}
+
 START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     char dir[128], path[256], cmd[512];
     snprintf(path, sizeof path, "%s/bomb.json.gz", test_dir(dir, sizeof dir));
@@ -105,31 +138,21 @@ START_TEST(gzip_bomb_is_stopped_within_one_piece) {
     ck_assert_int_eq(system(cmd), 0);
     parse_limits lim = {.max_bytes = 8u << 20};
     parse_options opt = {.limits = &lim};
-    counting last = {0};
-    record_sink sink = {.emit = no_record, .user = &last};
-    read_facts facts = {0};
     diag_list d;
     diag_init(&d);
-    source_read_stats st;
-    source_read_tee(path, "bomb.json.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+    counting last = read_document(path, "bomb.json.gz", &COUNTING, &opt, &d, NULL);
     ck_assert_msg(last.fed == (8u << 20), "document read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: read stopped after 8 MiB of content (after inflation); max_parse_mb bounds a parse"));
     diag_free(&d);
 
     diag_init(&d);
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    void *state = COUNTING.open_records(&opt, "bomb.json.gz", &sink, &facts, &d);
-    uint64_t fed = 0;
-    bool stopped = false;
-    ck_assert(!source_pump(fileno(f), true, 0, UINT64_MAX, &COUNTING, state, &opt, "bomb.json.gz", &d, &fed, &stopped));
-    COUNTING.close(state);
-    fclose(f);
+    uint64_t fed;
+    bool stopped;
+    ck_assert(!read_runmetrics(path, true, 0, &COUNTING, &opt, "bomb.json.gz", &d, &fed, &stopped, &last));
     ck_assert_uint_eq(fed, last.fed);
     ck_assert_msg(last.fed == (8u << 20), "RunMetrics read fed %llu bytes", (unsigned long long)last.fed);
     ck_assert(warned(&d, "bomb.json.gz: not parsed: more than 8 MiB of content (after inflation)"));
     diag_free(&d);
-    read_facts_free(&facts);
 }
 END_TEST
 
@@ -141,58 +164,43 @@ START_TEST(exactly_the_bound) {
     parse_limits lim = {.max_bytes = 2u << 20};
     parse_options opt = {.limits = &lim};
     static const char *const NAMES[] = {"exact.csv", "exact.csv.gz", "over.csv", "over.csv.gz"};
+    uint64_t fed;
+    bool stopped;
+    counting last;
+    diag_list d;
     for (int k = 0; k < 4; k++) {
         bool over = k >= 2, gz = k & 1;
         snprintf(path, sizeof path, "%s/%s", dir, NAMES[k]);
         snprintf(cmd, sizeof cmd, "head -c %u /dev/zero | tr '\\0' x %s > %s", (2u << 20) + (over ? 1u : 0u),
                  gz ? "| gzip -1" : "", path);
         ck_assert_int_eq(system(cmd), 0);
-        counting last = {0};
-        record_sink sink = {.emit = no_record, .user = &last};
-        read_facts facts = {0};
-        diag_list d;
         diag_init(&d);
-        source_read_stats st;
-        source_read_tee(path, NAMES[k], &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+        last = read_document(path, NAMES[k], &COUNTING, &opt, &d, NULL);
         ck_assert_uint_eq(last.fed, 2u << 20);        /* the document keeps every byte up to the bound */
         ck_assert_int_eq(d.count, over ? 1 : 0);
         if (over) ck_assert(warned(&d, "read stopped after 2 MiB of content"));
         diag_free(&d);
         diag_init(&d);
-        FILE *f = fopen(path, "rb");
-        void *state = COUNTING.open_records(&opt, NAMES[k], &sink, &facts, &d);
-        uint64_t fed = 0;
-        bool stopped = false;
-        ck_assert_int_eq(source_pump(fileno(f), gz, 0, UINT64_MAX, &COUNTING, state, &opt, NAMES[k], &d, &fed, &stopped), !over);
-        COUNTING.close(state);
-        fclose(f);
+        ck_assert_int_eq(read_runmetrics(path, gz, 0, &COUNTING, &opt, NAMES[k], &d, &fed, &stopped, &last), !over);
         ck_assert_uint_eq(fed, 2u << 20);             /* every reading is fed up to the bound */
         ck_assert_int_eq(d.count, over ? 1 : 0);
         if (over) ck_assert(warned(&d, "not parsed: more than 2 MiB of content"));
         diag_free(&d);
-        read_facts_free(&facts);
     }
     /* the tail of a split read, [1.5 MiB, end) of the 2 MiB + 1 file: 0.5 MiB fit, the rest not */
     snprintf(path, sizeof path, "%s/over.csv", dir);
-    counting last = {0};
-    record_sink sink = {.emit = no_record, .user = &last};
-    read_facts facts = {0};
-    diag_list d;
     diag_init(&d);
-    FILE *f = fopen(path, "rb");
-    void *state = COUNTING.open_records(&opt, "over.csv", &sink, &facts, &d);
-    uint64_t fed = 0;
-    bool stopped = false;
-    ck_assert(!source_pump(fileno(f), false, 3u << 19, UINT64_MAX, &COUNTING, state, &opt, "over.csv", &d, &fed, &stopped));
-    COUNTING.close(state);
-    fclose(f);
+    ck_assert(!read_runmetrics(path, false, 3u << 19, &COUNTING, &opt, "over.csv", &d, &fed, &stopped, &last));
     ck_assert_uint_eq(fed, 1u << 19);
     ck_assert(warned(&d, "over.csv: not parsed: more than 2 MiB of content"));
     diag_free(&d);
     /* the document's tail piece (source_feed_until from the cut): exactly the 0.5 MiB that fit */
     diag_init(&d);
-    f = fopen(path, "rb");
-    state = COUNTING.open_records(&opt, "over.csv", &sink, &facts, &d);
+    last = (counting){0};
+    record_sink sink = {.emit = no_record, .user = &last};
+    read_facts facts = {0};
+    FILE *f = fopen(path, "rb");
+    void *state = COUNTING.open_records(&opt, "over.csv", &sink, &facts, &d);
     ck_assert_uint_eq(source_feed_until(fileno(f), 3u << 19, UINT64_MAX, NULL, &COUNTING, state, &opt, "over.csv", &d,
                                         NULL),
                       1u << 19);
@@ -216,16 +224,12 @@ START_TEST(bound_inside_a_chunk) {
     ck_assert_int_eq(system(cmd), 0);
     parse_limits lim = {.max_bytes = (2u << 20) + (1u << 19)};
     parse_options opt = {.limits = &lim};
-    counting last = {0};
-    record_sink sink = {.emit = no_record, .user = &last};
-    read_facts facts = {0};
     diag_list d;
     diag_init(&d);
-    source_read_stats st;
     tee_log log = {0};
     source_tee tee = {.feed = log_feed, .read_error = log_read_error, .gzip_error = log_gzip_error,
                       .stopped_early = log_stopped, .user = &log};
-    source_read_tee(path, "three.csv", &COUNTING, &opt, &sink, &facts, &d, &st, &tee);
+    counting last = read_document(path, "three.csv", &COUNTING, &opt, &d, &tee);
     ck_assert_uint_eq(last.fed, lim.max_bytes);
     ck_assert_uint_eq(log.fed, lim.max_bytes);
     ck_assert_int_eq(log.stops, 1);
@@ -236,17 +240,12 @@ START_TEST(bound_inside_a_chunk) {
     diag_free(&d);
 
     diag_init(&d);
-    last = (counting){0};
-    source_read_tee(path, "three.csv", &DECLINING, &opt, &sink, &facts, &d, &st, NULL);
+    last = read_document(path, "three.csv", &DECLINING, &opt, &d, NULL);
     ck_assert_uint_eq(last.fed, (2u << 20) + (1u << 19));       /* the part of the chunk that fits, then no more */
     ck_assert_uint_eq(d.count, 0);
-    FILE *f = fopen(path, "rb");
-    void *state = DECLINING.open_records(&opt, "three.csv", &sink, &facts, &d);
-    uint64_t fed = 0;
-    bool stopped = false;
-    ck_assert(source_pump(fileno(f), false, 0, UINT64_MAX, &DECLINING, state, &opt, "three.csv", &d, &fed, &stopped));
-    DECLINING.close(state);
-    fclose(f);
+    uint64_t fed;
+    bool stopped;
+    ck_assert(read_runmetrics(path, false, 0, &DECLINING, &opt, "three.csv", &d, &fed, &stopped, &last));
     ck_assert(stopped);
     ck_assert_uint_eq(d.count, 0);
     diag_free(&d);
@@ -255,12 +254,11 @@ START_TEST(bound_inside_a_chunk) {
      * passenger hears the stop, the document's reading gets no warning of it */
     diag_init(&d);
     log = (tee_log){0};
-    source_read_tee(path, "three.csv", &DECLINING, &opt, &sink, &facts, &d, &st, &tee);
+    read_document(path, "three.csv", &DECLINING, &opt, &d, &tee);
     ck_assert_uint_eq(log.fed, lim.max_bytes);
     ck_assert_int_eq(log.stops, 1);
     ck_assert_uint_eq(d.count, 0);
     diag_free(&d);
-    read_facts_free(&facts);
 }
 END_TEST
 
@@ -270,27 +268,18 @@ START_TEST(truncated_gzip_names_the_byte) {
     snprintf(cmd, sizeof cmd, "seq 1 200000 | gzip -1 | head -c 20000 > %s", path);
     ck_assert_int_eq(system(cmd), 0);
     parse_options opt = {0};
-    counting last = {0};
-    record_sink sink = {.emit = no_record, .user = &last};
-    read_facts facts = {0};
-    diag_list d;
+    diag_list d, e;
     diag_init(&d);
-    source_read_stats st;
-    source_read_tee(path, "cut.csv.gz", &COUNTING, &opt, &sink, &facts, &d, &st, NULL);
+    read_document(path, "cut.csv.gz", &COUNTING, &opt, &d, NULL);
     ck_assert(warned(&d, "cut.csv.gz: invalid gzip data near byte "));
-    FILE *f = fopen(path, "rb");
-    void *state = COUNTING.open_records(&opt, "cut.csv.gz", &sink, &facts, &d);
-    uint64_t fed = 0;
-    bool stopped = false;
-    diag_list e;
+    uint64_t fed;
+    bool stopped;
+    counting last;
     diag_init(&e);
-    ck_assert(!source_pump(fileno(f), true, 0, UINT64_MAX, &COUNTING, state, &opt, "cut.csv.gz", &e, &fed, &stopped));
-    COUNTING.close(state);
-    fclose(f);
+    ck_assert(!read_runmetrics(path, true, 0, &COUNTING, &opt, "cut.csv.gz", &e, &fed, &stopped, &last));
     ck_assert(warned(&e, "cut.csv.gz: invalid gzip data near byte "));
     diag_free(&d);
     diag_free(&e);
-    read_facts_free(&facts);
 }
 END_TEST
 
