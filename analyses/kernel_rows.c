@@ -178,11 +178,13 @@ static bool labels_consume(void *src, const record *r) {
     if (is_category(r, "python_function")) {
         if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !ops_frame_is_user(r->name, r->name_len)) return true;
         uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
+        if (name == ID_MAP_OOM) return false;
         if (name == ID_MAP_NONE) return ++f->dropped, true;
         return ops_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
     }
     if (!(r->has & RF_EXTERNAL) || !r->external_id || !r->name) return true;
     uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
+    if (name == ID_MAP_OOM) return false;
     if (name == ID_MAP_NONE) return ++f->dropped, true;
     if (!grow((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b) && (r->has & RF_PID_TID);

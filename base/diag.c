@@ -13,15 +13,32 @@ void diag_free(diag_list *d) {
     diag_init(d);
 }
 
-void diag_add(diag_list *d, const char *fmt, ...) {
+static void add_v(diag_list *d, const char *fmt, va_list ap) {
     if (d->count >= DIAG_MAX) { d->dropped++; return; }
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) { d->dropped++; d->out_of_memory = true; return; }
+    d->items[d->count++] = s;
+}
+
+void diag_add(diag_list *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
+    add_v(d, fmt, ap);
     va_end(ap);
-    if (n < 0) { d->dropped++; return; }
-    d->items[d->count++] = s;
+}
+
+void diag_oom(diag_list *d, const char *fmt, ...) {
+    d->out_of_memory = true;
+    va_list ap;
+    va_start(ap, fmt);
+    add_v(d, fmt, ap);
+    va_end(ap);
+}
+
+void diag_append(diag_list *dst, const diag_list *src) {
+    for (size_t i = 0; i < src->count; i++) diag_add(dst, "%s", src->items[i]);
+    dst->dropped += src->dropped;
+    dst->out_of_memory |= src->out_of_memory;
 }
 
 void diag_move(diag_list *dst, diag_list *src) {
@@ -30,5 +47,6 @@ void diag_move(diag_list *dst, diag_list *src) {
         else { free(src->items[i]); dst->dropped++; }
     }
     dst->dropped += src->dropped;
+    dst->out_of_memory |= src->out_of_memory;
     diag_init(src);
 }

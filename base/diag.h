@@ -5,6 +5,7 @@
 #ifndef GOBLIN_DIAG_H
 #define GOBLIN_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define DIAG_MAX 32
@@ -13,12 +14,21 @@ typedef struct diag_list {
     char *items[DIAG_MAX];
     size_t count;     /* stored items */
     size_t dropped;   /* warnings beyond DIAG_MAX, summarised on render */
+    bool out_of_memory;   /* memory ran out: a diag_oom warning, or a warning lost for lack of it */
 } diag_list;
 
 void diag_init(diag_list *d);
 void diag_free(diag_list *d);
-/* printf-style; never fails visibly (an allocation failure drops the warning). */
+/* printf-style; never fails visibly (an allocation failure drops the warning and marks the
+ * list out_of_memory). */
 void diag_add(diag_list *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* diag_add for a warning that memory ran out (what is partial because of it): the list is
+ * marked out_of_memory even when the warning itself cannot be stored, so a run whose numbers
+ * may be partial is never taken for a complete one (core/run_headline's verdict). */
+void diag_oom(diag_list *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copies every warning of src to the end of dst (src unchanged), its dropped count and its
+ * out_of_memory mark too. */
+void diag_append(diag_list *dst, const diag_list *src);
 /* Moves every warning of src to the end of dst (src is left empty). */
 void diag_move(diag_list *dst, diag_list *src);
 

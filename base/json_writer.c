@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+void jw_fail(jw_out *j) { j->buf->failed = true; }
+
 void jw_begin(jw_out *j, strbuf *buf, int indent) {
     memset(j, 0, sizeof *j);
     j->buf = buf;

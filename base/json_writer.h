@@ -22,6 +22,9 @@ typedef struct jw_out {
 } jw_out;
 
 void jw_begin(jw_out *j, strbuf *buf, int indent);
+/* A renderer that lost a part for lack of memory says so: the text is marked failed
+ * (strbuf.failed), so whoever terminates it learns it is incomplete, never stores it. */
+void jw_fail(jw_out *j);
 void jw_object_open(jw_out *j);
 void jw_object_close(jw_out *j);
 void jw_array_open(jw_out *j);

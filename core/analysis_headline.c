@@ -63,12 +63,14 @@ static bool add_row(void *user, const section_kernel_row *r) {
         if (!strcmp(r->kernel_class, INGEST_CLASS_KEYS[k])) ci = k;
     attn_kind attn;
     size_t n = clean.len;
+    unsigned flags = kernel_classify(clean.data, n, &attn);
+    if (flags == KF_CLASSIFY_FAILED) { strbuf_free(&clean); return false; }
     char *copy = clean.data;                      /* owned by h from here */
     h->kernels[h->n_kernels++] = (ingest_kernel){
         .name = copy, .name_len = n,
         .calls = as_stored((i128)r->calls), .total_ns = as_stored(r->total_ns),
         .min_ns = as_stored(r->min_ns), .max_ns = as_stored(r->max_ns),
-        .flags = kernel_classify(copy, n, &attn), .kernel_class = ci >= 0 ? INGEST_CLASS_KEYS[ci] : NULL};
+        .flags = flags, .kernel_class = ci >= 0 ? INGEST_CLASS_KEYS[ci] : NULL};
     return true;
 }
 

@@ -4,6 +4,7 @@
 #include "core/artefact_reader.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ static artefact_passenger *passenger_new(artefact_opened o, artefact_kind kind, 
     bool ok = a && (records ? format_pipe_open_analysis(&a->head, o.p, kind, opt, o.label, summary, diag)
                             : format_pipe_open(&a->head, o.p, kind, opt, o.label, summary, diag));
     if (!ok) {
-        diag_add(diag, "%s: out of memory", o.label);
+        diag_oom(diag, "%s: out of memory", o.label);
         free(a);
         return NULL;
     }
@@ -152,8 +153,9 @@ bool artefact_passenger_feed(artefact_passenger *a, int piece, const uint8_t *bu
 
 void artefact_passenger_read_error(artefact_passenger *a, uint64_t offset, int err) {
     if (a->failed) return;
-    if (a->records && a->o.p->read_fd) { fail(a); return; }   /* (the database's warnings come after) */
-    diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
+    if (a->records && a->o.p->read_fd && err != ENOMEM) { fail(a); return; }   /* (the database's warnings come after) */
+    if (err == ENOMEM) diag_oom(a->diag, "%s: out of memory at byte %llu", a->o.label, (unsigned long long)offset);
+    else diag_add(a->diag, "%s: read error at byte %llu: %s", a->o.label, (unsigned long long)offset, strerror(err));
     fail(a);
 }
 
@@ -205,7 +207,7 @@ bool artefact_passenger_restart(artefact_passenger *a) {
     if (a->failed) return false;
     if (a->records ? !format_pipe_open_analysis(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)
                    : !format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
-        diag_add(a->diag, "%s: out of memory", a->o.label);
+        diag_oom(a->diag, "%s: out of memory", a->o.label);
         memset(&a->head, 0, sizeof a->head);
         fail(a);
         return false;

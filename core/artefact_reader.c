@@ -108,7 +108,7 @@ void artefact_read_whole(artefact_opened *o, artefact_kind kind, const parse_opt
                        artefact_info *info) {
     format_pipe pipe;
     if (!format_pipe_open(&pipe, o->p, kind, opt, o->label, summary, diag)) {
-        diag_add(diag, "%s: out of memory", o->label);
+        diag_oom(diag, "%s: out of memory", o->label);
         close(o->fd);
         return;
     }

@@ -121,7 +121,7 @@ bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport
     run_analysis a;
     bool ok = run_analyze(run_dir, &p, &a);
     if (ok) {
-        for (size_t i = 0; i < a.diag.count; i++) diag_add(diag, "%s", a.diag.items[i]);
+        diag_append(diag, &a.diag);
         run_analysis_free(&a);
     }
     /* pass 2: the rows, one source at a time so that they come in file order */

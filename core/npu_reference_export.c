@@ -120,7 +120,7 @@ static bool write_type(const npu_table *t, const size_t *idx, size_t from, size_
     }
     size_t plen = strlen(out_dir) + strlen(type) + 16;
     char *path = malloc(plen), *tmp = malloc(plen);
-    if (!path || !tmp) { free(path); free(tmp); diag_add(diag, "npu reference export: out of memory"); return false; }
+    if (!path || !tmp) { free(path); free(tmp); diag_oom(diag, "npu reference export: out of memory"); return false; }
     snprintf(path, plen, "%s/%s.csv", out_dir, type);
     snprintf(tmp, plen, "%s/.%s.csv.tmp", out_dir, type);
     FILE *f = fopen(tmp, "w");
@@ -182,7 +182,7 @@ static bool write_all(const npu_ops_run *R, const char *out_dir, npu_reference_s
     const npu_table *t = &R->t;
     if (!t->n) return true;
     size_t *idx = malloc(t->n * sizeof *idx), *rank = malloc(t->n * sizeof *rank);
-    if (!idx || !rank) { free(idx); free(rank); diag_add(diag, "npu reference export: out of memory"); return false; }
+    if (!idx || !rank) { free(idx); free(rank); diag_oom(diag, "npu reference export: out of memory"); return false; }
     for (size_t o = 0; o < t->n; o++) rank[R->order[o]] = o, idx[o] = o;
     order_ctx ctx = {t, rank};
     qsort_r(idx, t->n, sizeof *idx, cmp_type_rank, &ctx);
@@ -220,9 +220,9 @@ bool npu_reference_export(const char *run_dir, const char *reference_dir, const 
     }
     analysis_config cfg = {.npu_reference_dir = reference_dir, .run_dir = run_dir, .list_rows = 0};
     npu_ops_run *R = npu_ops_analysis.open(&cfg, diag);
-    if (!R) { diag_add(diag, "npu reference export: out of memory"); return false; }
+    if (!R) { diag_oom(diag, "npu reference export: out of memory"); return false; }
     bool ok = load(run_dir, reference_dir, parse, R, &sum->sources, diag);
-    if (!ok) diag_add(diag, "npu reference export: out of memory reading %s", run_dir);
+    if (!ok) diag_oom(diag, "npu reference export: out of memory reading %s", run_dir);
     ok = ok && write_all(R, out_dir, sum, diag);
     npu_ops_analysis.close(R);
     return ok;

@@ -134,7 +134,7 @@ void *run_analysis_job_read(void *arg) {
     job *j = arg;
     record_sink sink = run_analysis_job_sink(j);
     source_read_tee(j->inv->path, j->inv->rel, j->inv->format, j->parse, &sink, &j->facts, &j->diag, &j->stats, j->tee);
-    if (j->oom) diag_add(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
+    if (j->oom) diag_oom(&j->diag, "%s: out of memory in an analysis; records after that are missing", j->inv->rel);
     return NULL;
 }
 
@@ -369,13 +369,13 @@ bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_l
                 j->dropped_kernels += t->dropped_kernels;
                 j->names_cut += t->names_cut;
                 if (j->ref->rank < 0 && t->meta_rank >= 0) j->ref->rank = t->meta_rank;
-                for (size_t k = 0; k < t->diag.count; k++) diag_add(&j->diag, "%s", t->diag.items[k]);
+                diag_append(&j->diag, &t->diag);
             }
             if (j->inv->device_clock && j->ref->kernels_chosen) device_dispatches += j->counts[REC_KERNEL_DISPATCH];
             for (unsigned t = 0; j->inv->kernel_source && j->ref->kernels_chosen && t < REC_TYPE_COUNT; t++)
                 if (j->counts[t] && (REC_BIT(t) & (j->inv->device_clock ? JOB_FAMILY_TYPES : JOB_KERNEL_TYPES)))
                     family_seen |= REC_BIT(t);
-            for (size_t k = 0; k < j->diag.count; k++) diag_add(&out->diag, "%s", j->diag.items[k]);
+            diag_append(&out->diag, &j->diag);
             out->sources_read++;
             note_readable(out, j);
         }
@@ -430,6 +430,7 @@ bool run_analyze_inventory(const char *run_dir, run_inventory *inventory, diag_l
     free(jobs);
     free(refs);
     free(run);
+    if (ok && out->diag.out_of_memory) ok = false;   /* memory ran out somewhere: partial, not returned */
     if (!ok) { run_analysis_free(out); return false; }
     return true;
 }

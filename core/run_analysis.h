@@ -69,8 +69,9 @@ typedef struct run_analysis {
 /* Sensible defaults for analysis_config (documented in OPERATIONS.md):
  * kernel_wait_threshold_ns 50000, short_kernel_ns 10000, npu_reference_dir NULL. */
 void run_analysis_defaults(run_analysis_options *o);
-/* Analyses run_dir into out. false only on allocation failure (out is then freed); bad or
- * missing files are warnings, in the `sources` section and in out->diag. */
+/* Analyses run_dir into out. false only on allocation failure, anywhere in the reading (out is
+ * then freed: a document that memory made partial, out->diag marked out_of_memory, is never
+ * returned); bad or missing files are warnings, in the `sources` section and in out->diag. */
 bool run_analyze(const char *run_dir, const run_analysis_options *opt, run_analysis *out);
 /* run_analyze over an inventory of run_dir already built (run_inventory_build with the same
  * npu_reference_dir and confine_root) and its warnings: both are taken over (left empty), so

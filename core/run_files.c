@@ -2,6 +2,7 @@
 #include "core/run_files.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,6 @@ static const char *const KIND_NAMES[ARTEFACT_KIND_COUNT] = {"kernel trace", "tor
 
 const char *artefact_kind_name(artefact_kind k) { return k < ARTEFACT_KIND_COUNT ? KIND_NAMES[k] : "artefact"; }
 
-static char *join(const char *a, const char *b) {
-    char *s = NULL;
-    return asprintf(&s, "%s/%s", a, b) < 0 ? NULL : s;
-}
 
 static bool exists(const char *path) {
     struct stat st;
@@ -26,39 +23,55 @@ static bool exists(const char *path) {
 
 static bool has_wildcard(const char *p) { return strpbrk(p, "*?[") != NULL; }
 
-/* Where the entry names come from: a walk's listings, or the directory itself. */
+/* Where the entry names come from: a walk's listings, or the directory itself; and whether
+ * memory ran out while choosing (a file not found for lack of memory is not "not found"). */
 typedef struct listing {
     run_files_names_fn names;
     void *user;
+    bool oom;
 } listing;
 
+/* "a/b", or NULL with l->oom set. */
+static char *join(listing *l, const char *a, const char *b) {
+    char *s = NULL;
+    if (asprintf(&s, "%s/%s", a, b) < 0) { l->oom = true; return NULL; }
+    return s;
+}
+
+/* A copy of s (NULL for NULL), or NULL with l->oom set. */
+static char *copy(listing *l, const char *s) {
+    char *c = s ? strdup(s) : NULL;
+    if (s && !c) l->oom = true;
+    return c;
+}
+
 /* The smallest of names[0..n) matching pattern (a copy), or NULL. */
-static char *smallest_of(char *const *names, size_t n, const char *pattern) {
+static char *smallest_of(listing *l, char *const *names, size_t n, const char *pattern) {
     const char *best = NULL;
     for (size_t i = 0; i < n; i++)
         if (fnmatch(pattern, names[i], 0) == 0 && (!best || strcmp(names[i], best) < 0)) best = names[i];
-    return best ? strdup(best) : NULL;
+    return copy(l, best);
 }
 
 /* The smallest entry name of dir (rel below the run directory) matching `pattern` (a plain
  * name: when it exists), or NULL. */
-static char *smallest_match(const listing *l, const char *dir, const char *rel, const char *pattern) {
+static char *smallest_match(listing *l, const char *dir, const char *rel, const char *pattern) {
     if (!has_wildcard(pattern)) {
-        char *p = join(dir, pattern);
+        char *p = join(l, dir, pattern);
         bool found = p && exists(p);
         free(p);
-        return found ? strdup(pattern) : NULL;
+        return found ? copy(l, pattern) : NULL;
     }
     size_t n = 0;
     char *const *listed = l->names ? l->names(l->user, rel, &n) : NULL;
-    if (listed) return smallest_of(listed, n, pattern);
+    if (listed) return smallest_of(l, listed, n, pattern);
     DIR *d = opendir(dir);
-    if (!d) return NULL;
+    if (!d) { if (errno == ENOMEM) l->oom = true; return NULL; }
     char *best = NULL;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    while (!l->oom && (e = readdir(d)) != NULL) {
         if (fnmatch(pattern, e->d_name, 0) != 0) continue;
-        if (!best || strcmp(e->d_name, best) < 0) { free(best); best = strdup(e->d_name); }
+        if (!best || strcmp(e->d_name, best) < 0) { free(best); best = copy(l, e->d_name); }
     }
     closedir(d);
     return best;
@@ -66,10 +79,10 @@ static char *smallest_match(const listing *l, const char *dir, const char *rel, 
 
 /* "sub/name" for a pattern "SUB/NAME": the smallest such pair over the real (not symlinked,
  * not hidden) sub-directories of run_dir matching SUB, or NULL. */
-static char *smallest_nested_match(const listing *l, const char *run_dir, const char *pattern) {
+static char *smallest_nested_match(listing *l, const char *run_dir, const char *pattern) {
     const char *slash = strchr(pattern, '/');
     char *sub_pat = strndup(pattern, (size_t)(slash - pattern));
-    if (!sub_pat) return NULL;
+    if (!sub_pat) { l->oom = true; return NULL; }
     size_t n = 0;
     char *const *listed = l->names ? l->names(l->user, "", &n) : NULL;
     char **read = NULL;                      /* the run directory's names, read here */
@@ -77,26 +90,27 @@ static char *smallest_nested_match(const listing *l, const char *run_dir, const 
         DIR *d = opendir(run_dir);
         size_t cap = 0;
         struct dirent *e;
-        while (d && (e = readdir(d)) != NULL) {
+        if (!d && errno == ENOMEM) l->oom = true;
+        while (d && !l->oom && (e = readdir(d)) != NULL) {
             if (n == cap) {
                 char **nr = realloc(read, (cap = cap ? cap * 2 : 16) * sizeof *nr);
-                if (!nr) break;
+                if (!nr) { l->oom = true; break; }
                 read = nr;
             }
-            if (!(read[n] = strdup(e->d_name))) break;
+            if (!(read[n] = copy(l, e->d_name))) break;
             n++;
         }
         if (d) closedir(d);
         listed = read;
     }
     char *best = NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !l->oom; i++) {
         const char *name = listed[i];
         if (name[0] == '.' || fnmatch(sub_pat, name, 0) != 0) continue;
-        char *sub = join(run_dir, name);
+        char *sub = join(l, run_dir, name);
         struct stat st;
         char *m = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(l, sub, name, slash + 1) : NULL;
-        char *cand = m ? join(name, m) : NULL;
+        char *cand = m ? join(l, name, m) : NULL;
         if (cand && (!best || strcmp(cand, best) < 0)) { free(best); best = cand; }
         else free(cand);
         free(m);
@@ -111,7 +125,7 @@ static char *smallest_nested_match(const listing *l, const char *run_dir, const 
 /* The path of `kind` in run_dir: the first pattern (formats in registry order, each
  * format's names in order) that matches; when none does, the first pattern's path, so
  * the warning names the file that was expected. */
-static char *find_kind(const listing *l, const char *run_dir, artefact_kind kind, const char **found_by) {
+static char *find_kind(listing *l, const char *run_dir, artefact_kind kind, const char **found_by) {
     const char *expected = NULL;
     *found_by = NULL;
     for (const artefact_parser *const *p = parser_list(); *p; p++) {
@@ -119,23 +133,24 @@ static char *find_kind(const listing *l, const char *run_dir, artefact_kind kind
         for (const char *const *pat = (*p)->names; *pat; pat++) {
             if (!expected) expected = *pat;
             char *rel = strchr(*pat, '/') ? smallest_nested_match(l, run_dir, *pat) : smallest_match(l, run_dir, "", *pat);
+            if (l->oom) { free(rel); return NULL; }
             if (rel) {
-                char *path = join(run_dir, rel);
+                char *path = join(l, run_dir, rel);
                 free(rel);
                 *found_by = *pat;
                 return path;
             }
         }
     }
-    return join(run_dir, expected ? expected : artefact_kind_name(kind));
+    return join(l, run_dir, expected ? expected : artefact_kind_name(kind));
 }
 
 bool run_files_choose(const char *run_dir, run_files_names_fn names, void *user, run_files *out) {
     memset(out, 0, sizeof *out);
-    listing l = {names, user};
+    listing l = {names, user, false};
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         out->path[k] = find_kind(&l, run_dir, (artefact_kind)k, &out->found_by[k]);
-        if (!out->path[k]) { run_files_free(out); return false; }
+        if (!out->path[k] || l.oom) { run_files_free(out); return false; }
     }
     return true;
 }

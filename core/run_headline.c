@@ -342,7 +342,8 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
     if (sc->labels_json) jw_json(&w, sc->labels_json, strlen(sc->labels_json));
     else jw_null(&w);
     jw_object_close(&w);
-    return strbuf_terminate(&h->json);
+    /* a warning lost for lack of memory here counts as the reading's would (run_ingest) */
+    return strbuf_terminate(&h->json) && !m->warnings.out_of_memory;
 }
 
 void run_headline_free(run_headline *h) {

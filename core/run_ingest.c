@@ -346,6 +346,10 @@ bool run_ingest_inventory(const char *run_dir, run_inventory *inventory, diag_li
     if (ok) run_result_complete(res, opt, &in.diag[ARTEFACT_KERNEL_TRACE], &in.diag[ARTEFACT_TORCH_PROFILE],
                                 &in.diag[ARTEFACT_TELEMETRY]);
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) diag_free(&in.diag[k]);
+    if (ok && res->metrics.warnings.out_of_memory) {   /* partial for lack of memory: not returned */
+        run_analysis_free(an);
+        ok = false;
+    }
     if (!ok) { run_result_free(res); return false; }
     return true;
 }

@@ -22,7 +22,8 @@
 #include "core/run_parse.h"
 
 /* run_parse(run_dir, opt, res) and run_analyze(run_dir, aopt, an) in one read of each file.
- * false only on allocation failure (both results are then freed). */
+ * false only on allocation failure, anywhere in the reading (both results are then freed: a
+ * result that memory made partial is never returned; the daemon reads the run again). */
 bool run_ingest(const char *run_dir, const run_options *opt, const run_analysis_options *aopt, run_result *res,
                 run_analysis *an);
 /* run_ingest over an inventory of run_dir already built (run_inventory_build with aopt's

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -48,20 +49,23 @@ static bool ends_with(const char *s, const char *suf) {
 
 /* The file's first bytes (inflated for .gz), for sniffing; opened as the readers open it
  * (artefact_open: a FIFO or a link out of confine_root swapped in is not read). */
-static void read_head(const char *path, const char *confine_root, head_buf *h) {
+/* The file's first bytes (inflated for .gz) into h; none when it cannot be read. false only
+ * when memory ran out (the inventory then fails as an allocation failure). */
+static bool read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
     struct stat st;
     int fd = artefact_open(path, confine_root, &st);
-    if (fd < 0) return;
+    if (fd < 0) return true;
     uint8_t raw[SNIFF_BYTES * 8];
     ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
     close(fd);
-    if (got <= 0) return;
-    if (!ends_with(path, ".gz")) { memcpy(h->b, raw, (size_t)got); h->n = (size_t)got; return; }
+    if (got <= 0) return true;
+    if (!ends_with(path, ".gz")) { memcpy(h->b, raw, (size_t)got); h->n = (size_t)got; return true; }
     gunzip *g = gunzip_new(head_take, h);
-    if (!g) return;
-    gunzip_feed(g, raw, (size_t)got);
+    if (!g) return false;
+    bool oom = !gunzip_feed(g, raw, (size_t)got) && gunzip_out_of_memory(g);
     gunzip_free(g);
+    return !oom;
 }
 
 static int slashes(const char *s) {
@@ -171,7 +175,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     int best_score = -1;
     bool best_named = false, unreadable = false;
     head_buf h;
-    read_head(path, confine_root, &h);
+    if (!read_head(path, confine_root, &h)) return false;
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
     if (!strcmp(rel, "goblind.json")) return true;   /* the run's sidecar (core/run_sidecar), not a source */
     char sniff_name[256], neutral[16];
@@ -188,7 +192,10 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
             if (pattern_matches(*n, rel)) pat = *n;
         if (pat && !named) named = p->name, named_fmt = p, named_pat = pat;
         int score = h.n ? p->sniff(neutral, h.b, h.n) : 0;
-        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = p->sniff_file(path)) < 0) unreadable = true;
+        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = p->sniff_file(path)) < 0) {
+            if (score == SNIFF_OUT_OF_MEMORY) return false;
+            unreadable = true;
+        }
         if (score < INVENTORY_SNIFF_ACCEPT) continue;
         if (!best || score > best_score || (score == best_score && pat && !best_named)) {
             best = p;
@@ -238,29 +245,38 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The entry names of dir but "." and "..", sorted (NULL on failure; *n set). */
-static char **list_dir(const char *dir, size_t *n) {
-    DIR *d = opendir(dir);
+/* The entry names of dir but "." and "..", sorted (*n set). NULL when dir cannot be listed;
+ * *oom then says whether memory ran out (opendir's own or the list's), so a run is never
+ * taken for an empty or unreadable one for lack of memory. */
+static char **list_dir(const char *dir, size_t *n, bool *oom) {
     *n = 0;
-    if (!d) return NULL;
+    *oom = false;
+    DIR *d = opendir(dir);
+    if (!d) { *oom = errno == ENOMEM; return NULL; }
     char **names = NULL;
     size_t cap = 0;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    while (!*oom && (e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         if (*n == cap) {
             size_t nc = cap ? cap * 2 : 32;
             char **nn = realloc(names, nc * sizeof *nn);
-            if (!nn) break;
+            if (!nn) { *oom = true; break; }
             names = nn;
             cap = nc;
         }
-        if (!(names[*n] = strdup(e->d_name))) break;
+        if (!(names[*n] = strdup(e->d_name))) { *oom = true; break; }
         (*n)++;
     }
     closedir(d);
-    if (names) qsort(names, *n, sizeof *names, cmp_names);
-    else names = calloc(1, sizeof *names);      /* an empty directory: listed, no names */
+    if (!*oom && !names && !(names = calloc(1, sizeof *names))) *oom = true;  /* empty: listed, no names */
+    if (*oom) {
+        for (size_t i = 0; i < *n; i++) free(names[i]);
+        free(names);
+        *n = 0;
+        return NULL;
+    }
+    qsort(names, *n, sizeof *names, cmp_names);
     return names;
 }
 
@@ -301,8 +317,10 @@ static char *const *listed_names(void *user, const char *rel, size_t *n) {
 static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int depth, const char *confine_root,
                      diag_list *diag) {
     size_t n;
-    char **names = list_dir(dir, &n);
+    bool oom;
+    char **names = list_dir(dir, &n, &oom);
     if (!names) {
+        if (oom) return false;
         if (inv->scanning_extra && depth == 0) diag_add(diag, "%s: the directory cannot be read", dir);
         return true;
     }
@@ -404,7 +422,8 @@ bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, cons
 /* Hashes the entries of dir (and one level down when depth is 0) into h. */
 static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
     size_t n;
-    char **names = list_dir(dir, &n);
+    bool oom;                  /* unlisted for any reason: a hash of its own (the run is read again) */
+    char **names = list_dir(dir, &n, &oom);
     if (!names) return fnv(h, "!", 1);
     for (size_t i = 0; i < n; i++) {
         char *path = NULL;

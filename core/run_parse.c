@@ -55,6 +55,12 @@ static read_facts *facts_of(run_result *r, artefact_kind kind) {
 /* After the three reads: the warnings in the reference's order, the kernels' fallback to the
  * torch profile, the heuristics, and how each file was chosen (shared with core/run_ingest). */
 void run_result_complete(run_result *out, const run_options *opt, diag_list *kd, diag_list *td, diag_list *sd) {
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {      /* facts cut short for lack of memory */
+        const read_facts *f = run_result_facts(out, (artefact_kind)k);
+        if (f && f->out_of_memory)
+            diag_oom(k == ARTEFACT_KERNEL_TRACE ? kd : k == ARTEFACT_TORCH_PROFILE ? td : sd,
+                     "%s: out of memory recording how it was read", artefact_kind_name((artefact_kind)k));
+    }
     diag_list kdiag = *kd, tdiag = *td, sdiag = *sd;
     diag_init(kd);
     diag_init(td);
@@ -126,6 +132,10 @@ bool run_parse(const char *run_dir, const run_options *opt, run_result *out) {
     }
 
     run_result_complete(out, opt, &kdiag, &tdiag, &sdiag);
+    if (out->metrics.warnings.out_of_memory) {         /* partial for lack of memory: not returned */
+        run_result_free(out);
+        return false;
+    }
     return true;
 }
 

@@ -25,7 +25,9 @@ typedef struct run_result {
     run_metrics metrics;
 } run_result;
 
-/* false only on allocation failure; bad or missing artefacts are warnings in metrics. */
+/* false only on allocation failure, anywhere in the reading (a result that memory made partial,
+ * its warnings marked out_of_memory, is freed, never returned); bad or missing artefacts are
+ * warnings in metrics. */
 bool run_parse(const char *run_dir, const run_options *opt, run_result *out);
 void run_result_free(run_result *r);
 /* The second half of run_parse, once out->files, out->info and the three summaries are read

@@ -139,15 +139,18 @@ static pump pump_new(const artefact_parser *p, void *st, const parse_options *op
 
 /* A read error at byte `at` (warned; a passenger still reading is told). */
 static void read_failed(pump *u, uint64_t at, int err) {
-    if (u->fmt_on || !u->p)
+    if (err == ENOMEM) diag_oom(u->diag, "%s: out of memory at byte %llu", u->label, (unsigned long long)at);
+    else if (u->fmt_on || !u->p)
         diag_add(u->diag, "%s: read error at byte %llu: %s", u->label, (unsigned long long)at, strerror(err));
     if (u->tee) u->tee->read_error(u->tee->user, at, err);
     u->tee = NULL;
     u->failed = u->stopped = true;
 }
 
-/* Bad gzip data (warned; a passenger still reading is told). */
+/* Bad gzip data (warned; a passenger still reading is told), or zlib out of memory (a read
+ * error ENOMEM: no fault of the file). */
 static void gzip_failed(pump *u, const gunzip *g) {
+    if (gunzip_out_of_memory(g)) { read_failed(u, gunzip_error_offset(g), ENOMEM); return; }
     if (u->fmt_on || !u->p)
         diag_add(u->diag, "%s: invalid gzip data near byte %llu: %s", u->label,
                  (unsigned long long)gunzip_error_offset(g), gunzip_error(g));
@@ -165,7 +168,7 @@ static void pump_stream(pump *u, int fd, bool gz) {
     size_t chunk = gz ? GZ_CHUNK : CHUNK;
     uint8_t *buf = malloc(chunk);
     if (!buf || (gz && !g)) {
-        diag_add(u->diag, "%s: out of memory", u->label);
+        diag_oom(u->diag, "%s: out of memory", u->label);
         if (u->tee) u->tee->read_error(u->tee->user, 0, ENOMEM);
         u->tee = NULL;
         u->failed = u->stopped = true;
@@ -217,7 +220,7 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
     record_sink both = rec_tee && !pair ? source_fanout_sink(&fan, sink, tee->records) : *sink;
     void *state = pair ? p->open_records_pair(opt, label, sink, facts, diag, tee->reading)
                        : p->open_records(opt, label, rec_tee ? &both : sink, facts, diag);
-    if (!state) { diag_add(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
+    if (!state) { diag_oom(diag, "%s: out of memory", label); if (tee) tee->read_error(tee->user, 0, ENOMEM); close(fd); return; }
     st->present = true;
     pump u = pump_new(p, state, opt, label, diag, p->read_fd ? NULL : tee);
     bool read_ok = false;
@@ -232,6 +235,7 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
     }
     size_t end = diag->count;         /* a failed read apart is not finished: no finish warnings */
     p->finish(state);
+    if (facts && facts->out_of_memory) diag_oom(diag, "%s: out of memory recording how the file was read", label);
     if (read_ok) end = diag->count;
     p->close(state);
     close(fd);
@@ -275,7 +279,7 @@ static uint64_t next_end(uint64_t off, uint64_t to, range_end *end) {
 static void pump_range(pump *u, int fd, uint64_t from, uint64_t to, range_end *end) {
     uint8_t *buf = malloc(CHUNK);
     if (!buf) {
-        diag_add(u->diag, "%s: out of memory", u->label);
+        diag_oom(u->diag, "%s: out of memory", u->label);
         if (u->tee) u->tee->read_error(u->tee->user, from, ENOMEM);
         u->tee = NULL;
         u->failed = u->stopped = true;

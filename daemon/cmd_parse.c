@@ -69,7 +69,7 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
         diag_free(&scw);
         return 1;
     }
-    for (size_t i = 0; i < scw.count; i++) diag_add(&r.metrics.warnings, "%s", scw.items[i]);
+    diag_append(&r.metrics.warnings, &scw);
     diag_free(&scw);
     bool ok = run_headline_apply(&r, &opt, &an, &sc, &h);
     run_sidecar_free(&sc);

@@ -60,7 +60,7 @@ static void parse_work(uv_work_t *req) {
         diag_free(&sc_warn);
         return;
     }
-    for (size_t i = 0; i < sc_warn.count; i++) diag_add(&j->res.metrics.warnings, "%s", sc_warn.items[i]);
+    diag_append(&j->res.metrics.warnings, &sc_warn);
     diag_free(&sc_warn);
     if (atomic_load(&t->cancel)) {       /* cut short: never stored */
         j->cancelled = true;

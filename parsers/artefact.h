@@ -55,6 +55,7 @@ typedef struct parse_options {
  * the column chosen for each quantity, rows used and rows skipped by reason, and (torch
  * profile) where steps and the step time came from. Strings are static except columns. */
 #define READ_COLUMNS_MAX 8
+#define SNIFF_OUT_OF_MEMORY (-2)   /* sniff_file(): memory ran out, the file's format is not known */
 #define READ_SKIPS_MAX 8
 typedef struct read_facts {
     size_t n_columns;
@@ -69,11 +70,13 @@ typedef struct read_facts {
      * name was tried) and the chosen format's sniff score (0-100) */
     const char *found_by;
     int sniff_score;
+    bool out_of_memory;            /* a column's name could not be kept: the facts are partial */
 } read_facts;
 
 /* Adds `rows` (> 0) to the skip count of `reason` (a static string). */
 void read_facts_skip(read_facts *f, const char *reason, uint64_t rows);
-/* Records the column chosen for `quantity` (copied; NULL: none). false on OOM. */
+/* Records the column chosen for `quantity` (copied; NULL: none). false on OOM (then also
+ * f->out_of_memory, which whoever ends the read turns into a diag_oom warning). */
 bool read_facts_column(read_facts *f, const char *quantity, const char *column);
 /* Frees the copied column names and reasons; f is then empty. */
 void read_facts_free(read_facts *f);
@@ -172,8 +175,9 @@ typedef struct artefact_parser {
     int (*sniff)(const char *name, const uint8_t *head, size_t n);
     /* Optional, for a format whose first bytes do not tell it from another's (SQLite files):
      * 0 to 100 from the file at path itself (its schema), -1 when the file cannot be read so
-     * (a corrupt database), asked by the run inventory (core/run_inventory) only when sniff()
-     * accepted the first bytes. Reads, emits nothing. */
+     * (a corrupt database), SNIFF_OUT_OF_MEMORY when memory ran out (the inventory then fails
+     * as an allocation failure), asked by the run inventory (core/run_inventory) only when
+     * sniff() accepted the first bytes. Reads, emits nothing. */
     int (*sniff_file)(const char *path);
     /* A format emits records: its records go to `sink` (the analysis of its kind,
      * analyses/, or the analysis document's), how it read the file to `facts`. label names

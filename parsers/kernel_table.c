@@ -72,7 +72,7 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
     strbuf f = {0};
     unsigned flags = 0;
     *attn = ATTN_NONE;
-    if (!text_fold_regex(name, len, &f)) return 0;
+    if (!text_fold_regex(name, len, &f)) { strbuf_free(&f); return KF_CLASSIFY_FAILED; }
     if (any_word(&f, COLLECTIVE_WORDS)) flags |= KF_COLLECTIVE;
     if (any_word(&f, GEMM_WORDS)) flags |= KF_GEMM_SEED;
     if (any_word(&f, GENERIC_WORDS)) flags |= KF_GENERIC;
@@ -82,7 +82,8 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
     for (size_t i = 0; !wide && GEMM_WIDE_SUBSTRINGS[i]; i++) wide = text_contains(f.data, f.len, GEMM_WIDE_SUBSTRINGS[i]);
     if (wide) flags |= KF_GEMM_WIDE;
     /* attention: plain str.lower() substring tests */
-    if (text_fold_lower(name, len, &f)) {
+    if (!text_fold_lower(name, len, &f)) flags = KF_CLASSIFY_FAILED, *attn = ATTN_NONE;
+    else {
         bool flash = text_contains(f.data, f.len, "flash");
         if (text_contains(f.data, f.len, "flash_attn") && text_contains(f.data, f.len, "rocm")) *attn = ATTN_FLASH_ROCM;
         else if (flash && text_contains(f.data, f.len, "attn")) *attn = ATTN_FLASH;
@@ -93,15 +94,18 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
 }
 
 /* A dispatch whose name is not kept: only what the heuristics sum over. */
-static void add_overflow(kernel_table *t, const char *name, size_t len, i128 ns) {
+/* false when memory ran out (nothing counted). */
+static bool add_overflow(kernel_table *t, const char *name, size_t len, i128 ns) {
     kernel_overflow *o = &t->overflow;
     attn_kind attn;
     unsigned flags = kernel_classify(name, len, &attn);
+    if (flags == KF_CLASSIFY_FAILED) return false;
     if (attn != ATTN_NONE && o->attn == ATTN_NONE) { o->attn = attn; o->attn_seen = t->dispatches; }
     o->dispatches++;
     o->total_ns = i128_add(o->total_ns, ns);
     o->ns_by_flags[flags & 63] = i128_add(o->ns_by_flags[flags & 63], ns);
     t->dispatches++;
+    return true;
 }
 
 /* One more dispatch of the listed name k. */
@@ -143,8 +147,7 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
         }
     }
     if (t->count >= KT_MAX_NAMES || t->name_bytes + len + 1 > KT_MAX_NAME_BYTES) {
-        add_overflow(t, name, len, ns);
-        return true;
+        return add_overflow(t, name, len, ns);
     }
     if (t->count == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 32;
@@ -153,7 +156,9 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
         t->items = it;
         t->cap = nc;
     }
-    char *copy = malloc(len + 1);
+    attn_kind attn;
+    unsigned flags = kernel_classify(name, len, &attn);
+    char *copy = flags == KF_CLASSIFY_FAILED ? NULL : malloc(len + 1);
     if (!copy) return false;
     memcpy(copy, name, len);
     copy[len] = '\0';
@@ -164,7 +169,8 @@ bool kernel_table_add(kernel_table *t, const char *name, size_t len, i128 ns) {
     k->calls = 1;
     k->total_ns = k->min_ns = k->max_ns = ns;
     k->first_seen = t->dispatches++;
-    k->flags = kernel_classify(name, len, &k->attn);
+    k->flags = flags;
+    k->attn = attn;
     t->slots[j] = (uint32_t)(++t->count);
     *rec = (uint32_t)t->count;
     t->name_bytes += len + 1;

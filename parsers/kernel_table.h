@@ -80,7 +80,9 @@ bool kernel_table_can_append(const kernel_table *dst, const kernel_table *src);
 bool kernel_table_append(kernel_table *dst, const kernel_table *src);
 /* Same names in the same order with the same aggregates (split reads are checked with it). */
 bool kernel_table_equal(const kernel_table *a, const kernel_table *b);
-/* Classification of one name (exposed for tests). */
+#define KF_CLASSIFY_FAILED (1u << 31)   /* kernel_classify: memory ran out, the name is not classified */
+
+/* Classification of one name (exposed for tests): KF_* bits, or KF_CLASSIFY_FAILED alone. */
 unsigned kernel_classify(const char *name, size_t len, attn_kind *attn);
 
 #endif

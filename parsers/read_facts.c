@@ -17,7 +17,7 @@ void read_facts_skip(read_facts *f, const char *reason, uint64_t rows) {
 bool read_facts_column(read_facts *f, const char *quantity, const char *column) {
     if (f->n_columns == READ_COLUMNS_MAX) return true;
     char *copy = column ? strdup(column) : NULL;
-    if (column && !copy) return false;
+    if (column && !copy) return f->out_of_memory = true, false;
     f->columns[f->n_columns].quantity = quantity;
     f->columns[f->n_columns++].column = copy;
     return true;

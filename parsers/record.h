@@ -103,6 +103,8 @@ enum {
     TE_ROOT_OBJECT = 1u << 14, /* the root value is an object */
     TE_NONFINITE = 1u << 15, /* TE_META: the value was a non-finite number (absent; TE_END's counts */
     TE_LONG_NUMBER = 1u << 16, /*   cover events only, so an analysis counts the keys it reads) */
+    TE_OUT_OF_MEMORY = 1u << 17, /* TE_END: some text (a name, a category, a metadata value) was
+                                  * not kept for lack of memory: the records were partial */
 };
 
 /* Which way a copy went (REC_MEMORY_COPY.copy). */

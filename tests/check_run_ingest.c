@@ -12,8 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/metrics_json.h"
-#include "core/read_facts_json.h"
 #include "core/run_ingest.h"
 #include "tests/test_util.h"
 
@@ -72,23 +70,6 @@ static char *write_run(bool gz_like_bad_torch) {
     return d;
 }
 
-/* RunMetrics' JSON, its warnings and each artefact's read facts, as one text. */
-static char *metrics_text(const run_result *r) {
-    strbuf out = {0};
-    metrics_json_render(&r->metrics, 0, &out);
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
-        strbuf_putc(&out, '\n');
-        read_facts_render(run_result_facts(r, (artefact_kind)k), &out);
-        char line[160];
-        int n = snprintf(line, sizeof line, " present=%d format=%s bytes=%llu error=%s", r->info[k].present,
-                         r->info[k].format ? r->info[k].format : "-", (unsigned long long)r->info[k].bytes_parsed,
-                         r->info[k].error ? "yes" : "no");
-        strbuf_append(&out, line, (size_t)n);
-    }
-    strbuf_terminate(&out);
-    return out.data;
-}
-
 /* run_ingest's RunMetrics equals run_parse's; returns the ingest's pieces of `kind`. */
 static unsigned compare(const char *dir, const section_analysis *const *sections, uint64_t split_min) {
     run_options opt = {0};
@@ -101,7 +82,7 @@ static unsigned compare(const char *dir, const section_analysis *const *sections
     aopt.parse.split_min_bytes = split_min;
     run_analysis an;
     ck_assert(run_ingest(dir, &opt, &aopt, &got, &an));
-    char *a = metrics_text(&want), *b = metrics_text(&got);
+    char *a = tu_metrics_text(&want), *b = tu_metrics_text(&got);
     ck_assert_str_eq(a, b);
     free(a);
     free(b);
@@ -184,7 +165,7 @@ START_TEST(ingest_equals_parse_split_limited) {
          * goblind parse's head reads on alone to the bound, the ingest's failed passenger is not
          * fed the driver's re-read */
         got.info[ARTEFACT_TORCH_PROFILE].bytes_parsed = want.info[ARTEFACT_TORCH_PROFILE].bytes_parsed;
-        char *a = metrics_text(&want), *b = metrics_text(&got);
+        char *a = tu_metrics_text(&want), *b = tu_metrics_text(&got);
         ck_assert_str_eq(a, b);
         ck_assert_ptr_nonnull(strstr(b, "torch_profile.json: not parsed: more than 0 MiB of content (after inflation); "
                                         "max_parse_mb bounds a parse"));
@@ -264,7 +245,7 @@ START_TEST(ingest_passenger_reads_apart) {
     aopt.parse.split_min_bytes = 64 << 10;
     run_analysis an;
     ck_assert(run_ingest(d, &opt, &aopt, &got, &an));
-    char *a = metrics_text(&want), *b = metrics_text(&got);
+    char *a = tu_metrics_text(&want), *b = tu_metrics_text(&got);
     ck_assert_str_eq(a, b);
     free(a);
     free(b);

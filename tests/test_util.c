@@ -2,6 +2,8 @@
 #include "tests/test_util.h"
 
 #include "core/artefact_reader.h"
+#include "core/metrics_json.h"
+#include "core/read_facts_json.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -84,4 +86,20 @@ void tu_read_artefact(const char *path, artefact_kind kind, uint64_t tail_bytes,
     diag_init(diag);
     if (tail_bytes == 0) artefact_read(path, kind, &opt, summary, diag, info);
     else artefact_read_end(artefact_read_begin(path, kind, &opt, summary, diag, info, tail_bytes));
+}
+
+char *tu_metrics_text(const run_result *r) {
+    strbuf out = {0};
+    metrics_json_render(&r->metrics, 0, &out);
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
+        strbuf_putc(&out, '\n');
+        read_facts_render(run_result_facts(r, (artefact_kind)k), &out);
+        char line[160];
+        int n = snprintf(line, sizeof line, " present=%d format=%s bytes=%llu error=%s", r->info[k].present,
+                         r->info[k].format ? r->info[k].format : "-", (unsigned long long)r->info[k].bytes_parsed,
+                         r->info[k].error ? "yes" : "no");
+        strbuf_append(&out, line, (size_t)n);
+    }
+    strbuf_terminate(&out);
+    return out.data;
 }

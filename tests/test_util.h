@@ -28,6 +28,9 @@ void tu_parse(const char *dir, bool seed_compat, run_result *r);
  * thread). The split tests compare the two. */
 void tu_read_artefact(const char *path, artefact_kind kind, uint64_t tail_bytes, void *summary, diag_list *diag,
                       artefact_info *info);
+/* RunMetrics' JSON, its warnings and each artefact's read facts (format, bytes, error), as one
+ * NUL-terminated text to compare two readings by; caller frees. */
+char *tu_metrics_text(const run_result *r);
 /* True when any warning contains needle. */
 bool tu_warned(const run_result *r, const char *needle);
 

@@ -255,7 +255,7 @@ static bool al_finish(void *run, const section_results *earlier) {
         diag_add(s->diag, "allocations: more than %u live allocations: %llu were not remembered by address and "
                  "their frees cannot be matched", ADDR_CAP, (unsigned long long)s->untracked);
     if (s->dropped) diag_add(s->diag, "allocations: events of devices past the first %d are not counted", MAX_DEVICES);
-    if (s->oom) diag_add(s->diag, "allocations: out of memory; the figures are partial");
+    if (s->oom) diag_oom(s->diag, "allocations: out of memory; the figures are partial");
     return true;
 }
 

@@ -107,6 +107,7 @@ static void a_render(const void *run, jw_out *w) {
     jw_key(w, "by_function");
     jw_array_open(w);
     size_t *idx = name_agg_sorted(a);
+    if (!idx && a->n) jw_fail(w);                /* (the list would be missing) */
     uint64_t rest_calls;
     i128 rest_total;
     size_t listed = name_agg_listed(a, idx, s->cfg ? s->cfg->list_rows : 0, &rest_calls, &rest_total);
@@ -151,6 +152,7 @@ static void a_render_md(const void *run, strbuf *out) {
     smd_printf(out, "## API calls\n\n%llu calls, %.3f ms.\n\n| domain | function | calls | total (ms) | avg (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|\n", (unsigned long long)name_agg_calls(a), (double)total / 1e6);
     size_t *idx = name_agg_sorted(a);
+    if (!idx && a->n) out->failed = true;        /* (the table would be missing) */
     size_t rows = section_listed(s->cfg, a->n < MD_ROWS ? a->n : MD_ROWS);
     for (size_t i = 0; idx && i < rows; i++) {
         const name_entry *e = &a->e[idx[i]];

@@ -182,7 +182,7 @@ static bool c_split_exact(const void *first, const void *second) {
 static bool c_finish(void *run, const section_results *earlier) {
     (void)earlier;
     counters_state *s = run;
-    if (s->oom) diag_add(s->diag, "counters: out of memory; counter values are partial");
+    if (s->oom) diag_oom(s->diag, "counters: out of memory; counter values are partial");
     if (s->dropped)
         diag_add(s->diag, "counters: more than %u (kernel, counter) pairs; %llu values of further pairs are counted "
                  "in unlisted only", COUNTERS_MAX_PAIRS, (unsigned long long)s->dropped);

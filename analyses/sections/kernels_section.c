@@ -131,6 +131,7 @@ static void k_render(const void *run, jw_out *w) {
     jw_key(w, "by_name");
     jw_array_open(w);
     size_t *idx = name_agg_sorted(a);
+    if (!idx && a->n) jw_fail(w);                /* (the list would be missing) */
     uint64_t rest_calls;
     i128 rest_total;
     size_t listed = name_agg_listed(a, idx, s->cfg ? s->cfg->list_rows : 0, &rest_calls, &rest_total);
@@ -186,6 +187,7 @@ static void k_render_md(const void *run, strbuf *out) {
     smd_printf(out, "| kernel | class | calls | total (ms) | avg (us) | median (us) | min (us) | max (us) | stddev (us) | %% |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     size_t *idx = name_agg_sorted(a);
+    if (!idx && a->n) out->failed = true;        /* (the table would be missing) */
     size_t rows = section_listed(s->cfg, a->n < MD_ROWS ? a->n : MD_ROWS);
     for (size_t i = 0; idx && i < rows; i++) {
         const name_entry *e = &a->e[idx[i]];

@@ -134,15 +134,18 @@ static bool add_duration(npu_group *g, i128 d) {
     return true;
 }
 
-/* The index of counter `name` in t (added when new); -1 past NPU_MAX_COUNTERS or on OOM. */
+#define COUNTER_OOM (-3)   /* counter_index: memory ran out (never cached: the record fails) */
+
+/* The index of counter `name` in t (added when new); -1 past NPU_MAX_COUNTERS, COUNTER_OOM
+ * when memory ran out. */
 static long counter_index(npu_table *t, const char *name) {
     for (size_t i = 0; i < t->n_counters; i++)
         if (!strcmp(t->counters[i], name)) return (long)i;
     if (t->n_counters >= NPU_MAX_COUNTERS) return -1;
     char **c = realloc(t->counters, (t->n_counters + 1) * sizeof *c);
-    if (!c) return -1;
+    if (!c) return COUNTER_OOM;
     t->counters = c;
-    if (!(c[t->n_counters] = strdup(name))) return -1;
+    if (!(c[t->n_counters] = strdup(name))) return COUNTER_OOM;
     return (long)t->n_counters++;
 }
 
@@ -305,7 +308,7 @@ static int field_class(npu_table *t, size_t i, const char *key, long *counter) {
     int w, kept = kept_class(key);
     int cls = is_sig_key(key, &w) ? w : kept ? kept : is_identity_key(key) ? -1 : -2;
     *counter = cls == -2 ? counter_index(t, key) : -1;
-    if (cacheable) {
+    if (cacheable && *counter != COUNTER_OOM) {
         strcpy(t->pos_key[i], key);
         t->pos_class[i] = cls;
         t->pos_counter[i] = *counter;
@@ -322,6 +325,7 @@ static bool no_consume(void *st, const record *r) {
     for (size_t i = 0; i < r->n_fields; i++) {
         long c;
         int w = field_class(t, i, r->fields[i].key, &c);
+        if (c == COUNTER_OOM) return false;
         if (w >= 0) sig[w] = r->fields[i].value, sig_len[w] = r->fields[i].value_len;
         else if (w <= CLS_OP_STATE) kept[CLS_OP_STATE - w] = &r->fields[i];
     }
@@ -352,7 +356,11 @@ static bool no_consume(void *st, const record *r) {
         long idx;
         double v;
         const record_field *f = &r->fields[i];
-        if (field_class(t, i, f->key, &idx) != -2 || idx < 0 || !cell_number(f->value, f->value_len, &v)) continue;
+        if (field_class(t, i, f->key, &idx) != -2 || idx == COUNTER_OOM) {
+            if (idx == COUNTER_OOM) return false;
+            continue;
+        }
+        if (idx < 0 || !cell_number(f->value, f->value_len, &v)) continue;
         if (!add_counter(g, (size_t)idx, v, 1)) return false;
     }
     return true;

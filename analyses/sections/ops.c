@@ -194,6 +194,7 @@ static bool consume_op(ops_file *f, const record *r) {
     if (is_category(r, "python_function")) {
         if (!span_of(r, &a, &b) || !(r->has & RF_PID_TID) || !ops_frame_is_user(r->name, r->name_len)) return true;
         uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
+        if (name == ID_MAP_OOM) return false;
         if (name == ID_MAP_NONE) return true;
         return ops_frames_add(&f->frames, (py_frame){a, b, r->pid, r->tid, name});
     }
@@ -201,6 +202,7 @@ static bool consume_op(ops_file *f, const record *r) {
     if (!(r->has & RF_EXTERNAL) || !r->external_id || !r->name) return true;
     uint32_t name = str_pool_intern(&f->pool, r->name, r->name_len);
     uint32_t args = r->args && r->args_len ? str_pool_intern(&f->pool, r->args, r->args_len) : ID_MAP_NONE;
+    if (name == ID_MAP_OOM || args == ID_MAP_OOM) return false;
     if (name == ID_MAP_NONE) {
         f->ops_dropped++;
         return true;
@@ -282,7 +284,8 @@ bool ops_pending_add(ops_file *f, const pending_kernel *k) {
 uint32_t *ops_remap_pool(str_pool *dst, const str_pool *src) {
     uint32_t *map = malloc((src->n + 1) * sizeof *map);
     if (!map) return NULL;
-    for (size_t i = 0; i < src->n; i++) map[i] = str_pool_intern(dst, src->s[i], src->len[i]);
+    for (size_t i = 0; i < src->n; i++)
+        if ((map[i] = str_pool_intern(dst, src->s[i], src->len[i])) == ID_MAP_OOM) { free(map); return NULL; }
     return map;
 }
 

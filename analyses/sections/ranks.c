@@ -122,6 +122,7 @@ static bool ranks_consume(void *src, const record *r) {
     const i128 lim = (i128)INT64_MAX / 2;
     if (r->start_ns < -lim || r->start_ns > lim || end < r->start_ns || end > lim) return true;
     uint32_t name = str_pool_intern(&s->pool, r->name, r->name_len);
+    if (name == ID_MAP_OOM) return false;
     if (name == ID_MAP_NONE) {
         s->occ.dropped++;
         return true;
@@ -146,7 +147,8 @@ static bool ranks_end_source(void *run, void *src) {
     bool ok = true;
     uint32_t *map = malloc((s->pool.n + 1) * sizeof *map);
     if (!map) ok = false;
-    for (size_t i = 0; ok && i < s->pool.n; i++) map[i] = str_pool_intern(&r->pool, s->pool.s[i], s->pool.len[i]);
+    for (size_t i = 0; ok && i < s->pool.n; i++)
+        ok = (map[i] = str_pool_intern(&r->pool, s->pool.s[i], s->pool.len[i])) != ID_MAP_OOM;
     for (size_t i = 0; ok && i < s->occ.n; i++) {
         occurrence o = s->occ.v[i];
         o.name = map[o.name], o.rank = rank;

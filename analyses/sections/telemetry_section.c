@@ -152,7 +152,7 @@ static bool t_finish(void *run, const section_results *earlier) {
     telemetry_state *s = run;
     qsort(s->gpu, s->n, sizeof *s->gpu, cmp_gpu);
     for (size_t i = 0; i < s->n; i++) name_agg_finish(&s->gpu[i].intervals);
-    if (s->oom) diag_add(s->diag, "telemetry: out of memory; cadence is partial");
+    if (s->oom) diag_oom(s->diag, "telemetry: out of memory; cadence is partial");
     if (s->dropped)
         diag_add(s->diag, "telemetry: %llu samples of GPUs past the first %d are not counted",
                  (unsigned long long)s->dropped, MAX_GPUS);

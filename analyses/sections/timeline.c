@@ -211,7 +211,7 @@ static void tl_close(void *st) {
 /* Folds one source's lanes, statistics and unmatched correlations into the run. */
 static bool tl_end_source(void *run, void *src) {
     tl_state *r = run, *s = src;
-    bool ok = true;
+    bool ok = !s->launches.oom && !s->waiting_ops.oom;     /* (an insert lost for lack of memory) */
     uint32_t *map = calloc(s->n_lanes + 1, sizeof *map);
     if (!map) ok = false;
     for (size_t i = 0; ok && i < s->n_lanes; i++) {
@@ -468,6 +468,7 @@ static bool make_grid(tl_state *s) {
 static bool tl_finish(void *run, const section_results *earlier) {
     (void)earlier;
     tl_state *s = run;
+    if (s->launches.oom || s->waiting_ops.oom) return false;   /* a fold's insert lost for lack of memory */
     if (!s->any) { s->finished = true; return true; }
     int64_t threshold = s->cfg ? s->cfg->kernel_wait_threshold_ns : 0;
     if (s->dropped_lane_ops && s->diag)

@@ -14,7 +14,7 @@ static size_t home(uint64_t corr) {
 bool corr_put(corr_map *m, uint64_t corr, int64_t a, int64_t b, uint32_t lane) {
     bool outside = !m->count || corr < m->lo || corr > m->hi;
     if (outside && m->count >= CORR_MAP_MAX) return false;       /* absent, and no room */
-    if (!m->slots && !(m->slots = calloc(SLOTS, sizeof *m->slots))) return false;
+    if (!m->slots && !(m->slots = calloc(SLOTS, sizeof *m->slots))) return m->oom = true, false;
     size_t j = home(corr);
     for (; m->slots[j].used; j = (j + 1) & (SLOTS - 1))
         if (m->slots[j].corr == corr) {   /* the earlier a stays; on a tie, the entry already there */

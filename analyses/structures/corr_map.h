@@ -25,6 +25,7 @@ typedef struct corr_entry {
 typedef struct corr_map {
     corr_entry *slots;     /* 2 * CORR_MAP_MAX slots once used */
     size_t count;
+    bool oom;              /* its slots could not be allocated: an insert was lost (the owner fails) */
     uint64_t lo, hi;       /* when count > 0: every stored corr is in [lo, hi] (bounds kept
                             * on insert, not narrowed on removal); a corr outside is absent
                             * without a probe, which matters once the map is full of

@@ -477,7 +477,7 @@ void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *i
     if (p->no_time)
         diag_add(d, "%s: %llu %s without a duration or start/end are not counted", section,
                  (unsigned long long)p->no_time, items);
-    if (p->oom) diag_add(d, "%s: out of memory; the %s is partial", section, table);
+    if (p->oom) diag_oom(d, "%s: out of memory; the %s is partial", section, table);
     if (p->traced.unlisted_calls)
         diag_add(d, "%s: more than %u distinct %s: %llu %s count in the totals but are not listed", section,
                  NA_MAX_NAMES, names, (unsigned long long)p->traced.unlisted_calls, further);

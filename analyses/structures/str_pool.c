@@ -24,17 +24,18 @@ uint32_t str_pool_intern(str_pool *p, const char *s, size_t n) {
         if (nl) p->len = nl;
         uint32_t *nx = realloc(p->next, c * sizeof *nx);
         if (nx) p->next = nx;
-        if (!ns || !nl || !nx) return ID_MAP_NONE;
+        if (!ns || !nl || !nx) return ID_MAP_OOM;
         p->cap = c;
     }
     char *copy = malloc(n + 1);
-    if (!copy) return ID_MAP_NONE;
+    if (!copy) return ID_MAP_OOM;
     memcpy(copy, s, n);
     copy[n] = 0;
     uint32_t id = (uint32_t)p->n;
-    if (id_map_put(&p->index, h, id) != id) {
+    uint32_t put = id_map_put(&p->index, h, id);
+    if (put != id) {
         free(copy);
-        return ID_MAP_NONE;
+        return put == ID_MAP_OOM ? ID_MAP_OOM : ID_MAP_NONE;
     }
     p->s[id] = copy, p->len[id] = n, p->next[id] = first;
     p->n++;

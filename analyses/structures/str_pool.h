@@ -19,8 +19,9 @@ typedef struct str_pool {
     size_t bytes, max_bytes; /* max_bytes: no new string beyond it (str_pool_intern: NONE) */
 } str_pool;
 
-/* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full or out of
- * memory. */
+/* The id of the text s[0..n), added when new; ID_MAP_NONE when the pool is full (a bound:
+ * the caller counts the drop), ID_MAP_OOM when memory ran out (the caller's result would be
+ * partial: it fails as out of memory). */
 uint32_t str_pool_intern(str_pool *p, const char *s, size_t n);
 /* Frees every interned string and the index; ids handed out are then invalid. */
 void str_pool_free(str_pool *p);

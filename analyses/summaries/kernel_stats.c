@@ -45,7 +45,7 @@ static void ks_finish(void *st) {
     o->kernels = s->table;
     kernel_table_init(&s->table);
     o->complete = !o->facts.truncated;
-    if (s->oom) diag_add(s->diag, "%s: out of memory joining the two pieces; kernel statistics are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory joining the two pieces; kernel statistics are partial", s->label);
     if (o->kernels.overflow.dispatches)
         diag_add(s->diag, "%s: more than %u distinct kernel names (or %u MiB of names): %llu dispatches of further "
                  "names count in every total but are not listed by name", s->label, KT_MAX_NAMES, KT_MAX_NAME_BYTES >> 20,

@@ -233,6 +233,7 @@ static bool tst_consume(void *st, const record *r) {
         s->end = *r;
         free(s->end_error);
         s->end_error = r->value ? strndup(r->value, r->value_len) : NULL;
+        if ((f & TE_OUT_OF_MEMORY) || (r->value && !s->end_error)) s->oom = true;
     }
     return true;
 }
@@ -314,7 +315,7 @@ static void tst_finish(void *st) {
     kernel_table_free(&o->kernels);
     o->kernels = s->kernels;                  /* moved: the summary owns it now */
     kernel_table_init(&s->kernels);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; the step count or the GPU kernel events are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; the step count or the GPU kernel events are partial", s->label);
     if (s->kernel_names_missed)
         diag_add(s->diag, "%s: %llu GPU kernel events not taken as kernels: name longer than %u bytes", s->label,
                  (unsigned long long)s->kernel_names_missed, CAPTURE_CAP);

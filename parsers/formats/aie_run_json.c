@@ -82,7 +82,7 @@ static void ar_finish(void *st) {
     state *s = st;
     if (!s->failed && !jt_finish(&s->jt))
         diag_add(s->diag, "%s: byte %llu: %s", s->label, (unsigned long long)jt_error_offset(&s->jt), jt_error(&s->jt));
-    if (s->oom) diag_add(s->diag, "%s: out of memory", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory", s->label);
     s->facts->rows_used = s->members;
 }
 

@@ -324,7 +324,7 @@ static void at_finish(void *st) {
     if (s->bad_ts)
         diag_add(s->diag, "%s: byte %llu: event \"ts\" is not a non-negative integer cycle count; %llu event(s) skipped",
                  s->label, (unsigned long long)s->first_bad_offset, (unsigned long long)s->bad_ts);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; AIE events are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; AIE events are partial", s->label);
     if (s->labels_dropped)
         diag_add(s->diag, "%s: more than %u process_name labels; %llu more ignored (their events are on \"pid N\")",
                  s->label, MAX_LABELS, (unsigned long long)s->labels_dropped);

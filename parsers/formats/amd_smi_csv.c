@@ -121,16 +121,19 @@ typedef struct sm_pair {
 
 static bool is_pair(const void *st) { return *(const unsigned *)st == SM_PAIR_MAGIC; }
 
-/* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name. */
-static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *negative) {
+/* The reference's hbm_gb(): strip unit words, then decide MB vs GB from the column name.
+ * A cell that cannot be copied for lack of memory marks the reading out of memory. */
+static bool hbm_gb(state *s, const char *raw, size_t n, double *gb, bool *negative) {
     *negative = false;
     if (n == 0) return false;
     const char *p = raw;
     size_t len = n;
     utf8_strip(&p, &len);
-    char *a = malloc(len + 1), *b = malloc(len + 1);
+    char sa[64], sb[64];                              /* (a cell of a few bytes: no allocation) */
+    char *a = len < sizeof sa ? sa : malloc(len + 1), *b = len < sizeof sb ? sb : malloc(len + 1);
     bool ok = false;
-    if (a && b) {
+    if (!a || !b) s->oom = true;
+    else {
         static const char *const strip_words[] = {"MB", "GB", ","};
         memcpy(a, p, len);
         for (int w = 0; w < 3; w++) {                 /* str.replace, in the reference's order */
@@ -152,8 +155,8 @@ static bool hbm_gb(const state *s, const char *raw, size_t n, double *gb, bool *
             else *gb = v > 1024.0 ? v / 1024.0 : v;
         }
     }
-    free(a);
-    free(b);
+    if (a != sa) free(a);
+    if (b != sb) free(b);
     return ok;
 }
 
@@ -175,7 +178,7 @@ static void on_header(state *s, const csv_record *r) {
     const char *hbm = s->cols.name[C_HBM];
     if (hbm) {
         strbuf f = {0};
-        text_fold_lower(hbm, strlen(hbm), &f);
+        if (!text_fold_lower(hbm, strlen(hbm), &f) || !strbuf_terminate(&f)) s->oom = true;
         s->hbm_col_lower = f.data;              /* FOLD_OTHER bytes never match the ASCII tests */
         s->unit = unit_of(s, hbm);
     }
@@ -258,7 +261,7 @@ static void on_record(void *user, const csv_record *r) {
     if (!record_emit(&s->sink, &rec)) s->oom = true;
     if ((f = field(s, C_ROCM, r)) && !s->rocm_sent && !s->oom) {
         strbuf v = {0};
-        utf8_sanitize((const uint8_t *)f->text.data, f->text.len, &v);
+        if (!utf8_sanitize((const uint8_t *)f->text.data, f->text.len, &v)) s->oom = true;
         const char *p = v.data ? v.data : "";
         size_t n = v.len;
         utf8_strip(&p, &n);
@@ -280,7 +283,7 @@ static void on_own_record(void *user, const csv_record *r) {
 
 static bool is_header_line(state *s, const strbuf *decoded) {
     if (!memchr(decoded->data, ',', decoded->len)) return false;
-    if (!text_fold_lower(decoded->data, decoded->len, &s->fold)) return false;
+    if (!text_fold_lower(decoded->data, decoded->len, &s->fold)) return s->oom = true, false;
     for (size_t i = 0; HEADER_WORDS[i]; i++)
         if (text_contains(s->fold.data, s->fold.len, HEADER_WORDS[i])) return true;
     return false;
@@ -290,8 +293,9 @@ static void end_line(state *s) {
     s->line_no++;
     if (s->line_overflow) s->long_lines++;
     s->scratch.len = 0;
-    utf8_sanitize((const uint8_t *)(s->line.data ? s->line.data : ""), s->line.len, &s->scratch);
-    strbuf_terminate(&s->scratch);
+    if (!utf8_sanitize((const uint8_t *)(s->line.data ? s->line.data : ""), s->line.len, &s->scratch) ||
+        !strbuf_terminate(&s->scratch) || s->line.failed)
+        s->oom = true;
     if (!s->have_head) {
         if (!s->line_overflow && is_header_line(s, &s->scratch)) {
             s->have_head = true;
@@ -380,10 +384,12 @@ static void *sm_open(const parse_options *opt, const char *label, const record_s
 static void lines_finish(state *s) {
     if (s->line.len || s->line_overflow) end_line(s);
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
 }
 
 /* The reading's warnings and facts, once the lines are done. */
 static void report(state *s) {
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; telemetry is partial", s->label);
     if (!s->have_head) {
         diag_add(s->diag, "%s: no recognisable telemetry header in %llu lines", s->label,
                  (unsigned long long)s->line_no);
@@ -392,7 +398,6 @@ static void report(state *s) {
     if (s->long_lines)
         diag_add(s->diag, "%s: %llu lines longer than %u bytes were cut", s->label,
                  (unsigned long long)s->long_lines, LINE_CAP);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
     read_facts *fa = s->facts;
     fa->rows_used = s->rows_used;
     read_facts_skip(fa, "VRAM missing or not a number", s->vram_bad);
@@ -452,6 +457,7 @@ static void sm_finish(void *st) {
     }
     sm_pair *p = st;
     lines_finish(p->a);
+    if (p->a->oom) p->b->oom = true;         /* (the shared tokenizer's fields) */
     p->b->have_head = p->a->have_head;      /* the lines are the first state's, for both */
     p->b->line_no = p->a->line_no;
     p->b->long_lines = p->a->long_lines;

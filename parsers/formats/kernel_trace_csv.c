@@ -443,12 +443,13 @@ static void kt_finish(void *st) {
     if (is_pair(st)) { kernel_trace_csv_pair_finish(st); return; }
     state *s = st;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     kernel_trace_csv_report(s);
 }
 
 void kernel_trace_csv_report(kt_state *s) {
     if (!s->have_header) diag_add(s->diag, "%s: empty kernel trace (no header line)", s->label);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
     char timing[512];
     timing_columns(s, timing, sizeof timing);
     if (s->bad_timing)

@@ -111,6 +111,7 @@ bool kernel_trace_csv_pair_join(void *fst, void *snd) {
 void kernel_trace_csv_pair_finish(void *st) {
     kt_pair *p = st;
     csv_finish(&p->a->csv);
+    if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
     kernel_trace_csv_report(p->a);
     kernel_trace_csv_report(p->b);
 }

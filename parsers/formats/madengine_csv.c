@@ -95,7 +95,7 @@ static void on_record(void *user, const csv_record *r) {
             const char *p = c->data;
             size_t n = c->len;
             utf8_strip(&p, &n);
-            utf8_sanitize((const uint8_t *)p, n, &clean);
+            if (!utf8_sanitize((const uint8_t *)p, n, &clean)) s->oom = true;
             f = (record_field){"vram_pct", clean.data ? clean.data : "", clean.len};
             rec.fields = &f;
             rec.n_fields = 1;
@@ -128,11 +128,12 @@ static bool me_feed(void *st, const uint8_t *buf, size_t n) {
 static void me_finish(void *st) {
     state *s = st;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     if (!s->have_header) diag_add(s->diag, "%s: empty madengine profiler log (no header line)", s->label);
     if (s->bad_time)
         diag_add(s->diag, "%s: %llu rows without a readable time (first at line %llu): their samples have no time",
                  s->label, (unsigned long long)s->bad_time, (unsigned long long)s->first_bad_time);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; telemetry is partial", s->label);
     s->facts->rows_used = s->samples;
     read_facts_skip(s->facts, "GPU cell N/A or not a number", s->not_a_number);
 }

@@ -132,9 +132,9 @@ static bool emit_or_oom(state *s, const record *r) {
 }
 
 static void on_header(state *s, const csv_record *r) {
+    s->cols = calloc(r->n_all ? r->n_all : 1, sizeof *s->cols);
+    if (!s->cols) { s->oom = true; return; }     /* (n_cols stays 0: nothing to free) */
     s->n_cols = r->n_all;
-    s->cols = calloc(s->n_cols ? s->n_cols : 1, sizeof *s->cols);
-    if (!s->cols) { s->oom = true; return; }
     size_t legacy = SIZE_MAX;          /* a reference's legacy `MicroBench Duration(us)` column */
     for (size_t i = 0; i < r->n_all; i++) {
         const char *h = r->all[i].data ? r->all[i].data : "";
@@ -316,8 +316,9 @@ static bool ms_feed(void *st, const uint8_t *buf, size_t n) {
 static void ms_finish(void *st) {
     state *s = st;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     if (!s->header_done) diag_add(s->diag, "%s: empty file, no header", s->label);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; operators are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; operators are partial", s->label);
     uint64_t bad = s->skipped_type + s->skipped_duration + s->skipped_long + s->skipped_utf8;
     if (bad)
         diag_add(s->diag, "%s: line %llu: %s; %llu row(s) skipped in all", s->label,

@@ -214,7 +214,7 @@ static bool ns_feed(void *st, const uint8_t *buf, size_t n) {
 /* The reading's warnings and facts, once its records are done. */
 static void report(state *s) {
     if (!s->have_header) diag_add(s->diag, "%s: empty nvidia-smi log (no header line)", s->label);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; telemetry is partial", s->label);
     s->facts->rows_used = s->rows_used;
     if (s->time_bad)
         diag_add(s->diag, "%s: %llu timestamps in column '%s' cannot be read (first at line %llu: \"%s\"): those "
@@ -230,12 +230,14 @@ static void ns_finish(void *st) {
     if (is_pair(st)) {
         ns_pair *p = st;
         csv_finish(&p->a->csv);
+        if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
         report(p->a);
         report(p->b);
         return;
     }
     state *s = st;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     report(s);
 }
 

@@ -138,11 +138,12 @@ static bool rs_feed(void *st, const uint8_t *buf, size_t n) {
 static void rs_finish(void *st) {
     state *s = st;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     if (!s->blocks) diag_add(s->diag, "%s: not a rocm-smi CSV log (no line starting with \"device,\")", s->label);
     if (s->not_a_card)
         diag_add(s->diag, "%s: %llu rows whose device cell is not cardN ignored (first at line %llu)", s->label,
                  (unsigned long long)s->not_a_card, (unsigned long long)s->first_not_a_card);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; telemetry is partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; telemetry is partial", s->label);
     s->facts->rows_used = s->samples;
     read_facts_skip(s->facts, "no temperature, power, utilisation or VRAM reading", s->no_reading);
     read_facts_skip(s->facts, "device cell not cardN", s->not_a_card);

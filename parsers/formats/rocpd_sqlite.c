@@ -110,10 +110,12 @@ static bool read_kernels(state *s, sqlg_db *g) {
     char *first_error = NULL;        /* the kernels view's own error, not the last fallback's */
     for (; QUERIES[which]; which++) {
         if (sqlite3_prepare_v2(g->db, QUERIES[which], -1, &q, NULL) == SQLITE_OK) break;
+        if (sqlg_nomem(g->db, 0)) { s->oom = true; break; }
         if (!which) first_error = sqlite3_mprintf("%s", sqlite3_errmsg(g->db));
     }
     if (!q) {
-        if (!sqlg_stop_warn(g, s->label, s->diag))
+        if (s->oom) {}               /* (warned at the end, as any out of memory) */
+        else if (!sqlg_stop_warn(g, s->label, s->diag))
             diag_add(s->diag, "%s: not a rocpd database (no usable kernels view or rocpd_kernel_dispatch table): "
                      "kernels: %s; rocpd_kernel_dispatch: %s", s->label, first_error ? first_error : "?",
                      sqlite3_errmsg(g->db));
@@ -132,6 +134,7 @@ static bool read_kernels(state *s, sqlg_db *g) {
     int rc;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW)
         if (!row(s, g, &ord, q)) { s->oom = true; break; }
+    if (sqlg_nomem(g->db, rc) || g->nomem) s->oom = true;
     bool ok = rc == SQLITE_DONE || s->oom;
     if (ok && !s->oom && !rocpd_order_flush(&ord)) s->oom = true;
     s->late += ord.late;
@@ -162,7 +165,7 @@ static bool rp_read_fd(void *st, int fd, const char *path) {
 
 static void rp_finish(void *st) {
     state *s = st;
-    if (s->oom) diag_add(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; kernel statistics are partial", s->label);
     if (s->names_cut) diag_add(s->diag, "%s: %llu names longer than %d KiB cut", s->label,
                                (unsigned long long)s->names_cut, SQLG_NAME_MAX >> 10);
     if (s->late) diag_add(s->diag, "%s: %llu rows too far out of start order for the %d-row window, passed on late",
@@ -196,7 +199,7 @@ static int rp_sniff(const char *name, const uint8_t *head, size_t n) {
 static int rp_sniff_file(const char *path) {
     static const char *const VIEWS[] = {"kernels", "rocpd_kernel_dispatch", NULL};
     int rocpd = 0, views = sqlite_schema_match(path, VIEWS, "rocpd_", &rocpd);
-    return views < 0 ? -1 : views > 0 || rocpd > 0 ? 95 : 0;
+    return views < 0 ? views : views > 0 || rocpd > 0 ? 95 : 0;
 }
 
 const artefact_parser rocpd_sqlite_parser = {

@@ -17,6 +17,8 @@
 #include "parsers/tokenizers/copy_kind.h"
 #include "parsers/formats/rocpd_order.h"
 
+#define AGENTS_RECHECKED 64      /* GPU agents whose JSON numbers are read twice (a node has <= 16) */
+
 typedef struct reader {
     rocpd_order ord;              /* the records, put in key order */
     sqlg_db *g;
@@ -25,6 +27,8 @@ typedef struct reader {
     uint64_t row;
     i128 k1;                      /* the current row's key: start (agents: absolute index) */
     int64_t k2;                   /* and id (the query's last column) */
+    size_t n_agents;              /* the agents' JSON numbers as read, for agents_recheck */
+    struct { int64_t id; int type[3]; sqlite3_int64 v[3]; } agents[AGENTS_RECHECKED];
 } reader;
 
 /* Column c as sanitized, NUL-terminated UTF-8 in buf (NULL when SQL NULL or empty; cut and
@@ -69,8 +73,42 @@ static bool emit_meta_int(reader *rd, sqlite3_stmt *q, int c, int64_t dev, const
     return emit_meta(rd, dev, key, t, (size_t)n);
 }
 
+/* Keeps an agent's three numbers from extdata (columns 4-6) for agents_recheck. */
+static void agent_keep(reader *rd, sqlite3_stmt *q) {
+    if (rd->n_agents == AGENTS_RECHECKED) return;
+    rd->agents[rd->n_agents].id = rd->k2;
+    for (int k = 0; k < 3; k++) {
+        rd->agents[rd->n_agents].type[k] = sqlite3_column_type(q, 4 + k);
+        rd->agents[rd->n_agents].v[k] = sqlite3_column_int64(q, 4 + k);
+    }
+    rd->n_agents++;
+}
+
+/* SQLite's JSON functions can answer NULL or 0, not an error, when they run out of memory
+ * (SQLite 3.40): the agents' numbers from extdata are read a second time and must be the
+ * same; another answer, or an error, means memory ran out (the read is then partial, never
+ * silently without an agent's numbers). The agents query is the first of QUERIES. */
+static void agents_recheck(reader *rd, const char *sql) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(rd->g->db, sql, -1, &q, NULL);
+    size_t i = 0;
+    bool same = rc == SQLITE_OK;
+    while (same && (rc = sqlite3_step(q)) == SQLITE_ROW && i < rd->n_agents) {
+        if (!is_int(q, 0)) continue;
+        same = sqlite3_column_int64(q, 7) == rd->agents[i].id;
+        for (int k = 0; same && k < 3; k++)
+            same = sqlite3_column_type(q, 4 + k) == rd->agents[i].type[k] &&
+                   sqlite3_column_int64(q, 4 + k) == rd->agents[i].v[k];
+        i++;
+    }
+    if (same && rc != SQLITE_ROW && rc != SQLITE_DONE) same = false;
+    if (!same && !rd->g->stop) rd->g->nomem = true;
+    sqlite3_finalize(q);
+}
+
 static bool agent_row(reader *rd, sqlite3_stmt *q) {
     if (!is_int(q, 0)) return true;
+    agent_keep(rd, q);
     int64_t dev = rd->k1 = sqlite3_column_int64(q, 0);
     size_t n;
     const char *v;
@@ -168,6 +206,11 @@ bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, d
         sqlite3_stmt *q = NULL;
         if (sqlite3_prepare_v2(g->db, QUERIES[i].sql, -1, &q, NULL) != SQLITE_OK) {
             if (g->stop) break;      /* a bound, not an absent view */
+            if (sqlg_nomem(g->db, 0)) {
+                diag_oom(diag, "%s: out of memory preparing the %s query; records are partial", label, QUERIES[i].what);
+                ok = false;
+                break;
+            }
             out->missing_views++;
             continue;
         }
@@ -180,11 +223,13 @@ bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, d
             rd.k2 = sqlite3_column_int64(q, id);
             if (!QUERIES[i].row(&rd, q)) break;
         }
+        if (i == 0 && rc == SQLITE_DONE) agents_recheck(&rd, QUERIES[0].sql);
+        if (g->nomem) rc = SQLITE_NOMEM;      /* a row's text was lost */
         if (rc == SQLITE_DONE && !rocpd_order_flush(&rd.ord)) rc = SQLITE_NOMEM;
         out->late += rd.ord.late;
         rocpd_order_free(&rd.ord);
-        if (rc == SQLITE_ROW || rc == SQLITE_NOMEM) {
-            diag_add(diag, "%s: out of memory at %s row %llu; records are partial", label, QUERIES[i].what,
+        if (rc == SQLITE_ROW || sqlg_nomem(g->db, rc)) {
+            diag_oom(diag, "%s: out of memory at %s row %llu; records are partial", label, QUERIES[i].what,
                      (unsigned long long)rd.row);
             ok = false;
         } else if (rc != SQLITE_DONE) {

@@ -89,6 +89,7 @@ static bool int_at(const state *s, sqlite3_stmt *q, int k, int64_t *v) {
     if (sqlite3_column_type(q, c) == SQLITE_INTEGER) { *v = sqlite3_column_int64(q, c); return true; }
     if (sqlite3_column_type(q, c) != SQLITE_TEXT) return false;   /* tblextr stores some numbers as text */
     const char *t = (const char *)sqlite3_column_text(q, c);
+    if (!t) s->g->nomem = true;                  /* (a TEXT cell: NULL is SQLite out of memory) */
     char *end;
     long long x = t ? strtoll(t, &end, 10) : 0;
     if (!t || end == t || *end) return false;
@@ -163,6 +164,10 @@ static bool read_table(state *s, sqlite3 *db, const char *table, table_kind t, u
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {   /* absent: that trace was off */
         const char *e = sqlite3_errmsg(db);
         if (s->g->stop) return false;
+        if (sqlg_nomem(db, 0)) {
+            diag_oom(s->diag, "%s: out of memory preparing table %s; records are partial", s->label, table);
+            return false;
+        }
         if (strncmp(e, "no such table", 13)) diag_add(s->diag, "%s: table %s unreadable: %s", s->label, table, e);
         return true;
     }
@@ -172,11 +177,12 @@ static bool read_table(state *s, sqlite3 *db, const char *table, table_kind t, u
     int rc;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW)
         if (!row(s, q, t, ++n)) { s->oom = true; break; }
+    if (sqlg_nomem(db, rc) || s->g->nomem) s->oom = true;
     bool ok = rc == SQLITE_DONE || s->oom;
     if (!ok && !s->g->stop)
         diag_add(s->diag, "%s: database error in table %s after %llu rows: %s", s->label, table,
                  (unsigned long long)n, sqlg_errmsg(s->g));
-    if (s->oom) diag_add(s->diag, "%s: out of memory in table %s; records are partial", s->label, table);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory in table %s; records are partial", s->label, table);
     sqlite3_finalize(q);
     *rows = s->used - before;
     return ok && !s->oom;
@@ -242,7 +248,7 @@ static int v1_sniff(const char *name, const uint8_t *head, size_t n) {
 static int v1_sniff_file(const char *path) {
     static const char *const TABLES[] = {"A", "KERN", "OPS", "COPY", "HIP", "HSA", "KFD", "rocTX", NULL};
     int rocpd = 0, ours = sqlite_schema_match(path, TABLES, "rocpd_", &rocpd);
-    return ours < 0 ? -1 : ours > 0 && !rocpd ? 95 : 0;
+    return ours < 0 ? ours : ours > 0 && !rocpd ? 95 : 0;
 }
 
 const artefact_parser rocprof_v1_db_parser = {

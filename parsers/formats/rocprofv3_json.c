@@ -438,7 +438,7 @@ static bool rj_feed(void *st, const uint8_t *buf, size_t n) {
 static void rj_finish(void *st) {
     state *s = st;
     bool ok = !s->oom && jt_finish(&s->json);
-    if (s->oom) diag_add(s->diag, "%s: out of memory; records are partial", s->label);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; records are partial", s->label);
     else if (!ok) {
         diag_add(s->diag, "%s: byte %llu: invalid JSON: %s", s->label, (unsigned long long)jt_error_offset(&s->json),
                  jt_error(&s->json));

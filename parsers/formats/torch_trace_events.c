@@ -309,6 +309,7 @@ void torch_events_finish_with(void *st, jt_tokenizer *json) {
     if (jt_finish(json)) r.trace.flags |= TE_VALID;
     else { r.line = jt_error_offset(json); r.value = jt_error(json); r.value_len = strlen(r.value); }
     if (s->root == 1) r.trace.flags |= TE_ROOT_OBJECT;
+    if (s->name.failed || s->cat.failed || s->meta_key.failed || s->meta_str.failed) r.trace.flags |= TE_OUT_OF_MEMORY;
     r.trace.nonfinite = s->nonfinite;
     r.trace.first_nonfinite_at = s->first_nonfinite_off;
     r.trace.long_numbers = s->long_numbers;

@@ -457,9 +457,13 @@ bool torch_records_feed(void *st, const uint8_t *buf, size_t n) {
 void torch_records_finish(void *st) {
     tr_state *s = st;
     if (s->bare_array && !s->stopped) jt_feed(&s->json, (const uint8_t *)"}", 1);   /* the implied root's end */
-    if (s->stopped) diag_add(s->diag, "%s: out of memory; records after byte %llu are missing", s->label,
+    bool lost = s->name.failed || s->catname.failed || s->args.failed || s->kind.failed;  /* a text cut short */
+    for (size_t k = 0; k < TR_DEVICE_PROPS; k++) lost |= s->dp_value[k].failed;
+    if (s->stopped) diag_oom(s->diag, "%s: out of memory; records after byte %llu are missing", s->label,
                              (unsigned long long)s->ev_offset);
-    else if (!jt_finish(&s->json)) {
+    else if (lost) diag_oom(s->diag, "%s: out of memory; some events' names or arguments are cut", s->label);
+    if (s->stopped) {
+    } else if (!jt_finish(&s->json)) {
         diag_add(s->diag, "%s: unreadable JSON at byte %llu: %s; the records before it were kept", s->label,
                  (unsigned long long)jt_error_offset(&s->json), jt_error(&s->json));
         if (s->facts) s->facts->truncated = true;

@@ -200,7 +200,8 @@ bool sqlg_open(sqlg_db *g, int fd, const char *path, const parse_limits *lim, co
     int rc = sqlite3_open_v2(uri, &g->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, VFS_NAME);
     if (rc == SQLITE_OK && !configure(g->db)) rc = SQLITE_ERROR;
     if (rc != SQLITE_OK) {
-        diag_add(diag, "%s: not %s: %s", label, what, g->db ? sqlite3_errmsg(g->db) : sqlite3_errstr(rc));
+        if (sqlg_nomem(g->db, rc)) diag_oom(diag, "%s: out of memory opening the database", label);
+        else diag_add(diag, "%s: not %s: %s", label, what, g->db ? sqlite3_errmsg(g->db) : sqlite3_errstr(rc));
         sqlite3_close(g->db);
         g->db = NULL;
         return false;
@@ -214,6 +215,10 @@ bool sqlg_open(sqlg_db *g, int fd, const char *path, const parse_limits *lim, co
 void sqlg_close(sqlg_db *g) {
     sqlite3_close(g->db);
     g->db = NULL;
+}
+
+bool sqlg_nomem(sqlite3 *db, int rc) {
+    return rc == SQLITE_NOMEM || (db && sqlite3_errcode(db) == SQLITE_NOMEM);
 }
 
 const char *sqlg_errmsg(const sqlg_db *g) {
@@ -232,9 +237,11 @@ const char *sqlg_text(sqlg_db *g, sqlite3_stmt *q, int c, strbuf *buf, size_t *l
     size_t n = (size_t)sqlite3_column_bytes(q, c);
     buf->len = 0;
     *len = 0;
+    if (!t && sqlite3_column_type(q, c) != SQLITE_NULL) g->nomem = true;   /* SQLite's conversion failed */
     g->content += n;
     if (n > SQLG_NAME_MAX) n = SQLG_NAME_MAX, g->names_cut++;
-    if (!t || !n || !utf8_sanitize(t, n, buf) || !strbuf_terminate(buf)) return NULL;
+    if (!t || !n) return NULL;
+    if (!utf8_sanitize(t, n, buf) || !strbuf_terminate(buf)) { g->nomem = true; return NULL; }
     *len = buf->len;
     return buf->data;
 }

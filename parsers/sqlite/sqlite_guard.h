@@ -38,6 +38,7 @@ typedef struct sqlg_db {
     uint64_t content;            /* bytes of text taken from rows (max_parse_mb) */
     uint64_t names_cut;          /* names longer than SQLG_NAME_MAX, cut */
     sqlg_stop stop;              /* why the progress handler stopped the read */
+    bool nomem;                  /* a row's text was lost for lack of memory (sqlg_text): partial */
 } sqlg_db;
 
 /* Opens the database in fd (the reader's checked descriptor, left open; the caller closes
@@ -53,6 +54,9 @@ bool sqlg_stop_warn(const sqlg_db *g, const char *label, diag_list *diag);
 /* The connection's last error, said plainly: a refused temporary file (SQLITE_CANTOPEN during
  * a read) is "its query needs temporary space beyond the page cache ...". */
 const char *sqlg_errmsg(const sqlg_db *g);
+/* Whether db's last error is SQLite running out of memory (NULL db: sqlite3_open's own): not a
+ * fault of the database, so the caller warns with diag_oom and the run is read again. */
+bool sqlg_nomem(sqlite3 *db, int rc);
 /* Column c of the current row as sanitized UTF-8 in buf, cut to SQLG_NAME_MAX (counted),
  * NUL-terminated, its bytes counted as content; NULL (len 0) when SQL NULL or empty. */
 const char *sqlg_text(sqlg_db *g, sqlite3_stmt *q, int c, strbuf *buf, size_t *len);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parsers/artefact.h"
 #include "parsers/sqlite/sqlite_guard.h"
 
 /* A descriptor of path when it is a regular file (not a FIFO or device); -1 otherwise. */
@@ -34,26 +35,29 @@ int sqlite_schema_match(const char *path, const char *const *names, const char *
     diag_list quiet;                    /* a sniff says nothing: the reader warns when it reads */
     diag_init(&quiet);
     if (!sqlg_open(&g, fd, NULL, NULL, path, "sniffed", &quiet)) {
+        bool oom = quiet.out_of_memory;
         diag_free(&quiet);
         close(fd);
-        return -1;
+        return oom ? SNIFF_OUT_OF_MEMORY : -1;
     }
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(g.db, "SELECT name FROM sqlite_master WHERE type IN ('table','view') LIMIT 4096", -1,
                                 &q, NULL);
     int found = 0;
+    bool lost = false;                  /* a name lost for lack of memory */
     size_t pl = prefix ? strlen(prefix) : 0;
     while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
         const char *n = (const char *)sqlite3_column_text(q, 0);
-        if (!n) { rc = SQLITE_OK; continue; }
+        if (!n) { lost |= sqlite3_column_type(q, 0) != SQLITE_NULL; rc = SQLITE_OK; continue; }
         for (const char *const *w = names; w && *w; w++)
             if (!strcasecmp(n, *w)) { found++; break; }
         if (pl && !strncasecmp(n, prefix, pl)) (*prefixed)++;
         rc = SQLITE_OK;
     }
+    bool oom = lost || sqlg_nomem(g.db, rc);
     sqlite3_finalize(q);
     sqlg_close(&g);
     diag_free(&quiet);
     close(fd);
-    return rc == SQLITE_DONE ? found : -1;
+    return oom ? SNIFF_OUT_OF_MEMORY : rc == SQLITE_DONE ? found : -1;
 }

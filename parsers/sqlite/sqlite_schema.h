@@ -6,7 +6,8 @@
 
 /* Opens path (a regular file; read through its descriptor with sqlite_guard's bounds) and counts the tables and views named in names[]
  * (NULL-terminated, exact, case-insensitive) and, into *prefixed, those whose name starts
- * with prefix. -1 when the file cannot be read as SQLite. */
+ * with prefix. -1 when the file cannot be read as SQLite, SNIFF_OUT_OF_MEMORY (parsers/artefact.h)
+ * when memory ran out. */
 int sqlite_schema_match(const char *path, const char *const *names, const char *prefix, int *prefixed);
 
 #endif

@@ -145,7 +145,7 @@ static ssize_t pick(const strbuf *names, size_t n, const char *const *cands, con
                     bool (*matches)(const char *cand, const strbuf *name, const strbuf *low)) {
     strbuf *low = calloc(n ? n : 1, sizeof *low);
     bool *usable = calloc(n ? n : 1, sizeof *usable);
-    ssize_t found = -1;
+    ssize_t found = COLUMN_PICK_OUT_OF_MEMORY;
     if (!low || !usable) goto out;
     for (size_t i = 0; i < n; i++) {
         if (!text_fold_lower(names[i].data ? names[i].data : "", names[i].len, &low[i])) goto out;
@@ -154,6 +154,7 @@ static ssize_t pick(const strbuf *names, size_t n, const char *const *cands, con
             if (text_contains(low[i].data, low[i].len, exclude[x])) usable[i] = false;
     }
     if ((found = pick_named(names, low, usable, n, cands)) >= 0) goto out;
+    found = -1;
     for (size_t c = 0; cands[c]; c++)
         for (size_t i = 0; i < n; i++)
             if (usable[i] && matches(cands[c], &names[i], &low[i])) { found = last_named(names, n, i); goto out; }

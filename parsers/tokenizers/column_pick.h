@@ -13,8 +13,11 @@
 
 #include "base/text_utf8.h"
 
+#define COLUMN_PICK_OUT_OF_MEMORY (-2)   /* no answer: memory ran out (not "no such column") */
+
 /* names: header fields as valid UTF-8. Returns the index whose value csv.DictReader
- * would give for the chosen name (the last column with that exact name), or -1. */
+ * would give for the chosen name (the last column with that exact name), -1 when no column
+ * fits, or COLUMN_PICK_OUT_OF_MEMORY. */
 ssize_t column_pick(const strbuf *names, size_t n, const char *const *candidates,
                     const char *const *exclude);
 

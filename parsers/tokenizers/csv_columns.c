@@ -15,14 +15,15 @@ bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, con
     strbuf *names = calloc(h->n_all ? h->n_all : 1, sizeof *names);
     if (!names) return false;
     bool ok = true;
-    for (size_t i = 0; i < h->n_all; i++)
-        utf8_sanitize((const uint8_t *)(h->all[i].data ? h->all[i].data : ""), h->all[i].len, &names[i]);
+    for (size_t i = 0; i < h->n_all; i++)              /* (a name lost for lack of memory: a failed pick) */
+        if (!utf8_sanitize((const uint8_t *)(h->all[i].data ? h->all[i].data : ""), h->all[i].len, &names[i])) ok = false;
     size_t cols[CSV_COLUMNS_MAX], ncols = 0;
     for (size_t w = 0; w < c->n; w++) {
         c->col[w] = want[w].whole_tokens ? column_pick_timing(names, h->n_all, want[w].candidates)
                                          : column_pick(names, h->n_all, want[w].candidates, want[w].exclude);
         c->slot[w] = -1;
-        if (c->col[w] < 0) continue;
+        if (c->col[w] == COLUMN_PICK_OUT_OF_MEMORY) ok = false;   /* (a failed pick, its column absent) */
+        if (c->col[w] < 0) { c->col[w] = -1; continue; }
         const strbuf *nm = &names[c->col[w]];
         c->name[w] = strndup(nm->data ? nm->data : "", nm->len);
         if (!c->name[w]) ok = false;              /* (a column without its name is a failed pick) */

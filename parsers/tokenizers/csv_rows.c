@@ -145,6 +145,7 @@ void csv_rows_finish(void *st) {
     csv_rows *s = st;
     const csv_rows_spec *sp = s->spec;
     csv_finish(&s->csv);
+    if (s->csv.oom) s->oom = true;
     if (!s->have_header) {
         if (!s->before_header) {
             diag_add(s->diag, "%s: empty %s (no header line)", s->label, sp->what);
@@ -160,7 +161,7 @@ void csv_rows_finish(void *st) {
                          s->label, (unsigned long long)s->header_line, sp->what, missing);
         }
     }
-    if (s->oom) diag_add(s->diag, "%s: out of memory; the %s was read in part", s->label, sp->what);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; the %s was read in part", s->label, sp->what);
     read_facts *f = s->facts;
     f->rows_used = s->emitted;
     if (s->rejoined)

@@ -57,7 +57,7 @@ static __attribute__((noinline)) void begin_field_all(csv_tokenizer *t) {
         size_t nc = t->all_cap ? t->all_cap * 2 : 16;
         if (nc > 1u << 20) return;       /* absurd column counts: stop copying */
         strbuf *a = realloc(t->rec.all, nc * sizeof *a);
-        if (!a) return;
+        if (!a) { t->oom = true; return; }
         memset(a + t->all_cap, 0, (nc - t->all_cap) * sizeof *a);
         t->rec.all = a;
         t->all_cap = nc;
@@ -99,13 +99,13 @@ static void add(csv_tokenizer *t, const uint8_t *p, size_t n) {
     }
     size_t room = t->cap > b->len ? t->cap - b->len : 0;
     if (n > room) { n = room; if (t->cur_trunc) *t->cur_trunc = true; }
-    if (n) strbuf_append(b, p, n);
+    if (n && !strbuf_append(b, p, n)) t->oom = true;
 }
 
 /* A NUL after the field's bytes (the buffer's room for it is the common case). */
-static inline void terminate(strbuf *b) {
+static inline void terminate(csv_tokenizer *t, strbuf *b) {
     if (b->len < b->cap) b->data[b->len] = '\0';
-    else strbuf_terminate(b);
+    else if (!strbuf_terminate(b)) t->oom = true;
 }
 
 static void start_record(csv_tokenizer *t) {
@@ -126,8 +126,8 @@ static inline __attribute__((always_inline)) void end_field(csv_tokenizer *t) {
 static void end_record(csv_tokenizer *t) {
     t->rec.n_fields = t->field + 1;
     if (t->capture_all && t->rec.n_all > t->rec.n_fields) t->rec.n_all = t->rec.n_fields;
-    for (size_t i = 0; t->capture_all && i < t->rec.n_all; i++) terminate(&t->rec.all[i]);
-    for (size_t i = 0; i < t->rec.n_captured; i++) terminate(&t->rec.captured[i].text);
+    for (size_t i = 0; t->capture_all && i < t->rec.n_all; i++) terminate(t, &t->rec.all[i]);
+    for (size_t i = 0; i < t->rec.n_captured; i++) terminate(t, &t->rec.captured[i].text);
     t->on_record(t->user, &t->rec);
     t->state = START_RECORD;
 }

@@ -56,6 +56,7 @@ typedef struct csv_tokenizer {
     csv_record rec;
     csv_record_fn on_record;
     void *user;
+    bool oom;                 /* a captured field lost bytes for lack of memory: the reading is partial */
 } csv_tokenizer;
 
 /* Starts in capture-all mode (used for a header line): every field is copied. */

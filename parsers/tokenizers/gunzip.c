@@ -13,7 +13,7 @@ struct gunzip {
     uint8_t *out;
     gunzip_sink sink;
     void *user;
-    bool member_open, sink_done, failed;
+    bool member_open, sink_done, failed, oom;
     uint64_t in_off, out_bytes, err_off;
     char err[128];
 };
@@ -40,8 +40,9 @@ void gunzip_free(gunzip *g) {
     free(g);
 }
 
-static bool fail(gunzip *g, const char *what) {
+static bool fail(gunzip *g, int zret, const char *what) {
     g->failed = true;
+    g->oom = zret == Z_MEM_ERROR;
     g->err_off = g->in_off - g->z.avail_in;
     snprintf(g->err, sizeof g->err, "%s", what);
     return false;
@@ -78,7 +79,7 @@ bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n) {
         if (r == Z_OK) continue;
         if (r == Z_BUF_ERROR && g->z.avail_in == 0 && produced == 0) return true;   /* needs input */
         if (r == Z_BUF_ERROR) continue;
-        return fail(g, g->z.msg ? g->z.msg : "invalid gzip data");
+        return fail(g, r, g->z.msg ? g->z.msg : "invalid gzip data");
     }
 }
 
@@ -91,8 +92,8 @@ bool gunzip_finish(gunzip *g) {
         int r = inflate(&g->z, Z_FINISH);
         size_t produced = deliver(g);
         if (r == Z_STREAM_END) { g->member_open = false; break; }
-        if (r == Z_BUF_ERROR && produced == 0) return fail(g, "gzip data truncated");
-        if (r != Z_OK && r != Z_BUF_ERROR) return fail(g, g->z.msg ? g->z.msg : "invalid gzip data");
+        if (r == Z_BUF_ERROR && produced == 0) return fail(g, r, "gzip data truncated");
+        if (r != Z_OK && r != Z_BUF_ERROR) return fail(g, r, g->z.msg ? g->z.msg : "invalid gzip data");
     }
     return true;
 }
@@ -100,3 +101,4 @@ bool gunzip_finish(gunzip *g) {
 const char *gunzip_error(const gunzip *g) { return g->err; }
 uint64_t gunzip_error_offset(const gunzip *g) { return g->err_off; }
 uint64_t gunzip_output_bytes(const gunzip *g) { return g->out_bytes; }
+bool gunzip_out_of_memory(const gunzip *g) { return g->oom; }

@@ -25,5 +25,7 @@ bool gunzip_finish(gunzip *g);
 const char *gunzip_error(const gunzip *g);
 uint64_t gunzip_error_offset(const gunzip *g);   /* compressed byte offset */
 uint64_t gunzip_output_bytes(const gunzip *g);
+/* Whether the error was zlib running out of memory (not bad data): the caller says so. */
+bool gunzip_out_of_memory(const gunzip *g);
 
 #endif

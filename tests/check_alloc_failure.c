@@ -1,0 +1,277 @@
+/* check_alloc_failure: the daemon's ingest of a run (core/run_ingest, then core/run_headline's
+ * verdict) when an allocation fails.
+ *
+ * This executable defines malloc, calloc, realloc, free and the aligned allocators, so every
+ * allocation of the process goes through them (goblind's code, SQLite, zlib, jansson, libc's
+ * own strdup and asprintf). One allocation, the Nth since the ingest began, returns NULL (or
+ * that one and every one after it); N walks the ingest's allocations. Whatever N, the ingest
+ * must not crash, must not leak (blocks allocated minus blocks freed equals the run without a
+ * fault), and must not give a number that looks real but is not: either run_ingest or
+ * run_headline_apply returns false (an allocation failure: the daemon stores nothing and reads
+ * the run again), or RunMetrics, the read facts, the analysis document, the warnings and the
+ * verdict are exactly those of the run without a fault. A run is never stored `complete`,
+ * `empty` or `failed` with numbers that memory made partial.
+ *
+ * Release build only: the sanitizers own malloc in their builds. GOBLIND_ALLOC_POINTS (default
+ * 300) bounds the failure points tried per run: the first 200 allocations, then evenly spread.
+ * A denser walk (1500) still finds paths that lose data silently (docs/RELIABILITY.md,
+ * "Memory exhaustion"); GOBLIND_ALLOC_TRACE prints where the first failure of a point is,
+ * GOBLIND_ALLOC_DUMP=DIR writes both texts of a differing point. */
+#include <check.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/run_headline.h"
+#include "core/run_ingest.h"
+#include "tests/test_util.h"
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void __libc_free(void *p);
+
+/* The injected fault, shared by every thread of the ingest (the test's only global). */
+static struct {
+    atomic_bool armed;
+    atomic_llong calls;       /* allocations since armed */
+    atomic_llong fail_at;     /* the allocation (1-based) that fails, 0: none */
+    atomic_bool fail_rest;    /* ... and every one after it */
+    atomic_llong failed;      /* allocations failed since armed */
+    atomic_llong live;        /* blocks allocated minus blocks freed, always counted */
+} fault;
+
+/* Does this allocation fail? Counts it when armed. */
+static bool fault_now(void) {
+    if (!atomic_load_explicit(&fault.armed, memory_order_relaxed)) return false;
+    long long n = atomic_fetch_add(&fault.calls, 1) + 1, at = atomic_load(&fault.fail_at);
+    bool fail = at > 0 && (n == at || (n > at && atomic_load(&fault.fail_rest)));
+    if (fail && atomic_fetch_add(&fault.failed, 1) == 0 && getenv("GOBLIND_ALLOC_TRACE")) {
+        void *frames[24];                  /* where the first failure is (backtrace is warmed up in main) */
+        fprintf(stderr, "allocation %lld fails at:\n", n);
+        backtrace_symbols_fd(frames, backtrace(frames, 24), 2);
+    }
+    if (fail) errno = ENOMEM;              /* as glibc's malloc does: opendir, strdup... report it */
+    return fail;
+}
+
+static void *counted(void *p) {
+    if (p) atomic_fetch_add(&fault.live, 1);
+    return p;
+}
+
+void *malloc(size_t n) { return fault_now() ? NULL : counted(__libc_malloc(n)); }
+void *calloc(size_t n, size_t size) { return fault_now() ? NULL : counted(__libc_calloc(n, size)); }
+void *realloc(void *p, size_t n) {
+    if (p && n == 0) { free(p); return NULL; }
+    if (fault_now()) return NULL;          /* p stays as it was, as a real failure leaves it */
+    void *q = __libc_realloc(p, n);
+    return p ? q : counted(q);
+}
+void free(void *p) {
+    if (p) atomic_fetch_sub(&fault.live, 1);
+    __libc_free(p);
+}
+void *memalign(size_t align, size_t n) { return fault_now() ? NULL : counted(__libc_memalign(align, n)); }
+void *aligned_alloc(size_t align, size_t n) { return memalign(align, n); }
+int posix_memalign(void **out, size_t align, size_t n) {
+    void *p = memalign(align, n);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+void *valloc(size_t n) { return memalign(4096, n); }
+void *pvalloc(size_t n) { return memalign(4096, (n + 4095) & ~(size_t)4095); }
+
+/* Drops the value of every "parse_ms" (a source's read time, the one number that changes from
+ * run to run), in place. */
+static void mask_times(char *s) {
+    for (char *p = s; (p = strstr(p, "\"parse_ms\":")) != NULL;) {
+        p += 11;
+        size_t n = strspn(p, "0123456789.e-+");
+        memmove(p, p + n, strlen(p + n) + 1);
+    }
+}
+
+/* One ingest's outcome as text, or NULL when it declared an allocation failure. */
+typedef struct ingest_seen {
+    char *text;               /* RunMetrics, read facts, the document, every warning */
+    long long calls, failed, live_delta;
+} ingest_seen;
+
+static void ingest_once(const char *dir, long long fail_at, bool fail_rest, ingest_seen *seen) {
+    run_options opt = {0};
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    run_result res;
+    run_analysis an;
+    run_headline h;
+    run_sidecar sc = {0};
+    long long live0 = atomic_load(&fault.live);
+    atomic_store(&fault.calls, 0);
+    atomic_store(&fault.failed, 0);
+    atomic_store(&fault.fail_at, fail_at);
+    atomic_store(&fault.fail_rest, fail_rest);
+    atomic_store(&fault.armed, true);
+    bool ok = run_ingest(dir, &opt, &aopt, &res, &an);
+    bool h_ok = ok && run_headline_apply(&res, &opt, &an, &sc, &h);
+    atomic_store(&fault.armed, false);
+    memset(seen, 0, sizeof *seen);
+    seen->calls = atomic_load(&fault.calls);
+    seen->failed = atomic_load(&fault.failed);
+    if (h_ok) {
+        static const char *const VERDICTS[] = {[RUN_VERDICT_COMPLETE] = "complete", [RUN_VERDICT_FAILED] = "failed",
+                                               [RUN_VERDICT_EMPTY] = "empty"};
+        strbuf t = {0};
+        char *m = tu_metrics_text(&res);
+        strbuf_append(&t, m, strlen(m));
+        free(m);
+        strbuf_append(&t, "\n", 1);
+        strbuf_append(&t, an.json.data, an.json.len);
+        for (size_t i = 0; i < an.diag.count; i++) {
+            strbuf_append(&t, "\n", 1);
+            strbuf_append(&t, an.diag.items[i], strlen(an.diag.items[i]));
+        }
+        const char *v = VERDICTS[h.verdict];
+        strbuf_append(&t, "\nverdict: ", 10);
+        strbuf_append(&t, v, strlen(v));
+        if (h.error) strbuf_append(&t, h.error, strlen(h.error));
+        strbuf_append(&t, h.json.data, h.json.len);
+        strbuf_terminate(&t);
+        mask_times(t.data);
+        seen->text = t.data;
+    }
+    if (ok) {
+        run_headline_free(&h);
+        run_result_free(&res);
+        run_analysis_free(&an);
+    }
+    seen->live_delta = atomic_load(&fault.live) - live0 - (seen->text ? 1 : 0);
+}
+
+static int points_wanted(void) {
+    const char *e = getenv("GOBLIND_ALLOC_POINTS");
+    int n = e ? atoi(e) : 300;
+    return n > 200 ? n : 300;
+}
+
+/* Every failure point tried on dir against the run without a fault. */
+static void walk_failures(const char *dir) {
+    ingest_seen base;
+    ingest_once(dir, 0, false, &base);          /* warm: first-use initialisations */
+    free(base.text);
+    ingest_once(dir, 0, false, &base);
+    ck_assert_ptr_nonnull(base.text);
+    ck_assert_int_eq(base.live_delta, 0);
+    ck_assert_int_gt(base.calls, 0);
+    int points = points_wanted();
+    long long stride = base.calls > points ? (base.calls - 200) / (points - 200) + 1 : 1;
+    unsigned declared = 0, same = 0;
+    for (long long at = 1; at <= base.calls; at += at < 200 ? 1 : stride) {
+        for (int rest = 0; rest < 2; rest++) {
+            if (rest && at % 7 != 1) continue;  /* exhaustion from here on: a sample */
+            ingest_seen got;
+            ingest_once(dir, at, rest, &got);
+            ck_assert_msg(got.live_delta == 0, "%s: allocation %lld failing%s leaks %lld blocks", dir, at,
+                          rest ? " (and every one after)" : "", got.live_delta);
+            if (!got.text) { declared++; continue; }
+            if (!strcmp(got.text, base.text)) { same++; free(got.text); continue; }
+            if (getenv("GOBLIND_ALLOC_DUMP")) {     /* both texts, to see a failing point's difference */
+                tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "base.txt", base.text);
+                tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "got.txt", got.text);
+            }
+            ck_assert_msg(false, "%s: allocation %lld failing%s gives a different result, not an allocation failure:\n%.300s",
+                          dir, at, rest ? " (and every one after)" : "", got.text);
+        }
+    }
+    fprintf(stderr, "%s: %lld allocations, stride %lld: %u declared an allocation failure, %u gave the same result\n",
+            dir, base.calls, stride, declared, same);
+    free(base.text);
+}
+
+/* goblin_runner's three files, small. */
+static char *goblin_run(void) {
+    char *d = tu_tempdir();
+    strbuf csv = {0}, js = {0};
+    const char *hdr = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+    strbuf_append(&csv, hdr, strlen(hdr));
+    const char *names[] = {"Cijk_Alik_Bljk_gemm", "flash_fwd_kernel", "elementwise_add", "rccl_allreduce"};
+    const char *head = "{\"metadata\": {\"tokens_per_sec\": 1234.5}, \"traceEvents\": [\n";
+    strbuf_append(&js, head, strlen(head));
+    for (int i = 0; i < 60; i++) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,%d,\"%s\",%d,%lld,%lld\n", i % 2, names[i % 4], i,
+                         1000000000LL + i * 3000LL, 1000000000LL + i * 3000LL + 1000 + (i % 7) * 113);
+        strbuf_append(&csv, line, (size_t)n);
+        n = i % 20 == 0 ? snprintf(line, sizeof line, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"ts\": %d, \"dur\": 199},\n", i / 20, i * 10)
+                        : snprintf(line, sizeof line, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.5, \"dur\": 3, \"args\": {\"External id\": %d}},\n",
+                                   i % 2 ? "cpu_op" : "kernel", names[i % 4], i * 10, i);
+        strbuf_append(&js, line, (size_t)n);
+    }
+    const char *tail = "{\"ph\": \"i\", \"name\": \"end\", \"ts\": 700, \"s\": \"g\"}]}\n";
+    strbuf_append(&js, tail, strlen(tail));
+    tu_write(d, "trace.csv", csv.data, csv.len);
+    tu_write(d, "torch_profile.json", js.data, js.len);
+    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
+    strbuf_free(&csv);
+    strbuf_free(&js);
+    return d;
+}
+
+START_TEST(goblin_run_under_failures) {
+    char *d = goblin_run();
+    walk_failures(d);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+/* Other profilers' files side by side: CSV, JSON, gzip and telemetry formats. */
+START_TEST(profiler_files_under_failures) {
+    static const char *const FILES[] = {
+        "rocprofv3/sdk_kernel_trace.csv", "rocprofv3/sdk_counter_collection.csv", "rocprofv3/sdk_memory_copy_trace.csv",
+        "rocprofv3/rocprofv1_batched_gemm_results.stats.csv", "torch_profiler/kineto_docs__traces__after_fix_trace.json",
+        "torch_profiler/hta_cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "nvidia_smi/flame_nvidia-smi.csv",
+        "aie/mlir-aie_section-4b_trace_4b.json", "msprof/mstt_compute_advice_kernel_details.csv"};
+    char *d = tu_tempdir();
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++) tu_copy_fixture(FILES[i], d, strrchr(FILES[i], '/') + 1);
+    walk_failures(d);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+/* A rocpd SQLite database: SQLite's own allocations fail too. */
+START_TEST(rocpd_database_under_failures) {
+    char *d = tu_tempdir();
+    tu_copy_fixture("rocprofv3/rocpd_ck_bmm_28_results.db", d, "rocpd_ck_bmm_28_results.db");
+    walk_failures(d);
+    tu_rmrf(d);
+    free(d);
+}
+END_TEST
+
+int main(void) {
+    void *warm[1];
+    backtrace(warm, 1);                    /* loads the unwinder now, not inside a failing malloc */
+    Suite *s = suite_create("alloc_failure");
+    const struct { const char *name; const TTest *test; } CASES[] = {   /* CK_RUN_CASE picks one */
+        {"goblin_run", goblin_run_under_failures},
+        {"profiler_files", profiler_files_under_failures},
+        {"rocpd", rocpd_database_under_failures}};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        TCase *tc = tcase_create(CASES[i].name);
+        tcase_set_timeout(tc, 600);
+        tcase_add_test(tc, CASES[i].test);
+        suite_add_tcase(s, tc);
+    }
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
