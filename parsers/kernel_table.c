@@ -93,8 +93,8 @@ unsigned kernel_classify(const char *name, size_t len, attn_kind *attn) {
     return flags;
 }
 
-/* A dispatch whose name is not kept: only what the heuristics sum over. */
-/* false when memory ran out (nothing counted). */
+/* A dispatch whose name is not kept: only what the heuristics sum over. false when memory
+ * ran out (nothing counted). */
 static bool add_overflow(kernel_table *t, const char *name, size_t len, i128 ns) {
     kernel_overflow *o = &t->overflow;
     attn_kind attn;
