@@ -144,28 +144,37 @@ static const class_rule RULES[] = {
 };
 #define N_RULES (sizeof RULES / sizeof RULES[0])
 
+/* ASCII lower case (the table's patterns are lower-case ASCII; other bytes compare as they are). */
+static inline char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+
+/* Does s[0..n) start with p, case-folded? */
 static int starts_with(const char *s, size_t n, const char *p) {
     size_t m = strlen(p);
-    return m <= n && memcmp(s, p, m) == 0;
+    if (m > n) return 0;
+    for (size_t i = 0; i < m; i++)
+        if (lower(s[i]) != p[i]) return 0;
+    return 1;
 }
 
+/* Does s[0..n) contain w, case-folded? */
 static int contains(const char *s, size_t n, const char *w) {
     size_t m = strlen(w);
     if (m > n) return 0;
     for (size_t i = 0; i + m <= n; i++)
-        if (s[i] == w[0] && memcmp(s + i, w, m) == 0) return 1;
+        if (lower(s[i]) == w[0] && starts_with(s + i + 1, m - 1, w + 1)) return 1;
     return 0;
 }
 
-/* The row of the table that classifies a lowercased name, or -1. */
-static int rule_of(const char *low, size_t n) {
-    const char *body = low;
+/* The row of the table that classifies a name (compared case-folded, in place: no copy, so no
+ * allocation that could fail for a long name), or -1. */
+static int rule_of(const char *name, size_t n) {
+    const char *body = name;
     size_t bn = n;
     if (starts_with(body, bn, "void ")) body += 5, bn -= 5;
     for (size_t i = 0; i < N_RULES; i++) {
         const class_rule *r = &RULES[i];
         if (r->prefix && !starts_with(body, bn, r->prefix)) continue;
-        if (r->contains && !contains(low, n, r->contains)) continue;
+        if (r->contains && !contains(name, n, r->contains)) continue;
         return (int)i;
     }
     return -1;
@@ -173,14 +182,6 @@ static int rule_of(const char *low, size_t n) {
 
 kernel_class kernel_class_of(const char *name, size_t len) {
     if (!name) return KC_OTHER;
-    char stack[512];
-    char *low = len <= sizeof stack ? stack : malloc(len);
-    if (!low) return KC_OTHER;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)name[i];
-        low[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    int r = rule_of(low, len);
-    if (low != stack) free(low);
+    int r = rule_of(name, len);
     return r < 0 ? KC_OTHER : RULES[r].cls;
 }

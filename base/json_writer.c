@@ -64,7 +64,7 @@ static void write_string(jw_out *j, const char *s, size_t n) {
         return;
     }
     strbuf clean = {0};
-    utf8_sanitize((const uint8_t *)s, n, &clean);
+    if (!utf8_sanitize((const uint8_t *)s, n, &clean)) jw_fail(j);   /* (the string would be cut) */
     strbuf_putc(j->buf, '"');
     for (size_t i = 0; i < clean.len; i++) {
         unsigned char c = (unsigned char)clean.data[i];

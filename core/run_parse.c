@@ -57,9 +57,11 @@ static read_facts *facts_of(run_result *r, artefact_kind kind) {
 void run_result_complete(run_result *out, const run_options *opt, diag_list *kd, diag_list *td, diag_list *sd) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {      /* facts cut short for lack of memory */
         const read_facts *f = run_result_facts(out, (artefact_kind)k);
+        const char *path = out->files.path[k] ? out->files.path[k] : artefact_kind_name((artefact_kind)k);
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         if (f && f->out_of_memory)
             diag_oom(k == ARTEFACT_KERNEL_TRACE ? kd : k == ARTEFACT_TORCH_PROFILE ? td : sd,
-                     "%s: out of memory recording how it was read", artefact_kind_name((artefact_kind)k));
+                     "%s: out of memory recording how it was read", base);
     }
     diag_list kdiag = *kd, tdiag = *td, sdiag = *sd;
     diag_init(kd);

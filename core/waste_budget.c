@@ -114,6 +114,7 @@ void waste_budget_compute(const waste_inputs *in, run_metrics *m) {
 
     /* top kernels */
     size_t *idx = waste_kernels_by_time(kt);
+    if (!idx) diag_oom(&m->warnings, "top_kernels: out of memory ordering %zu kernels", kt->count);
     double total = ks.total ? (double)ks.total : 1.0;
     m->n_top = 0;
     for (size_t i = 0; idx && i < kt->count && i < TOP_KERNELS; i++) {

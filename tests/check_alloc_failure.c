@@ -13,10 +13,10 @@
  * `empty` or `failed` with numbers that memory made partial.
  *
  * Release build only: the sanitizers own malloc in their builds. GOBLIND_ALLOC_POINTS (default
- * 300) bounds the failure points tried per run: the first 200 allocations, then evenly spread.
- * A denser walk (1500) still finds paths that lose data silently (docs/RELIABILITY.md,
- * "Memory exhaustion"); GOBLIND_ALLOC_TRACE prints where the first failure of a point is,
- * GOBLIND_ALLOC_DUMP=DIR writes both texts of a differing point. */
+ * 1500) bounds the failure points tried per run: the first 200 allocations, then evenly spread
+ * (GOBLIND_ALLOC_POINTS=100000 tries every one: about 3 minutes). GOBLIND_ALLOC_TRACE prints
+ * where the first failure of a point is, GOBLIND_ALLOC_DUMP=DIR writes both texts of a
+ * differing point. */
 #include <check.h>
 #include <errno.h>
 #include <execinfo.h>
@@ -155,8 +155,8 @@ static void ingest_once(const char *dir, long long fail_at, bool fail_rest, inge
 
 static int points_wanted(void) {
     const char *e = getenv("GOBLIND_ALLOC_POINTS");
-    int n = e ? atoi(e) : 300;
-    return n > 200 ? n : 300;
+    int n = e ? atoi(e) : 1500;
+    return n > 200 ? n : 1500;
 }
 
 /* Every failure point tried on dir against the run without a fault. */
@@ -193,37 +193,8 @@ static void walk_failures(const char *dir) {
     free(base.text);
 }
 
-/* goblin_runner's three files, small. */
-static char *goblin_run(void) {
-    char *d = tu_tempdir();
-    strbuf csv = {0}, js = {0};
-    const char *hdr = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
-    strbuf_append(&csv, hdr, strlen(hdr));
-    const char *names[] = {"Cijk_Alik_Bljk_gemm", "flash_fwd_kernel", "elementwise_add", "rccl_allreduce"};
-    const char *head = "{\"metadata\": {\"tokens_per_sec\": 1234.5}, \"traceEvents\": [\n";
-    strbuf_append(&js, head, strlen(head));
-    for (int i = 0; i < 60; i++) {
-        char line[256];
-        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,%d,\"%s\",%d,%lld,%lld\n", i % 2, names[i % 4], i,
-                         1000000000LL + i * 3000LL, 1000000000LL + i * 3000LL + 1000 + (i % 7) * 113);
-        strbuf_append(&csv, line, (size_t)n);
-        n = i % 20 == 0 ? snprintf(line, sizeof line, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"ts\": %d, \"dur\": 199},\n", i / 20, i * 10)
-                        : snprintf(line, sizeof line, "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.5, \"dur\": 3, \"args\": {\"External id\": %d}},\n",
-                                   i % 2 ? "cpu_op" : "kernel", names[i % 4], i * 10, i);
-        strbuf_append(&js, line, (size_t)n);
-    }
-    const char *tail = "{\"ph\": \"i\", \"name\": \"end\", \"ts\": 700, \"s\": \"g\"}]}\n";
-    strbuf_append(&js, tail, strlen(tail));
-    tu_write(d, "trace.csv", csv.data, csv.len);
-    tu_write(d, "torch_profile.json", js.data, js.len);
-    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
-    strbuf_free(&csv);
-    strbuf_free(&js);
-    return d;
-}
-
 START_TEST(goblin_run_under_failures) {
-    char *d = goblin_run();
+    char *d = tu_goblin_run(60, 60, false);         /* goblin_runner's three files, small */
     walk_failures(d);
     tu_rmrf(d);
     free(d);

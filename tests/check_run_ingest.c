@@ -36,40 +36,6 @@ static const section_analysis COUNT = {
     .finish = count_finish, .render = count_render, .close = count_close};
 static const section_analysis *const SPLITTABLE[] = {&COUNT, NULL};
 
-/* A run whose kernel trace and torch profile are a few hundred KiB: with split_min_bytes
- * lowered, both are read in two pieces by the driver. */
-static char *write_run(bool gz_like_bad_torch) {
-    char *d = tu_tempdir();
-    strbuf csv = {0}, js = {0};
-    const char *hdr = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
-    strbuf_append(&csv, hdr, strlen(hdr));
-    const char *names[] = {"Cijk_Alik_Bljk_gemm", "flash_fwd_kernel", "elementwise_add", "rccl_allreduce"};
-    for (int i = 0; i < 12000; i++) {
-        char line[256];
-        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,%d,\"%s\",%d,%lld,%lld\n", i % 3, names[i % 4], i,
-                         1000000000LL + i * 3000LL, 1000000000LL + i * 3000LL + 1000 + (i % 7) * 113);
-        strbuf_append(&csv, line, (size_t)n);
-    }
-    const char *head = "{\"metadata\": {\"tokens_per_sec\": 1234.5, \"pytorch_version\": \"2.5.1\"},\n \"traceEvents\": [\n";
-    strbuf_append(&js, head, strlen(head));
-    for (int i = 0; i < 9000; i++) {
-        char line[256];
-        int n = i % 300 == 0 ? snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"ts\": %d.125, \"dur\": 2999.7},\n", i / 300, i * 10)
-                             : snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.333, \"dur\": %d.1},\n",
-                                        i % 2 ? "cpu_op" : "kernel", names[i % 4], i * 10, 1 + i % 9);
-        strbuf_append(&js, line, (size_t)n);
-    }
-    const char *tail = gz_like_bad_torch ? "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n" /* cut: no '}' */
-                                         : "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n}\n";
-    strbuf_append(&js, tail, strlen(tail));
-    tu_write(d, "trace.csv", csv.data, csv.len);
-    tu_write(d, "torch_profile.json", js.data, js.len);
-    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
-    strbuf_free(&csv);
-    strbuf_free(&js);
-    return d;
-}
-
 /* run_ingest's RunMetrics equals run_parse's; returns the ingest's pieces of `kind`. */
 static unsigned compare(const char *dir, const section_analysis *const *sections, uint64_t split_min) {
     run_options opt = {0};
@@ -94,7 +60,7 @@ static unsigned compare(const char *dir, const section_analysis *const *sections
 }
 
 START_TEST(ingest_equals_parse_whole) {
-    char *d = write_run(false);
+    char *d = tu_goblin_run(12000, 9000, false);
     ck_assert_uint_eq(compare(d, NULL, 0), 11);        /* the registry's sections: one piece each */
     tu_rmrf(d);
     free(d);
@@ -109,7 +75,7 @@ static void remove_file(const char *dir, const char *name) {
 }
 
 START_TEST(ingest_equals_parse_split) {
-    char *d = write_run(false);
+    char *d = tu_goblin_run(12000, 9000, false);
     /* every section splittable, pieces from 64 KiB: with both large files the driver reads
      * them side by side (one piece each); a large file read alone is split in two pieces and
      * the passenger follows (two pieces, joined) */
@@ -139,7 +105,7 @@ END_TEST
  * Five rounds: the threads' timing differs from one to the next (the check against the bytes
  * fed so far failed this test 3 times in 3 runs, a race on how far the head had come). */
 START_TEST(ingest_equals_parse_split_limited) {
-    char *d = write_run(false);
+    char *d = tu_goblin_run(12000, 9000, false);
     remove_file(d, "trace.csv");
     char *path = NULL;
     ck_assert(asprintf(&path, "%s/torch_profile.json", d) > 0);
@@ -204,7 +170,7 @@ START_TEST(ingest_equals_parse_split_header_warnings) {
 END_TEST
 
 START_TEST(ingest_equals_parse_bad_json) {
-    char *d = write_run(true);                       /* invalid JSON: RunMetrics drops the profile */
+    char *d = tu_goblin_run(12000, 9000, true);                       /* invalid JSON: RunMetrics drops the profile */
     compare(d, SPLITTABLE, 64 << 10);
     compare(d, NULL, 0);
     remove_file(d, "trace.csv");                     /* the torch profile alone: read in two pieces */
@@ -260,7 +226,7 @@ START_TEST(ingest_passenger_reads_apart) {
 END_TEST
 
 START_TEST(ingest_missing_and_extra_files) {
-    char *d = write_run(false);
+    char *d = tu_goblin_run(12000, 9000, false);
     char *p = NULL;
     remove_file(d, "trace.csv");                     /* not found: run_parse's warning, torch kernels */
     compare(d, NULL, 0);

@@ -103,3 +103,35 @@ char *tu_metrics_text(const run_result *r) {
     strbuf_terminate(&out);
     return out.data;
 }
+
+char *tu_goblin_run(int kernels, int events, bool cut_torch) {
+    char *d = tu_tempdir();
+    strbuf csv = {0}, js = {0};
+    const char *hdr = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+    strbuf_append(&csv, hdr, strlen(hdr));
+    const char *names[] = {"Cijk_Alik_Bljk_gemm", "flash_fwd_kernel", "elementwise_add", "rccl_allreduce"};
+    for (int i = 0; i < kernels; i++) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "\"KERNEL_DISPATCH\",1,%d,\"%s\",%d,%lld,%lld\n", i % 3, names[i % 4], i,
+                         1000000000LL + i * 3000LL, 1000000000LL + i * 3000LL + 1000 + (i % 7) * 113);
+        strbuf_append(&csv, line, (size_t)n);
+    }
+    const char *head = "{\"metadata\": {\"tokens_per_sec\": 1234.5, \"pytorch_version\": \"2.5.1\"},\n \"traceEvents\": [\n";
+    strbuf_append(&js, head, strlen(head));
+    for (int i = 0; i < events; i++) {
+        char line[256];
+        int n = i % 300 == 0 ? snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%d\", \"ts\": %d.125, \"dur\": 2999.7},\n", i / 300, i * 10)
+                             : snprintf(line, sizeof line, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"ts\": %d.333, \"dur\": %d.1},\n",
+                                        i % 2 ? "cpu_op" : "kernel", names[i % 4], i * 10, 1 + i % 9);
+        strbuf_append(&js, line, (size_t)n);
+    }
+    const char *tail = cut_torch ? "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n" /* cut: no '}' */
+                                         : "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 1, \"dur\": 1}\n ]\n}\n";
+    strbuf_append(&js, tail, strlen(tail));
+    tu_write(d, "trace.csv", csv.data, csv.len);
+    tu_write(d, "torch_profile.json", js.data, js.len);
+    tu_write_str(d, "amd_smi.csv", "timestamp,gpu,vram_used,gfx_activity\n1,0,65536 MB,80\n2,0,70000 MB,90\n");
+    strbuf_free(&csv);
+    strbuf_free(&js);
+    return d;
+}

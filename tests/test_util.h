@@ -28,6 +28,12 @@ void tu_parse(const char *dir, bool seed_compat, run_result *r);
  * thread). The split tests compare the two. */
 void tu_read_artefact(const char *path, artefact_kind kind, uint64_t tail_bytes, void *summary, diag_list *diag,
                       artefact_info *info);
+/* A fresh directory (tu_tempdir) with goblin_runner's three files: a rocprofv3 kernel trace of
+ * `kernels` dispatches over four names and three queues, a torch profile of `events` events
+ * (kernels, CPU operators, a ProfilerStep every 300; cut before its root's '}' when cut_torch:
+ * invalid JSON) and a two-sample amd_smi.csv. 12000 and 9000 are a few hundred KiB each.
+ * Caller frees the path (and tu_rmrf's it). */
+char *tu_goblin_run(int kernels, int events, bool cut_torch);
 /* RunMetrics' JSON, its warnings and each artefact's read facts (format, bytes, error), as one
  * NUL-terminated text to compare two readings by; caller frees. */
 char *tu_metrics_text(const run_result *r);

@@ -232,6 +232,7 @@ static void c_render(const void *run, jw_out *w) {
     const counters_state *s = run;
     if (!s->values) { jw_null(w); return; }
     counter_pair **o = sorted(s);
+    if (!o && s->n) jw_fail(w);                  /* (the list would be missing) */
     size_t listed = o ? listed_of(s) : 0;
     jw_object_open(w);
     jw_key(w, "values");
@@ -282,6 +283,7 @@ static void c_render_md(const void *run, strbuf *out) {
     const counters_state *s = run;
     if (!s->values) return;
     counter_pair **o = sorted(s);
+    if (!o && s->n) out->failed = true;            /* (the table would be missing) */
     size_t listed = o ? listed_of(s) : 0;
     smd_printf(out, "## Counters\n\n%llu counter values, %zu (kernel, counter) pairs.\n\n"
                     "| kernel | counter | dispatches | sum | mean | min | max |\n|---|---|---:|---:|---:|---:|---:|\n",

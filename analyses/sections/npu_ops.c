@@ -85,7 +85,11 @@ static npu_group *group_of(npu_table *t, char *key, const char *type, size_t typ
                            const char *const sig[NPU_SIG_FIELDS], const size_t sig_len[NPU_SIG_FIELDS], bool *oom) {
     size_t pos;
     bool found;
-    if (!index_find(&t->slots, &t->n_slots, key, group_key_at, t->groups, t->n, &pos, &found)) { *oom = true; return NULL; }
+    if (!index_find(&t->slots, &t->n_slots, key, group_key_at, t->groups, t->n, &pos, &found)) {
+        *oom = true;
+        free(key);                     /* (owned from the call on, whatever the outcome) */
+        return NULL;
+    }
     if (found) { free(key); return &t->groups[pos]; }
     if (t->n >= NPU_MAX_GROUPS) { free(key); return NULL; }      /* the caller counts the rows */
     if (t->n == t->cap) {

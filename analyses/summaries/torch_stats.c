@@ -212,7 +212,7 @@ static void on_meta(state *s, const record *r) {
     m->truthy = (f & TE_TRUTHY) != 0;
     if (f & TE_STRING) {
         m->is_str = true;
-        m->str = strndup(r->value, r->value_len);
+        if (!(m->str = strndup(r->value, r->value_len))) s->oom = true;
     }
 }
 
@@ -253,8 +253,9 @@ static void *tst_open(const parse_options *opt, const char *label, void *summary
 }
 
 /* Warnings, the summary and the read facts, from the whole document's records. */
-static void tst_finish(void *st) {
-    state *s = st;
+/* The summary from what the records said (tst_finish warns of memory after it, whichever way it
+ * ends). */
+static void finish_summary(state *s) {
     torch_summary *o = s->out;
     if (!s->ended) return;                    /* the format stopped early: nothing is taken */
     unsigned ef = s->end.trace.flags;
@@ -284,7 +285,7 @@ static void tst_finish(void *st) {
         o->tokens_per_sec = s->meta[M_TOKENS].num;
         o->mfu_pct = s->meta[M_MFU].num;
         meta_value *v = s->meta[M_PYTORCH].truthy ? &s->meta[M_PYTORCH] : &s->meta[M_TORCH];
-        if (v->truthy && v->is_str && v->str) o->pytorch_version = strdup(v->str);
+        if (v->truthy && v->is_str && v->str && !(o->pytorch_version = strdup(v->str))) s->oom = true;
         o->step_time_seconds = s->meta[M_STEP].num;
         o->host_busy_fraction = s->meta[M_HOST].num;
         opt_num n = s->meta[M_NSTEPS].num;
@@ -315,7 +316,6 @@ static void tst_finish(void *st) {
     kernel_table_free(&o->kernels);
     o->kernels = s->kernels;                  /* moved: the summary owns it now */
     kernel_table_init(&s->kernels);
-    if (s->oom) diag_oom(s->diag, "%s: out of memory; the step count or the GPU kernel events are partial", s->label);
     if (s->kernel_names_missed)
         diag_add(s->diag, "%s: %llu GPU kernel events not taken as kernels: name longer than %u bytes", s->label,
                  (unsigned long long)s->kernel_names_missed, CAPTURE_CAP);
@@ -323,6 +323,13 @@ static void tst_finish(void *st) {
         double f = s->cpu / (s->hi - s->lo);
         o->host_busy_fraction = (opt_num){true, f < 1.0 ? f : 1.0};
     }
+}
+
+static void tst_finish(void *st) {
+    state *s = st;
+    finish_summary(s);
+    if (s->oom) diag_oom(s->diag, "%s: out of memory; the step count, the metadata or the GPU kernel events are partial",
+                         s->label);
 }
 
 static void tst_close(void *st) {
