@@ -47,10 +47,10 @@ static bool ends_with(const char *s, const char *suf) {
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-/* The file's first bytes (inflated for .gz), for sniffing; opened as the readers open it
- * (artefact_open: a FIFO or a link out of confine_root swapped in is not read). */
-/* The file's first bytes (inflated for .gz) into h; none when it cannot be read. false only
- * when memory ran out (the inventory then fails as an allocation failure). */
+/* The file's first bytes (inflated for .gz) into h, for sniffing; none when it cannot be read.
+ * Opened as the readers open it (artefact_open: a FIFO or a link out of confine_root swapped in
+ * is not read). false only when memory ran out (the inventory then fails as an allocation
+ * failure). */
 static bool read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
     struct stat st;
