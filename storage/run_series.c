@@ -50,10 +50,27 @@ static const char *text_col(sqlite3_stmt *q, int i) {
     return sqlite3_column_type(q, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(q, i) : NULL;
 }
 
+/* Whether text, which json_valid() judged not JSON, really is not: SQLite 3.40's json_valid()
+ * answers 0 when it runs out of memory, json() raises an error that tells the two apart.
+ * SQLITE_OK: not JSON (its facts are unknown); otherwise the result code to give up with. */
+static int confirm_not_json(sqlite3 *db, const char *text) {
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT json(?1)", -1, &q, NULL);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK) rc = sqlite3_step(q);
+    /* a row: valid after all, so the first answer was memory running out */
+    rc = rc == SQLITE_ROW ? SQLITE_NOMEM : rc == SQLITE_ERROR && sqlite3_errcode(db) == SQLITE_ERROR ? SQLITE_OK : rc;
+    sqlite3_finalize(q);
+    return rc;
+}
+
 int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json, const char *analysis_json) {
+    /* h and a are materialized: json_valid() runs once per text, and the last two columns say
+     * which non-NULL text it judged not JSON (confirm_not_json then checks that answer). */
     static const char SQL[] =
-        "WITH h(j) AS (SELECT CASE WHEN json_valid(?1) THEN ?1 END),"
-        " a(j) AS (SELECT CASE WHEN json_valid(?2) THEN ?2 END),"
+        "WITH h(j) AS MATERIALIZED (SELECT CASE WHEN json_valid(?1) THEN ?1 END),"
+        " a(j) AS MATERIALIZED (SELECT CASE WHEN json_valid(?2) THEN ?2 END),"
         " d(j) AS (SELECT json_extract(a.j, '$.device') FROM a)"
         " SELECT json_extract(h.j, '$.labels.series'), json_extract(h.j, '$.labels.model'),"
         "  json_extract(h.j, '$.precision'), json_extract(d.j, '$.name'), json_extract(d.j, '$.device_count'),"
@@ -61,7 +78,8 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         "  json_extract(d.j, '$.cuda_version'), json_extract(d.j, '$.driver_version'),"
         "  json_extract(d.j, '$.runtime_version'),"
         "  (SELECT json_group_array(json_extract(value, '$.wall_ns')) FROM json_each(a.j, '$.steps.items')"
-        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real'))"
+        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real')),"
+        "  h.j IS NULL AND ?1 IS NOT NULL, a.j IS NULL AND ?2 IS NOT NULL"
         " FROM h, a, d";
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(db, "DELETE FROM run_series WHERE run_id = ?1", -1, &q, NULL);
@@ -79,6 +97,13 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         sqlite3_finalize(q);
         return rc;
     }
+    rc = SQLITE_OK;
+    if (sqlite3_column_int(q, 11)) rc = confirm_not_json(db, headline_json);
+    if (rc == SQLITE_OK && sqlite3_column_int(q, 12)) rc = confirm_not_json(db, analysis_json);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(q);
+        return rc;
+    }
     series_facts f = {.label = text_col(q, 0), .model = text_col(q, 1), .precision = text_col(q, 2), .gpu = text_col(q, 3),
                       .has_devices = sqlite3_column_type(q, 4) == SQLITE_INTEGER, .devices = sqlite3_column_int64(q, 4),
                       .pytorch = text_col(q, 5), .rocm = text_col(q, 6), .cuda = text_col(q, 7), .driver = text_col(q, 8),
@@ -86,15 +111,14 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
     char key[SERIES_KEY_MAX + 1];
     const char *source = run_series_key_of(&f, key, sizeof key);
     sqlite3_stmt *ins = NULL;
-    rc = SQLITE_OK;
     if (source && (rc = sqlite3_prepare_v2(db, "INSERT INTO run_series(run_id, series_key, key_source, step_walls)"
                                                " VALUES (?1, ?2, ?3, ?4)", -1, &ins, NULL)) == SQLITE_OK) {
         sqlite3_bind_text(ins, 1, run_id, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 2, key, -1, SQLITE_STATIC);
         sqlite3_bind_text(ins, 3, source, -1, SQLITE_STATIC);
-        const char *walls = text_col(q, 10);
-        if (walls && strcmp(walls, "[]")) sqlite3_bind_text(ins, 4, walls, -1, SQLITE_TRANSIENT);   /* NULL: no steps */
-        rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+        const char *walls = text_col(q, 10);   /* valid until q is finalized, after this insert */
+        if (walls && strcmp(walls, "[]")) rc = sqlite3_bind_text(ins, 4, walls, -1, SQLITE_STATIC);   /* NULL: no steps */
+        if (rc == SQLITE_OK) rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
         sqlite3_finalize(ins);
     }
     sqlite3_finalize(q);

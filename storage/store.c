@@ -43,6 +43,7 @@ struct store_reader {
 
 struct store {
     sqlite3 *w;
+    sqlite3_stmt *rollback;      /* ROLLBACK on w, prepared at open (write_rollback) */
     pthread_mutex_t wlock;
     store_reader readers[READERS];
     pthread_mutex_t rlock;
@@ -123,6 +124,10 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
     if (!s->w) goto fail;
     if (exec(s->w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err, sizeof err) != SQLITE_OK) goto fail;
     if (schema_migrate(s->w, err, sizeof err) != 0) goto fail;
+    if (sqlite3_prepare_v2(s->w, "ROLLBACK", -1, &s->rollback, NULL) != SQLITE_OK) {
+        snprintf(err, sizeof err, "%s: %s", path, sqlite3_errmsg(s->w));
+        goto fail;
+    }
     if (max_size_mb > 0) {
         char sql[96];
         snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld;", (long long)max_size_mb * 1024 * 1024 / 4096);
@@ -146,6 +151,7 @@ fail:
 void store_close(store *s) {
     if (!s) return;
     for (int i = 0; i < READERS; i++) sqlite3_close(s->readers[i].db);
+    sqlite3_finalize(s->rollback);
     if (s->w) {
         exec(s->w, "PRAGMA optimize;", NULL, 0);
         sqlite3_close(s->w);
@@ -164,6 +170,20 @@ const char *store_last_error(store *s) { return s->err; }
 /* ---- writes ---- */
 
 static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->w)); }
+
+/* Caller holds wlock: rolls back the write connection's open transaction, if any. The
+ * statement was prepared at open, so that a rollback after running out of memory needs no
+ * parse (a ROLLBACK that fails leaves the transaction open, and every later BEGIN would fail
+ * with "cannot start a transaction within a transaction"); if it still fails, the next write
+ * calls it first, so the write is neither refused nor silently added to that uncommitted
+ * transaction. A failed COMMIT (SQLITE_BUSY, out of memory) can also leave the transaction
+ * open: it goes the same way. */
+static void write_rollback(store *s) {
+    if (sqlite3_get_autocommit(s->w)) return;
+    sqlite3_step(s->rollback);
+    sqlite3_reset(s->rollback);
+    if (!sqlite3_get_autocommit(s->w)) exec(s->w, "ROLLBACK", NULL, 0);
+}
 
 static const char SET_STATUS_SQL[] =
     "INSERT INTO runs(id, root, path, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
@@ -190,6 +210,7 @@ int store_set_status(store *s, const char *id, const char *root, const char *pat
 
 int store_set_statuses(store *s, const store_status *items, size_t n, int64_t now) {
     pthread_mutex_lock(&s->wlock);
+    write_rollback(s);                      /* one a failed rollback left open */
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(s->w, SET_STATUS_SQL, -1, &q, NULL);
     bool tx = rc == SQLITE_OK && n > 1 && (rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0)) == SQLITE_OK;
@@ -197,7 +218,7 @@ int store_set_statuses(store *s, const store_status *items, size_t n, int64_t no
     if (rc != SQLITE_OK) set_err(s);
     sqlite3_finalize(q);
     if (tx && rc == SQLITE_OK && (rc = exec(s->w, "COMMIT", NULL, 0)) != SQLITE_OK) set_err(s);
-    if (tx && rc != SQLITE_OK) exec(s->w, "ROLLBACK", NULL, 0);
+    if (tx && rc != SQLITE_OK) write_rollback(s);
     note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);
     return rc == SQLITE_OK ? 0 : -1;
@@ -205,13 +226,14 @@ int store_set_statuses(store *s, const store_status *items, size_t n, int64_t no
 
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
     pthread_mutex_lock(&s->wlock);
+    write_rollback(s);                      /* one a failed rollback left open */
     int rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0);
     if (rc == SQLITE_OK) {
         rc = fn(s->w, arg);
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
         if (rc != SQLITE_OK) {
             set_err(s);
-            exec(s->w, "ROLLBACK", NULL, 0);
+            write_rollback(s);
         }
     } else {
         set_err(s);
@@ -349,13 +371,18 @@ static int ingest_tx(store *s, const ingest_record *r) {
 int store_ingest(store *s, const ingest_record *r) {
     bool dropped = false;
     pthread_mutex_lock(&s->wlock);
+    write_rollback(s);                      /* one a failed rollback left open */
     int rc = exec(s->w, "BEGIN IMMEDIATE", s->err, sizeof s->err);
     if (rc == SQLITE_OK) {
         /* the forgotten check in this transaction: a DELETE cannot land between it and the write */
         rc = r->read_began_ms > 0 ? retention_drop_if_forgotten(s->w, r->id, r->read_began_ms, r->doc, &dropped) : SQLITE_OK;
         if (rc == SQLITE_OK && !dropped) rc = ingest_tx(s, r);
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
-        else { set_err(s); note_rc(s, s->w, rc); exec(s->w, "ROLLBACK", NULL, 0); }
+        else set_err(s);
+        if (rc != SQLITE_OK) {              /* the commit's failure too: nothing of the run stays */
+            note_rc(s, s->w, rc);
+            write_rollback(s);
+        }
     }
     note_rc(s, s->w, rc);
     pthread_mutex_unlock(&s->wlock);

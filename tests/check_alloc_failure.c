@@ -12,9 +12,15 @@
  * verdict are exactly those of the run without a fault. A run is never stored `complete`,
  * `empty` or `failed` with numbers that memory made partial.
  *
+ * The store's write of that run (storage/store.c store_ingest, SQLite's allocations included)
+ * is walked the same way on a fresh database per point: it either stores exactly what a write
+ * without a fault stores, or answers -1 having stored nothing of the run (the daemon then
+ * reads the run again), never marks the database corrupt, and a retry stores the run whole.
+ *
  * Release build only: the sanitizers own malloc in their builds. GOBLIND_ALLOC_POINTS (default
  * 1500) bounds the failure points tried per run: the first 200 allocations, then evenly spread
- * (GOBLIND_ALLOC_POINTS=100000 tries every one: about 3 minutes). GOBLIND_ALLOC_TRACE prints
+ * (the store's write a fifth of that: the first 100, then spread; GOBLIND_ALLOC_POINTS=100000
+ * tries every one: about 3 minutes). GOBLIND_ALLOC_TRACE prints
  * where the first failure of a point is, GOBLIND_ALLOC_DUMP=DIR writes both texts of a
  * differing point. */
 #include <check.h>
@@ -22,11 +28,17 @@
 #include <execinfo.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
+#include "core/ingest_doc.h"
 #include "core/run_headline.h"
 #include "core/run_ingest.h"
+#include "storage/retention.h"
+#include "storage/store.h"
 #include "tests/test_util.h"
 
 extern void *__libc_malloc(size_t n);
@@ -226,6 +238,155 @@ START_TEST(rocpd_database_under_failures) {
 }
 END_TEST
 
+/* Every row of every table of the database at path, as text (blobs by their bytes). */
+static char *db_dump(const char *path) {
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *tables = NULL, *q = NULL;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1,
+                                        &tables, NULL), SQLITE_OK);
+    strbuf out = {0};
+    while (sqlite3_step(tables) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(tables, 0);
+        char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", t);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+        sqlite3_free(sql);
+        strbuf_append(&out, t, strlen(t));
+        strbuf_append(&out, ":\n", 2);
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(q); c++) {
+                const void *v = sqlite3_column_blob(q, c);
+                strbuf_append(&out, c ? "|" : "", c ? 1 : 0);
+                if (v) strbuf_append(&out, v, (size_t)sqlite3_column_bytes(q, c));
+                else strbuf_append(&out, "NULL", 4);
+            }
+            strbuf_append(&out, "\n", 1);
+        }
+        sqlite3_finalize(q);
+    }
+    sqlite3_finalize(tables);
+    sqlite3_close(db);
+    ck_assert(strbuf_terminate(&out));
+    return out.data;
+}
+
+/* A fresh store at dir/g.db (any earlier one removed), its retention tables ready. */
+static store *fresh_store(const char *dir, char **path) {
+    static const char *const SUFFIX[] = {"", "-wal", "-shm"};
+    free(*path);
+    ck_assert(asprintf(path, "%s/g.db", dir) > 0);
+    for (size_t i = 0; i < 3; i++) {
+        char *f = NULL;
+        ck_assert(asprintf(&f, "%s%s", *path, SUFFIX[i]) > 0);
+        unlink(f);
+        free(f);
+    }
+    char *err = NULL;
+    store *st = store_open(*path, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ck_assert_int_eq(retention_init(st), 0);
+    return st;
+}
+
+/* One store_ingest of rec into a fresh store at dir with allocation fail_at failing (0: none):
+ * its answer, the calls it made, and the database after it as text; the store is closed and
+ * every block it allocated freed (checked). */
+static int store_once(const char *dir, const ingest_record *rec, long long fail_at, bool fail_rest, long long *calls,
+                      char **dump) {
+    char *path = NULL;
+    long long live0 = atomic_load(&fault.live);
+    store *st = fresh_store(dir, &path);
+    atomic_store(&fault.calls, 0);
+    atomic_store(&fault.failed, 0);
+    atomic_store(&fault.fail_at, fail_at);
+    atomic_store(&fault.fail_rest, fail_rest);
+    atomic_store(&fault.armed, true);
+    int rc = store_ingest(st, rec);
+    atomic_store(&fault.armed, false);
+    *calls = atomic_load(&fault.calls);
+    ck_assert_msg(store_corruption(st) == NULL, "allocation %lld failing marks the store corrupt: %s", fail_at,
+                  store_corruption(st));
+    ck_assert_msg(rc == 0 || (rc == -1 && fail_at), "allocation %lld failing: store_ingest answered %d (%s)", fail_at, rc,
+                  store_last_error(st));
+    char *after = db_dump(path);
+    if (rc != 0) {                          /* nothing of the run, then a retry stores it whole */
+        ck_assert_msg(strstr(after, rec->id) == NULL, "allocation %lld failing leaves part of the run stored:\n%.400s",
+                      fail_at, after);
+        int again = store_ingest(st, rec);
+        ck_assert_msg(again == 0, "allocation %lld failing, then a retry without a fault: %d (%s)", fail_at, again,
+                      store_last_error(st));
+        free(after);
+        after = db_dump(path);
+    }
+    store_close(st);
+    free(path);
+    ck_assert_msg(atomic_load(&fault.live) == live0 + 1, "allocation %lld failing: the store leaks %lld blocks", fail_at,
+                  atomic_load(&fault.live) - live0 - 1);
+    *dump = after;
+    return rc;
+}
+
+/* The store's write of goblin_runner's run, every failure point against the write without one. */
+START_TEST(store_write_under_failures) {
+    char *run = tu_goblin_run(40, 40, false), *dir = tu_tempdir();
+    run_options opt = {0};
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    run_result res;
+    run_analysis an;
+    run_headline h;
+    run_sidecar sc = {0};
+    ingest_doc doc;
+    ck_assert(run_ingest(run, &opt, &aopt, &res, &an));
+    ck_assert(run_headline_apply(&res, &opt, &an, &sc, &h));
+    ck_assert(ingest_doc_build(&res, &doc));
+    if (h.kernels_from_analysis) doc.kernels = NULL;
+    ingest_doc_attach_analysis(&doc, &an);
+    doc.headline.waste_unknown = h.waste_unknown;
+    ingest_record rec = {.id = "run-under-failures", .root = dir, .path = run, .status = RUN_COMPLETE, .now_ms = 1000,
+                         .doc = &doc, .metrics_json = doc.metrics_json, .error = h.error, .parse_ms = 1.0,
+                         .read_began_ms = 900, .profile = h.profile, .headline_json = h.json.data};
+    long long calls;
+    char *base = NULL;
+    ck_assert_int_eq(store_once(dir, &rec, 0, false, &calls, &base), 0);   /* warm: SQLite's first use */
+    free(base);
+    ck_assert_int_eq(store_once(dir, &rec, 0, false, &calls, &base), 0);
+    ck_assert_ptr_nonnull(strstr(base, "run-under-failures"));
+    ck_assert_int_gt(calls, 0);
+    int points = points_wanted() / 5;       /* each point opens a database */
+    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    unsigned declared = 0, same = 0;
+    for (long long at = 1; at <= calls; at += at < 100 ? 1 : stride) {
+        for (int rest = 0; rest < 2; rest++) {
+            if (rest && at % 7 != 1) continue;
+            long long n;
+            char *got = NULL;
+            int rc = store_once(dir, &rec, at, rest, &n, &got);
+            if (strcmp(got, base) && getenv("GOBLIND_ALLOC_DUMP")) {
+                tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "base.txt", base);
+                tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "got.txt", got);
+            }
+            ck_assert_msg(!strcmp(got, base), "allocation %lld failing%s (store_ingest answered %d): the database differs "
+                          "from a write without one", at, rest ? " (and every one after)" : "", rc);
+            rc == 0 ? same++ : declared++;
+            free(got);
+        }
+    }
+    fprintf(stderr, "store: %lld allocations, stride %lld: %u declared an error (nothing stored), %u stored the same\n",
+            calls, stride, declared, same);
+    ck_assert_uint_gt(declared, 0);
+    free(base);
+    ingest_doc_free(&doc);
+    run_headline_free(&h);
+    run_result_free(&res);
+    run_analysis_free(&an);
+    tu_rmrf(dir);
+    tu_rmrf(run);
+    free(dir);
+    free(run);
+}
+END_TEST
+
 int main(void) {
     void *warm[1];
     backtrace(warm, 1);                    /* loads the unwinder now, not inside a failing malloc */
@@ -233,7 +394,8 @@ int main(void) {
     const struct { const char *name; const TTest *test; } CASES[] = {   /* CK_RUN_CASE picks one */
         {"goblin_run", goblin_run_under_failures},
         {"profiler_files", profiler_files_under_failures},
-        {"rocpd", rocpd_database_under_failures}};
+        {"rocpd", rocpd_database_under_failures},
+        {"store", store_write_under_failures}};
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         TCase *tc = tcase_create(CASES[i].name);
         tcase_set_timeout(tc, 600);
