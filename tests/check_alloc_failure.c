@@ -1,9 +1,9 @@
 /* check_alloc_failure: the daemon's ingest of a run (core/run_ingest, then core/run_headline's
  * verdict) when an allocation fails.
  *
- * This executable defines malloc, calloc, realloc, free and the aligned allocators, so every
- * allocation of the process goes through them (goblind's code, SQLite, zlib, jansson, libc's
- * own strdup and asprintf). One allocation, the Nth since the ingest began, returns NULL (or
+ * This executable defines malloc, calloc, realloc, free and the aligned allocators
+ * (tests/alloc_fault.c), so every allocation of the process goes through them (goblind's code,
+ * SQLite, zlib, jansson, libc's own strdup and asprintf). One allocation, the Nth since the ingest began, returns NULL (or
  * that one and every one after it); N walks the ingest's allocations. Whatever N, the ingest
  * must not crash, must not leak (blocks allocated minus blocks freed equals the run without a
  * fault), and must not give a number that looks real but is not: either run_ingest or
@@ -24,9 +24,6 @@
  * where the first failure of a point is, GOBLIND_ALLOC_DUMP=DIR writes both texts of a
  * differing point. */
 #include <check.h>
-#include <errno.h>
-#include <execinfo.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -39,65 +36,8 @@
 #include "core/run_ingest.h"
 #include "storage/retention.h"
 #include "storage/store.h"
+#include "tests/alloc_fault.h"
 #include "tests/test_util.h"
-
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void *__libc_memalign(size_t align, size_t n);
-extern void __libc_free(void *p);
-
-/* The injected fault, shared by every thread of the ingest (the test's only global). */
-static struct {
-    atomic_bool armed;
-    atomic_llong calls;       /* allocations since armed */
-    atomic_llong fail_at;     /* the allocation (1-based) that fails, 0: none */
-    atomic_bool fail_rest;    /* ... and every one after it */
-    atomic_llong failed;      /* allocations failed since armed */
-    atomic_llong live;        /* blocks allocated minus blocks freed, always counted */
-} fault;
-
-/* Does this allocation fail? Counts it when armed. */
-static bool fault_now(void) {
-    if (!atomic_load_explicit(&fault.armed, memory_order_relaxed)) return false;
-    long long n = atomic_fetch_add(&fault.calls, 1) + 1, at = atomic_load(&fault.fail_at);
-    bool fail = at > 0 && (n == at || (n > at && atomic_load(&fault.fail_rest)));
-    if (fail && atomic_fetch_add(&fault.failed, 1) == 0 && getenv("GOBLIND_ALLOC_TRACE")) {
-        void *frames[24];                  /* where the first failure is (backtrace is warmed up in main) */
-        fprintf(stderr, "allocation %lld fails at:\n", n);
-        backtrace_symbols_fd(frames, backtrace(frames, 24), 2);
-    }
-    if (fail) errno = ENOMEM;              /* as glibc's malloc does: opendir, strdup... report it */
-    return fail;
-}
-
-static void *counted(void *p) {
-    if (p) atomic_fetch_add(&fault.live, 1);
-    return p;
-}
-
-void *malloc(size_t n) { return fault_now() ? NULL : counted(__libc_malloc(n)); }
-void *calloc(size_t n, size_t size) { return fault_now() ? NULL : counted(__libc_calloc(n, size)); }
-void *realloc(void *p, size_t n) {
-    if (p && n == 0) { free(p); return NULL; }
-    if (fault_now()) return NULL;          /* p stays as it was, as a real failure leaves it */
-    void *q = __libc_realloc(p, n);
-    return p ? q : counted(q);
-}
-void free(void *p) {
-    if (p) atomic_fetch_sub(&fault.live, 1);
-    __libc_free(p);
-}
-void *memalign(size_t align, size_t n) { return fault_now() ? NULL : counted(__libc_memalign(align, n)); }
-void *aligned_alloc(size_t align, size_t n) { return memalign(align, n); }
-int posix_memalign(void **out, size_t align, size_t n) {
-    void *p = memalign(align, n);
-    if (!p) return ENOMEM;
-    *out = p;
-    return 0;
-}
-void *valloc(size_t n) { return memalign(4096, n); }
-void *pvalloc(size_t n) { return memalign(4096, (n + 4095) & ~(size_t)4095); }
 
 /* Drops the value of every "parse_ms" (a source's read time, the one number that changes from
  * run to run), in place. */
@@ -112,7 +52,7 @@ static void mask_times(char *s) {
 /* One ingest's outcome as text, or NULL when it declared an allocation failure. */
 typedef struct ingest_seen {
     char *text;               /* RunMetrics, read facts, the document, every warning */
-    long long calls, failed, live_delta;
+    long long calls, live_delta;
 } ingest_seen;
 
 static void ingest_once(const char *dir, long long fail_at, bool fail_rest, ingest_seen *seen) {
@@ -123,18 +63,13 @@ static void ingest_once(const char *dir, long long fail_at, bool fail_rest, inge
     run_analysis an;
     run_headline h;
     run_sidecar sc = {0};
-    long long live0 = atomic_load(&fault.live);
-    atomic_store(&fault.calls, 0);
-    atomic_store(&fault.failed, 0);
-    atomic_store(&fault.fail_at, fail_at);
-    atomic_store(&fault.fail_rest, fail_rest);
-    atomic_store(&fault.armed, true);
+    long long live0 = alloc_fault_live();
+    alloc_fault_arm(fail_at, fail_rest);
     bool ok = run_ingest(dir, &opt, &aopt, &res, &an);
     bool h_ok = ok && run_headline_apply(&res, &opt, &an, &sc, &h);
-    atomic_store(&fault.armed, false);
+    alloc_fault_disarm();
     memset(seen, 0, sizeof *seen);
-    seen->calls = atomic_load(&fault.calls);
-    seen->failed = atomic_load(&fault.failed);
+    seen->calls = alloc_fault_calls();
     if (h_ok) {
         static const char *const VERDICTS[] = {[RUN_VERDICT_COMPLETE] = "complete", [RUN_VERDICT_FAILED] = "failed",
                                                [RUN_VERDICT_EMPTY] = "empty"};
@@ -162,7 +97,7 @@ static void ingest_once(const char *dir, long long fail_at, bool fail_rest, inge
         run_result_free(&res);
         run_analysis_free(&an);
     }
-    seen->live_delta = atomic_load(&fault.live) - live0 - (seen->text ? 1 : 0);
+    seen->live_delta = alloc_fault_live() - live0 - (seen->text ? 1 : 0);
 }
 
 static int points_wanted(void) {
@@ -294,16 +229,12 @@ static store *fresh_store(const char *dir, char **path) {
 static int store_once(const char *dir, const ingest_record *rec, long long fail_at, bool fail_rest, long long *calls,
                       char **dump) {
     char *path = NULL;
-    long long live0 = atomic_load(&fault.live);
+    long long live0 = alloc_fault_live();
     store *st = fresh_store(dir, &path);
-    atomic_store(&fault.calls, 0);
-    atomic_store(&fault.failed, 0);
-    atomic_store(&fault.fail_at, fail_at);
-    atomic_store(&fault.fail_rest, fail_rest);
-    atomic_store(&fault.armed, true);
+    alloc_fault_arm(fail_at, fail_rest);
     int rc = store_ingest(st, rec);
-    atomic_store(&fault.armed, false);
-    *calls = atomic_load(&fault.calls);
+    alloc_fault_disarm();
+    *calls = alloc_fault_calls();
     ck_assert_msg(store_corruption(st) == NULL, "allocation %lld failing marks the store corrupt: %s", fail_at,
                   store_corruption(st));
     ck_assert_msg(rc == 0 || (rc == -1 && fail_at), "allocation %lld failing: store_ingest answered %d (%s)", fail_at, rc,
@@ -320,8 +251,8 @@ static int store_once(const char *dir, const ingest_record *rec, long long fail_
     }
     store_close(st);
     free(path);
-    ck_assert_msg(atomic_load(&fault.live) == live0 + 1, "allocation %lld failing: the store leaks %lld blocks", fail_at,
-                  atomic_load(&fault.live) - live0 - 1);
+    ck_assert_msg(alloc_fault_live() == live0 + 1, "allocation %lld failing: the store leaks %lld blocks", fail_at,
+                  alloc_fault_live() - live0 - 1);
     *dump = after;
     return rc;
 }
@@ -388,8 +319,7 @@ START_TEST(store_write_under_failures) {
 END_TEST
 
 int main(void) {
-    void *warm[1];
-    backtrace(warm, 1);                    /* loads the unwinder now, not inside a failing malloc */
+    alloc_fault_init();
     Suite *s = suite_create("alloc_failure");
     const struct { const char *name; const TTest *test; } CASES[] = {   /* CK_RUN_CASE picks one */
         {"goblin_run", goblin_run_under_failures},
