@@ -70,6 +70,10 @@ bool artefact_open_checked(const char *path, artefact_kind kind, const parse_opt
         return false;
     }
     int fd = artefact_open(path, opt->confine_root, &st);
+    if (fd == -1 && errno == ENOMEM) {
+        diag_oom(diag, "%s %s: out of memory", what, o->label);
+        return false;
+    }
     if (fd == -2) {
         diag_add(diag, "%s %s resolves outside the run root; not followed", what, o->label);
         return false;

@@ -49,7 +49,8 @@ void artefact_read_end(artefact_reading *r);
 
 /* What artefact_read() would open: true for a regular file (inside confine_root, when given,
  * after resolving symlinks), with its identity. The tracker's change detection and the
- * reader share this one rule, so a refused file never looks "changed" forever. */
+ * reader share this one rule, so a refused file never looks "changed" forever. false with
+ * errno ENOMEM when memory ran out deciding (the caller fails as an allocation failure). */
 bool artefact_identity(const char *path, const char *confine_root, uint64_t *size, int64_t *mtime_ns, uint64_t *inode);
 
 /* Opens path for reading the way every reader must: inside confine_root (when given) after
@@ -57,7 +58,7 @@ bool artefact_identity(const char *path, const char *confine_root, uint64_t *siz
  * symlink swapped in after any earlier check neither blocks nor leads out), the opened file
  * checked again by what the kernel says it is (inside the root, a regular file), then made
  * blocking. The descriptor (st filled), or -2 when outside the root, -1 with errno (EINVAL:
- * not a regular file). */
+ * not a regular file; ENOMEM: memory ran out deciding). */
 struct stat;
 int artefact_open(const char *path, const char *confine_root, struct stat *st);
 

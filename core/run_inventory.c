@@ -55,7 +55,7 @@ static bool read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
     struct stat st;
     int fd = artefact_open(path, confine_root, &st);
-    if (fd < 0) return true;
+    if (fd < 0) return !(fd == -1 && errno == ENOMEM);
     uint8_t raw[SNIFF_BYTES * 8];
     ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
     close(fd);
@@ -169,7 +169,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
                      const char *confine_root) {
     uint64_t sz, ino;
     int64_t mt;
-    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return true;
+    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return errno != ENOMEM;
     const artefact_parser *best = NULL;
     const char *found_by = NULL, *named = NULL;
     int best_score = -1;

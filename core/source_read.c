@@ -199,12 +199,19 @@ void source_read_tee(const char *path, const char *label, const artefact_parser 
     uint64_t size, inode;
     int64_t mtime;
     if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
-        diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
-        if (tee) tee->read_error(tee->user, 0, ENOENT);
+        bool oom = errno == ENOMEM;
+        if (oom) diag_oom(diag, "%s: out of memory", label);
+        else diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        if (tee) tee->read_error(tee->user, 0, oom ? ENOMEM : ENOENT);
         return;
     }
     struct stat sb;
     int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
+    if (fd == -1 && errno == ENOMEM) {
+        diag_oom(diag, "%s: out of memory", label);
+        if (tee) tee->read_error(tee->user, 0, ENOMEM);
+        return;
+    }
     if (fd < 0) {
         int err = fd == -2 ? ENOENT : errno;
         diag_add(diag, "%s: not read: %s", label, fd == -2 ? "resolves outside the run directory"
@@ -249,13 +256,15 @@ int source_open(const char *path, const char *label, const parse_options *opt, d
     uint64_t size, inode;
     int64_t mtime;
     if (!artefact_identity(path, opt ? opt->confine_root : NULL, &size, &mtime, &inode)) {
-        diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
+        if (errno == ENOMEM) diag_oom(diag, "%s: out of memory", label);
+        else diag_add(diag, "%s: not read: not a regular file inside the run directory", label);
         return -1;
     }
     struct stat sb;
     int fd = artefact_open(path, opt ? opt->confine_root : NULL, &sb);
-    if (fd < 0) { diag_add(diag, "%s: cannot be opened as a regular file inside the run directory", label); fd = -1; }
-    return fd;
+    if (fd == -1 && errno == ENOMEM) diag_oom(diag, "%s: out of memory", label);
+    else if (fd < 0) diag_add(diag, "%s: cannot be opened as a regular file inside the run directory", label);
+    return fd < 0 ? -1 : fd;
 }
 
 uint64_t source_feed_range_tee(int fd, uint64_t from, uint64_t to, const artefact_parser *p, void *st,
