@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/compare.h"
+#include "base/json_load.h"
 #include "base/noise_stats.h"
 #include "base/text_utf8.h"
 
@@ -216,8 +217,7 @@ compare_diff *compare_diff_new(const char *base_doc, size_t base_len, const char
     size_t len[2] = {base_len, cand_len};
     for (int s = 0; s < 2; s++) {
         json_error_t err;
-        d->doc[s] = text[s] ? json_loadb(text[s], len[s], 0, &err) : NULL;
-        if (!d->doc[s]) d->doc[s] = json_object();     /* unknown: an empty document */
+        d->doc[s] = text[s] ? json_load_checked(text[s], len[s], 0, &err) : json_object();   /* none: unknown, empty */
         if (!d->doc[s]) { compare_diff_free(d); return NULL; }
         d->steps[s] = step_count(d->doc[s]);
     }

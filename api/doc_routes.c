@@ -23,7 +23,12 @@ enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection
     stored_doc d;
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_doc(rd, id, kind, &d);
+    bool failed = store_reader_failed(rd);
     store_reader_release(api_store(a), rd);
+    if (failed) {
+        free(d.text);
+        return route_read_failed(c);
+    }
     if (!d.found || store_corruption(api_store(a))) {
         free(d.text);
         if (!d.found && route_wait_for_run(a, req, c, id, wait)) return MHD_YES;   /* not discovered yet */

@@ -1,6 +1,7 @@
 /* http_api: MHD daemon lifecycle, request routing, responses and long polls. */
 #include "api/events.h"
 #include "base/clock.h"
+#include "base/json_load.h"
 #include "api/json_text.h"
 #include "api/series.h"
 #include "api/webhooks.h"
@@ -83,10 +84,10 @@ series_cache *api_series_cache(api *a) { return a->verdicts; }
 body_streams *api_streams(api *a) { return a->streams; }
 body_streams *api_export_streams(api *a) { return a->exports; }
 
-void api_prometheus(api *a, bool openmetrics, strbuf *out) {
+bool api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks,
                              a->series_baseline_runs, a->verdicts};
-    prometheus_render(&src, openmetrics, out);
+    return prometheus_render(&src, openmetrics, out);
 }
 
 bool api_ready(api *a) { return atomic_load(&a->ready); }
@@ -218,7 +219,7 @@ static bool refuse(api *a, struct MHD_Connection *c, const char *url, enum MHD_R
         const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
         if (!h || strncmp(h, "Bearer ", 7) || !same_secret(h + 7, a->token)) {
             json_t *body = json_pack("{s:s, s:s}", "error", "unauthorized", "detail", "Authorization: Bearer <token> is required");
-            char *s = json_dumps(body, JSON_COMPACT);
+            char *s = json_dumps_checked(body, JSON_COMPACT);
             json_decref(body);
             struct MHD_Response *r = s ? MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE) : NULL;
             if (!r) { free(s); *ret = MHD_NO; return true; }
@@ -245,7 +246,7 @@ static bool is_run_path(const char *url) {
 static enum MHD_Result method_not_allowed(api_request *req, struct MHD_Connection *c, const char *url) {
     json_t *body = json_pack("{s:s, s:s}", "error", "method_not_allowed", "detail",
                              "only GET and HEAD are served (and DELETE on /runs/<id>)");
-    char *s = json_dumps(body, JSON_COMPACT);
+    char *s = json_dumps_checked(body, JSON_COMPACT);
     json_decref(body);
     if (!s) return MHD_NO;
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);

@@ -20,18 +20,6 @@ typedef struct export_job {
     bool host;               /* ?kernels=host: the host trace's kernels */
 } export_job;
 
-typedef struct found_run {
-    bool found;
-    char *path, *root;
-} found_run;
-
-static void take_run(void *user, const run_row *row) {
-    found_run *f = user;
-    f->found = true;
-    f->path = row->path ? strdup(row->path) : NULL;
-    f->root = row->root ? strdup(row->root) : NULL;
-}
-
 static void export_job_free(void *arg) {
     export_job *j = arg;
     if (!j) return;
@@ -60,10 +48,8 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
     const char *from = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "kernels");
     if (from && strcmp(from, "host") && strcmp(from, "section"))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "kernels must be section or host");
-    found_run f = {0};
-    store_reader *rd = store_reader_acquire(api_store(a));
-    store_get_run(rd, id, take_run, &f);
-    store_reader_release(api_store(a), rd);
+    route_run_paths f;
+    if (!route_get_run_paths(a, id, &f)) return route_read_failed(c);
     if (!f.found || store_corruption(api_store(a))) {
         free(f.path), free(f.root);
         return route_no_such_run(a, c);

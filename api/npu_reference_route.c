@@ -145,23 +145,9 @@ static bool produce(body_stream *s, void *arg) {
     return got == 0;
 }
 
-typedef struct run_paths {
-    bool found;
-    char *path, *root;
-} run_paths;
-
-static void copy_paths(void *user, const run_row *row) {
-    run_paths *p = user;
-    p->found = true;
-    p->path = row->path ? strdup(row->path) : NULL;
-    p->root = row->root ? strdup(row->root) : NULL;
-}
-
 enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id) {
-    run_paths p = {0};
-    store_reader *rd = store_reader_acquire(api_store(a));
-    store_get_run(rd, id, copy_paths, &p);
-    store_reader_release(api_store(a), rd);
+    route_run_paths p;
+    if (!route_get_run_paths(a, id, &p)) return route_read_failed(c);
     struct stat st;
     if (!p.found || store_corruption(api_store(a))) {
         free(p.path), free(p.root);

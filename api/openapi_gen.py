@@ -296,7 +296,8 @@ ERR = {code: json_body(ref("Error"), text) for code, text in {
     "400": "a bad id or query parameter", "401": "a bearer token is required (auth_token_file)",
     "403": "a client certificate is required (tls_client_ca_file)", "404": "unknown run or path",
     "409": "a run is not complete", "410": "the run directory was deleted before it was ever parsed",
-    "500": "the database failed part way through a read (never a short answer)",
+    "500": "the store could not be read whole (out of memory, an I/O error): try again; never a short, "
+           "partial or \"not found\" answer in its place",
     "503": "the database refused the write, or the server is busy (Retry-After)"}.items()}
 RUN_PARAM = {"name": "id", "in": "path", "required": True, "schema": RUN_ID}
 ETAG = {"ETag": {"schema": {"type": "string"}, "description": "\"<ingest count>-<status>\""}}
@@ -321,14 +322,15 @@ paths = {
                                        "only runs whose profile holds this source family"),
                                      q("limit", {"type": "integer", "minimum": 1, "maximum": 1000}, "page size (100)"),
                                      q("cursor", {"type": "string"}, "next_cursor of the previous page")],
-                      "responses": {"200": json_body(ref("RunList"), "one page"), "400": ERR["400"], "401": ERR["401"]}}},
+                      "responses": {"200": json_body(ref("RunList"), "one page"), "400": ERR["400"], "401": ERR["401"],
+                                    "500": ERR["500"]}}},
     "/runs/{id}": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "status, profile, headline numbers and their sources, artefacts, warnings",
                 "parameters": [q("wait", {"type": "integer", "minimum": 0, "maximum": 60},
                                  "a run not discovered yet: wait for it up to this many seconds before 404")],
                 "responses": {"200": {**json_body(ref("RunDetail"), "the run"), "headers": ETAG},
-                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"]}},
+                              "400": ERR["400"], "401": ERR["401"], "404": ERR["404"], "500": ERR["500"]}},
         "delete": {"summary": "forget the run (its directory is left alone, not ingested again unless it changes)",
                    "responses": {"200": json_body(ref("Deleted"), "forgotten"), "400": ERR["400"], "401": ERR["401"],
                                  "404": ERR["404"], "503": ERR["503"]}}},
@@ -344,7 +346,7 @@ paths = {
                     "202": {**json_body(ref("Pending"), "still being written or parsed"),
                             "headers": {"Retry-After": {"schema": {"type": "string"}}, **ETAG}},
                     "304": {"description": "If-None-Match matches"},
-                    "400": ERR["400"], "401": ERR["401"], "404": ERR["404"], "410": ERR["410"],
+                    "400": ERR["400"], "401": ERR["401"], "404": ERR["404"], "410": ERR["410"], "500": ERR["500"],
                     "422": {**json_body(ref("RunMetrics"), "the run failed: its RunMetrics (warnings say why), "
                                                            "not a measurement"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
@@ -364,7 +366,7 @@ paths = {
                     "400": ERR["400"], "401": ERR["401"],
                     "404": json_body(ref("Error"), "unknown run (not_found), or a final run whose last parse "
                                                    "stored no document (no_analysis)"),
-                    "410": ERR["410"],
+                    "410": ERR["410"], "500": ERR["500"],
                     "422": {**json_body(ref("Analysis"), "the run failed: its document, not a measurement"),
                             "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
     "/runs/{id}/report.md": {
@@ -383,7 +385,7 @@ paths = {
                     "400": ERR["400"], "401": ERR["401"],
                     "404": json_body(ref("Error"), "unknown run (not_found), or a final run whose last parse "
                                                    "stored no report (no_analysis)"),
-                    "410": ERR["410"],
+                    "410": ERR["410"], "500": ERR["500"],
                     "422": {"description": "the run failed: its report, not a measurement",
                             "content": {"text/markdown": {"schema": {"type": "string"}}},
                             "headers": {**ETAG, **RUN_STATUS_HDR}}}}},
@@ -404,7 +406,7 @@ paths = {
                                                                                  "format": "binary"}}}},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
                               "410": json_body(ref("Error"), "the run's directory is no longer on disk"),
-                              "503": ERR["503"]}}},
+                              "500": ERR["500"], "503": ERR["503"]}}},
     "/runs/{id}/kernels.csv": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "one labelled row per kernel dispatch, read again from the run's directory and streamed "
@@ -415,7 +417,7 @@ paths = {
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
                               "410": json_body(ref("Error"), "the run's directory is no longer there"),
-                              "503": ERR["503"]}}},
+                              "500": ERR["500"], "503": ERR["503"]}}},
     "/runs/{id}/kernels.jsonl": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "the rows of kernels.csv as JSON lines (one object a line, null for an empty cell)",
@@ -424,14 +426,14 @@ paths = {
                                       "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"],
                               "410": json_body(ref("Error"), "the run's directory is no longer there"),
-                              "503": ERR["503"]}}},
+                              "500": ERR["500"], "503": ERR["503"]}}},
     "/compare": {"get": {"summary": "before/after of two complete runs",
                          "parameters": [{**q("base", RUN_ID, "run id"), "required": True},
                                         {**q("candidate", RUN_ID, "run id"), "required": True},
                                         q("rows", {"type": "integer", "minimum": 1, "maximum": 1000},
                                           "rows of the kernels and ops lists (20)")],
                          "responses": {"200": json_body(ref("Compare"), "deltas"), "400": ERR["400"],
-                                       "401": ERR["401"], "404": ERR["404"], "409": ERR["409"]}}},
+                                       "401": ERR["401"], "404": ERR["404"], "409": ERR["409"], "500": ERR["500"]}}},
     "/series": {"get": {"summary": "series of runs (labels.series, or a setup fingerprint), the one with the newest "
                                    "run first, with that run's verdict against its baseline",
                         "parameters": [q("limit", {"type": "integer", "minimum": 1, "maximum": 1000},
@@ -457,7 +459,7 @@ paths = {
                          "responses": {"200": {"description": "exposition",
                                                "content": {"text/plain": {"schema": {"type": "string"}},
                                                            "application/openmetrics-text": {"schema": {"type": "string"}}}},
-                                       "401": ERR["401"]}}},
+                                       "401": ERR["401"], "500": ERR["500"]}}},
     "/": {"get": {"summary": "the dashboard page",
                   "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "this document",

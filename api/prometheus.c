@@ -2,6 +2,7 @@
 #include "api/prometheus.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,25 +109,35 @@ static void histogram_out(writer *w, const char *name, const char *help, histogr
     put(w, "%s_count %llu\n", name, (unsigned long long)count);
 }
 
-static void process_metrics(writer *w) {
+/* The process_* series Prometheus's client libraries export, from /proc. A number that cannot
+ * be read is left out (never 0); false when memory ran out reading one (the scrape then fails
+ * rather than come back missing series). */
+static bool process_metrics(writer *w) {
     long page = sysconf(_SC_PAGESIZE), tick = sysconf(_SC_CLK_TCK);
+    bool oom = false;
     FILE *f = fopen("/proc/self/statm", "r");
     unsigned long size = 0, rss = 0;
-    if (f) { if (fscanf(f, "%lu %lu", &size, &rss) != 2) rss = 0; fclose(f); }
-    family(w, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-    put(w, "process_resident_memory_bytes %llu\n", (unsigned long long)rss * (unsigned long long)page);
-    family(w, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
-    put(w, "process_virtual_memory_bytes %llu\n", (unsigned long long)size * (unsigned long long)page);
-    int fds = 0;
+    bool have_mem = f && fscanf(f, "%lu %lu", &size, &rss) == 2;
+    if (f) fclose(f);
+    else oom |= errno == ENOMEM;
+    if (have_mem) {
+        family(w, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+        put(w, "process_resident_memory_bytes %llu\n", (unsigned long long)rss * (unsigned long long)page);
+        family(w, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.");
+        put(w, "process_virtual_memory_bytes %llu\n", (unsigned long long)size * (unsigned long long)page);
+    }
     DIR *d = opendir("/proc/self/fd");
     if (d) {
+        int fds = 0;
         struct dirent *e;
         while ((e = readdir(d)) != NULL) if (e->d_name[0] != '.') fds++;
         closedir(d);
         fds--;                                          /* the directory handle itself */
+        family(w, "process_open_fds", "gauge", "Number of open file descriptors.");
+        put(w, "process_open_fds %d\n", fds);
+    } else {
+        oom |= errno == ENOMEM;
     }
-    family(w, "process_open_fds", "gauge", "Number of open file descriptors.");
-    put(w, "process_open_fds %d\n", fds);
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
         family(w, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
@@ -135,6 +146,7 @@ static void process_metrics(writer *w) {
     char stat[1024] = "";
     f = fopen("/proc/self/stat", "r");
     if (f) { if (!fgets(stat, sizeof stat, f)) stat[0] = '\0'; fclose(f); }
+    else oom |= errno == ENOMEM;
     const char *p = strrchr(stat, ')');                 /* fields after the command name */
     unsigned long long ut = 0, st = 0, start = 0;
     if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
@@ -148,10 +160,14 @@ static void process_metrics(writer *w) {
         while (u && fgets(line, sizeof line, u))
             if (!strncmp(line, "btime ", 6)) boot = atof(line + 6);
         if (u) fclose(u);
-        family(w, "process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.");
-        put(w, "process_start_time_seconds ");
-        value(w, boot + (double)start / (double)tick);
+        else oom |= errno == ENOMEM;
+        if (boot > 0) {                                 /* else not known: left out */
+            family(w, "process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.");
+            put(w, "process_start_time_seconds ");
+            value(w, boot + (double)start / (double)tick);
+        }
     }
+    return !oom;
 }
 
 /* ---- per run ---------------------------------------------------------------------- */
@@ -168,6 +184,7 @@ typedef struct run_sample {
 typedef struct run_list {
     run_sample *items;
     size_t n, cap;
+    bool failed;                /* a run could not be kept (memory) */
 } run_list;
 
 /* A stored headline column scaled by `scale`, when the parse measured it (a negative value is
@@ -183,13 +200,20 @@ static void collect(void *user, const run_row *r) {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 64;
         run_sample *it = realloc(l->items, l->cap * sizeof *it);
-        if (!it) return;
+        if (!it) {
+            l->cap = l->n;
+            l->failed = true;
+            return;
+        }
         l->items = it;
     }
     run_sample *s = &l->items[l->n];
     memset(s, 0, sizeof *s);
     s->id = strdup(r->id);
-    if (!s->id) return;
+    if (!s->id) {
+        l->failed = true;
+        return;
+    }
     s->status = r->status;
     s->updated_s = (double)r->updated_at / 1e3;
     /* every number from the stored headline columns (NULL: the parse did not measure it) */
@@ -257,14 +281,16 @@ static void fill_gauge(void *user, const char *run_id, int g, double v) {
     if (hit) (*hit)->gauge[g] = (opt_num){true, v};
 }
 
-/* Reads the analysis numbers of the listed runs (same reader as the listing). */
-static void read_gauges(store_reader *rd, run_list *l, int max_runs) {
+/* Reads the analysis numbers of the listed runs (same reader as the listing); false when they
+ * could not be read. */
+static bool read_gauges(store_reader *rd, run_list *l, int max_runs) {
     gauge_fill f = {calloc(l->n ? l->n : 1, sizeof *f.sorted), l->n};
-    if (!f.sorted) return;
+    if (!f.sorted) return false;
     for (size_t i = 0; i < l->n; i++) f.sorted[i] = &l->items[i];
     qsort(f.sorted, f.n, sizeof *f.sorted, by_id);
-    store_newest_gauges(rd, max_runs, fill_gauge, &f);
+    int n = store_newest_gauges(rd, max_runs, fill_gauge, &f);
     free(f.sorted);
+    return n >= 0;
 }
 
 /* One gauge per run from analysis number g, times scale (ns to seconds, % to a ratio); a run
@@ -477,7 +503,7 @@ static void series_cache_series(writer *w, series_cache *cache) {
     put(w, "goblind_series_verdict_cache_capacity %zu\n", st.capacity);
 }
 
-void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
+bool prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     strbuf own = {0};
     bool relabel = src->labels && *src->labels;
     writer w = {relabel ? &own : out, om};
@@ -487,11 +513,11 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
 
     store_reader *rd = store_reader_acquire(src->st);
     int64_t counts[RUN_STATUS_COUNT];
-    store_count_by_status(rd, counts);
+    bool ok = store_count_by_status(rd, counts);
     run_list runs = {0};
     char next[300];
-    store_list_runs(rd, -1, src->max_runs, NULL, false, collect, &runs, next, sizeof next);
-    read_gauges(rd, &runs, src->max_runs);
+    ok = ok && store_list_runs(rd, -1, src->max_runs, NULL, false, collect, &runs, next, sizeof next) >= 0 && !runs.failed;
+    ok = ok && read_gauges(rd, &runs, src->max_runs) && !store_reader_failed(rd);
     store_reader_release(src->st, rd);
 
     family(&w, "goblind_runs", "gauge", "Runs known to the daemon, by status.");
@@ -515,7 +541,7 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
     }
     histogram_out(&w, "goblind_http_request_duration_seconds", "Time from request to response.", &c->http_seconds);
     webhook_series(&w, src->hooks);
-    process_metrics(&w);
+    ok = process_metrics(&w) && ok;
 
     run_state_series(&w, &runs);
     run_series(&w, &runs, "goblind_run_tokens_per_second", "gauge", "Training throughput of the run.",
@@ -547,16 +573,17 @@ void prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         value(&w, runs.items[i].updated_s);
     }
     store_reader *srd = store_reader_acquire(src->st);   /* per series: the latest run against its baseline */
-    series_metrics(srd, src->max_runs, src->series_baseline_runs > 0 ? src->series_baseline_runs : SERIES_BASELINE_DEFAULT,
-                   src->series_cache, w.out);
+    ok = series_metrics(srd, src->max_runs, src->series_baseline_runs > 0 ? src->series_baseline_runs : SERIES_BASELINE_DEFAULT,
+                        src->series_cache, w.out) && !store_reader_failed(srd) && ok;
     store_reader_release(src->st, srd);
     if (src->series_cache) series_cache_series(&w, src->series_cache);
     if (om) put(&w, "# EOF\n");
     for (size_t i = 0; i < runs.n; i++) free(runs.items[i].id);
     free(runs.items);
     if (relabel) {
+        ok = ok && !own.failed;
         add_static_labels(own.data ? own.data : "", own.len, src->labels, out);
         strbuf_free(&own);
     }
-    strbuf_terminate(out);
+    return strbuf_terminate(out) && ok;
 }

@@ -31,6 +31,9 @@ typedef struct prometheus_source {
  * name goblind's series or Prometheus's scrape use. */
 bool prometheus_labels_render(const char *spec, char **rendered, char *err, size_t errlen);
 
-void prometheus_render(const prometheus_source *src, bool openmetrics, strbuf *out);
+/* The exposition text of every goblind series into out. false when the store could not be read
+ * or memory ran out (the caller answers an error: a scrape missing runs, or a count read as 0,
+ * would look real). */
+bool prometheus_render(const prometheus_source *src, bool openmetrics, strbuf *out);
 
 #endif

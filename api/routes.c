@@ -58,10 +58,43 @@ enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c) {
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");
 }
 
+typedef struct paths_copy {
+    route_run_paths *p;
+    bool oom;
+} paths_copy;
+
+static void copy_paths(void *user, const run_row *row) {
+    paths_copy *pc = user;
+    pc->p->found = true;
+    pc->p->path = row->path ? strdup(row->path) : NULL;
+    pc->p->root = row->root ? strdup(row->root) : NULL;
+    pc->oom = (row->path && !pc->p->path) || (row->root && !pc->p->root);
+}
+
+bool route_get_run_paths(api *a, const char *id, route_run_paths *p) {
+    memset(p, 0, sizeof *p);
+    paths_copy pc = {p, false};
+    store_reader *rd = store_reader_acquire(api_store(a));
+    store_get_run(rd, id, copy_paths, &pc);
+    bool ok = !store_reader_failed(rd) && !pc.oom;
+    store_reader_release(api_store(a), rd);
+    if (!ok) {
+        free(p->path), free(p->root);
+        memset(p, 0, sizeof *p);
+    }
+    return ok;
+}
+
+enum MHD_Result route_read_failed(struct MHD_Connection *c) {
+    return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+                          "the run could not be read (out of memory or an I/O error); try again");
+}
+
 /* ---- /runs/<id> --------------------------------------------------------------------- */
 
 typedef struct run_copy {
     bool found;
+    bool oom;                    /* the metrics body could not be copied */
     run_status status;
     int64_t ingest_count;
     char *metrics_json;
@@ -77,6 +110,7 @@ static void copy_row(void *user, const run_row *row) {
     rc->status = row->status;
     rc->ingest_count = row->ingest_count;
     rc->metrics_json = row->metrics_json ? strdup(row->metrics_json) : NULL;
+    rc->oom = row->metrics_json && !rc->metrics_json;
 }
 
 /* ---- /runs/<id>/metrics ------------------------------------------------------------- */
@@ -100,7 +134,12 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
         uint64_t version = metrics_cache_version(api_cache(a), id);   /* before the read: see metrics_cache.h */
         store_reader *rd = store_reader_acquire(api_store(a));
         store_get_run(rd, id, copy_row, &rc);
+        bool failed = store_reader_failed(rd) || rc.oom;
         store_reader_release(api_store(a), rd);
+        if (failed) {
+            free(rc.metrics_json);
+            return route_read_failed(c);
+        }
         /* Only final answers are kept: a pending or running run's next state is written by the
          * status writer before the tracker's notification drops the entry, and in between
          * /runs/<id> (read from the store) would already say what a cached 202 does not. */
@@ -186,12 +225,20 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     store_reader *rd = store_reader_acquire(api_store(a));
     store_get_run(rd, id, copy_row, &rc);
     free(rc.metrics_json);
+    if (store_reader_failed(rd) || rc.oom) {
+        store_reader_release(api_store(a), rd);
+        return route_read_failed(c);
+    }
     if (!rc.found || store_corruption(api_store(a))) {
         store_reader_release(api_store(a), rd);
         return route_no_such_run(a, c);
     }
     char source[32], formats[256];                    /* where the rows came from */
     store_kernels_source(rd, id, source, sizeof source, formats, sizeof formats);
+    if (store_reader_failed(rd)) {
+        store_reader_release(api_store(a), rd);
+        return route_read_failed(c);
+    }
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
         kernels_job *job = kernels_job_new(api_store(a), id, sort, (int)limit, source, formats);
@@ -219,7 +266,10 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     }
     jw_array_close(&j);
     jw_object_close(&j);
-    if (!strbuf_terminate(&out)) return MHD_NO;
+    if (!strbuf_terminate(&out)) {           /* lost bytes for lack of memory: no answer */
+        strbuf_free(&out);
+        return MHD_NO;
+    }
     return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);
 }
 
@@ -259,10 +309,13 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
             store_get_doc(rd, ids[i], STORED_ANALYSIS_JSON, &rc[i].doc);   /* no text: its side is unknown */
         }
     }
+    bool failed = store_reader_failed(rd);
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
     char detail[300];
-    if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
+    if (failed) {
+        ret = route_read_failed(c);
+    } else if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
         ret = route_no_such_run(a, c);
     } else if (!rc[0].found || !rc[1].found) {
         snprintf(detail, sizeof detail, "no run with id %s", rc[0].found ? ids[1] : ids[0]);
@@ -276,9 +329,11 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     } else {
         strbuf out = {0};
         compare_diff *diff = compare_diff_new(rc[0].doc.text, rc[0].doc.len, rc[1].doc.text, rc[1].doc.len, rows);
-        compare_runs(&rc[0].side, &rc[1].side, diff, &out);
+        if (diff) compare_runs(&rc[0].side, &rc[1].side, diff, &out);
         compare_diff_free(diff);
-        if (strbuf_terminate(&out)) {
+        if (!diff) {                          /* out of memory: no answer rather than one missing its deltas */
+            ret = route_read_failed(c);
+        } else if (strbuf_terminate(&out)) {
             ret = api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);      /* the response owns it */
         } else {
             strbuf_free(&out);
@@ -298,7 +353,10 @@ static enum MHD_Result prometheus_metrics(api *a, struct MHD_Connection *c) {
     const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     bool om = accept && strstr(accept, "application/openmetrics-text");
     strbuf out = {0};
-    api_prometheus(a, om, &out);
+    if (!api_prometheus(a, om, &out)) {       /* a scrape missing runs, or a count read as 0, would look real */
+        strbuf_free(&out);
+        return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the metrics could not be read");
+    }
     enum MHD_Result ret = api_send_body(c, MHD_HTTP_OK, out.data ? out.data : "", out.len,
         om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" : "text/plain; version=0.0.4; charset=utf-8");
     strbuf_free(&out);

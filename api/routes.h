@@ -41,6 +41,17 @@ bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, 
 bool route_etag_matches(const char *inm, const char *etag);
 /* 404 for an unknown run, or 503 when the read that found nothing found the database corrupt. */
 enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
+/* 500: the store could not be read whole for this request (memory, I/O: store_reader_failed),
+ * so "not found" or a partial answer would be wrong. */
+enum MHD_Result route_read_failed(struct MHD_Connection *c);
+/* A run's directory and root as stored (the caller frees both). */
+typedef struct route_run_paths {
+    bool found;
+    char *path, *root;
+} route_run_paths;
+/* Reads run id's paths into *p; false when the store could not be read or the copies failed
+ * (memory): the caller answers route_read_failed, not "not found" or "gone". */
+bool route_get_run_paths(api *a, const char *id, route_run_paths *p);
 /* ?wait=N for a run not discovered yet: true when the request now waits (suspended until the
  * run's first change or the recheck; the handler runs again), false when the wait is over (or
  * was 0) and the caller answers 404. */
@@ -70,7 +81,8 @@ enum MHD_Result api_send_text(struct MHD_Connection *c, unsigned status, const c
                               const char *etag, int retry_after);
 enum MHD_Result api_send_body(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
                               const char *content_type);
-void api_prometheus(api *a, bool openmetrics, strbuf *out);
+/* The /metrics exposition text into out; false when it could not be read whole (prometheus_render). */
+bool api_prometheus(api *a, bool openmetrics, strbuf *out);
 /* After a DELETE forgot a run: drops its cache entry, wakes its long polls, logs. */
 void api_report_deleted(api *a, const char *run_id);
 /* The next response queued on this thread closes its connection (Connection: close). */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/json_load.h"
 #include "base/json_writer.h"
 #include "core/run_files.h"
 #include "storage/run_detail.h"
@@ -42,12 +43,16 @@ static void profile_field(jw_out *j, const char *profile) {
     jw_array_close(j);
 }
 
-/* Member `member` ("sources" or "labels") of the stored headline JSON as key (null when absent). */
+/* Member `member` ("sources" or "labels") of the stored headline JSON as key (null when absent).
+ * A stored text that does not load fails the answer (jw_fail): it is goblind's own JSON, so
+ * the cause is memory (jansson does not always say so), and a null would look like "none". */
 static void headline_field(jw_out *j, const char *key, const char *stored, const char *member) {
     jw_key(j, key);
-    json_t *doc = stored ? json_loads(stored, 0, NULL) : NULL;
+    json_t *doc = stored ? json_load_checked(stored, strlen(stored), 0, NULL) : NULL;
+    if (stored && !doc) jw_fail(j);
     json_t *v = json_object_get(doc, member);
-    char *text = v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    char *text = v && !json_is_null(v) ? json_dumps_checked(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    if (v && !json_is_null(v) && !text) jw_fail(j);
     if (text) jw_json(j, text, strlen(text));
     else jw_null(j);
     free(text);
@@ -120,6 +125,8 @@ enum MHD_Result route_runs(api *a, struct MHD_Connection *c) {
     if (n < 0) {
         strbuf_free(&out);
         if (store_corruption(api_store(a))) return route_no_such_run(a, c);
+        if (n == STORE_READ_FAILED)       /* memory or I/O: the server's fault, not the cursor's */
+            return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the run list could not be read");
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "cursor is not one this server gave out");
     }
     jw_array_close(&j);
@@ -127,7 +134,10 @@ enum MHD_Result route_runs(api *a, struct MHD_Connection *c) {
     if (next[0]) jw_string(&j, next);
     else jw_null(&j);
     jw_object_close(&j);
-    if (!strbuf_terminate(&out)) return MHD_NO;
+    if (!strbuf_terminate(&out)) {           /* lost bytes for lack of memory: no answer */
+        strbuf_free(&out);
+        return MHD_NO;
+    }
     return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);
 }
 
@@ -245,15 +255,25 @@ enum MHD_Result route_run(api *a, api_request *req, struct MHD_Connection *c, co
         else jw_null(&j);
         free(sources);
     }
+    bool failed = store_reader_failed(rd);
     store_reader_release(api_store(a), rd);
     jw_object_close(&j);
-    if (!d.found || !warnings || store_corruption(api_store(a)) || !strbuf_terminate(&out)) {
+    if (failed) {
+        free(warnings);
+        strbuf_free(&out);
+        return route_read_failed(c);
+    }
+    if (!d.found || !warnings || store_corruption(api_store(a))) {
         free(warnings);
         strbuf_free(&out);
         if (!d.found && route_wait_for_run(a, req, c, id, wait)) return MHD_YES;   /* not discovered yet */
         return route_no_such_run(a, c);
     }
     free(warnings);
+    if (!strbuf_terminate(&out)) {             /* the answer lost bytes for lack of memory */
+        strbuf_free(&out);
+        return route_read_failed(c);
+    }
     char etag[64];
     snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, store_run_status_name(d.status));
     return api_send_owned(c, MHD_HTTP_OK, out.data, out.len, etag);

@@ -12,14 +12,18 @@ typedef struct load_ctx {
     bool oom;
 } load_ctx;
 
-/* The numbers of a JSON array of numbers ("[1,2.5,...]", as storage wrote it) into a new array. */
-static double *parse_walls(const char *text, size_t *n) {
+/* The numbers of a JSON array of numbers ("[1,2.5,...]", as storage wrote it) into a new array;
+ * *oom set when memory ran out. */
+static double *parse_walls(const char *text, size_t *n, bool *oom) {
     *n = 0;
     if (!text || *text != '[') return NULL;
     size_t cap = 1;
     for (const char *p = text; *p; p++) cap += *p == ',';
     double *v = malloc(cap * sizeof *v);
-    if (!v) return NULL;
+    if (!v) {                              /* not "no per-step times": the run would look unjudgeable */
+        *oom = true;
+        return NULL;
+    }
     const char *p = text + 1;
     while (*p && *p != ']') {
         char *end;
@@ -51,7 +55,7 @@ static void load_row(void *user, const series_run_row *row) {
     pt->step_seconds = row->step_seconds;
     pt->tokens_per_sec = row->tokens_per_sec;
     pt->busy_pct = row->busy_pct;
-    pt->walls = parse_walls(row->walls_json, &pt->nwalls);
+    pt->walls = parse_walls(row->walls_json, &pt->nwalls, &c->oom);
     /* the cache's identity of the run's data: exactly the times the tests read */
     pt->has_digest = s->cache && pt->nwalls && series_cache_walls_digest(pt->walls, pt->nwalls, pt->digest);
     pt->prev = -1;
@@ -290,6 +294,7 @@ typedef struct metric_ctx {
     int baseline_runs;
     series_cache *cache;
     strbuf regression, delta;
+    bool failed;                /* a series could not be read or judged */
 } metric_ctx;
 
 static void metric_row(void *user, const series_row *row) {
@@ -297,6 +302,7 @@ static void metric_row(void *user, const series_row *row) {
     series_eval s;
     bool failed = false;
     long i = latest_of(c->rd, row->key, c->baseline_runs, c->cache, &s, &failed);
+    c->failed |= failed;
     if (i >= 0 && s.p[i].vs_base.present && s.p[i].vs_base.test.verdict != NS_UNKNOWN) {
         char num[64];
         static const char REG[] = "goblind_series_regression{series=\"", DELTA[] = "goblind_series_step_time_delta_ratio{series=\"";
@@ -318,8 +324,8 @@ static void family(strbuf *out, const char *name, const char *help) {
     if (n > 0) strbuf_append(out, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
 }
 
-void series_metrics(store_reader *rd, int max_series, int baseline_runs, series_cache *cache, strbuf *out) {
-    metric_ctx c = {rd, baseline_runs, cache, {0}, {0}};
+bool series_metrics(store_reader *rd, int max_series, int baseline_runs, series_cache *cache, strbuf *out) {
+    metric_ctx c = {rd, baseline_runs, cache, {0}, {0}, false};
     int total = store_series_list(rd, max_series, metric_row, &c);
     family(out, "goblind_series_regression",
            "1 when the latest judged run of the series is slower than its baseline beyond the noise, 0 when it is not; absent while the series has no verdict.");
@@ -331,6 +337,8 @@ void series_metrics(store_reader *rd, int max_series, int baseline_runs, series_
     char num[64];
     int n = snprintf(num, sizeof num, "goblind_series_dropped %d\n", total > max_series ? total - max_series : 0);
     strbuf_append(out, num, (size_t)n);
+    bool ok = total >= 0 && !c.failed && !c.regression.failed && !c.delta.failed;
     strbuf_free(&c.regression);
     strbuf_free(&c.delta);
+    return ok;
 }

@@ -83,7 +83,8 @@ json_t *series_list_body(store_reader *rd, int limit, int baseline_runs, series_
 json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_runs, series_cache *cache);
 /* The per-series gauges of /metrics into out (exposition text): goblind_series_regression and
  * goblind_series_step_time_delta_ratio of the newest max_series series (the latest complete run
- * against its baseline), and goblind_series_dropped, the series beyond that bound. */
-void series_metrics(store_reader *rd, int max_series, int baseline_runs, series_cache *cache, strbuf *out);
+ * against its baseline), and goblind_series_dropped, the series beyond that bound. false when
+ * the series could not all be read or judged (memory, I/O): out is then not the whole answer. */
+bool series_metrics(store_reader *rd, int max_series, int baseline_runs, series_cache *cache, strbuf *out);
 
 #endif

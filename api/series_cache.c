@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <gnutls/crypto.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,12 +66,19 @@ bool series_cache_key_of(const uint8_t cand[SERIES_CACHE_DIGEST], const uint8_t 
     static const char TAG[] = "goblind series verdict v1";
     const uint64_t method[3] = {NS_BOOTSTRAP_SEED, NS_BOOTSTRAP_ROUNDS, NS_MIN_STEPS};
     uint64_t count = nrefs;
-    gnutls_hash_hd_t h;
-    if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0) return false;
-    bool ok = gnutls_hash(h, TAG, sizeof TAG) == 0 && gnutls_hash(h, method, sizeof method) == 0 &&
-              gnutls_hash(h, cand, SERIES_CACHE_DIGEST) == 0 && gnutls_hash(h, &count, sizeof count) == 0;
-    for (size_t i = 0; ok && i < nrefs; i++) ok = gnutls_hash(h, refs[i], SERIES_CACHE_DIGEST) == 0;
-    gnutls_hash_deinit(h, key->b);
+    /* the inputs laid end to end and hashed in one call (the same digest as hashing them one
+     * after the other): gnutls_hash_init leaks its handle when it fails for lack of memory */
+    size_t head = sizeof TAG + sizeof method + SERIES_CACHE_DIGEST + sizeof count;
+    if (nrefs > (SIZE_MAX - head) / SERIES_CACHE_DIGEST) return false;
+    uint8_t *b = malloc(head + nrefs * SERIES_CACHE_DIGEST), *p = b;
+    if (!b) return false;
+    memcpy(p, TAG, sizeof TAG), p += sizeof TAG;
+    memcpy(p, method, sizeof method), p += sizeof method;
+    memcpy(p, cand, SERIES_CACHE_DIGEST), p += SERIES_CACHE_DIGEST;
+    memcpy(p, &count, sizeof count), p += sizeof count;
+    for (size_t i = 0; i < nrefs; i++) memcpy(p, refs[i], SERIES_CACHE_DIGEST), p += SERIES_CACHE_DIGEST;
+    bool ok = gnutls_hash_fast(GNUTLS_DIG_SHA256, b, (size_t)(p - b), key->b) == 0;
+    free(b);
     return ok;
 }
 

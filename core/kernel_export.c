@@ -20,7 +20,10 @@ typedef struct writer {
     bool failed;
 } writer;
 
+/* Sends the rows buffered so far; a buffer that lost bytes for lack of memory is never sent
+ * (a row with a field missing would look whole): the export fails. */
 static bool flush(writer *o) {
+    if (o->buf.failed) o->failed = true;
     if (!o->failed && o->buf.len && !o->w(o->user, o->buf.data, o->buf.len)) o->failed = true;
     o->buf.len = 0;
     return !o->failed;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/json_load.h"
 #include "core/run_headline.h"
 
 static const char *const PRECISIONS[] = {"fp16", "bf16", "fp32", "fp8", NULL};
@@ -67,7 +68,7 @@ void run_sidecar_read(const char *run_dir, run_sidecar *sc, diag_list *w) {
     }
     sc->present = true;
     json_error_t err;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    json_t *doc = json_load_checked(text, len, JSON_REJECT_DUPLICATES, &err);
     free(text);
     if (!json_is_object(doc)) {
         if (doc) diag_add(w, RUN_SIDECAR_NAME ": not a JSON object; ignored");
@@ -95,7 +96,7 @@ void run_sidecar_read(const char *run_dir, run_sidecar *sc, diag_list *w) {
             json_t *lv;
             json_object_foreach(v, lk, lv) ok &= json_is_string(lv) || json_is_number(lv) || json_is_boolean(lv);
             if (!ok) diag_add(w, RUN_SIDECAR_NAME ": key 'labels' must be an object of strings, numbers or booleans; ignored");
-            else sc->labels_json = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+            else sc->labels_json = json_dumps_checked(v, JSON_COMPACT | JSON_SORT_KEYS);
             /* kept as a label either way, but only a string of 1..128 bytes names the series;
              * otherwise the run's setup fingerprint does, which the user should hear about */
             json_t *series = ok ? json_object_get(v, "series") : NULL;

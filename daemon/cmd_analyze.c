@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/json_load.h"
 #include "core/run_analysis.h"
 #include "daemon/commands.h"
 
@@ -22,7 +23,7 @@ static void print_scalar(FILE *out, const json_t *v) {
     else if (json_is_true(v)) fputs("yes", out);
     else if (json_is_false(v)) fputs("no", out);
     else {
-        char *t = json_dumps(v, JSON_COMPACT);
+        char *t = json_dumps_checked(v, JSON_COMPACT);
         fputs(t ? t : "?", out);
         free(t);
     }
@@ -67,7 +68,7 @@ static void print_rows(FILE *out, const json_t *a) {
 
 static int print_table(FILE *out, const char *json) {
     json_error_t err;
-    json_t *doc = json_loads(json, 0, &err);
+    json_t *doc = json_load_checked(json, strlen(json), 0, &err);
     if (!doc) { fprintf(stderr, "goblind analyze: internal error: %s\n", err.text); return 1; }
     const char *key;
     json_t *v;

@@ -46,7 +46,10 @@ kernel_cursor *kernel_cursor_open(store *s, const char *id, kernel_sort sort, in
         snprintf(err, errlen, "%s", sqlite3_errmsg(k->db));
         goto fail;
     }
-    sqlite3_bind_text(k->q, 1, id, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_text(k->q, 1, id, -1, SQLITE_TRANSIENT) != SQLITE_OK) {   /* a copy: memory may run out */
+        snprintf(err, errlen, "%s", sqlite3_errmsg(k->db));
+        goto fail;
+    }
     sqlite3_bind_int(k->q, 2, limit);
     return k;
 fail:

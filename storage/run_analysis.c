@@ -28,7 +28,7 @@ bool store_get_doc(store_reader *r, const char *run_id, stored_doc_kind kind, st
     const char *sql = kind == STORED_REPORT_MD
         ? "SELECT status, ingest_count, (SELECT report_md FROM run_analysis WHERE run_id = ?1) FROM runs WHERE id = ?1"
         : "SELECT status, ingest_count, (SELECT json FROM run_analysis WHERE run_id = ?1) FROM runs WHERE id = ?1";
-    if (sqlite3_prepare_v2(store_reader_db(r), sql, -1, &q, NULL) != SQLITE_OK) return false;
+    if (store_reader_prepare(r, sql, &q) != SQLITE_OK) return false;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     int rc = store_reader_note(r, sqlite3_step(q));
     if (rc == SQLITE_ROW) {
@@ -39,7 +39,7 @@ bool store_get_doc(store_reader *r, const char *run_id, stored_doc_kind kind, st
             out->len = (size_t)sqlite3_column_bytes(q, 2);
             out->text = malloc(out->len + 1);
             if (out->text) memcpy(out->text, text, out->len + 1);
-            else out->found = false;              /* out of memory: no answer rather than a wrong one */
+            else store_reader_fail(r);            /* out of memory: no answer rather than a wrong one */
         }
     }
     sqlite3_finalize(q);

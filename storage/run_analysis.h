@@ -28,7 +28,8 @@ typedef struct stored_doc {
 } stored_doc;
 
 /* Reads the run's state and the wanted document into *out (caller frees out->text). false
- * when the run is unknown or on an error (store_corruption tells which). */
+ * when the run is unknown or on an error (store_reader_failed and store_corruption tell
+ * which). */
 bool store_get_doc(store_reader *r, const char *run_id, stored_doc_kind kind, stored_doc *out);
 
 #endif

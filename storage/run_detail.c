@@ -1,5 +1,10 @@
 /* run_detail: warnings, artefact facts and the file inventory out of the stored JSON, by SQL
- * (run_detail.h). */
+ * (run_detail.h).
+ *
+ * A stored text that is not JSON counts as none (json_valid). SQLite 3.40's json_valid()
+ * also answers 0 when memory runs out, and sqlite3_column_text() NULL: the reader then says
+ * the read failed (store_reader_failed counts SQLite's failed allocations, sqlite_mem.h), so
+ * the caller answers an error rather than "no warnings". */
 #include "storage/run_detail.h"
 
 #include <sqlite3.h>
@@ -8,14 +13,15 @@
 
 char *store_run_warnings(store_reader *r, const char *run_id) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r),
+    if (store_reader_prepare(r,
                            "SELECT json_extract(json, '$.warnings') FROM run_metrics WHERE run_id = ?1"
-                           " AND json_valid(json) AND json_type(json, '$.warnings') = 'array'", -1, &q, NULL) != SQLITE_OK)
+                           " AND json_valid(json) AND json_type(json, '$.warnings') = 'array'", &q) != SQLITE_OK)
         return NULL;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     int rc = store_reader_note(r, sqlite3_step(q));
     const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
     char *out = rc == SQLITE_ROW || rc == SQLITE_DONE ? strdup(text ? text : "[]") : NULL;
+    if ((rc == SQLITE_ROW || rc == SQLITE_DONE) && !out) store_reader_fail(r);
     sqlite3_finalize(q);
     return out;
 }
@@ -30,7 +36,7 @@ void store_get_artefact_facts(store_reader *r, const char *run_id, artefact_fact
         " FROM (SELECT *, CASE WHEN json_valid(reading) THEN reading END AS rd FROM artefacts WHERE run_id = ?1)"
         " ORDER BY kind";
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), SQL, -1, &q, NULL) != SQLITE_OK) return;
+    if (store_reader_prepare(r, SQL, &q) != SQLITE_OK) return;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     while (store_reader_note(r, sqlite3_step(q)) == SQLITE_ROW) {
         run_artefact_row a = {
@@ -55,11 +61,12 @@ char *store_run_sources(store_reader *r, const char *run_id) {
         " FROM json_each(ra.json, '$.sources') AS s)"   /* ra.: json_each has a hidden column "json" too */
         " FROM run_analysis AS ra WHERE run_id = ?1 AND json_valid(ra.json) AND json_type(ra.json, '$.sources') = 'array'";
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), SQL, -1, &q, NULL) != SQLITE_OK) return NULL;
+    if (store_reader_prepare(r, SQL, &q) != SQLITE_OK) return NULL;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     int rc = store_reader_note(r, sqlite3_step(q));
     const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
     char *out = text ? strdup(text) : NULL;
+    if (text && !out) store_reader_fail(r);
     sqlite3_finalize(q);
     return out;
 }

@@ -38,11 +38,10 @@ int run_gauges_write(sqlite3 *db, const char *run_id, const ingest_doc *doc) {
 }
 
 int store_newest_gauges(store_reader *r, int max_runs, gauge_row_fn fn, void *user) {
-    sqlite3 *db = store_reader_db(r);
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT run_id, name, value FROM run_gauges WHERE run_id IN"
-                               " (SELECT id FROM runs ORDER BY updated_at DESC, id DESC LIMIT ?1) ORDER BY run_id",
-                           -1, &q, NULL) != SQLITE_OK)
+    if (store_reader_prepare(r, "SELECT run_id, name, value FROM run_gauges WHERE run_id IN"
+                                " (SELECT id FROM runs ORDER BY updated_at DESC, id DESC LIMIT ?1) ORDER BY run_id",
+                             &q) != SQLITE_OK)
         return -1;
     sqlite3_bind_int(q, 1, max_runs);
     int n = 0, rc;
@@ -59,7 +58,7 @@ int store_newest_gauges(store_reader *r, int max_runs, gauge_row_fn fn, void *us
 bool store_run_gauges(store_reader *r, const char *run_id, opt_num out[IG_COUNT]) {
     memset(out, 0, sizeof(opt_num) * IG_COUNT);
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), "SELECT name, value FROM run_gauges WHERE run_id = ?1", -1, &q, NULL) !=
+    if (store_reader_prepare(r, "SELECT name, value FROM run_gauges WHERE run_id = ?1", &q) !=
         SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
@@ -76,8 +75,7 @@ bool store_kernels_source(store_reader *r, const char *run_id, char *source, siz
                           size_t formats_len) {
     source[0] = formats[0] = 0;
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), "SELECT kernels_source, kernels_formats FROM runs WHERE id = ?1", -1, &q,
-                           NULL) != SQLITE_OK)
+    if (store_reader_prepare(r, "SELECT kernels_source, kernels_formats FROM runs WHERE id = ?1", &q) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     bool found = store_reader_note(r, sqlite3_step(q)) == SQLITE_ROW;

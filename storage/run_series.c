@@ -50,27 +50,10 @@ static const char *text_col(sqlite3_stmt *q, int i) {
     return sqlite3_column_type(q, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(q, i) : NULL;
 }
 
-/* Whether text, which json_valid() judged not JSON, really is not: SQLite 3.40's json_valid()
- * answers 0 when it runs out of memory, json() raises an error that tells the two apart.
- * SQLITE_OK: not JSON (its facts are unknown); otherwise the result code to give up with. */
-static int confirm_not_json(sqlite3 *db, const char *text) {
-    sqlite3_stmt *q = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT json(?1)", -1, &q, NULL);
-    if (rc != SQLITE_OK) return rc;
-    rc = sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK) rc = sqlite3_step(q);
-    /* a row: valid after all, so the first answer was memory running out */
-    rc = rc == SQLITE_ROW ? SQLITE_NOMEM : rc == SQLITE_ERROR && sqlite3_errcode(db) == SQLITE_ERROR ? SQLITE_OK : rc;
-    sqlite3_finalize(q);
-    return rc;
-}
-
 int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json, const char *analysis_json) {
-    /* h and a are materialized: json_valid() runs once per text, and the last two columns say
-     * which non-NULL text it judged not JSON (confirm_not_json then checks that answer). */
     static const char SQL[] =
-        "WITH h(j) AS MATERIALIZED (SELECT CASE WHEN json_valid(?1) THEN ?1 END),"
-        " a(j) AS MATERIALIZED (SELECT CASE WHEN json_valid(?2) THEN ?2 END),"
+        "WITH h(j) AS (SELECT CASE WHEN json_valid(?1) THEN ?1 END),"
+        " a(j) AS (SELECT CASE WHEN json_valid(?2) THEN ?2 END),"
         " d(j) AS (SELECT json_extract(a.j, '$.device') FROM a)"
         " SELECT json_extract(h.j, '$.labels.series'), json_extract(h.j, '$.labels.model'),"
         "  json_extract(h.j, '$.precision'), json_extract(d.j, '$.name'), json_extract(d.j, '$.device_count'),"
@@ -78,8 +61,7 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         "  json_extract(d.j, '$.cuda_version'), json_extract(d.j, '$.driver_version'),"
         "  json_extract(d.j, '$.runtime_version'),"
         "  (SELECT json_group_array(json_extract(value, '$.wall_ns')) FROM json_each(a.j, '$.steps.items')"
-        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real')),"
-        "  h.j IS NULL AND ?1 IS NOT NULL, a.j IS NULL AND ?2 IS NOT NULL"
+        "   WHERE json_type(value, '$.wall_ns') IN ('integer', 'real'))"
         " FROM h, a, d";
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(db, "DELETE FROM run_series WHERE run_id = ?1", -1, &q, NULL);
@@ -97,13 +79,6 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
         sqlite3_finalize(q);
         return rc;
     }
-    rc = SQLITE_OK;
-    if (sqlite3_column_int(q, 11)) rc = confirm_not_json(db, headline_json);
-    if (rc == SQLITE_OK && sqlite3_column_int(q, 12)) rc = confirm_not_json(db, analysis_json);
-    if (rc != SQLITE_OK) {
-        sqlite3_finalize(q);
-        return rc;
-    }
     series_facts f = {.label = text_col(q, 0), .model = text_col(q, 1), .precision = text_col(q, 2), .gpu = text_col(q, 3),
                       .has_devices = sqlite3_column_type(q, 4) == SQLITE_INTEGER, .devices = sqlite3_column_int64(q, 4),
                       .pytorch = text_col(q, 5), .rocm = text_col(q, 6), .cuda = text_col(q, 7), .driver = text_col(q, 8),
@@ -111,6 +86,7 @@ int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json,
     char key[SERIES_KEY_MAX + 1];
     const char *source = run_series_key_of(&f, key, sizeof key);
     sqlite3_stmt *ins = NULL;
+    rc = SQLITE_OK;
     if (source && (rc = sqlite3_prepare_v2(db, "INSERT INTO run_series(run_id, series_key, key_source, step_walls)"
                                                " VALUES (?1, ?2, ?3, ?4)", -1, &ins, NULL)) == SQLITE_OK) {
         sqlite3_bind_text(ins, 1, run_id, -1, SQLITE_STATIC);
@@ -132,7 +108,7 @@ int store_series_list(store_reader *r, int limit, series_row_fn fn, void *user) 
         "   ORDER BY r2.created_at DESC, r2.id DESC LIMIT 1)"
         " FROM run_series s JOIN runs r ON r.id = s.run_id GROUP BY s.series_key ORDER BY newest DESC, s.series_key";
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), SQL, -1, &q, NULL) != SQLITE_OK) return -1;
+    if (store_reader_prepare(r, SQL, &q) != SQLITE_OK) return -1;
     int total = 0, rc;
     while ((rc = store_reader_note(r, sqlite3_step(q))) == SQLITE_ROW) {
         if (total++ >= limit) continue;
@@ -159,7 +135,7 @@ int store_series_runs(store_reader *r, const char *key, int newest, series_run_f
         "  FROM run_series s JOIN runs r ON r.id = s.run_id WHERE s.series_key = ?1"
         "  ORDER BY r.created_at DESC, r.id DESC LIMIT ?2) ORDER BY 3, 1";
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), SQL, -1, &q, NULL) != SQLITE_OK) return -1;
+    if (store_reader_prepare(r, SQL, &q) != SQLITE_OK) return -1;
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, newest);
     sqlite3_bind_text(q, 3, INGEST_GAUGE_NAMES[IG_BUSY_NS], -1, SQLITE_STATIC);
@@ -179,7 +155,7 @@ int store_series_runs(store_reader *r, const char *key, int newest, series_run_f
 
 bool store_run_series_key(store_reader *r, const char *run_id, char *key, size_t n) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(store_reader_db(r), "SELECT series_key FROM run_series WHERE run_id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (store_reader_prepare(r, "SELECT series_key FROM run_series WHERE run_id = ?1", &q) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, run_id, -1, SQLITE_STATIC);
     bool found = store_reader_note(r, sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_text(q, 0);

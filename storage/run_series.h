@@ -41,7 +41,8 @@ const char *run_series_key_of(const series_facts *f, char *out, size_t n);
 
 /* Inside store_ingest's transaction: the run's series row from its headline JSON (labels,
  * precision) and analysis document (either may be NULL or not JSON: its facts are unknown).
- * An SQLite result code: memory running out is SQLITE_NOMEM, never a row with facts missing. */
+ * An SQLite result code. (json_valid() answers 0 when memory runs out: store_ingest then
+ * rolls the write back, seeing SQLite's failed allocation, storage/sqlite_mem.h.) */
 int run_series_write(sqlite3 *db, const char *run_id, const char *headline_json, const char *analysis_json);
 
 /* One series of GET /series. */

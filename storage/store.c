@@ -7,6 +7,7 @@
 #include "storage/run_gauges.h"
 #include "storage/run_series.h"
 #include "storage/schema.h"
+#include "storage/sqlite_mem.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -38,6 +39,8 @@ bool store_run_status_parse(const char *s, run_status *out) {
 struct store_reader {
     sqlite3 *db;
     bool busy;
+    bool failed;                 /* a read since acquire failed (store_reader_failed) */
+    unsigned long mem_failures;  /* this thread's failed SQLite allocations at acquire (sqlite_mem.h) */
     struct store *owner;         /* for corruption reports */
 };
 
@@ -243,7 +246,18 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
 }
 
 sqlite3 *store_reader_db(store_reader *r) { return r->db; }
-int store_reader_note(store_reader *r, int rc) { return note_rc(r->owner, r->db, rc); }
+int store_reader_note(store_reader *r, int rc) {
+    if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) r->failed = true;
+    return note_rc(r->owner, r->db, rc);
+}
+
+int store_reader_prepare(store_reader *r, const char *sql, sqlite3_stmt **q) {
+    return store_reader_note(r, sqlite3_prepare_v2(r->db, sql, -1, q, NULL));
+}
+
+void store_reader_fail(store_reader *r) { r->failed = true; }
+
+bool store_reader_failed(const store_reader *r) { return r->failed || sqlite_mem_failures() != r->mem_failures; }
 
 static int step_done(sqlite3_stmt *q) {
     int rc = sqlite3_step(q);
@@ -372,11 +386,14 @@ int store_ingest(store *s, const ingest_record *r) {
     bool dropped = false;
     pthread_mutex_lock(&s->wlock);
     write_rollback(s);                      /* one a failed rollback left open */
+    unsigned long mem0 = sqlite_mem_failures();
     int rc = exec(s->w, "BEGIN IMMEDIATE", s->err, sizeof s->err);
     if (rc == SQLITE_OK) {
         /* the forgotten check in this transaction: a DELETE cannot land between it and the write */
         rc = r->read_began_ms > 0 ? retention_drop_if_forgotten(s->w, r->id, r->read_began_ms, r->doc, &dropped) : SQLITE_OK;
         if (rc == SQLITE_OK && !dropped) rc = ingest_tx(s, r);
+        /* memory ran out where SQLite answers with a quiet wrong value (sqlite_mem.h): not committed */
+        if (rc == SQLITE_OK && sqlite_mem_failures() != mem0) rc = SQLITE_NOMEM;
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
         else set_err(s);
         if (rc != SQLITE_OK) {              /* the commit's failure too: nothing of the run stays */
@@ -397,6 +414,8 @@ store_reader *store_reader_acquire(store *s) {
         for (int i = 0; i < READERS; i++)
             if (!s->readers[i].busy) {
                 s->readers[i].busy = true;
+                s->readers[i].failed = false;
+                s->readers[i].mem_failures = sqlite_mem_failures();
                 pthread_mutex_unlock(&s->rlock);
                 return &s->readers[i];
             }
@@ -417,11 +436,11 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
     sqlite3_stmt *q = NULL;
     bool found = false;
     memset(sig, 0, sizeof *sig);
-    if (sqlite3_prepare_v2(r->db, "SELECT status, EXISTS (SELECT 1 FROM run_metrics WHERE run_id = ?1) FROM runs WHERE id = ?1",
-                           -1, &q, NULL) != SQLITE_OK)
+    if (store_reader_prepare(r, "SELECT status, EXISTS (SELECT 1 FROM run_metrics WHERE run_id = ?1) FROM runs WHERE id = ?1",
+                             &q) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    int rc = note_rc(r->owner, r->db, sqlite3_step(q));
+    int rc = store_reader_note(r, sqlite3_step(q));
     if (rc == SQLITE_ROW) {
         found = store_run_status_parse(col_text(q, 0), st);
         *has_metrics = sqlite3_column_int(q, 1) != 0;
@@ -434,9 +453,9 @@ bool store_run_state(store_reader *r, const char *id, run_status *st, run_sig *s
 
 void store_read_sig(store_reader *r, const char *sql, const char *id, run_sig *sig) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return;
+    if (store_reader_prepare(r, sql, &q) != SQLITE_OK) return;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
+    while (store_reader_note(r, sqlite3_step(q)) == SQLITE_ROW) {
         const char *kind = col_text(q, 0);
         for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
             if (!kind || strcmp(kind, artefact_kind_key((artefact_kind)k))) continue;
@@ -498,7 +517,7 @@ int store_list_runs_profile(store_reader *r, int status, const char *profile, in
     if (cursor && *cursor) {                 /* "<updated_at>:<id>" */
         char *end;
         long long v = strtoll(cursor, &end, 10);
-        if (end == cursor || *end != ':' || !end[1]) return -1;
+        if (end == cursor || *end != ':' || !end[1]) return STORE_BAD_CURSOR;
         c_upd = v;
         c_id = end + 1;
     }
@@ -510,7 +529,7 @@ int store_list_runs_profile(store_reader *r, int status, const char *profile, in
              with_metrics ? "(SELECT json FROM run_metrics WHERE run_id = id)" : "NULL",
              status >= 0 ? "status = ?3 AND" : "",
              profile ? "instr(',' || coalesce(profile, '') || ',', ',' || ?5 || ',') > 0 AND" : "");
-    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
+    if (store_reader_prepare(r, sql, &q) != SQLITE_OK) return STORE_READ_FAILED;
     sqlite3_bind_int64(q, 1, c_upd);
     sqlite3_bind_text(q, 2, c_id, -1, SQLITE_STATIC);
     if (status >= 0) sqlite3_bind_text(q, 3, store_run_status_name((run_status)status), -1, SQLITE_STATIC);
@@ -518,7 +537,7 @@ int store_list_runs_profile(store_reader *r, int status, const char *profile, in
     if (profile) sqlite3_bind_text(q, 5, profile, -1, SQLITE_STATIC);
     int n = 0, rc;
     run_row row;
-    while ((rc = note_rc(r->owner, r->db, sqlite3_step(q))) == SQLITE_ROW) {
+    while ((rc = store_reader_note(r, sqlite3_step(q))) == SQLITE_ROW) {
         read_run(q, &row);
         if (n == limit) break;
         fn(user, &row);
@@ -527,16 +546,16 @@ int store_list_runs_profile(store_reader *r, int status, const char *profile, in
     }
     if (rc != SQLITE_ROW) next[0] = '\0';    /* no row beyond this page */
     sqlite3_finalize(q);
-    return (rc == SQLITE_ROW || rc == SQLITE_DONE) ? n : -1;
+    return (rc == SQLITE_ROW || rc == SQLITE_DONE) ? n : STORE_READ_FAILED;
 }
 
 bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user) {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT " RUN_COLUMNS ", (SELECT json FROM run_metrics WHERE run_id = ?1)"
-                           " FROM runs WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (store_reader_prepare(r, "SELECT " RUN_COLUMNS ", (SELECT json FROM run_metrics WHERE run_id = ?1)"
+                           " FROM runs WHERE id = ?1", &q) != SQLITE_OK)
         return false;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-    bool found = note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW;
+    bool found = store_reader_note(r, sqlite3_step(q)) == SQLITE_ROW;
     if (found) {
         run_row row;
         read_run(q, &row);
@@ -559,11 +578,11 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
     char sql[512];
     kernel_query_sql(sort, sql, sizeof sql);
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return -1;
+    if (store_reader_prepare(r, sql, &q) != SQLITE_OK) return -1;
     sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 2, limit);
     int n = 0, rc;
-    while ((rc = note_rc(r->owner, r->db, sqlite3_step(q))) == SQLITE_ROW) {
+    while ((rc = store_reader_note(r, sqlite3_step(q))) == SQLITE_ROW) {
         kernel_row k = {
             .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
@@ -578,13 +597,16 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
     return rc == SQLITE_DONE ? n : -1;               /* an error part way is an error, not a short list */
 }
 
-void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {
+bool store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]) {
     memset(counts, 0, sizeof(int64_t) * RUN_STATUS_COUNT);
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(r->db, "SELECT status, COUNT(*) FROM runs GROUP BY status", -1, &q, NULL) != SQLITE_OK) return;
-    while (note_rc(r->owner, r->db, sqlite3_step(q)) == SQLITE_ROW) {
+    if (store_reader_prepare(r, "SELECT status, COUNT(*) FROM runs GROUP BY status", &q) != SQLITE_OK)
+        return false;
+    int rc;
+    while ((rc = store_reader_note(r, sqlite3_step(q))) == SQLITE_ROW) {
         run_status st;
         if (store_run_status_parse(col_text(q, 0), &st)) counts[st] = sqlite3_column_int64(q, 1);
     }
     sqlite3_finalize(q);
+    return rc == SQLITE_DONE;
 }

@@ -91,14 +91,26 @@ int store_ingest(store *s, const ingest_record *rec);
 /* For the other storage/ modules (retention.c): runs fn on the write connection inside one
  * BEGIN IMMEDIATE ... COMMIT (rolled back when fn returns non-zero); 0 on success. */
 typedef struct sqlite3 sqlite3;
+typedef struct sqlite3_stmt sqlite3_stmt;
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);
 /* The connection of a reader (storage/ modules only). */
 sqlite3 *store_reader_db(store_reader *r);
 /* Returns rc after noting it: a SQLITE_CORRUPT / SQLITE_NOTADB from a reader's statement
- * marks the store corrupt (store_corruption), as the store's own reads do (storage/ modules). */
+ * marks the store corrupt (store_corruption), as the store's own reads do, and any error
+ * marks this use of the reader failed (store_reader_failed) (storage/ modules). */
 int store_reader_note(store_reader *r, int rc);
+/* sqlite3_prepare_v2 on the reader's connection, its result noted (store_reader_note). */
+int store_reader_prepare(store_reader *r, const char *sql, sqlite3_stmt **q);
+/* Marks this use of the reader failed: memory ran out outside SQLite (storage/ modules). */
+void store_reader_fail(store_reader *r);
 
 /* ---- reads ---- */
+
+/* Whether a read since store_reader_acquire failed (memory, I/O, corruption; asked on the
+ * thread that acquired the reader): an answer of "not found", "none" or a short list may then
+ * be wrong, and the caller answers an error rather than it. Memory running out counts even
+ * where SQLite answered with a quiet wrong value (storage/sqlite_mem.h). */
+bool store_reader_failed(const store_reader *r);
 
 store_reader *store_reader_acquire(store *s);
 void store_reader_release(store *s, store_reader *r);
@@ -141,7 +153,11 @@ typedef void (*artefact_row_fn)(void *user, const run_artefact_row *row);
  * source family the run must hold (store_list_runs_profile). with_metrics: fill
  * row->metrics_json too (it costs a blob read per row). cursor: NULL
  * or a value from a previous call. Writes the next cursor ("" when done) into next
- * (at least 160 bytes). Returns the number of rows, or -1 on a bad cursor / error. */
+ * (at least 160 bytes). Returns the number of rows, STORE_BAD_CURSOR for a cursor this
+ * store did not give out, or STORE_READ_FAILED when the database could not be read (memory,
+ * I/O, corruption): rows handed to fn before that are only part of the list. */
+#define STORE_BAD_CURSOR (-1)
+#define STORE_READ_FAILED (-2)
 int store_list_runs(store_reader *r, int status, int limit, const char *cursor, bool with_metrics, run_row_fn fn,
                     void *user, char *next, size_t next_len);
 /* store_list_runs restricted to runs whose profile holds the family `profile` (NULL: any). */
@@ -168,7 +184,8 @@ typedef void (*kernel_row_fn)(void *user, const kernel_row *row);
 /* Kernels of a run; returns the number of rows or -1 on error. */
 int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int limit, kernel_row_fn fn, void *user);
 
-/* Number of runs per status (counts[RUN_STATUS_COUNT]). */
-void store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]);
+/* Number of runs per status (counts[RUN_STATUS_COUNT]). false when the database could not be
+ * read (memory, I/O): the counts are then not known. */
+bool store_count_by_status(store_reader *r, int64_t counts[RUN_STATUS_COUNT]);
 
 #endif

@@ -24,6 +24,7 @@
  * where the first failure of a point is, GOBLIND_ALLOC_DUMP=DIR writes both texts of a
  * differing point. */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include "core/run_headline.h"
 #include "core/run_ingest.h"
 #include "storage/retention.h"
+#include "storage/sqlite_mem.h"
 #include "storage/store.h"
 #include "tests/alloc_fault.h"
 #include "tests/test_util.h"
@@ -56,9 +58,13 @@ typedef struct ingest_seen {
 } ingest_seen;
 
 static void ingest_once(const char *dir, long long fail_at, bool fail_rest, ingest_seen *seen) {
-    run_options opt = {0};
+    char root[PATH_MAX];                       /* confined to the run's parent, as the daemon reads */
+    snprintf(root, sizeof root, "%s", dir);
+    *strrchr(root, '/') = '\0';
+    run_options opt = {.parse.confine_root = root};
     run_analysis_options aopt;
     run_analysis_defaults(&aopt);
+    aopt.parse = opt.parse;
     run_result res;
     run_analysis an;
     run_headline h;
@@ -259,24 +265,12 @@ static int store_once(const char *dir, const ingest_record *rec, long long fail_
 
 /* The store's write of goblin_runner's run, every failure point against the write without one. */
 START_TEST(store_write_under_failures) {
+    ck_assert(sqlite_mem_counting());          /* the quiet SQLite failures are seen (storage/sqlite_mem.h) */
     char *run = tu_goblin_run(40, 40, false), *dir = tu_tempdir();
-    run_options opt = {0};
-    run_analysis_options aopt;
-    run_analysis_defaults(&aopt);
-    run_result res;
-    run_analysis an;
-    run_headline h;
-    run_sidecar sc = {0};
-    ingest_doc doc;
-    ck_assert(run_ingest(run, &opt, &aopt, &res, &an));
-    ck_assert(run_headline_apply(&res, &opt, &an, &sc, &h));
-    ck_assert(ingest_doc_build(&res, &doc));
-    if (h.kernels_from_analysis) doc.kernels = NULL;
-    ingest_doc_attach_analysis(&doc, &an);
-    doc.headline.waste_unknown = h.waste_unknown;
-    ingest_record rec = {.id = "run-under-failures", .root = dir, .path = run, .status = RUN_COMPLETE, .now_ms = 1000,
-                         .doc = &doc, .metrics_json = doc.metrics_json, .error = h.error, .parse_ms = 1.0,
-                         .read_began_ms = 900, .profile = h.profile, .headline_json = h.json.data};
+    tu_ingested x;
+    tu_ingest(run, &x);
+    ingest_record rec = tu_ingested_record(&x, "run-under-failures", dir, run);
+    rec.read_began_ms = 900;                    /* the forgotten-run check too */
     long long calls;
     char *base = NULL;
     ck_assert_int_eq(store_once(dir, &rec, 0, false, &calls, &base), 0);   /* warm: SQLite's first use */
@@ -307,10 +301,7 @@ START_TEST(store_write_under_failures) {
             calls, stride, declared, same);
     ck_assert_uint_gt(declared, 0);
     free(base);
-    ingest_doc_free(&doc);
-    run_headline_free(&h);
-    run_result_free(&res);
-    run_analysis_free(&an);
+    tu_ingested_free(&x);
     tu_rmrf(dir);
     tu_rmrf(run);
     free(dir);

@@ -466,7 +466,7 @@ START_TEST(store_ingest_list_and_state) {
     prometheus_source src = {st, &ctr, 3, "9.9.9", NULL, NULL, 0, NULL};
     char err2[512];
     strbuf out = {0};
-    prometheus_render(&src, false, &out);
+    ck_assert(prometheus_render(&src, false, &out));
     ck_assert(strstr(out.data, "goblind_build_info{version=\"9.9.9\"} 1\n"));
     ck_assert(strstr(out.data, "goblind_http_requests_total{code=\"other\"} 1\n"));
     ck_assert(strstr(out.data, "goblind_runs{status=\"failed\"} 5\n"));
@@ -476,7 +476,7 @@ START_TEST(store_ingest_list_and_state) {
     ck_assert_int_eq(series, 3);                                 /* metrics_max_runs */
     ck_assert(!strstr(out.data, "# EOF"));
     out.len = 0;
-    prometheus_render(&src, true, &out);
+    ck_assert(prometheus_render(&src, true, &out));
     ck_assert(strstr(out.data, "# TYPE goblind_ingests counter\n") && strstr(out.data, "# EOF\n"));
     /* static labels from the config go on every sample, first */
     char *labels = NULL;
@@ -484,7 +484,7 @@ START_TEST(store_ingest_list_and_state) {
     ck_assert_str_eq(labels, "host=\"n\\\"1\",cluster=\"c\"");
     src.labels = labels;
     out.len = 0;
-    prometheus_render(&src, false, &out);
+    ck_assert(prometheus_render(&src, false, &out));
     ck_assert(strstr(out.data, "\ngoblind_build_info{host=\"n\\\"1\",cluster=\"c\",version=\"9.9.9\"} 1\n"));
     ck_assert(strstr(out.data, "\nprocess_open_fds{host=\"n\\\"1\",cluster=\"c\"} "));
     ck_assert(strstr(out.data, "\n# TYPE goblind_runs gauge\n"));

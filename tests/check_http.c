@@ -113,7 +113,7 @@ START_TEST(prometheus_huge_values_are_not_zero) {
     counters_init(&ctr);
     prometheus_source src = {st, &ctr, 10, "t", NULL, NULL, 0, NULL};
     strbuf out = {0};
-    prometheus_render(&src, false, &out);
+    ck_assert(prometheus_render(&src, false, &out));
     ck_assert_msg(strstr(out.data, "goblind_run_hbm_peak_bytes{run=\"huge\"} +Inf\n"), "%s",
                   strstr(out.data, "goblind_run_hbm_peak_bytes{"));
     /* a negative mean is not a measurement: absent (unknown is absent, never 0) */

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
     char *a = slurp(argv[1], &la), *b = slurp(argv[2], &lb);
     if (!a || !b) { fprintf(stderr, "compare_diff_tool: cannot read the documents\n"); return 1; }
     compare_diff *d = compare_diff_new(a, la, b, lb, argc == 4 ? strtoul(argv[3], NULL, 10) : COMPARE_DIFF_ROWS_DEFAULT);
-    if (!d) { fprintf(stderr, "compare_diff_tool: out of memory\n"); return 1; }
+    if (!d) { fprintf(stderr, "compare_diff_tool: out of memory, or a document that is not JSON\n"); return 1; }
     strbuf out = {0};
     jw_out j;
     jw_begin(&j, &out, 0);

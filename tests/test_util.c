@@ -4,6 +4,7 @@
 #include "core/artefact_reader.h"
 #include "core/metrics_json.h"
 #include "core/read_facts_json.h"
+#include "core/run_ingest.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -134,4 +135,30 @@ char *tu_goblin_run(int kernels, int events, bool cut_torch) {
     strbuf_free(&csv);
     strbuf_free(&js);
     return d;
+}
+
+void tu_ingest(const char *dir, tu_ingested *x) {
+    run_options opt = {0};
+    run_analysis_options aopt;
+    run_analysis_defaults(&aopt);
+    run_sidecar sc = {0};
+    ck_assert(run_ingest(dir, &opt, &aopt, &x->res, &x->an));
+    ck_assert(run_headline_apply(&x->res, &opt, &x->an, &sc, &x->h));
+    ck_assert(ingest_doc_build(&x->res, &x->doc));
+    if (x->h.kernels_from_analysis) x->doc.kernels = NULL;
+    ingest_doc_attach_analysis(&x->doc, &x->an);
+    x->doc.headline.waste_unknown = x->h.waste_unknown;
+}
+
+ingest_record tu_ingested_record(const tu_ingested *x, const char *id, const char *root, const char *path) {
+    return (ingest_record){.id = id, .root = root, .path = path, .status = RUN_COMPLETE, .now_ms = 1000,
+                           .doc = &x->doc, .metrics_json = x->doc.metrics_json, .error = x->h.error, .parse_ms = 1.0,
+                           .profile = x->h.profile, .headline_json = x->h.json.data};
+}
+
+void tu_ingested_free(tu_ingested *x) {
+    ingest_doc_free(&x->doc);
+    run_headline_free(&x->h);
+    run_result_free(&x->res);
+    run_analysis_free(&x->an);
 }

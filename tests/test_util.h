@@ -6,7 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/ingest_doc.h"
+#include "core/run_analysis.h"
+#include "core/run_headline.h"
 #include "core/run_parse.h"
+#include "storage/store.h"
 
 /* A fresh empty directory under $TMPDIR; caller frees the string (and rm -rf's via tu_rmrf). */
 char *tu_tempdir(void);
@@ -39,5 +43,19 @@ char *tu_goblin_run(int kernels, int events, bool cut_torch);
 char *tu_metrics_text(const run_result *r);
 /* True when any warning contains needle. */
 bool tu_warned(const run_result *r, const char *needle);
+
+/* A run read as the daemon's ingest reads it (run_ingest, run_headline_apply, the store's
+ * document: daemon/ingest_job.c), for the tests of the store and the API. */
+typedef struct tu_ingested {
+    run_result res;
+    run_analysis an;
+    run_headline h;
+    ingest_doc doc;
+} tu_ingested;
+/* Reads dir into *x (asserting that it reads). */
+void tu_ingest(const char *dir, tu_ingested *x);
+/* The store's record of x as run id, complete, at now_ms 1000 (no forgotten-run check). */
+ingest_record tu_ingested_record(const tu_ingested *x, const char *id, const char *root, const char *path);
+void tu_ingested_free(tu_ingested *x);
 
 #endif

@@ -1,0 +1,320 @@
+/* check_alloc_failure_api: the HTTP API's answers when an allocation fails while it serves a
+ * request.
+ *
+ * One goblin_runner run is ingested and stored (twice, as runs a and b, for /compare); the API
+ * is started on 127.0.0.1 in this process; every allocation of the process then goes through
+ * tests/alloc_fault.c. The test's own client sends each request over a plain socket and reads
+ * the answer into a buffer allocated beforehand, so the allocations counted while a request is
+ * served are the server's: libmicrohttpd's, the routes', the store's reads and SQLite's. For
+ * each route the Nth of them fails (for a sample, that one and every one after it), and the
+ * answer must be either the answer without a fault (status and body; for the answers that
+ * change from request to request, the body's shape) or a server error: a 5xx status, or the
+ * connection closed before a whole answer. Never a 404 for a run that exists, a 200 with part
+ * of a body, or a body with a number missing. After each point the API still answers right,
+ * and once it is stopped every block it allocated is freed (the executable runs itself again
+ * without glibc's thread stack cache for that: see main).
+ *
+ * Release build only (the sanitizers own malloc in theirs). GOBLIND_ALLOC_POINTS (default
+ * 1500) bounds the points tried per route to a tenth of it: the first 100, then spread.
+ * GOBLIND_ALLOC_ROUTE=PATH walks one route, GOBLIND_ALLOC_TRACE=1 prints where a point's first
+ * failure is, GOBLIND_ALLOC_DUMP=DIR writes both answers of a differing point. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "api/http_api.h"
+#include "core/ingest_doc.h"
+#include "core/run_headline.h"
+#include "core/run_ingest.h"
+#include "storage/retention.h"
+#include "storage/store.h"
+#include "tests/alloc_fault.h"
+#include "tests/test_util.h"
+
+#define ANSWER_MAX (8u << 20)
+
+/* One answer as the client read it. */
+typedef struct answer {
+    int status;               /* 0: no whole answer (connection closed or cut short) */
+    bool hung;                /* no answer within 20 s */
+    const char *client_error; /* the client could not send the request (asserted once the fault is off) */
+    const char *body;         /* into the client's buffer */
+    size_t len;
+} answer;
+
+/* Decodes a chunked body in place (buf: len bytes from the first chunk's size line); the decoded
+ * length, or -1 when the last chunk never came (the server broke the transfer off). */
+static long dechunk(char *buf, size_t len) {
+    size_t in = 0, out = 0;
+    for (;;) {
+        char *end;
+        unsigned long n = strtoul(buf + in, &end, 16);
+        char *crlf = strstr(end, "\r\n");
+        if (end == buf + in || !crlf || (size_t)(crlf - buf) + 2 > len) return -1;
+        in = (size_t)(crlf - buf) + 2;
+        if (n == 0) return (long)out;
+        if (n > len - in || len - in - n < 2) return -1;
+        memmove(buf + out, buf + in, n);
+        out += n;
+        in += n + 2;
+    }
+}
+
+/* GET path over a fresh connection (HTTP/1.1, closed after the answer: a streamed body comes
+ * chunked, and one the server broke off has no last chunk), read into buf. It allocates
+ * nothing and asserts nothing (Check's asserts allocate, even those that pass). */
+static answer http_get(int port, const char *path, char *buf) {
+    answer a = {0};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return (answer){.client_error = "socket"};
+    struct timeval tv = {.tv_sec = 20};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+        close(fd);
+        return (answer){.client_error = "connect or send"};
+    }
+    size_t got = 0;
+    for (ssize_t r; got < ANSWER_MAX - 1 && (r = recv(fd, buf + got, ANSWER_MAX - 1 - got, 0)) != 0;) {
+        if (r < 0) {                /* a reset is no answer; a timeout is asserted by the caller */
+            bool hung = errno == EAGAIN || errno == EWOULDBLOCK;
+            close(fd);
+            return (answer){.hung = hung};
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = '\0';
+    char *head_end = strstr(buf, "\r\n\r\n");
+    if (!head_end || sscanf(buf, "HTTP/1.%*d %d", &a.status) != 1) return (answer){0};
+    a.body = head_end + 4;
+    a.len = got - (size_t)(a.body - buf);
+    const char *cl = strcasestr(buf, "\r\nContent-Length:"), *te = strcasestr(buf, "\r\nTransfer-Encoding: chunked");
+    if (cl && cl < head_end && strtoull(cl + 17, NULL, 10) != a.len) return (answer){0};   /* cut short */
+    if (te && te < head_end) {
+        long n = dechunk((char *)a.body, a.len);
+        if (n < 0) return (answer){0};                                                     /* broken off */
+        a.len = (size_t)n;
+    }
+    return a;
+}
+
+/* The body's shape, for answers that change from request to request (counters, ages): every
+ * run of digits (and of the characters around a number) becomes one '#'. */
+static char *shape_of(const char *s, size_t n) {
+    char *out = malloc(n + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    for (size_t i = 0; i < n;) {
+        if (isdigit((unsigned char)s[i])) {
+            while (i < n && (isdigit((unsigned char)s[i]) || strchr(".eE+-", s[i]))) i++;
+            *o++ = '#';
+        } else {
+            *o++ = s[i++];
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* One route and how its answers are compared. */
+typedef struct route {
+    const char *path;
+    bool changes;             /* its body changes between requests: compare shapes */
+    bool streamed;            /* its body is produced on a thread as it is sent (api/body_stream) */
+} route;
+
+/* The text an answer is compared by: "status\nbody" (or its shape); NULL for no answer. */
+static char *answer_text(const answer *a, const route *r, const char *when) {
+    ck_assert_msg(!a->hung, "%s: no answer within 20 s %s (the server hangs)", r->path, when);
+    ck_assert_msg(!a->client_error, "%s: the client's %s failed %s", r->path, a->client_error, when);
+    if (!a->status) return NULL;
+    char *body = r->changes ? shape_of(a->body, a->len) : strndup(a->body, a->len);
+    ck_assert_ptr_nonnull(body);
+    char *t = NULL;
+    ck_assert(asprintf(&t, "%d\n%s", a->status, body) > 0);
+    free(body);
+    return t;
+}
+
+/* Every failure point of one route against its answer without a fault. */
+static void walk_route(api *a, int port, const route *r, char *buf) {
+    api_notify_run(a, "a");                    /* the metrics cache empty: the store is read */
+    answer w = http_get(port, r->path, buf);   /* warm: first-use initialisations */
+    (void)w;
+    api_notify_run(a, "a");
+    alloc_fault_arm(0, false);
+    answer b = http_get(port, r->path, buf);
+    alloc_fault_disarm();
+    long long calls = alloc_fault_calls();
+    char *base = answer_text(&b, r, "without a fault");
+    ck_assert_msg(base && b.status < 500, "%s: no answer without a fault", r->path);
+    const char *e = getenv("GOBLIND_ALLOC_POINTS");
+    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
+    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    unsigned declared = 0, same = 0;
+    for (long long at = 1; at <= calls; at += at < 100 ? 1 : stride) {
+        for (int rest = 0; rest < 2; rest++) {
+            if (rest && at % 7 != 1) continue;
+            api_notify_run(a, "a");
+            alloc_fault_arm(at, rest);
+            answer got = http_get(port, r->path, buf);
+            alloc_fault_disarm();
+            char when[96];
+            snprintf(when, sizeof when, "with allocation %lld failing%s", at, rest ? " (and every one after)" : "");
+            char *t = answer_text(&got, r, when);
+            if (!t || got.status >= 500) {
+                declared++;
+            } else {
+                if (strcmp(t, base) && getenv("GOBLIND_ALLOC_DUMP")) {   /* both answers, to see the difference */
+                    tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "base.txt", base);
+                    tu_write_str(getenv("GOBLIND_ALLOC_DUMP"), "got.txt", t);
+                }
+                ck_assert_msg(!strcmp(t, base), "%s: allocation %lld failing%s gives a different answer, not a server "
+                              "error:\n%.300s\nwithout a fault:\n%.300s", r->path, at, rest ? " (and every one after)" : "",
+                              t, base);
+                same++;
+            }
+            free(t);
+            api_notify_run(a, "a");
+            answer after = http_get(port, r->path, buf);   /* still serving, and right */
+            snprintf(when, sizeof when, "after allocation %lld failed%s", at, rest ? " (and every one after)" : "");
+            t = answer_text(&after, r, when);
+            ck_assert_msg(t && !strcmp(t, base), "%s: after allocation %lld failed, the answer without a fault differs",
+                          r->path, at);
+            free(t);
+        }
+    }
+    fprintf(stderr, "%s: %lld allocations, stride %lld: %u server errors, %u the same answer\n", r->path, calls, stride,
+            declared, same);
+    free(base);
+}
+
+/* Stores the run at dir as id. */
+static void store_run(store *st, const char *id, const char *dir) {
+    tu_ingested x;
+    tu_ingest(dir, &x);
+    ingest_record rec = tu_ingested_record(&x, id, dir, dir);
+    ck_assert_int_eq(store_ingest(st, &rec), 0);
+    tu_ingested_free(&x);
+}
+
+/* The routes walked, and how their answers are compared. */
+static const route ROUTES[] = {
+    {"/healthz", false, false}, {"/readyz", false, false}, {"/runs", true, false}, {"/runs/a", true, false},
+    {"/runs/a/metrics", false, false}, {"/runs/a/analysis", false, false}, {"/runs/a/report.md", false, false},
+    {"/runs/a/kernels", false, false}, {"/runs/a/kernels.csv", false, true}, {"/runs/a/kernels.jsonl", false, true},
+    {"/runs/zzz", false, false}, {"/compare?base=a&candidate=b", false, false}, {"/series", true, false},
+    {"/metrics", true, false}, {"/openapi.json", false, false}, {"/", false, false}};
+
+static void *nothing(void *arg) { return arg; }
+
+/* Lets glibc free the stacks (and TLS vectors) of detached threads that have exited: it does
+ * so when it queues the stack of a thread joined later, such as this one's. */
+static void reclaim_stacks(void) {
+    usleep(20 * 1000);
+    pthread_t t;
+    if (pthread_create(&t, NULL, nothing, NULL) == 0) pthread_join(t, NULL);
+}
+
+/* Which routes one life of the API walks. */
+typedef enum { WARM_UP, WALK_ANSWERED, WALK_STREAMED } serve_mode;
+
+/* One life of a store and an API on it: runs a and b stored, the API started, then either each
+ * route asked once and one request served with its first allocation failing (WARM_UP: the
+ * libraries' one-time initialisations), or the answered or the streamed routes walked; then the
+ * API stopped and the store closed. */
+static void serve_once(const char *run, serve_mode mode, char *buf) {
+    char *dir = tu_tempdir(), *db = NULL, *err = NULL;
+    ck_assert(asprintf(&db, "%s/g.db", dir) > 0);
+    store *st = store_open(db, 0, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    ck_assert_int_eq(retention_init(st), 0);
+    store_run(st, "a", run);
+    store_run(st, "b", run);
+    goblind_counters counters;
+    counters_init(&counters);
+    api_options opt = {.listen = "127.0.0.1:0", .max_connections = 16, .connection_timeout_s = 10,
+                       .max_request_kb = 16, .counters = &counters, .metrics_max_runs = 10, .version = "test"};
+    api *a = api_start(&opt, st, &err);
+    ck_assert_msg(a != NULL, "%s", err ? err : "");
+    api_set_ready(a, true);
+    int port = api_port(a);
+    const char *only = getenv("GOBLIND_ALLOC_ROUTE");       /* one route, when looking at one */
+    for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++) {
+        if (mode == WARM_UP) (void)http_get(port, ROUTES[i].path, buf);
+        else if (ROUTES[i].streamed == (mode == WALK_STREAMED) && (!only || !strcmp(only, ROUTES[i].path)))
+            walk_route(a, port, &ROUTES[i], buf);
+    }
+    if (mode == WARM_UP) {
+        alloc_fault_arm(1, false);
+        (void)http_get(port, "/healthz", buf);
+        alloc_fault_disarm();
+    }
+    api_stop(a);
+    store_close(st);
+    tu_rmrf(dir);
+    free(db);
+    free(dir);
+}
+
+START_TEST(api_under_failures) {
+    char *run = tu_goblin_run(40, 40, false);
+    char *buf = malloc(ANSWER_MAX);
+    ck_assert_ptr_nonnull(buf);
+    serve_once(run, WARM_UP, buf);
+    /* once the API is stopped and the store closed (SQLite keeps per-connection caches), every
+     * block is freed: the answered routes, then the streamed ones, their producer threads' own
+     * blocks included (main() turned glibc's stack cache off, and an exited detached thread's
+     * stack and TLS vector are freed when glibc next queues a stack: reclaim_stacks) */
+    for (serve_mode m = WALK_ANSWERED; m <= WALK_STREAMED; m++) {
+        long long live0 = alloc_fault_live();
+        serve_once(run, m, buf);
+        for (int i = 0; i < 100 && alloc_fault_live() != live0; i++) reclaim_stacks();
+        ck_assert_msg(alloc_fault_live() == live0, "the API leaks %lld blocks (%s routes)", alloc_fault_live() - live0,
+                      m == WALK_STREAMED ? "streamed" : "answered");
+    }
+    free(buf);
+    tu_rmrf(run);
+    free(run);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+    (void)argc;
+    /* glibc keeps an exited thread's stack, with the TLS vector it allocated, for the next
+     * thread: how many it keeps depends on how many streamed bodies' producer threads
+     * overlapped, which would make the block count depend on timing. Run without that cache. */
+    static const char NO_STACK_CACHE[] = "glibc.pthread.stack_cache_size=0";
+    const char *t = getenv("GLIBC_TUNABLES");
+    if (!t || !strstr(t, NO_STACK_CACHE)) {
+        char *tunables = NULL;
+        if (asprintf(&tunables, "%s%s%s", t ? t : "", t ? ":" : "", NO_STACK_CACHE) < 0) return EXIT_FAILURE;
+        setenv("GLIBC_TUNABLES", tunables, 1);
+        execv("/proc/self/exe", argv);
+        perror("check_alloc_failure_api: re-exec with GLIBC_TUNABLES");
+        return EXIT_FAILURE;
+    }
+    alloc_fault_init();
+    Suite *s = suite_create("alloc_failure_api");
+    TCase *tc = tcase_create("routes");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, api_under_failures);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
