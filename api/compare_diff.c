@@ -216,8 +216,9 @@ compare_diff *compare_diff_new(const char *base_doc, size_t base_len, const char
     const char *text[2] = {base_doc, cand_doc};
     size_t len[2] = {base_len, cand_len};
     for (int s = 0; s < 2; s++) {
-        json_error_t err;
-        d->doc[s] = text[s] ? json_load_checked(text[s], len[s], 0, &err) : json_object();   /* none: unknown, empty */
+        bool oom = false;
+        d->doc[s] = text[s] ? json_load_checked(text[s], len[s], 0, NULL, &oom) : NULL;
+        if (!d->doc[s] && !oom) d->doc[s] = json_object();     /* none, or not JSON: unknown, empty */
         if (!d->doc[s]) { compare_diff_free(d); return NULL; }
         d->steps[s] = step_count(d->doc[s]);
     }

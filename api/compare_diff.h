@@ -20,10 +20,9 @@
 
 typedef struct compare_diff compare_diff;
 
-/* Parses both documents (either may be NULL: its side is then unknown) and computes every
- * diff; `rows` bounds the kernels and ops lists. NULL when out of memory, or when a document
- * given does not load: they are goblind's own stored JSON, so that is memory too (jansson does
- * not always say so), and an empty side would look like "nothing there". */
+/* Parses both documents (either may be NULL or not JSON: its side is then unknown) and
+ * computes every diff; `rows` bounds the kernels and ops lists. NULL only when out of memory
+ * (json_load_checked tells it from a text that is not JSON). */
 compare_diff *compare_diff_new(const char *base_doc, size_t base_len, const char *cand_doc,
                                size_t cand_len, size_t rows);
 void compare_diff_free(compare_diff *d);

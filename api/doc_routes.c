@@ -27,7 +27,7 @@ enum MHD_Result route_stored_doc(api *a, api_request *req, struct MHD_Connection
     store_reader_release(api_store(a), rd);
     if (failed) {
         free(d.text);
-        return route_read_failed(c);
+        return route_read_failed(a, c);
     }
     if (!d.found || store_corruption(api_store(a))) {
         free(d.text);

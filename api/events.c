@@ -150,7 +150,12 @@ void events_run_changed(events *ev, const char *run_id) {
     store_get_run(rd, run_id, copy_state, &rc);
     /* a complete run slower than its series baseline beyond the noise (sent after its complete) */
     json_t *regression = rc.found && rc.status == RUN_COMPLETE ? series_regression_of(rd, run_id, ev->baseline_runs, ev->series) : NULL;
+    bool failed = store_reader_failed(rd);
     store_reader_release(ev->st, rd);
+    if (failed) {           /* not read (memory, I/O): no event, rather than "deleted" for a run that is there */
+        json_decref(regression);
+        return;
+    }
     pthread_mutex_lock(&ev->lock);
     const char *was = json_string_value(json_object_get(ev->known, run_id));
     if (!rc.found) {

@@ -49,7 +49,7 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
     if (from && strcmp(from, "host") && strcmp(from, "section"))
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "kernels must be section or host");
     route_run_paths f;
-    if (!route_get_run_paths(a, id, &f)) return route_read_failed(c);
+    if (!route_get_run_paths(a, id, &f)) return route_read_failed(a, c);
     if (!f.found || store_corruption(api_store(a))) {
         free(f.path), free(f.root);
         return route_no_such_run(a, c);

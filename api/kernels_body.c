@@ -76,8 +76,10 @@ kernels_job *kernels_job_new(store *st, const char *run_id, kernel_sort sort, in
 void kernels_job_free(void *job) { free(job); }
 
 /* Hands what is written so far to the stream; false once the stream is cancelled. */
+/* Sends the text buffered so far; one that lost bytes for lack of memory is never sent (a row
+ * with a part missing would look whole): the body is broken off instead. */
 static bool flush(body_stream *s, strbuf *out) {
-    bool ok = body_stream_write(s, out->data ? out->data : "", out->len);
+    bool ok = !out->failed && body_stream_write(s, out->data ? out->data : "", out->len);
     out->len = 0;
     return ok;
 }

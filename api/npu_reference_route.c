@@ -147,7 +147,7 @@ static bool produce(body_stream *s, void *arg) {
 
 enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const char *id) {
     route_run_paths p;
-    if (!route_get_run_paths(a, id, &p)) return route_read_failed(c);
+    if (!route_get_run_paths(a, id, &p)) return route_read_failed(a, c);
     struct stat st;
     if (!p.found || store_corruption(api_store(a))) {
         free(p.path), free(p.root);

@@ -85,7 +85,9 @@ bool route_get_run_paths(api *a, const char *id, route_run_paths *p) {
     return ok;
 }
 
-enum MHD_Result route_read_failed(struct MHD_Connection *c) {
+enum MHD_Result route_read_failed(api *a, struct MHD_Connection *c) {
+    const char *corrupt = store_corruption(api_store(a));
+    if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
                           "the run could not be read (out of memory or an I/O error); try again");
 }
@@ -138,7 +140,7 @@ static enum MHD_Result get_metrics(api *a, api_request *req, struct MHD_Connecti
         store_reader_release(api_store(a), rd);
         if (failed) {
             free(rc.metrics_json);
-            return route_read_failed(c);
+            return route_read_failed(a, c);
         }
         /* Only final answers are kept: a pending or running run's next state is written by the
          * status writer before the tracker's notification drops the entry, and in between
@@ -227,7 +229,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     free(rc.metrics_json);
     if (store_reader_failed(rd) || rc.oom) {
         store_reader_release(api_store(a), rd);
-        return route_read_failed(c);
+        return route_read_failed(a, c);
     }
     if (!rc.found || store_corruption(api_store(a))) {
         store_reader_release(api_store(a), rd);
@@ -237,7 +239,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     store_kernels_source(rd, id, source, sizeof source, formats, sizeof formats);
     if (store_reader_failed(rd)) {
         store_reader_release(api_store(a), rd);
-        return route_read_failed(c);
+        return route_read_failed(a, c);
     }
     if (limit > STREAM_ABOVE_ROWS) {                  /* large: streamed, never whole in memory */
         store_reader_release(api_store(a), rd);
@@ -259,6 +261,7 @@ static enum MHD_Result get_kernels(api *a, struct MHD_Connection *c, const char 
     kernels_body_head(&j, id, source, formats);
     jw_array_open(&j);
     int rows = store_run_kernels(rd, id, sort, (int)limit, add_kernel, &j);
+    if (store_reader_failed(rd)) rows = -1;
     store_reader_release(api_store(a), rd);
     if (rows < 0) {
         strbuf_free(&out);
@@ -314,7 +317,7 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
     enum MHD_Result ret;
     char detail[300];
     if (failed) {
-        ret = route_read_failed(c);
+        ret = route_read_failed(a, c);
     } else if ((!rc[0].found || !rc[1].found) && store_corruption(api_store(a))) {
         ret = route_no_such_run(a, c);
     } else if (!rc[0].found || !rc[1].found) {
@@ -332,7 +335,7 @@ static enum MHD_Result compare(api *a, struct MHD_Connection *c) {
         if (diff) compare_runs(&rc[0].side, &rc[1].side, diff, &out);
         compare_diff_free(diff);
         if (!diff) {                          /* out of memory: no answer rather than one missing its deltas */
-            ret = route_read_failed(c);
+            ret = route_read_failed(a, c);
         } else if (strbuf_terminate(&out)) {
             ret = api_send_owned(c, MHD_HTTP_OK, out.data, out.len, NULL);      /* the response owns it */
         } else {

@@ -41,9 +41,10 @@ bool route_int_arg(struct MHD_Connection *c, const char *key, long lo, long hi, 
 bool route_etag_matches(const char *inm, const char *etag);
 /* 404 for an unknown run, or 503 when the read that found nothing found the database corrupt. */
 enum MHD_Result route_no_such_run(api *a, struct MHD_Connection *c);
-/* 500: the store could not be read whole for this request (memory, I/O: store_reader_failed),
- * so "not found" or a partial answer would be wrong. */
-enum MHD_Result route_read_failed(struct MHD_Connection *c);
+/* The store could not be read whole for this request (store_reader_failed), so "not found" or
+ * a partial answer would be wrong: 503 when the database is corrupt (as route_no_such_run),
+ * else 500 (memory, I/O). */
+enum MHD_Result route_read_failed(api *a, struct MHD_Connection *c);
 /* A run's directory and root as stored (the caller frees both). */
 typedef struct route_run_paths {
     bool found;

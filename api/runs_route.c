@@ -43,13 +43,13 @@ static void profile_field(jw_out *j, const char *profile) {
     jw_array_close(j);
 }
 
-/* Member `member` ("sources" or "labels") of the stored headline JSON as key (null when absent).
- * A stored text that does not load fails the answer (jw_fail): it is goblind's own JSON, so
- * the cause is memory (jansson does not always say so), and a null would look like "none". */
+/* Member `member` ("sources" or "labels") of the stored headline JSON as key (null when absent
+ * or not JSON). Memory running out fails the answer (jw_fail): a null would look like "none". */
 static void headline_field(jw_out *j, const char *key, const char *stored, const char *member) {
     jw_key(j, key);
-    json_t *doc = stored ? json_load_checked(stored, strlen(stored), 0, NULL) : NULL;
-    if (stored && !doc) jw_fail(j);
+    bool oom = false;
+    json_t *doc = stored ? json_load_checked(stored, strlen(stored), 0, NULL, &oom) : NULL;
+    if (oom) jw_fail(j);
     json_t *v = json_object_get(doc, member);
     char *text = v && !json_is_null(v) ? json_dumps_checked(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
     if (v && !json_is_null(v) && !text) jw_fail(j);
@@ -121,6 +121,7 @@ enum MHD_Result route_runs(api *a, struct MHD_Connection *c) {
     char next[300];
     store_reader *rd = store_reader_acquire(api_store(a));
     int n = store_list_runs_profile(rd, status, profile, (int)limit, cursor, false, add_list_row, &j, next, sizeof next);
+    if (n >= 0 && store_reader_failed(rd)) n = STORE_READ_FAILED;
     store_reader_release(api_store(a), rd);
     if (n < 0) {
         strbuf_free(&out);
@@ -261,7 +262,7 @@ enum MHD_Result route_run(api *a, api_request *req, struct MHD_Connection *c, co
     if (failed) {
         free(warnings);
         strbuf_free(&out);
-        return route_read_failed(c);
+        return route_read_failed(a, c);
     }
     if (!d.found || !warnings || store_corruption(api_store(a))) {
         free(warnings);
@@ -272,7 +273,7 @@ enum MHD_Result route_run(api *a, api_request *req, struct MHD_Connection *c, co
     free(warnings);
     if (!strbuf_terminate(&out)) {             /* the answer lost bytes for lack of memory */
         strbuf_free(&out);
-        return route_read_failed(c);
+        return route_read_failed(a, c);
     }
     char etag[64];
     snprintf(etag, sizeof etag, "\"%lld-%s\"", (long long)d.ingest_count, store_run_status_name(d.status));

@@ -190,19 +190,31 @@ static json_t *point_json(const series_eval *s, const series_point *p) {
                           opt_json(p->busy_pct.has, p->busy_pct.v), "steps",
                           p->nwalls ? json_integer((json_int_t)p->nwalls) : json_null());
     if (!o) return NULL;
-    json_t *prev = json_null();
-    if (p->vs_prev.present && (prev = verdict_json(&p->vs_prev)))
-        json_object_set_new(prev, "run", json_string(s->p[p->prev].id));
-    json_object_set_new(o, "vs_previous", prev ? prev : json_null());
-    json_t *base = json_null();
-    if (p->vs_base.present && (base = verdict_json(&p->vs_base))) {
-        json_t *ids = json_array();
-        for (size_t b = p->nbase; b-- > 0;) json_array_append_new(ids, json_string(s->p[p->base_idx[b]].id));
-        json_object_set_new(base, "runs", ids);
+    /* every part checked: a verdict lost for lack of memory must not read as null ("none");
+     * json_object_set_new takes its value's reference even when it fails (hence | below, not
+     * ||: each call runs) */
+    json_t *prev = p->vs_prev.present ? verdict_json(&p->vs_prev) : json_null();
+    if (p->vs_prev.present && prev && json_object_set_new(prev, "run", json_string(s->p[p->prev].id))) {
+        json_decref(prev);
+        prev = NULL;
     }
-    json_object_set_new(o, "vs_baseline", base ? base : json_null());
+    json_t *base = p->vs_base.present ? verdict_json(&p->vs_base) : json_null();
+    if (p->vs_base.present && base) {
+        json_t *ids = json_array();
+        bool ok = ids != NULL;
+        for (size_t b = p->nbase; ok && b-- > 0;) ok = !json_array_append_new(ids, json_string(s->p[p->base_idx[b]].id));
+        if (!ok) json_decref(ids);
+        if (!ok || json_object_set_new(base, "runs", ids)) {
+            json_decref(base);
+            base = NULL;
+        }
+    }
     size_t i = (size_t)(p - s->p);
-    json_object_set_new(o, "regression", json_boolean(series_is_regression(s, i)));
+    if (json_object_set_new(o, "vs_previous", prev) | json_object_set_new(o, "vs_baseline", base) |
+        json_object_set_new(o, "regression", json_boolean(series_is_regression(s, i)))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -211,8 +223,10 @@ json_t *series_body(series_eval *s, int shown) {
     if (!runs) return NULL;
     size_t first = s->n > (size_t)shown ? s->n - (size_t)shown : 0;
     for (size_t i = first; i < s->n; i++) {
-        if (!series_evaluate(s, i)) { json_decref(runs); return NULL; }
-        json_array_append_new(runs, point_json(s, &s->p[i]));
+        if (!series_evaluate(s, i) || json_array_append_new(runs, point_json(s, &s->p[i]))) {
+            json_decref(runs);                  /* a run left out would look like none */
+            return NULL;
+        }
     }
     return json_pack("{s:s, s:s, s:i, s:o}", "key", s->key, "key_source", s->key_source, "baseline_runs",
                      s->baseline_runs, "runs", runs);

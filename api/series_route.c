@@ -13,7 +13,12 @@ static enum MHD_Result list(api *a, struct MHD_Connection *c) {
         return api_send_error(c, MHD_HTTP_BAD_REQUEST, "bad_request", "limit must be a whole number from 1 to 1000");
     store_reader *rd = store_reader_acquire(api_store(a));
     json_t *body = series_list_body(rd, (int)limit, api_series_baseline(a), api_series_cache(a));
+    bool failed = store_reader_failed(rd);
     store_reader_release(api_store(a), rd);
+    if (failed) {
+        json_decref(body);
+        return route_read_failed(a, c);
+    }
     if (!body) return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the series could not be read");
     return api_send_json(c, MHD_HTTP_OK, body, NULL, 0);
 }
@@ -28,9 +33,12 @@ static enum MHD_Result one(api *a, struct MHD_Connection *c, const char *key) {
     store_reader *rd = store_reader_acquire(api_store(a));
     series_eval s;
     int n = series_load(rd, key, (int)limit, api_series_baseline(a), api_series_cache(a), &s);
+    bool failed = store_reader_failed(rd);
     store_reader_release(api_store(a), rd);
     enum MHD_Result ret;
-    if (n < 0) {
+    if (failed) {                          /* not "no series": the store could not be read */
+        ret = route_read_failed(a, c);
+    } else if (n < 0) {
         ret = api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal", "the series could not be read");
     } else if (n == 0) {
         char detail[200];

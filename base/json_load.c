@@ -18,14 +18,16 @@ static void *counting_malloc(size_t n) {
 /* Installs counting_malloc before main, before any jansson use of the process. */
 __attribute__((constructor)) static void json_load_install(void) { json_set_alloc_funcs(counting_malloc, free); }
 
-json_t *json_load_checked(const char *text, size_t len, size_t flags, json_error_t *err) {
+json_t *json_load_checked(const char *text, size_t len, size_t flags, json_error_t *err, bool *oom) {
     unsigned long before = jansson_failures;
     json_t *doc = json_loadb(text, len, flags, err);
-    if (jansson_failures != before) {       /* a token may have lost bytes: not this document */
+    bool failed = jansson_failures != before;
+    if (failed) {                           /* a token may have lost bytes: not this document */
         json_decref(doc);
         doc = NULL;
         if (err) snprintf(err->text, sizeof err->text, "out of memory");
     }
+    if (oom) *oom = failed;
     return doc;
 }
 

@@ -10,11 +10,12 @@
 #define GOBLIN_JSON_LOAD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* json_loadb(text, len, flags, err), or NULL when the text is not JSON or memory ran out
- * during the parse (err->text then says "out of memory"). */
-json_t *json_load_checked(const char *text, size_t len, size_t flags, json_error_t *err);
+ * during the parse; *oom (when given) says which (err->text then says "out of memory"). */
+json_t *json_load_checked(const char *text, size_t len, size_t flags, json_error_t *err, bool *oom);
 /* json_dumps(j, flags) (caller frees), or NULL when it failed or memory ran out during it. */
 char *json_dumps_checked(const json_t *j, size_t flags);
 

@@ -16,6 +16,9 @@
 
 static const char *const PRECISIONS[] = {"fp16", "bf16", "fp32", "fp8", NULL};
 
+/* slurp's *why when memory ran out (told apart by address: the ingest then fails). */
+static const char SLURP_OUT_OF_MEMORY[] = "out of memory";
+
 /* The file's bytes (at most RUN_SIDECAR_MAX_BYTES), NUL-terminated, or NULL with *why set
  * (NULL why: there is no file). Not followed when it is a symlink; a FIFO does not block. */
 static char *slurp(const char *path, size_t *len, const char **why) {
@@ -29,7 +32,7 @@ static char *slurp(const char *path, size_t *len, const char **why) {
     char *buf = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "not a regular file";
     else if (st.st_size > (off_t)RUN_SIDECAR_MAX_BYTES) *why = "larger than 64 KiB";
-    else if (!(buf = malloc((size_t)st.st_size + 1))) *why = "out of memory";
+    else if (!(buf = malloc((size_t)st.st_size + 1))) *why = SLURP_OUT_OF_MEMORY;
     else {
         size_t n = 0;
         ssize_t r;
@@ -56,20 +59,29 @@ void run_sidecar_read(const char *run_dir, run_sidecar *sc, diag_list *w) {
     memset(sc, 0, sizeof *sc);
     size_t dl = strlen(run_dir), len = 0;
     char *path = malloc(dl + sizeof "/" RUN_SIDECAR_NAME);
-    if (!path) return;
+    if (!path) {                           /* the ingest fails as an allocation failure */
+        diag_oom(w, RUN_SIDECAR_NAME ": out of memory");
+        return;
+    }
     memcpy(path, run_dir, dl);
     memcpy(path + dl, "/" RUN_SIDECAR_NAME, sizeof "/" RUN_SIDECAR_NAME);
     const char *why;
     char *text = slurp(path, &len, &why);
     free(path);
     if (!text) {
-        if (why) diag_add(w, RUN_SIDECAR_NAME ": not read: %s; ignored", why);
+        if (why == SLURP_OUT_OF_MEMORY) diag_oom(w, RUN_SIDECAR_NAME ": out of memory");
+        else if (why) diag_add(w, RUN_SIDECAR_NAME ": not read: %s; ignored", why);
         return;
     }
     sc->present = true;
     json_error_t err;
-    json_t *doc = json_load_checked(text, len, JSON_REJECT_DUPLICATES, &err);
+    bool oom = false;
+    json_t *doc = json_load_checked(text, len, JSON_REJECT_DUPLICATES, &err, &oom);
     free(text);
+    if (oom) {
+        diag_oom(w, RUN_SIDECAR_NAME ": out of memory");
+        return;
+    }
     if (!json_is_object(doc)) {
         if (doc) diag_add(w, RUN_SIDECAR_NAME ": not a JSON object; ignored");
         else diag_add(w, RUN_SIDECAR_NAME ": not JSON (line %d, column %d: %s); ignored", err.line, err.column, err.text);
@@ -96,7 +108,8 @@ void run_sidecar_read(const char *run_dir, run_sidecar *sc, diag_list *w) {
             json_t *lv;
             json_object_foreach(v, lk, lv) ok &= json_is_string(lv) || json_is_number(lv) || json_is_boolean(lv);
             if (!ok) diag_add(w, RUN_SIDECAR_NAME ": key 'labels' must be an object of strings, numbers or booleans; ignored");
-            else sc->labels_json = json_dumps_checked(v, JSON_COMPACT | JSON_SORT_KEYS);
+            else if (!(sc->labels_json = json_dumps_checked(v, JSON_COMPACT | JSON_SORT_KEYS)))
+                diag_oom(w, RUN_SIDECAR_NAME ": out of memory");
             /* kept as a label either way, but only a string of 1..128 bytes names the series;
              * otherwise the run's setup fingerprint does, which the user should hear about */
             json_t *series = ok ? json_object_get(v, "series") : NULL;

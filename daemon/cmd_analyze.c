@@ -68,7 +68,7 @@ static void print_rows(FILE *out, const json_t *a) {
 
 static int print_table(FILE *out, const char *json) {
     json_error_t err;
-    json_t *doc = json_load_checked(json, strlen(json), 0, &err);
+    json_t *doc = json_load_checked(json, strlen(json), 0, &err, NULL);
     if (!doc) { fprintf(stderr, "goblind analyze: internal error: %s\n", err.text); return 1; }
     const char *key;
     json_t *v;

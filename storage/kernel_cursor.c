@@ -1,5 +1,6 @@
 /* kernel_cursor: one prepared statement on a private read-only connection (kernel_cursor.h). */
 #include "storage/kernel_cursor.h"
+#include "storage/sqlite_mem.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ fail:
 }
 
 int kernel_cursor_next(kernel_cursor *k, kernel_row *row) {
+    unsigned long mem0 = sqlite_mem_failures();   /* a name read as NULL for lack of memory is an error */
     int rc = sqlite3_step(k->q);
     if (rc == SQLITE_DONE) return 0;
     if (rc != SQLITE_ROW) return -1;
@@ -69,7 +71,7 @@ int kernel_cursor_next(kernel_cursor *k, kernel_row *row) {
         .pct_time = sqlite3_column_double(k->q, 6), .kernel_class = (const char *)sqlite3_column_text(k->q, 8),
     };
     store_kernel_classes((unsigned)sqlite3_column_int(k->q, 7), row);
-    return 1;
+    return sqlite_mem_failures() == mem0 ? 1 : -1;
 }
 
 void kernel_cursor_close(kernel_cursor *k) {

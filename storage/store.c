@@ -393,8 +393,10 @@ int store_ingest(store *s, const ingest_record *r) {
         rc = r->read_began_ms > 0 ? retention_drop_if_forgotten(s->w, r->id, r->read_began_ms, r->doc, &dropped) : SQLITE_OK;
         if (rc == SQLITE_OK && !dropped) rc = ingest_tx(s, r);
         /* memory ran out where SQLite answers with a quiet wrong value (sqlite_mem.h): not committed */
-        if (rc == SQLITE_OK && sqlite_mem_failures() != mem0) rc = SQLITE_NOMEM;
+        bool quiet_oom = rc == SQLITE_OK && sqlite_mem_failures() != mem0;
+        if (quiet_oom) rc = SQLITE_NOMEM;
         if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", s->err, sizeof s->err);
+        else if (quiet_oom) snprintf(s->err, sizeof s->err, "out of memory (where SQLite gave no error)");
         else set_err(s);
         if (rc != SQLITE_OK) {              /* the commit's failure too: nothing of the run stays */
             note_rc(s, s->w, rc);

@@ -68,11 +68,19 @@ static void ingest_once(const char *dir, long long fail_at, bool fail_rest, inge
     run_result res;
     run_analysis an;
     run_headline h;
-    run_sidecar sc = {0};
+    run_sidecar sc;
+    diag_list scw;
     long long live0 = alloc_fault_live();
     alloc_fault_arm(fail_at, fail_rest);
+    diag_init(&scw);                           /* goblind.json, as daemon/ingest_job.c reads it */
+    run_sidecar_read(dir, &sc, &scw);
+    if (sc.has_steps) opt.steps_given = true, opt.steps = sc.steps;
+    if (sc.precision) opt.precision = sc.precision;
     bool ok = run_ingest(dir, &opt, &aopt, &res, &an);
+    if (ok) diag_append(&res.metrics.warnings, &scw);
+    diag_free(&scw);
     bool h_ok = ok && run_headline_apply(&res, &opt, &an, &sc, &h);
+    run_sidecar_free(&sc);
     alloc_fault_disarm();
     memset(seen, 0, sizeof *seen);
     seen->calls = alloc_fault_calls();
@@ -147,7 +155,9 @@ static void walk_failures(const char *dir) {
 }
 
 START_TEST(goblin_run_under_failures) {
-    char *d = tu_goblin_run(60, 60, false);         /* goblin_runner's three files, small */
+    char *d = tu_goblin_run(60, 60, false);         /* goblin_runner's three files, small, and a sidecar */
+    tu_write_str(d, "goblind.json", "{\"tokens_per_step\": 4096, \"precision\": \"bf16\", "
+                                    "\"labels\": {\"series\": \"s1\", \"model\": \"llama\"}}");
     walk_failures(d);
     tu_rmrf(d);
     free(d);

@@ -215,8 +215,9 @@ static const route ROUTES[] = {
     {"/healthz", false, false}, {"/readyz", false, false}, {"/runs", true, false}, {"/runs/a", true, false},
     {"/runs/a/metrics", false, false}, {"/runs/a/analysis", false, false}, {"/runs/a/report.md", false, false},
     {"/runs/a/kernels", false, false}, {"/runs/a/kernels.csv", false, true}, {"/runs/a/kernels.jsonl", false, true},
+    {"/runs/a/kernels?limit=2000", false, true}, {"/runs?profile=goblin", true, false},
     {"/runs/zzz", false, false}, {"/compare?base=a&candidate=b", false, false}, {"/series", true, false},
-    {"/metrics", true, false}, {"/openapi.json", false, false}, {"/", false, false}};
+    {"/series/s1", true, false}, {"/metrics", true, false}, {"/openapi.json", false, false}, {"/", false, false}};
 
 static void *nothing(void *arg) { return arg; }
 
@@ -271,6 +272,7 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
 
 START_TEST(api_under_failures) {
     char *run = tu_goblin_run(40, 40, false);
+    tu_write_str(run, "goblind.json", "{\"labels\": {\"series\": \"s1\"}}");   /* the series /series/s1 */
     char *buf = malloc(ANSWER_MAX);
     ck_assert_ptr_nonnull(buf);
     serve_once(run, WARM_UP, buf);

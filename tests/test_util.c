@@ -141,9 +141,17 @@ void tu_ingest(const char *dir, tu_ingested *x) {
     run_options opt = {0};
     run_analysis_options aopt;
     run_analysis_defaults(&aopt);
-    run_sidecar sc = {0};
+    run_sidecar sc;                             /* goblind.json, as daemon/ingest_job.c reads it */
+    diag_list scw;
+    diag_init(&scw);
+    run_sidecar_read(dir, &sc, &scw);
+    if (sc.has_steps) opt.steps_given = true, opt.steps = sc.steps;
+    if (sc.precision) opt.precision = sc.precision;
     ck_assert(run_ingest(dir, &opt, &aopt, &x->res, &x->an));
+    diag_append(&x->res.metrics.warnings, &scw);
+    diag_free(&scw);
     ck_assert(run_headline_apply(&x->res, &opt, &x->an, &sc, &x->h));
+    run_sidecar_free(&sc);
     ck_assert(ingest_doc_build(&x->res, &x->doc));
     if (x->h.kernels_from_analysis) x->doc.kernels = NULL;
     ingest_doc_attach_analysis(&x->doc, &x->an);

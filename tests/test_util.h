@@ -44,8 +44,8 @@ char *tu_metrics_text(const run_result *r);
 /* True when any warning contains needle. */
 bool tu_warned(const run_result *r, const char *needle);
 
-/* A run read as the daemon's ingest reads it (run_ingest, run_headline_apply, the store's
- * document: daemon/ingest_job.c), for the tests of the store and the API. */
+/* A run read as the daemon's ingest reads it (goblind.json, run_ingest, run_headline_apply, the
+ * store's document: daemon/ingest_job.c), for the tests of the store and the API. */
 typedef struct tu_ingested {
     run_result res;
     run_analysis an;
