@@ -18,6 +18,7 @@
 
 #include "api/body_budget.h"
 #include "api/compare.h"
+#include "api/compare_diff.h"
 #include "api/log_rate.h"
 #include "api/metrics_cache.h"
 #include "api/prometheus.h"
@@ -45,6 +46,20 @@ START_TEST(cache_put_after_drop_is_not_kept) {
     ck_assert(metrics_cache_get(c, "r1", &out) && out.status == RUN_COMPLETE && out.ingest_count == 18);
     free(out.body);
     metrics_cache_free(c);
+}
+END_TEST
+
+/* A stored analysis document jansson will not load (a kernel name with a NUL byte is written
+ * as \u0000, which json_loadb refuses) is an unknown side, not a failure: /compare answers 200
+ * every time rather than 500 "try again" forever. */
+START_TEST(compare_diff_unloadable_document_is_unknown) {
+    static const char DOC[] = "{\"kernels\":{\"by_name\":[{\"name\":\"elementwise\\u0000add\",\"total_ns\":5}]}}";
+    compare_diff *d = compare_diff_new(DOC, strlen(DOC), DOC, strlen(DOC), 20);
+    ck_assert_ptr_nonnull(d);
+    compare_diff_free(d);
+    d = compare_diff_new("not json", 8, NULL, 0, 20);
+    ck_assert_ptr_nonnull(d);
+    compare_diff_free(d);
 }
 END_TEST
 
@@ -319,6 +334,7 @@ static Suite *http_suite(void) {
     suite_add_tcase(s, tc);
     tc = tcase_create("overflow");
     tcase_add_test(tc, compare_saturates_extreme_values);
+    tcase_add_test(tc, compare_diff_unloadable_document_is_unknown);
     tcase_add_test(tc, prometheus_huge_values_are_not_zero);
     tcase_add_test(tc, log_rate_one_line_per_window);
     tcase_add_test(tc, body_budget_caps_held_bytes);
