@@ -89,7 +89,7 @@ enum MHD_Result route_read_failed(api *a, struct MHD_Connection *c) {
     const char *corrupt = store_corruption(api_store(a));
     if (corrupt) return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "database_corrupt", corrupt);
     return api_send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
-                          "the run could not be read (out of memory or an I/O error); try again");
+                          "the store could not be read whole (out of memory or an I/O error); try again");
 }
 
 /* ---- /runs/<id> --------------------------------------------------------------------- */
