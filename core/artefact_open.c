@@ -85,7 +85,7 @@ int artefact_open(const char *path, const char *confine_root, struct stat *st) {
     int inside = confine_root ? fd_inside(fd, confine_root) : 1;
     if (inside <= 0) {
         close(fd);
-        errno = ENOMEM;                   /* when -1 */
+        if (inside < 0) errno = ENOMEM;   /* close() may have changed it */
         return inside < 0 ? -1 : -2;
     }
     if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) { close(fd); errno = EINVAL; return -1; }
