@@ -5,9 +5,10 @@
 #include <sys/stat.h>
 
 /* Per byte, the kernel-trace CSV costs about this many times the torch JSON (measured on
- * the bench run: 1.7 vs 1.3 ns/byte). It sets how much of the torch profile's end this
+ * the bench run, each file alone: 1.1 vs 1.5 ns/byte of CPU; 0.8 gave the best wall time of
+ * 0.6-1.3 tried, docs/PERFORMANCE.md). It sets how much of the torch profile's end this
  * thread takes after the kernel trace so that both threads finish together. */
-#define CSV_COST_PER_JSON_BYTE 1.3
+#define CSV_COST_PER_JSON_BYTE 0.8
 
 static uint64_t file_size(const char *path) {
     struct stat st;
