@@ -181,6 +181,152 @@ START_TEST(error_offsets) {
 }
 END_TEST
 
+/* The token log, then the verdict: "ok", or the error's offset and text. */
+static char *run_verdict(const char *in, size_t n, size_t step, unsigned depth, bool decline) {
+    jt_tokenizer t;
+    log_t l = {.decline = decline};
+    ck_assert(jt_init(&t, depth, 1024, on_tok, &l));
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i += step) ok = jt_feed(&t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
+    ok = ok && jt_finish(&t);
+    char b[256];
+    if (ok) snprintf(b, sizeof b, "| ok");
+    else snprintf(b, sizeof b, "| error at %llu: %s", (unsigned long long)jt_error_offset(&t), jt_error(&t));
+    strbuf_append(&l.out, b, strlen(b));
+    jt_free(&t);
+    strbuf_terminate(&l.out);
+    return l.out.data;
+}
+
+static uint64_t next_random(uint64_t *x) {
+    *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+    return *x;
+}
+
+static void put(strbuf *b, const char *s) { strbuf_append(b, s, strlen(s)); }
+
+/* What random_value may make invalid, and whether it did. */
+typedef struct gen {
+    uint64_t x;
+    bool bad;          /* invalid scalars, keys, commas and colons, now and then */
+    int flip;          /* close the flip-th container with the other bracket (0: none) */
+    bool valid;        /* no invalid part was written */
+} gen;
+
+/* A random JSON value: nested containers, plain and escaped strings, non-ASCII text,
+ * numbers and literals of every form; invalid parts as g asks, noted in g->valid. */
+static void random_value(gen *g, strbuf *b, int depth) {
+    static const char *const blanks[] = {"", "", "", " ", " ", "\n  ", "\t", "\r\n"};
+    static const char *const scalars[] = {
+        "0", "-0", "1", "42", "-17", "3.25", "0.5e10", "1E-3", "-2.5e+7", "12345678901234567890",
+        "true", "false", "null", "NaN", "Infinity", "-Infinity", "\"\"", "\"plain text\"",
+        "\"tab\\tquote\\\"\"", "\"\\u00e9\\ud83d\\ude00\"", "\"caf\xc3\xa9\"", "\"\xf0\x9f\x98\x80\"",
+        /* invalid from here */
+        "01", "1.", ".5", "-", "1e", "+1", "tru", "nul", "\"\x01\"", "\"\xc3\"", "\"bad\\x\"", "NaNa", "--1"};
+    enum { VALID_SCALARS = 22 };
+    uint64_t *x = &g->x, r = next_random(x);
+    put(b, blanks[r % 8]);
+    int kind = depth > 6 ? 2 : (int)(r >> 8) % 5;
+    if (kind == 0 || kind == 1) {
+        bool obj = kind == 0;
+        put(b, obj ? "{" : "[");
+        int n = (int)((r >> 16) % 6);
+        for (int i = 0; i < n; i++) {
+            if (i) {
+                bool twice = g->bad && (r >> 24) % 50 == 0;
+                put(b, twice ? ",," : ",");
+                if (twice) g->valid = false;
+            }
+            if (obj) {
+                put(b, blanks[next_random(x) % 8]);
+                bool bare = g->bad && next_random(x) % 40 == 0, colon = !g->bad || next_random(x) % 40;
+                put(b, bare ? "key" : "\"key\"");
+                put(b, blanks[next_random(x) % 8]);
+                put(b, colon ? ":" : next_random(x) % 2 ? "," : "");
+                if (bare || !colon) g->valid = false;
+            }
+            random_value(g, b, depth + 1);
+        }
+        if (g->bad && n && (r >> 32) % 60 == 0) { put(b, ","); g->valid = false; }
+        put(b, blanks[next_random(x) % 8]);
+        bool other = g->flip && --g->flip == 0;
+        put(b, obj != other ? "}" : "]");
+        if (other) g->valid = false;
+    } else {
+        uint64_t k = next_random(x) % (sizeof scalars / sizeof scalars[0]);
+        if (k >= VALID_SCALARS && (!g->bad || next_random(x) % 4)) k %= VALID_SCALARS;
+        put(b, scalars[k]);
+        if (k >= VALID_SCALARS) g->valid = false;
+    }
+    put(b, blanks[next_random(x) % 8]);
+}
+
+/* Token log and verdict read whole and one byte at a time, for each emit depth and decline. */
+static void same_whole_and_bytes(const char *in, size_t n) {
+    for (unsigned depth = 0; depth <= 2; depth++) {
+        for (int decline = 0; decline <= 1; decline++) {
+            char *one = run_verdict(in, n, 1, depth, decline);
+            char *whole = run_verdict(in, n, n, depth, decline);
+            char *cut = run_verdict(in, n, 61, depth, decline);
+            ck_assert_msg(strcmp(one, whole) == 0, "depth %u decline %d: %.*s\nbytes: %.300s\nwhole: %.300s",
+                          depth, decline, n > 300 ? 300 : (int)n, in, one, whole);
+            ck_assert_msg(strcmp(one, cut) == 0, "depth %u decline %d (61-byte chunks): %.300s", depth, decline, in);
+            free(one);
+            free(whole);
+            free(cut);
+        }
+    }
+}
+
+START_TEST(fast_path_and_state_machine_agree_on_random_documents) {
+    /* the limits: Python's 4,300 digits (the fast path leaves integers over 1,000 digits to
+     * the state machine), and some nesting */
+    for (size_t digits = 4299; digits <= 4301; digits++) {
+        strbuf doc = {0};
+        put(&doc, "{\"a\": [[1, ");
+        for (size_t i = 0; i < digits; i++) strbuf_putc(&doc, (char)('1' + i % 9));
+        put(&doc, "]]}");
+        same_whole_and_bytes(doc.data, doc.len);
+        strbuf_free(&doc);
+    }
+    for (int nest = 30; nest <= 34; nest++) {
+        strbuf doc = {0};
+        put(&doc, "{\"a\": ");
+        for (int i = 0; i < nest; i++) put(&doc, i % 2 ? "{\"k\": " : "[");
+        put(&doc, "7");
+        for (int i = nest - 1; i >= 0; i--) put(&doc, i % 2 ? "}" : "]");
+        put(&doc, "}");
+        same_whole_and_bytes(doc.data, doc.len);
+        strbuf_free(&doc);
+    }
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 4000; round++) {
+        /* valid; with invalid parts; with a container closed by the other bracket; with a
+         * byte changed (its validity not known here) */
+        int how = round % 4;
+        gen g = {.x = next_random(&x), .bad = how == 1, .flip = how == 2 ? 1 + (int)(x % 4) : 0, .valid = true};
+        strbuf doc = {0};
+        put(&doc, "{\"a\": ");
+        random_value(&g, &doc, 1);
+        put(&doc, ", \"b\": [");
+        random_value(&g, &doc, 2);
+        put(&doc, "]}");
+        if (how == 3) {
+            static const char bytes[] = "{}[],:\" 0a\\";
+            doc.data[next_random(&x) % doc.len] = bytes[next_random(&x) % (sizeof bytes - 1)];
+        }
+        same_whole_and_bytes(doc.data, doc.len);
+        if (how < 3) {                                       /* the verdict the generator knows */
+            char *v = run_verdict(doc.data, doc.len, doc.len, 0, false);
+            ck_assert_msg((strstr(v, "| ok") != NULL) == g.valid, "round %d: want %s: %.*s", round,
+                          g.valid ? "valid" : "invalid", (int)doc.len, doc.data);
+            free(v);
+        }
+        strbuf_free(&doc);
+    }
+}
+END_TEST
+
 Suite *json_suite(void) {
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("tokenizer");
@@ -190,6 +336,7 @@ Suite *json_suite(void) {
     tcase_add_test(tc, depth_and_digit_limits);
     tcase_add_test(tc, tokens_and_depths);
     tcase_add_test(tc, error_offsets);
+    tcase_add_test(tc, fast_path_and_state_machine_agree_on_random_documents);
     suite_add_tcase(s, tc);
     return s;
 }
