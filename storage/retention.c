@@ -54,9 +54,12 @@ static int forget_tx(sqlite3 *db, void *arg) {
     int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id = ?1", -1, &q, NULL);
     if (rc != SQLITE_OK) return rc;
     sqlite3_bind_text(q, 1, f->id, -1, SQLITE_STATIC);
-    f->found = sqlite3_step(q) == SQLITE_ROW;
+    rc = sqlite3_step(q);
     sqlite3_finalize(q);
+    f->found = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return rc;   /* not "no such run": a failed read */
     if (!f->found) return SQLITE_OK;
+    rc = SQLITE_OK;
     static const char *const STEPS[] = {
         "INSERT INTO forgotten_runs(id, forgotten_at, reason) VALUES (?1, ?2, ?3)"
         " ON CONFLICT(id) DO UPDATE SET forgotten_at = ?2, reason = ?3",

@@ -230,12 +230,18 @@ int store_set_statuses(store *s, const store_status *items, size_t n, int64_t no
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
     pthread_mutex_lock(&s->wlock);
     write_rollback(s);                      /* one a failed rollback left open */
+    unsigned long mem0 = sqlite_mem_failures();
     int rc = exec(s->w, "BEGIN IMMEDIATE", NULL, 0);
     if (rc == SQLITE_OK) {
         rc = fn(s->w, arg);
-        if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
+        /* memory ran out where SQLite answers with a quiet wrong value (sqlite_mem.h): fn's
+         * reads may have taken a row for absent, so nothing it did is committed */
+        bool quiet_oom = rc == SQLITE_OK && sqlite_mem_failures() != mem0;
+        if (quiet_oom) rc = SQLITE_NOMEM;
+        else if (rc == SQLITE_OK) rc = exec(s->w, "COMMIT", NULL, 0);
         if (rc != SQLITE_OK) {
-            set_err(s);
+            if (quiet_oom) snprintf(s->err, sizeof s->err, "out of memory (where SQLite gave no error)");
+            else set_err(s);
             write_rollback(s);
         }
     } else {

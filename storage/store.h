@@ -89,7 +89,8 @@ typedef struct ingest_record {
 int store_ingest(store *s, const ingest_record *rec);
 
 /* For the other storage/ modules (retention.c): runs fn on the write connection inside one
- * BEGIN IMMEDIATE ... COMMIT (rolled back when fn returns non-zero); 0 on success. */
+ * BEGIN IMMEDIATE ... COMMIT (rolled back when fn returns non-zero, or when one of SQLite's
+ * allocations failed meanwhile, as store_ingest does); 0 on success. */
 typedef struct sqlite3 sqlite3;
 typedef struct sqlite3_stmt sqlite3_stmt;
 int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg);

@@ -16,7 +16,8 @@
  *
  * Release build only (the sanitizers own malloc in theirs). GOBLIND_ALLOC_POINTS (default
  * 1500) bounds the points tried per route to a tenth of it: the first 100, then spread.
- * GOBLIND_ALLOC_ROUTE=PATH walks one route, GOBLIND_ALLOC_TRACE=1 prints where a point's first
+ * DELETE /runs/<id> is walked too, the run stored again before each point.
+ * GOBLIND_ALLOC_ROUTE=PATH walks one route ("DELETE /runs/a" for that one), GOBLIND_ALLOC_TRACE=1 prints where a point's first
  * failure is, GOBLIND_ALLOC_DUMP=DIR writes both answers of a differing point. */
 #include <arpa/inet.h>
 #include <check.h>
@@ -69,10 +70,10 @@ static long dechunk(char *buf, size_t len) {
     }
 }
 
-/* GET path over a fresh connection (HTTP/1.1, closed after the answer: a streamed body comes
+/* method path over a fresh connection (HTTP/1.1, closed after the answer: a streamed body comes
  * chunked, and one the server broke off has no last chunk), read into buf. It allocates
  * nothing and asserts nothing (Check's asserts allocate, even those that pass). */
-static answer http_get(int port, const char *path, char *buf) {
+static answer http_do(int port, const char *method, const char *path, char *buf) {
     answer a = {0};
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return (answer){.client_error = "socket"};
@@ -81,7 +82,7 @@ static answer http_get(int port, const char *path, char *buf) {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     char req[512];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", method, path);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
         close(fd);
         return (answer){.client_error = "connect or send"};
@@ -110,6 +111,8 @@ static answer http_get(int port, const char *path, char *buf) {
     }
     return a;
 }
+
+static answer http_get(int port, const char *path, char *buf) { return http_do(port, "GET", path, buf); }
 
 /* The body's shape, for answers that change from request to request (counters, ages): every
  * run of digits (and of the characters around a number) becomes one '#'. */
@@ -201,13 +204,88 @@ static void walk_route(api *a, int port, const route *r, char *buf) {
     free(base);
 }
 
-/* Stores the run at dir as id. */
-static void store_run(store *st, const char *id, const char *dir) {
-    tu_ingested x;
-    tu_ingest(dir, &x);
-    ingest_record rec = tu_ingested_record(&x, id, dir, dir);
+/* Stores the run x (read from dir) as id. */
+static void store_run(store *st, const char *id, const char *dir, const tu_ingested *x) {
+    ingest_record rec = tu_ingested_record(x, id, dir, dir);
     ck_assert_int_eq(store_ingest(st, &rec), 0);
-    tu_ingested_free(&x);
+}
+
+/* What GET path answers, as "status\nbody" (NULL when no whole answer). */
+static char *get_text(int port, const char *path, char *buf) {
+    static const route plain = {"", false, false};
+    answer a = http_get(port, path, buf);
+    route r = plain;
+    r.path = path;
+    return answer_text(&a, &r, "(no fault)");
+}
+
+/* The run's answers that must be all there or all gone after a DELETE. */
+static const char *const RUN_PARTS[] = {"/runs/a/metrics", "/runs/a/analysis", "/runs/a/kernels", "/runs/a/report.md"};
+#define N_RUN_PARTS (sizeof RUN_PARTS / sizeof RUN_PARTS[0])
+
+/* DELETE /runs/a with each allocation failing in turn, the run stored again before each: the
+ * answer is the answer without a fault (the run then gone) or a server error (the run then
+ * whole, or gone whole), never a 404 for the run that was there, and never a run left in part. */
+static void walk_delete(api *a, int port, store *st, const char *dir, const tu_ingested *x, char *buf) {
+    char *whole[N_RUN_PARTS];
+    for (size_t i = 0; i < N_RUN_PARTS; i++) {
+        whole[i] = get_text(port, RUN_PARTS[i], buf);
+        ck_assert_msg(whole[i] && !strncmp(whole[i], "200\n", 4), "%s: no answer before the DELETE", RUN_PARTS[i]);
+    }
+    answer w = http_do(port, "DELETE", "/runs/a", buf);      /* warm: first-use initialisations */
+    (void)w;
+    store_run(st, "a", dir, x);
+    api_notify_run(a, "a");
+    static const route del = {"DELETE /runs/a", false, false};
+    alloc_fault_arm(0, false);
+    answer b = http_do(port, "DELETE", "/runs/a", buf);
+    alloc_fault_disarm();
+    long long calls = alloc_fault_calls();
+    char *base = answer_text(&b, &del, "without a fault");
+    ck_assert_msg(base && b.status == 200, "DELETE /runs/a: %s without a fault", base ? base : "no answer");
+    const char *e = getenv("GOBLIND_ALLOC_POINTS");
+    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
+    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    unsigned declared = 0, same = 0;
+    for (long long at = 1; at <= calls; at += at < 100 ? 1 : stride) {
+        for (int rest = 0; rest < 2; rest++) {
+            if (rest && at % 7 != 1) continue;
+            store_run(st, "a", dir, x);
+            api_notify_run(a, "a");
+            alloc_fault_arm(at, rest);
+            answer got = http_do(port, "DELETE", "/runs/a", buf);
+            alloc_fault_disarm();
+            char when[96];
+            snprintf(when, sizeof when, "with allocation %lld failing%s", at, rest ? " (and every one after)" : "");
+            char *t = answer_text(&got, &del, when);
+            bool error = !t || got.status >= 500;
+            ck_assert_msg(error || !strcmp(t, base), "DELETE /runs/a %s: %.300s, not a server error or:\n%.300s", when,
+                          t, base);
+            if (error) declared++;
+            else same++;
+            size_t there = 0, gone = 0;
+            for (size_t i = 0; i < N_RUN_PARTS; i++) {
+                char *now = get_text(port, RUN_PARTS[i], buf);
+                ck_assert_ptr_nonnull(now);
+                if (!strcmp(now, whole[i])) there++;
+                else if (!strncmp(now, "404\n", 4)) gone++;
+                else ck_abort_msg("DELETE /runs/a %s: %s answers neither as before nor 404:\n%.300s", when,
+                                  RUN_PARTS[i], now);
+                free(now);
+            }
+            ck_assert_msg(there == N_RUN_PARTS || gone == N_RUN_PARTS,
+                          "DELETE /runs/a %s: the run is left in part (%zu answers as before, %zu gone)", when, there, gone);
+            ck_assert_msg(error || gone == N_RUN_PARTS, "DELETE /runs/a %s answered %d but the run is still there", when,
+                          got.status);
+            free(t);
+        }
+    }
+    store_run(st, "a", dir, x);
+    api_notify_run(a, "a");
+    fprintf(stderr, "DELETE /runs/a: %lld allocations, stride %lld: %u server errors, %u the same answer\n", calls,
+            stride, declared, same);
+    free(base);
+    for (size_t i = 0; i < N_RUN_PARTS; i++) free(whole[i]);
 }
 
 /* The routes walked, and how their answers are compared. */
@@ -242,8 +320,10 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
     store *st = store_open(db, 0, &err);
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     ck_assert_int_eq(retention_init(st), 0);
-    store_run(st, "a", run);
-    store_run(st, "b", run);
+    tu_ingested x;
+    tu_ingest(run, &x);
+    store_run(st, "a", run, &x);
+    store_run(st, "b", run, &x);
     goblind_counters counters;
     counters_init(&counters);
     api_options opt = {.listen = "127.0.0.1:0", .max_connections = 16, .connection_timeout_s = 10,
@@ -258,6 +338,7 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
         else if (ROUTES[i].streamed == (mode == WALK_STREAMED) && (!only || !strcmp(only, ROUTES[i].path)))
             walk_route(a, port, &ROUTES[i], buf);
     }
+    if (mode == WALK_ANSWERED && (!only || !strcmp(only, "DELETE /runs/a"))) walk_delete(a, port, st, run, &x, buf);
     if (mode == WARM_UP) {
         alloc_fault_arm(1, false);
         (void)http_get(port, "/healthz", buf);
@@ -265,6 +346,7 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
     }
     api_stop(a);
     store_close(st);
+    tu_ingested_free(&x);
     tu_rmrf(dir);
     free(db);
     free(dir);
