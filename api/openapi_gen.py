@@ -333,7 +333,10 @@ paths = {
                               "400": ERR["400"], "401": ERR["401"], "404": ERR["404"], "500": ERR["500"]}},
         "delete": {"summary": "forget the run (its directory is left alone, not ingested again unless it changes)",
                    "responses": {"200": json_body(ref("Deleted"), "forgotten"), "400": ERR["400"], "401": ERR["401"],
-                                 "404": ERR["404"], "500": ERR["500"], "503": ERR["503"]}}},
+                                 "404": ERR["404"],
+                                 "500": json_body(ref("Error"), "memory ran out answering, after or before the run "
+                                                                "was forgotten (whole either way): ask /runs/{id}"),
+                                 "503": ERR["503"]}}},
     "/runs/{id}/metrics": {
         "parameters": [RUN_PARAM],
         "get": {"summary": "RunMetrics, byte for byte what `goblind parse` prints",

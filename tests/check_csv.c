@@ -9,10 +9,15 @@
 /* Collects records as "f1|f2|...\n" (blank records as "<blank>\n"). */
 typedef struct collected {
     strbuf out;
+    bool lines;     /* each record prefixed with its line number, "@N " */
 } collected;
 
 static void on_rec(void *u, const csv_record *r) {
     collected *c = u;
+    if (c->lines) {
+        char b[32];
+        strbuf_append(&c->out, b, (size_t)snprintf(b, sizeof b, "@%llu ", (unsigned long long)r->line));
+    }
     if (r->n_fields == 0) { strbuf_append(&c->out, "<blank>\n", 8); return; }
     for (size_t i = 0; i < r->n_all; i++) {
         if (i) strbuf_putc(&c->out, '|');
@@ -22,9 +27,10 @@ static void on_rec(void *u, const csv_record *r) {
     strbuf_putc(&c->out, '\n');
 }
 
-/* Tokenizes in capture-all mode, feeding `step` bytes at a time. */
-static char *tokenize(const char *in, size_t n, size_t step) {
-    collected c = {0};
+/* Tokenizes in capture-all mode, feeding `step` bytes at a time; with `lines`, each record
+ * prefixed with the line it began on. */
+static char *tokenize_lines(const char *in, size_t n, size_t step, bool lines) {
+    collected c = {.lines = lines};
     csv_tokenizer t;
     csv_init(&t, 1 << 20, on_rec, &c);
     for (size_t i = 0; i < n; i += step) csv_feed(&t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
@@ -33,6 +39,8 @@ static char *tokenize(const char *in, size_t n, size_t step) {
     strbuf_terminate(&c.out);
     return c.out.data;
 }
+
+static char *tokenize(const char *in, size_t n, size_t step) { return tokenize_lines(in, n, step, false); }
 
 static void check_all_steps(const char *in, const char *expect) {
     size_t n = strlen(in);
@@ -202,9 +210,10 @@ static uint64_t next_random(uint64_t *x) {
     return *x;
 }
 
-/* Random CSV text: fields plain, quoted (with commas, and sometimes a doubled quote or a
- * line end inside), or junk over the bytes that matter (a, comma, quote, LF, CR); lines
- * ended by LF, CRLF or CR, some longer than the 1,024 bytes of the mask path. */
+/* Random CSV text of less than cap + 8 bytes: fields plain, quoted (with commas, and
+ * sometimes a doubled quote or a line end inside), or junk over the bytes that matter (a,
+ * comma, quote, LF, CR); lines ended by LF, CRLF or CR, some longer than the 1,024 bytes of
+ * the mask path. */
 static size_t random_csv(uint64_t *x, char *out, size_t cap) {
     static const char junk[] = "aa,\"\n\r";
     size_t n = 0, target = (size_t)(next_random(x) % cap);
@@ -217,7 +226,7 @@ static size_t random_csv(uint64_t *x, char *out, size_t cap) {
             break;
         case 2: case 3:                                  /* quoted */
             out[n++] = '"';
-            for (size_t i = 0; i < len && n + 4 < cap; i++) {
+            for (size_t i = 0; i < len && n + 8 < cap; i++) {
                 uint64_t c = next_random(x) % 40;
                 out[n++] = c == 0 ? ',' : c == 1 && r % 3 == 0 ? '\n' : (char)('a' + i % 26);
                 if (c == 2 && r % 7 == 0) out[n++] = '"', out[n++] = '"';
@@ -238,13 +247,15 @@ static size_t random_csv(uint64_t *x, char *out, size_t cap) {
 
 /* Random CSV read whole (line by line through the mask and one-line fast paths where they
  * apply), in 97-byte chunks and one byte at a time (the state machine alone): the records
- * must be equal. */
+ * and the lines they began on must be equal. */
 START_TEST(random_text_every_path_agrees) {
     uint64_t x = 88172645463325252ull;
-    static char in[6000];
+    static char in[6000 + 8];
     for (int round = 0; round < 2000; round++) {
-        size_t n = random_csv(&x, in, sizeof in);
-        char *whole = tokenize(in, n, n ? n : 1), *bytes = tokenize(in, n, 1), *cut = tokenize(in, n, 97);
+        size_t n = random_csv(&x, in, sizeof in - 8);
+        ck_assert_uint_lt(n, sizeof in);
+        char *whole = tokenize_lines(in, n, n ? n : 1, true), *bytes = tokenize_lines(in, n, 1, true),
+             *cut = tokenize_lines(in, n, 97, true);
         ck_assert_msg(strcmp(whole ? whole : "", bytes ? bytes : "") == 0, "round %d: whole differs", round);
         ck_assert_msg(strcmp(cut ? cut : "", bytes ? bytes : "") == 0, "round %d: 97-byte chunks differ", round);
         free(whole);

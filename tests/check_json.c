@@ -222,7 +222,7 @@ static void random_value(gen *g, strbuf *b, int depth) {
         "true", "false", "null", "NaN", "Infinity", "-Infinity", "\"\"", "\"plain text\"",
         "\"tab\\tquote\\\"\"", "\"\\u00e9\\ud83d\\ude00\"", "\"caf\xc3\xa9\"", "\"\xf0\x9f\x98\x80\"",
         /* invalid from here */
-        "01", "1.", ".5", "-", "1e", "+1", "tru", "nul", "\"\x01\"", "\"\xc3\"", "\"bad\\x\"", "NaNa", "--1"};
+        "01", "1.", ".5", "-", "1e", "1e+-5", "+1", "tru", "nul", "\"\x01\"", "\"\xc3\"", "\"bad\\x\"", "NaNa", "--1"};
     enum { VALID_SCALARS = 22 };
     uint64_t *x = &g->x, r = next_random(x);
     put(b, blanks[r % 8]);
@@ -304,7 +304,8 @@ START_TEST(fast_path_and_state_machine_agree_on_random_documents) {
         /* valid; with invalid parts; with a container closed by the other bracket; with a
          * byte changed (its validity not known here) */
         int how = round % 4;
-        gen g = {.x = next_random(&x), .bad = how == 1, .flip = how == 2 ? 1 + (int)(x % 4) : 0, .valid = true};
+        uint64_t seed = next_random(&x);
+        gen g = {.x = seed, .bad = how == 1, .flip = how == 2 ? 1 + (int)(seed % 4) : 0, .valid = true};
         strbuf doc = {0};
         put(&doc, "{\"a\": ");
         random_value(&g, &doc, 1);

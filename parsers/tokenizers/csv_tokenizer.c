@@ -207,8 +207,9 @@ static inline uint64_t prefix_xor(uint64_t x) {
     return x;
 }
 
-/* Faster path for the commonest record: one line of at most 1,024 bytes, whole in this
- * buffer (with 64 bytes to spare), no CR but CRLF's, and every field either free of
+/* Faster path for the commonest record: one line of at most 1,024 bytes with its LF, whole
+ * in this buffer with the rest of its last 64-byte block (the masks are taken a whole block
+ * at a time), no CR but CRLF's, and every field either free of
  * quotes or one quoted text with no quote inside ("a,b" but not "a""b" or "a"b).
  * Quotes, commas and the line end are found as bit masks, 64 bytes per step, and the
  * quoted stretches by a prefix XOR of the quote mask (a quote opens, the next one
