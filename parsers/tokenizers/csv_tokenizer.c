@@ -209,8 +209,8 @@ static inline uint64_t prefix_xor(uint64_t x) {
 
 /* Faster path for the commonest record: one line of at most 1,024 bytes with its LF, whole
  * in this buffer with the rest of its last 64-byte block (the masks are taken a whole block
- * at a time), no CR but CRLF's, and every field either free of
- * quotes or one quoted text with no quote inside ("a,b" but not "a""b" or "a"b).
+ * at a time), no CR but CRLF's, and every field either free of quotes or one quoted text
+ * with no quote inside ("a,b" but not "a""b" or "a"b).
  * Quotes, commas and the line end are found as bit masks, 64 bytes per step, and the
  * quoted stretches by a prefix XOR of the quote mask (a quote opens, the next one
  * closes). The line qualifies exactly when every opening quote starts a field and every
