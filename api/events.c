@@ -26,6 +26,7 @@ typedef struct sse_conn {
     struct MHD_Connection *c;
     uint64_t cursor;            /* id of the last event sent */
     bool suspended, resync, started;
+    bool lost;                  /* an event was lost since the last text (memory): send a resync */
     int64_t last_write_ms;
     char *pending;              /* text being written */
     size_t pending_len, pending_off;
@@ -40,6 +41,7 @@ struct events {
     event ring[EVENTS_KEPT];
     size_t head, count;         /* ring: oldest at (head - count) */
     uint64_t first_id, next_id;
+    uint64_t lost_id;           /* events from this id on may be missing (lost_locked; 0: none) */
     sse_conn *conns;
     int n_streams, max_streams;  /* open now; beyond max_streams new ones get 503 */
     int baseline_runs;          /* series_baseline_runs, for the regression event */
@@ -105,6 +107,21 @@ static void iso_now(char *out, size_t n) {
     snprintf(out, n, "%s.%03dZ", b, (int)(tv.tv_usec / 1000));
 }
 
+/* Caller holds the lock: from the event with this id on, one may be missing: it was lost for
+ * lack of memory, or a change could not be read, or the known-runs table lost an entry (its
+ * run's next event would be lost). Every open stream, and a replay from before id, is sent a
+ * resync instead of a stream with a hole. */
+static void lost_locked(events *ev, uint64_t id) {
+    if (id > ev->lost_id) ev->lost_id = id;
+    for (sse_conn *s = ev->conns; s; s = s->next) {
+        s->lost = true;
+        if (s->suspended) {
+            s->suspended = false;
+            MHD_resume_connection(s->c);
+        }
+    }
+}
+
 /* Caller holds the lock: the event {"id", "event", "run", ...extra, "at"} (extra: its other keys,
  * taken; NULL: status and etag) appended to the ring and queued for the webhooks; wakes every
  * waiting stream. */
@@ -114,18 +131,24 @@ static void emit_doc_locked(events *ev, const char *kind, const char *run_id, js
     iso_now(at, sizeof at);
     uint64_t id = ev->next_id++;
     json_t *doc = json_pack("{s:I, s:s, s:s}", "id", (json_int_t)id, "event", kind, "run", run_id);
-    if (doc && extra) json_object_update(doc, extra);
-    else if (doc) json_object_update_new(doc, json_pack("{s:s*, s:s*}", "status", status, "etag", etag));
+    bool whole = doc != NULL;   /* every key set: an event with one missing is lost, not sent */
+    if (whole && extra) whole = json_object_update(doc, extra) == 0;
+    else if (whole) {           /* (not json_pack's "s*": a string it cannot allocate leaves its key out) */
+        if (status) whole = json_object_set_new(doc, "status", json_string(status)) == 0;
+        if (whole && etag) whole = json_object_set_new(doc, "etag", json_string(etag)) == 0;
+    }
     json_decref(extra);
-    if (doc) json_object_set_new(doc, "at", json_string(at));
-    char *data = doc ? json_text(doc, NULL) : NULL;
+    if (whole) whole = json_object_set_new(doc, "at", json_string(at)) == 0;
+    char *data = whole ? json_text(doc, NULL) : NULL;
     json_decref(doc);
-    if (!data) return;
     char *text = NULL;
-    if (asprintf(&text, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)id, kind, data) < 0) text = NULL;
-    if (ev->hooks) webhooks_post(ev->hooks, data);
+    if (data && asprintf(&text, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)id, kind, data) < 0) text = NULL;
+    if (data && ev->hooks) webhooks_post(ev->hooks, data);
     free(data);
-    if (!text) return;
+    if (!text) {
+        lost_locked(ev, id);
+        return;
+    }
     event *slot = &ev->ring[ev->head];
     free(slot->text);
     slot->id = id;
@@ -152,8 +175,11 @@ void events_run_changed(events *ev, const char *run_id) {
     json_t *regression = rc.found && rc.status == RUN_COMPLETE ? series_regression_of(rd, run_id, ev->baseline_runs, ev->series) : NULL;
     bool failed = store_reader_failed(rd);
     store_reader_release(ev->st, rd);
-    if (failed) {           /* not read (memory, I/O): no event, rather than "deleted" for a run that is there */
+    if (failed) {           /* not read (memory, I/O): a resync, rather than "deleted" for a run that is there */
         json_decref(regression);
+        pthread_mutex_lock(&ev->lock);
+        lost_locked(ev, ev->next_id);
+        pthread_mutex_unlock(&ev->lock);
         return;
     }
     pthread_mutex_lock(&ev->lock);
@@ -179,7 +205,9 @@ void events_run_changed(events *ev, const char *run_id) {
                 regression = NULL;
             }
         }
-        json_object_set_new(ev->known, run_id, json_string(kind));   /* "pending": its parse is sent as "running" */
+        /* "pending": its parse is sent as "running". An entry not kept would lose the run's
+         * next event (its "deleted"): announced as a loss now. */
+        if (json_object_set_new(ev->known, run_id, json_string(kind)) != 0) lost_locked(ev, ev->next_id);
     }
     pthread_mutex_unlock(&ev->lock);
     json_decref(regression);
@@ -219,11 +247,20 @@ void events_free(events *ev) {
 
 /* ---- one stream -------------------------------------------------------------------- */
 
-/* Caller holds the lock: the text of the events after s->cursor (NULL when none). */
+#define RESYNC_TEXT "event: resync\ndata: {\"event\":\"resync\"}\n\n"
+
+/* Caller holds the lock: the text of the events after s->cursor (NULL when none, or when
+ * memory ran out: then the same text is tried again on the next call). */
 static char *next_text_locked(events *ev, sse_conn *s) {
     if (!s->started) {
-        s->started = true;
-        return strdup(s->resync ? "retry: 2000\n\nevent: resync\ndata: {\"event\":\"resync\"}\n\n" : "retry: 2000\n\n");
+        char *t = strdup(s->resync ? "retry: 2000\n\n" RESYNC_TEXT : "retry: 2000\n\n");
+        s->started = t != NULL;
+        return t;
+    }
+    if (s->lost) {              /* an event this stream should have had was lost (emit_doc_locked) */
+        char *t = strdup(RESYNC_TEXT);
+        s->lost = t == NULL;
+        return t;
     }
     size_t oldest = (ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT;
     size_t len = 0, cap = 0;
@@ -314,8 +351,10 @@ enum MHD_Result events_stream(events *ev, struct MHD_Connection *c, const char *
         if (!errno && end != last_event_id && !*end && want < ev->next_id) {
             uint64_t oldest = ev->count ? ev->ring[(ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT].id : ev->next_id;
             s->cursor = want;
-            /* from before this start, or dropped from the ring since: say so */
-            s->resync = want + 1 < ev->first_id || (want + 1 < oldest && ev->count == EVENTS_KEPT);
+            /* from before this start, or dropped from the ring since, or past one lost for lack of
+             * memory: say so */
+            s->resync = want + 1 < ev->first_id || (want + 1 < oldest && ev->count == EVENTS_KEPT) ||
+                        want < ev->lost_id;
         } else if (!errno && end != last_event_id && !*end) {
             s->resync = true;                           /* an id not given yet (another daemon's, a forged one) */
         }

@@ -16,12 +16,15 @@
  *
  * Release build only (the sanitizers own malloc in theirs). GOBLIND_ALLOC_POINTS (default
  * 1500) bounds the points tried per route to a tenth of it: the first 100, then spread.
- * DELETE /runs/<id> is walked too, the run stored again before each point.
- * GOBLIND_ALLOC_ROUTE=PATH walks one route ("DELETE /runs/a" for that one), GOBLIND_ALLOC_TRACE=1 prints where a point's first
- * failure is, GOBLIND_ALLOC_DUMP=DIR writes both answers of a differing point. */
+ * DELETE /runs/<id> is walked too, the run stored again before each point, and GET /events:
+ * a stream kept open while each point's new run is announced (walk_events).
+ * GOBLIND_ALLOC_ROUTE=PATH walks one route ("DELETE /runs/a", "/events"), GOBLIND_ALLOC_TRACE=1
+ * prints where a point's first failure is, GOBLIND_ALLOC_DUMP=DIR writes both answers of a
+ * differing point. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -288,6 +291,199 @@ static void walk_delete(api *a, int port, store *st, const char *dir, const tu_i
     for (size_t i = 0; i < N_RUN_PARTS; i++) free(whole[i]);
 }
 
+/* An open GET /events stream, read by the test: the raw bytes, de-chunked into the text. */
+typedef struct sse {
+    int fd;
+    char *raw, *text;         /* two halves of the client's buffer */
+    size_t raw_len, text_len;
+    bool head_done, need_crlf, ended;
+    size_t chunk_left;
+    unsigned long long last_id;
+} sse;
+
+#define SSE_HALF (ANSWER_MAX / 2)
+
+/* Opens /events (after last_id when non-zero). */
+static bool sse_open(sse *s, int port) {
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (s->fd < 0) return false;
+    struct timeval tv = {.tv_sec = 20};
+    setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char req[256], last[64] = "";
+    if (s->last_id) snprintf(last, sizeof last, "Last-Event-ID: %llu\r\n", s->last_id);
+    int n = snprintf(req, sizeof req, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", last);
+    if (connect(s->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || send(s->fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+        close(s->fd);
+        return false;
+    }
+    s->raw_len = s->text_len = s->chunk_left = 0;
+    s->head_done = s->need_crlf = s->ended = false;
+    return true;
+}
+
+static void drop_raw(sse *s, size_t n) {
+    memmove(s->raw, s->raw + n, s->raw_len - n);
+    s->raw_len -= n;
+}
+
+/* Moves what it can of the raw bytes into the text: past the HTTP head, chunk by chunk. */
+static void sse_decode(sse *s) {
+    for (;;) {
+        if (!s->head_done) {
+            char *h = memmem(s->raw, s->raw_len, "\r\n\r\n", 4);
+            if (!h) return;
+            drop_raw(s, (size_t)(h - s->raw) + 4);
+            s->head_done = true;
+        }
+        if (!s->chunk_left) {
+            if (s->need_crlf) {
+                if (s->raw_len < 2) return;
+                drop_raw(s, 2);
+                s->need_crlf = false;
+            }
+            char *crlf = memmem(s->raw, s->raw_len, "\r\n", 2);
+            if (!crlf) return;
+            s->chunk_left = strtoul(s->raw, NULL, 16);
+            drop_raw(s, (size_t)(crlf - s->raw) + 2);
+            if (!s->chunk_left) { s->ended = true; return; }
+        }
+        size_t n = s->chunk_left < s->raw_len ? s->chunk_left : s->raw_len;
+        if (!n || s->text_len + n > SSE_HALF) return;
+        memcpy(s->text + s->text_len, s->raw, n);
+        s->text_len += n;
+        drop_raw(s, n);
+        s->chunk_left -= n;
+        if (!s->chunk_left) s->need_crlf = true;
+    }
+}
+
+/* The next SSE message's text (up to its blank line) into out; false when the stream ended
+ * (closed, broken off) or nothing came within 20 s (*hung). */
+static bool sse_next(sse *s, char *out, size_t cap, bool *hung) {
+    *hung = false;
+    for (;;) {
+        char *end = memmem(s->text, s->text_len, "\n\n", 2);
+        if (end) {
+            size_t n = (size_t)(end - s->text) + 2, m = n < cap - 1 ? n : cap - 1;
+            memcpy(out, s->text, m);
+            out[m] = '\0';
+            memmove(s->text, s->text + n, s->text_len - n);
+            s->text_len -= n;
+            return true;
+        }
+        if (s->ended || s->raw_len == SSE_HALF) return false;
+        ssize_t r = recv(s->fd, s->raw + s->raw_len, SSE_HALF - s->raw_len, 0);
+        if (r <= 0) {
+            *hung = r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+            return false;
+        }
+        s->raw_len += (size_t)r;
+        sse_decode(s);
+    }
+}
+
+/* A change of a new run announced with each allocation failing in turn (on the thread that
+ * announces it; the stream's own thread may take the failure too): a stream open all along
+ * receives the run's "created" and "complete", whole, or an "event: resync", and then the next
+ * run's events; never an event with a key missing, and never a hole without the resync. A
+ * stream the server broke off is opened again after the last id it gave, and must say resync
+ * where it cannot replay. */
+static void walk_events(api *a, int port, store *st, const char *dir, const tu_ingested *x, char *buf) {
+    sse s = {.raw = buf, .text = buf + SSE_HALF};
+    ck_assert(sse_open(&s, port));
+    char msg[4096];
+    bool hung;
+    ck_assert_msg(sse_next(&s, msg, sizeof msg, &hung) && strstr(msg, "retry:"), "no stream start: %s", msg);
+    store_run(st, "w0", dir, x);
+    alloc_fault_arm(0, false);
+    api_notify_run(a, "w0");
+    alloc_fault_disarm();
+    long long calls = alloc_fault_calls();
+    bool found;
+    ck_assert_int_eq(retention_forget(st, "w0", 1000, "test", &found), 0);
+    const char *e = getenv("GOBLIND_ALLOC_POINTS");
+    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
+    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    unsigned whole = 0, resync = 0, reopened = 0;
+    unsigned long long first_id = 0;
+    char want_run[32] = "w0";
+    for (long long at = 1; at <= calls + 1; at += at < 100 ? 1 : stride) {
+        char faulted[32], marker[32];
+        snprintf(faulted, sizeof faulted, "f%lld", at);
+        snprintf(marker, sizeof marker, "m%lld", at);
+        if (at <= calls) {
+            store_run(st, faulted, dir, x);
+            alloc_fault_arm(at, at % 7 == 1);
+            api_notify_run(a, faulted);
+            alloc_fault_disarm();
+        }
+        store_run(st, marker, dir, x);
+        api_notify_run(a, marker);
+        /* read up to the marker's "complete": what came before it for the faulted run */
+        bool got_resync = false, created = false, completed = false, prev_complete = false;
+        for (;;) {
+            if (!sse_next(&s, msg, sizeof msg, &hung)) {
+                ck_assert_msg(!hung, "/events: nothing within 20 s (point %lld)", at);
+                close(s.fd);
+                reopened++;
+                ck_assert_msg(sse_open(&s, port), "/events: cannot open again");
+                continue;
+            }
+            if (strstr(msg, "event: resync")) { got_resync = true; continue; }
+            const char *data = strstr(msg, "data: ");
+            if (!data) continue;                                        /* retry:, keep-alive */
+            json_error_t err;
+            json_t *ev = json_loads(data + 6, JSON_DISABLE_EOF_CHECK, &err);
+            ck_assert_msg(ev, "/events: data not JSON (point %lld): %s", at, msg);
+            json_int_t id = json_integer_value(json_object_get(ev, "id"));
+            const char *kind = json_string_value(json_object_get(ev, "event")), *run = json_string_value(json_object_get(ev, "run"));
+            ck_assert_msg(kind && run && id > 0 && json_object_get(ev, "at"), "/events: a key missing: %s", msg);
+            if (strcmp(kind, "regression"))
+                ck_assert_msg(json_is_string(json_object_get(ev, "status")) && json_is_string(json_object_get(ev, "etag")),
+                              "/events: status or etag missing: %s", msg);
+            ck_assert_msg((unsigned long long)id > s.last_id, "/events: id %lld after %llu", (long long)id, s.last_id);
+            s.last_id = (unsigned long long)id;
+            if (!first_id) first_id = s.last_id;
+            bool done = !strcmp(run, marker) && !strcmp(kind, "complete");
+            if (!strcmp(run, faulted)) {
+                if (!strcmp(kind, "created")) created = true;
+                if (!strcmp(kind, "complete")) completed = true;
+            }
+            if (!strcmp(run, want_run) && !strcmp(kind, "complete")) prev_complete = true;
+            json_decref(ev);
+            if (done) break;
+        }
+        (void)prev_complete;
+        if (at <= calls) {
+            ck_assert_msg((created && completed) || got_resync,
+                          "/events: allocation %lld failing lost run %s's %s without a resync", at, faulted,
+                          created ? "complete" : "created");
+            if (created && completed) whole++;
+            else resync++;
+        }
+        snprintf(want_run, sizeof want_run, "%s", marker);
+        /* both forgotten (not announced): each point's change then reads a series of the same
+         * size, so the points reach the same allocations, the event's own included */
+        bool found;
+        ck_assert_int_eq(retention_forget(st, marker, 1000, "test", &found), 0);
+        if (at <= calls) ck_assert_int_eq(retention_forget(st, faulted, 1000, "test", &found), 0);
+    }
+    close(s.fd);
+    /* a replay from before the losses starts with the resync (the ring has a hole there) */
+    sse r = {.raw = buf, .text = buf + SSE_HALF, .last_id = first_id};
+    ck_assert(sse_open(&r, port));
+    ck_assert_msg(sse_next(&r, msg, sizeof msg, &hung) && strstr(msg, "retry:"), "/events: no start of a replay");
+    if (resync) {
+        ck_assert_msg(sse_next(&r, msg, sizeof msg, &hung), "/events: nothing after a replay's start");
+        ck_assert_msg(strstr(msg, "event: resync"), "/events: a replay across a loss without resync: %s", msg);
+    }
+    close(r.fd);
+    fprintf(stderr, "/events: %lld allocations, stride %lld: %u announced whole, %u by a resync, %u reopened\n", calls,
+            stride, whole, resync, reopened);
+}
+
 /* The routes walked, and how their answers are compared. */
 static const route ROUTES[] = {
     {"/healthz", false, false}, {"/readyz", false, false}, {"/runs", true, false}, {"/runs/a", true, false},
@@ -339,6 +535,7 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
             walk_route(a, port, &ROUTES[i], buf);
     }
     if (mode == WALK_ANSWERED && (!only || !strcmp(only, "DELETE /runs/a"))) walk_delete(a, port, st, run, &x, buf);
+    if (mode == WALK_STREAMED && (!only || !strcmp(only, "/events"))) walk_events(a, port, st, run, &x, buf);
     if (mode == WARM_UP) {
         alloc_fault_arm(1, false);
         (void)http_get(port, "/healthz", buf);
