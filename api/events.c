@@ -26,7 +26,8 @@ typedef struct sse_conn {
     struct MHD_Connection *c;
     uint64_t cursor;            /* id of the last event sent */
     bool suspended, resync, started;
-    bool lost;                  /* an event was lost since the last text (memory): send a resync */
+    bool lost;                  /* an event was lost (memory): send a resync before event lost_from */
+    uint64_t lost_from;
     int64_t last_write_ms;
     char *pending;              /* text being written */
     size_t pending_len, pending_off;
@@ -42,6 +43,7 @@ struct events {
     size_t head, count;         /* ring: oldest at (head - count) */
     uint64_t first_id, next_id;
     uint64_t lost_id;           /* events from this id on may be missing (lost_locked; 0: none) */
+    bool known_incomplete;      /* `known` lost an entry: a run missing from it may have been known */
     sse_conn *conns;
     int n_streams, max_streams;  /* open now; beyond max_streams new ones get 503 */
     int baseline_runs;          /* series_baseline_runs, for the regression event */
@@ -76,7 +78,8 @@ static void copy_state(void *user, const run_row *row) {
 }
 
 static void remember(void *user, const run_row *row) {
-    json_object_set_new(user, row->id, json_string(kind_of(row->status)));
+    events *ev = user;
+    if (json_object_set_new(ev->known, row->id, json_string(kind_of(row->status))) != 0) ev->known_incomplete = true;
 }
 
 events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_runs, series_cache *series) {
@@ -92,7 +95,9 @@ events *events_new(store *st, webhooks *hooks, int max_streams, int baseline_run
     ev->baseline_runs = baseline_runs > 0 && baseline_runs <= SERIES_BASELINE_MAX ? baseline_runs : SERIES_BASELINE_DEFAULT;
     store_reader *rd = store_reader_acquire(st);
     char next[300];
-    store_list_runs(rd, -1, 1 << 30, NULL, false, remember, ev->known, next, sizeof next);
+    if (!ev->known) ev->known_incomplete = true;
+    else if (store_list_runs(rd, -1, 1 << 30, NULL, false, remember, ev, next, sizeof next) < 0 || store_reader_failed(rd))
+        ev->known_incomplete = true;
     store_reader_release(st, rd);
     return ev;
 }
@@ -114,6 +119,7 @@ static void iso_now(char *out, size_t n) {
 static void lost_locked(events *ev, uint64_t id) {
     if (id > ev->lost_id) ev->lost_id = id;
     for (sse_conn *s = ev->conns; s; s = s->next) {
+        if (!s->lost || id < s->lost_from) s->lost_from = id;
         s->lost = true;
         if (s->suspended) {
             s->suspended = false;
@@ -188,6 +194,8 @@ void events_run_changed(events *ev, const char *run_id) {
         if (was) {
             emit_locked(ev, "deleted", run_id, NULL, NULL);
             json_object_del(ev->known, run_id);
+        } else if (ev->known_incomplete) {
+            lost_locked(ev, ev->next_id);   /* maybe a known run's "deleted", not sendable without its entry */
         }
     } else {
         const char *kind = kind_of(rc.status);
@@ -206,8 +214,8 @@ void events_run_changed(events *ev, const char *run_id) {
             }
         }
         /* "pending": its parse is sent as "running". An entry not kept would lose the run's
-         * next event (its "deleted"): announced as a loss now. */
-        if (json_object_set_new(ev->known, run_id, json_string(kind)) != 0) lost_locked(ev, ev->next_id);
+         * "deleted": a later change of a run not in the table then says resync. */
+        if (json_object_set_new(ev->known, run_id, json_string(kind)) != 0) ev->known_incomplete = true;
     }
     pthread_mutex_unlock(&ev->lock);
     json_decref(regression);
@@ -252,22 +260,27 @@ void events_free(events *ev) {
 /* Caller holds the lock: the text of the events after s->cursor (NULL when none, or when
  * memory ran out: then the same text is tried again on the next call). */
 static char *next_text_locked(events *ev, sse_conn *s) {
+    size_t oldest = (ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT;
+    if (ev->count == EVENTS_KEPT && ev->ring[oldest].id > s->cursor + 1) {
+        /* the ring moved on past events this stream never got: a resync (a stream that starts
+         * with one has it already), then from the oldest kept */
+        s->cursor = ev->ring[oldest].id - 1;
+        if (s->started || !s->resync) {
+            s->lost = true;
+            s->lost_from = ev->ring[oldest].id;
+        }
+    }
     if (!s->started) {
         char *t = strdup(s->resync ? "retry: 2000\n\n" RESYNC_TEXT : "retry: 2000\n\n");
         s->started = t != NULL;
         return t;
     }
-    if (s->lost) {              /* an event this stream should have had was lost (emit_doc_locked) */
-        char *t = strdup(RESYNC_TEXT);
-        s->lost = t == NULL;
-        return t;
-    }
-    size_t oldest = (ev->head + EVENTS_KEPT - ev->count) % EVENTS_KEPT;
     size_t len = 0, cap = 0;
     char *out = NULL;
     for (size_t i = 0; i < ev->count && len < 65536; i++) {
         const event *e = &ev->ring[(oldest + i) % EVENTS_KEPT];
         if (e->id <= s->cursor) continue;
+        if (s->lost && e->id >= s->lost_from) break;   /* the events before the loss first */
         size_t n = strlen(e->text);
         if (len + n + 1 > cap) {
             cap = (len + n + 1) * 2;
@@ -278,6 +291,10 @@ static char *next_text_locked(events *ev, sse_conn *s) {
         memcpy(out + len, e->text, n + 1);
         len += n;
         s->cursor = e->id;
+    }
+    if (!out && s->lost) {              /* an event this stream should have had was lost */
+        out = strdup(RESYNC_TEXT);
+        s->lost = out == NULL;
     }
     return out;
 }

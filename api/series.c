@@ -278,17 +278,20 @@ json_t *series_regression_of(store_reader *rd, const char *run_id, int baseline_
     if (!store_run_series_key(rd, run_id, key, sizeof key)) return NULL;
     series_eval s;
     json_t *out = NULL;
-    if (series_load(rd, key, 1, baseline_runs, cache, &s) > 0) {
-        for (size_t i = s.n; i-- > 0;) {
-            if (strcmp(s.p[i].id, run_id)) continue;
-            if (series_evaluate(&s, i) && series_is_regression(&s, i)) {
-                const series_verdict *v = &s.p[i].vs_base;
-                out = json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "series", key, "run", run_id, "baseline_median_ms",
-                                v->base_median_ns / 1e6, "candidate_median_ms", v->cand_median_ns / 1e6, "delta_pct",
-                                v->test.delta_pct, "ci95_pct", ci_json(&v->test));
-            }
-            break;
+    int n = series_load(rd, key, 1, baseline_runs, cache, &s);
+    if (n < 0) store_reader_fail(rd);                 /* not judged: the caller must not take it for "none" */
+    for (size_t i = n > 0 ? s.n : 0; i-- > 0;) {
+        if (strcmp(s.p[i].id, run_id)) continue;
+        if (!series_evaluate(&s, i)) {
+            store_reader_fail(rd);
+        } else if (series_is_regression(&s, i)) {
+            const series_verdict *v = &s.p[i].vs_base;
+            out = json_pack("{s:s, s:s, s:f, s:f, s:f, s:o}", "series", key, "run", run_id, "baseline_median_ms",
+                            v->base_median_ns / 1e6, "candidate_median_ms", v->cand_median_ns / 1e6, "delta_pct",
+                            v->test.delta_pct, "ci95_pct", ci_json(&v->test));
+            if (!out) store_reader_fail(rd);
         }
+        break;
     }
     series_eval_free(&s);
     return out;
