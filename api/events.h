@@ -6,7 +6,10 @@
  * noise is followed by a `regression` event, api/series.h), numbered with increasing ids (the daemon's start time in ms ×
  * 1000 + a sequence, so ids also increase across restarts). The newest EVENTS_KEPT events are
  * kept in memory: a client reconnecting with Last-Event-ID gets the ones it missed (or a
- * `resync` event when they are no longer kept, or when the id is one not given yet). One connection watches every run; a stream
+ * `resync` event when they are no longer kept, or when the id is one not given yet). An open
+ * stream is sent `resync` too where it would otherwise have a hole: an event lost for lack of
+ * memory, a change that could not be read, or events that left the ring before a slow client
+ * got them. One connection watches every run; a stream
  * waiting for events is a suspended connection (no thread), resumed by the next event or by
  * a keep-alive comment every EVENTS_KEEPALIVE_MS. Each event is also queued for the webhooks
  * (webhooks.c), which never block the caller. */
