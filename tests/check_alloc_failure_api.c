@@ -134,6 +134,14 @@ static char *shape_of(const char *s, size_t n) {
     return out;
 }
 
+/* The step between the points a walk of `calls` allocations tries after its first 100:
+ * GOBLIND_ALLOC_POINTS (default 1500) / 10 points in all. */
+static long long walk_stride(long long calls) {
+    const char *e = getenv("GOBLIND_ALLOC_POINTS");
+    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
+    return calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+}
+
 /* One route and how its answers are compared. */
 typedef struct route {
     const char *path;
@@ -166,9 +174,7 @@ static void walk_route(api *a, int port, const route *r, char *buf) {
     long long calls = alloc_fault_calls();
     char *base = answer_text(&b, r, "without a fault");
     ck_assert_msg(base && b.status < 500, "%s: no answer without a fault", r->path);
-    const char *e = getenv("GOBLIND_ALLOC_POINTS");
-    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
-    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    long long stride = walk_stride(calls);
     unsigned declared = 0, same = 0;
     for (long long at = 1; at <= calls; at += at < 100 ? 1 : stride) {
         for (int rest = 0; rest < 2; rest++) {
@@ -246,9 +252,7 @@ static void walk_delete(api *a, int port, store *st, const char *dir, const tu_i
     long long calls = alloc_fault_calls();
     char *base = answer_text(&b, &del, "without a fault");
     ck_assert_msg(base && b.status == 200, "DELETE /runs/a: %s without a fault", base ? base : "no answer");
-    const char *e = getenv("GOBLIND_ALLOC_POINTS");
-    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
-    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    long long stride = walk_stride(calls);
     unsigned declared = 0, same = 0;
     for (long long at = 1; at <= calls; at += at < 100 ? 1 : stride) {
         for (int rest = 0; rest < 2; rest++) {
@@ -404,9 +408,7 @@ static void walk_events(api *a, int port, store *st, const char *dir, const tu_i
     long long calls = alloc_fault_calls();
     bool found;
     ck_assert_int_eq(retention_forget(st, "w0", 1000, "test", &found), 0);
-    const char *e = getenv("GOBLIND_ALLOC_POINTS");
-    long long points = (e && atoi(e) > 1000 ? atoi(e) : 1500) / 10;
-    long long stride = calls > points ? (calls - 100) / (points - 100) + 1 : 1;
+    long long stride = walk_stride(calls);
     unsigned whole = 0, resync = 0, reopened = 0;
     unsigned long long first_id = 0;
     for (long long at = 1; at <= calls + 1; at += at < 100 ? 1 : stride) {

@@ -22,14 +22,19 @@ static bool on_tok(void *u, const jt_token *t) {
     return !(l->decline && t->kind == JT_KEY && t->depth == 1);
 }
 
+/* Feeds in[0..n) to t `step` bytes at a time, then ends it: whether it was valid. */
+static bool feed_all(jt_tokenizer *t, const char *in, size_t n, size_t step) {
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i += step) ok = jt_feed(t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
+    return ok && jt_finish(t);
+}
+
 /* Feeds `step` bytes at a time; returns the token log or NULL when invalid. */
 static char *run(const char *in, size_t n, size_t step, unsigned depth, bool decline) {
     jt_tokenizer t;
     log_t l = {.decline = decline};
     ck_assert(jt_init(&t, depth, 1024, on_tok, &l));
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i += step) ok = jt_feed(&t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
-    ok = ok && jt_finish(&t);
+    bool ok = feed_all(&t, in, n, step);
     jt_free(&t);
     strbuf_terminate(&l.out);
     if (!ok) { strbuf_free(&l.out); return NULL; }
@@ -186,9 +191,7 @@ static char *run_verdict(const char *in, size_t n, size_t step, unsigned depth, 
     jt_tokenizer t;
     log_t l = {.decline = decline};
     ck_assert(jt_init(&t, depth, 1024, on_tok, &l));
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i += step) ok = jt_feed(&t, (const uint8_t *)in + i, i + step <= n ? step : n - i);
-    ok = ok && jt_finish(&t);
+    bool ok = feed_all(&t, in, n, step);
     char b[256];
     if (ok) snprintf(b, sizeof b, "| ok");
     else snprintf(b, sizeof b, "| error at %llu: %s", (unsigned long long)jt_error_offset(&t), jt_error(&t));
