@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -70,6 +72,10 @@ static char **list_csvs(const char *dir, size_t *n) {
     return names ? names : calloc(1, sizeof *names);
 }
 
+/* Every entry's modification time: 1980-01-02 (the first day of the zip's DOS time, a day
+ * in so that no time zone takes it before the epoch). */
+#define ZIP_MTIME ((time_t)315619200)
+
 /* Zips dir's CSVs into zip_path; false on any libzip error. */
 static bool zip_dir(const char *dir, const char *zip_path) {
     size_t n;
@@ -83,14 +89,17 @@ static bool zip_dir(const char *dir, const char *zip_path) {
         if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) { ok = false; break; }
         zip_source_t *src = zip_source_file(z, path, 0, -1);
         if (!src) { ok = false; break; }
-        if (zip_file_add(z, names[i], src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE) < 0) {
+        zip_int64_t idx = zip_file_add(z, names[i], src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
+        if (idx < 0) {
             zip_source_free(src);
             ok = false;
+        } else if (zip_file_set_mtime(z, (zip_uint64_t)idx, ZIP_MTIME, 0) < 0) {
+            ok = false;           /* a fixed time: the same export is the same archive, byte for byte */
         }
     }
     if (z) {
-        if (ok) ok = zip_close(z) == 0;    /* reads the CSVs now */
-        else zip_discard(z);
+        if (ok) ok = zip_close(z) == 0;    /* reads the CSVs now; a zip_close that fails frees nothing */
+        if (!ok) zip_discard(z);
     }
     if (ok && n == 0) {   /* libzip writes no file for an empty archive: the 22-byte empty one */
         static const unsigned char EMPTY[22] = {0x50, 0x4b, 0x05, 0x06};
@@ -105,6 +114,30 @@ static bool zip_dir(const char *dir, const char *zip_path) {
     }
     free(names);
     return ok;
+}
+
+/* Removes every file in dir (the CSVs of a failed export) without allocating: it runs after
+ * memory ran out too, and a listing by readdir() or list_csvs would need memory (then the
+ * temporary directory stayed on disk). getdents64 into a buffer on the stack; passes until
+ * one finds nothing, as removing entries while listing may skip some. */
+static void empty_dir(const char *dir) {
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0) return;
+    for (int pass = 0; pass < 8; pass++) {
+        bool removed = false;
+        _Alignas(8) char buf[8192];     /* struct dirent64's alignment */
+        long n;
+        lseek(d, 0, SEEK_SET);
+        while ((n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                const struct dirent64 *e = (const struct dirent64 *)(const void *)(buf + off);
+                if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlinkat(d, e->d_name, 0) == 0) removed = true;
+                off += e->d_reclen;
+            }
+        }
+        if (!removed) break;
+    }
+    close(d);
 }
 
 /* The producer: export, zip, remove the temporaries, stream the archive. */
@@ -124,16 +157,7 @@ static bool produce(body_stream *s, void *arg) {
     diag_free(&diag);
     ok = ok && zip_dir(dir, zip_path);
     int fd = ok ? open(zip_path, O_RDONLY | O_CLOEXEC) : -1;
-    if (!ok) {             /* the CSVs a failed export left */
-        size_t n;
-        char **names = list_csvs(dir, &n);
-        for (size_t i = 0; names && i < n; i++) {
-            char path[4200];
-            if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) < (int)sizeof path) unlink(path);
-            free(names[i]);
-        }
-        free(names);
-    }
+    if (!ok) empty_dir(dir);   /* the CSVs a failed export left */
     unlink(zip_path);
     rmdir(dir);
     if (fd < 0) return false;

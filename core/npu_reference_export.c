@@ -52,12 +52,14 @@ static bool load(const char *run_dir, const char *reference_dir, const parse_opt
         source_read_tee(s->path, s->rel, s->format, s->extra_root ? &unconfined : (parse ? parse : &none), &sink, &facts,
                         diag, &st, NULL);
         read_facts_free(&facts);
-        ok = npu_ops_analysis.end_source(R, src);
+        /* a file read in part for lack of memory (source_read_tee says so only in diag) would
+         * export fewer operators as if that were all of them */
+        ok = npu_ops_analysis.end_source(R, src) && !diag->out_of_memory;
         (*sources)++;
     }
     run_inventory_free(&inv);
     section_results none_before = {0};
-    return ok && npu_ops_analysis.finish(R, &none_before);
+    return ok && !diag->out_of_memory && npu_ops_analysis.finish(R, &none_before);
 }
 
 /* Whether an operator type can name a file: not empty, no '/' or '\\', no control byte, not
