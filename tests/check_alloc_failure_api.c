@@ -43,6 +43,7 @@
 #include "storage/retention.h"
 #include "storage/store.h"
 #include "tests/alloc_fault.h"
+#include "tests/sse_client.h"
 #include "tests/test_util.h"
 
 #define ANSWER_MAX (8u << 20)
@@ -302,99 +303,7 @@ static void walk_delete(api *a, int port, store *st, const char *dir, const tu_i
     for (size_t i = 0; i < N_RUN_PARTS; i++) free(whole[i]);
 }
 
-/* An open GET /events stream, read by the test: the raw bytes, de-chunked into the text. */
-typedef struct sse {
-    int fd;
-    char *raw, *text;         /* two halves of the client's buffer */
-    size_t raw_len, text_len;
-    bool head_done, need_crlf, ended;
-    size_t chunk_left;
-    unsigned long long last_id;
-} sse;
-
-#define SSE_HALF (ANSWER_MAX / 2)
-
-/* Opens /events (after last_id when non-zero). */
-static bool sse_open(sse *s, int port) {
-    s->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (s->fd < 0) return false;
-    struct timeval tv = {.tv_sec = 20};
-    setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    char req[256], last[64] = "";
-    if (s->last_id) snprintf(last, sizeof last, "Last-Event-ID: %llu\r\n", s->last_id);
-    int n = snprintf(req, sizeof req, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n", last);
-    if (connect(s->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || send(s->fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-        close(s->fd);
-        return false;
-    }
-    s->raw_len = s->text_len = s->chunk_left = 0;
-    s->head_done = s->need_crlf = s->ended = false;
-    return true;
-}
-
-static void drop_raw(sse *s, size_t n) {
-    memmove(s->raw, s->raw + n, s->raw_len - n);
-    s->raw_len -= n;
-}
-
-/* Moves what it can of the raw bytes into the text: past the HTTP head, chunk by chunk. */
-static void sse_decode(sse *s) {
-    for (;;) {
-        if (!s->head_done) {
-            char *h = memmem(s->raw, s->raw_len, "\r\n\r\n", 4);
-            if (!h) return;
-            if (strncmp(s->raw, "HTTP/1.1 200", 12)) { s->ended = true; return; }   /* a 503: no stream */
-            drop_raw(s, (size_t)(h - s->raw) + 4);
-            s->head_done = true;
-        }
-        if (!s->chunk_left) {
-            if (s->need_crlf) {
-                if (s->raw_len < 2) return;
-                drop_raw(s, 2);
-                s->need_crlf = false;
-            }
-            char *crlf = memmem(s->raw, s->raw_len, "\r\n", 2);
-            if (!crlf) return;
-            s->chunk_left = strtoul(s->raw, NULL, 16);
-            drop_raw(s, (size_t)(crlf - s->raw) + 2);
-            if (!s->chunk_left) { s->ended = true; return; }
-        }
-        size_t n = s->chunk_left < s->raw_len ? s->chunk_left : s->raw_len;
-        if (!n || s->text_len + n > SSE_HALF) return;
-        memcpy(s->text + s->text_len, s->raw, n);
-        s->text_len += n;
-        drop_raw(s, n);
-        s->chunk_left -= n;
-        if (!s->chunk_left) s->need_crlf = true;
-    }
-}
-
-/* The next SSE message's text (up to its blank line) into out; false when the stream ended
- * (closed, broken off) or nothing came within 20 s (*hung). */
-static bool sse_next(sse *s, char *out, size_t cap, bool *hung) {
-    *hung = false;
-    for (;;) {
-        char *end = memmem(s->text, s->text_len, "\n\n", 2);
-        if (end) {
-            size_t n = (size_t)(end - s->text) + 2, m = n < cap - 1 ? n : cap - 1;
-            memcpy(out, s->text, m);
-            out[m] = '\0';
-            memmove(s->text, s->text + n, s->text_len - n);
-            s->text_len -= n;
-            return true;
-        }
-        if (s->ended || s->raw_len == SSE_HALF) return false;
-        ssize_t r = recv(s->fd, s->raw + s->raw_len, SSE_HALF - s->raw_len, 0);
-        if (r <= 0) {
-            *hung = r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-            return false;
-        }
-        s->raw_len += (size_t)r;
-        sse_decode(s);
-    }
-}
+#define SSE_HALF (ANSWER_MAX / 2)   /* the client buffer's halves: raw bytes, text */
 
 /* A change of a new run announced with each allocation failing in turn (on the thread that
  * announces it; the stream's own thread may take the failure too): a stream open all along
@@ -403,7 +312,7 @@ static bool sse_next(sse *s, char *out, size_t cap, bool *hung) {
  * stream the server broke off is opened again after the last id it gave, and must say resync
  * where it cannot replay. */
 static void walk_events(api *a, int port, store *st, const char *dir, const tu_ingested *x, char *buf) {
-    sse s = {.raw = buf, .text = buf + SSE_HALF};
+    sse s = {.raw = buf, .text = buf + SSE_HALF, .half = SSE_HALF};
     ck_assert(sse_open(&s, port));
     char msg[4096];
     bool hung;
@@ -479,7 +388,7 @@ static void walk_events(api *a, int port, store *st, const char *dir, const tu_i
     }
     close(s.fd);
     /* a replay from before the losses starts with the resync (the ring has a hole there) */
-    sse r = {.raw = buf, .text = buf + SSE_HALF, .last_id = first_id};
+    sse r = {.raw = buf, .text = buf + SSE_HALF, .half = SSE_HALF, .last_id = first_id};
     ck_assert(sse_open(&r, port));
     ck_assert_msg(sse_next(&r, msg, sizeof msg, &hung) && strstr(msg, "retry:"), "/events: no start of a replay");
     if (resync) {
@@ -571,6 +480,13 @@ START_TEST(api_under_failures) {
     char *buf = malloc(ANSWER_MAX);
     ck_assert_ptr_nonnull(buf);
     serve_once(run, WARM_UP, buf);
+    /* the warm-up's producer threads (the exports, the NPU archive) may still be exiting: let
+     * glibc free their stacks before the first count */
+    for (long long prev = -1, i = 0; i < 100 && alloc_fault_live() != prev; i++) {
+        prev = alloc_fault_live();
+        usleep(50 * 1000);
+        reclaim_stacks();
+    }
     /* once the API is stopped and the store closed (SQLite keeps per-connection caches), every
      * block is freed: the answered routes, then the streamed ones, their producer threads' own
      * blocks included (main() turned glibc's stack cache off, and an exited detached thread's
