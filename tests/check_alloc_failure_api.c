@@ -44,6 +44,7 @@
 #include "storage/store.h"
 #include "tests/alloc_fault.h"
 #include "tests/sse_client.h"
+#include "tests/test_api.h"
 #include "tests/test_util.h"
 
 #define ANSWER_MAX (8u << 20)
@@ -382,7 +383,6 @@ static void walk_events(api *a, int port, store *st, const char *dir, const tu_i
         }
         /* both forgotten (not announced): each point's change then reads a series of the same
          * size, so the points reach the same allocations, the event's own included */
-        bool found;
         ck_assert_int_eq(retention_forget(st, marker, 1000, "test", &found), 0);
         if (at <= calls) ck_assert_int_eq(retention_forget(st, faulted, 1000, "test", &found), 0);
     }
@@ -443,12 +443,7 @@ static void serve_once(const char *run, serve_mode mode, char *buf) {
     tu_ingest(npu, &xn);
     store_run(st, "n", npu, &xn);
     goblind_counters counters;
-    counters_init(&counters);
-    api_options opt = {.listen = "127.0.0.1:0", .max_connections = 16, .connection_timeout_s = 10,
-                       .max_request_kb = 16, .counters = &counters, .metrics_max_runs = 10, .version = "test"};
-    api *a = api_start(&opt, st, &err);
-    ck_assert_msg(a != NULL, "%s", err ? err : "");
-    api_set_ready(a, true);
+    api *a = tu_api_start(st, &counters, 10);
     int port = api_port(a);
     const char *only = getenv("GOBLIND_ALLOC_ROUTE");       /* one route, when looking at one */
     for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++) {

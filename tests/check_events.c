@@ -15,6 +15,7 @@
 #include "api/events.h"
 #include "api/http_api.h"
 #include "storage/store.h"
+#include "tests/test_api.h"
 #include "tests/test_util.h"
 
 /* More events than the ring keeps plus what the kernel holds for a client that reads nothing
@@ -59,12 +60,7 @@ START_TEST(slow_stream_gets_resync_for_events_the_ring_dropped) {
     store *st = store_open(db, 0, &err);
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     goblind_counters counters;
-    counters_init(&counters);
-    api_options opt = {.listen = "127.0.0.1:0", .max_connections = 16, .connection_timeout_s = 0,
-                       .max_request_kb = 16, .counters = &counters, .metrics_max_runs = 10, .version = "test"};
-    api *a = api_start(&opt, st, &err);
-    ck_assert_msg(a != NULL, "%s", err ? err : "");
-    api_set_ready(a, true);
+    api *a = tu_api_start(st, &counters, 0);
     /* a client with the smallest receive buffer, reading nothing while the events are made */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     int small = 1024;

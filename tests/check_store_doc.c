@@ -24,6 +24,7 @@
 #include "storage/run_series.h"
 #include "storage/schema.h"
 #include "storage/store.h"
+#include "tests/test_api.h"
 
 static const char DOC[] = "{\"sources\":[],\"kernels\":{\"total_ns\":12345},\"note\":\"caf\xc3\xa9\"}";
 static const char REPORT[] = "# Run a\n\n| kernel | ns |\n|---|---|\n| gemm | 12345 |\n";
@@ -339,12 +340,7 @@ START_TEST(served_as_stored) {
     ck_assert_msg(st != NULL, "%s", err ? err : "");
     ck_assert_int_eq(retention_init(st), 0);
     goblind_counters counters;
-    counters_init(&counters);
-    api_options opt = {.listen = "127.0.0.1:0", .max_connections = 16, .connection_timeout_s = 10,
-                       .max_request_kb = 16, .counters = &counters, .metrics_max_runs = 10, .version = "test"};
-    api *a = api_start(&opt, st, &err);
-    ck_assert_msg(a != NULL, "%s", err ? err : "");
-    api_set_ready(a, true);
+    api *a = tu_api_start(st, &counters, 10);
     ticker tk = {.a = a};
     pthread_create(&tk.t, NULL, tick_loop, &tk);
     int port = api_port(a);
