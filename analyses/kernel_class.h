@@ -33,10 +33,6 @@ kernel_class kernel_class_of(const char *name, size_t len);
  * "memcpy", "memset", "elementwise", "reduction", "normalization", "convolution", "barrier",
  * "other". */
 const char *kernel_class_key(kernel_class c);
-/* Compute work for the timeline: every class but communication, memcpy, memset and barrier. */
-static inline int kernel_class_is_compute(kernel_class c) {
-    return c != KC_COMMUNICATION && c != KC_MEMCPY && c != KC_MEMSET && c != KC_BARRIER;
-}
 
 /* Whether a kernel name is a barrier packet (class KC_BARRIER, the table's first row) without
  * a full classification: the name starts with "<barrier packet", ASCII case-insensitive. */

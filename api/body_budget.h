@@ -19,6 +19,7 @@ typedef struct body_budget {
     size_t cap, small;
 } body_budget;
 
+/* An empty budget of `cap` bytes; bodies under `small` bytes are never refused. */
 void body_budget_init(body_budget *b, size_t cap, size_t small);
 /* A response that owns body (malloc'd) and counts it until libmicrohttpd frees it. NULL
  * (body freed) when it does not fit the cap or memory runs out. */

@@ -28,6 +28,7 @@ typedef struct body_stream body_stream;
  * then broken off). Runs on the stream's own thread. */
 typedef bool (*body_producer)(body_stream *s, void *arg);
 
+/* An empty set admitting at most max_streams streams at once; NULL on OOM. */
 body_streams *body_streams_new(int max_streams);
 /* Cancels every stream and waits (up to wait_s) for their producers to end. Before
  * MHD_stop_daemon: it resumes connections suspended on an empty buffer. */

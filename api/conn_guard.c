@@ -22,7 +22,6 @@ struct conn_guard {
     slot *head;
     int open, max;
     double header_timeout_s, reserve_timeout_s;
-    uint64_t cut_total;
 };
 
 conn_guard *conn_guard_new(int max_connections, double header_timeout_s, double reserve_timeout_s) {
@@ -110,7 +109,6 @@ int conn_guard_sweep(conn_guard *g) {
         s->cut = true;
         n++;
     }
-    g->cut_total += (uint64_t)n;
     pthread_mutex_unlock(&g->lock);
     return n;
 }

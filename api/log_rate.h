@@ -17,7 +17,9 @@ typedef struct log_rate {
     struct { const void *key; double last; uint64_t suppressed; } kinds[LOG_RATE_KINDS];
 } log_rate;
 
+/* A limiter writing at most one line per kind every window_s seconds. */
 void log_rate_init(log_rate *r, double window_s);
+/* Releases r's lock (r itself is the caller's). */
 void log_rate_destroy(log_rate *r);
 /* Whether a line of this kind may be written now; *suppressed gets the number of lines of
  * the kind left out since the last one written (to mention in this one). */

@@ -25,7 +25,9 @@ typedef struct cached_run {
     size_t len;
 } cached_run;
 
+/* An empty cache of about `capacity` runs' bodies; NULL on OOM. */
 metrics_cache *metrics_cache_new(size_t capacity);
+/* Frees the cache and every body in it (NULL: nothing). */
 void metrics_cache_free(metrics_cache *c);
 /* A copy of the entry (caller frees out->body); false on a miss. */
 bool metrics_cache_get(metrics_cache *c, const char *id, cached_run *out);

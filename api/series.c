@@ -155,12 +155,16 @@ bool series_evaluate(series_eval *s, size_t i) {
     return ok;
 }
 
-bool series_is_regression(const series_eval *s, size_t i) {
+/* Whether point i is a regression: complete (or being parsed again, judged on its last parse's
+ * per-step times), and slower than its baseline beyond the noise. */
+static bool series_is_regression(const series_eval *s, size_t i) {
     const series_point *p = &s->p[i];
     return judged(p) && p->vs_base.present && p->vs_base.test.verdict == NS_SLOWER;
 }
 
-long series_latest_complete(const series_eval *s) {
+/* The index of the newest complete run with per-step times (or one being parsed again that
+ * has them from its last parse), -1 when none. */
+static long series_latest_complete(const series_eval *s) {
     for (size_t i = s->n; i-- > 0;)
         if (comparable(&s->p[i])) return (long)i;
     return -1;

@@ -66,12 +66,6 @@ int series_load(store_reader *rd, const char *key, int shown, int baseline_runs,
 void series_eval_free(series_eval *s);
 /* Computes point i's vs_previous and vs_baseline (false: out of memory). */
 bool series_evaluate(series_eval *s, size_t i);
-/* Whether point i is a regression: complete (or being parsed again, judged on its last parse's
- * per-step times), and slower than its baseline beyond the noise. */
-bool series_is_regression(const series_eval *s, size_t i);
-/* The index of the newest complete run with per-step times (or one being parsed again that
- * has them from its last parse), -1 when none. */
-long series_latest_complete(const series_eval *s);
 
 /* GET /series/<key>'s body for the newest `shown` points (NULL: out of memory). */
 json_t *series_body(series_eval *s, int shown);

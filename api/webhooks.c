@@ -178,15 +178,6 @@ void webhooks_post(webhooks *w, const char *json) {
     pthread_mutex_unlock(&w->lock);
 }
 
-unsigned long webhooks_dropped(webhooks *w) {
-    if (!w) return 0;
-    unsigned long n = 0;
-    pthread_mutex_lock(&w->lock);
-    for (size_t i = 0; i < w->n; i++) n += w->rx[i].dropped;
-    pthread_mutex_unlock(&w->lock);
-    return n;
-}
-
 size_t webhooks_receivers(webhooks *w) { return w ? w->n : 0; }
 
 void webhooks_receiver_counts(webhooks *w, size_t i, unsigned long *dropped, unsigned long *failed,

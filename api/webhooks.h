@@ -20,8 +20,6 @@ typedef struct webhooks webhooks;
 webhooks *webhooks_start(const char *const *urls, size_t n);
 /* Queues one event body (copied) for every receiver; never blocks on the network. Thread-safe. */
 void webhooks_post(webhooks *w, const char *json);
-/* Events dropped so far because a queue was full (oldest first), over all receivers. Thread-safe. */
-unsigned long webhooks_dropped(webhooks *w);
 /* The receivers (0 when w is NULL), and per receiver i (in webhook_url order): events dropped
  * from its full queue, events not delivered after every attempt, events delivered. Thread-safe. */
 size_t webhooks_receivers(webhooks *w);

@@ -17,7 +17,9 @@ typedef struct diag_list {
     bool out_of_memory;   /* memory ran out: a diag_oom warning, or a warning lost for lack of it */
 } diag_list;
 
+/* An empty list. */
 void diag_init(diag_list *d);
+/* Frees the warnings; d is empty again. */
 void diag_free(diag_list *d);
 /* printf-style; never fails visibly (an allocation failure drops the warning and marks the
  * list out_of_memory). */

@@ -21,6 +21,7 @@ typedef struct jw_out {
     bool after_key;
 } jw_out;
 
+/* Starts writing JSON text into buf, indented by `indent` spaces a level (0: compact). */
 void jw_begin(jw_out *j, strbuf *buf, int indent);
 /* A renderer that lost a part for lack of memory says so: the text is marked failed
  * (strbuf.failed), so whoever terminates it learns it is incomplete, never stores it. */

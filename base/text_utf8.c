@@ -7,7 +7,10 @@
 #include <emmintrin.h>
 #endif
 
-size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates) {
+/* Decodes one code point at s[0..n). Returns bytes consumed (>= 1 when n >= 1).
+ * Invalid input yields U+FFFD and consumes the maximal ill-formed prefix.
+ * allow_surrogates accepts ED A0..BF (Python's "surrogatepass", used by json.loads). */
+static size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates) {
     uint8_t c = s[0];
     if (c < 0x80) { *cp = c; return 1; }
     size_t need;
@@ -48,7 +51,8 @@ size_t utf8_encode(uint32_t cp, char b[4]) {
     return 4;
 }
 
-bool utf8_put(strbuf *out, uint32_t cp) {
+/* Appends the UTF-8 encoding of cp (surrogates become U+FFFD). */
+static bool utf8_put(strbuf *out, uint32_t cp) {
     char b[4];
     return strbuf_append(out, b, utf8_encode(cp, b));
 }

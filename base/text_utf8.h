@@ -17,14 +17,8 @@
 
 #define FOLD_OTHER 0x80u
 
-/* Decodes one code point at s[0..n). Returns bytes consumed (>= 1 when n >= 1).
- * Invalid input yields U+FFFD and consumes the maximal ill-formed prefix.
- * allow_surrogates accepts ED A0..BF (Python's "surrogatepass", used by json.loads). */
-size_t utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, bool allow_surrogates);
 /* Writes the UTF-8 encoding of cp (surrogates become U+FFFD); returns its length. */
 size_t utf8_encode(uint32_t cp, char out[4]);
-/* Appends the UTF-8 encoding of cp (surrogates become U+FFFD). */
-bool utf8_put(strbuf *out, uint32_t cp);
 /* Appends in[0..n) with invalid sequences replaced by U+FFFD. */
 bool utf8_sanitize(const uint8_t *in, size_t n, strbuf *out);
 /* True when in[0..n) is entirely valid UTF-8 (no surrogates). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15's HTTP attacks at the size they were reported, against the default limits
+"""The hostile-HTTP attacks at the size they were reported, against the default limits
 (max_connections 1024, connection_timeout_s 30): the figures of docs/RELIABILITY.md,
 "HTTP attacks, round two". tests/hostile_http.py runs the same attacks small and fast.
 

@@ -80,7 +80,8 @@ bool analysis_headline_kernel_rows(analysis_headline *h, const section_analysis 
     return an->kernel_rows(run, add_row, &rs);
 }
 
-const char *const AH_NAMES[AH_COUNT] = {
+/* Where each AH_* number is read: "<section>.<path>" for section_number. */
+static const char *const AH_NAMES[AH_COUNT] = {
     [AH_STEP_MEAN_NS] = "steps.slowest_rank.mean.wall_ns",
     [AH_STEP_COUNT] = "steps.slowest_rank.count",
     [AH_RANGE_MEAN_NS] = "steps.step_ranges.mean.wall_ns",

@@ -21,7 +21,6 @@
  * own files do not give them (AH_NAMES: "<section>.<path>" read with section_number). */
 enum { AH_STEP_MEAN_NS, AH_STEP_COUNT, AH_RANGE_MEAN_NS, AH_RANGE_COUNT, AH_SPAN_NS, AH_BUSY_NS, AH_UTIL_MEAN_PCT, AH_VRAM_PEAK_BYTES,
        AH_VRAM_MEAN_BYTES, AH_ALLOC_PEAK_BYTES, AH_ALLOC_REPORTED_PEAK_BYTES, AH_COUNT };
-extern const char *const AH_NAMES[AH_COUNT];
 
 typedef struct analysis_headline {
     double in[AH_COUNT];             /* AH_* values, known when has_in[i] */

@@ -31,8 +31,11 @@ typedef struct goblind_counters {
 extern const char *const INGEST_RESULT_NAMES[INGEST_RESULTS];
 extern const unsigned HTTP_CODE_VALUES[HTTP_CODES];   /* the last slot (0) counts any other code */
 
+/* All counters at zero, the two histograms with their bucket bounds. */
 void counters_init(goblind_counters *c);
+/* Counts one observation of `seconds` in its bucket, the count and the sum. Lock-free. */
 void counters_histogram_observe(histogram *h, double seconds);
+/* Counts a request answered with `code` and times it. Lock-free. */
 void counters_http(goblind_counters *c, unsigned code, double seconds);
 /* Counts a request without timing it (long polls, whose duration is the client's choice). */
 void counters_http_count(goblind_counters *c, unsigned code);

@@ -44,10 +44,6 @@ const char *const INGEST_GAUGE_NAMES[IG_COUNT] = {
 };
 _Static_assert(INGEST_GPU_SLOTS == 8, "GPU_GAUGES above names slots 0..7");
 
-const char *const INGEST_GPU_FIELD_KEYS[INGEST_GPU_FIELDS] = {
-    [IGF_DEVICE] = "device", [IGF_UTIL_MEAN_PCT] = "util_mean_pct", [IGF_POWER_MEAN_W] = "power_mean_w",
-    [IGF_VRAM_PEAK_BYTES] = "vram_peak_bytes"};
-
 int ingest_gauge_index(const char *name) {
     for (int i = 0; name && i < IG_COUNT; i++)
         if (!strcmp(INGEST_GAUGE_NAMES[i], name)) return i;

@@ -76,7 +76,8 @@ enum {
     INGEST_KERNEL_CLASSES = 11,
     /* per GPU: the telemetry section's GPUs that have a device index, in its order (by device),
      * the first INGEST_GPU_SLOTS of them; slot k's field f is IG_GPU_FIRST + k * INGEST_GPU_FIELDS + f,
-     * named "telemetry.gpus.<k>.<INGEST_GPU_FIELD_KEYS[f]>" (telemetry's section_number paths) */
+     * named "telemetry.gpus.<k>.<field>" (device, util_mean_pct, power_mean_w, vram_peak_bytes:
+     * telemetry's section_number paths, INGEST_GAUGE_NAMES) */
     IG_GPU_FIRST = IG_CLASS_FIRST + INGEST_KERNEL_CLASSES,
     INGEST_GPU_SLOTS = 8,
     INGEST_GPU_FIELDS = 4,
@@ -85,7 +86,6 @@ enum {
 /* The per-GPU fields, in slot order: the device index, mean utilisation %, mean power W, peak
  * VRAM bytes. */
 enum { IGF_DEVICE, IGF_UTIL_MEAN_PCT, IGF_POWER_MEAN_W, IGF_VRAM_PEAK_BYTES };
-extern const char *const INGEST_GPU_FIELD_KEYS[INGEST_GPU_FIELDS];
 extern const char *const INGEST_GAUGE_NAMES[IG_COUNT];
 extern const char *const INGEST_CLASS_KEYS[INGEST_KERNEL_CLASSES];
 /* The IG_* index of a stored gauge name, -1 when it is not one of the fixed set. */

@@ -183,7 +183,8 @@ static const artefact_parser *device_family(const run_inventory *inv) {
     return best;
 }
 
-void run_analysis_job_read_pair(job *a, job *b) {
+/* Reads jobs a and b (when not NULL) side by side, b on a second thread. */
+static void run_analysis_job_read_pair(job *a, job *b) {
     pthread_t th;
     bool threaded = b && pthread_create(&th, NULL, run_analysis_job_read, b) == 0;
     run_analysis_job_read(a);

@@ -405,20 +405,6 @@ void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_
     out->hash = h;
 }
 
-bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
-                               inventory_fingerprint *out) {
-    run_inventory inv;
-    diag_list d;
-    diag_init(&d);
-    memset(out, 0, sizeof *out);
-    bool ok = run_inventory_build(run_dir, extra_root, confine_root, &inv, &d);
-    diag_free(&d);
-    if (!ok) return false;
-    run_inventory_fingerprint_of(&inv, confine_root, out);
-    run_inventory_free(&inv);
-    return true;
-}
-
 /* Hashes the entries of dir (and one level down when depth is 0) into h. */
 static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
     size_t n;

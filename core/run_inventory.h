@@ -84,17 +84,14 @@ typedef struct run_inventory {
 bool run_inventory_build(const char *run_dir, const char *extra_root, const char *confine_root, run_inventory *out,
                          diag_list *diag);
 void run_inventory_free(run_inventory *inv);
-/* A fingerprint of the sources run_inventory_build() would list now: their count, and a hash
- * of each one's (path, size, mtime, inode), for change detection (the daemon re-ingests a run
- * when any source changes, appears or goes, not only RunMetrics' three files). false only on
- * allocation failure. */
+/* A fingerprint of an inventory's sources: their count, and a hash of each one's (path, size,
+ * mtime, inode), for change detection (the daemon re-ingests a run when any source changes,
+ * appears or goes, not only RunMetrics' three files). */
 typedef struct inventory_fingerprint {
     uint64_t sources;
     uint64_t hash;
 } inventory_fingerprint;
-bool run_inventory_fingerprint(const char *run_dir, const char *extra_root, const char *confine_root,
-                               inventory_fingerprint *out);
-/* The same fingerprint of an inventory already built (the ingest's own: no second walk). */
+/* The fingerprint of an inventory already built (the ingest's own: no second walk). */
 void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_root, inventory_fingerprint *out);
 /* A cheap hash of what run_inventory_build() looks at, without opening any file: every entry
  * name of run_dir and of its sub-directories one level down (and of extra_root), with each

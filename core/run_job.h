@@ -66,8 +66,6 @@ bool run_analysis_job_open(job *j, void *const *run);
 record_sink run_analysis_job_sink(job *j);
 /* Reads j's source whole through its format into its open source states (a thread's entry). */
 void *run_analysis_job_read(void *arg);
-/* Reads jobs a and b (when not NULL) side by side, b on a second thread. */
-void run_analysis_job_read_pair(job *a, job *b);
 /* Folds j's source states into throw-away run states: a read whose join failed leaves nothing
  * behind in the real run. */
 void run_analysis_job_discard(job *j, const analysis_config *cfg);

@@ -22,7 +22,8 @@ static int by_time(const void *a, const void *b, void *table) {
     return x->first_seen < y->first_seen ? -1 : x->first_seen > y->first_seen;
 }
 
-size_t *waste_kernels_by_time(const kernel_table *t) {
+/* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
+static size_t *waste_kernels_by_time(const kernel_table *t) {
     size_t *idx = malloc((t->count ? t->count : 1) * sizeof *idx);
     if (!idx) return NULL;
     for (size_t i = 0; i < t->count; i++) idx[i] = i;

@@ -50,7 +50,5 @@ void waste_budget_compute(const waste_inputs *in, run_metrics *m);
  * value, --steps -1, ...): out-of-range values are clamped and each clamp is warned about,
  * naming the field, so no body is ever invalid and no silent number looks real. */
 void waste_budget_clamp(run_metrics *m);
-/* Kernel indices ordered by total time (desc), ties by first appearance; caller frees. */
-size_t *waste_kernels_by_time(const kernel_table *t);
 
 #endif

@@ -10,6 +10,7 @@
 #include "base/json_load.h"
 #include "daemon/client_opts.h"
 #include "daemon/commands.h"
+#include "daemon/config.h"
 #include "daemon/http_client.h"
 #include "daemon/report.h"
 
@@ -49,7 +50,7 @@ int client_parse_opts(int argc, char **argv, client_opts *o, const char *want) {
     bool with_id = !runs && !series;             /* series: the key is optional */
     bool kernels = !strcmp(want, "kernels"), compare = !strcmp(want, "compare");
     bool waits = show || !strcmp(want, "analysis") || !strcmp(want, "report");
-    o->url = getenv("GOBLIND_URL") && *getenv("GOBLIND_URL") ? getenv("GOBLIND_URL") : "127.0.0.1:9477";
+    o->url = getenv("GOBLIND_URL") && *getenv("GOBLIND_URL") ? getenv("GOBLIND_URL") : DEFAULT_LISTEN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = !strcmp(a, "--url") ? &o->url : !strcmp(a, "--token-file") ? &o->token_file

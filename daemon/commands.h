@@ -9,8 +9,12 @@
 #define EXIT_USAGE 2
 #define EXIT_NO_ARTEFACTS 3   /* goblind parse: the directory holds none of the three artefacts */
 
+/* The commands (argv[0] is the command's name; the exit status as above; HELP[] in help.c
+ * says what each does): RunMetrics of one run directory (cmd_parse.c), its analysis
+ * document (cmd_analyze.c), the daemon (cmd_serve.c), and the HTTP clients listing runs,
+ * showing one and forgetting one (cmd_client.c). */
 int cmd_parse(int argc, char **argv);
-int cmd_analyze(int argc, char **argv);  /* cmd_analyze.c: the analysis document of one run */
+int cmd_analyze(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -15,7 +15,7 @@
 void config_defaults(goblind_config *c) {
     memset(c, 0, sizeof *c);
     c->db = strdup("./goblind.db");
-    c->listen = strdup("127.0.0.1:9477");
+    c->listen = strdup(DEFAULT_LISTEN);
     c->settle_ms = 500;
     c->settle_max_ms = 5000;
     c->max_parse_mb = 8192;

@@ -8,7 +8,8 @@
 
 #include "daemon/log.h"
 
-#define DEFAULT_PORT 9477
+/* Where the daemon listens and the clients connect unless told otherwise. */
+#define DEFAULT_LISTEN "127.0.0.1:9477"
 #define MAX_ROOTS 64
 
 typedef struct goblind_config {
@@ -49,7 +50,9 @@ typedef struct goblind_config {
     char *log_file;             /* NULL: stderr (journald); else appended to, reopened on SIGHUP */
 } goblind_config;
 
+/* Every key at its default (docs/OPERATIONS.md, config/goblind.conf). */
 void config_defaults(goblind_config *c);
+/* Frees the strings and lists c owns. */
 void config_free(goblind_config *c);
 /* Sets one key. false with a message in err (size errlen) when the key or value is bad.
  * Each "root" adds a root (cmd_serve.c clears the file's roots before the first --root flag). */

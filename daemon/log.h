@@ -9,6 +9,7 @@
 
 typedef enum { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG } log_level;
 
+/* Lines below level l are left out from now on (any thread). */
 void log_set_level(log_level l);
 /* Sends the log to `path` (appended; created 0640) instead of the stderr it started with, or
  * back to that stderr when path is NULL. Called again with the same path it reopens the file:

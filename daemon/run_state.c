@@ -83,11 +83,6 @@ run_actions run_state_settled(run_state *s, const run_state_cfg *c, int64_t now,
 
 void run_state_parse_not_started(run_state *s) { s->parsing = false; }
 
-run_actions run_state_parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
-                             int64_t newest_mtime_ms) {
-    return run_state_parsed_as(s, c, now, stored, ok ? RUN_COMPLETE : RUN_FAILED, parse_ms, newest_mtime_ms);
-}
-
 run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t now, bool stored, run_status outcome,
                                 int64_t parse_ms, int64_t newest_mtime_ms) {
     assert(outcome == RUN_COMPLETE || outcome == RUN_FAILED || outcome == RUN_EMPTY);
@@ -135,7 +130,7 @@ run_actions run_state_deleted(run_state *s) {
     run_actions a = none();
     if (s->gone) return a;
     s->reparse = false;
-    if (s->parsing) return a;                  /* run_state_parsed follows; the store dropped it */
+    if (s->parsing) return a;                  /* run_state_parsed_as follows; the store dropped it */
     s->have_parse = true;
     s->parsed_ok = true;
     s->settle_since_ms = 0;

@@ -74,11 +74,9 @@ run_actions run_state_touch(run_state *s, const run_state_cfg *c, int64_t now);
 /* The settle timer fired. files_as_parsed: the artefacts' signature equals the stored parse's
  * (only other files changed). */
 run_actions run_state_settled(run_state *s, const run_state_cfg *c, int64_t now, bool files_as_parsed);
-/* The parse started by start_parse ended. stored: its ingest committed; ok: kernel trace and
- * torch profile parse; parse_ms: its duration; newest_mtime_ms: its artefacts' newest mtime. */
-run_actions run_state_parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
-                             int64_t newest_mtime_ms);
-/* run_state_parsed with the parse's verdict: outcome is RUN_COMPLETE, RUN_FAILED or RUN_EMPTY. */
+/* The parse started by start_parse ended. stored: its ingest committed; outcome: its verdict,
+ * RUN_COMPLETE, RUN_FAILED or RUN_EMPTY; parse_ms: its duration; newest_mtime_ms: its
+ * artefacts' newest mtime. */
 run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t now, bool stored, run_status outcome,
                                 int64_t parse_ms, int64_t newest_mtime_ms);
 /* The parse was queued but could not start (the pool refused it): back to not parsing. */

@@ -154,7 +154,7 @@ run *tracker_run_new(tracker *t, const char *root_path, const char *id) {
     r->id = strdup(id);
     r->root = strdup(root_path);
     r->path = tracker_path_join(root_path, id);
-    r->sm.status = RUN_STATUS_COUNT;               /* not stored yet: the first set_status writes */
+    run_state_init(&r->sm);                        /* not stored yet: the first set_status writes */
     uv_fs_event_init(t->loop, &r->watch);
     uv_timer_init(t->loop, &r->settle);
     uv_timer_init(t->loop, &r->quiet);

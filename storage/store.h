@@ -19,7 +19,9 @@
  * the stored names, not the numbers, are what the database keeps. */
 typedef enum { RUN_PENDING, RUN_RUNNING, RUN_COMPLETE, RUN_FAILED, RUN_GONE, RUN_EMPTY, RUN_STATUS_COUNT } run_status;
 
+/* The status's stored and served name ("pending", "running", ...). */
 const char *store_run_status_name(run_status s);
+/* The status named s; false when s names none. */
 bool store_run_status_parse(const char *s, run_status *out);
 
 typedef struct store store;
@@ -113,7 +115,9 @@ void store_reader_fail(store_reader *r);
  * where SQLite answered with a quiet wrong value (storage/sqlite_mem.h). */
 bool store_reader_failed(const store_reader *r);
 
+/* A free read connection, waiting until one is; give it back with store_reader_release. */
 store_reader *store_reader_acquire(store *s);
+/* Gives r back to the pool (and wakes one waiter). */
 void store_reader_release(store *s, store_reader *r);
 
 /* Status and stored artefact signature of a run; false when unknown. */

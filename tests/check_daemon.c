@@ -70,7 +70,7 @@ START_TEST(config_keys_and_errors) {
 }
 END_TEST
 
-/* Issue 15 item 13: mistakes that used to be accepted or misreported. */
+/* Configuration mistakes that used to be accepted or misreported. */
 START_TEST(config_mistakes_named) {
     goblind_config c;
     config_defaults(&c);

@@ -19,6 +19,12 @@ static void no_timers(run_actions a) {
 
 /* DELETE while pending: the settle is called off and the files count as parsed (only a change
  * parses again); DELETE during a parse: the re-parse asked for is called off, the parse ends. */
+/* The parse ended with a verdict of complete (ok) or failed. */
+static run_actions parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
+                          int64_t newest_mtime_ms) {
+    return run_state_parsed_as(s, c, now, stored, ok ? RUN_COMPLETE : RUN_FAILED, parse_ms, newest_mtime_ms);
+}
+
 START_TEST(delete_calls_off_parses) {
     run_state s;
     run_state_init(&s);
@@ -38,7 +44,7 @@ START_TEST(delete_calls_off_parses) {
     a = run_state_deleted(&s);                                      /* ... then the DELETE */
     ck_assert(!s.reparse && s.parsing && !a.stop_settle);
     now += 300;
-    a = run_state_parsed(&s, &CFG, now, true, true, 300, now);      /* dropped by the store: as if stored */
+    a = parsed(&s, &CFG, now, true, true, 300, now);      /* dropped by the store: as if stored */
     ck_assert(!a.start_parse && a.settle_in_ms < 0 && a.quiet_in_ms >= 0);
 }
 END_TEST
@@ -57,7 +63,7 @@ START_TEST(new_run_settles_parses_and_completes) {
     ck_assert(a.start_parse && s.parsing);
     ck_assert(a.set_status && a.status == RUN_RUNNING);
     now += 400;                                             /* the parse took 400 ms */
-    a = run_state_parsed(&s, &CFG, now, true, true, 400, 9000);
+    a = parsed(&s, &CFG, now, true, true, 400, 9000);
     ck_assert(!s.parsing && s.have_parse && s.parsed_ok);
     ck_assert(!a.set_status && !a.start_parse);
     /* quiet counts from the newest change (10000), not from the parse's end */
@@ -115,7 +121,7 @@ START_TEST(reparse_is_paced) {
     ck_assert(!a.start_parse && s.reparse);                 /* one parse at a time */
     no_timers(a);
     now = started + 500;                                    /* the parse took 500 ms */
-    a = run_state_parsed(&s, &CFG, now, true, true, 500, 0);
+    a = parsed(&s, &CFG, now, true, true, 500, 0);
     ck_assert_int_eq(a.settle_in_ms, CFG.settle_ms);        /* parse again after a settle */
     ck_assert(!s.reparse);
     now += a.settle_in_ms;
@@ -145,7 +151,7 @@ START_TEST(unchanged_artefacts_are_not_parsed_again) {
     now += 150;
     run_state_settled(&s, &CFG, now, false);
     now += 50;
-    run_state_parsed(&s, &CFG, now, true, false, 50, 0);    /* parsed, but not complete */
+    parsed(&s, &CFG, now, true, false, 50, 0);    /* parsed, but not complete */
     now += 2000;
     run_actions a = run_state_quiet(&s, &CFG, now, true);
     ck_assert(a.status == RUN_FAILED && a.log_outcome);
@@ -173,14 +179,14 @@ START_TEST(quiet_with_changes_and_store_errors) {
     now += 150;
     run_state_settled(&s, &CFG, now, false);
     now += 10;
-    run_actions a = run_state_parsed(&s, &CFG, now, false, true, 10, 0);   /* the database refused it */
+    run_actions a = parsed(&s, &CFG, now, false, true, 10, 0);   /* the database refused it */
     ck_assert(!s.have_parse);
     ck_assert_int_eq(a.settle_in_ms, PARSE_RETRY_MS);
     now += PARSE_RETRY_MS;
     a = run_state_settled(&s, &CFG, now, true);             /* same files, but nothing stored: parse */
     ck_assert(a.start_parse);
     now += 10;
-    a = run_state_parsed(&s, &CFG, now, true, true, 10, 0);
+    a = parsed(&s, &CFG, now, true, true, 10, 0);
     now += a.quiet_in_ms;
     a = run_state_quiet(&s, &CFG, now, false);              /* a file changed without an event */
     ck_assert(!a.log_outcome);
@@ -218,7 +224,7 @@ START_TEST(gone_and_back) {
     ck_assert(!a.set_status && !a.log_outcome);
     no_timers(run_state_touch(&s, &CFG, now + 1));
     no_timers(run_state_settled(&s, &CFG, now + 2, false));
-    a = run_state_parsed(&s, &CFG, now + 3, true, true, 3, 0);
+    a = parsed(&s, &CFG, now + 3, true, true, 3, 0);
     no_timers(a);
     ck_assert(!a.start_parse && s.status == RUN_GONE);
     a = run_state_discovered(&s, &CFG, now + 100);

@@ -75,7 +75,7 @@ def table_checks():
     for code in ("0  success", "1  a runtime error", "2  a usage error", "3  nothing to measure"):
         check(code in top, f"--help exit table lacks {code!r}")
         check(code in man, f"man page exit table lacks {code!r}")
-    # the completion knows the options the issue found missing
+    # the completion knows the options it once lacked
     check("markdown" in complete(["goblind", "analyze", "x", "--format", ""]), "analyze --format markdown")
     check("--analysis" in complete(["goblind", "parse", "x", "--ana"]), "parse --analysis")
     check("--kernel-wait-threshold-ns" in complete(["goblind", "serve", "--kernel"]), "serve --kernel...")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15 (daemon, storage and configuration side): attacks that used to give a wrong,
+"""Hardening (daemon, storage and configuration side): attacks that used to give a wrong,
 stale or missing answer — two daemons on one database, SIGHUP, a corrupt database, a file
 that never stops growing, directories recreated under the watcher, forged log lines, ...
 Each test failed on the code before its fix. A real daemon on an ephemeral loopback port.

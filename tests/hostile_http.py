@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15, the HTTP side: consistent answers under churn, bounded memory per client, no slot
+"""Hostile HTTP clients: consistent answers under churn, bounded memory per client, no slot
 exhaustion. Each test reproduces one attack against a real daemon on an ephemeral loopback port
 and checks the answer after the fix (docs/RELIABILITY.md, "HTTP attacks, round two").
 
@@ -32,7 +32,7 @@ raw, status_of = e2e.raw, e2e.status_of
 
 
 def test_metrics_cache_never_staler_than_store(tmp):
-    """Item 1: with quiet_s = 0 the ingest commit and the status commit land back to back; three
+    """With quiet_s = 0 the ingest commit and the status commit land back to back; three
     keep-alive clients polling /runs/<id>/metrics while a telemetry line is appended each cycle
     must never be left with an answer older than /runs/<id> says (202 'running' forever)."""
     import http.client
@@ -79,7 +79,7 @@ def test_metrics_cache_never_staler_than_store(tmp):
 
 
 def test_long_poll_on_run_deleted_before_first_parse(tmp):
-    """Item 7: a run deleted before it was ever parsed answers a waiting long poll with 410 at
+    """A run deleted before it was ever parsed answers a waiting long poll with 410 at
     once, not at the poll's deadline."""
     d = Daemon(tmp, extra=["--settle-ms", "20000"]).start()     # it stays pending: never parsed
     run = d.roots[0] / "doomed"
@@ -115,7 +115,7 @@ def zero_start_trace(path, dispatches, names=4):
 
 
 def test_kernels_sum_overflow_still_answers(tmp):
-    """Item 6: kernel totals past SQLite's 64-bit SUM() (4,000 dispatches with a zero start and a
+    """Kernel totals past SQLite's 64-bit SUM() (4,000 dispatches with a zero start and a
     real end): /kernels still lists every kernel, pct_time finite, never []; the zero start
     timestamps are named in a warning (the durations count, as the reference counts them)."""
     d = Daemon(tmp).start()
@@ -137,7 +137,7 @@ def test_kernels_sum_overflow_still_answers(tmp):
 
 
 def test_loopback_decided_from_resolved_address(tmp):
-    """Item 14: '--listen 127.any:PORT' where the name resolves to 0.0.0.0 (a private /etc/hosts
+    """'--listen 127.any:PORT' where the name resolves to 0.0.0.0 (a private /etc/hosts
     in a mount namespace) must be refused without access control, not bind every interface."""
     tmp = Path(tmp)
     hosts = tmp / "hosts"
@@ -170,7 +170,7 @@ def test_loopback_decided_from_resolved_address(tmp):
 
 
 def test_limit_with_blanks_rejected(tmp):
-    """Item 15: 'limit=%205' (a leading blank) and other non-digits are a 400, like any bad limit."""
+    """'limit=%205' (a leading blank) and other non-digits are a 400, like any bad limit."""
     d = Daemon(tmp)
     gen(d.roots[0] / "lim-1", seed=1)
     d.start()
@@ -191,7 +191,7 @@ def self_signed(tmp):
 
 
 def test_tls_start_quiet_and_plain_probes_rate_limited(tmp):
-    """Item 15: no 'EXTERNAL_LOGGER is not the first option' warning at TLS start-up, and 200 plain
+    """No 'EXTERNAL_LOGGER is not the first option' warning at TLS start-up, and 200 plain
     HTTP probes of the TLS port log a bounded number of lines (with a count of those left out)."""
     import ssl
     cert, key = self_signed(tmp)
@@ -287,7 +287,7 @@ def read_replies_some(socks, seconds):
 
 
 def test_shutdown_answers_every_long_poll(tmp):
-    """Item 12: SIGTERM with 1,000 long polls waiting (for a new version of a run) while four
+    """SIGTERM with 1,000 long polls waiting (for a new version of a run) while four
     clients keep the HTTP thread busy with big /kernels bodies: every poll gets an HTTP answer
     (304, nothing changed) before the daemon exits, within a bounded time."""
     raise_nofile()
@@ -340,7 +340,7 @@ def p99(times):
 
 
 def test_slowloris_cut_at_header_deadline(tmp):
-    """Item 9: clients that send one header byte a second (each byte used to reset the idle
+    """clients that send one header byte a second (each byte used to reset the idle
     timeout) hold every slot; now their headers are due within connection_timeout_s, they are cut,
     and /healthz is served again."""
     raise_nofile()
@@ -382,7 +382,7 @@ def test_slowloris_cut_at_header_deadline(tmp):
 
 
 def test_long_polls_bounded_and_health_slots_kept(tmp):
-    """Item 9: long polls on every slot used to starve /healthz. Long polls may hold half of
+    """long polls on every slot used to starve /healthz. Long polls may hold half of
     max_connections; the rest are answered at once (202, Retry-After); /healthz and /readyz are
     answered (p99 < 50 ms) from reserved slots even when every ordinary slot is taken; other
     requests on a reserved slot get 503."""
@@ -419,7 +419,7 @@ def test_long_polls_bounded_and_health_slots_kept(tmp):
 
 
 def test_refusals_before_any_work(tmp):
-    """Item 9: the token (and the method) are checked as soon as the headers are in: a request
+    """the token (and the method) are checked as soon as the headers are in: a request
     announcing a 100 MB body without a token, or with a method that is never served, is answered
     at once, without the body being read."""
     tok = Path(tmp) / "token"
@@ -443,7 +443,7 @@ def rss_mb(pid):
 
 
 def test_big_responses_streamed_bounded(tmp):
-    """Item 8: /kernels?limit=100000 of a run with 60,000 kernel names (~7 MB of JSON), asked by
+    """/kernels?limit=100000 of a run with 60,000 kernel names (~7 MB of JSON), asked by
     20 clients that never read: memory stays bounded (at most 4 bodies stream at once, each
     through a 256 KiB buffer; the others get 503 + Retry-After), /healthz p99 stays < 50 ms,
     and a client that reads gets the whole body, equal to the same rows built in memory."""

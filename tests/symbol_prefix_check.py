@@ -55,11 +55,11 @@ ALIASES = {
     "parsers/sqlite/sqlite_guard.c": (["sqlg_"], "the SQLite guard (sqlite_ would read as SQLite's own API)"),
     "parsers/tokenizers/json_tokenizer.c": (["jt_"], "json_tokenizer's initials"),
     # core/: tables named after the enums they are indexed by (in the same header)
-    "core/analysis_headline.c": (["ah_"], "AH_NAMES, indexed by the AH_* enum"),
     "core/counters.c": (["http_code_", "ingest_result_"], "tables indexed by the HTTP_CODES and INGEST_* enums"),
     # storage/: one API over the database, every function taking the store
     "storage/run_analysis.c": (["store_"], "storage's functions are store_<verb> (storage/store.h)"),
     "storage/run_detail.c": (["store_"], "storage's functions are store_<verb> (storage/store.h)"),
+    "storage/run_rows.c": (["store_"], "storage's functions are store_<verb> (storage/store.h)"),
     "storage/run_gauges.c": (["store_"], "storage's functions are store_<verb> (storage/store.h)"),
     "storage/run_series.c": (["store_"], "storage's functions are store_<verb> (storage/store.h)"),
     # api/: the server's own functions and the route handlers routes.c dispatches to

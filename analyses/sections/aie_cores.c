@@ -31,7 +31,8 @@
 #include "analyses/structures/name_agg.h"
 #include "analyses/section_md.h"
 
-const char *const AIE_CFG_KEYS[AIE_CFG_COUNT] = {"M", "K", "N", "m", "k", "n", "rows", "cols", "warmup", "iterations",
+/* The run description's keys (aie_run.json, aie.* metadata), indexed by AIE_M ... */
+static const char *const AIE_CFG_KEYS[AIE_CFG_COUNT] = {"M", "K", "N", "m", "k", "n", "rows", "cols", "warmup", "iterations",
                                                  "clock_ghz", "macs_per_cycle"};
 
 const char *aie_label_name(aie_label l) {

@@ -19,7 +19,6 @@
 /* The run description (aie_run.json, aie.* metadata). */
 enum { AIE_M, AIE_K, AIE_N, AIE_m, AIE_k, AIE_n, AIE_ROWS, AIE_COLS, AIE_WARMUP, AIE_ITERATIONS, AIE_CLOCK_GHZ,
        AIE_MACS_PER_CYCLE, AIE_CFG_COUNT };
-extern const char *const AIE_CFG_KEYS[AIE_CFG_COUNT];   /* "M", "K", ... */
 
 typedef struct aie_cfg {
     double v[AIE_CFG_COUNT];

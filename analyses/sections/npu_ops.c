@@ -26,7 +26,9 @@
 const char *const NPU_SIG_KEYS[NPU_SIG_FIELDS] = {"input_shapes", "input_data_types", "input_formats", "output_shapes",
                                                   "output_data_types"};
 
-const char *npu_canonical_type(const char *op_type) {
+/* The operator type aliases fold into for reference lookups: MatMulV2, MatMulV3 and
+ * MatMulCommon (and MatMul) are one operator; any other type is itself. */
+static const char *npu_canonical_type(const char *op_type) {
     static const char *const MATMUL[] = {"MatMul", "MatMulV2", "MatMulV3", "MatMulCommon", NULL};
     for (size_t i = 0; MATMUL[i]; i++)
         if (!strcmp(op_type, MATMUL[i])) return "MatMul";

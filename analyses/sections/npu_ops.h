@@ -87,10 +87,6 @@ typedef struct npu_ops_run {
 #define NPU_MAX_DURS (1u << 20)
 #define NPU_MAX_COUNTERS 128u
 
-/* The operator type aliases fold into for reference lookups: MatMulV2, MatMulV3 and
- * MatMulCommon (and MatMul) are one operator; any other type is itself. */
-const char *npu_canonical_type(const char *op_type);
-
 /* npu_ops_render.c: the section's JSON value (`npu_ops` in docs/ANALYSIS.md), its report.md
  * part, and its numbers by dotted path ("ops", "signatures", "total_us",
  * "reference.signatures", "missing_reference"). run is an npu_ops_run after finish(). */

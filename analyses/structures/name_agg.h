@@ -115,7 +115,9 @@ typedef struct na_pair {
     bool oom;
     name_agg *result;
 } na_pair;
+/* An empty pair; keep_durations: the traced aggregate keeps each duration (for medians). */
 void na_pair_init(na_pair *p, bool keep_durations);
+/* Frees both aggregates. */
 void na_pair_free(na_pair *p);
 /* Appends a source's pair to the run's (source order). false: out of memory (p->oom set). */
 bool na_pair_fold(na_pair *into, na_pair *from);

@@ -51,7 +51,7 @@ typedef struct state {
     read_facts *facts;
     const char *label;
     jt_tokenizer jt;
-    bool failed, oom, not_array, root_seen;
+    bool failed, oom, not_array;
     ev_key key;              /* the depth-2 key whose value comes next */
     bool in_args, args_name_next;
     /* the event being read */
@@ -226,7 +226,6 @@ static bool on_token(void *user, const jt_token *t) {
     if (s->oom) return false;
     if (t->depth == 0) {
         if (t->kind != JT_ARRAY_BEGIN && t->kind != JT_ARRAY_END) s->not_array = true;
-        s->root_seen = true;
         return false;
     }
     if (t->depth == 1) {

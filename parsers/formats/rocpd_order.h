@@ -32,6 +32,7 @@ typedef struct rocpd_order {
     uint64_t late;                 /* records emitted after a larger key */
 } rocpd_order;
 
+/* An empty order emitting to sink. */
 void rocpd_order_init(rocpd_order *o, const record_sink *sink);
 /* Adds r (its strings copied) under key (k1, k2); records of equal key keep their order.
  * false: out of memory or the sink refused (the read stops). */

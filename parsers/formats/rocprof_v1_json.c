@@ -36,7 +36,7 @@ typedef struct lane { int64_t pid; lane_kind kind; int64_t device; } lane;
 
 typedef struct event {
     char ph;
-    bool has_pid, has_tid, has_ts, has_dur, has_begin, has_end, has_queue, kernel_name_arg, proc_id_arg;
+    bool has_pid, has_tid, has_ts, has_dur, has_begin, has_end, has_queue, kernel_name_arg;
     int64_t pid, tid, queue;
     i128 ts_ns, dur_ns, begin, end;
     strbuf name, label;
@@ -55,7 +55,7 @@ typedef struct state {
     size_t n_lanes;
     event ev;
     bool in_event;
-    bool seen_results_kernels, seen_activity_kernels;
+    bool seen_results_kernels;
     uint64_t used, bad_times, unknown_lane, duplicate_kernels, first_bad;
 } state;
 
@@ -199,7 +199,6 @@ static bool on_token(void *user, const jt_token *t) {
         if (!strcmp(s->key4, "BeginNs")) e->has_begin = tok_scaled(t, 1, &e->begin);
         else if (!strcmp(s->key4, "EndNs")) e->has_end = tok_scaled(t, 1, &e->end);
         else if (!strcmp(s->key4, "KernelName")) e->kernel_name_arg = true;
-        else if (!strcmp(s->key4, "proc-id")) e->proc_id_arg = true;
         else if (!strcmp(s->key4, "queue-id")) e->has_queue = tok_int(t, &e->queue);
         else if (!strcmp(s->key4, "name") && t->kind == JT_STRING) { e->label.len = 0; strbuf_append(&e->label, t->text, t->len); }
     }

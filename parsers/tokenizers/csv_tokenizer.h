@@ -18,8 +18,6 @@
 
 #include "base/text_utf8.h"
 
-#define CSV_MAX_CAPTURE 64
-
 typedef struct csv_field {
     size_t index;       /* column index */
     strbuf text;        /* raw bytes (capped) */

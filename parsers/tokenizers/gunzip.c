@@ -14,7 +14,7 @@ struct gunzip {
     gunzip_sink sink;
     void *user;
     bool member_open, sink_done, failed, oom;
-    uint64_t in_off, out_bytes, err_off;
+    uint64_t in_off, err_off;
     char err[128];
 };
 
@@ -51,10 +51,7 @@ static bool fail(gunzip *g, int zret, const char *what) {
 /* Hands what the last inflate() call produced to the sink; returns its size. */
 static size_t deliver(gunzip *g) {
     size_t produced = OUT_CHUNK - g->z.avail_out;
-    if (produced) {
-        g->out_bytes += produced;
-        if (!g->sink_done) g->sink_done = !g->sink(g->user, g->out, produced);
-    }
+    if (produced && !g->sink_done) g->sink_done = !g->sink(g->user, g->out, produced);
     return produced;
 }
 
@@ -100,5 +97,4 @@ bool gunzip_finish(gunzip *g) {
 
 const char *gunzip_error(const gunzip *g) { return g->err; }
 uint64_t gunzip_error_offset(const gunzip *g) { return g->err_off; }
-uint64_t gunzip_output_bytes(const gunzip *g) { return g->out_bytes; }
 bool gunzip_out_of_memory(const gunzip *g) { return g->oom; }

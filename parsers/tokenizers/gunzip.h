@@ -20,11 +20,10 @@ void gunzip_free(gunzip *g);
 bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n);
 /* End of input: false when the last member is incomplete. */
 bool gunzip_finish(gunzip *g);
-/* What was wrong ("" when nothing), where (compressed byte offset), and how many bytes
- * were inflated: for the warning that names the file and offset. */
+/* What was wrong ("" when nothing) and where (compressed byte offset): for the warning
+ * that names the file and offset. */
 const char *gunzip_error(const gunzip *g);
 uint64_t gunzip_error_offset(const gunzip *g);   /* compressed byte offset */
-uint64_t gunzip_output_bytes(const gunzip *g);
 /* Whether the error was zlib running out of memory (not bad data): the caller says so. */
 bool gunzip_out_of_memory(const gunzip *g);
 
