@@ -26,9 +26,10 @@ static const command_help HELP[] = {
     {"analyze", cmd_analyze, "Print the analysis document of one run directory.", "no format reads any file of RUN_DIR (the document is still printed)",
      "goblind analyze RUN_DIR [--format json|table|markdown] [--npu-reference-dir DIR] [--threads 1|2] [--kernel-wait-threshold-ns N] [--short-kernel-ns N] [--rows N]",
      "Print the analysis document of one run directory: every file some format reads (several torch\n"
-     "traces, a whole rocprofv3 output tree one directory down) and every analysis section\n"
-     "(docs/ANALYSIS.md); the \"sources\" section says which file was read by which format, its\n"
-     "record counts, skipped rows, parse time, warnings and whether its kernels were chosen.\n"
+     "traces, files one or two directories down: a rocprofv3 output tree, msprof's PROF_* folders)\n"
+     "and every analysis section (docs/ANALYSIS.md); the \"sources\" section says which file was\n"
+     "read by which format, its record counts, skipped rows, parse time, warnings and whether its\n"
+     "kernels were chosen.\n"
      "  --format F               json (default: GET /runs/<id>/analysis), table (one block per\n"
      "                           section) or markdown (report.md)\n"
      "  --npu-reference-dir DIR  msprof reference durations (default: RUN_DIR/reference)\n"

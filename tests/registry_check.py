@@ -11,7 +11,10 @@ Fails when
   - a format's name appears in no test source (its sniff and read tests name it);
   - a section analysis's key appears in no test source (every section has a test);
   - a format has a pair state (open_records_pair: one tokenization for the ingest's two
-    readings) and no test reads through it, or it splits and its pair state cannot resume.
+    readings) and no test reads through it, or it splits and its pair state cannot resume;
+  - a format declares no kernel source (.kernels, as the run inventory reads it) and emits
+    kernel dispatches from one of its fixtures: the run's choice of one kernel source would
+    not know of it, and its dispatches would count beside the chosen source's.
 
 usage: registry_check.py REGISTRY_TOOL SHARED_DIR SOURCE_DIR
 """
@@ -51,8 +54,9 @@ def has_own_seeds(name):
 def main():
     failures = []
     rows = [line.split("\t") for line in tool("formats")]
-    formats = {name: kind for name, kind, _ in rows}
-    pairs = {name: pair for name, _, pair in rows}
+    formats = {name: kind for name, kind, _, _ in rows}
+    pairs = {name: pair for name, _, pair, _ in rows}
+    kernels = {name: source for name, _, _, source in rows}
     sections = tool("sections")
     assert formats and sections, (formats, sections)
     claimed = {}
@@ -65,7 +69,7 @@ def main():
                 if f.suffix == ".gz":                       # sniffed inflated, by its name without .gz
                     g = Path(tmp) / f"{len(files)}-{f.stem}"
                     with gzip.open(f) as z:
-                        g.write_bytes(z.read(1 << 16))
+                        g.write_bytes(z.read())
                     shown[str(g)] = f
                     files.append(str(g))
                 else:
@@ -75,6 +79,9 @@ def main():
             path, fmt, score = line.rsplit("\t", 2)
             if fmt != "-":
                 claimed.setdefault(fmt, []).append(shown[path])
+                if kernels[fmt] == "none" and int(tool("dispatches", fmt, path)[0]):
+                    failures.append(f"format {fmt}: emits kernel dispatches from {shown[path].name} but declares "
+                                    "no kernel source (.kernels = KERNELS_DEVICE_CLOCK or KERNELS_HOST_TRACE)")
     sources = {p.name: p.read_text(errors="replace") for p in (SRC / "tests").iterdir()
                if p.suffix in (".c", ".py", ".sh") and p.name not in NOT_TESTS}
     for name, kind in formats.items():
