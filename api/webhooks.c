@@ -1,35 +1,37 @@
-/* webhooks: one bounded queue and one libcurl sender thread per receiver (see webhooks.h). */
+/* webhooks: one work queue (base/work_queue.h: bounded, the oldest dropped when full) and its
+ * thread per receiver, each POSTing with libcurl (see webhooks.h). */
 #include "api/webhooks.h"
 
 #include <assert.h>
 #include <curl/curl.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/url_redact.h"
+#include "base/work_queue.h"
+
+#define STOP_GRACE_MS 2000   /* shutdown: what is still queued or in flight after this is dropped */
 
 typedef struct receiver {
     struct webhooks *w;
     char *url;
     char shown[512];            /* the URL as logged: credentials redacted */
-    char *queue[WEBHOOK_QUEUE]; /* under w->lock */
-    size_t head, count;
-    unsigned long dropped, failed, delivered;
-    pthread_cond_t wake;
-    pthread_t thread;
-    bool started;
+    work_queue *q;              /* NULL: its thread could not start (nothing is queued for it) */
+    CURL *curl;                 /* used on the queue's thread only */
+    atomic_ulong failed, delivered;
+    atomic_bool warned_full;    /* the first drop is logged, the rest counted */
+    unsigned long unsent;       /* the queue's thread only: dropped at shutdown, logged after the join */
 } receiver;
 
 struct webhooks {
     receiver rx[WEBHOOK_MAX_URLS];
     size_t n;
-    bool stopping;
-    time_t stop_deadline;       /* after stop: what is still queued then is dropped */
-    pthread_mutex_t lock;       /* every queue and counter; held only for moments */
+    atomic_llong deadline_ms;   /* monotonic; 0 until webhooks_stop */
 };
 
 static size_t discard(char *p, size_t size, size_t n, void *user) {
@@ -39,10 +41,8 @@ static size_t discard(char *p, size_t size, size_t n, void *user) {
 
 /* True once shutdown's grace for draining the queues is over. */
 static bool past_deadline(webhooks *w) {
-    pthread_mutex_lock(&w->lock);
-    bool over = w->stopping && time(NULL) >= w->stop_deadline;
-    pthread_mutex_unlock(&w->lock);
-    return over;
+    long long d = atomic_load(&w->deadline_ms);
+    return d && clk_mono_ms() >= d;
 }
 
 /* libcurl's progress callback: aborts a POST in flight once the shutdown grace is over, so a
@@ -50,13 +50,6 @@ static bool past_deadline(webhooks *w) {
 static int abort_at_deadline(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un) {
     (void)dt; (void)dn; (void)ut; (void)un;
     return past_deadline(user) ? 1 : 0;
-}
-
-static bool is_stopping(webhooks *w) {
-    pthread_mutex_lock(&w->lock);
-    bool s = w->stopping;
-    pthread_mutex_unlock(&w->lock);
-    return s;
 }
 
 /* One POST; true on a 2xx answer. */
@@ -82,100 +75,67 @@ static bool post_once(webhooks *w, CURL *c, const char *url, const char *json) {
     return ok;
 }
 
-/* Sleeps up to ms on rx's own condition, less when stopping. Caller holds no lock. */
-static void backoff(receiver *rx, int ms) {
-    webhooks *w = rx->w;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
-    pthread_mutex_lock(&w->lock);
-    while (!w->stopping && pthread_cond_timedwait(&rx->wake, &w->lock, &until) == 0) {}
-    pthread_mutex_unlock(&w->lock);
-}
-
-/* Caller holds the lock: takes the oldest queued event (NULL when none). */
-static char *take_locked(receiver *rx) {
-    if (!rx->count) return NULL;
-    char *json = rx->queue[(rx->head + WEBHOOK_QUEUE - rx->count) % WEBHOOK_QUEUE];
-    rx->count--;
-    return json;
-}
-
-/* One receiver's thread: its queue, in order, each event up to WEBHOOK_ATTEMPTS times. */
-static void *sender(void *arg) {
-    receiver *rx = arg;
-    webhooks *w = rx->w;
-    CURL *c = curl_easy_init();
-    for (;;) {
-        pthread_mutex_lock(&w->lock);
-        while (!rx->count && !w->stopping) pthread_cond_wait(&rx->wake, &w->lock);
-        if (rx->count && w->stopping && time(NULL) >= w->stop_deadline) {
-            fprintf(stderr, "goblind warn: webhook %s: %zu events not delivered at shutdown\n", rx->shown, rx->count);
-            for (char *j; (j = take_locked(rx));) free(j);
-        }
-        char *json = take_locked(rx);
-        pthread_mutex_unlock(&w->lock);
-        if (!json) break;
-        bool delivered = false;
-        for (int attempt = 1; c && attempt <= WEBHOOK_ATTEMPTS; attempt++) {
-            if ((delivered = post_once(w, c, rx->url, json))) break;
-            bool stopping = is_stopping(w);             /* shutting down: one try only */
-            if (attempt == WEBHOOK_ATTEMPTS || stopping) {
-                fprintf(stderr, "goblind warn: webhook %s: event not delivered after %d attempt%s%s\n", rx->shown,
-                        attempt, attempt == 1 ? "" : "s", stopping ? " (shutting down)" : "");
-                break;
-            }
-            backoff(rx, 1000 << (attempt - 1));
-        }
-        pthread_mutex_lock(&w->lock);
-        if (delivered) rx->delivered++;
-        else rx->failed++;
-        pthread_mutex_unlock(&w->lock);
+/* The queue's handler (batch 1): one event, up to WEBHOOK_ATTEMPTS times, 1 s then 2 s apart;
+ * once the queue is stopping, one try more; past the shutdown grace, none. */
+static void deliver(void *user, void *const *items, size_t n) {
+    receiver *rx = user;
+    assert(n == 1);
+    char *json = items[0];
+    if (past_deadline(rx->w)) {
+        rx->unsent++;
         free(json);
+        return;
     }
-    if (c) curl_easy_cleanup(c);
-    return NULL;
+    bool delivered = false;
+    for (int attempt = 1; rx->curl && attempt <= WEBHOOK_ATTEMPTS; attempt++) {
+        if ((delivered = post_once(rx->w, rx->curl, rx->url, json))) break;
+        bool stopping = wq_stopping(rx->q);             /* shutting down: one try only */
+        if (attempt == WEBHOOK_ATTEMPTS || stopping) {
+            fprintf(stderr, "goblind warn: webhook %s: event not delivered after %d attempt%s%s\n", rx->shown,
+                    attempt, attempt == 1 ? "" : "s", stopping ? " (shutting down)" : "");
+            break;
+        }
+        wq_sleep(rx->q, (int64_t)1000 << (attempt - 1));   /* returns at once when stopping */
+    }
+    atomic_fetch_add(delivered ? &rx->delivered : &rx->failed, 1);
+    free(json);
+}
+
+/* An event the full queue gave up for a newer one (on the posting thread). */
+static void drop_oldest(void *user, void *item) {
+    receiver *rx = user;
+    free(item);
+    if (!atomic_exchange(&rx->warned_full, true))
+        fprintf(stderr, "goblind warn: webhook %s: queue full; dropping its oldest events\n", rx->shown);
 }
 
 webhooks *webhooks_start(const char *const *urls, size_t n) {
     if (n == 0) return NULL;
     webhooks *w = calloc(1, sizeof *w);
     if (!w) return NULL;
-    pthread_mutex_init(&w->lock, NULL);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     for (size_t i = 0; i < n && i < WEBHOOK_MAX_URLS; i++) {
         receiver *rx = &w->rx[w->n];
         if (!(rx->url = strdup(urls[i]))) continue;
         rx->w = w;
         url_redact(urls[i], rx->shown, sizeof rx->shown);
-        pthread_cond_init(&rx->wake, NULL);
         w->n++;
-        rx->started = pthread_create(&rx->thread, NULL, sender, rx) == 0;
-        if (!rx->started) fprintf(stderr, "goblind warn: webhook %s: cannot start its thread; not delivered\n", rx->shown);
+        rx->curl = curl_easy_init();
+        wq_config cfg = {.capacity = WEBHOOK_QUEUE, .when_full = WQ_FULL_DROP_OLDEST, .batch = 1,
+                         .handle = deliver, .drop = drop_oldest, .user = rx};
+        if (!(rx->q = wq_start(&cfg)))
+            fprintf(stderr, "goblind warn: webhook %s: cannot start its thread; not delivered\n", rx->shown);
     }
     return w;
 }
 
 void webhooks_post(webhooks *w, const char *json) {
     if (!w) return;
-    pthread_mutex_lock(&w->lock);
     for (size_t i = 0; i < w->n; i++) {
         receiver *rx = &w->rx[i];
-        char *copy = rx->started ? strdup(json) : NULL;
-        if (!copy) continue;
-        if (rx->count == WEBHOOK_QUEUE) {                 /* full: its oldest goes */
-            free(take_locked(rx));
-            if (rx->dropped++ == 0)
-                fprintf(stderr, "goblind warn: webhook %s: queue full; dropping its oldest events\n", rx->shown);
-        }
-        rx->queue[rx->head] = copy;
-        rx->head = (rx->head + 1) % WEBHOOK_QUEUE;
-        rx->count++;
-        pthread_cond_signal(&rx->wake);
+        char *copy = rx->q ? strdup(json) : NULL;
+        if (copy && !wq_push(rx->q, copy, 0)) free(copy);   /* no memory for the queue's ring */
     }
-    pthread_mutex_unlock(&w->lock);
 }
 
 size_t webhooks_receivers(webhooks *w) { return w ? w->n : 0; }
@@ -183,28 +143,25 @@ size_t webhooks_receivers(webhooks *w) { return w ? w->n : 0; }
 void webhooks_receiver_counts(webhooks *w, size_t i, unsigned long *dropped, unsigned long *failed,
                               unsigned long *delivered) {
     assert(w && i < w->n);
-    pthread_mutex_lock(&w->lock);
-    *dropped = w->rx[i].dropped;
-    *failed = w->rx[i].failed;
-    *delivered = w->rx[i].delivered;
-    pthread_mutex_unlock(&w->lock);
+    const receiver *rx = &w->rx[i];
+    *dropped = rx->q ? (unsigned long)wq_dropped(rx->q) : 0;
+    *failed = atomic_load(&rx->failed);
+    *delivered = atomic_load(&rx->delivered);
 }
 
 void webhooks_stop(webhooks *w) {
     if (!w) return;
-    pthread_mutex_lock(&w->lock);
-    w->stopping = true;
-    w->stop_deadline = time(NULL) + 2;
-    for (size_t i = 0; i < w->n; i++) pthread_cond_broadcast(&w->rx[i].wake);
-    pthread_mutex_unlock(&w->lock);
-    for (size_t i = 0; i < w->n; i++) {                   /* the threads drain side by side */
+    atomic_store(&w->deadline_ms, clk_mono_ms() + STOP_GRACE_MS);
+    for (size_t i = 0; i < w->n; i++)                     /* the queues wind down side by side */
+        if (w->rx[i].q) wq_close(w->rx[i].q);
+    for (size_t i = 0; i < w->n; i++) {
         receiver *rx = &w->rx[i];
-        if (rx->started) pthread_join(rx->thread, NULL);
-        for (char *j; (j = take_locked(rx));) free(j);
+        wq_stop(rx->q);
+        if (rx->unsent)
+            fprintf(stderr, "goblind warn: webhook %s: %lu events not delivered at shutdown\n", rx->shown, rx->unsent);
+        if (rx->curl) curl_easy_cleanup(rx->curl);
         free(rx->url);
-        pthread_cond_destroy(&rx->wake);
     }
-    pthread_mutex_destroy(&w->lock);
     free(w);
     curl_global_cleanup();
 }

@@ -1,7 +1,7 @@
 /* webhooks: POSTs each run event's JSON to the configured URLs (webhook_url), so a slow or
- * dead receiver never delays ingest, the API, or another receiver. Each receiver has a thread
- * and a bounded queue of its own (WEBHOOK_QUEUE events; when full its oldest is dropped and
- * counted for that receiver only); each POST is tried up to WEBHOOK_ATTEMPTS times, 1 s then
+ * dead receiver never delays ingest, the API, or another receiver. Each receiver has a work
+ * queue of its own (base/work_queue.h: its thread, WEBHOOK_QUEUE events; when full its oldest
+ * is dropped and counted for that receiver only); each POST is tried up to WEBHOOK_ATTEMPTS times, 1 s then
  * 2 s apart, and any 2xx answer is success. Log lines name a receiver by its URL with the
  * credentials redacted (base/url_redact.h). Shutdown drains for at most 2 s: once, with no
  * retries; a POST in flight is then aborted. */

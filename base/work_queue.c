@@ -170,14 +170,18 @@ bool wq_sleep(work_queue *q, int64_t ms) {
     return slept;
 }
 
-void wq_stop(work_queue *q) {
-    if (!q) return;
+void wq_close(work_queue *q) {
     pthread_mutex_lock(&q->mu);
     q->stopping = true;
     pthread_cond_broadcast(&q->work);
     pthread_cond_broadcast(&q->room);
     pthread_cond_broadcast(&q->stop);
     pthread_mutex_unlock(&q->mu);
+}
+
+void wq_stop(work_queue *q) {
+    if (!q) return;
+    wq_close(q);
     pthread_join(q->thread, NULL);
     assert(!q->queued);
     pthread_cond_destroy(&q->stop);

@@ -1,7 +1,7 @@
 /* work_queue: one thread of its own handling queued items in order, the producers never
  * waiting for the work (only, when asked, for room). The pattern every background lane of
- * goblind needs: the daemon's status writes (daemon/status_writer.c), a webhook receiver's
- * POSTs, a reader feeding a consumer thread.
+ * goblind needs: the daemon's status writes (daemon/status_writer.c) and each webhook
+ * receiver's POSTs (api/webhooks.c).
  *
  * Items are opaque pointers (the queue never frees one: handle or drop owns it). Two lanes:
  * lane 0's items are handled before any of lane 1's (the status writer's real runs before
@@ -53,8 +53,12 @@ bool wq_stopping(work_queue *q);
 /* For the handler: sleeps up to ms milliseconds, returning at once (false) when the queue is
  * stopping; true after the full sleep. */
 bool wq_sleep(work_queue *q, int64_t ms);
-/* Stops the queue: pushes are refused from now on, the thread handles every item still
- * queued, then ends; joined, and the queue freed. NULL: nothing. */
+/* Begins stopping without waiting: pushes are refused from now on, and wq_sleep and a
+ * WQ_FULL_WAIT push return at once; the thread goes on with what is queued. For an owner of
+ * several queues, so that they all wind down side by side before wq_stop joins each. */
+void wq_close(work_queue *q);
+/* Stops the queue (wq_close, if not yet): the thread handles every item still queued, then
+ * ends; joined, and the queue freed. NULL: nothing. */
 void wq_stop(work_queue *q);
 
 #endif

@@ -257,6 +257,7 @@ static void sleepy(void *user, void *const *items, size_t n) {
     bool slept = wq_sleep(s->q, 600000);           /* ten minutes, unless stopped */
     pthread_mutex_lock(&s->mu);
     s->slept = slept;
+    pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -276,6 +277,35 @@ START_TEST(stop_cuts_a_sleep_short) {
 }
 END_TEST
 
+/* wq_close wakes a queue's sleeping handler and refuses pushes without joining: an owner of
+ * several queues closes them all, then joins each (webhooks_stop). Each handler here sleeps
+ * ten minutes unless its queue is closed: the second join does not wait for the first. */
+START_TEST(close_ends_every_sleep_before_the_joins) {
+    static seen a, b;
+    seen_init(&a, true);
+    seen_init(&b, true);
+    wq_config ca = {.handle = sleepy, .user = &a, .batch = 1}, cb = {.handle = sleepy, .user = &b, .batch = 1};
+    work_queue *qa = wq_start(&ca), *qb = wq_start(&cb);
+    ck_assert(qa && qb);
+    a.q = qa;
+    b.q = qb;
+    ck_assert(wq_push(qa, P(1), 0) && wq_push(qb, P(2), 0));
+    wait_entered(&a, 1);
+    wait_entered(&b, 1);
+    wq_close(qa);
+    wq_close(qb);
+    ck_assert(wq_stopping(qa) && wq_stopping(qb));
+    ck_assert(!wq_push(qa, P(3), 0));              /* closed: refused, the caller keeps it */
+    pthread_mutex_lock(&b.mu);                     /* b's sleep ends without b being joined */
+    while (b.slept < 0) pthread_cond_wait(&b.cv, &b.mu);
+    pthread_mutex_unlock(&b.mu);
+    wq_stop(qa);
+    wq_stop(qb);
+    ck_assert_int_eq(a.slept, 0);
+    ck_assert_int_eq(b.slept, 0);
+}
+END_TEST
+
 static Suite *work_queue_suite(void) {
     Suite *su = suite_create("work_queue");
     TCase *tc = tcase_create("core");
@@ -288,6 +318,7 @@ static Suite *work_queue_suite(void) {
     tcase_add_test(tc, producers_keep_their_own_order);
     tcase_add_test(tc, stop_handles_what_is_queued);
     tcase_add_test(tc, stop_cuts_a_sleep_short);
+    tcase_add_test(tc, close_ends_every_sleep_before_the_joins);
     suite_add_tcase(su, tc);
     return su;
 }
