@@ -48,7 +48,7 @@ bool wq_push(work_queue *q, void *item, unsigned lane);
 void wq_drain(work_queue *q);
 /* Items dropped by WQ_FULL_DROP_OLDEST so far. */
 uint64_t wq_dropped(work_queue *q);
-/* Whether wq_stop has been called (for a handler that retries: give up sooner). */
+/* Whether wq_close or wq_stop has been called (for a handler that retries: give up sooner). */
 bool wq_stopping(work_queue *q);
 /* For the handler: sleeps up to ms milliseconds, returning at once (false) when the queue is
  * stopping; true after the full sleep. */

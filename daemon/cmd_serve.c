@@ -65,7 +65,6 @@ static void on_watchdog(uv_timer_t *h) {
 static void on_tracker_stopped(void *arg) {
     server *s = arg;
     uv_close((uv_handle_t *)&s->tick, NULL);
-    retention_timer_stop(s->retention);
     uv_close((uv_handle_t *)&s->watchdog, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
@@ -78,6 +77,8 @@ static void on_signal(uv_signal_t *h, int signum) {
     s->shutting_down = true;
     log_info("%s: shutting down (cancelling in-flight parses)", signum == SIGTERM ? "SIGTERM" : "SIGINT");
     sd_notify_send("STOPPING=1");
+    retention_timer_stop(s->retention); /* before api_stop: a pass in flight tells the API no more */
+    s->retention = NULL;
     api_stop(s->http);                  /* no new requests; waiting long polls are answered */
     s->http = NULL;
     tracker_stop(s->trk, on_tracker_stopped, s);

@@ -1,8 +1,8 @@
 /* retention_timer: the periodic retention pass on the worker pool. */
 #include "daemon/retention_timer.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
-
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -14,6 +14,7 @@ struct retention_timer {
     uv_timer_t timer;
     uv_work_t work;
     store *st;
+    pthread_mutex_t http_lock;   /* a pass's worker thread tells http; retention_timer_stop clears it */
     api *http;
     retention_policy policy;
     goblind_counters *counters;
@@ -30,14 +31,19 @@ static int64_t wall_ms(void) {
 }
 
 static void maybe_free(retention_timer *rt) {
-    if (rt->closed && !rt->busy) free(rt);
+    if (!rt->closed || rt->busy) return;
+    pthread_mutex_destroy(&rt->http_lock);
+    free(rt);
 }
 
-/* Worker thread: log and tell the API (both thread-safe). */
+/* Worker thread: log and tell the API (both thread-safe), unless the timer was stopped (the API
+ * may be gone then). */
 static void on_evicted(void *user, const char *id, const char *why) {
     retention_timer *rt = user;
     run_log_deleted(id, why);
-    api_notify_run(rt->http, id);
+    pthread_mutex_lock(&rt->http_lock);
+    api_notify_run(rt->http, id);              /* NULL: nothing */
+    pthread_mutex_unlock(&rt->http_lock);
 }
 
 static void pass_work(uv_work_t *req) {
@@ -71,6 +77,7 @@ retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retenti
     retention_timer *rt = calloc(1, sizeof *rt);
     if (!rt) return NULL;
     rt->st = st;
+    pthread_mutex_init(&rt->http_lock, NULL);
     rt->http = http;
     rt->policy = *p;
     rt->counters = counters;
@@ -89,5 +96,8 @@ static void on_closed(uv_handle_t *h) {
 void retention_timer_stop(retention_timer *rt) {
     if (!rt || rt->closing) return;
     rt->closing = true;
+    pthread_mutex_lock(&rt->http_lock);         /* a pass in flight tells the API no more */
+    rt->http = NULL;
+    pthread_mutex_unlock(&rt->http_lock);
     uv_close((uv_handle_t *)&rt->timer, on_closed);
 }
