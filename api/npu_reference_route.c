@@ -6,8 +6,8 @@
  * npu_ops lists are cut by analysis_list_rows and do not carry OP State, Accelerator Core or
  * Output Formats. The work runs on a body stream's own thread (api/body_stream.h), never on
  * the HTTP thread: the CSVs are written into a fresh temporary directory, zipped by libzip
- * into a temporary file beside them (libzip reads each CSV from disk while writing: memory
- * is the npu_ops state, not the archive), and the archive is streamed in 64 KiB reads; every
+ * into a temporary file beside them (each CSV deflated from disk as libzip writes it,
+ * api/deflated_entry.h: memory is the npu_ops state, not the archive), and the archive is streamed in 64 KiB reads; every
  * temporary file is removed before the first byte is sent. A failure part way breaks the
  * chunked transfer off (the client never gets a short archive that opens). The configured
  * npu_reference_dir is not known to the API: the run's own reference/ directory is read. */
@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include "api/deflated_entry.h"
 #include "api/http_send.h"
 #include "core/npu_reference_export.h"
 
@@ -87,7 +88,7 @@ static bool zip_dir(const char *dir, const char *zip_path) {
     for (size_t i = 0; ok && i < n; i++) {
         char path[4096];
         if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path) { ok = false; break; }
-        zip_source_t *src = zip_source_file(z, path, 0, -1);
+        zip_source_t *src = deflated_entry_source(z, path);
         if (!src) { ok = false; break; }
         zip_int64_t idx = zip_file_add(z, names[i], src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
         if (idx < 0) {
