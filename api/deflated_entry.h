@@ -5,9 +5,11 @@
  * layer and a compression layer of its own, and when an allocation fails while it builds the
  * CRC layer it leaks that layer's state (one block per archive entry: found by the allocation
  * walk of tests/check_alloc_failure_api.c). For an entry whose stat says it is deflated
- * already, zip_close adds neither layer and copies the bytes. Memory: zlib's deflate state and
- * one 64 KiB read buffer per entry being written; the file is read twice (its CRC, then its
- * data), and the second read must find the same bytes (else the write fails: ZIP_ER_CHANGED). */
+ * already, zip_close adds neither layer and copies the bytes. Memory: a few hundred bytes per
+ * entry until the archive is closed, and for the entry being written (between libzip's OPEN
+ * and CLOSE) zlib's deflate state and a 64 KiB read buffer; the file is read twice (its CRC,
+ * then its data), and the second read must find the same bytes (else the write fails:
+ * ZIP_ER_CHANGED). A failed READ fails every READ after it until the source is opened again. */
 #ifndef GOBLIN_DEFLATED_ENTRY_H
 #define GOBLIN_DEFLATED_ENTRY_H
 

@@ -7,8 +7,8 @@
  * Output Formats. The work runs on a body stream's own thread (api/body_stream.h), never on
  * the HTTP thread: the CSVs are written into a fresh temporary directory, zipped by libzip
  * into a temporary file beside them (each CSV deflated from disk as libzip writes it,
- * api/deflated_entry.h: memory is the npu_ops state, not the archive), and the archive is streamed in 64 KiB reads; every
- * temporary file is removed before the first byte is sent. A failure part way breaks the
+ * api/deflated_entry.h: memory is the npu_ops state, not the archive), and the archive is
+ * streamed in 64 KiB reads; every temporary file is removed before the first byte is sent. A failure part way breaks the
  * chunked transfer off (the client never gets a short archive that opens). The configured
  * npu_reference_dir is not known to the API: the run's own reference/ directory is read. */
 #include "api/npu_reference_route.h"

@@ -3,9 +3,10 @@
  * queue of its own (base/work_queue.h: its thread, WEBHOOK_QUEUE events; when full its oldest
  * is dropped and counted for that receiver only); each POST is tried up to WEBHOOK_ATTEMPTS times, 1 s then
  * 2 s apart, and any 2xx answer is success. Log lines name a receiver by its URL with the
- * credentials redacted (base/url_redact.h). Shutdown drains for 1 s: each event once, with no
- * retries; a POST still in flight then is aborted within about a second (libcurl's progress
- * callback), so shutdown takes at most about 2 s. */
+ * credentials redacted (base/url_redact.h). Shutdown drains for 1 s: each queued event is tried
+ * once (an event waiting between attempts gets one more), and a POST still in flight then is
+ * aborted within about a second (libcurl's progress callback), so shutdown takes at most about
+ * 2 s. */
 #ifndef GOBLIN_WEBHOOKS_H
 #define GOBLIN_WEBHOOKS_H
 

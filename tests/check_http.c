@@ -209,7 +209,9 @@ static double now_s(void) {
 
 /* A receiver that takes connections into its backlog and never answers: posting never blocks
  * the caller, the queue stays bounded (the oldest dropped and counted), and stopping with a
- * full queue ends within the documented bound (one POST timeout, 5 s, plus the 2 s grace). */
+ * full queue ends within the documented bound: the 1 s grace, then the POST in flight aborted
+ * within about a second (1.2 s measured; 5 s leaves room for a loaded sanitizer build, and
+ * fails a stop that waits out the 5 s POST timeout). */
 START_TEST(webhooks_bounded_queue_never_blocks) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -229,7 +231,7 @@ START_TEST(webhooks_bounded_queue_never_blocks) {
     ck_assert_msg(dropped >= 2 * WEBHOOK_QUEUE - 1 && dropped <= 2 * WEBHOOK_QUEUE, "dropped %lu", dropped);
     t0 = now_s();
     webhooks_stop(w);
-    ck_assert_msg(now_s() - t0 < 8.5, "stop took %.2f s", now_s() - t0);
+    ck_assert_msg(now_s() - t0 < 5.0, "stop took %.2f s", now_s() - t0);
     close(fd);
 }
 END_TEST

@@ -17,14 +17,14 @@ static void no_timers(run_actions a) {
     ck_assert_int_lt(a.quiet_in_ms, 0);
 }
 
-/* DELETE while pending: the settle is called off and the files count as parsed (only a change
- * parses again); DELETE during a parse: the re-parse asked for is called off, the parse ends. */
 /* The parse ended with a verdict of complete (ok) or failed. */
 static run_actions parsed(run_state *s, const run_state_cfg *c, int64_t now, bool stored, bool ok, int64_t parse_ms,
                           int64_t newest_mtime_ms) {
     return run_state_parsed_as(s, c, now, stored, ok ? RUN_COMPLETE : RUN_FAILED, parse_ms, newest_mtime_ms);
 }
 
+/* DELETE while pending: the settle is called off and the files count as parsed (only a change
+ * parses again); DELETE during a parse: the re-parse asked for is called off, the parse ends. */
 START_TEST(delete_calls_off_parses) {
     run_state s;
     run_state_init(&s);

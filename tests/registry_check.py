@@ -79,9 +79,14 @@ def main():
             path, fmt, score = line.rsplit("\t", 2)
             if fmt != "-":
                 claimed.setdefault(fmt, []).append(shown[path])
-                if kernels[fmt] == "none" and int(tool("dispatches", fmt, path)[0]):
-                    failures.append(f"format {fmt}: emits kernel dispatches from {shown[path].name} but declares "
-                                    "no kernel source (.kernels = KERNELS_DEVICE_CLOCK or KERNELS_HOST_TRACE)")
+                if kernels[fmt] == "none":
+                    got = subprocess.run([TOOL, "dispatches", fmt, path], capture_output=True, text=True)
+                    if got.returncode != 0:
+                        failures.append(f"format {fmt}: cannot read its fixture {shown[path].name} through "
+                                        f"open_records: {got.stderr.strip() or 'no state'}")
+                    elif int(got.stdout.split()[0]):
+                        failures.append(f"format {fmt}: emits kernel dispatches from {shown[path].name} but declares "
+                                        "no kernel source (.kernels = KERNELS_DEVICE_CLOCK or KERNELS_HOST_TRACE)")
     sources = {p.name: p.read_text(errors="replace") for p in (SRC / "tests").iterdir()
                if p.suffix in (".c", ".py", ".sh") and p.name not in NOT_TESTS}
     for name, kind in formats.items():
