@@ -233,10 +233,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     s->rank = run_inventory_rank_from_name(base);
     s->size = size;
     s->extra_root = inv->scanning_extra;
-    kernel_source_kind ks = best->kernels;
-    if (ks == KERNELS_BY_KIND)
-        ks = best->kind == ARTEFACT_KERNEL_TRACE ? KERNELS_DEVICE_CLOCK
-           : best->kind == ARTEFACT_TORCH_PROFILE ? KERNELS_HOST_TRACE : KERNELS_NONE;
+    kernel_source_kind ks = artefact_kernel_source(best);
     s->kernel_source = ks == KERNELS_DEVICE_CLOCK || ks == KERNELS_HOST_TRACE;
     s->device_clock = ks == KERNELS_DEVICE_CLOCK;
     inv->n++;

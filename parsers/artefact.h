@@ -214,6 +214,14 @@ typedef struct artefact_parser {
     bool (*join)(void *first, void *second);
 } artefact_parser;
 
+/* The kernel source format p declares, KERNELS_BY_KIND resolved by its kind: never
+ * KERNELS_BY_KIND. */
+static inline kernel_source_kind artefact_kernel_source(const artefact_parser *p) {
+    if (p->kernels != KERNELS_BY_KIND) return p->kernels;
+    return p->kind == ARTEFACT_KERNEL_TRACE ? KERNELS_DEVICE_CLOCK
+         : p->kind == ARTEFACT_TORCH_PROFILE ? KERNELS_HOST_TRACE : KERNELS_NONE;
+}
+
 /* Free what a summary owns (names, tables, strings); the struct itself is the caller's. */
 void kernel_summary_free(kernel_summary *s);
 void torch_summary_free(torch_summary *s);

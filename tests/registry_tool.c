@@ -40,12 +40,9 @@ static int sniff_file(const char *path) {
     return 0;
 }
 
-/* The kernel source a format declares, as the run inventory reads it (core/run_inventory.c). */
+/* The kernel source a format declares, as the run inventory reads it. */
 static const char *kernel_source(const artefact_parser *f) {
-    kernel_source_kind ks = f->kernels;
-    if (ks == KERNELS_BY_KIND)
-        ks = f->kind == ARTEFACT_KERNEL_TRACE ? KERNELS_DEVICE_CLOCK
-           : f->kind == ARTEFACT_TORCH_PROFILE ? KERNELS_HOST_TRACE : KERNELS_NONE;
+    kernel_source_kind ks = artefact_kernel_source(f);
     return ks == KERNELS_DEVICE_CLOCK ? "device" : ks == KERNELS_HOST_TRACE ? "host" : "none";
 }
 
