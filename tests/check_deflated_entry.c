@@ -13,14 +13,11 @@
 #include "api/deflated_entry.h"
 #include "tests/test_util.h"
 
-/* Writes n bytes of data to dir/name; the path (caller frees). */
+/* Writes n bytes of data to dir/name (tu_write); the path (caller frees). */
 static char *write_file(const char *dir, const char *name, const unsigned char *data, size_t n) {
+    tu_write(dir, name, data, n);
     char *path = NULL;
     ck_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
     return path;
 }
 
