@@ -466,14 +466,15 @@ bool prometheus_labels_render(const char *spec, char **rendered, char *err, size
 }
 
 /* Per webhook receiver (receiver="0" is the first webhook_url: an index, never the URL,
- * which may hold credentials): events dropped from its full queue, and POSTs by outcome. */
+ * which may hold credentials): events dropped (its full queue, or never queued), and POSTs by outcome. */
 static void webhook_series(writer *w, webhooks *hooks) {
     size_t n = webhooks_receivers(hooks);
     if (!n) return;
     unsigned long dropped[WEBHOOK_MAX_URLS], failed[WEBHOOK_MAX_URLS], delivered[WEBHOOK_MAX_URLS];
     for (size_t i = 0; i < n; i++) webhooks_receiver_counts(hooks, i, &dropped[i], &failed[i], &delivered[i]);
     family(w, "goblind_webhook_events_dropped_total", "counter",
-           "Run events dropped from a webhook receiver's full queue (receiver: index of its webhook_url).");
+           "Run events a webhook receiver will never get: dropped from its full queue, or never queued "
+           "(no memory, or its thread could not start) (receiver: index of its webhook_url).");
     for (size_t i = 0; i < n; i++) put(w, "goblind_webhook_events_dropped_total{receiver=\"%zu\"} %lu\n", i, dropped[i]);
     family(w, "goblind_webhook_deliveries_total", "counter",
            "Run events a webhook receiver got (delivered) or did not after every attempt (failed).");

@@ -27,7 +27,9 @@ typedef struct receiver {
     work_queue *q;              /* NULL: its thread could not start (nothing is queued for it) */
     CURL *curl;                 /* used on the queue's thread only */
     atomic_ulong failed, delivered;
-    atomic_bool warned_full;    /* the first drop is logged, the rest counted */
+    atomic_ulong lost;          /* events never queued: no memory for their copy or the ring, or no thread */
+    atomic_bool warned_full;    /* the first drop from the full queue is logged, the rest counted */
+    atomic_bool warned_lost;    /* the first lost event is logged, the rest counted */
     unsigned long unsent;       /* the queue's thread only: dropped at shutdown, logged after the join */
 } receiver;
 
@@ -90,6 +92,8 @@ static void deliver(void *user, void *const *items, size_t n) {
         free(json);
         return;
     }
+    if (!rx->curl && !(rx->curl = curl_easy_init()))   /* (none at start: out of memory then; try again) */
+        fprintf(stderr, "goblind warn: webhook %s: event not delivered: no libcurl handle (out of memory)\n", rx->shown);
     bool delivered = false;
     for (int attempt = 1; rx->curl && attempt <= WEBHOOK_ATTEMPTS; attempt++) {
         if ((delivered = post_once(rx->w, rx->curl, rx->url, json))) break;
@@ -113,6 +117,15 @@ static void drop_oldest(void *user, void *item) {
         fprintf(stderr, "goblind warn: webhook %s: queue full; dropping its oldest events\n", rx->shown);
 }
 
+/* An event that never reached the receiver's queue (on the posting thread): counted with the
+ * drops, the first one logged. */
+static void lose(receiver *rx, const char *why) {
+    atomic_fetch_add(&rx->lost, 1);
+    if (!atomic_exchange(&rx->warned_lost, true))
+        fprintf(stderr, "goblind warn: webhook %s: events dropped: %s (counted in goblind_webhook_events_dropped_total)\n",
+                rx->shown, why);
+}
+
 webhooks *webhooks_start(const char *const *urls, size_t n) {
     if (n == 0) return NULL;
     webhooks *w = calloc(1, sizeof *w);
@@ -124,7 +137,7 @@ webhooks *webhooks_start(const char *const *urls, size_t n) {
         rx->w = w;
         url_redact(urls[i], rx->shown, sizeof rx->shown);
         w->n++;
-        rx->curl = curl_easy_init();
+        rx->curl = curl_easy_init();            /* (NULL: the queue's thread tries again per event) */
         wq_config cfg = {.capacity = WEBHOOK_QUEUE, .when_full = WQ_FULL_DROP_OLDEST, .batch = 1,
                          .handle = deliver, .drop = drop_oldest, .user = rx};
         if (!(rx->q = wq_start(&cfg)))
@@ -137,8 +150,13 @@ void webhooks_post(webhooks *w, const char *json) {
     if (!w) return;
     for (size_t i = 0; i < w->n; i++) {
         receiver *rx = &w->rx[i];
-        char *copy = rx->q ? strdup(json) : NULL;
-        if (copy && !wq_push(rx->q, copy, 0)) free(copy);   /* no memory for the queue's ring */
+        if (!rx->q) { lose(rx, "its thread could not start"); continue; }
+        char *copy = strdup(json);
+        if (!copy) { lose(rx, "out of memory"); continue; }
+        if (!wq_push(rx->q, copy, 0)) {         /* no memory for the queue's ring, or shutting down */
+            free(copy);
+            lose(rx, wq_stopping(rx->q) ? "shutting down" : "out of memory");
+        }
     }
 }
 
@@ -148,7 +166,7 @@ void webhooks_receiver_counts(webhooks *w, size_t i, unsigned long *dropped, uns
                               unsigned long *delivered) {
     assert(w && i < w->n);
     const receiver *rx = &w->rx[i];
-    *dropped = rx->q ? (unsigned long)wq_dropped(rx->q) : 0;
+    *dropped = (rx->q ? (unsigned long)wq_dropped(rx->q) : 0) + atomic_load(&rx->lost);
     *failed = atomic_load(&rx->failed);
     *delivered = atomic_load(&rx->delivered);
 }

@@ -23,7 +23,8 @@ webhooks *webhooks_start(const char *const *urls, size_t n);
 /* Queues one event body (copied) for every receiver; never blocks on the network. Thread-safe. */
 void webhooks_post(webhooks *w, const char *json);
 /* The receivers (0 when w is NULL), and per receiver i (in webhook_url order): events dropped
- * from its full queue, events not delivered after every attempt, events delivered. Thread-safe. */
+ * (from its full queue, or never queued: no memory for them, or its thread could not start),
+ * events not delivered after every attempt, events delivered. Thread-safe. */
 size_t webhooks_receivers(webhooks *w);
 void webhooks_receiver_counts(webhooks *w, size_t i, unsigned long *dropped, unsigned long *failed,
                               unsigned long *delivered);

@@ -20,11 +20,13 @@
  * a stream kept open while each point's new run is announced (walk_events).
  * GOBLIND_ALLOC_ROUTE=PATH walks one route ("DELETE /runs/a", "/events"), GOBLIND_ALLOC_TRACE=1
  * prints where a point's first failure is, GOBLIND_ALLOC_DUMP=DIR writes both answers of a
- * differing point. */
+ * differing point. The case "webhooks" fails a webhook event's allocations as it is posted: the
+ * event is counted as dropped and logged, never lost without a word. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include "api/http_api.h"
+#include "api/webhooks.h"
 #include "core/ingest_doc.h"
 #include "core/run_headline.h"
 #include "core/run_ingest.h"
@@ -499,6 +502,64 @@ START_TEST(api_under_failures) {
 }
 END_TEST
 
+/* The dropped count of webhook receiver 0. */
+static unsigned long webhook_dropped(webhooks *w) {
+    unsigned long dropped, failed, delivered;
+    webhooks_receiver_counts(w, 0, &dropped, &failed, &delivered);
+    ck_assert_uint_eq(failed + delivered, 0);
+    return dropped;
+}
+
+/* An event posted while allocations fail never reaches the receiver's queue: no memory for its
+ * copy (the posting's first allocation), then none for the queue's ring (its second, the ring
+ * being empty). Each is counted as dropped, the first logged once, and nothing leaks. The
+ * receiver is a bound socket that does not listen, so nothing is ever sent. */
+START_TEST(webhook_events_without_memory_are_counted) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t len = sizeof sa;
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", ntohs(sa.sin_port));
+    char log[] = "/tmp/goblind-webhook-log-XXXXXX";
+    int log_fd = mkstemp(log);
+    ck_assert_int_ge(log_fd, 0);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+
+    const char *urls[] = {url};
+    webhooks *w = webhooks_start(urls, 1);
+    ck_assert_ptr_nonnull(w);
+    long long live0 = alloc_fault_live();
+    alloc_fault_arm(1, true);                  /* the event's copy */
+    webhooks_post(w, "{\"event\":\"complete\",\"run\":\"r\"}");
+    alloc_fault_disarm();
+    ck_assert_uint_eq(webhook_dropped(w), 1);
+    alloc_fault_arm(2, true);                  /* the queue's ring */
+    webhooks_post(w, "{\"event\":\"complete\",\"run\":\"r\"}");
+    long long calls = alloc_fault_calls();
+    alloc_fault_disarm();
+    ck_assert_int_eq(calls, 2);
+    ck_assert_uint_eq(webhook_dropped(w), 2);
+    ck_assert_int_eq(alloc_fault_live(), live0);
+    webhooks_stop(w);
+
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    char text[2048] = {0};
+    ck_assert_int_ge(pread(log_fd, text, sizeof text - 1, 0), 0);
+    close(log_fd);
+    unlink(log);
+    close(fd);
+    const char *line = strstr(text, "events dropped: out of memory");
+    ck_assert_msg(line && !strstr(line + 1, "events dropped"), "log: %s", text);
+    ck_assert_msg(strstr(text, url), "log: %s", text);
+}
+END_TEST
+
 int main(int argc, char **argv) {
     (void)argc;
     /* glibc keeps an exited thread's stack, with the TLS vector it allocated, for the next
@@ -525,6 +586,9 @@ int main(int argc, char **argv) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, api_under_failures);
     suite_add_tcase(s, tc);
+    TCase *hooks = tcase_create("webhooks");
+    tcase_add_test(hooks, webhook_events_without_memory_are_counted);
+    suite_add_tcase(s, hooks);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
