@@ -3,11 +3,15 @@
  * files' bytes: an empty file, a short one, and 300 KB of text and random bytes (several
  * 64 KiB reads, deflate output larger than one libzip read); the entries are deflated; and a
  * file that changes between the source's creation and zip_close makes zip_close fail with
- * ZIP_ER_CHANGED rather than write an entry whose CRC-32 or size is not its data's. */
+ * ZIP_ER_CHANGED rather than write an entry whose CRC-32 or size is not its data's; a read
+ * error (a directory in the file's place) fails the source or the write with ZIP_ER_READ. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include "api/deflated_entry.h"
@@ -102,11 +106,42 @@ START_TEST(a_file_changed_before_the_write_fails_it) {
 }
 END_TEST
 
+/* A read that fails: a directory where the file was (open succeeds, read gives EISDIR).
+ * Measured a directory gives no source; a file replaced by a directory after it was measured
+ * makes zip_close fail with ZIP_ER_READ and that errno, every later READ failing too. */
+START_TEST(a_read_error_fails_the_write) {
+    char *dir = tu_tempdir();
+    char *path = write_file(dir, "a.csv", (const unsigned char *)"a,b\n1,2\n", 8);
+    char *zip_path = NULL, *sub = NULL;
+    ck_assert(asprintf(&zip_path, "%s/out.zip", dir) > 0 && asprintf(&sub, "%s/sub", dir) > 0);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    int err = 0;
+    zip_t *z = zip_open(zip_path, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    ck_assert_ptr_nonnull(z);
+    ck_assert_ptr_null(deflated_entry_source(z, sub));          /* the first read fails */
+    zip_source_t *src = deflated_entry_source(z, path);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_int_ge(zip_file_add(z, "a.csv", src, 0), 0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rename(sub, path), 0);                     /* the second read fails */
+    ck_assert_int_eq(zip_close(z), -1);
+    ck_assert_int_eq(zip_error_code_zip(zip_get_error(z)), ZIP_ER_READ);
+    ck_assert_int_eq(zip_error_code_system(zip_get_error(z)), EISDIR);
+    zip_discard(z);
+    free(path);
+    free(sub);
+    free(zip_path);
+    tu_rmrf(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("deflated_entry");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, entries_read_back_as_the_files);
     tcase_add_test(tc, a_file_changed_before_the_write_fails_it);
+    tcase_add_test(tc, a_read_error_fails_the_write);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
