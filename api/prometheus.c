@@ -177,7 +177,7 @@ typedef struct run_sample {
     run_status status;
     double updated_s;
     opt_num tokens, mfu, peak, avg, util, step;   /* has == false: not measured, not exported */
-    double waste[INGEST_WASTE_BUCKETS];
+    opt_num waste[INGEST_WASTE_BUCKETS];         /* has == false: a bucket the parse could not know */
     opt_num gauge[IG_COUNT];                     /* the analysis numbers (storage/run_gauges.h) */
 } run_sample;
 
@@ -223,7 +223,7 @@ static void collect(void *user, const run_row *r) {
     s->peak = known(r->hbm_peak_gb, GIB);
     s->avg = known(r->hbm_avg_gb, GIB);                      /* same VRAM samples as the peak */
     s->util = known(r->gpu_util_pct, 0.01);
-    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) s->waste[b] = r->waste[b].has ? r->waste[b].v : 0.0;
+    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) s->waste[b] = r->waste[b];
     l->n++;
 }
 
@@ -558,10 +558,11 @@ bool prometheus_render(const prometheus_source *src, bool om, strbuf *out) {
         const run_sample *s = &runs.items[i];
         if (!s->step.has) continue;           /* no step time: the split is not known */
         for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) {
+            if (!s->waste[b].has) continue;   /* a bucket not known (NULL column): left out */
             put(&w, "goblind_run_waste_seconds{" L_RUN "=\"");
             label_value(&w, s->id);
             put(&w, "\"," L_BUCKET "=\"%s\"} ", INGEST_WASTE_KEYS[b]);
-            value(&w, s->waste[b]);
+            value(&w, s->waste[b].v);
         }
     }
     analysis_series(&w, &runs);

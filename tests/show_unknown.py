@@ -4,8 +4,8 @@
 bar, each bar's length recomputed here from GET /runs/<id>/metrics), a failed run (the waste
 budget is one line saying it is unknown, no bars; steps `-`, not the default 10) and a Kineto
 trace alone (a step time, but the buckets its /metrics warnings call unknown print `-` and no
-bar; the steps came from the default: `-`). `goblind parse --format table` likewise for a
-directory without a step time.
+bar; the steps came from the default: `-`; Prometheus exports no sample for those buckets).
+`goblind parse --format table` likewise for a directory without a step time.
 
 usage: show_unknown.py GOBLIND SHARED_DIR
 """
@@ -79,6 +79,11 @@ def main():
             else:
                 assert re.fullmatch(r"[#.]{%d}" % BAR, lines[b].split()[-1]), lines[b]
         assert re.search(r"steps -\n", text), text
+        # Prometheus: a sample for exactly the buckets that are known, never a 0 for the others
+        status, _, body = d.get("/metrics")
+        assert status == 200, status
+        exported = set(re.findall(r'^goblind_run_waste_seconds\{run="kin",bucket="(\w+)"\}', body.decode(), re.M))
+        assert exported == set(BUCKETS) - unknown, (exported, unknown)
         assert d.stop() == 0
 
         # goblind parse --format table on a directory whose step time is unknown (no torch profile)
