@@ -167,6 +167,41 @@ static void drop_goblin_not_found(run_metrics *m, diag_list *kept_aside) {
     m->warnings.count = kept;
 }
 
+unsigned run_headline_unknown_buckets(const run_result *res) {
+    const run_metrics *m = &res->metrics;
+    const torch_summary *tr = &res->torch;
+    const telemetry_summary *sm = &res->telemetry;
+    if (!m->step_time.has) return 0;
+    unsigned u = 0;
+    if (!tr->host_busy_fraction.has) u |= 1u << W_DATA_WAIT | 1u << W_HOST_GAP;
+    if (!sm->gpu_util_pct.has && !m->gpu_util_known)
+        u |= 1u << W_DATA_WAIT | 1u << W_HOST_GAP | 1u << W_KERNEL_SHAPE | 1u << W_PRECISION_PATH;
+    if (!sm->hbm_peak_gb.has) u |= 1u << W_MEMORY_HEADROOM;
+    if (!res->kernels.kernels.dispatches) u |= 1u << W_COMM_EXCESS | 1u << W_KERNEL_SHAPE | 1u << W_PRECISION_PATH;
+    if (u) u |= 1u << W_USEFUL_GPU;
+    return u;
+}
+
+void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool reference_body) {
+    run_metrics *m = &res->metrics;
+    const torch_summary *tr = &res->torch;
+    const telemetry_summary *sm = &res->telemetry;
+    for (int b = 0; b < W_COUNT && !reference_body; b++)
+        if (waste_unknown & (1u << b)) m->waste[b] = 0.0;
+    if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
+    if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");
+    if (!tr->mfu_pct.has) unknown_warning(m, "mfu_pct", "no model FLOPs and peak TFLOPS declared");
+    if (!m->gpu_util_known && !sm->gpu_util_pct.has) unknown_warning(m, "gpu_util_pct", "no telemetry or timeline");
+    if (!sm->hbm_peak_gb.has) unknown_warning(m, "hbm_peak_gb", "no telemetry, allocation trace or torch memory totals");
+    if (!sm->hbm_avg_gb.has) unknown_warning(m, "hbm_avg_gb", "no telemetry VRAM samples");
+    for (int b = 0; b < W_COUNT; b++) {
+        if (!(waste_unknown & (1u << b))) continue;
+        if (m->waste[b] == 0.0) unknown_warning(m, WASTE_BUCKETS[b], "an input of its formula is unknown");
+        else diag_add(&m->warnings, "%s unknown (an input of its formula is unknown): reported as goblin_runner's "
+                      "formula gives it with that input taken as 0, not a measurement", WASTE_BUCKETS[b]);
+    }
+}
+
 bool run_headline_apply(run_result *res, const run_options *opt, const run_analysis *an, const run_sidecar *sc,
                         run_headline *h) {
     memset(h, 0, sizeof *h);
@@ -300,27 +335,10 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         }
     }
     if (h->filled) waste_budget_clamp(m);
-    /* a bucket whose input is unknown (only for numbers filled here: a goblin run keeps the
-     * reference's buckets) */
-    if (h->filled && m->step_time.has) {
-        unsigned u = 0;
-        if (!tr->host_busy_fraction.has) u |= 1u << W_DATA_WAIT | 1u << W_HOST_GAP;
-        if (!sm->gpu_util_pct.has && !m->gpu_util_known) u |= 1u << W_DATA_WAIT | 1u << W_HOST_GAP | 1u << W_KERNEL_SHAPE | 1u << W_PRECISION_PATH;
-        if (!sm->hbm_peak_gb.has) u |= 1u << W_MEMORY_HEADROOM;
-        if (!res->kernels.kernels.dispatches) u |= 1u << W_COMM_EXCESS | 1u << W_KERNEL_SHAPE | 1u << W_PRECISION_PATH;
-        if (u) u |= 1u << W_USEFUL_GPU;
-        h->waste_unknown = u;
-    }
+    bool reference_body = goblin && !h->filled;
+    h->waste_unknown = run_headline_unknown_buckets(res);
     if (!goblin) drop_goblin_not_found(m, &h->aside);
-    if (h->filled || !goblin) {      /* what the body's 0s stand for */
-        if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
-        if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");
-        if (!tr->mfu_pct.has) unknown_warning(m, "mfu_pct", "no model FLOPs and peak TFLOPS declared");
-        if (!m->gpu_util_known && !sm->gpu_util_pct.has) unknown_warning(m, "gpu_util_pct", "no telemetry or timeline");
-        if (!sm->hbm_peak_gb.has) unknown_warning(m, "hbm_peak_gb", "no telemetry, allocation trace or torch memory totals");
-        for (int b = 0; b < W_COUNT; b++)
-            if (h->waste_unknown & (1u << b)) unknown_warning(m, WASTE_BUCKETS[b], "an input of its formula is unknown");
-    }
+    run_headline_warn_unknown(res, h->waste_unknown, reference_body);
 
     jw_out w;
     jw_begin(&w, &h->json, 0);

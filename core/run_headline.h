@@ -72,4 +72,15 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
                         run_headline *h);
 void run_headline_free(run_headline *h);
 
+/* The waste buckets (1 << W_*) whose formula has an input res does not know (no host busy
+ * fraction, GPU utilisation, HBM peak or kernels); 0 without a step time (the whole budget is
+ * then unknown). Stored as null (/runs, /compare, Prometheus, the CLI), for every run. */
+unsigned run_headline_unknown_buckets(const run_result *res);
+/* Names in res's warnings each number of the /metrics body that stands for something unknown
+ * ("<field> unknown (why): reported as 0"), the buckets of waste_unknown included. The body of
+ * a goblin run as goblin_runner's rules make it (reference_body) keeps goblin_ref.py's
+ * buckets, whose formulas take an unknown input as 0 (its warning says so); any other body
+ * reports an unknown bucket as 0. */
+void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool reference_body);
+
 #endif

@@ -227,6 +227,8 @@ int cmd_parse(int argc, char **argv) {
         run_result_free(&r);
         return parse_any_profile(dir, opt, table, explain, (int)indent);
     }
+    /* the warnings the daemon's body has too: each number standing for something unknown */
+    run_headline_warn_unknown(&r, run_headline_unknown_buckets(&r), true);
     strbuf out = {0};
     metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);
     if (explain) {

@@ -5,10 +5,14 @@ bar, each bar's length recomputed here from GET /runs/<id>/metrics), a failed ru
 budget is one line saying it is unknown, no bars; steps `-`, not the default 10) and a Kineto
 trace alone (a step time, but the buckets its /metrics warnings call unknown print `-` and no
 bar; the steps came from the default: `-`; Prometheus exports no sample for those buckets).
-`goblind parse --format table` likewise for a directory without a step time.
+A goblin run without telemetry: its body is `goblind parse`'s, its warnings name the buckets
+whose input is unknown, and those have no Prometheus sample and are null in /compare.
+`goblind parse --format table` likewise for a directory without a step time, and `goblind
+parse` of other profilers' traces reports each number it calls unknown as 0.
 
 usage: show_unknown.py GOBLIND SHARED_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -47,8 +51,10 @@ def main():
         (root / "kin").mkdir()
         shutil.copy(Path(sys.argv[2]) / "fixtures" / "torch_profiler" / "kineto_docs__traces__before_fix_trace.json",
                     root / "kin")
+        e2e.gen(root / "no-smi", seed=3)                                   # goblin's files, no telemetry
+        (root / "no-smi" / "amd_smi.csv").unlink()
         d.start()
-        for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete")):
+        for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete"), ("no-smi", "complete")):
             d.wait_status(rid, want)
 
         # a measured run: every bucket a bar of round(v / total * 40) '#'
@@ -84,6 +90,26 @@ def main():
         assert status == 200, status
         exported = set(re.findall(r'^goblind_run_waste_seconds\{run="kin",bucket="(\w+)"\}', body.decode(), re.M))
         assert exported == set(BUCKETS) - unknown, (exported, unknown)
+        for b in unknown:                   # the body's placeholder is the 0 its warning names
+            assert m["waste_budget"][b] == 0, (b, m["waste_budget"], m["warnings"])
+
+        # a goblin run without telemetry: its body is goblin_ref.py's (the same as goblind parse's,
+        # warnings included), the warnings name the buckets whose input is unknown, and those are
+        # unknown everywhere else: no Prometheus sample, null on both sides of /compare
+        m = d.json("/runs/no-smi/metrics")[2]
+        parsed = json.loads(subprocess.run([GOBLIND, "parse", str(root / "no-smi")], capture_output=True, text=True,
+                                           timeout=60, check=True).stdout)
+        assert m == parsed, (m, parsed)
+        unknown = {b for b in BUCKETS if any(w.startswith(b + " unknown") for w in m["warnings"])}
+        assert unknown == {"memory_headroom", "useful_gpu"}, m["warnings"]
+        assert any(w.startswith("hbm_peak_gb unknown") for w in m["warnings"]), m["warnings"]
+        assert any(w.startswith("hbm_avg_gb unknown") for w in m["warnings"]), m["warnings"]
+        exported = set(re.findall(r'^goblind_run_waste_seconds\{run="no-smi",bucket="(\w+)"\}', body.decode(), re.M))
+        assert exported == set(BUCKETS) - unknown, (exported, unknown)
+        c = d.json("/compare?base=good&candidate=no-smi")[2]
+        for b in BUCKETS:
+            assert (c["waste_budget"][b]["candidate"] is None) == (b in unknown), (b, c["waste_budget"][b])
+            assert c["waste_budget"][b]["base"] is not None, (b, c["waste_budget"][b])
         assert d.stop() == 0
 
         # goblind parse --format table on a directory whose step time is unknown (no torch profile)
@@ -92,6 +118,25 @@ def main():
         out = subprocess.run([GOBLIND, "parse", str(Path(tmp) / "no-torch"), "--format", "table"], capture_output=True,
                              text=True, timeout=60, env=dict(os.environ, LC_ALL="C"))
         assert "waste budget unknown (no step time" in out.stdout and not bucket_lines(out.stdout), out.stdout + out.stderr
+
+        # goblind parse of other profilers' traces: every number a warning calls unknown and
+        # "reported as 0" is 0 in the body (a bucket is not its formula over an input taken as 0)
+        fx = Path(sys.argv[2]) / "fixtures" / "torch_profiler"
+        for name in ("kineto_tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz",
+                     "tracelens_mi300__gaunernst_bert-small-uncased__1016001.json.gz",
+                     "hta_cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"):
+            run = Path(tmp) / name.split("__")[0]
+            run.mkdir()
+            shutil.copy(fx / name, run)
+            m = json.loads(subprocess.run([GOBLIND, "parse", str(run)], capture_output=True, text=True, timeout=60,
+                                          check=True).stdout)
+            zeroed = [w.split(" unknown")[0] for w in m["warnings"] if re.match(r"\w+ unknown \(.*\): reported as 0$", w)]
+            assert zeroed, (name, m["warnings"])
+            for f in zeroed:
+                v = m["waste_budget"][f] if f in m["waste_budget"] else m[f]
+                assert v == 0, (name, f, v, m["warnings"])
+            if m["hbm_peak_gb"] > 0 and m["hbm_avg_gb"] == 0:        # a peak without VRAM samples: its mean is named
+                assert "hbm_avg_gb" in zeroed, (name, m["warnings"])
     print("show_unknown: ok")
 
 
