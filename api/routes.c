@@ -378,8 +378,8 @@ extern const size_t OPENAPI_JSON_LEN;
 static enum MHD_Result delete_run(api *a, struct MHD_Connection *c, const char *id) {
     bool found = false;
     if (retention_forget(api_store(a), id, api_now_ms(), "DELETE /runs/<id>", &found) != 0) {
-        char detail[400];
-        snprintf(detail, sizeof detail, "the database refused the delete: %s", store_last_error(api_store(a)));
+        char detail[400], err[256];
+        snprintf(detail, sizeof detail, "the database refused the delete: %s", store_last_error(api_store(a), err, sizeof err));
         return api_send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable", detail);
     }
     if (!found) return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no run with this id");

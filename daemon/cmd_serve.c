@@ -301,7 +301,8 @@ int cmd_serve(int argc, char **argv) {
         return 1;
     }
     if (retention_init(s.st) != 0) {
-        log_error("database %s: cannot create the retention tables: %s", s.cfg.db, store_last_error(s.st));
+        char err[256];
+        log_error("database %s: cannot create the retention tables: %s", s.cfg.db, store_last_error(s.st, err, sizeof err));
         store_close(s.st);
         config_free(&s.cfg);
         return 1;
@@ -354,7 +355,7 @@ int cmd_serve(int argc, char **argv) {
     for (size_t i = 0; i < s.cfg.n_roots; i++) log_info("watching root %s", s.cfg.roots[i]);
 
     retention_policy rp = {s.cfg.retention_max_runs, s.cfg.retention_max_age_days, s.cfg.db_max_size_mb, false};
-    s.retention = retention_timer_start(&s.loop, s.st, &rp, s.http, &s.counters);
+    s.retention = retention_timer_start(&s.loop, s.st, &rp, s.http);
     tracker_start(s.trk);
     api_set_ready(s.http, true);
     char status[160];

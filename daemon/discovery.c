@@ -246,9 +246,10 @@ int tracker_start(tracker *t) {
         if (store_list_runs(rd, -1, 1000, cursor[0] ? cursor : NULL, false, collect_id, &g, next, sizeof next) < 0) break;
     } while (next[0]);
     store_reader_release(t->st, rd);
+    char err[256];
     for (size_t i = 0; i < g.n; i++) {
         if (!tracker_lookup(t, g.ids[i]) && !status_db_corrupt(t) && store_set_status(t->st, g.ids[i], "", "", RUN_GONE, clk_wall_ms()) != 0)
-            log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st));
+            log_error("run %s: cannot mark gone: %s", g.ids[i], store_last_error(t->st, err, sizeof err));
         free(g.ids[i]);
     }
     free(g.ids);

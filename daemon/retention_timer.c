@@ -17,9 +17,10 @@ struct retention_timer {
     pthread_mutex_t http_lock;   /* a pass's worker thread tells http; retention_timer_stop clears it */
     api *http;
     retention_policy policy;
-    goblind_counters *counters;
-    uint64_t ingest_errors;      /* at the last pass: a new failed ingest (full?) triggers one now */
+    uint64_t full_failures;      /* store_full_failures at the last look: a new one triggers a pass now */
+    char room_for[256];          /* the run room was last made for: once per run, not per retry */
     unsigned ticks;
+    bool refused_again;          /* room_for's run was refused again (logged) */
     bool busy, closing, closed;
     int evicted;
 };
@@ -54,25 +55,42 @@ static void pass_work(uv_work_t *req) {
 static void pass_done(uv_work_t *req, int status) {
     retention_timer *rt = req->data;
     rt->busy = false;
-    if (status == 0 && rt->evicted < 0) log_error("retention: cannot evict runs: %s", store_last_error(rt->st));
+    char err[256];
+    if (status == 0 && rt->evicted < 0) log_error("retention: cannot evict runs: %s", store_last_error(rt->st, err, sizeof err));
     maybe_free(rt);
 }
 
 static void on_timer(uv_timer_t *h) {
     retention_timer *rt = h->data;
     if (rt->busy || rt->closing) return;
-    uint64_t errors = atomic_load(&rt->counters->ingests[INGEST_ERROR]);
-    if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && errors == rt->ingest_errors) return;
-    /* a new failed ingest on a full database: make room for its retry now */
-    rt->policy.make_room = errors != rt->ingest_errors && strstr(store_last_error(rt->st), "full") != NULL;
-    rt->ingest_errors = errors;
+    char run_id[256];
+    uint64_t full = store_full_failures(rt->st, run_id, sizeof run_id);
+    bool refused = full != rt->full_failures;
+    if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && !refused) return;
+    rt->full_failures = full;
+    /* An ingest refused for lack of room: the oldest finished run makes room for its retry,
+     * once per run. A run refused again after that does not fit in what one eviction frees
+     * (larger than db_max_size_mb itself, perhaps): evicting a run per retry would empty the
+     * database for it, so no more runs go for it (logged once; the ordinary pass still keeps
+     * the database under 90 %). */
+    rt->policy.make_room = false;
+    if (refused && rt->policy.max_size_mb > 0) {
+        if (strcmp(run_id, rt->room_for) != 0) {
+            rt->policy.make_room = true;
+            snprintf(rt->room_for, sizeof rt->room_for, "%s", run_id);
+        } else if (!rt->refused_again) {
+            rt->refused_again = true;
+            log_warn("run %s: still does not fit under db_max_size_mb (%d MB) after the oldest finished run made room "
+                     "for it; no more runs are evicted for it", run_id, rt->policy.max_size_mb);
+        }
+        if (rt->policy.make_room) rt->refused_again = false;
+    }
     rt->busy = true;
     rt->work.data = rt;
     if (uv_queue_work(h->loop, &rt->work, pass_work, pass_done) != 0) rt->busy = false;
 }
 
-retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http,
-                                      goblind_counters *counters) {
+retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http) {
     if (p->max_runs <= 0 && p->max_age_days <= 0 && p->max_size_mb <= 0) return NULL;
     retention_timer *rt = calloc(1, sizeof *rt);
     if (!rt) return NULL;
@@ -80,7 +98,6 @@ retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retenti
     pthread_mutex_init(&rt->http_lock, NULL);
     rt->http = http;
     rt->policy = *p;
-    rt->counters = counters;
     uv_timer_init(loop, &rt->timer);
     rt->timer.data = rt;
     uv_timer_start(&rt->timer, on_timer, 1000, 1000);

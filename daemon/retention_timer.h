@@ -1,8 +1,10 @@
 /* retention_timer: applies the retention policy (storage/retention.c) from the loop: every
  * RETENTION_PERIOD_MS a pass on the worker pool evicts the oldest finished runs beyond
  * retention_max_runs / retention_max_age_days / db_max_size_mb, logs each eviction and tells
- * the API (cache, long polls). A failed ingest (the database at db_max_size_mb) triggers a pass
- * within a second, so the tracker's retry finds room. At most one pass runs at a time. */
+ * the API (cache, long polls). An ingest refused for lack of room (the database at
+ * db_max_size_mb) triggers a pass within a second that evicts the oldest finished run, so the
+ * tracker's retry finds room: once per refused run, never once per retry. At most one pass
+ * runs at a time. */
 #ifndef GOBLIN_RETENTION_TIMER_H
 #define GOBLIN_RETENTION_TIMER_H
 
@@ -16,8 +18,7 @@
 typedef struct retention_timer retention_timer;
 
 /* NULL (nothing to do) when the policy has no limit. */
-retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http,
-                                      goblind_counters *counters);
+retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http);
 /* Closes the timer and detaches the API: when it returns, no pass tells the API anything (a
  * pass in flight finishes its evictions, logged, and the memory goes once it is done). Call it
  * before api_stop, once (loop thread). */

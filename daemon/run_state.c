@@ -83,11 +83,18 @@ run_actions run_state_settled(run_state *s, const run_state_cfg *c, int64_t now,
 
 void run_state_parse_not_started(run_state *s) { s->parsing = false; }
 
+int64_t run_state_retry_ms(const run_state *s) {
+    int64_t ms = PARSE_RETRY_MS;
+    for (unsigned i = 1; i < s->store_failures && ms < PARSE_RETRY_MAX_MS; i++) ms *= 2;
+    return ms < PARSE_RETRY_MAX_MS ? ms : PARSE_RETRY_MAX_MS;
+}
+
 run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t now, bool stored, run_status outcome,
                                 int64_t parse_ms, int64_t newest_mtime_ms) {
     assert(outcome == RUN_COMPLETE || outcome == RUN_FAILED || outcome == RUN_EMPTY);
     run_actions a = none();
     s->parsing = false;
+    s->store_failures = stored ? 0 : s->store_failures + 1;
     if (stored) {
         s->have_parse = true;
         s->parsed_ok = outcome == RUN_COMPLETE;
@@ -100,7 +107,7 @@ run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t no
     if (s->gone) return a;
     if (s->reparse || !s->have_parse) {
         s->reparse = false;
-        a.settle_in_ms = s->have_parse ? c->settle_ms : PARSE_RETRY_MS;   /* not stored: retry later */
+        a.settle_in_ms = s->have_parse ? c->settle_ms : run_state_retry_ms(s);   /* not stored: retry later */
         return a;
     }
     a.quiet_in_ms = run_state_quiet_delay(s, c, now);

@@ -27,7 +27,8 @@
 
 #define REPARSE_PACE 10
 #define REPARSE_GAP_MAX_MS 60000
-#define PARSE_RETRY_MS 5000          /* a parse whose ingest was not stored is tried again after this */
+#define PARSE_RETRY_MS 5000          /* a parse whose ingest was not stored is tried again after this, */
+#define PARSE_RETRY_MAX_MS 300000    /* doubled on each failure in a row up to this (a run that never fits) */
 
 typedef struct run_state_cfg {
     int64_t settle_ms, settle_max_ms, quiet_ms;
@@ -47,6 +48,7 @@ typedef struct run_state {
     int64_t parse_started_ms;    /* of the last parse (0: never) */
     int64_t last_parse_ms;       /* how long it took */
     int64_t newest_mtime_ms;     /* the newest artefact mtime of the stored parse */
+    unsigned store_failures;     /* parses in a row whose ingest was not stored */
 } run_state;
 
 /* What the tracker is to do after an event. A delay < 0 leaves that timer alone. */
@@ -81,6 +83,9 @@ run_actions run_state_parsed_as(run_state *s, const run_state_cfg *c, int64_t no
                                 int64_t parse_ms, int64_t newest_mtime_ms);
 /* The parse was queued but could not start (the pool refused it): back to not parsing. */
 void run_state_parse_not_started(run_state *s);
+/* How long after a parse whose ingest was not stored the next one starts: PARSE_RETRY_MS,
+ * doubled for each failure in a row before it, at most PARSE_RETRY_MAX_MS. */
+int64_t run_state_retry_ms(const run_state *s);
 /* The quiet timer fired. files_as_parsed as for run_state_settled. */
 run_actions run_state_quiet(run_state *s, const run_state_cfg *c, int64_t now, bool files_as_parsed);
 /* The directory was deleted. */

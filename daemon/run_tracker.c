@@ -218,9 +218,10 @@ void tracker_run_parsed(parse_job *j, int status) {
         log_debug("run %s: parsed (%s)", r->id, store_run_status_name(j->outcome));
     } else {
         atomic_fetch_add(&t->counters->ingests[INGEST_ERROR], 1);
+        char err[256];
         if (!status_db_corrupt(t))
             log_error("run %s: ingest not stored (%s); will retry", r->id,
-                      status ? uv_strerror(status) : store_last_error(t->st));
+                      status ? uv_strerror(status) : store_last_error(t->st, err, sizeof err));
     }
     bool forgotten = r->forgotten;              /* deleted while parsing: nothing left to do */
     if (forgotten && r->refs == 0) tracker_free_run(r);

@@ -130,8 +130,9 @@ static void status_done(status_job *j) {
     bool ok = j->ok;
     if (ok && r->status_failed) log_info("run %s: status %s stored after a retry", r->id, store_run_status_name(j->status));
     if (!ok && status_db_corrupt(t)) r->status_failed = true;             /* no retry, no per-run line */
+    char err[256];
     if (!ok && !r->status_failed)
-        log_error("run %s: cannot store status %s: %s; retrying", r->id, store_run_status_name(j->status), store_last_error(t->st));
+        log_error("run %s: cannot store status %s: %s; retrying", r->id, store_run_status_name(j->status), store_last_error(t->st, err, sizeof err));
     r->status_failed = !ok;
     if (!ok) r->status_dirty = true;
     free(j->id);

@@ -46,7 +46,11 @@ struct store {
     store_reader readers[READERS];
     pthread_mutex_t rlock;
     pthread_cond_t rfree;
-    char err[256];
+    char err[256];               /* the write side's last error, under wlock */
+    pthread_mutex_t err_lock;    /* err_shown and the full-database record */
+    char err_shown[256];         /* err as of the last write's end, for any thread (store_last_error) */
+    uint64_t full_failures;      /* ingests refused for lack of room (SQLITE_FULL) */
+    char full_run[256];          /* the run of the last one */
     atomic_bool corrupt;         /* set once, never cleared: every answer would be suspect */
     char corrupt_reason[400];    /* written before corrupt is set */
     pthread_mutex_t corrupt_lock;
@@ -117,6 +121,7 @@ store *store_open(const char *path, int max_size_mb, char **errp) {
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->rlock, NULL);
     pthread_mutex_init(&s->corrupt_lock, NULL);
+    pthread_mutex_init(&s->err_lock, NULL);
     pthread_cond_init(&s->rfree, NULL);
     s->w = open_conn(path, false, err, sizeof err);
     if (!s->w) goto fail;
@@ -157,15 +162,42 @@ void store_close(store *s) {
     pthread_mutex_destroy(&s->wlock);
     pthread_mutex_destroy(&s->rlock);
     pthread_mutex_destroy(&s->corrupt_lock);
+    pthread_mutex_destroy(&s->err_lock);
     pthread_cond_destroy(&s->rfree);
     free(s);
 }
 
 const char *store_db_file(store *s) { return sqlite3_db_filename(s->w, "main"); }
 
-const char *store_last_error(store *s) { return s->err; }
+const char *store_last_error(store *s, char *buf, size_t n) {
+    pthread_mutex_lock(&s->err_lock);
+    snprintf(buf, n, "%s", s->err_shown);
+    pthread_mutex_unlock(&s->err_lock);
+    return buf;
+}
+
+uint64_t store_full_failures(store *s, char *run_id, size_t n) {
+    pthread_mutex_lock(&s->err_lock);
+    uint64_t k = s->full_failures;
+    snprintf(run_id, n, "%s", s->full_run);
+    pthread_mutex_unlock(&s->err_lock);
+    return k;
+}
 
 /* ---- writes ---- */
+
+/* Ends a write (the caller holds wlock): its error, if any, becomes what store_last_error
+ * shows; an ingest of run_id (NULL: not an ingest) refused for lack of room is recorded. */
+static void write_unlock(store *s, int rc, const char *run_id) {
+    pthread_mutex_lock(&s->err_lock);
+    if (rc != SQLITE_OK) snprintf(s->err_shown, sizeof s->err_shown, "%s", s->err);
+    if (run_id && (rc & 0xff) == SQLITE_FULL) {
+        s->full_failures++;
+        snprintf(s->full_run, sizeof s->full_run, "%s", run_id);
+    }
+    pthread_mutex_unlock(&s->err_lock);
+    pthread_mutex_unlock(&s->wlock);
+}
 
 static void set_err(store *s) { snprintf(s->err, sizeof s->err, "%s", sqlite3_errmsg(s->w)); }
 
@@ -218,7 +250,7 @@ int store_set_statuses(store *s, const store_status *items, size_t n, int64_t no
     if (tx && rc == SQLITE_OK && (rc = exec(s->w, "COMMIT", NULL, 0)) != SQLITE_OK) set_err(s);
     if (tx && rc != SQLITE_OK) write_rollback(s);
     note_rc(s, s->w, rc);
-    pthread_mutex_unlock(&s->wlock);
+    write_unlock(s, rc, NULL);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
@@ -242,7 +274,7 @@ int store_write_tx(store *s, int (*fn)(sqlite3 *db, void *arg), void *arg) {
     } else {
         set_err(s);
     }
-    pthread_mutex_unlock(&s->wlock);
+    write_unlock(s, rc, NULL);
     return rc == SQLITE_OK ? 0 : -1;
 }
 
@@ -405,7 +437,7 @@ int store_ingest(store *s, const ingest_record *r) {
         }
     }
     note_rc(s, s->w, rc);
-    pthread_mutex_unlock(&s->wlock);
+    write_unlock(s, rc, r->id);
     return rc != SQLITE_OK ? -1 : dropped ? STORE_INGEST_FORGOTTEN : 0;
 }
 

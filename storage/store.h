@@ -44,8 +44,12 @@ store *store_open(const char *path, int max_size_mb, char **err);
 void store_close(store *s);
 /* The database file's full path (for connections of its own, e.g. kernel_cursor.h). */
 const char *store_db_file(store *s);
-/* The last SQLite error of the write side, for logs. */
-const char *store_last_error(store *s);
+/* The last SQLite error of the write side (as of the last write that failed), copied into
+ * buf for logs; returns buf. Thread-safe. */
+const char *store_last_error(store *s, char *buf, size_t n);
+/* How many ingests were refused for lack of room so far (SQLITE_FULL: db_max_size_mb or a
+ * full disk), and the run of the last one copied into run_id. Thread-safe. */
+uint64_t store_full_failures(store *s, char *run_id, size_t n);
 /* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
  * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the
  * API answers 503 with this reason and the tracker stops writing. */

@@ -247,6 +247,7 @@ static int store_once(const char *dir, const ingest_record *rec, long long fail_
     char *path = NULL;
     long long live0 = alloc_fault_live();
     store *st = fresh_store(dir, &path);
+    char err[256];
     alloc_fault_arm(fail_at, fail_rest);
     int rc = store_ingest(st, rec);
     alloc_fault_disarm();
@@ -254,14 +255,14 @@ static int store_once(const char *dir, const ingest_record *rec, long long fail_
     ck_assert_msg(store_corruption(st) == NULL, "allocation %lld failing marks the store corrupt: %s", fail_at,
                   store_corruption(st));
     ck_assert_msg(rc == 0 || (rc == -1 && fail_at), "allocation %lld failing: store_ingest answered %d (%s)", fail_at, rc,
-                  store_last_error(st));
+                  store_last_error(st, err, sizeof err));
     char *after = db_dump(path);
     if (rc != 0) {                          /* nothing of the run, then a retry stores it whole */
         ck_assert_msg(strstr(after, rec->id) == NULL, "allocation %lld failing leaves part of the run stored:\n%.400s",
                       fail_at, after);
         int again = store_ingest(st, rec);
         ck_assert_msg(again == 0, "allocation %lld failing, then a retry without a fault: %d (%s)", fail_at, again,
-                      store_last_error(st));
+                      store_last_error(st, err, sizeof err));
         free(after);
         after = db_dump(path);
     }

@@ -195,6 +195,35 @@ START_TEST(quiet_with_changes_and_store_errors) {
 }
 END_TEST
 
+/* Ingests refused in a row (a run that never fits the database) are retried ever more slowly:
+ * 5 s, 10 s, 20 s ... up to PARSE_RETRY_MAX_MS; one stored parse starts the count again. */
+START_TEST(store_failures_back_off) {
+    run_state s;
+    run_state_init(&s);
+    now = 100;
+    run_state_discovered(&s, &CFG, now);
+    now += 150;
+    run_state_settled(&s, &CFG, now, false);
+    int64_t want = PARSE_RETRY_MS;
+    for (int i = 0; i < 12; i++) {
+        now += 10;
+        run_actions a = parsed(&s, &CFG, now, false, true, 10, 0);
+        ck_assert_int_eq(a.settle_in_ms, want);
+        want = want * 2 > PARSE_RETRY_MAX_MS ? PARSE_RETRY_MAX_MS : want * 2;
+        now += a.settle_in_ms;
+        ck_assert(run_state_settled(&s, &CFG, now, true).start_parse);
+    }
+    ck_assert_int_eq(want, PARSE_RETRY_MAX_MS);
+    now += 10;
+    parsed(&s, &CFG, now, true, true, 10, 0);                /* stored */
+    ck_assert_uint_eq(s.store_failures, 0);
+    run_state_touch(&s, &CFG, now);
+    now += 150;
+    run_state_settled(&s, &CFG, now, false);
+    ck_assert_int_eq(parsed(&s, &CFG, now + 10, false, true, 10, 0).settle_in_ms, PARSE_RETRY_MS);
+}
+END_TEST
+
 /* Quiet delay: from the newest of the last change and the artefacts' mtimes, never more than
  * quiet_ms (an mtime from the future) and never negative. */
 START_TEST(quiet_delay_bounds) {
@@ -311,6 +340,7 @@ int main(void) {
     tcase_add_test(tc, restored_run_is_not_reparsed);
     tcase_add_test(tc, parse_not_started);
     tcase_add_test(tc, empty_run_is_empty_not_failed);
+    tcase_add_test(tc, store_failures_back_off);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
