@@ -89,7 +89,8 @@ static void parse_work(uv_work_t *req) {
         const artefact_info *a = &j->res.info[k];
         j->sig.files.a[k] = (artefact_sig){a->present, a->size, a->inode, a->mtime_ns};
     }
-    ingest_doc doc;                     /* the store sees a document, not the parse's structs */
+    ingest_doc doc = {0};               /* the store sees a document, not the parse's structs (freed
+                                         * below even when never built: the headline ran out of memory) */
     bool doc_ok = h_ok && ingest_doc_build(&j->res, &doc);
     if (doc_ok && h.kernels_from_analysis) doc.kernels = NULL;   /* the stored rows: the kernels section's own */
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
