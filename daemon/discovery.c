@@ -41,11 +41,12 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
         bool known = rd && store_run_state(rd, id, &st, &stored, &has_metrics);
         bool forgotten = !known && rd && retention_forgotten_sig(rd, id, &stored);   /* DELETEd or evicted */
         if (forgotten) st = RUN_COMPLETE;       /* not re-ingested while its files stay as they were */
-        if (!known && !forgotten && tracker_dir_empty(r->path, &r->dormant_mtime_ns)) {
+        /* never parsed (new, or stored pending by an earlier start) and empty */
+        if ((!known || !has_metrics) && !forgotten && tracker_dir_empty(r->path, &r->dormant_mtime_ns)) {
             r->dormant = true;                  /* pending its first file, nothing to parse: that file wakes it */
             t->n_dormant++;
             r->sm.status = RUN_PENDING;         /* a run about to start (docs/API.md "Run states") */
-            status_write(r);
+            if (!known || st != RUN_PENDING) status_write(r);
             tracker_watch_run_dir(r);
             return;
         }

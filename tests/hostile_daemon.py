@@ -380,8 +380,8 @@ def test_empty_run_directories_are_not_parsed(tmp):
     """2,000 empty directories under the root (a launcher that makes them ahead of its jobs): each
     is a pending run (waiting for its first file), stored in a few batched commits, and none is parsed (before the fix each was
     parsed and stored as failed, four database writes apiece, and a real run written meanwhile
-    waited behind them). A file appearing in one wakes it at once; with watch_mode = scan an
-    empty directory is looked at again only when its mtime moves."""
+    waited behind them), nor after a restart. A file appearing in one wakes it at once; with
+    watch_mode = scan an empty directory is looked at again only when its mtime moves."""
     root = Path(tmp) / "runs"
     root.mkdir()
     for i in range(2000):
@@ -410,6 +410,15 @@ def test_empty_run_directories_are_not_parsed(tmp):
     assert ingests == 1, ingests                                # only the real run was parsed
     __import__("shutil").copy(root / "real" / "amd_smi.csv", root / "job-0007" / "amd_smi.csv")
     d.wait_status("job-0007", "complete", timeout=30)           # woken by its first file: telemetry is a profile
+    assert d.stop() == 0
+    d.start()                                                   # restarted on the same database: still not parsed
+    time.sleep(2.5)
+    got = rows()
+    assert all(v == ("pending", 0) for k, v in got.items() if k not in ("real", "job-0007")), \
+        [kv for kv in got.items() if kv[1] != ("pending", 0)][:5]
+    metrics = d.get("/metrics")[2].decode()
+    ingests = sum(float(ln.split()[-1]) for ln in metrics.splitlines() if ln.startswith("goblind_ingests_total{"))
+    assert ingests == 0, ingests
     assert d.stop() == 0
     sd = Daemon(Path(tmp) / "scan", extra=["--watch-mode", "scan", "--fallback-scan-ms", "300"])
     for i in range(50):
