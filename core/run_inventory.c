@@ -402,7 +402,9 @@ void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_
     out->hash = h;
 }
 
-/* Hashes the entries of dir (and one level down when depth is 0) into h. */
+/* Hashes the entries of dir into h, and of the real directories below it down to the depth the
+ * inventory reads (INVENTORY_MAX_DEPTH: msprof's PROF_*<dir>/mindstudio_profiler_output/ files
+ * change there without anything one level down changing). */
 static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
     size_t n;
     bool oom;                  /* unlisted for any reason: a hash of its own (the run is read again) */
@@ -420,8 +422,8 @@ static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
             h = fnv(h, &size, sizeof size);
             h = fnv(h, &mtime, sizeof mtime);
             h = fnv(h, &ino, sizeof ino);
-        } else if (depth == 0 && lstat(path, &lst) == 0 && S_ISDIR(lst.st_mode)) {
-            h = listing_hash(fnv(h, "/", 1), path, 1);
+        } else if (depth < INVENTORY_MAX_DEPTH && lstat(path, &lst) == 0 && S_ISDIR(lst.st_mode)) {
+            h = listing_hash(fnv(h, "/", 1), path, depth + 1);
         }
         free(path);
     }

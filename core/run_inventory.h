@@ -94,7 +94,7 @@ typedef struct inventory_fingerprint {
 /* The fingerprint of an inventory already built (the ingest's own: no second walk). */
 void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_root, inventory_fingerprint *out);
 /* A cheap hash of what run_inventory_build() looks at, without opening any file: every entry
- * name of run_dir and of its sub-directories one level down (and of extra_root), with each
+ * name of run_dir and of its sub-directories down to INVENTORY_MAX_DEPTH (and of extra_root), with each
  * regular file's size, mtime and inode. When it is unchanged the inventory (and its
  * fingerprint) is unchanged too, so change detection builds the inventory — which opens files
  * to sniff them — only after this hash moved. */

@@ -59,6 +59,23 @@ def test_inotify_exhausted_falls_back_to_scanning(tmp):
     assert d.stop() == 0
 
 
+def test_change_two_levels_down_is_seen(tmp):
+    """msprof writes its CSVs two directory levels down (PROF_*/mindstudio_profiler_output/):
+    a file landing there after the run was parsed is seen (by the periodic scan: the watches
+    reach one level down) and the run parsed again. It stayed `empty` before: the change
+    detection looked one level down only."""
+    d = Daemon(tmp).start()
+    out = d.roots[0] / "npu" / "PROF_000001_20250101" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    d.wait_status("npu", "empty")
+    tmp_csv = Path(tmp) / "op_summary.tmp"
+    shutil.copy(e2e.SHARED / "fixtures" / "msprof" / "mstt_compute_advice_kernel_details.csv", tmp_csv)
+    os.replace(tmp_csv, out / "op_summary_0_1.csv")
+    d.wait_status("npu", "complete", timeout=30)
+    assert d.json("/runs/npu")[2]["ingest_count"] == 2
+    assert d.stop() == 0
+
+
 def test_honest_absence(tmp):
     """Unknown is null or absent, never 0: /runs headline numbers of a run not parsed yet or
     missing its artefacts, a failed run's /metrics (422 + Goblind-Run-Status), its Prometheus
