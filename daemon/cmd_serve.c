@@ -354,7 +354,8 @@ int cmd_serve(int argc, char **argv) {
     fflush(stdout);
     for (size_t i = 0; i < s.cfg.n_roots; i++) log_info("watching root %s", s.cfg.roots[i]);
 
-    retention_policy rp = {s.cfg.retention_max_runs, s.cfg.retention_max_age_days, s.cfg.db_max_size_mb, false};
+    retention_policy rp = {.max_runs = s.cfg.retention_max_runs, .max_age_days = s.cfg.retention_max_age_days,
+                           .max_size_mb = s.cfg.db_max_size_mb};
     s.retention = retention_timer_start(&s.loop, s.st, &rp, s.http);
     tracker_start(s.trk);
     api_set_ready(s.http, true);

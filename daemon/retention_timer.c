@@ -21,6 +21,7 @@ struct retention_timer {
     char room_for[256];          /* the run room was last made for: once per run, not per retry */
     unsigned ticks;
     bool refused_again;          /* room_for's run was refused again (logged) */
+    atomic_bool stopping;        /* retention_timer_stop: a pass in flight ends after its current eviction */
     bool busy, closing, closed;
     int evicted;
 };
@@ -98,6 +99,8 @@ retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retenti
     pthread_mutex_init(&rt->http_lock, NULL);
     rt->http = http;
     rt->policy = *p;
+    atomic_init(&rt->stopping, false);
+    rt->policy.cancel = &rt->stopping;
     uv_timer_init(loop, &rt->timer);
     rt->timer.data = rt;
     uv_timer_start(&rt->timer, on_timer, 1000, 1000);
@@ -113,6 +116,7 @@ static void on_closed(uv_handle_t *h) {
 void retention_timer_stop(retention_timer *rt) {
     if (!rt || rt->closing) return;
     rt->closing = true;
+    atomic_store(&rt->stopping, true);
     pthread_mutex_lock(&rt->http_lock);         /* a pass in flight tells the API no more */
     rt->http = NULL;
     pthread_mutex_unlock(&rt->http_lock);

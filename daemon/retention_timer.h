@@ -20,8 +20,9 @@ typedef struct retention_timer retention_timer;
 /* NULL (nothing to do) when the policy has no limit. */
 retention_timer *retention_timer_start(uv_loop_t *loop, store *st, const retention_policy *p, api *http);
 /* Closes the timer and detaches the API: when it returns, no pass tells the API anything (a
- * pass in flight finishes its evictions, logged, and the memory goes once it is done). Call it
- * before api_stop, once (loop thread). */
+ * pass in flight ends after the eviction under way, logged, and the memory goes once it is
+ * done, so shutdown does not wait for a pass of thousands of evictions). Call it before
+ * api_stop, once (loop thread). */
 void retention_timer_stop(retention_timer *rt);
 
 #endif

@@ -217,7 +217,7 @@ int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, reten
     int n = 0;
     retention_policy once = *p;                     /* make_room evicts one run, not all of them */
     p = &once;
-    for (;;) {
+    while (!(p->cancel && atomic_load(p->cancel))) {
         evict_args e = {p, now_ms, "", NULL};
         if (store_write_tx(s, evict_one_tx, &e) != 0) return -1;
         if (!e.why) break;
@@ -225,7 +225,7 @@ int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, reten
         if (evicted) evicted(user, e.id, e.why);
         if (strcmp(e.why, "db_max_size_mb")) continue;
         once.make_room = false;
-        for (;;) {                                  /* down to 80% so ingests do not hit the limit again soon */
+        while (!(p->cancel && atomic_load(p->cancel))) {   /* down to 80% so ingests do not hit the limit again soon */
             evict_args t = {p, now_ms, "", NULL};
             if (store_write_tx(s, size_target_tx, &t) != 0) return -1;
             if (!t.why) break;

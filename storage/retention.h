@@ -9,6 +9,7 @@
 #ifndef GOBLIN_RETENTION_H
 #define GOBLIN_RETENTION_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,8 @@ typedef struct retention_policy {
     int max_size_mb;       /* 0: no limit; evict while the used pages exceed 90% of it, down to 80% */
     bool make_room;        /* an ingest just failed on the size limit: evict the oldest finished run
                               even below 90% (with max_size_mb set) */
+    const atomic_bool *cancel;   /* NULL, or set when the pass is to end after the eviction under
+                                    way (shutdown): a pass may have thousands to do */
 } retention_policy;
 
 /* Creates the retention tables and triggers when missing (idempotent). 0 on success. */
@@ -41,7 +44,8 @@ int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, c
 typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
 
 /* Evicts finished runs (complete, failed, gone) beyond the policy, oldest first, one
- * transaction each, calling evicted() after each. Returns how many, or -1 on a database error. */
+ * transaction each, calling evicted() after each, until none is beyond it or p->cancel is
+ * set. Returns how many, or -1 on a database error. */
 int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, retention_evicted_fn evicted, void *user);
 
 #endif

@@ -2,6 +2,7 @@
  * writer, the metrics cache, /compare arithmetic, the store (migrations, ingests,
  * pagination, signatures) and the Prometheus rendering. */
 #include <check.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,12 @@ static void count_eviction(void *user, const char *id, const char *why) {
     evictions++;
 }
 
+/* An eviction that asks the pass to stop (as retention_timer_stop does at shutdown). */
+static void cancel_on_eviction(void *user, const char *id, const char *why) {
+    (void)id; (void)why;
+    atomic_store((atomic_bool *)user, true);
+}
+
 /* A parse that began reading before its run was forgotten (DELETE during the parse) is dropped in
  * the ingest's transaction, and its files become the forgotten signature; one that began after
  * the delete (its files changed since) is stored. Batched status writes: one call, every row. */
@@ -402,6 +409,16 @@ START_TEST(retention_forget_and_policy) {
     ck_assert(!store_run_state(rd, "s-0000", &status, &sig, &has));  /* the oldest went */
     ck_assert(store_run_state(rd, "s-new", &status, &sig, &has));
     store_reader_release(st, rd);
+    char refused[64];                                               /* the refused ingest, by run */
+    ck_assert_uint_eq(store_full_failures(st, refused, sizeof refused), 1);
+    snprintf(id, sizeof id, "s-%04d", n);
+    ck_assert_str_eq(refused, id);
+    /* a pass ends after the eviction under way once cancelled (shutdown) */
+    atomic_bool cancel;
+    atomic_init(&cancel, false);
+    p = (retention_policy){.max_runs = 1, .cancel = &cancel};
+    ck_assert_int_gt(count_runs(st), 3);
+    ck_assert_int_eq(retention_enforce(st, &p, 60000, cancel_on_eviction, &cancel), 1);
     store_close(st);
     run_result_free(&r);
     free(db);
