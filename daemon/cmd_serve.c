@@ -214,6 +214,8 @@ static void reload_config(server *s) {
     }
     bool roots_same = n.n_roots == s->cfg.n_roots;
     for (size_t i = 0; roots_same && i < n.n_roots; i++) roots_same = !strcmp(n.roots[i], s->cfg.roots[i]);
+    bool hooks_same = n.n_webhook_urls == s->cfg.n_webhook_urls;
+    for (size_t i = 0; hooks_same && i < n.n_webhook_urls; i++) hooks_same = !strcmp(n.webhook_urls[i], s->cfg.webhook_urls[i]);
 #define SAME_STR(a, b) ((!(a) && !(b)) || ((a) && (b) && !strcmp((a), (b))))
     const char *restart = !roots_same ? "root"
         : !SAME_STR(n.db, s->cfg.db) ? "db" : !SAME_STR(n.listen, s->cfg.listen) ? "listen"
@@ -223,6 +225,9 @@ static void reload_config(server *s) {
         : n.max_request_kb != s->cfg.max_request_kb ? "max_request_kb"
         : !SAME_STR(n.npu_reference_dir, s->cfg.npu_reference_dir) ? "npu_reference_dir"
         : n.db_max_size_mb != s->cfg.db_max_size_mb ? "db_max_size_mb"
+        : n.retention_max_runs != s->cfg.retention_max_runs ? "retention_max_runs"
+        : n.retention_max_age_days != s->cfg.retention_max_age_days ? "retention_max_age_days"
+        : !hooks_same ? "webhook_url"
         : n.metrics_max_runs != s->cfg.metrics_max_runs ? "metrics_max_runs"
         : n.series_baseline_runs != s->cfg.series_baseline_runs ? "series_baseline_runs"
         : !SAME_STR(n.metrics_labels, s->cfg.metrics_labels) ? "metrics_labels"

@@ -50,6 +50,11 @@ def test_sighup_reloads_and_never_exits(tmp):
     d.proc.send_signal(signal.SIGHUP)
     wait_for(lambda: "fallback_scan_ms 2000 -> 500" in d.logtext(), 10, "the live change")
     wait_for(lambda: "max_connections changed; it takes effect after a restart" in d.logtext(), 10, "restart note")
+    for key, line in (("retention_max_runs", "retention_max_runs = 5"), ("retention_max_age_days", "retention_max_age_days = 3"),
+                      ("webhook_url", "webhook_url = http://127.0.0.1:9/x")):   # not live: said, never silent
+        conf.write_text(f"[goblind]\nfallback_scan_ms = 500\n{line}\n")
+        d.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: f"SIGHUP: {key} changed; it takes effect after a restart" in d.logtext(), 10, f"{key} note")
     conf.write_text("[goblind]\nquiet_s = banana\n")             # a broken file changes nothing
     d.proc.send_signal(signal.SIGHUP)
     wait_for(lambda: "configuration not reloaded, keeping the running one" in d.logtext(), 10, "refusal")
