@@ -37,11 +37,16 @@ static bool is_goblin_name(const char *path) {
     return false;
 }
 
+bool run_headline_goblin_named(const run_result *res) {
+    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++)
+        if (res->info[k].present && is_goblin_name(res->files.path[k])) return true;
+    return false;
+}
+
 /* The profile: every family of the inventory's formats, goblin when a RunMetrics file is there. */
 static void profile_of(const run_result *res, const run_analysis *an, char *out, size_t n) {
     bool has[sizeof FAMILIES / sizeof *FAMILIES] = {0};
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++)
-        if (res->info[k].present && is_goblin_name(res->files.path[k])) has[0] = true;
+    has[0] = run_headline_goblin_named(res);
     for (size_t i = 0; i < an->inventory.n; i++) {
         const char *f = run_profile_family(an->inventory.src[i].format);
         for (int k = 0; f && FAMILIES[k]; k++)

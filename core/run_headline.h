@@ -72,6 +72,10 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
                         run_headline *h);
 void run_headline_free(run_headline *h);
 
+/* Whether res read one of goblin_runner's file names (trace.csv, torch_profile.json[.gz],
+ * amd_smi.csv): a goblin run, whose RunMetrics is goblin_runner's rules exactly. A run whose
+ * only RunMetrics file is a rocprofv3 *kernel_trace.csv is not one. */
+bool run_headline_goblin_named(const run_result *res);
 /* The waste buckets (1 << W_*) whose formula has an input res does not know (no host busy
  * fraction, GPU utilisation, HBM peak or kernels); 0 without a step time (the whole budget is
  * then unknown). Stored as null (/runs, /compare, Prometheus, the CLI), for every run. */

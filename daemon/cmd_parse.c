@@ -221,9 +221,7 @@ int cmd_parse(int argc, char **argv) {
         fprintf(stderr, "goblind parse: out of memory\n");
         return 1;
     }
-    bool any = false;
-    for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) any |= r.info[k].present;
-    if (!any) {                            /* not goblin_runner's files: any other profile (or nothing) */
+    if (!run_headline_goblin_named(&r)) {  /* not goblin_runner's files: any other profile (or nothing), as the daemon reads it */
         run_result_free(&r);
         return parse_any_profile(dir, opt, table, explain, (int)indent);
     }

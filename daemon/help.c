@@ -11,8 +11,9 @@
 static const command_help HELP[] = {
     {"parse", cmd_parse, "Print the RunMetrics JSON of one run directory.", "RUN_DIR holds no profile file at all (nothing is printed on stdout)",
      "goblind parse RUN_DIR [--precision fp16|bf16|fp32|fp8] [--steps N] [--compat seed] [--indent N] [--format json|table] [--explain] [--analysis FILE]",
-     "Print the RunMetrics JSON of one run directory: goblin_runner's files by its rules; any other\n"
-     "profile (a Kineto trace under its own name, rocprofv3, rocpd, ...) as the daemon reads it, each\n"
+     "Print the RunMetrics JSON of one run directory: goblin_runner's files (trace.csv,\n"
+     "torch_profile.json[.gz], amd_smi.csv) by its rules; any other profile (a Kineto trace under\n"
+     "its own name, rocprofv3 including its *kernel_trace.csv, rocpd, ...) as the daemon reads it, each\n"
      "number from the best source it has (--explain then says which, and the run's profile).\n"
      "  --precision P     the training precision for MFU (default: from the torch profile)\n"
      "  --steps N         the number of steps (default: from the torch profile)\n"

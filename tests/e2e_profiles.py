@@ -22,6 +22,7 @@
 
 usage: e2e_profiles.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
+import csv
 import gzip
 import json
 import re
@@ -207,8 +208,9 @@ def test_headline_rules_against_the_files(tmp):
     smi = fx / "nvidia_smi" / "gpu-usage_gpu_usage_repeated_headers.csv"
     alloc = fx / "rocprofv3" / "sdk_memory_allocation_trace.csv"
     torchmem = co / "found" / "tracelens_mi300_Qwen1.5-0.5B-Chat__1016005.json.gz"     # profile_memory=True
+    sdk = fx / "rocprofv3" / "sdk_kernel_trace.csv"
     layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
-              "alloc": [alloc], "torchmem": [torchmem]}
+              "alloc": [alloc], "torchmem": [torchmem], "sdk": [sdk, alloc]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -288,6 +290,23 @@ def test_headline_rules_against_the_files(tmp):
             cur[agent_of[r["Address"]]] -= live.pop(r["Address"])
     a = runs["alloc"]
     assert a["status"] == "complete" and a["profile"] == ["rocprofv3"], a
+    # a rocprofv3 kernel trace (RunMetrics reads *kernel_trace.csv) and its allocations: not a
+    # goblin run, so `goblind parse` gives the daemon's body, the GPU utilisation the kernels'
+    # union over their span and the HBM peak the allocations' (computed here from the CSVs)
+    sm = d.json("/runs/sdk/metrics")[2]
+    parsed = json.loads(subprocess.run([e2e.GOBLIND, "parse", str(root / "sdk")], capture_output=True, text=True,
+                                       timeout=60, check=True).stdout)
+    assert sm == parsed, (sm, parsed)
+    iv = sorted((int(r["Start_Timestamp"]), int(r["End_Timestamp"])) for r in csv.DictReader(sdk.open()))
+    busy, end = 0, None
+    for b0, b1 in iv:
+        if end is None or b0 > end:
+            busy, end = busy + b1 - b0, b1
+        elif b1 > end:
+            busy, end = busy + b1 - end, b1
+    span = max(e for _, e in iv) - iv[0][0]
+    assert abs(sm["gpu_util_pct"] - 100.0 * busy / span) < 1e-9, (sm["gpu_util_pct"], busy, span)
+    assert abs(sm["hbm_peak_gb"] - max(peak.values()) / 2**30) < 1e-15, sm["hbm_peak_gb"]
     assert abs(a["hbm_peak_gb"] - max(peak.values()) / 2**30) < 1e-15, (a["hbm_peak_gb"], dict(peak))
     assert d.json("/runs/alloc")[2]["headline_sources"]["hbm_peak_gb"]["rule"].startswith("allocation trace peak")
     # torch [memory] events alone: HBM peak = the largest "Total Allocated" of a device's events
