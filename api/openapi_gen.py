@@ -77,12 +77,14 @@ schemas = {
     "Ready": obj({"ready": {"type": "boolean"}}),
     "RunSummary": obj({"id": RUN_ID, "status": STATUS, "updated_at": TIME, "tokens_per_sec": NUM_OR_NULL,
                        "mfu_pct": NUM_OR_NULL, "gpu_util_pct": NUM_OR_NULL, "step_time_seconds": NUM_OR_NULL,
-                       "hbm_peak_gb": NUM_OR_NULL, "profile": PROFILE, "labels": LABELS}),
+                       "hbm_peak_gb": NUM_OR_NULL, "hbm_avg_gb": NUM_OR_NULL, "profile": PROFILE, "labels": LABELS}),
     "RunList": obj({"runs": {"type": "array", "items": ref("RunSummary")}, "next_cursor": {"type": ["string", "null"]}}),
     "Artefact": {**obj({"kind": {"type": "string", "enum": ["kernel_trace", "torch_profile", "telemetry"]},
-                     "path": {"type": "string"}, "present": {"type": "boolean"}, "size": {"type": "integer"},
-                     "mtime_ns": {"type": "integer"}, "inode": {"type": "integer"}, "bytes_parsed": {"type": "integer"},
-                     "parse_ms": {"type": "number"}, "format": {"type": ["string", "null"]},
+                     # null when the file is not there (present false)
+                     "path": {"type": "string"}, "present": {"type": "boolean"}, "size": {"type": ["integer", "null"]},
+                     "mtime_ns": {"type": ["integer", "null"]}, "inode": {"type": ["integer", "null"]},
+                     "bytes_parsed": {"type": ["integer", "null"]},
+                     "parse_ms": NUM_OR_NULL, "format": {"type": ["string", "null"]},
                      "error": {"type": ["string", "null"]},
                      # how the artefact was read (docs/API.md); null when it was not read
                      "columns": {"type": ["object", "null"], "additionalProperties": {"type": ["string", "null"]}},
@@ -105,7 +107,7 @@ schemas = {
                          # sources; several of one kind allowed); null when no document is stored
                          "sources": {"oneOf": [{"type": "array", "items": ref("Source")}, {"type": "null"}]},
                          "step_time_seconds": NUM_OR_NULL, "tokens_per_sec": NUM_OR_NULL, "mfu_pct": NUM_OR_NULL,
-                         "gpu_util_pct": NUM_OR_NULL, "hbm_peak_gb": NUM_OR_NULL, "profile": PROFILE,
+                         "gpu_util_pct": NUM_OR_NULL, "hbm_peak_gb": NUM_OR_NULL, "hbm_avg_gb": NUM_OR_NULL, "profile": PROFILE,
                          "labels": LABELS, "headline_sources": HEADLINE_SOURCES}),
                   "additionalProperties": True,
                   "description": "Other keys may be added (per-artefact facts); these are always there."},

@@ -78,6 +78,7 @@ static void add_list_row(void *user, const run_row *r) {
     opt_number(j, "gpu_util_pct", r->gpu_util_pct);
     opt_number(j, "step_time_seconds", r->step_seconds);
     opt_number(j, "hbm_peak_gb", r->hbm_peak_gb);
+    opt_number(j, "hbm_avg_gb", r->hbm_avg_gb);
     profile_field(j, r->profile);
     headline_field(j, "labels", r->headline_json, "labels");
     jw_object_close(j);
@@ -183,6 +184,7 @@ static void detail_row(void *user, const run_row *row) {
     opt_number(j, "mfu_pct", row->mfu_pct);
     opt_number(j, "gpu_util_pct", row->gpu_util_pct);
     opt_number(j, "hbm_peak_gb", row->hbm_peak_gb);
+    opt_number(j, "hbm_avg_gb", row->hbm_avg_gb);
     profile_field(j, row->profile);
     headline_field(j, "labels", row->headline_json, "labels");
     /* where each headline number came from: {field: {"source", "rule"} | null} */
@@ -210,16 +212,17 @@ static void add_artefact(void *user, const run_artefact_row *a, const char *fact
     jw_string(j, a->path);
     jw_key(j, "present");
     jw_bool(j, a->present);
-    jw_key(j, "size");
-    jw_int(j, a->size);
-    jw_key(j, "mtime_ns");
-    jw_int(j, a->mtime_ns);
-    jw_key(j, "inode");
-    jw_int(j, a->inode);
-    jw_key(j, "bytes_parsed");
-    jw_int(j, a->bytes_parsed);
+    /* a file that is not there has no identity, and was not parsed: null, not 0 */
+    static const char *const FILE_KEYS[] = {"size", "mtime_ns", "inode", "bytes_parsed"};
+    const int64_t file_vals[] = {a->size, a->mtime_ns, a->inode, a->bytes_parsed};
+    for (size_t i = 0; i < sizeof FILE_KEYS / sizeof *FILE_KEYS; i++) {
+        jw_key(j, FILE_KEYS[i]);
+        if (a->present) jw_int(j, file_vals[i]);
+        else jw_null(j);
+    }
     jw_key(j, "parse_ms");
-    jw_number(j, a->parse_ms);
+    if (a->present) jw_number(j, a->parse_ms);
+    else jw_null(j);
     text_or_null(j, "format", a->format);
     text_or_null(j, "error", a->error);
     /* the facts object's members, spliced into this one: {"found_by":...} minus its braces */

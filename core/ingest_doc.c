@@ -44,7 +44,7 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         const artefact_info *a = &r->info[k];
         if (a->format || k == ARTEFACT_TORCH_PROFILE) {     /* the step sources, even without the file */
-            read_facts_render(run_result_facts(r, (artefact_kind)k), &d->readings[k]);
+            read_facts_render(run_result_facts(r, (artefact_kind)k), a->format != NULL, &d->readings[k]);
             ok = ok && d->readings[k].data;
         }
         d->artefacts[k] = (ingest_artefact){.kind = artefact_kind_key((artefact_kind)k),

@@ -11,8 +11,10 @@
 #include "parsers/artefact.h"
 #include "base/text_utf8.h"
 
-/* Appends {"columns": {quantity: column|null}, "rows_used": n, "rows_skipped": {reason: n},
- * "steps_source": s|null, "step_time_source": s|null} (compact). */
-void read_facts_render(const read_facts *f, strbuf *out);
+/* Appends {"found_by": s|null, "sniff_score": n, "columns": {quantity: column|null},
+ * "rows_used": n, "rows_skipped": {reason: n}, "steps_source": s|null, "step_time_source":
+ * s|null} (compact). read false (no format read the file): the first five are null, as
+ * nothing is known of how it was read; the step sources still say where steps came from. */
+void read_facts_render(const read_facts *f, bool read, strbuf *out);
 
 #endif

@@ -36,7 +36,7 @@ static json_t *artefacts_json(const run_result *r) {
                               "error", a->error ? json_string(a->error) : json_null());
         if (a->format || k == ARTEFACT_TORCH_PROFILE) {      /* steps come from somewhere even without it */
             strbuf facts = {0};
-            read_facts_render(run_result_facts(r, (artefact_kind)k), &facts);
+            read_facts_render(run_result_facts(r, (artefact_kind)k), a->format != NULL, &facts);
             json_t *f = json_load_checked(facts.data, facts.len, 0, NULL, NULL);
             json_object_update(o, f);
             json_decref(f);
@@ -51,6 +51,22 @@ static json_t *artefacts_json(const run_result *r) {
  * wrote it (core/run_ingest, then core/run_headline: the numbers from the analysis and the
  * sidecar). Prints RunMetrics as the daemon stores it; --explain prints the run's profile,
  * where each number came from and the sources. Exit 3 when nothing in it is a profile. */
+/* Which headline numbers r measured, shaped as GET /runs/<id> says it (null: unknown; a failed
+ * run's numbers are not a measurement), for the table: it prints "-" for the others, as
+ * `goblind show` does. */
+static json_t *known_of(const run_result *r, bool failed) {
+    headline_known k = run_result_known(r);
+    const char *steps = r->metrics.steps_source ? r->metrics.steps_source : "default";
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:[{s:s}]}",
+                     "tokens_per_sec", k.tokens_per_sec ? json_true() : json_null(),
+                     "mfu_pct", k.mfu_pct ? json_true() : json_null(),
+                     "gpu_util_pct", k.gpu_util_pct ? json_true() : json_null(),
+                     "hbm_peak_gb", k.hbm ? json_true() : json_null(),
+                     "hbm_avg_gb", k.hbm && r->telemetry.hbm_avg_gb.has ? json_true() : json_null(),
+                     "step_time_seconds", r->metrics.step_time.has ? json_real(r->metrics.step_time.v) : json_null(),
+                     "status", failed ? "failed" : "complete", "artefacts", "steps_source", steps);
+}
+
 static int parse_any_profile(const char *dir, run_options opt, bool table, bool explain, int indent) {
     run_sidecar sc;
     diag_list scw;
@@ -109,7 +125,9 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
         } else if (table) {
             char title[4200];
             snprintf(title, sizeof title, "run directory %s", dir);
-            report_metrics(stdout, title, doc, NULL, report_use_unicode());
+            json_t *known = known_of(&r, h.verdict == RUN_VERDICT_FAILED);
+            report_metrics(stdout, title, doc, known, report_use_unicode());
+            json_decref(known);
         } else {
             fwrite(out.data, 1, out.len, stdout);
             fputc('\n', stdout);
@@ -243,12 +261,7 @@ int cmd_parse(int argc, char **argv) {
         json_t *doc = json_load_checked(out.data, out.len, 0, NULL, NULL);
         char title[4200];
         snprintf(title, sizeof title, "run directory %s", dir);
-        headline_known k = run_result_known(&r);
-        json_t *known = json_pack("{s:o, s:o, s:o, s:o, s:o}", "tokens_per_sec", k.tokens_per_sec ? json_true() : json_null(),
-                                  "mfu_pct", k.mfu_pct ? json_true() : json_null(),
-                                  "gpu_util_pct", k.gpu_util_pct ? json_true() : json_null(),
-                                  "hbm_peak_gb", k.hbm ? json_true() : json_null(),
-                                  "step_time_seconds", r.metrics.step_time.has ? json_real(r.metrics.step_time.v) : json_null());
+        json_t *known = known_of(&r, false);      /* (no verdict without the analysis: the daemon gives it) */
         report_metrics(stdout, title, doc, known, report_use_unicode());
         json_decref(known);
         json_decref(doc);

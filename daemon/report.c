@@ -100,7 +100,7 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
     if (steps_known(known)) snprintf(st, sizeof st, "%lld", (long long)json_integer_value(json_object_get(m, "steps")));
     fprintf(out, "  HBM          peak %s GB, mean %s GB      steps %s\n",
             headline(p, sizeof p, "%.2f", m, known, "hbm_peak_gb", NULL),
-            headline(a, sizeof a, "%.2f", m, known, "hbm_avg_gb", "hbm_peak_gb"),   /* same samples */
+            headline(a, sizeof a, "%.2f", m, known, "hbm_avg_gb", NULL),
             st);
     fprintf(out, "  attention    %-14s ROCm %s   PyTorch %s\n\n", str(m, "attention_kernel_loaded"), str(m, "rocm_version"),
             str(m, "pytorch_version"));

@@ -7,8 +7,10 @@ trace alone (a step time, but the buckets its /metrics warnings call unknown pri
 bar; the steps came from the default: `-`; Prometheus exports no sample for those buckets).
 A goblin run without telemetry: its body is `goblind parse`'s, its warnings name the buckets
 whose input is unknown, and those have no Prometheus sample and are null in /compare.
-`goblind parse --format table` likewise for a directory without a step time, and `goblind
-parse` of other profilers' traces reports each number it calls unknown as 0.
+`goblind parse --format table` likewise for a directory without a step time and for another
+profiler's trace, and `goblind parse` of other profilers' traces reports each number it calls
+unknown as 0. GET /runs/<id>: an absent file's identity and reading facts are null, the mean
+HBM is null beside a peak without samples (`goblind show`: `mean - GB`).
 
 usage: show_unknown.py GOBLIND SHARED_DIR
 """
@@ -25,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_serve as e2e  # noqa: E402  (the daemon harness)
 
 GOBLIND = sys.argv[1]
+FIX = Path(sys.argv[2]) / "fixtures" / "torch_profiler"
 BUCKETS = ["useful_gpu", "data_wait", "host_gap", "comm_excess", "memory_headroom", "precision_path", "kernel_shape"]
 BAR = 40
 
@@ -53,9 +56,28 @@ def main():
                     root / "kin")
         e2e.gen(root / "no-smi", seed=3)                                   # goblin's files, no telemetry
         (root / "no-smi" / "amd_smi.csv").unlink()
+        (root / "mem").mkdir()                                             # an HBM peak from torch's totals: no mean
+        shutil.copy(FIX / "tracelens_mi300__gaunernst_bert-small-uncased__1016001.json.gz", root / "mem")
         d.start()
-        for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete"), ("no-smi", "complete")):
+        for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete"), ("no-smi", "complete"),
+                          ("mem", "complete")):
             d.wait_status(rid, want)
+
+        # GET /runs/<id>: goblin_runner's files that are not there have no size, mtime, inode,
+        # bytes or parse time, and nothing is known of how they were read (null, not 0); the
+        # mean HBM is null beside a peak that has no samples
+        det = d.json("/runs/kin")[2]
+        for a in det["artefacts"]:
+            assert not a["present"], a
+            for k in ("size", "mtime_ns", "inode", "bytes_parsed", "parse_ms", "found_by", "sniff_score", "columns",
+                      "rows_used", "rows_skipped"):
+                assert k in a and a[k] is None, (k, a)
+        assert [a["steps_source"] for a in det["artefacts"] if a["kind"] == "torch_profile"] == ["default"], det
+        det = d.json("/runs/mem")[2]
+        assert det["hbm_peak_gb"] > 0 and det["hbm_avg_gb"] is None, det
+        assert [r["hbm_avg_gb"] for r in d.json("/runs")[2]["runs"] if r["id"] == "mem"] == [None]
+        assert re.search(r"peak 0\.\d\d GB, mean - GB", show(d, "mem")), show(d, "mem")
+        assert re.search(r"peak \d+\.\d\d GB, mean \d+\.\d\d GB", show(d, "good")), show(d, "good")
 
         # a measured run: every bucket a bar of round(v / total * 40) '#'
         text, m = show(d, "good"), d.json("/runs/good/metrics")[2]
@@ -119,9 +141,14 @@ def main():
                              text=True, timeout=60, env=dict(os.environ, LC_ALL="C"))
         assert "waste budget unknown (no step time" in out.stdout and not bucket_lines(out.stdout), out.stdout + out.stderr
 
+        # goblind parse --format table of another profiler's trace: '-' for what it does not know
+        out = subprocess.run([GOBLIND, "parse", str(root / "kin"), "--format", "table"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, LC_ALL="C")).stdout
+        assert re.search(r"tokens/s\s+-\s+MFU\s+- %", out) and "mean - GB" in out and re.search(r"steps -\n", out), out
+
         # goblind parse of other profilers' traces: every number a warning calls unknown and
         # "reported as 0" is 0 in the body (a bucket is not its formula over an input taken as 0)
-        fx = Path(sys.argv[2]) / "fixtures" / "torch_profiler"
+        fx = FIX
         for name in ("kineto_tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz",
                      "tracelens_mi300__gaunernst_bert-small-uncased__1016001.json.gz",
                      "hta_cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"):

@@ -94,7 +94,7 @@ char *tu_metrics_text(const run_result *r) {
     metrics_json_render(&r->metrics, 0, &out);
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) {
         strbuf_putc(&out, '\n');
-        read_facts_render(run_result_facts(r, (artefact_kind)k), &out);
+        read_facts_render(run_result_facts(r, (artefact_kind)k), r->info[k].format != NULL, &out);
         char line[160];
         int n = snprintf(line, sizeof line, " present=%d format=%s bytes=%llu error=%s", r->info[k].present,
                          r->info[k].format ? r->info[k].format : "-", (unsigned long long)r->info[k].bytes_parsed,
