@@ -73,16 +73,6 @@ void compare_summary(double a, double b, char *out, size_t n) {
     else snprintf(out, n, "tokens/s %s \xe2\x86\x92 %s", x, y);
 }
 
-/* The step time as the sum of the buckets (what the split adds up to) when every bucket is
- * known, else the stored step time itself (a run whose budget has unknown buckets). */
-static opt_num step_of(const compare_side *s) {
-    opt_num o = {s->step_seconds.has, 0.0};
-    bool all = true;
-    for (int b = 0; b < INGEST_WASTE_BUCKETS; b++) o.v += s->waste[b].has ? s->waste[b].v : 0.0, all &= s->waste[b].has;
-    if (!all) o.v = s->step_seconds.v;
-    return o;
-}
-
 /* A waste bucket, known when the side's step time and the bucket's inputs are. */
 static opt_num bucket(const compare_side *s, int b) {
     return (opt_num){s->step_seconds.has && s->waste[b].has, s->waste[b].has ? s->waste[b].v : 0.0};
@@ -154,7 +144,9 @@ void compare_runs(const compare_side *a, const compare_side *b, const compare_di
     compare_delta_object(&j, "hbm_peak_gb", a->hbm_peak_gb, b->hbm_peak_gb);
     compare_delta_object(&j, "hbm_avg_gb", a->hbm_avg_gb, b->hbm_avg_gb);
     compare_delta_object(&j, "gpu_util_pct", a->gpu_util_pct, b->gpu_util_pct);
-    compare_delta_object(&j, "step_seconds", step_of(a), step_of(b));
+    /* the stored step time (/runs' step_time_seconds), not the buckets' sum: that is larger
+     * when the waste exceeds the step and useful_gpu is clamped to 0 */
+    compare_delta_object(&j, "step_seconds", a->step_seconds, b->step_seconds);
     jw_object_close(&j);
     jw_key(&j, "waste_budget");
     jw_object_open(&j);

@@ -232,6 +232,17 @@ START_TEST(compare_arithmetic) {
     ck_assert_str_eq(json_string_value(json_object_get(c, "summary")), "tokens/s 100 \xe2\x86\x92 150 (1.50\xc3\x97)");
     json_decref(c);
     strbuf_free(&out);
+    /* every bucket known, their sum (2.0 s: the waste exceeds the step, useful_gpu clamped to 0)
+     * above the step time: the headline's step time is the stored one, /runs' step_time_seconds */
+    for (int w = 0; w < INGEST_WASTE_BUCKETS; w++) a.waste[w] = (opt_num){true, w == 0 ? 0.0 : 2.0 / (INGEST_WASTE_BUCKETS - 1)};
+    compare_runs(&a, &b, NULL, &out);
+    ck_assert(strbuf_terminate(&out));
+    c = json_loads(out.data, 0, NULL);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(json_object_get(c, "headline"), "step_seconds"),
+                                                        "base")), 1.5);
+    json_decref(c);
+    strbuf_free(&out);
 }
 END_TEST
 
