@@ -97,12 +97,15 @@ async function loadCompare() {
   const c = await api("/compare?base=" + encodeURIComponent(state.base) + "&candidate=" + encodeURIComponent(state.candidate) + "&rows=" + MOVER_ROWS);
   if (c.status !== 200) { shown(box, pair, "empty"); box.textContent = (c.body && c.body.detail) || ("HTTP " + c.status); return; }
   const x = c.body;
-  const tb = x.base.metrics.waste_budget, tc = x.candidate.metrics.waste_budget;
+  // the buckets as /compare knows them (null: unknown on that side, no segment), never
+  // RunMetrics' placeholders
+  const side = (k) => Object.fromEntries(BUCKETS.map((b) => [b, (x.waste_budget[b] || {})[k] ?? null]));
+  const tb = side("base"), tc = side("candidate");
   const sum = (w) => BUCKETS.reduce((s, b) => s + (w[b] || 0), 0);
   const scale = Math.max(sum(tb), sum(tc));
   const row = (label, w) => el("div", { style: "display:flex;gap:8px;align-items:center;margin:4px 0" },
     el("div", { style: "width:90px;color:var(--dim)" }, label),
-    el("div", { style: "flex:1" }, el("div", { style: "width:" + (sum(w) / scale * 100) + "%" }, stackBar(w, sum(w)))));
+    el("div", { style: "flex:1" }, el("div", { style: "width:" + (sum(w) / scale * 100) + "%" }, stackBar(w, sum(w), "compare-bar-" + label))));
   const t = headTable("headline-deltas", [[""], ["base", 1], ["candidate", 1], ["Δ", 1], ["Δ %", 1]]);
   const b = el("tbody", {});
   for (const [name, d] of [...Object.entries(x.headline), ...Object.entries(x.waste_budget)])

@@ -361,11 +361,13 @@ def test_dashboard_compare_view(tmp):
                       ("tl-h100", "tl_h100__Falconsai_nsfw_image_detection__1016002.json.gz")):
         (d.roots[0] / rid).mkdir()
         shutil.copy(tl / name, d.roots[0] / rid / name)
+    gen(d.roots[0] / "no-smi", seed=4, steps=8, kernels=60)       # goblin's files, no telemetry: two buckets unknown
+    (d.roots[0] / "no-smi" / "amd_smi.csv").unlink()
     d.start()
-    for run in ("base", "cand", "k-before", "k-after", "tl-mi300", "tl-h100"):
+    for run in ("base", "cand", "k-before", "k-after", "tl-mi300", "tl-h100", "no-smi"):
         d.wait_status(run, "complete")
     proxy = Proxy(d.base, [NO_SERIES])
-    for base, cand in (("base", "cand"), ("k-before", "k-after"), ("tl-mi300", "tl-h100")):
+    for base, cand in (("base", "cand"), ("k-before", "k-after"), ("tl-mi300", "tl-h100"), ("base", "no-smi")):
         c = d.json(f"/compare?base={base}&candidate={cand}&rows=10")[2]
         dom = dump(flags, proxy.base + f"/?run={cand}&base={base}&candidate={cand}", size="1400,2600")
         st = c["step_time"]
@@ -389,7 +391,11 @@ def test_dashboard_compare_view(tmp):
         assert re.findall(r'<tr data-class="([a-z_]+)">', cl) == [k for k, _ in want], cl[:500]
         parts = re.search(r'id="part-deltas">.*?</table>', dom, re.S).group(0)
         assert parts.count("data-verdict=") == len(c["step_parts"] or {}), parts[:300]
-        if base == "base":      # the slowed kernel is the top mover, and slower
+        for s in ("base", "candidate"):         # a segment per bucket /compare knows and is > 0, never a placeholder's
+            want = sum(1 for w in c["waste_budget"].values() if (w[s] or 0) > 0)
+            got = re.search(rf'id="compare-bar-{s}" data-segments="(\d+)"', dom)
+            assert got and int(got.group(1)) == want, (s, got and got.group(1), want, c["waste_budget"])
+        if cand == "cand":      # the slowed kernel is the top mover, and slower
             assert c["kernels"][0]["name"].startswith("flash_attn") and c["kernels"][0]["verdict"] == "slower"
             assert c["ops"] == [] and "neither run lists any" in box_text(dom, "movers-ops")
         elif base == "tl-mi300":
