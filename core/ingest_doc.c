@@ -64,6 +64,14 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
     return ok;
 }
 
+void ingest_doc_forget_numbers(ingest_doc *d) {
+    ingest_headline *h = &d->headline;
+    h->has_tokens_per_sec = h->has_mfu_pct = h->has_gpu_util_pct = h->has_hbm_peak_gb = false;
+    h->has_hbm_avg_gb = h->has_step_seconds = h->has_waste = false;
+    d->gauges = NULL;
+    d->n_gauges = 0;
+}
+
 void ingest_doc_free(ingest_doc *d) {
     strbuf_free(&d->metrics);
     for (int k = 0; k < ARTEFACT_KIND_COUNT; k++) strbuf_free(&d->readings[k]);

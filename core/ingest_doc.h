@@ -125,6 +125,12 @@ struct run_result;
 bool ingest_doc_build(const struct run_result *r, ingest_doc *d);
 void ingest_doc_free(ingest_doc *d);
 
+/* For a run whose verdict is failed: its numbers are not a measurement (a file a parse bound
+ * cut short, an unreadable goblin file), so none is stored as if it were one: every headline
+ * column and analysis gauge becomes unknown (null in /runs, /runs/<id>, absent from
+ * Prometheus, '-' in the CLI and the dashboard). The documents themselves are kept. */
+void ingest_doc_forget_numbers(ingest_doc *d);
+
 struct run_analysis;
 /* Adds the analysis document of the same run to d (core/ingest_analysis.c): its JSON and report,
  * its headline numbers, and its kernel rows when RunMetrics' kernel table is empty. a must

@@ -95,6 +95,7 @@ static void parse_work(uv_work_t *req) {
     if (doc_ok && h.kernels_from_analysis) doc.kernels = NULL;   /* the stored rows: the kernels section's own */
     if (doc_ok) ingest_doc_attach_analysis(&doc, &an);   /* document, numbers, kernel rows */
     doc.headline.waste_unknown = h.waste_unknown;
+    if (doc_ok && j->outcome == RUN_FAILED) ingest_doc_forget_numbers(&doc);   /* not a measurement */
     if (atomic_load(&t->cancel)) j->cancelled = true;   /* cut short: never stored */
     ingest_record rec = {.id = j->id, .root = j->root, .path = j->path, .status = RUN_RUNNING, .now_ms = clk_wall_ms(),
                          .doc = &doc, .metrics_json = doc.metrics_json, .error = error, .parse_ms = ms,

@@ -9,7 +9,7 @@ A goblin run without telemetry: its body is `goblind parse`'s, its warnings name
 whose input is unknown, and those have no Prometheus sample and are null in /compare.
 `goblind parse --format table` likewise for a directory without a step time and for another
 profiler's trace, and `goblind parse` of other profilers' traces reports each number it calls
-unknown as 0. GET /runs/<id>: an absent file's identity and reading facts are null, the mean
+unknown as 0. A failed run lists and exports no number. GET /runs/<id>: an absent file's identity and reading facts are null, the mean
 HBM is null beside a peak without samples (`goblind show`: `mean - GB`).
 
 usage: show_unknown.py GOBLIND SHARED_DIR
@@ -62,6 +62,7 @@ def main():
         for rid, want in (("good", "complete"), ("broken", "failed"), ("kin", "complete"), ("no-smi", "complete"),
                           ("mem", "complete")):
             d.wait_status(rid, want)
+
 
         # GET /runs/<id>: goblin_runner's files that are not there have no size, mtime, inode,
         # bytes or parse time, and nothing is known of how they were read (null, not 0); the
@@ -164,6 +165,25 @@ def main():
                 assert v == 0, (name, f, v, m["warnings"])
             if m["hbm_peak_gb"] > 0 and m["hbm_avg_gb"] == 0:        # a peak without VRAM samples: its mean is named
                 assert "hbm_avg_gb" in zeroed, (name, m["warnings"])
+        # a failed run's numbers are not a measurement (its /metrics is a 422): none is listed or
+        # exported, not even what its telemetry gave (the kernel trace cut at max_parse_mb here)
+        f = e2e.Daemon(Path(tmp) / "bound", extra=["--max-parse-mb", "1"])
+        e2e.gen(f.roots[0] / "half", seed=4)
+        with open(f.roots[0] / "half" / "trace.csv", "a") as t:
+            t.write("".join(f"kernel_{i:06d}_{'x' * 120},{100 + i % 50}\n" for i in range(12000)))   # ~1.6 MB
+        f.start()
+        f.wait_status("half", "failed")
+        heads = ("tokens_per_sec", "mfu_pct", "gpu_util_pct", "step_time_seconds", "hbm_peak_gb", "hbm_avg_gb")
+        half = [r for r in f.json("/runs")[2]["runs"] if r["id"] == "half"][0]
+        assert all(half[k] is None for k in heads), half
+        det = f.json("/runs/half")[2]
+        assert all(det[k] is None for k in heads) and "max_parse_mb" in det["error"], det
+        status, _, prom = f.get("/metrics")
+        assert status == 200
+        series = {ln.split("{")[0] for ln in prom.decode().splitlines() if 'run="half"' in ln}
+        assert series == {"goblind_run_state", "goblind_run_info", "goblind_run_updated_timestamp_seconds"}, series
+        assert re.search(r"tokens/s\s+-\s+MFU\s+- %\s+GPU util\s+- %", show(f, "half")), show(f, "half")
+        assert f.stop() == 0
     print("show_unknown: ok")
 
 
