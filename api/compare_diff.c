@@ -45,7 +45,7 @@ typedef struct name_diff {
     size_t nrows;
     size_t tested;               /* rows with a Welch interval; the Bonferroni divisor */
     size_t added, removed, unlisted;
-    bool present;                /* at least one side has the section */
+    bool present;                /* both sides have the section (else the diff is unknown: null) */
 } name_diff;
 
 /* A step-breakdown part (or the step itself): per-step values of both sides and their test. */
@@ -155,9 +155,12 @@ static bool merge_names(name_diff *nd, const double steps[2]) {
 
 static bool read_diff(compare_diff *d, name_diff *nd, const char *section, const char *list,
                       const char *name_key, const char *total_key) {
+    bool has[2] = {false, false};
     for (int s = 0; s < 2; s++)
-        if (!read_names(d->doc[s], section, list, name_key, total_key, &nd->side[s], &nd->n[s], &nd->cut[s], &nd->present))
+        if (!read_names(d->doc[s], section, list, name_key, total_key, &nd->side[s], &nd->n[s], &nd->cut[s], &has[s]))
             return false;
+    /* a side without the section does not know its names: nothing is added or removed then */
+    nd->present = has[0] && has[1];
     return merge_names(nd, d->steps);
 }
 

@@ -27,8 +27,11 @@ function stepVerdict(st) {
   return box;
 }
 
-// Kernels or operators that moved most (|Δ total|), with their verdicts.
+// Kernels or operators that moved most (|Δ total|), with their verdicts. rows null: /compare
+// does not know (a run without that section: its names are unknown, none added or removed).
 function moversTable(id, rows, what) {
+  const unknown = rows === null || rows === undefined;
+  rows = rows || [];
   const t = headTable(id, [[what], ["class"], ["base ms", 1], ["candidate ms", 1], ["Δ ms/step", 1, "candidate total ÷ its steps − base total ÷ its steps"],
     ["Δ avg", 1, "change of the mean duration per call"], ["95 % CI", 1, "Welch interval of the change of the mean (Bonferroni-corrected)"], ["verdict"]]);
   const b = el("tbody", {});
@@ -37,7 +40,8 @@ function moversTable(id, rows, what) {
       el("td", {}, r.class || "–"), el("td", { class: "num" }, msOf(r.base && r.base.total_ns)), el("td", { class: "num" }, msOf(r.candidate && r.candidate.total_ns)),
       el("td", { class: "num " + verdict("step_seconds", r.delta_per_step_ns) }, r.delta_per_step_ns === null || r.delta_per_step_ns === undefined ? "–" : (r.delta_per_step_ns > 0 ? "+" : "") + msOf(r.delta_per_step_ns)),
       el("td", { class: "num" }, pct(r.delta_avg_pct)), el("td", { class: "num" }, ci(r.ci95_pct)), verdictCell(r.verdict)));
-  if (!rows.length) b.append(el("tr", {}, el("td", { colspan: 8, class: "empty" }, "neither run lists any")));
+  if (!rows.length) b.append(el("tr", {}, el("td", { colspan: 8, class: "empty" },
+    unknown ? "unknown: a run has no " + what + " list to compare with" : "neither run lists any")));
   t.append(b);
   return t;
 }
@@ -121,8 +125,8 @@ async function loadCompare() {
   const grid = (...kids) => el("div", { style: "display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin-top:10px" }, ...kids);
   box.replaceChildren(el("div", { class: "summary", id: "summary" }, x.summary), stepVerdict(x.step_time),
     el("div", { class: "profile" }, "base " + x.base.id + ": " + prof(x.base.id) + " · candidate " + x.candidate.id + ": " + prof(x.candidate.id)),
-    el("h2", { style: "margin-top:12px" }, "Top movers: kernels"), el("div", { class: "note" }, diffNote(kd, "kernel")), moversTable("movers-kernels", x.kernels || [], "kernel"),
-    el("h2", { style: "margin-top:12px" }, "Top movers: operators"), el("div", { class: "note" }, diffNote(od, "operator")), moversTable("movers-ops", x.ops || [], "operator"),
+    el("h2", { style: "margin-top:12px" }, "Top movers: kernels"), el("div", { class: "note" }, diffNote(kd, "kernel")), moversTable("movers-kernels", x.kernels, "kernel"),
+    el("h2", { style: "margin-top:12px" }, "Top movers: operators"), el("div", { class: "note" }, diffNote(od, "operator")), moversTable("movers-ops", x.ops, "operator"),
     grid(el("div", {}, timelineTable(x.timeline)), el("div", {}, classTable(x.kernel_classes))),
     grid(el("div", {}, partsTable(x.step_parts)), el("div", {}, row("base", tb), row("candidate", tc), legend({}, 0))), t);
 }

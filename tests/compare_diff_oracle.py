@@ -115,7 +115,8 @@ def main():
 def cut_lists(tool, tmp):
     """A name missing from a side whose list was cut (`unlisted`) may be there, beyond it: its
     change is unlisted_in_*, its deltas null (never a difference against 0); a name missing from
-    a side listed whole is added / removed with the known difference. Documents made by hand."""
+    a side listed whole is added / removed with the known difference; a side without the section
+    at all makes the diff unknown (null). Documents made by hand."""
     def doc(rows, cut):
         k = {"by_name": [{"name": n, "calls": 10, "total_ns": t, "avg_ns": t / 10, "stddev_ns": 1.0} for n, t in rows]}
         if cut:
@@ -132,6 +133,15 @@ def cut_lists(tool, tmp):
     errors = [f"{n}: goblind {got.get(n)}, by hand {w}" for n, w in want.items() if got.get(n) != w]
     if diff["kernel_diff"]["unlisted"] != 1 or diff["kernel_diff"]["removed"] != 1:
         errors.append(f"kernel_diff {diff['kernel_diff']}")
+    # a side without the section (no kernel source: `kernels` null) knows none of its names:
+    # the diff is unknown (null), never every name of the other side added or removed
+    one = os.path.join(tmp, "no_kernels.json")
+    with open(one, "w") as f:
+        json.dump({"kernels": None}, f)
+    for pair in ((paths[1], one), (one, paths[1])):
+        diff = json.loads(subprocess.run([tool, *pair, "10"], capture_output=True, text=True, check=True).stdout)
+        if diff["kernels"] is not None or diff["kernel_diff"] is not None:
+            errors.append(f"one side without kernels: {diff['kernels']} {diff['kernel_diff']}")
     print(f"cut lists: {len(errors)} differences")
     for e in errors:
         print("   ", e)
