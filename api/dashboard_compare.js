@@ -121,7 +121,7 @@ async function loadCompare() {
   const prof = (id) => profileText((state.runs.find((r) => r.id === id) || {}).profile);
   const kd = x.kernel_diff, od = x.op_diff;
   const diffNote = (d, what) => (d ? d.names + " " + what + " names, " + d.tested + " tested at α " + d.alpha_per_name.toPrecision(2) + " each; " +
-    d.added + " added, " + d.removed + " removed" : "no " + what + " list in either run");
+    d.added + " added, " + d.removed + " removed" : "no " + what + " list in one run or both: nothing to compare");
   const grid = (...kids) => el("div", { style: "display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;margin-top:10px" }, ...kids);
   box.replaceChildren(el("div", { class: "summary", id: "summary" }, x.summary), stepVerdict(x.step_time),
     el("div", { class: "profile" }, "base " + x.base.id + ": " + prof(x.base.id) + " · candidate " + x.candidate.id + ": " + prof(x.candidate.id)),

@@ -29,7 +29,7 @@ typedef struct receiver {
     atomic_ulong failed, delivered;
     atomic_ulong lost;          /* events never queued: no memory for their copy or the ring, or no thread */
     atomic_bool warned_full;    /* the first drop from the full queue is logged, the rest counted */
-    atomic_bool warned_lost;    /* the first lost event is logged, the rest counted */
+    atomic_bool warned_lost[3]; /* per LOST_* reason: its first lost event is logged, the rest counted */
     unsigned long unsent;       /* the queue's thread only: dropped at shutdown, logged after the join */
 } receiver;
 
@@ -117,13 +117,18 @@ static void drop_oldest(void *user, void *item) {
         fprintf(stderr, "goblind warn: webhook %s: queue full; dropping its oldest events\n", rx->shown);
 }
 
+/* Why an event never reached a receiver's queue. */
+enum { LOST_MEMORY, LOST_NO_THREAD, LOST_STOPPING };
+static const char *const LOST_WHY[] = {"out of memory", "its thread could not start", "shutting down"};
+
 /* An event that never reached the receiver's queue (on the posting thread): counted with the
- * drops, the first one logged. */
-static void lose(receiver *rx, const char *why) {
+ * drops, the first one of each reason logged. */
+static void lose(receiver *rx, int why) {
+    assert(why >= 0 && why < (int)(sizeof LOST_WHY / sizeof *LOST_WHY));
     atomic_fetch_add(&rx->lost, 1);
-    if (!atomic_exchange(&rx->warned_lost, true))
+    if (!atomic_exchange(&rx->warned_lost[why], true))
         fprintf(stderr, "goblind warn: webhook %s: events dropped: %s (counted in goblind_webhook_events_dropped_total)\n",
-                rx->shown, why);
+                rx->shown, LOST_WHY[why]);
 }
 
 webhooks *webhooks_start(const char *const *urls, size_t n) {
@@ -150,12 +155,12 @@ void webhooks_post(webhooks *w, const char *json) {
     if (!w) return;
     for (size_t i = 0; i < w->n; i++) {
         receiver *rx = &w->rx[i];
-        if (!rx->q) { lose(rx, "its thread could not start"); continue; }
+        if (!rx->q) { lose(rx, LOST_NO_THREAD); continue; }
         char *copy = strdup(json);
-        if (!copy) { lose(rx, "out of memory"); continue; }
+        if (!copy) { lose(rx, LOST_MEMORY); continue; }
         if (!wq_push(rx->q, copy, 0)) {         /* no memory for the queue's ring, or shutting down */
             free(copy);
-            lose(rx, wq_stopping(rx->q) ? "shutting down" : "out of memory");
+            lose(rx, wq_stopping(rx->q) ? LOST_STOPPING : LOST_MEMORY);
         }
     }
 }

@@ -350,12 +350,13 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
     jw_object_open(&w);
     jw_key(&w, "sources");
     jw_object_open(&w);
-    origin(&w, "step_time_seconds", step_rule ? step_src : NULL, step_rule);
-    origin(&w, "gpu_util_pct", util_rule ? util_src : NULL, util_rule);
-    origin(&w, "hbm_peak_gb", hbm_rule ? hbm_src : NULL, hbm_rule);
-    origin(&w, "top_kernels", kern_rule ? kern_src : NULL, kern_rule);
-    origin(&w, "tokens_per_sec", tps_src, tps_declared ? "tokens_per_step / step time" : "goblin metadata");
-    origin(&w, "mfu_pct", mfu_src, mfu_declared ? "tokens/s x model_flops_per_token / peak_tflops"
+    bool failed = h->verdict == RUN_VERDICT_FAILED;   /* its numbers are not stored: no source either */
+    origin(&w, "step_time_seconds", step_rule && !failed ? step_src : NULL, step_rule);
+    origin(&w, "gpu_util_pct", util_rule && !failed ? util_src : NULL, util_rule);
+    origin(&w, "hbm_peak_gb", hbm_rule && !failed ? hbm_src : NULL, hbm_rule);
+    origin(&w, "top_kernels", kern_rule && !failed ? kern_src : NULL, kern_rule);
+    origin(&w, "tokens_per_sec", failed ? NULL : tps_src, tps_declared ? "tokens_per_step / step time" : "goblin metadata");
+    origin(&w, "mfu_pct", failed ? NULL : mfu_src, mfu_declared ? "tokens/s x model_flops_per_token / peak_tflops"
                                                              : "goblin metadata");
     jw_object_close(&w);
     jw_key(&w, "precision");              /* the declared precision, for the series fingerprint */

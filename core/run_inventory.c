@@ -433,7 +433,8 @@ static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
 
 uint64_t run_inventory_listing_hash(const char *run_dir, const char *extra_root) {
     uint64_t h = listing_hash(1469598103934665603ULL, run_dir, 0);
-    return extra_root && *extra_root ? listing_hash(fnv(h, "+", 1), extra_root, 0) : h;
+    /* (the inventory reads extra_root's own entries only) */
+    return extra_root && *extra_root ? listing_hash(fnv(h, "+", 1), extra_root, INVENTORY_MAX_DEPTH) : h;
 }
 
 void run_inventory_free(run_inventory *inv) {

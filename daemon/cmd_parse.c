@@ -56,6 +56,7 @@ static json_t *artefacts_json(const run_result *r) {
  * `goblind show` does. */
 static json_t *known_of(const run_result *r, bool failed) {
     headline_known k = run_result_known(r);
+    if (failed) k = (headline_known){0};
     const char *steps = r->metrics.steps_source ? r->metrics.steps_source : "default";
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:[{s:s}]}",
                      "tokens_per_sec", k.tokens_per_sec ? json_true() : json_null(),
@@ -63,7 +64,7 @@ static json_t *known_of(const run_result *r, bool failed) {
                      "gpu_util_pct", k.gpu_util_pct ? json_true() : json_null(),
                      "hbm_peak_gb", k.hbm ? json_true() : json_null(),
                      "hbm_avg_gb", k.hbm && r->telemetry.hbm_avg_gb.has ? json_true() : json_null(),
-                     "step_time_seconds", r->metrics.step_time.has ? json_real(r->metrics.step_time.v) : json_null(),
+                     "step_time_seconds", k.step_time ? json_real(r->metrics.step_time.v) : json_null(),
                      "status", failed ? "failed" : "complete", "artefacts", "steps_source", steps);
 }
 

@@ -178,6 +178,7 @@ def main():
         assert all(half[k] is None for k in heads), half
         det = f.json("/runs/half")[2]
         assert all(det[k] is None for k in heads) and "max_parse_mb" in det["error"], det
+        assert all(v is None for v in det["headline_sources"].values()), det["headline_sources"]
         status, _, prom = f.get("/metrics")
         assert status == 200
         series = {ln.split("{")[0] for ln in prom.decode().splitlines() if 'run="half"' in ln}
