@@ -64,6 +64,19 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
     return ok;
 }
 
+uint64_t ingest_doc_bytes(const ingest_doc *d) {
+    uint64_t n = 1024;                          /* the run's row, its columns */
+    const char *texts[] = {d->metrics_json, d->analysis_json, d->report_md};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) n += texts[i] ? strlen(texts[i]) : 0;
+    for (size_t i = 0; i < d->n_artefacts; i++) {
+        const ingest_artefact *a = &d->artefacts[i];
+        n += 128 + (a->path ? strlen(a->path) : 0) + (a->reading ? strlen(a->reading) : 0) + (a->error ? strlen(a->error) : 0);
+    }
+    ingest_kernel k;
+    for (size_t i = 0; d->kernel_at && d->kernel_at(d, i, &k); i++) n += k.name_len + 64;
+    return n + d->n_gauges * 48;
+}
+
 void ingest_doc_forget_numbers(ingest_doc *d) {
     ingest_headline *h = &d->headline;
     h->has_tokens_per_sec = h->has_mfu_pct = h->has_gpu_util_pct = h->has_hbm_peak_gb = false;

@@ -125,6 +125,11 @@ struct run_result;
 bool ingest_doc_build(const struct run_result *r, ingest_doc *d);
 void ingest_doc_free(ingest_doc *d);
 
+/* About how many bytes d's rows take in the store: its texts (RunMetrics, the analysis document
+ * and report, each artefact's facts) and its kernel rows, before SQLite's own overhead (pages,
+ * indexes). For a refused ingest: how much room retention makes for it. */
+uint64_t ingest_doc_bytes(const ingest_doc *d);
+
 /* For a run whose verdict is failed: its numbers are not a measurement (a file a parse bound
  * cut short, an unreadable goblin file), so none is stored as if it were one: every headline
  * column and analysis gauge becomes unknown (null in /runs, /runs/<id>, absent from

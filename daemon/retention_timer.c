@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "base/clock.h"
 #include "daemon/log.h"
 #include "daemon/run_log.h"
 
@@ -18,9 +19,8 @@ struct retention_timer {
     api *http;
     retention_policy policy;
     uint64_t full_failures;      /* store_full_failures at the last look: a new one triggers a pass now */
-    char room_for[256];          /* the run room was last made for: once per run, not per retry */
+    retention_room room;         /* the room asked for the last runs refused (storage/retention.h) */
     unsigned ticks;
-    bool refused_again;          /* room_for's run was refused again (logged) */
     atomic_bool stopping;        /* retention_timer_stop: a pass in flight ends after its current eviction */
     bool busy, closing, closed;
     int evicted;
@@ -65,26 +65,23 @@ static void on_timer(uv_timer_t *h) {
     retention_timer *rt = h->data;
     if (rt->busy || rt->closing) return;
     char run_id[256];
-    uint64_t full = store_full_failures(rt->st, run_id, sizeof run_id);
+    uint64_t need = 0;
+    uint64_t full = store_full_failures(rt->st, run_id, sizeof run_id, &need);
     bool refused = full != rt->full_failures;
     if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && !refused) return;
     rt->full_failures = full;
-    /* An ingest refused for lack of room: the oldest finished run makes room for its retry,
-     * once per run. A run refused again after that does not fit in what one eviction frees
-     * (larger than db_max_size_mb itself, perhaps): evicting a run per retry would empty the
-     * database for it, so no more runs go for it (logged once; the ordinary pass still keeps
-     * the database under 90 %). */
-    rt->policy.make_room = false;
+    /* An ingest refused for lack of room: the oldest finished runs make room for its retry, as
+     * much as its rows take (then twice as much at each refusal of the same run), never beyond
+     * 90 % of the limit: a run that does not fit then evicts nothing (logged once). */
+    rt->policy.room_bytes = 0;
     if (refused && rt->policy.max_size_mb > 0) {
-        if (strcmp(run_id, rt->room_for) != 0) {
-            rt->policy.make_room = true;
-            snprintf(rt->room_for, sizeof rt->room_for, "%s", run_id);
-        } else if (!rt->refused_again) {
-            rt->refused_again = true;
-            log_warn("run %s: still does not fit under db_max_size_mb (%d MB) after the oldest finished run made room "
-                     "for it; no more runs are evicted for it", run_id, rt->policy.max_size_mb);
-        }
-        if (rt->policy.make_room) rt->refused_again = false;
+        bool too_large = false, first_warning = false;
+        rt->policy.room_bytes = retention_room_for(&rt->room, run_id, need, rt->policy.max_size_mb, clk_mono_ms(),
+                                                   &too_large, &first_warning);
+        if (first_warning)
+            log_warn("run %s: its rows take about %.1f MB, and the database more (pages, indexes): more than "
+                     "db_max_size_mb (%d MB) can make room for; no run is evicted for it", run_id, (double)need / 1048576.0,
+                     rt->policy.max_size_mb);
     }
     rt->busy = true;
     rt->work.data = rt;

@@ -2,9 +2,10 @@
  * RETENTION_PERIOD_MS a pass on the worker pool evicts the oldest finished runs beyond
  * retention_max_runs / retention_max_age_days / db_max_size_mb, logs each eviction and tells
  * the API (cache, long polls). An ingest refused for lack of room (the database at
- * db_max_size_mb) triggers a pass within a second that evicts the oldest finished run, so the
- * tracker's retry finds room: once per refused run, never once per retry. At most one pass
- * runs at a time. */
+ * db_max_size_mb) triggers a pass within a second that evicts the oldest finished runs until
+ * about as much room as the run's rows take is free (retention_room_for: more at each refusal
+ * of the same run, none beyond 90 % of the limit), so the tracker's retry finds room. At most
+ * one pass runs at a time. */
 #ifndef GOBLIN_RETENTION_TIMER_H
 #define GOBLIN_RETENTION_TIMER_H
 

@@ -1,6 +1,7 @@
 /* retention: forgetting runs and the retention policy (SQL). */
 #include "storage/retention.h"
 
+#include <assert.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,10 +183,15 @@ static int evict_one_tx(sqlite3 *db, void *arg) {
                      e->id, sizeof e->id))
             e->why = "db_max_size_mb";
     }
-    if (!e->why && p->max_size_mb > 0 && p->make_room &&
-        first_id(db, "SELECT id FROM runs WHERE status IN " FINAL " AND ?1 = ?1 ORDER BY updated_at, id LIMIT 1", 0,
-                 e->id, sizeof e->id))
-        e->why = "db_max_size_mb";
+    if (!e->why && p->max_size_mb > 0 && p->room_bytes > 0) {
+        int64_t pages = pragma(db, "PRAGMA page_count"), free_pages = pragma(db, "PRAGMA freelist_count");
+        int64_t page = pragma(db, "PRAGMA page_size");
+        int64_t limit = (int64_t)p->max_size_mb * 1024 * 1024;
+        if (pages > 0 && page > 0 && limit - (pages - free_pages) * page < p->room_bytes &&
+            first_id(db, "SELECT id FROM runs WHERE status IN " FINAL " AND ?1 = ?1 ORDER BY updated_at, id LIMIT 1", 0,
+                     e->id, sizeof e->id))
+            e->why = "db_max_size_mb";
+    }
     if (!e->why) return SQLITE_OK;
     forget_args f = {e->id, e->why, e->now_ms, false};
     return forget_tx(db, &f);
@@ -212,11 +218,34 @@ static int evict_oldest_tx(sqlite3 *db, void *arg) {
     return forget_tx(db, &f);
 }
 
+int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need, int max_size_mb, int64_t now_ms,
+                           bool *too_large, bool *first_warning) {
+    assert(max_size_mb > 0);
+    size_t at = RETENTION_ROOM_RUNS, oldest = 0;
+    for (size_t i = 0; i < RETENTION_ROOM_RUNS; i++) {
+        if (r->run[i].id[0] && !strcmp(r->run[i].id, run_id)) at = i;
+        if (r->run[i].last_ms < r->run[oldest].last_ms) oldest = i;
+    }
+    if (at == RETENTION_ROOM_RUNS || now_ms - r->run[at].last_ms > RETENTION_ROOM_FORGET_MS) {
+        if (at == RETENTION_ROOM_RUNS) at = oldest;           /* the least recently refused makes way */
+        snprintf(r->run[at].id, sizeof r->run[at].id, "%s", run_id);
+        r->run[at].doublings = 0;
+        r->run[at].warned = false;
+    } else if (r->run[at].doublings < 32) {
+        r->run[at].doublings++;
+    }
+    r->run[at].last_ms = now_ms;
+    double limit = (double)max_size_mb * 1024 * 1024 * 0.9;
+    double room = (double)(need ? need : 65536) * (double)(1ull << r->run[at].doublings);
+    *too_large = room > limit;
+    *first_warning = *too_large && !r->run[at].warned;
+    if (*too_large) r->run[at].warned = true;
+    return *too_large ? 0 : (int64_t)room;
+}
+
 int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, retention_evicted_fn evicted, void *user) {
     if (p->max_runs <= 0 && p->max_age_days <= 0 && p->max_size_mb <= 0) return 0;
     int n = 0;
-    retention_policy once = *p;                     /* make_room evicts one run, not all of them */
-    p = &once;
     while (!(p->cancel && atomic_load(p->cancel))) {
         evict_args e = {p, now_ms, "", NULL};
         if (store_write_tx(s, evict_one_tx, &e) != 0) return -1;
@@ -224,7 +253,6 @@ int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, reten
         n++;
         if (evicted) evicted(user, e.id, e.why);
         if (strcmp(e.why, "db_max_size_mb")) continue;
-        once.make_room = false;
         while (!(p->cancel && atomic_load(p->cancel))) {   /* down to 80% so ingests do not hit the limit again soon */
             evict_args t = {p, now_ms, "", NULL};
             if (store_write_tx(s, size_target_tx, &t) != 0) return -1;

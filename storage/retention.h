@@ -19,8 +19,9 @@ typedef struct retention_policy {
     int max_runs;          /* 0: no limit */
     int max_age_days;      /* 0: no limit; by updated_at */
     int max_size_mb;       /* 0: no limit; evict while the used pages exceed 90% of it, down to 80% */
-    bool make_room;        /* an ingest just failed on the size limit: evict the oldest finished run
-                              even below 90% (with max_size_mb set) */
+    int64_t room_bytes;    /* > 0: an ingest was refused on the size limit: evict the oldest finished
+                              runs, even below 90%, until this many bytes are free under max_size_mb
+                              (the caller keeps it within 90% of the limit) */
     const atomic_bool *cancel;   /* NULL, or set when the pass is to end after the eviction under
                                     way (shutdown): a pass may have thousands to do */
 } retention_policy;
@@ -40,6 +41,23 @@ bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig);
  * bring the run back); the forgotten signature then becomes doc's artefacts (doc may be NULL).
  * A database without the retention tables forgets nothing. SQLite result code. */
 int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, const ingest_doc *doc, bool *dropped);
+
+/* The room retention makes for ingests refused on db_max_size_mb, per run (the last few runs
+ * refused): a refused run's rows take about `need` bytes (ingest_doc_bytes); the first refusal
+ * asks for that much, each refusal of the same run within RETENTION_ROOM_FORGET_MS twice the
+ * one before (SQLite's pages and indexes may take more than the estimate). A request beyond 90 % of the limit is none:
+ * the run does not fit, and evicting runs for it would only empty the database. */
+#define RETENTION_ROOM_RUNS 8
+#define RETENTION_ROOM_FORGET_MS 600000
+typedef struct retention_room {
+    struct { char id[256]; int64_t last_ms; unsigned doublings; bool warned; } run[RETENTION_ROOM_RUNS];
+} retention_room;
+
+/* The bytes to free for run_id refused at now_ms (> 0), or 0 with *too_large when that would
+ * pass 90 % of max_size_mb; *first_warning is true the first time a run is too large (for one
+ * log line). */
+int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need, int max_size_mb, int64_t now_ms,
+                           bool *too_large, bool *first_warning);
 
 typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
 

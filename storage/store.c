@@ -51,6 +51,7 @@ struct store {
     char err_shown[256];         /* err as of the last write's end, for any thread (store_last_error) */
     uint64_t full_failures;      /* ingests refused for lack of room (SQLITE_FULL) */
     char full_run[256];          /* the run of the last one */
+    uint64_t full_need;          /* and about how many bytes its rows take (ingest_doc_bytes) */
     atomic_bool corrupt;         /* set once, never cleared: every answer would be suspect */
     char corrupt_reason[400];    /* written before corrupt is set */
     pthread_mutex_t corrupt_lock;
@@ -176,10 +177,11 @@ const char *store_last_error(store *s, char *buf, size_t n) {
     return buf;
 }
 
-uint64_t store_full_failures(store *s, char *run_id, size_t n) {
+uint64_t store_full_failures(store *s, char *run_id, size_t n, uint64_t *need_bytes) {
     pthread_mutex_lock(&s->err_lock);
     uint64_t k = s->full_failures;
     snprintf(run_id, n, "%s", s->full_run);
+    *need_bytes = s->full_need;
     pthread_mutex_unlock(&s->err_lock);
     return k;
 }
@@ -187,13 +189,15 @@ uint64_t store_full_failures(store *s, char *run_id, size_t n) {
 /* ---- writes ---- */
 
 /* Ends a write (the caller holds wlock): its error, if any, becomes what store_last_error
- * shows; an ingest of run_id (NULL: not an ingest) refused for lack of room is recorded. */
-static void write_unlock(store *s, int rc, const char *run_id) {
+ * shows; an ingest r (NULL: not an ingest) refused for lack of room is recorded. */
+static void write_unlock(store *s, int rc, const ingest_record *r) {
+    uint64_t need = r && (rc & 0xff) == SQLITE_FULL && r->doc ? ingest_doc_bytes(r->doc) : 0;
     pthread_mutex_lock(&s->err_lock);
     if (rc != SQLITE_OK) snprintf(s->err_shown, sizeof s->err_shown, "%s", s->err);
-    if (run_id && (rc & 0xff) == SQLITE_FULL) {
+    if (r && (rc & 0xff) == SQLITE_FULL) {
         s->full_failures++;
-        snprintf(s->full_run, sizeof s->full_run, "%s", run_id);
+        snprintf(s->full_run, sizeof s->full_run, "%s", r->id);
+        s->full_need = need;
     }
     pthread_mutex_unlock(&s->err_lock);
     pthread_mutex_unlock(&s->wlock);
@@ -437,7 +441,7 @@ int store_ingest(store *s, const ingest_record *r) {
         }
     }
     note_rc(s, s->w, rc);
-    write_unlock(s, rc, r->id);
+    write_unlock(s, rc, r);
     return rc != SQLITE_OK ? -1 : dropped ? STORE_INGEST_FORGOTTEN : 0;
 }
 

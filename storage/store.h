@@ -48,8 +48,9 @@ const char *store_db_file(store *s);
  * buf for logs; returns buf. Thread-safe. */
 const char *store_last_error(store *s, char *buf, size_t n);
 /* How many ingests were refused for lack of room so far (SQLITE_FULL: db_max_size_mb or a
- * full disk), and the run of the last one copied into run_id. Thread-safe. */
-uint64_t store_full_failures(store *s, char *run_id, size_t n);
+ * full disk); the run of the last one copied into run_id, and about how many bytes its rows
+ * take into *need_bytes (ingest_doc_bytes). Thread-safe. */
+uint64_t store_full_failures(store *s, char *run_id, size_t n, uint64_t *need_bytes);
 /* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
  * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the
  * API answers 503 with this reason and the tracker stops writing. */

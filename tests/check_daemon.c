@@ -246,6 +246,38 @@ START_TEST(compare_arithmetic) {
 }
 END_TEST
 
+/* The room asked for refused ingests (limit 10 MB: 90 % is 9,437,184 bytes): the rows' bytes,
+ * doubling per refusal of the same run, each run on its own, forgotten after
+ * RETENTION_ROOM_FORGET_MS, and none once it passes 90 % of the limit (warned once). */
+START_TEST(retention_room_per_refused_run) {
+    retention_room r;
+    memset(&r, 0, sizeof r);
+    bool big, warn;
+    int64_t t = 1000;
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t, &big, &warn), 1000000);
+    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 1, &big, &warn), 100000);
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 2, &big, &warn), 2000000);   /* a again */
+    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 3, &big, &warn), 200000);     /* b on its own */
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 4, &big, &warn), 4000000);
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 5, &big, &warn), 8000000);
+    ck_assert(!big && !warn);
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 6, &big, &warn), 0);         /* 16 MB > 9 MB */
+    ck_assert(big && warn);
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 7, &big, &warn), 0);
+    ck_assert(big && !warn);                                                                    /* warned once */
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 7 + RETENTION_ROOM_FORGET_MS + 1, &big, &warn),
+                     1000000);                                                                  /* forgotten: afresh */
+    ck_assert_int_eq(retention_room_for(&r, "huge", 10000000, 10, t + 8, &big, &warn), 0);     /* never fits */
+    ck_assert(big && warn);
+    for (int i = 0; i < RETENTION_ROOM_RUNS + 2; i++) {                                         /* a bounded memory */
+        char id[16];
+        snprintf(id, sizeof id, "r%d", i);
+        ck_assert_int_eq(retention_room_for(&r, id, 1000, 10, t + 10 + i, &big, &warn), 1000);
+    }
+    ck_assert_int_eq(retention_room_for(&r, "r9", 1000, 10, t + 30, &big, &warn), 2000);
+}
+END_TEST
+
 /* An ingest of a small parsed run, with a chosen id and time. */
 static void ingest(store *st, const char *id, int64_t now, run_status status, run_result *r) {
     ingest_doc doc;
@@ -421,9 +453,11 @@ START_TEST(retention_forget_and_policy) {
     ck_assert(store_run_state(rd, "s-new", &status, &sig, &has));
     store_reader_release(st, rd);
     char refused[64];                                               /* the refused ingest, by run */
-    ck_assert_uint_eq(store_full_failures(st, refused, sizeof refused), 1);
+    uint64_t need = 0;
+    ck_assert_uint_eq(store_full_failures(st, refused, sizeof refused, &need), 1);
     snprintf(id, sizeof id, "s-%04d", n);
     ck_assert_str_eq(refused, id);
+    ck_assert_uint_gt(need, 300);                                   /* its texts at least: the padded body */
     /* a pass ends after the eviction under way once cancelled (shutdown) */
     atomic_bool cancel;
     atomic_init(&cancel, false);
@@ -588,6 +622,7 @@ Suite *daemon_suite(void) {
     tcase_add_test(tc, store_ingest_list_and_state);
     tcase_add_test(tc, store_kernels_and_errors);
     tcase_add_test(tc, retention_forget_and_policy);
+    tcase_add_test(tc, retention_room_per_refused_run);
     tcase_add_test(tc, ingest_after_forget_is_dropped);
     suite_add_tcase(s, tc);
     return s;
