@@ -46,7 +46,7 @@ static void discovered(tracker *t, const char *root_path, const char *id, store_
             r->dormant = true;                  /* pending its first file, nothing to parse: that file wakes it */
             t->n_dormant++;
             r->sm.status = RUN_PENDING;         /* a run about to start (docs/API.md "Run states") */
-            if (!known || st != RUN_PENDING) status_write(r);
+            status_write(r);                    /* (again when known: its root may have moved; batched) */
             tracker_watch_run_dir(r);
             return;
         }
