@@ -72,8 +72,8 @@ uint64_t ingest_doc_bytes(const ingest_doc *d) {
         const ingest_artefact *a = &d->artefacts[i];
         n += 128 + (a->path ? strlen(a->path) : 0) + (a->reading ? strlen(a->reading) : 0) + (a->error ? strlen(a->error) : 0);
     }
-    ingest_kernel k;
-    for (size_t i = 0; d->kernel_at && d->kernel_at(d, i, &k); i++) n += k.name_len + 64;
+    ingest_kernel k;                            /* each row and its key's index: run id and name twice */
+    for (size_t i = 0; d->kernel_at && d->kernel_at(d, i, &k); i++) n += 2 * (k.name_len + 64) + 48;
     return n + d->n_gauges * 48;
 }
 

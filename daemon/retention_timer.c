@@ -18,7 +18,6 @@ struct retention_timer {
     pthread_mutex_t http_lock;   /* a pass's worker thread tells http; retention_timer_stop clears it */
     api *http;
     retention_policy policy;
-    uint64_t full_failures;      /* store_full_failures at the last look: a new one triggers a pass now */
     retention_room room;         /* the room asked for the last runs refused (storage/retention.h) */
     unsigned ticks;
     atomic_bool stopping;        /* retention_timer_stop: a pass in flight ends after its current eviction */
@@ -64,25 +63,26 @@ static void pass_done(uv_work_t *req, int status) {
 static void on_timer(uv_timer_t *h) {
     retention_timer *rt = h->data;
     if (rt->busy || rt->closing) return;
-    char run_id[256];
-    uint64_t need = 0;
-    uint64_t full = store_full_failures(rt->st, run_id, sizeof run_id, &need);
-    bool refused = full != rt->full_failures;
-    if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && !refused) return;
-    rt->full_failures = full;
-    /* An ingest refused for lack of room: the oldest finished runs make room for its retry, as
-     * much as its rows take (then twice as much at each refusal of the same run), never beyond
-     * 90 % of the limit: a run that does not fit then evicts nothing (logged once). */
+    store_refusal refused[STORE_REFUSALS];
+    size_t n_refused = store_take_refusals(rt->st, refused);
+    if (rt->ticks++ % (RETENTION_PERIOD_MS / 1000) && !n_refused) return;
+    /* Ingests refused for lack of room: the oldest finished runs make room for their retries,
+     * as much as each lacks, once per run; a run refused again, or asking beyond 90 % of the
+     * limit, gets no more (logged once): its retries cannot empty the database. */
     rt->policy.room_bytes = 0;
-    if (refused && rt->policy.max_size_mb > 0) {
-        bool too_large = false, first_warning = false;
-        rt->policy.room_bytes = retention_room_for(&rt->room, run_id, need, rt->policy.max_size_mb, clk_mono_ms(),
-                                                   &too_large, &first_warning);
+    for (size_t i = 0; i < n_refused && rt->policy.max_size_mb > 0; i++) {
+        retention_room_answer why = ROOM_MADE;
+        bool first_warning = false;
+        int64_t room = retention_room_for(&rt->room, refused[i].run_id, refused[i].need_bytes, rt->policy.max_size_mb,
+                                          clk_mono_ms(), &why, &first_warning);
         if (first_warning)
-            log_warn("run %s: its rows take about %.1f MB, and the database more (pages, indexes): more than "
-                     "db_max_size_mb (%d MB) can make room for; no run is evicted for it", run_id, (double)need / 1048576.0,
-                     rt->policy.max_size_mb);
+            log_warn("run %s: needs about %.1f MB more in the database and %s under db_max_size_mb (%d MB); no run is "
+                     "evicted for it", refused[i].run_id, (double)refused[i].need_bytes / 1048576.0,
+                     why == ROOM_AGAIN ? "did not fit in the room made for it" : "cannot fit", rt->policy.max_size_mb);
+        rt->policy.room_bytes += room;
     }
+    int64_t cap = (int64_t)rt->policy.max_size_mb * 1024 * 1024 / 10 * 9;
+    if (rt->policy.room_bytes > cap) rt->policy.room_bytes = cap;
     rt->busy = true;
     rt->work.data = rt;
     if (uv_queue_work(h->loop, &rt->work, pass_work, pass_done) != 0) rt->busy = false;

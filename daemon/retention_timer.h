@@ -3,9 +3,9 @@
  * retention_max_runs / retention_max_age_days / db_max_size_mb, logs each eviction and tells
  * the API (cache, long polls). An ingest refused for lack of room (the database at
  * db_max_size_mb) triggers a pass within a second that evicts the oldest finished runs until
- * about as much room as the run's rows take is free (retention_room_for: more at each refusal
- * of the same run, none beyond 90 % of the limit), so the tracker's retry finds room. At most
- * one pass runs at a time. */
+ * about as much room as the run lacks is free (retention_room_for: once per refused run, none
+ * beyond 90 % of the limit), so the tracker's retry finds room. At most one pass runs at a
+ * time. */
 #ifndef GOBLIN_RETENTION_TIMER_H
 #define GOBLIN_RETENTION_TIMER_H
 

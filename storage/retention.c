@@ -184,10 +184,12 @@ static int evict_one_tx(sqlite3 *db, void *arg) {
             e->why = "db_max_size_mb";
     }
     if (!e->why && p->max_size_mb > 0 && p->room_bytes > 0) {
+        /* room for a refused ingest: until that much is free under the limit (its request is
+         * what it lacks beyond the version it replaces: the store's refusal) */
         int64_t pages = pragma(db, "PRAGMA page_count"), free_pages = pragma(db, "PRAGMA freelist_count");
         int64_t page = pragma(db, "PRAGMA page_size");
-        int64_t limit = (int64_t)p->max_size_mb * 1024 * 1024;
-        if (pages > 0 && page > 0 && limit - (pages - free_pages) * page < p->room_bytes &&
+        int64_t limit = (int64_t)p->max_size_mb * 1024 * 1024, used = (pages - free_pages) * page;
+        if (pages > 0 && page > 0 && limit - used < p->room_bytes &&
             first_id(db, "SELECT id FROM runs WHERE status IN " FINAL " AND ?1 = ?1 ORDER BY updated_at, id LIMIT 1", 0,
                      e->id, sizeof e->id))
             e->why = "db_max_size_mb";
@@ -219,28 +221,25 @@ static int evict_oldest_tx(sqlite3 *db, void *arg) {
 }
 
 int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need, int max_size_mb, int64_t now_ms,
-                           bool *too_large, bool *first_warning) {
+                           retention_room_answer *why, bool *first_warning) {
     assert(max_size_mb > 0);
     size_t at = RETENTION_ROOM_RUNS, oldest = 0;
     for (size_t i = 0; i < RETENTION_ROOM_RUNS; i++) {
         if (r->run[i].id[0] && !strcmp(r->run[i].id, run_id)) at = i;
         if (r->run[i].last_ms < r->run[oldest].last_ms) oldest = i;
     }
-    if (at == RETENTION_ROOM_RUNS || now_ms - r->run[at].last_ms > RETENTION_ROOM_FORGET_MS) {
+    bool again = at < RETENTION_ROOM_RUNS && now_ms - r->run[at].last_ms <= RETENTION_ROOM_FORGET_MS;
+    if (!again) {
         if (at == RETENTION_ROOM_RUNS) at = oldest;           /* the least recently refused makes way */
         snprintf(r->run[at].id, sizeof r->run[at].id, "%s", run_id);
-        r->run[at].doublings = 0;
         r->run[at].warned = false;
-    } else if (r->run[at].doublings < 32) {
-        r->run[at].doublings++;
     }
     r->run[at].last_ms = now_ms;
-    double limit = (double)max_size_mb * 1024 * 1024 * 0.9;
-    double room = (double)(need ? need : 65536) * (double)(1ull << r->run[at].doublings);
-    *too_large = room > limit;
-    *first_warning = *too_large && !r->run[at].warned;
-    if (*too_large) r->run[at].warned = true;
-    return *too_large ? 0 : (int64_t)room;
+    double room = (double)(need ? need : 65536);
+    *why = again ? ROOM_AGAIN : room > (double)max_size_mb * 1024 * 1024 * 0.9 ? ROOM_TOO_LARGE : ROOM_MADE;
+    *first_warning = *why != ROOM_MADE && !r->run[at].warned;
+    if (*why != ROOM_MADE) r->run[at].warned = true;
+    return *why == ROOM_MADE ? (int64_t)room : 0;
 }
 
 int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, retention_evicted_fn evicted, void *user) {

@@ -43,21 +43,24 @@ bool retention_forgotten_sig(store_reader *r, const char *id, run_sig *sig);
 int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, const ingest_doc *doc, bool *dropped);
 
 /* The room retention makes for ingests refused on db_max_size_mb, per run (the last few runs
- * refused): a refused run's rows take about `need` bytes (ingest_doc_bytes); the first refusal
- * asks for that much, each refusal of the same run within RETENTION_ROOM_FORGET_MS twice the
- * one before (SQLite's pages and indexes may take more than the estimate). A request beyond 90 % of the limit is none:
- * the run does not fit, and evicting runs for it would only empty the database. */
+ * refused): a refused run lacks about `need` bytes (store_refusal), and the oldest finished
+ * runs go until that much is free under the limit, once per run: refused again within RETENTION_ROOM_FORGET_MS of its last refusal, the run does not fit
+ * in what was made (nothing more goes for it), and a request beyond 90 % of the limit is none
+ * (the run does not fit at all). Either way no run goes for it, and its retries cannot empty
+ * the database. */
 #define RETENTION_ROOM_RUNS 8
 #define RETENTION_ROOM_FORGET_MS 600000
 typedef struct retention_room {
-    struct { char id[256]; int64_t last_ms; unsigned doublings; bool warned; } run[RETENTION_ROOM_RUNS];
+    struct { char id[256]; int64_t last_ms; bool warned; } run[RETENTION_ROOM_RUNS];
 } retention_room;
 
-/* The bytes to free for run_id refused at now_ms (> 0), or 0 with *too_large when that would
- * pass 90 % of max_size_mb; *first_warning is true the first time a run is too large (for one
- * log line). */
+typedef enum { ROOM_MADE, ROOM_AGAIN, ROOM_TOO_LARGE } retention_room_answer;
+
+/* The bytes to free for run_id refused at now_ms that lacks about need bytes (> 0: room is to
+ * be made), or 0 with *why ROOM_AGAIN (room was made for it already) or ROOM_TOO_LARGE;
+ * *first_warning is true the first time a run gets no room (for one log line). */
 int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need, int max_size_mb, int64_t now_ms,
-                           bool *too_large, bool *first_warning);
+                           retention_room_answer *why, bool *first_warning);
 
 typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
 

@@ -49,9 +49,8 @@ struct store {
     char err[256];               /* the write side's last error, under wlock */
     pthread_mutex_t err_lock;    /* err_shown and the full-database record */
     char err_shown[256];         /* err as of the last write's end, for any thread (store_last_error) */
-    uint64_t full_failures;      /* ingests refused for lack of room (SQLITE_FULL) */
-    char full_run[256];          /* the run of the last one */
-    uint64_t full_need;          /* and about how many bytes its rows take (ingest_doc_bytes) */
+    store_refusal refused[STORE_REFUSALS];   /* ingests refused for lack of room since the last take */
+    size_t n_refused;
     atomic_bool corrupt;         /* set once, never cleared: every answer would be suspect */
     char corrupt_reason[400];    /* written before corrupt is set */
     pthread_mutex_t corrupt_lock;
@@ -177,27 +176,55 @@ const char *store_last_error(store *s, char *buf, size_t n) {
     return buf;
 }
 
-uint64_t store_full_failures(store *s, char *run_id, size_t n, uint64_t *need_bytes) {
+size_t store_take_refusals(store *s, store_refusal *out) {
     pthread_mutex_lock(&s->err_lock);
-    uint64_t k = s->full_failures;
-    snprintf(run_id, n, "%s", s->full_run);
-    *need_bytes = s->full_need;
+    size_t n = s->n_refused;
+    memcpy(out, s->refused, n * sizeof *out);
+    s->n_refused = 0;
     pthread_mutex_unlock(&s->err_lock);
-    return k;
+    return n;
 }
 
 /* ---- writes ---- */
 
+/* Caller holds wlock: about how many bytes run id's stored rows take, as ingest_doc_bytes
+ * counts a document's (0 when it has none). */
+static uint64_t stored_bytes(store *s, const char *id) {
+    static const char SQL[] =
+        "SELECT 1024 + coalesce((SELECT length(metrics_json) FROM runs WHERE id = ?1), 0)"
+        " + coalesce((SELECT sum(coalesce(length(json), 0) + coalesce(length(report_md), 0)) FROM run_analysis"
+        "             WHERE run_id = ?1), 0)"
+        " + coalesce((SELECT sum(128 + length(path) + coalesce(length(reading), 0) + coalesce(length(error), 0))"
+        "             FROM artefacts WHERE run_id = ?1), 0)"
+        " + coalesce((SELECT sum(2 * (length(name) + 64) + 48) FROM kernels WHERE run_id = ?1), 0)"
+        " + coalesce((SELECT count(*) * 48 FROM run_gauges WHERE run_id = ?1), 0)"
+        " WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)";
+    sqlite3_stmt *q = NULL;
+    uint64_t n = 0;
+    if (sqlite3_prepare_v2(s->w, SQL, -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+        if (sqlite3_step(q) == SQLITE_ROW) n = (uint64_t)sqlite3_column_int64(q, 0);
+    }
+    sqlite3_finalize(q);
+    return n;
+}
+
 /* Ends a write (the caller holds wlock): its error, if any, becomes what store_last_error
- * shows; an ingest r (NULL: not an ingest) refused for lack of room is recorded. */
+ * shows; an ingest r (NULL: not an ingest) refused for lack of room is recorded with the room
+ * it lacks: its rows' bytes less those of the version it replaces (freed in its transaction). */
 static void write_unlock(store *s, int rc, const ingest_record *r) {
-    uint64_t need = r && (rc & 0xff) == SQLITE_FULL && r->doc ? ingest_doc_bytes(r->doc) : 0;
+    bool refused = r && (rc & 0xff) == SQLITE_FULL;
+    uint64_t need = refused && r->doc ? ingest_doc_bytes(r->doc) : 0, old = refused ? stored_bytes(s, r->id) : 0;
+    need = need > old + 65536 ? need - old : 65536;
     pthread_mutex_lock(&s->err_lock);
     if (rc != SQLITE_OK) snprintf(s->err_shown, sizeof s->err_shown, "%s", s->err);
-    if (r && (rc & 0xff) == SQLITE_FULL) {
-        s->full_failures++;
-        snprintf(s->full_run, sizeof s->full_run, "%s", r->id);
-        s->full_need = need;
+    size_t i = 0;
+    while (refused && i < s->n_refused && strcmp(s->refused[i].run_id, r->id)) i++;
+    if (refused && i == STORE_REFUSALS) i = STORE_REFUSALS - 1;    /* full: the newest replaces the last */
+    if (refused) {
+        snprintf(s->refused[i].run_id, sizeof s->refused[i].run_id, "%s", r->id);
+        s->refused[i].need_bytes = need;
+        if (i == s->n_refused) s->n_refused++;
     }
     pthread_mutex_unlock(&s->err_lock);
     pthread_mutex_unlock(&s->wlock);

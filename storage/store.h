@@ -47,10 +47,17 @@ const char *store_db_file(store *s);
 /* The last SQLite error of the write side (as of the last write that failed), copied into
  * buf for logs; returns buf. Thread-safe. */
 const char *store_last_error(store *s, char *buf, size_t n);
-/* How many ingests were refused for lack of room so far (SQLITE_FULL: db_max_size_mb or a
- * full disk); the run of the last one copied into run_id, and about how many bytes its rows
- * take into *need_bytes (ingest_doc_bytes). Thread-safe. */
-uint64_t store_full_failures(store *s, char *run_id, size_t n, uint64_t *need_bytes);
+/* An ingest refused for lack of room (SQLITE_FULL: db_max_size_mb or a full disk): its run and
+ * about how many more bytes its rows take than the stored version they replace
+ * (ingest_doc_bytes; at least 64 KiB). */
+#define STORE_REFUSALS 8
+typedef struct store_refusal {
+    char run_id[256];
+    uint64_t need_bytes;
+} store_refusal;
+/* The runs refused since the last call (each once, the newest need; at most STORE_REFUSALS),
+ * into out; the list is then empty. Thread-safe. */
+size_t store_take_refusals(store *s, store_refusal *out);
 /* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
  * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the
  * API answers 503 with this reason and the tracker stops writing. */

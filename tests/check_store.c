@@ -15,35 +15,37 @@
 #include "storage/store.h"
 #include "tests/test_util.h"
 
-/* The room asked for refused ingests (limit 10 MB: 90 % is 9,437,184 bytes): the rows' bytes,
- * doubling per refusal of the same run, each run on its own, forgotten after
- * RETENTION_ROOM_FORGET_MS, and none once it passes 90 % of the limit (warned once). */
+/* The room asked for refused ingests (limit 10 MB: 90 % is 9,437,184 bytes): what the run
+ * lacks, once per run (each run on its own); refused again within RETENTION_ROOM_FORGET_MS, or
+ * asking beyond 90 % of the limit, none (warned once); forgotten after that; a bounded memory. */
 START_TEST(retention_room_per_refused_run) {
     retention_room r;
     memset(&r, 0, sizeof r);
-    bool big, warn;
+    retention_room_answer why;
+    bool warn;
     int64_t t = 1000;
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t, &big, &warn), 1000000);
-    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 1, &big, &warn), 100000);
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 2, &big, &warn), 2000000);   /* a again */
-    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 3, &big, &warn), 200000);     /* b on its own */
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 4, &big, &warn), 4000000);
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 5, &big, &warn), 8000000);
-    ck_assert(!big && !warn);
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 6, &big, &warn), 0);         /* 16 MB > 9 MB */
-    ck_assert(big && warn);
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 7, &big, &warn), 0);
-    ck_assert(big && !warn);                                                                    /* warned once */
-    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 7 + RETENTION_ROOM_FORGET_MS + 1, &big, &warn),
-                     1000000);                                                                  /* forgotten: afresh */
-    ck_assert_int_eq(retention_room_for(&r, "huge", 10000000, 10, t + 8, &big, &warn), 0);     /* never fits */
-    ck_assert(big && warn);
-    for (int i = 0; i < RETENTION_ROOM_RUNS + 2; i++) {                                         /* a bounded memory */
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t, &why, &warn), 1000000);
+    ck_assert(why == ROOM_MADE && !warn);
+    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 1, &why, &warn), 100000);   /* b on its own */
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 2, &why, &warn), 0);       /* a again: none */
+    ck_assert(why == ROOM_AGAIN && warn);
+    ck_assert_int_eq(retention_room_for(&r, "b", 100000, 10, t + 3, &why, &warn), 0);
+    ck_assert(why == ROOM_AGAIN && warn);
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 300000, &why, &warn), 0); /* retried 5 min on */
+    ck_assert(why == ROOM_AGAIN && !warn);                                                   /* warned once */
+    ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 300000 + RETENTION_ROOM_FORGET_MS + 1, &why, &warn),
+                     1000000);                                                               /* forgotten: afresh */
+    ck_assert_int_eq(retention_room_for(&r, "huge", 9500000, 10, t + 8, &why, &warn), 0);   /* > 90 %: never fits */
+    ck_assert(why == ROOM_TOO_LARGE && warn);
+    ck_assert_int_eq(retention_room_for(&r, "huge", 9500000, 10, t + 9, &why, &warn), 0);
+    ck_assert(!warn);
+    for (int i = 0; i < RETENTION_ROOM_RUNS + 2; i++) {                                      /* a bounded memory */
         char id[16];
         snprintf(id, sizeof id, "r%d", i);
-        ck_assert_int_eq(retention_room_for(&r, id, 1000, 10, t + 10 + i, &big, &warn), 1000);
+        ck_assert_int_eq(retention_room_for(&r, id, 1000, 10, t + 10 + i, &why, &warn), 1000);
     }
-    ck_assert_int_eq(retention_room_for(&r, "r9", 1000, 10, t + 30, &big, &warn), 2000);
+    ck_assert_int_eq(retention_room_for(&r, "r9", 1000, 10, t + 30, &why, &warn), 0);
+    ck_assert_int_eq(retention_room_for(&r, "r0", 1000, 10, t + 31, &why, &warn), 1000);     /* r0 made way */
 }
 END_TEST
 
@@ -221,12 +223,25 @@ START_TEST(retention_forget_and_policy) {
     ck_assert(!store_run_state(rd, "s-0000", &status, &sig, &has));  /* the oldest went */
     ck_assert(store_run_state(rd, "s-new", &status, &sig, &has));
     store_reader_release(st, rd);
-    char refused[64];                                               /* the refused ingest, by run */
-    uint64_t need = 0;
-    ck_assert_uint_eq(store_full_failures(st, refused, sizeof refused, &need), 1);
+    store_refusal refused[STORE_REFUSALS];                          /* the refused ingest, by run, once */
+    ck_assert_uint_eq(store_take_refusals(st, refused), 1);
     snprintf(id, sizeof id, "s-%04d", n);
-    ck_assert_str_eq(refused, id);
-    ck_assert_uint_gt(need, 300);                                   /* its texts at least: the padded body */
+    ck_assert_str_eq(refused[0].run_id, id);
+    ck_assert_uint_ge(refused[0].need_bytes, 65536);                 /* at least the slack */
+    ck_assert_uint_eq(store_take_refusals(st, refused), 0);         /* taken */
+    /* room for a refused ingest: the oldest finished runs go until that much is free, no more */
+    ck_assert_int_gt(count_runs(st), 5);
+    p = (retention_policy){.max_size_mb = 2, .room_bytes = 1};
+    evictions = 0;
+    ck_assert_int_eq(retention_enforce(st, &p, 55000, count_eviction, "db_max_size_mb"), 0);   /* free already */
+    p.room_bytes = 2 * 1024 * 1024;                                  /* all of it: every finished run */
+    int64_t before = count_runs(st);
+    ck_assert_int_eq(retention_enforce(st, &p, 55000, count_eviction, "db_max_size_mb"), before - 1);
+    ck_assert_int_eq(count_runs(st), 1);                             /* m-0, running, stays */
+    for (int i = 0; i < 4; i++) {
+        snprintf(id, sizeof id, "c-%d", i);
+        ingest(st, id, 56000 + i, RUN_COMPLETE, &r);
+    }
     /* a pass ends after the eviction under way once cancelled (shutdown) */
     atomic_bool cancel;
     atomic_init(&cancel, false);

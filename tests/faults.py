@@ -101,7 +101,7 @@ def test_database_max_size(tmp):
     wait_for(lambda: "full" in d.logtext(), 30, "database-full error in the log")
     assert d.get("/healthz")[0] == 200 and d.get("/runs")[0] == 200
     for name in ("many-names", "many-more"):
-        wait_for(lambda: f"run {name}: its rows take about" in d.logtext(), 60, f"{name} said too large")
+        wait_for(lambda: f"run {name}: needs about" in d.logtext(), 60, f"{name} said too large")
     time.sleep(7)                                             # their retries (5 s, then 10 s) evict nothing either
     assert "(db_max_size_mb)" not in d.logtext(), d.logtext()
     ids = {r["id"] for r in d.json("/runs")[2]["runs"]}
