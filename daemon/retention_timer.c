@@ -71,6 +71,10 @@ static void on_timer(uv_timer_t *h) {
      * limit, gets no more (logged once): its retries cannot empty the database. */
     rt->policy.room_bytes = 0;
     for (size_t i = 0; i < n_refused && rt->policy.max_size_mb > 0; i++) {
+        if (refused[i].landed) {                /* stored after all: a later refusal gets room again */
+            retention_room_landed(&rt->room, refused[i].run_id);
+            continue;
+        }
         retention_room_answer why = ROOM_MADE;
         bool first_warning = false;
         int64_t room = retention_room_for(&rt->room, refused[i].run_id, refused[i].need_bytes, rt->policy.max_size_mb,

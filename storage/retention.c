@@ -242,6 +242,11 @@ int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need,
     return *why == ROOM_MADE ? (int64_t)room : 0;
 }
 
+void retention_room_landed(retention_room *r, const char *run_id) {
+    for (size_t i = 0; i < RETENTION_ROOM_RUNS; i++)
+        if (r->run[i].id[0] && !strcmp(r->run[i].id, run_id)) memset(&r->run[i], 0, sizeof r->run[i]);
+}
+
 int retention_enforce(store *s, const retention_policy *p, int64_t now_ms, retention_evicted_fn evicted, void *user) {
     if (p->max_runs <= 0 && p->max_age_days <= 0 && p->max_size_mb <= 0) return 0;
     int n = 0;

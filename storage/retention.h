@@ -44,10 +44,11 @@ int retention_drop_if_forgotten(sqlite3 *db, const char *id, int64_t since_ms, c
 
 /* The room retention makes for ingests refused on db_max_size_mb, per run (the last few runs
  * refused): a refused run lacks about `need` bytes (store_refusal), and the oldest finished
- * runs go until that much is free under the limit, once per run: refused again within RETENTION_ROOM_FORGET_MS of its last refusal, the run does not fit
- * in what was made (nothing more goes for it), and a request beyond 90 % of the limit is none
- * (the run does not fit at all). Either way no run goes for it, and its retries cannot empty
- * the database. */
+ * runs go until that much is free under the limit, once per run (again once it was stored:
+ * retention_room_landed). Refused again within RETENTION_ROOM_FORGET_MS of its last refusal,
+ * the run does not fit in what was made, and a request beyond 90 % of the limit is none (the
+ * run does not fit at all): either way no run goes for it, and its retries cannot empty the
+ * database. */
 #define RETENTION_ROOM_RUNS 8
 #define RETENTION_ROOM_FORGET_MS 600000
 typedef struct retention_room {
@@ -61,6 +62,9 @@ typedef enum { ROOM_MADE, ROOM_AGAIN, ROOM_TOO_LARGE } retention_room_answer;
  * *first_warning is true the first time a run gets no room (for one log line). */
 int64_t retention_room_for(retention_room *r, const char *run_id, uint64_t need, int max_size_mb, int64_t now_ms,
                            retention_room_answer *why, bool *first_warning);
+
+/* run_id was stored after a refusal: its next refusal gets room again. */
+void retention_room_landed(retention_room *r, const char *run_id);
 
 typedef void (*retention_evicted_fn)(void *user, const char *id, const char *why);
 

@@ -49,8 +49,10 @@ struct store {
     char err[256];               /* the write side's last error, under wlock */
     pthread_mutex_t err_lock;    /* err_shown and the full-database record */
     char err_shown[256];         /* err as of the last write's end, for any thread (store_last_error) */
-    store_refusal refused[STORE_REFUSALS];   /* ingests refused for lack of room since the last take */
+    store_refusal refused[STORE_REFUSALS];   /* refusals (and landings after one) since the last take */
     size_t n_refused;
+    char was_refused[STORE_REFUSALS][256];   /* the last runs refused, until they land */
+    size_t n_was_refused;
     atomic_bool corrupt;         /* set once, never cleared: every answer would be suspect */
     char corrupt_reason[400];    /* written before corrupt is set */
     pthread_mutex_t corrupt_lock;
@@ -218,12 +220,22 @@ static void write_unlock(store *s, int rc, const ingest_record *r) {
     need = need > old + 65536 ? need - old : 65536;
     pthread_mutex_lock(&s->err_lock);
     if (rc != SQLITE_OK) snprintf(s->err_shown, sizeof s->err_shown, "%s", s->err);
+    size_t w = 0;                                   /* was it refused before? (then it landed now) */
+    while (r && w < s->n_was_refused && strcmp(s->was_refused[w], r->id)) w++;
+    bool landed = r && rc == SQLITE_OK && w < s->n_was_refused;
+    if (landed) memmove(s->was_refused[w], s->was_refused[w + 1], (--s->n_was_refused - w) * sizeof s->was_refused[0]);
+    if (refused && w == s->n_was_refused) {       /* remembered until it lands (the oldest makes way) */
+        if (w == STORE_REFUSALS) memmove(s->was_refused[0], s->was_refused[1], --w * sizeof s->was_refused[0]);
+        snprintf(s->was_refused[w], sizeof s->was_refused[w], "%s", r->id);
+        s->n_was_refused = w + 1;
+    }
     size_t i = 0;
-    while (refused && i < s->n_refused && strcmp(s->refused[i].run_id, r->id)) i++;
-    if (refused && i == STORE_REFUSALS) i = STORE_REFUSALS - 1;    /* full: the newest replaces the last */
-    if (refused) {
+    while ((refused || landed) && i < s->n_refused && strcmp(s->refused[i].run_id, r->id)) i++;
+    if ((refused || landed) && i == STORE_REFUSALS) i = STORE_REFUSALS - 1;   /* full: the newest replaces the last */
+    if (refused || landed) {
         snprintf(s->refused[i].run_id, sizeof s->refused[i].run_id, "%s", r->id);
         s->refused[i].need_bytes = need;
+        s->refused[i].landed = landed;
         if (i == s->n_refused) s->n_refused++;
     }
     pthread_mutex_unlock(&s->err_lock);

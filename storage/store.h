@@ -54,9 +54,11 @@ const char *store_last_error(store *s, char *buf, size_t n);
 typedef struct store_refusal {
     char run_id[256];
     uint64_t need_bytes;
+    bool landed;                 /* not a refusal: a run refused before was stored since */
 } store_refusal;
 /* The runs refused since the last call (each once, the newest need; at most STORE_REFUSALS),
- * into out; the list is then empty. Thread-safe. */
+ * and those of the last runs refused that were stored since (landed), into out; the list is
+ * then empty. Thread-safe. */
 size_t store_take_refusals(store *s, store_refusal *out);
 /* NULL, or why the database is corrupt: PRAGMA quick_check failed at open, or a statement
  * reported SQLITE_CORRUPT / SQLITE_NOTADB since. Once set it stays set (thread-safe): the

@@ -17,7 +17,8 @@
 
 /* The room asked for refused ingests (limit 10 MB: 90 % is 9,437,184 bytes): what the run
  * lacks, once per run (each run on its own); refused again within RETENTION_ROOM_FORGET_MS, or
- * asking beyond 90 % of the limit, none (warned once); forgotten after that; a bounded memory. */
+ * asking beyond 90 % of the limit, none (warned once); room again once it was stored, or
+ * forgotten; a bounded memory. */
 START_TEST(retention_room_per_refused_run) {
     retention_room r;
     memset(&r, 0, sizeof r);
@@ -33,6 +34,8 @@ START_TEST(retention_room_per_refused_run) {
     ck_assert(why == ROOM_AGAIN && warn);
     ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 300000, &why, &warn), 0); /* retried 5 min on */
     ck_assert(why == ROOM_AGAIN && !warn);                                                   /* warned once */
+    retention_room_landed(&r, "b");                                                          /* b stored after all */
+    ck_assert_int_eq(retention_room_for(&r, "b", 150000, 10, t + 300001, &why, &warn), 150000);   /* room again */
     ck_assert_int_eq(retention_room_for(&r, "a", 1000000, 10, t + 300000 + RETENTION_ROOM_FORGET_MS + 1, &why, &warn),
                      1000000);                                                               /* forgotten: afresh */
     ck_assert_int_eq(retention_room_for(&r, "huge", 9500000, 10, t + 8, &why, &warn), 0);   /* > 90 %: never fits */
@@ -228,7 +231,13 @@ START_TEST(retention_forget_and_policy) {
     snprintf(id, sizeof id, "s-%04d", n);
     ck_assert_str_eq(refused[0].run_id, id);
     ck_assert_uint_ge(refused[0].need_bytes, 65536);                 /* at least the slack */
+    ck_assert(!refused[0].landed);
     ck_assert_uint_eq(store_take_refusals(st, refused), 0);         /* taken */
+    ingest(st, id, 52000, RUN_COMPLETE, &r);                        /* the refused run lands */
+    ck_assert_uint_eq(store_take_refusals(st, refused), 1);
+    ck_assert(refused[0].landed && !strcmp(refused[0].run_id, id));
+    ingest(st, id, 52001, RUN_COMPLETE, &r);                        /* (once: it is not remembered since) */
+    ck_assert_uint_eq(store_take_refusals(st, refused), 0);
     /* room for a refused ingest: the oldest finished runs go until that much is free, no more */
     ck_assert_int_gt(count_runs(st), 5);
     p = (retention_policy){.max_size_mb = 2, .room_bytes = 1};
