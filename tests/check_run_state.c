@@ -25,6 +25,16 @@ static run_actions parsed(run_state *s, const run_state_cfg *c, int64_t now, boo
 
 /* DELETE while pending: the settle is called off and the files count as parsed (only a change
  * parses again); DELETE during a parse: the re-parse asked for is called off, the parse ends. */
+/* s a fresh run discovered at `start` whose settle timer fired 150 ms later: its parse is
+ * under way, and `now` is then. */
+static void parsing_from(run_state *s, int64_t start) {
+    run_state_init(s);
+    now = start;
+    run_state_discovered(s, &CFG, now);
+    now += 150;
+    ck_assert(run_state_settled(s, &CFG, now, false).start_parse);
+}
+
 START_TEST(delete_calls_off_parses) {
     run_state s;
     run_state_init(&s);
@@ -145,11 +155,7 @@ END_TEST
  * running and quiet again. */
 START_TEST(unchanged_artefacts_are_not_parsed_again) {
     run_state s;
-    run_state_init(&s);
-    now = 5000;
-    run_state_discovered(&s, &CFG, now);
-    now += 150;
-    run_state_settled(&s, &CFG, now, false);
+    parsing_from(&s, 5000);
     now += 50;
     parsed(&s, &CFG, now, true, false, 50, 0);    /* parsed, but not complete */
     now += 2000;
@@ -173,11 +179,7 @@ END_TEST
  * was not stored is retried after PARSE_RETRY_MS. */
 START_TEST(quiet_with_changes_and_store_errors) {
     run_state s;
-    run_state_init(&s);
-    now = 100;
-    run_state_discovered(&s, &CFG, now);
-    now += 150;
-    run_state_settled(&s, &CFG, now, false);
+    parsing_from(&s, 100);
     now += 10;
     run_actions a = parsed(&s, &CFG, now, false, true, 10, 0);   /* the database refused it */
     ck_assert(!s.have_parse);
@@ -199,11 +201,7 @@ END_TEST
  * 5 s, 10 s, 20 s ... up to PARSE_RETRY_MAX_MS; one stored parse starts the count again. */
 START_TEST(store_failures_back_off) {
     run_state s;
-    run_state_init(&s);
-    now = 100;
-    run_state_discovered(&s, &CFG, now);
-    now += 150;
-    run_state_settled(&s, &CFG, now, false);
+    parsing_from(&s, 100);
     int64_t want = PARSE_RETRY_MS;
     for (int i = 0; i < 12; i++) {
         now += 10;
@@ -242,11 +240,7 @@ END_TEST
  * parse ending afterwards asks for nothing more. Back again: read afresh. */
 START_TEST(gone_and_back) {
     run_state s;
-    run_state_init(&s);
-    now = 0;
-    run_state_discovered(&s, &CFG, now);
-    now += 150;
-    run_state_settled(&s, &CFG, now, false);
+    parsing_from(&s, 0);
     run_actions a = run_state_gone(&s);
     ck_assert(a.set_status && a.status == RUN_GONE && a.log_outcome && a.stop_quiet && a.stop_settle);
     a = run_state_gone(&s);

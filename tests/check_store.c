@@ -52,6 +52,28 @@ START_TEST(retention_room_per_refused_run) {
 }
 END_TEST
 
+/* A temporary directory holding `fixture` as trace.csv, parsed into *r, and a store at
+ * <dir>/g.db (max_mb as store_open's); *dir and *db are the caller's to free (fixture_done). */
+static store *fixture_store(const char *fixture, int max_mb, char **dir, char **db, run_result *r) {
+    *dir = tu_tempdir();
+    tu_copy_fixture(fixture, *dir, "trace.csv");
+    tu_parse(*dir, false, r);
+    char *err = NULL;
+    ck_assert(asprintf(db, "%s/g.db", *dir) > 0);
+    store *st = store_open(*db, max_mb, &err);
+    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    return st;
+}
+
+/* Closes st (NULL: closed already) and frees what fixture_store made. */
+static void fixture_done(store *st, run_result *r, char *dir, char *db) {
+    if (st) store_close(st);
+    run_result_free(r);
+    free(db);
+    tu_rmrf(dir);
+    free(dir);
+}
+
 /* An ingest of a small parsed run, with a chosen id and time. */
 static void ingest(store *st, const char *id, int64_t now, run_status status, run_result *r) {
     ingest_doc doc;
@@ -95,14 +117,9 @@ static void cancel_on_eviction(void *user, const char *id, const char *why) {
  * the ingest's transaction, and its files become the forgotten signature; one that began after
  * the delete (its files changed since) is stored. Batched status writes: one call, every row. */
 START_TEST(ingest_after_forget_is_dropped) {
-    char *d = tu_tempdir();
-    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    char *d, *db;
     run_result r;
-    tu_parse(d, false, &r);
-    char *db = NULL, *err = NULL;
-    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
-    store *st = store_open(db, 0, &err);
-    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    store *st = fixture_store("rocprofv3/sdk_kernel_trace.csv", 0, &d, &db, &r);
     ck_assert_int_eq(retention_init(st), 0);
     ck_assert_int_eq(store_set_status(st, "a", "/r", "/r/x", RUN_RUNNING, 1000), 0);   /* never ingested yet */
     bool found = false;
@@ -138,25 +155,16 @@ START_TEST(ingest_after_forget_is_dropped) {
     ck_assert(store_run_state(rd, "b", &status, &sig, &has) && status == RUN_PENDING);
     ck_assert(store_run_state(rd, "a", &status, &sig, &has) && status == RUN_COMPLETE);
     store_reader_release(st, rd);
-    store_close(st);
-    run_result_free(&r);
-    free(db);
-    tu_rmrf(d);
-    free(d);
+    fixture_done(st, &r, d, db);
 }
 END_TEST
 
 /* Forgetting a run: gone from every table, its signature kept; a status write does not bring
  * it back, an ingest does. The policy: max runs, max age, the size limit. */
 START_TEST(retention_forget_and_policy) {
-    char *d = tu_tempdir();
-    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    char *d, *db;
     run_result r;
-    tu_parse(d, false, &r);
-    char *db = NULL, *err = NULL;
-    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
-    store *st = store_open(db, 2, &err);
-    ck_assert_msg(st != NULL, "%s", err ? err : "");
+    store *st = fixture_store("rocprofv3/sdk_kernel_trace.csv", 2, &d, &db, &r);
     ck_assert_int_eq(retention_init(st), 0);
     ck_assert_int_eq(retention_init(st), 0);                       /* idempotent */
     ingest(st, "a", 1000, RUN_COMPLETE, &r);
@@ -257,24 +265,15 @@ START_TEST(retention_forget_and_policy) {
     p = (retention_policy){.max_runs = 1, .cancel = &cancel};
     ck_assert_int_gt(count_runs(st), 3);
     ck_assert_int_eq(retention_enforce(st, &p, 60000, cancel_on_eviction, &cancel), 1);
-    store_close(st);
-    run_result_free(&r);
-    free(db);
-    tu_rmrf(d);
-    free(d);
+    fixture_done(st, &r, d, db);
 }
 END_TEST
 
 START_TEST(store_ingest_list_and_state) {
-    char *d = tu_tempdir();
-    tu_copy_fixture("rocprofv3/sdk_kernel_trace.csv", d, "trace.csv");
+    char *d, *db, *err = NULL;
     run_result r;
-    tu_parse(d, false, &r);
+    store *st = fixture_store("rocprofv3/sdk_kernel_trace.csv", 0, &d, &db, &r);
     r.torch.tokens_per_sec = (opt_num){true, 5.0};              /* as if a profile had said so */
-    char *db = NULL, *err = NULL;
-    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
-    store *st = store_open(db, 0, &err);
-    ck_assert_msg(st != NULL, "%s", err ? err : "");
     for (int i = 0; i < 25; i++) {                               /* many share one updated_at */
         char id[16];
         snprintf(id, sizeof id, "run-%02d", i);
@@ -353,11 +352,7 @@ START_TEST(store_ingest_list_and_state) {
     store_close(st);
     st = store_open(db, 0, &err);                                /* reopening migrates nothing twice */
     ck_assert(st != NULL);
-    store_close(st);
-    run_result_free(&r);
-    free(db);
-    tu_rmrf(d);
-    free(d);
+    fixture_done(st, &r, d, db);
 }
 END_TEST
 
@@ -368,13 +363,9 @@ static void count_kernel(void *user, const kernel_row *k) {
 }
 
 START_TEST(store_kernels_and_errors) {
-    char *d = tu_tempdir();
-    tu_copy_fixture("rocprofv3/rocprofv1_omniperf_Axes1_mi200_timestamps.csv", d, "trace.csv");
+    char *d, *db, *err = NULL;
     run_result r;
-    tu_parse(d, false, &r);
-    char *db = NULL, *err = NULL;
-    ck_assert(asprintf(&db, "%s/g.db", d) > 0);
-    store *st = store_open(db, 0, &err);
+    store *st = fixture_store("rocprofv3/rocprofv1_omniperf_Axes1_mi200_timestamps.csv", 0, &d, &db, &r);
     ingest(st, "k-1", 5, RUN_COMPLETE, &r);
     ingest(st, "k-1", 6, RUN_COMPLETE, &r);                      /* re-ingest replaces, never duplicates */
     store_reader *rd = store_reader_acquire(st);
@@ -395,10 +386,7 @@ START_TEST(store_kernels_and_errors) {
     ck_assert(err && strstr(err, "x.db"));
     free(err);
     free(bad);
-    run_result_free(&r);
-    free(db);
-    tu_rmrf(d);
-    free(d);
+    fixture_done(NULL, &r, d, db);
 }
 END_TEST
 
