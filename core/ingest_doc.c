@@ -35,7 +35,7 @@ bool ingest_doc_build(const struct run_result *r, ingest_doc *d) {
                                     .has_step_seconds = known.step_time, .step_seconds = m->step_time.v,
                                     .has_tokens_per_sec = known.tokens_per_sec, .has_mfu_pct = known.mfu_pct,
                                     .has_gpu_util_pct = known.gpu_util_pct, .has_hbm_peak_gb = known.hbm,
-                                    .has_hbm_avg_gb = known.hbm && r->telemetry.hbm_avg_gb.has, .hbm_avg_gb = m->hbm_avg_gb,
+                                    .has_hbm_avg_gb = known.hbm_avg, .hbm_avg_gb = m->hbm_avg_gb,
                                     .has_waste = known.step_time};
     for (int b = 0; b < W_COUNT; b++) d->headline.waste[b] = m->waste[b];
     metrics_json_render(m, 0, &d->metrics);

@@ -174,5 +174,6 @@ const read_facts *run_result_facts(const run_result *r, artefact_kind kind) { re
 headline_known run_result_known(const run_result *r) {
     return (headline_known){.tokens_per_sec = r->torch.tokens_per_sec.has, .mfu_pct = r->torch.mfu_pct.has,
                             .gpu_util_pct = r->metrics.gpu_util_known, .step_time = r->metrics.step_time.has,
-                            .hbm = r->telemetry.hbm_peak_gb.has};
+                            .hbm = r->telemetry.hbm_peak_gb.has,
+                            .hbm_avg = r->telemetry.hbm_peak_gb.has && r->telemetry.hbm_avg_gb.has};
 }

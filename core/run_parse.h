@@ -50,6 +50,7 @@ run_outcome run_result_outcome(const run_result *r);
  * are shown as unknown (null in /runs and /runs/<id>, absent from /metrics, "-" in tables). */
 typedef struct headline_known {
     bool tokens_per_sec, mfu_pct, gpu_util_pct, step_time, hbm;
+    bool hbm_avg;                /* the mean HBM: only with the peak's VRAM samples */
 } headline_known;
 headline_known run_result_known(const run_result *r);
 /* How artefact `kind` was read (columns, rows, step sources): see parsers/artefact.h. */

@@ -47,10 +47,6 @@ static json_t *artefacts_json(const run_result *r) {
     return list;
 }
 
-/* A directory with none of RunMetrics' files: the run as the daemon reads it, whatever profiler
- * wrote it (core/run_ingest, then core/run_headline: the numbers from the analysis and the
- * sidecar). Prints RunMetrics as the daemon stores it; --explain prints the run's profile,
- * where each number came from and the sources. Exit 3 when nothing in it is a profile. */
 /* Which headline numbers r measured, shaped as GET /runs/<id> says it (null: unknown; a failed
  * run's numbers are not a measurement), for the table: it prints "-" for the others, as
  * `goblind show` does. */
@@ -63,11 +59,15 @@ static json_t *known_of(const run_result *r, bool failed) {
                      "mfu_pct", k.mfu_pct ? json_true() : json_null(),
                      "gpu_util_pct", k.gpu_util_pct ? json_true() : json_null(),
                      "hbm_peak_gb", k.hbm ? json_true() : json_null(),
-                     "hbm_avg_gb", k.hbm && r->telemetry.hbm_avg_gb.has ? json_true() : json_null(),
+                     "hbm_avg_gb", k.hbm_avg ? json_true() : json_null(),
                      "step_time_seconds", k.step_time ? json_real(r->metrics.step_time.v) : json_null(),
                      "status", failed ? "failed" : "complete", "artefacts", "steps_source", steps);
 }
 
+/* A directory without goblin_runner's file names: the run as the daemon reads it, whatever profiler
+ * wrote it (core/run_ingest, then core/run_headline: the numbers from the analysis and the
+ * sidecar). Prints RunMetrics as the daemon stores it; --explain prints the run's profile,
+ * where each number came from and the sources. Exit 3 when nothing in it is a profile. */
 static int parse_any_profile(const char *dir, run_options opt, bool table, bool explain, int indent) {
     run_sidecar sc;
     diag_list scw;
