@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyses/sections/ops_state.h"
 #include "tests/section_drive.h"
 
 static record op(const char *name, uint64_t ext, int64_t a, int64_t b, const char *args) {
@@ -33,7 +34,7 @@ static record kernel(const char *name, int64_t a, int64_t b, uint64_t ext, uint6
     return r;
 }
 
-static record launch(uint64_t corr, uint64_t ext) {
+static record launch_call(uint64_t corr, uint64_t ext) {
     record r = rec_span(REC_API_CALL, "hipLaunchKernel", 5, 6);
     r.has |= RF_CORRELATION | RF_EXTERNAL;
     r.correlation_id = corr, r.external_id = ext;
@@ -63,7 +64,7 @@ START_TEST(attribution_chain) {
         op("aten::mm", 11, 200, 300, "[[4, 8], [8, 16]]"),
         op("aten::add", 12, 400, 450, "[[4], [4]]"),
         op("aten::empty", 13, 460, 470, NULL),   /* no kernel: not listed */
-        launch(1, 10),
+        launch_call(1, 10),
         kernel("Cijk_mm", 10, 50, 0, 1),         /* correlation -> launch -> External id 10 */
         kernel("Cijk_mm_tail", 40, 80, 10, 0),   /* overlaps the previous: union */
         kernel("elementwise_add", 410, 420, 12, 0),
@@ -220,7 +221,7 @@ START_TEST(split_past_bounds_is_exact) {
         int64_t t = (int64_t)i * 100;
         uint64_t late = lcg(&x) % 4;   /* 0-2: kernel before its operator (waits), 3: after */
         record o = op(NAMES[lcg(&x) % 6], ext, t, t + 90, SHAPES[lcg(&x) % 6]);
-        record l = launch(lcg(&x) % 7 ? corr : 1 + lcg(&x) % (i + 1), lcg(&x) % 5 ? ext : 1 + lcg(&x) % (i + 1));
+        record l = launch_call(lcg(&x) % 7 ? corr : 1 + lcg(&x) % (i + 1), lcg(&x) % 5 ? ext : 1 + lcg(&x) % (i + 1));
         uint64_t kext = lcg(&x) % 3 ? ext : 0;   /* a third only through the launch */
         record k = kernel("Cijk", t + 10 + (int64_t)(lcg(&x) % 50), t + 70, kext, corr);
         if (late < 2) rs[n++] = k, rs[n++] = l, rs[n++] = o;
@@ -262,7 +263,7 @@ START_TEST(split_reused_ids_every_cut) {
         int64_t t = (int64_t)i * 100;
         uint64_t ext = 1 + lcg(&x) % 60, corr = 1 + lcg(&x) % 80;   /* ids repeat, both ways across a cut */
         record o = op(NAMES[lcg(&x) % 3], ext, t, t + 90, lcg(&x) % 2 ? "[[1]]" : "[[2]]");
-        record l = launch(corr, lcg(&x) % 4 ? ext : 1 + lcg(&x) % 60);
+        record l = launch_call(corr, lcg(&x) % 4 ? ext : 1 + lcg(&x) % 60);
         uint64_t kext = lcg(&x) % 3 ? 1 + lcg(&x) % 70 : 0;
         record k = kernel("Cijk", t + 10, t + 10 + (int64_t)(lcg(&x) % 80), kext, lcg(&x) % 4 ? corr : 1 + lcg(&x) % 90);
         switch (lcg(&x) % 3) {
@@ -296,7 +297,7 @@ START_TEST(split_join_is_linear) {
     size_t n = 0;
     record *rs = malloc((N + M + 2) * sizeof *rs);
     ck_assert_ptr_nonnull(rs);
-    rs[n++] = launch(1, E);
+    rs[n++] = launch_call(1, E);
     for (int i = 0; i < N; i++) rs[n++] = op("aten::x", 1000 + (uint64_t)i, 100 + i, 110 + i, NULL);
     for (int i = 0; i < M; i++) rs[n++] = kernel("Cijk", 200000 + i, 200005 + i, 0, 1);
     rs[n++] = op("aten::late", E, 5000000, 5000010, NULL);
@@ -339,6 +340,68 @@ START_TEST(split_past_tail_budget_refused) {
 }
 END_TEST
 
+/* Records repeating one id (a hostile trace: 300,000 cpu_ops with External id 7, as many launch
+ * calls with correlation id 3 and graph launches with correlation id 9) keep one entry each
+ * where every instance took one (the bound counts ids, so memory grew with the file); each
+ * instance is still its own call: every 1,000th launches one kernel, so 300 calls of 1 kernel
+ * and 10 ns each (counted by hand, not by the section). A second piece repeating one id past
+ * its budget (MAX_PIECE_OPS instances) refuses the join, the driver then reads in one piece. */
+START_TEST(repeated_ids_keep_one_entry) {
+    enum { N = 300000 };
+    drive d;
+    drive_open(&d, "ops");
+    drive_source(&d, 0, -1, 0);
+    record g = launch_call(9, 0);
+    g.has &= ~(uint64_t)RF_EXTERNAL, g.external_id = 0, g.has |= RF_PID_TID, g.pid = 1, g.tid = 7;
+    for (int i = 0; i < N; i++) {
+        record o = op("aten::mm", 7, 100 * (int64_t)i, 100 * (int64_t)i + 50, NULL);
+        drive_record(&d, &o);
+        record l = launch_call(3, 7);
+        drive_record(&d, &l);
+        drive_record(&d, &g);
+        if (i % 1000 == 999) {
+            record k = kernel("Cijk", 100 * (int64_t)i + 20, 100 * (int64_t)i + 30, 0, 3);
+            drive_record(&d, &k);
+        }
+    }
+    const ops_file *f = d.src;
+    ck_assert_uint_le(f->capops, 256);
+    ck_assert_uint_le(f->caplaunches, 256);
+    ck_assert_uint_le(f->capreplays, 256);
+    ck_assert_uint_eq(f->nops, 1);
+    drive_end_source(&d);
+    json_t *ops = drive_finish(&d);
+    json_t *mm = by_name(ops, "aten::mm");
+    ck_assert_ptr_nonnull(mm);
+    ck_assert_int_eq(geti(mm, "calls"), N / 1000);
+    ck_assert_int_eq(geti(mm, "kernels"), N / 1000);
+    ck_assert_int_eq(geti(mm, "kernel_time_ns"), 10 * (N / 1000));
+    ck_assert(json_number_value(json_object_get(mm, "call_mean_ns")) == 10.0);
+    json_decref(ops);
+    drive_close(&d);
+
+    size_t n = 0, cap = 2 * 70000 + 2;
+    record *rs = malloc(cap * sizeof *rs);
+    ck_assert_ptr_nonnull(rs);
+    for (int i = 0; i < 70000; i++) {
+        rs[n++] = op("aten::mm", 7, 100 * (int64_t)i, 100 * (int64_t)i + 50, NULL);
+        rs[n++] = kernel("Cijk", 100 * (int64_t)i + 20, 100 * (int64_t)i + 30, 7, 0);
+    }
+    bool exact;
+    char *one = render_ops(rs, n, n, &exact);
+    ck_assert_ptr_nonnull(strstr(one, "\"calls\":70000"));
+    char *two = render_ops(rs, n, 2, &exact);        /* 69,999 instances in the second piece */
+    ck_assert(!exact);
+    free(two);
+    two = render_ops(rs, n, n - 20000, &exact);      /* 10,000 of them */
+    ck_assert(exact);
+    ck_assert_str_eq(two, one);
+    free(one);
+    free(two);
+    free(rs);
+}
+END_TEST
+
 Suite *ops_suite(void) {
     Suite *s = suite_create("ops");
     TCase *tc = tcase_create("ops");
@@ -349,6 +412,7 @@ Suite *ops_suite(void) {
     tcase_add_test(tc, split_reused_ids_every_cut);
     tcase_add_test(tc, split_join_is_linear);
     tcase_add_test(tc, split_past_tail_budget_refused);
+    tcase_add_test(tc, repeated_ids_keep_one_entry);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

@@ -13,6 +13,7 @@
  * operator is already known is attributed at once; the rest wait in a bounded pending list
  * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
  * happens beyond them, are in docs/ANALYSIS.md "ops". */
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -189,6 +190,21 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
     return true;
 }
 
+/* (ops_state.h) The slot reused: the map leads every later lookup to an id's latest entry
+ * and nothing refers to an earlier one (pending kernels hold ids, not slots). */
+bool ops_keep_latest(void *v, size_t *n, id_map *m, uint64_t id, const void *e, size_t sz, uint64_t *dropped) {
+    uint32_t slot = id_map_get_or_put(m, id, (uint32_t)*n);
+    if (slot == ID_MAP_OOM) return false;
+    if (slot == ID_MAP_FULL) {
+        (*dropped)++;
+        return true;
+    }
+    assert(slot <= *n);
+    memcpy((char *)v + (size_t)slot * sz, e, sz);
+    if (slot == *n) (*n)++;
+    return true;
+}
+
 static bool consume_op(ops_file *f, const record *r) {
     int64_t a, b;
     if (is_category(r, "python_function")) {
@@ -207,22 +223,25 @@ static bool consume_op(ops_file *f, const record *r) {
         f->ops_dropped++;
         return true;
     }
+    if (f->second && f->nops >= MAX_PIECE_OPS) {   /* instances, not only ids: read in one piece */
+        f->tail_full = true;
+        return true;
+    }
     if (!ops_grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b);
-    f->ops[f->nops] = (op_inst){r->external_id, name, args, timed ? a : 0, r->pid, r->tid, 0,
-                                timed && (r->has & RF_PID_TID), false};
-    uint32_t prev = ID_MAP_NONE;
-    if (f->second) {
-        prev = id_map_get(&f->op_by_ext, r->external_id);
-        if (!ops_grow_one((void **)&f->first_op, &f->cap_first_op, f->nops, sizeof *f->first_op)) return false;
-    }
+    op_inst inst = {r->external_id, name, args, timed ? a : 0, r->pid, r->tid, 0, timed && (r->has & RF_PID_TID), false};
+    if (!f->second) return ops_keep_latest(f->ops, &f->nops, &f->op_by_ext, r->external_id, &inst, sizeof inst,
+                                       &f->ops_dropped);
+    f->ops[f->nops] = inst;
+    uint32_t prev = id_map_get(&f->op_by_ext, r->external_id);
+    if (!ops_grow_one((void **)&f->first_op, &f->cap_first_op, f->nops, sizeof *f->first_op)) return false;
     uint32_t got = id_map_put(&f->op_by_ext, r->external_id, (uint32_t)f->nops);
     if (got == ID_MAP_OOM) return false;
     if (got == ID_MAP_FULL) {
         f->ops_dropped++;
-        f->tail_full |= f->second;
+        f->tail_full = true;
     } else {
-        if (f->second) f->first_op[f->nops] = prev == ID_MAP_NONE ? (uint32_t)f->nops : f->first_op[prev];
+        f->first_op[f->nops] = prev == ID_MAP_NONE ? (uint32_t)f->nops : f->first_op[prev];
         f->nops++;
     }
     return true;
@@ -234,19 +253,24 @@ static bool ops_consume(void *src, const record *r) {
     if (r->type == REC_API_CALL) {
         if (!(r->has & RF_CORRELATION)) return true;
         if (!(r->has & RF_EXTERNAL) || !r->external_id) return ops_replay_add(f, r);   /* a graph launch */
-        if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
-        f->launches[f->nlaunches] = (launch){r->correlation_id, r->external_id};
-        uint32_t prev = ID_MAP_NONE;
-        if (f->second) {
-            prev = id_map_get(&f->launch_by_corr, r->correlation_id);
-            if (!ops_grow_one((void **)&f->first_launch, &f->cap_first_launch, f->nlaunches, sizeof *f->first_launch))
-                return false;
+        if (f->second && f->nlaunches >= MAX_PIECE_LAUNCHES) {
+            f->tail_full = true;
+            return true;
         }
+        if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
+        launch l = {r->correlation_id, r->external_id};
+        uint64_t unused = 0;
+        if (!f->second) return ops_keep_latest(f->launches, &f->nlaunches, &f->launch_by_corr, r->correlation_id, &l,
+                                           sizeof l, &unused);
+        f->launches[f->nlaunches] = l;
+        uint32_t prev = id_map_get(&f->launch_by_corr, r->correlation_id);
+        if (!ops_grow_one((void **)&f->first_launch, &f->cap_first_launch, f->nlaunches, sizeof *f->first_launch))
+            return false;
         uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
         if (got == ID_MAP_OOM) return false;
-        if (got == ID_MAP_FULL) f->tail_full |= f->second;
+        if (got == ID_MAP_FULL) f->tail_full = true;
         else {
-            if (f->second) f->first_launch[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first_launch[prev];
+            f->first_launch[f->nlaunches] = prev == ID_MAP_NONE ? (uint32_t)f->nlaunches : f->first_launch[prev];
             f->nlaunches++;
         }
         return true;

@@ -14,11 +14,19 @@ bool ops_replay_add(ops_file *f, const record *r) {
     const i128 lim = (i128)INT64_MAX / 2;
     if (r->start_ns < -lim || r->start_ns > lim) return true;
     if (!f->replay_by_corr.max_entries) f->replay_by_corr.max_entries = MAX_REPLAYS_PER_FILE;
+    if (f->second && f->nreplays >= MAX_REPLAYS_PER_FILE) {   /* calls, not only ids: read in one piece */
+        f->tail_full = true;
+        return true;
+    }
     if (!ops_grow_one((void **)&f->replays, &f->capreplays, f->nreplays, sizeof *f->replays)) return false;
-    f->replays[f->nreplays] = (replay_launch){(int64_t)r->start_ns, r->pid, r->tid, false};
+    replay_launch call = {(int64_t)r->start_ns, r->pid, r->tid, false};
+    uint64_t unused = 0;
+    if (!f->second) return ops_keep_latest(f->replays, &f->nreplays, &f->replay_by_corr, r->correlation_id, &call,
+                                           sizeof call, &unused);
+    f->replays[f->nreplays] = call;
     uint32_t got = id_map_put(&f->replay_by_corr, r->correlation_id, (uint32_t)f->nreplays);
     if (got == ID_MAP_OOM) return false;
-    if (got == ID_MAP_FULL) f->tail_full |= f->second;   /* a second piece past it: read in one piece */
+    if (got == ID_MAP_FULL) f->tail_full = true;   /* a second piece past it: read in one piece */
     else f->nreplays++;
     return true;
 }
