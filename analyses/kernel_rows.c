@@ -159,12 +159,8 @@ static bool labels_consume(void *src, const record *r) {
         if (!(r->has & RF_CORRELATION) || !span_of(r, &a, &b)) return true;
         if (!grow((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
         bool ext = (r->has & RF_EXTERNAL) && r->external_id;
-        f->launches[f->nlaunches] = (kr_launch){a, r->pid, r->tid, ext ? r->external_id : 0, (r->has & RF_PID_TID) != 0};
-        uint32_t got = id_map_put(&f->launch_by_corr, r->correlation_id, (uint32_t)f->nlaunches);
-        if (got == ID_MAP_OOM) return false;
-        if (got == ID_MAP_FULL) f->dropped++;
-        else f->nlaunches++;
-        return true;
+        kr_launch l = {a, r->pid, r->tid, ext ? r->external_id : 0, (r->has & RF_PID_TID) != 0};
+        return id_map_keep_latest(&f->launch_by_corr, f->launches, &f->nlaunches, r->correlation_id, &l, sizeof l, &f->dropped);
     }
     /* REC_ANNOTATION, REC_CPU_OP: a step annotation, a user Python frame, an operator */
     if (span_of(r, &a, &b) && (r->has & RF_END || r->has & RF_DURATION) && phases_step_name(r->name, r->name_len, &phase, &tokens)) {
@@ -188,12 +184,8 @@ static bool labels_consume(void *src, const record *r) {
     if (name == ID_MAP_NONE) return ++f->dropped, true;
     if (!grow((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b) && (r->has & RF_PID_TID);
-    f->ops[f->nops] = (kr_op){timed ? a : 0, r->pid, r->tid, name, timed};
-    uint32_t got = id_map_put(&f->op_by_ext, r->external_id, (uint32_t)f->nops);  /* the latest, as ops */
-    if (got == ID_MAP_OOM) return false;
-    if (got == ID_MAP_FULL) f->dropped++;
-    else f->nops++;
-    return true;
+    kr_op o = {timed ? a : 0, r->pid, r->tid, name, timed};
+    return id_map_keep_latest(&f->op_by_ext, f->ops, &f->nops, r->external_id, &o, sizeof o, &f->dropped);  /* the latest, as ops */
 }
 
 /* Keeps the file's tables within the run's bounds (a table that would pass one is dropped
@@ -212,10 +204,12 @@ static bool labels_end_source(void *run, void *src) {
     if (c->launches + f->nlaunches > KROWS_MAX_LAUNCHES) {
         f->dropped += f->nlaunches, f->nlaunches = 0;
         id_map_free(&f->launch_by_corr);
+        free(f->launches), f->launches = NULL, f->caplaunches = 0;
     }
     if (c->ops + f->nops > KROWS_MAX_OPS) {
         f->dropped += f->nops, f->nops = 0;
         id_map_free(&f->op_by_ext);
+        free(f->ops), f->ops = NULL, f->capops = 0;
     }
     if (c->steps + f->nsteps > KROWS_MAX_STEPS) f->dropped += f->nsteps, f->nsteps = 0;
     if (c->frames + f->frames.n > KROWS_MAX_FRAMES) {
@@ -225,6 +219,7 @@ static bool labels_end_source(void *run, void *src) {
     if (c->name_bytes + f->pool.bytes > KROWS_MAX_NAME_BYTES) {   /* the names, and what names them */
         f->dropped += f->nops + f->frames.n, f->nops = 0;
         id_map_free(&f->op_by_ext);
+        free(f->ops), f->ops = NULL, f->capops = 0;
         ops_frames_free(&f->frames);
         str_pool_free(&f->pool);
     }

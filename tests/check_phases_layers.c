@@ -3,10 +3,12 @@
  * their launch call (a graph launch's kernels after the annotation ended), and layers as
  * launch groups holding attention and GEMM work, numbered in time order. */
 #include <check.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyses/kernel_class.h"
+#include "analyses/kernel_rows.h"
 #include "tests/section_drive.h"
 
 static record kern(const char *name, int64_t a, int64_t b, uint64_t ext, uint64_t corr) {
@@ -249,6 +251,63 @@ START_TEST(layers_small_segments) {
 }
 END_TEST
 
+/* The heap in use (glibc's arenas and mappings; under a sanitizer, whose allocator glibc does
+ * not see, it does not move and the bounds below hold trivially). */
+static long long heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (long long)(m.uordblks + m.hblkhd);
+}
+
+static bool no_row(void *user, const krow *row) { (void)user, (void)row; return true; }
+
+/* Launch calls and operators repeating one id (a hostile trace: 2,000,000 launch calls with
+ * correlation id 3, as many cpu_ops with External id 7) keep one entry per id in the phases
+ * section and the kernel export's labelling tables, where each record took 8 to 40 bytes
+ * (their bounds count distinct ids): the heap grows by less than 4 MB where it grew by ~150. */
+START_TEST(repeated_ids_keep_one_entry) {
+    enum { N = 2000000 };
+    record l = call(10, 3);
+    l.has |= RF_EXTERNAL, l.external_id = 7;
+    record o = rec_span(REC_CPU_OP, "aten::mm", 0, 50);
+    o.has |= RF_EXTERNAL | RF_PID_TID, o.external_id = 7, o.pid = 1, o.tid = 1;
+    o.category = "cpu_op", o.category_len = 6;
+    drive d;
+    drive_open(&d, "phases");
+    drive_source(&d, 0, -1, 0);
+    record st = rec_span(REC_ANNOTATION, "execute_context_2(512)_generation_0(0)", 0, 100);
+    drive_record(&d, &st);
+    long long before = heap_in_use();
+    for (int i = 0; i < N; i++) drive_record(&d, &l);
+    ck_assert_int_lt(heap_in_use() - before, 4 << 20);
+    record k = kern("k", 20, 60, 0, 3);
+    drive_record(&d, &k);
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(geti(json_object_get(j, "prefill"), "kernels"), 1);   /* through the latest call */
+    json_decref(j);
+    drive_close(&d);
+
+    kernel_rows_ctx *ctx = kernel_rows_new(no_row, NULL);
+    ck_assert_ptr_nonnull(ctx);
+    analysis_config cfg = {.kernel_rows = ctx, .run_dir = "."};
+    diag_list diag;
+    diag_init(&diag);
+    const section_analysis *an = &kernel_labels_analysis;
+    void *run = an->open(&cfg, &diag);
+    source_ref ref = {.index = 0, .path = "test", .format = "test", .rank = -1, .kernels_chosen = true};
+    void *src = an->open_source(run, &ref);
+    ck_assert_ptr_nonnull(src);
+    before = heap_in_use();
+    for (int i = 0; i < N; i++) ck_assert(an->consume(src, &l) && an->consume(src, &o));
+    ck_assert_int_lt(heap_in_use() - before, 4 << 20);
+    ck_assert(an->end_source(run, src));
+    ck_assert_uint_eq(kernel_rows_dropped(ctx), 0);
+    an->close(run);
+    diag_free(&diag);
+    kernel_rows_free(ctx);
+}
+END_TEST
+
 Suite *phases_layers_suite(void) {
     Suite *s = suite_create("phases_layers");
     TCase *tc = tcase_create("phases_layers");
@@ -257,6 +316,7 @@ Suite *phases_layers_suite(void) {
     tcase_add_test(tc, layers_compaction);
     tcase_add_test(tc, layers_graph_cut);
     tcase_add_test(tc, layers_small_segments);
+    tcase_add_test(tc, repeated_ids_keep_one_entry);
     suite_add_tcase(s, tc);
     return s;
 }

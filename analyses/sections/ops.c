@@ -13,7 +13,6 @@
  * operator is already known is attributed at once; the rest wait in a bounded pending list
  * and are joined when the file (both pieces of a split read) is complete. Bounds, and what
  * happens beyond them, are in docs/ANALYSIS.md "ops". */
-#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -190,21 +189,6 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
     return true;
 }
 
-/* (ops_state.h) The slot reused: the map leads every later lookup to an id's latest entry
- * and nothing refers to an earlier one (pending kernels hold ids, not slots). */
-bool ops_keep_latest(void *v, size_t *n, id_map *m, uint64_t id, const void *e, size_t sz, uint64_t *dropped) {
-    uint32_t slot = id_map_get_or_put(m, id, (uint32_t)*n);
-    if (slot == ID_MAP_OOM) return false;
-    if (slot == ID_MAP_FULL) {
-        (*dropped)++;
-        return true;
-    }
-    assert(slot <= *n);
-    memcpy((char *)v + (size_t)slot * sz, e, sz);
-    if (slot == *n) (*n)++;
-    return true;
-}
-
 static bool consume_op(ops_file *f, const record *r) {
     int64_t a, b;
     if (is_category(r, "python_function")) {
@@ -230,8 +214,8 @@ static bool consume_op(ops_file *f, const record *r) {
     if (!ops_grow_one((void **)&f->ops, &f->capops, f->nops, sizeof *f->ops)) return false;
     bool timed = span_of(r, &a, &b);
     op_inst inst = {r->external_id, name, args, timed ? a : 0, r->pid, r->tid, 0, timed && (r->has & RF_PID_TID), false};
-    if (!f->second) return ops_keep_latest(f->ops, &f->nops, &f->op_by_ext, r->external_id, &inst, sizeof inst,
-                                       &f->ops_dropped);
+    if (!f->second) return id_map_keep_latest(&f->op_by_ext, f->ops, &f->nops, r->external_id, &inst, sizeof inst,
+                                          &f->ops_dropped);
     f->ops[f->nops] = inst;
     uint32_t prev = id_map_get(&f->op_by_ext, r->external_id);
     if (!ops_grow_one((void **)&f->first_op, &f->cap_first_op, f->nops, sizeof *f->first_op)) return false;
@@ -260,8 +244,9 @@ static bool ops_consume(void *src, const record *r) {
         if (!ops_grow_one((void **)&f->launches, &f->caplaunches, f->nlaunches, sizeof *f->launches)) return false;
         launch l = {r->correlation_id, r->external_id};
         uint64_t unused = 0;
-        if (!f->second) return ops_keep_latest(f->launches, &f->nlaunches, &f->launch_by_corr, r->correlation_id, &l,
-                                           sizeof l, &unused);
+        if (!f->second)   /* one pass: an id seen again takes its entry again (id_map_keep_latest) */
+            return id_map_keep_latest(&f->launch_by_corr, f->launches, &f->nlaunches, r->correlation_id, &l, sizeof l,
+                                      &unused);
         f->launches[f->nlaunches] = l;
         uint32_t prev = id_map_get(&f->launch_by_corr, r->correlation_id);
         if (!ops_grow_one((void **)&f->first_launch, &f->cap_first_launch, f->nlaunches, sizeof *f->first_launch))

@@ -21,8 +21,8 @@ bool ops_replay_add(ops_file *f, const record *r) {
     if (!ops_grow_one((void **)&f->replays, &f->capreplays, f->nreplays, sizeof *f->replays)) return false;
     replay_launch call = {(int64_t)r->start_ns, r->pid, r->tid, false};
     uint64_t unused = 0;
-    if (!f->second) return ops_keep_latest(f->replays, &f->nreplays, &f->replay_by_corr, r->correlation_id, &call,
-                                           sizeof call, &unused);
+    if (!f->second) return id_map_keep_latest(&f->replay_by_corr, f->replays, &f->nreplays, r->correlation_id, &call,
+                                              sizeof call, &unused);
     f->replays[f->nreplays] = call;
     uint32_t got = id_map_put(&f->replay_by_corr, r->correlation_id, (uint32_t)f->nreplays);
     if (got == ID_MAP_OOM) return false;

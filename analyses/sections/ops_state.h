@@ -189,14 +189,6 @@ static inline const name_agg *ops_row_agg(const ops_run *r, size_t c) {
 }
 static inline const char *ops_row_name(const ops_run *r, size_t c) { return r->pool.s[c & ~OPS_FRAME_ROW]; }
 
-/* Stores entry e (of size sz) for id in a one-pass file's array v of *n entries (room for one
- * more is there), indexed by map m: a new id takes the next slot, an id already kept takes its
- * own slot again, so the array is bounded by the map's distinct ids (its max_entries), not by
- * the records: millions of records repeating one id keep one entry. Past the map's bound the
- * entry is not kept (*dropped counts it). False when out of memory. A second piece keeps every
- * instance instead, up to its own bound (its join looks back at earlier ones, ops_split.c). */
-bool ops_keep_latest(void *v, size_t *n, id_map *m, uint64_t id, const void *e, size_t sz, uint64_t *dropped);
-
 /* ops_render.c: section_analysis.render and .number of ops, from what ops_finish left (r->order). */
 void ops_render(const void *run, jw_out *w);
 /* "kernels", "attributed_kernels", "attributed_by.{operator,python_frame}", "unattributed_kernels",

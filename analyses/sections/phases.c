@@ -166,8 +166,10 @@ static bool span_of(const record *r, int64_t *a, int64_t *b) {
 }
 
 /* Records a launch call (correlation id corr, starting at a): its start by correlation id,
- * so the kernels with that id go to the step holding the call's start. Past the map's bound (EARLY_LIMIT
- * before the file's first step, MAX_LAUNCHES after) it is counted dropped. false on OOM. */
+ * so the kernels with that id go to the step holding the call's start. A correlation id seen
+ * before takes its slot again (lookups find the latest call), so the starts are bounded by
+ * the distinct ids, not the calls. Past the map's bound (EARLY_LIMIT before the file's first
+ * step, MAX_LAUNCHES after) it is counted dropped. false on OOM. */
 static bool add_launch(phases_file *f, uint64_t corr, int64_t a) {
     if (f->nlaunch == f->caplaunch) {
         size_t c = f->caplaunch ? f->caplaunch * 2 : 256;
@@ -175,12 +177,7 @@ static bool add_launch(phases_file *f, uint64_t corr, int64_t a) {
         if (!v) return false;
         f->launch_start = v, f->caplaunch = c;
     }
-    f->launch_start[f->nlaunch] = a;
-    uint32_t got = id_map_put(&f->launch_by_corr, corr, (uint32_t)f->nlaunch);
-    if (got == ID_MAP_OOM) return false;
-    if (got == ID_MAP_FULL) f->dropped++;
-    else f->nlaunch++;
-    return true;
+    return id_map_keep_latest(&f->launch_by_corr, f->launch_start, &f->nlaunch, corr, &a, sizeof a, &f->dropped);
 }
 
 /* Records a step annotation; the first one raises the launch and group bounds to what a

@@ -4,6 +4,7 @@
  * slots in table order (phases merges per-file maps by it). */
 #include "analyses/structures/id_map.h"
 
+#include <string.h>
 #include <assert.h>
 #include <stdlib.h>
 
@@ -126,4 +127,17 @@ void id_map_free(id_map *m) {
     free(m->slots);
     m->slots = NULL;
     m->cap = m->n = 0;
+}
+
+bool id_map_keep_latest(id_map *m, void *v, size_t *n, uint64_t id, const void *e, size_t sz, uint64_t *dropped) {
+    uint32_t slot = id_map_get_or_put(m, id, (uint32_t)*n);
+    if (slot == ID_MAP_OOM) return false;
+    if (slot == ID_MAP_FULL) {
+        (*dropped)++;
+        return true;
+    }
+    assert(slot <= *n);
+    memcpy((char *)v + (size_t)slot * sz, e, sz);
+    if (slot == *n) (*n)++;
+    return true;
 }

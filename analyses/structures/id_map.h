@@ -40,6 +40,12 @@ bool id_map_at(const id_map *m, size_t i, uint64_t *id, uint32_t *val);
 /* The value stored for id when present; else stores id -> val and returns val (or
  * ID_MAP_FULL / ID_MAP_OOM): one probe where id_map_get then id_map_put take two. */
 uint32_t id_map_get_or_put(id_map *m, uint64_t id, uint32_t val);
+/* Stores entry e (sz bytes) for id in array v of *n entries indexed by m (the caller made room
+ * for one more): a new id takes slot *n, an id already stored its own slot again, for a table
+ * whose every lookup wants an id's latest entry. The array is then bounded by the map's
+ * distinct ids (max_entries), not by the records: millions of records repeating one id keep
+ * one entry. Past max_entries nothing is stored and *dropped counts it. false on OOM. */
+bool id_map_keep_latest(id_map *m, void *v, size_t *n, uint64_t id, const void *e, size_t sz, uint64_t *dropped);
 /* Frees the slots; m is then an empty map. */
 void id_map_free(id_map *m);
 
