@@ -189,6 +189,59 @@ START_TEST(rocprofv3_json_bad_input_is_named) {
 }
 END_TEST
 
+/* A key given twice in one object keeps its last value, as a JSON object read into a dict
+ * (the pending record's text was both values one after the other), and the kernel-symbol
+ * table's names stop at 64 MiB per file (TABLE_BYTES_MAX): a file repeating one symbol with
+ * 60 KiB names 1,100 times (66 MB) is warned of where each copy was kept. */
+START_TEST(rocprofv3_json_repeated_keys_and_table_budget) {
+    static const char *const DUP =
+        "{\"rocprofiler-sdk-tool\":[{\"agents\":[{\"id\":{\"handle\":10},\"type\":2,\"node_id\":1,"
+        "\"name\":\"gfx90a\",\"name\":\"gfx942\"}],"
+        "\"kernel_symbols\":[{\"kernel_id\":3,\"kernel_name\":\"_Z1kv.kd\",\"kernel_name\":\"_Z2kv.kd\"}],"
+        "\"buffer_records\":{\"kernel_dispatch\":[{\"kind\":11,\"start_timestamp\":5,\"end_timestamp\":6,"
+        "\"dispatch_info\":{\"agent_id\":{\"handle\":10},\"kernel_id\":3}}]}}]}";
+    collected c;
+    read_facts f;
+    diag_list d;
+    read_bytes("rocprofv3-json", DUP, 7, &c, &f, &d);
+    bool arch = false, kernel = false;
+    for (size_t i = 0; i < c.n; i++) {
+        if (c.r[i].type == REC_METADATA && !strcmp(c.key[i], "arch")) arch = !strcmp(c.text[i], "gfx942");
+        if (c.r[i].type == REC_KERNEL_DISPATCH) kernel = !strcmp(c.text[i], "_Z2kv.kd");
+    }
+    ck_assert(arch && kernel);
+    diag_free(&d);
+    read_facts_free(&f);
+
+    const artefact_parser *p = format_named("rocprofv3-json");
+    memset(&c, 0, sizeof c);
+    memset(&f, 0, sizeof f);
+    diag_init(&d);
+    parse_options opt = {0};
+    record_sink sink = {.emit = collect, .user = &c, .fields = ~0u};
+    void *st = p->open_records(&opt, "bytes", &sink, &f, &d);
+    ck_assert_ptr_nonnull(st);
+    enum { NAME = 60 * 1024 };
+    char *sym = malloc(NAME + 64);
+    ck_assert_ptr_nonnull(sym);
+    int n = snprintf(sym, 64, "{\"kernel_id\":3,\"kernel_name\":\"");
+    memset(sym + n, 'k', NAME);
+    memcpy(sym + n + NAME, "\"},", 4);
+    const char *head = "{\"rocprofiler-sdk-tool\":[{\"kernel_symbols\":[";
+    ck_assert(p->feed(st, (const uint8_t *)head, strlen(head)));
+    for (int i = 0; i < 1100; i++) ck_assert(p->feed(st, (const uint8_t *)sym, strlen(sym)));
+    const char *tail = "{\"kernel_id\":4,\"kernel_name\":\"last\"}]}]}";
+    ck_assert(p->feed(st, (const uint8_t *)tail, strlen(tail)));
+    p->finish(st);
+    p->close(st);
+    ck_assert(warned(&d, "table entries dropped"));
+    ck_assert(warned(&d, "64 MiB of their names"));
+    free(sym);
+    diag_free(&d);
+    read_facts_free(&f);
+}
+END_TEST
+
 START_TEST(rocm_smi_blocks_in_any_chunking) {
     const char *csv = "device,Temperature (Sensor edge) (C),Average Graphics Package Power (W),GPU use (%)\n"
                       "card0,35.0,90.0,5\r\n"
@@ -324,6 +377,7 @@ static Suite *formats_json_suite(void) {
     tc = tcase_create("bytes");
     tcase_add_test(tc, rocprofv3_json_records_in_any_chunking);
     tcase_add_test(tc, rocprofv3_json_bad_input_is_named);
+    tcase_add_test(tc, rocprofv3_json_repeated_keys_and_table_budget);
     tcase_add_test(tc, rocm_smi_blocks_in_any_chunking);
     tcase_add_test(tc, madengine_columns_per_gpu);
     tcase_add_test(tc, rocprof_v1_json_lanes_and_exact_times);

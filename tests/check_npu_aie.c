@@ -206,6 +206,40 @@ START_TEST(aie_bad_input_is_named) {
 }
 END_TEST
 
+/* An event whose "name" key is given twice is named by the last one, as a JSON object read into
+ * a dict (the two were joined: "x" + "INSTR_EVENT_0" was no marker, and a file of such keys
+ * grew the name without bound). */
+START_TEST(aie_repeated_name_key_keeps_last) {
+    ev evs[16];
+    size_t n = kernel(evs, 0, "2,0", 1000, 2000);
+    n = kernel(evs, n, "2,0", 2100, 3100);
+    const char *tiles[] = {"2,0"};
+    char *trace = aie_trace(tiles, 1, evs, n);
+    strbuf b = {0};
+    for (const char *p = trace, *q; *p; p = q + 1) {   /* every event's name given twice */
+        q = strstr(p, "{\"name\": \"INSTR");
+        if (!q) {
+            strbuf_append(&b, p, strlen(p));
+            break;
+        }
+        strbuf_append(&b, p, (size_t)(q - p));
+        strbuf_append(&b, "{\"name\": \"x\", \"name\": ", 22);
+        q += strlen("{\"name\": ") - 1;
+    }
+    strbuf_terminate(&b);
+    ck_assert_ptr_nonnull(strstr(b.data, "\"name\": \"x\", \"name\": \"INSTR_EVENT_1\""));
+    input in[] = {{"aie-trace-json", "trace.json", b.data}};
+    doc d;
+    run_doc(in, 1, &d);
+    json_t *c = json_array_get(json_object_get(d.json, "aie_cores"), 0);
+    CLOSE(num(json_object_get(c, "kernels")), 2);
+    CLOSE(num(json_object_get(c, "median_cycles")), 1000);
+    doc_free(&d);
+    strbuf_free(&b);
+    free(trace);
+}
+END_TEST
+
 START_TEST(aie_tiles_are_bounded) {
     enum { TILES = AIE_MAX_TILES + 6 };
     static char names[TILES][16];
@@ -333,6 +367,7 @@ TCase *npu_aie_tcase(void) {
     tcase_add_test(a, aie_iterations_and_aggregate);
     tcase_add_test(a, aie_fewer_iterations_labelled_from_end);
     tcase_add_test(a, aie_bad_input_is_named);
+    tcase_add_test(a, aie_repeated_name_key_keeps_last);
     tcase_add_test(a, aie_tiles_are_bounded);
     tcase_add_test(a, aie_label_after_events);
     tcase_add_test(a, aie_post_processor_fields);

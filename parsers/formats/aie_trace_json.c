@@ -248,7 +248,8 @@ static bool on_token(void *user, const jt_token *t) {
             return s->key != K_OTHER;
         }
         switch (s->key) {
-        case K_NAME:
+        case K_NAME:   /* a key given twice keeps its last value, as a JSON object read into a dict */
+            s->name.len = 0;
             if (t->kind == JT_STRING && !strbuf_append(&s->name, t->text, t->len)) s->oom = true;
             if (!strbuf_terminate(&s->name)) s->oom = true;
             break;

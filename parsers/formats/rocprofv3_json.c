@@ -55,10 +55,26 @@ void rpj_pending_reset(pending *p, uint64_t offset) {
     p->offset = offset;
 }
 
-char *rpj_dup_n(const char *t, size_t n) {
+char *rpj_table_text(state *s, const char *t, size_t n) {
+    if (s->table_bytes + n + 1 > TABLE_BYTES_MAX) {
+        s->table_full++;
+        return NULL;
+    }
     char *c = malloc(n + 1);
-    if (c) memcpy(c, t, n), c[n] = 0;
+    if (!c) {
+        s->oom = true;
+        return NULL;
+    }
+    memcpy(c, t, n), c[n] = 0;
+    s->table_bytes += n + 1;
     return c;
+}
+
+/* A pending record's text field takes the token's text: a key given twice in one object keeps
+ * its last value (as a JSON object read into a dict), not both one after the other. */
+static void set_text(strbuf *b, const jt_token *t) {
+    b->len = 0;
+    strbuf_append(b, t->text, t->len);
 }
 
 /* Grows an array of `size`-byte items to hold one more. false: out of memory or too many. */
@@ -158,8 +174,8 @@ static void symbol_end(state *s) {
     const strbuf *n = p->fname.len ? &p->fname : p->dname.len ? &p->dname : &p->name;
     if (!(p->have & P_KID) || !n->len) return;
     if (!rpj_grow((void **)&s->syms, &s->cap_syms, s->n_syms, sizeof *s->syms)) { s->table_full++; return; }
-    char *c = rpj_dup_n(n->data, n->len);
-    if (!c) { s->oom = true; return; }
+    char *c = rpj_table_text(s, n->data, n->len);
+    if (!c) return;
     if (s->n_syms && s->syms[s->n_syms - 1].id >= p->kernel_id) s->syms_sorted = false;
     bool regs = (p->have & (P_VGPR | P_SGPR)) == (P_VGPR | P_SGPR) && p->vgpr <= UINT32_MAX && p->sgpr <= UINT32_MAX;
     s->syms[s->n_syms++] = (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs};
@@ -297,12 +313,12 @@ void rpj_pending_value(state *s, const char *path, const jt_token *t, unsigned d
             unsigned long long a = strtoull(buf, &end, 0);
             if (end != buf && !*end && !errno) p->address = a, p->have |= P_ADDRESS;
         }
-    } else if (str && !strcmp(path, "name")) strbuf_append(&p->arch, t->text, t->len), strbuf_append(&p->name, t->text, t->len);
-    else if (str && !strcmp(path, "product_name")) strbuf_append(&p->pname, t->text, t->len);
-    else if (str && !strcmp(path, "vendor_name")) strbuf_append(&p->vendor, t->text, t->len);
-    else if (str && !strcmp(path, "kernel_name")) strbuf_append(&p->name, t->text, t->len);
-    else if (str && !strcmp(path, "formatted_kernel_name")) strbuf_append(&p->fname, t->text, t->len);
-    else if (str && !strcmp(path, "demangled_kernel_name")) strbuf_append(&p->dname, t->text, t->len);
+    } else if (str && !strcmp(path, "name")) set_text(&p->arch, t), set_text(&p->name, t);
+    else if (str && !strcmp(path, "product_name")) set_text(&p->pname, t);
+    else if (str && !strcmp(path, "vendor_name")) set_text(&p->vendor, t);
+    else if (str && !strcmp(path, "kernel_name")) set_text(&p->name, t);
+    else if (str && !strcmp(path, "formatted_kernel_name")) set_text(&p->fname, t);
+    else if (str && !strcmp(path, "demangled_kernel_name")) set_text(&p->dname, t);
 #undef U
 }
 
@@ -337,7 +353,7 @@ static void strings_token(state *s, const jt_token *t) {
     }
     if (!s->n_kinds) return;
     op_kind *k = &s->kinds[s->n_kinds - 1];
-    if (t->kind == JT_STRING && d == 6 && key_is(s, 6, "kind") && !k->name) k->name = rpj_dup_n(t->text, t->len);
+    if (t->kind == JT_STRING && d == 6 && key_is(s, 6, "kind") && !k->name) k->name = rpj_table_text(s, t->text, t->len);
     else if (t->kind == JT_STRING && d == 7 && key_is(s, 6, "operations")) {
         size_t cap = k->n_ops;   /* grow by powers of two: capacity is implied by n_ops */
         if (!(cap & (cap - 1)) || !cap) {
@@ -346,8 +362,8 @@ static void strings_token(state *s, const jt_token *t) {
             if (!o) { s->oom = true; return; }
             k->ops = o;
         }
-        char *c = rpj_dup_n(t->text, t->len);
-        if (!c) { s->oom = true; return; }
+        char *c = rpj_table_text(s, t->text, t->len);
+        if (!c) return;
         k->ops[k->n_ops++] = c;
     }
 }
@@ -453,8 +469,8 @@ static void rj_finish(void *st) {
         diag_add(s->diag, "%s: %llu kernel dispatches whose kernel_id is not in kernel_symbols have no name",
                  s->label, (unsigned long long)s->unknown_symbol);
     if (s->table_full)
-        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents, symbols or operation names)",
-                 s->label, (unsigned long long)s->table_full, TABLE_MAX);
+        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents, symbols or operation names, or "
+                 "%u MiB of their names)", s->label, (unsigned long long)s->table_full, TABLE_MAX, TABLE_BYTES_MAX >> 20);
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "start or end missing, or end < start", s->bad_times);
     read_facts_skip(s->facts, "kernel symbol unknown (emitted without name)", s->unknown_symbol);

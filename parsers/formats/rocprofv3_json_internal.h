@@ -15,6 +15,8 @@
 #define KEY_CAP 48
 #define MAX_DEPTH 12
 #define TABLE_MAX (1u << 22)       /* symbols, agents, operation names per file */
+#define TABLE_BYTES_MAX (64u << 20) /* their names' text per file (a symbol table repeating one
+                                     * kernel_id with 64 KiB names grew by each) */
 
 typedef struct agent { uint64_t handle; int64_t node_id; bool has_node; } agent;
 typedef struct symbol { uint64_t id; char *name; uint32_t vgpr, sgpr; bool has_regs; } symbol;
@@ -61,6 +63,7 @@ typedef struct state {
     op_kind *kinds;
     size_t n_kinds, cap_kinds;
     uint64_t used, unknown_symbol, bad_times, unsupported, truncated_names, table_full;
+    size_t table_bytes;      /* the tables' names so far (TABLE_BYTES_MAX) */
     uint64_t first_bad_times;
     symbol *counters;            /* counters[]: id.handle -> name (symbol.id = handle) */
     size_t n_counters, cap_counters;
@@ -88,8 +91,9 @@ static inline bool tok_u64(const jt_token *t, uint64_t *v) {
 
 /* The pending object's fields are reset (buffers kept) for an object starting at `offset`. */
 void rpj_pending_reset(pending *p, uint64_t offset);
-/* A malloc'd NUL-terminated copy of t[0..n); NULL on OOM. */
-char *rpj_dup_n(const char *t, size_t n);
+/* A table's name: a copy of t[0..n) counted against the file's TABLE_BYTES_MAX; NULL past it
+ * (table_full counts it) or out of memory (oom set). */
+char *rpj_table_text(state *s, const char *t, size_t n);
 /* Grows an array of `size`-byte items to hold one more. false: out of memory or too many. */
 bool rpj_grow(void **arr, size_t *cap, size_t n, size_t size);
 /* The kernel symbol of an id, NULL when unknown. */
