@@ -77,47 +77,41 @@ static char *smallest_match(listing *l, const char *dir, const char *rel, const 
     return best;
 }
 
+/* Entry `name` of run_dir for a pattern "SUB/NAME" (sub_pat = SUB, leaf = NAME): when it is a
+ * real (not symlinked, not hidden) directory matching SUB holding a match of NAME, that
+ * "name/match" replaces *best if smaller. */
+static void nested_candidate(listing *l, const char *run_dir, const char *name, const char *sub_pat, const char *leaf,
+                             char **best) {
+    if (name[0] == '.' || fnmatch(sub_pat, name, 0) != 0) return;
+    char *sub = join(l, run_dir, name);
+    struct stat st;
+    char *m = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(l, sub, name, leaf) : NULL;
+    char *cand = m ? join(l, name, m) : NULL;
+    if (cand && (!*best || strcmp(cand, *best) < 0)) { free(*best); *best = cand; }
+    else free(cand);
+    free(m);
+    free(sub);
+}
+
 /* "sub/name" for a pattern "SUB/NAME": the smallest such pair over the real (not symlinked,
- * not hidden) sub-directories of run_dir matching SUB, or NULL. */
+ * not hidden) sub-directories of run_dir matching SUB, or NULL. The run directory's own names
+ * come from the walk's listing, else from readdir one at a time (never held all at once). */
 static char *smallest_nested_match(listing *l, const char *run_dir, const char *pattern) {
     const char *slash = strchr(pattern, '/');
     char *sub_pat = strndup(pattern, (size_t)(slash - pattern));
     if (!sub_pat) { l->oom = true; return NULL; }
     size_t n = 0;
     char *const *listed = l->names ? l->names(l->user, "", &n) : NULL;
-    char **read = NULL;                      /* the run directory's names, read here */
-    if (!listed) {
-        DIR *d = opendir(run_dir);
-        size_t cap = 0;
-        struct dirent *e;
-        if (!d && errno == ENOMEM) l->oom = true;
-        while (d && !l->oom && (e = readdir(d)) != NULL) {
-            if (n == cap) {
-                char **nr = realloc(read, (cap = cap ? cap * 2 : 16) * sizeof *nr);
-                if (!nr) { l->oom = true; break; }
-                read = nr;
-            }
-            if (!(read[n] = copy(l, e->d_name))) break;
-            n++;
-        }
-        if (d) closedir(d);
-        listed = read;
-    }
     char *best = NULL;
-    for (size_t i = 0; i < n && !l->oom; i++) {
-        const char *name = listed[i];
-        if (name[0] == '.' || fnmatch(sub_pat, name, 0) != 0) continue;
-        char *sub = join(l, run_dir, name);
-        struct stat st;
-        char *m = sub && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) ? smallest_match(l, sub, name, slash + 1) : NULL;
-        char *cand = m ? join(l, name, m) : NULL;
-        if (cand && (!best || strcmp(cand, best) < 0)) { free(best); best = cand; }
-        else free(cand);
-        free(m);
-        free(sub);
+    if (listed) {
+        for (size_t i = 0; i < n && !l->oom; i++) nested_candidate(l, run_dir, listed[i], sub_pat, slash + 1, &best);
+    } else {
+        DIR *d = opendir(run_dir);
+        if (!d && errno == ENOMEM) l->oom = true;
+        struct dirent *e;
+        while (d && !l->oom && (e = readdir(d)) != NULL) nested_candidate(l, run_dir, e->d_name, sub_pat, slash + 1, &best);
+        if (d) closedir(d);
     }
-    for (size_t i = 0; read && i < n; i++) free(read[i]);
-    free(read);
     free(sub_pat);
     return best;
 }

@@ -242,12 +242,28 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The entry names of dir but "." and "..", sorted (*n set). NULL when dir cannot be listed;
- * *oom then says whether memory ran out (opendir's own or the list's), so a run is never
- * taken for an empty or unreadable one for lack of memory. */
-static char **list_dir(const char *dir, size_t *n, bool *oom) {
+/* Moves h[i] down the max-heap h[0..n) (by strcmp) to its place. */
+static void sift_down(char **h, size_t n, size_t i) {
+    for (;;) {
+        size_t big = i, a = 2 * i + 1, b = a + 1;
+        if (a < n && strcmp(h[a], h[big]) > 0) big = a;
+        if (b < n && strcmp(h[b], h[big]) > 0) big = b;
+        if (big == i) return;
+        char *t = h[i];
+        h[i] = h[big], h[big] = t;
+        i = big;
+    }
+}
+
+/* The entry names of dir but "." and "..", sorted (*n set): at most LIST_MAX of them, the
+ * smallest (*cut set when there were more), so a directory of millions of files costs
+ * LIST_MAX names, not millions; past LIST_MAX they are kept as a max-heap whose largest
+ * name gives way to a smaller one. NULL when dir cannot be listed; *oom then says whether
+ * memory ran out (opendir's own or the list's), so a run is never taken for an empty or
+ * unreadable one for lack of memory. */
+static char **list_dir(const char *dir, size_t *n, bool *cut, bool *oom) {
     *n = 0;
-    *oom = false;
+    *cut = *oom = false;
     DIR *d = opendir(dir);
     if (!d) { *oom = errno == ENOMEM; return NULL; }
     char **names = NULL;
@@ -255,6 +271,19 @@ static char **list_dir(const char *dir, size_t *n, bool *oom) {
     struct dirent *e;
     while (!*oom && (e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (*n == LIST_MAX) {
+            if (!*cut) {
+                *cut = true;
+                for (size_t i = LIST_MAX / 2; i-- > 0;) sift_down(names, LIST_MAX, i);
+            }
+            if (strcmp(e->d_name, names[0]) >= 0) continue;
+            char *c = strdup(e->d_name);
+            if (!c) { *oom = true; break; }
+            free(names[0]);
+            names[0] = c;
+            sift_down(names, LIST_MAX, 0);
+            continue;
+        }
         if (*n == cap) {
             size_t nc = cap ? cap * 2 : 32;
             char **nn = realloc(names, nc * sizeof *nn);
@@ -314,13 +343,16 @@ static char *const *listed_names(void *user, const char *rel, size_t *n) {
 static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int depth, const char *confine_root,
                      diag_list *diag) {
     size_t n;
-    bool oom;
-    char **names = list_dir(dir, &n, &oom);
+    bool cut, oom;
+    char **names = list_dir(dir, &n, &cut, &oom);
     if (!names) {
         if (oom) return false;
         if (inv->scanning_extra && depth == 0) diag_add(diag, "%s: the directory cannot be read", dir);
         return true;
     }
+    if (cut)
+        diag_add(diag, "%s: more than %d directory entries; only the first %d by name are looked at", dir, LIST_MAX,
+                 LIST_MAX);
     bool ok = true;
     bool keep = !inv->scanning_extra && depth <= 1;   /* RunMetrics' file choice reads these names */
     for (size_t i = 0; ok && i < n; i++) {
@@ -407,8 +439,8 @@ void run_inventory_fingerprint_of(const run_inventory *inv, const char *confine_
  * change there without anything one level down changing). */
 static uint64_t listing_hash(uint64_t h, const char *dir, int depth) {
     size_t n;
-    bool oom;                  /* unlisted for any reason: a hash of its own (the run is read again) */
-    char **names = list_dir(dir, &n, &oom);
+    bool cut, oom;             /* unlisted for any reason: a hash of its own (the run is read again) */
+    char **names = list_dir(dir, &n, &cut, &oom);   /* (cut: the names the walk looks at, as it) */
     if (!names) return fnv(h, "!", 1);
     for (size_t i = 0; i < n; i++) {
         char *path = NULL;

@@ -29,6 +29,8 @@
 #define INVENTORY_MAX_DEPTH 2        /* directory levels below the run directory (msprof's
                                       * PROF_<id>/mindstudio_profiler_output/ is two) */
 #define INVENTORY_MAX_ENTRIES 65536  /* directory entries looked at per run, at every level */
+#define LIST_MAX (INVENTORY_MAX_ENTRIES + 1) /* names listed per directory, the smallest (hidden ones too):
+                                              * a walk looks at no more */
 
 typedef struct inventory_source {
     char *rel;                       /* path shown and used as source_ref.path (relative to the run

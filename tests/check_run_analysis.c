@@ -6,6 +6,8 @@
  * source folded in source order on one and on two threads, a derived analysis reading an
  * earlier one's number), the sources section, and the torch profile's fixed-point times. */
 #include <check.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +230,34 @@ START_TEST(inventory_symlinks_and_confinement) {
     tu_rmrf(outside);
     free(dir);
     free(outside);
+}
+END_TEST
+
+/* A directory of more names than a walk looks at (LIST_MAX: 65,537) is listed as its smallest
+ * names only, kept as a max-heap while readdir goes on (memory stays at LIST_MAX names, where
+ * every name was held before): the trace named first is found, the one named last is not, and
+ * the cut is warned. */
+START_TEST(inventory_lists_the_smallest_names_of_a_huge_directory) {
+    char *dir = tu_tempdir();
+    tu_write_str(dir, "0rank0.pt.trace.json", TORCH_TRACE);
+    tu_write_str(dir, "zz_rank1.pt.trace.json", TORCH_TRACE);
+    for (int i = 0; i < LIST_MAX + 3000; i++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/f%06d", dir, i);
+        int fd = open(p, O_CREAT | O_WRONLY, 0644);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+    }
+    run_analysis a;
+    analyze(dir, 1, &a);
+    ck_assert_ptr_nonnull(find_source(&a, "0rank0.pt.trace.json"));
+    ck_assert_ptr_null(find_source(&a, "zz_rank1.pt.trace.json"));
+    bool warned = false;
+    for (size_t i = 0; i < a.diag.count; i++) warned |= strstr(a.diag.items[i], "only the first 65537 by name") != NULL;
+    ck_assert(warned);
+    run_analysis_free(&a);
+    tu_rmrf(dir);
+    free(dir);
 }
 END_TEST
 
@@ -533,6 +563,7 @@ static Suite *run_analysis_suite(void) {
     tcase_add_test(tc, inventory_takes_ranks_and_a_rocprofv3_tree);
     tcase_add_test(tc, inventory_takes_an_extra_root);
     tcase_add_test(tc, inventory_symlinks_and_confinement);
+    tcase_add_test(tc, inventory_lists_the_smallest_names_of_a_huge_directory);
     tcase_add_test(tc, rank_names);
     tcase_add_test(tc, kernel_source_choice);
     tcase_add_test(tc, fan_out_in_source_order);
