@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tests/npu_harness.h"
+#include "tests/section_drive.h"
 #include "parsers/formats/aie_trace_json.h"
 #include "analyses/sections/npu_ops.h"
 #include "parsers/formats/msprof_csv.h"
@@ -252,6 +253,47 @@ START_TEST(ops_signatures_are_bounded) {
 }
 END_TEST
 
+/* The durations kept for exact medians are bounded per table too (NPU_MAX_DURS_TOTAL, 2^21),
+ * not only per signature: signatures A and B with 2^20 rows each fill it and both keep their
+ * medians (2 and 3 us: every row of a signature takes that one duration), C's rows then find it
+ * full, so C's median is unknown (null) while its count and mean stay exact. Before, every
+ * signature kept up to 2^20 durations: 65,536 signatures could hold 1 TiB. Records straight
+ * to the section (section_drive), as a 100 MB CSV would be slow under the sanitizers. */
+START_TEST(ops_durations_are_bounded_per_table) {
+    drive d;
+    drive_open(&d, "npu_ops");
+    drive_source(&d, 0, -1, 0);
+    const char *const SHAPES[] = {"\"1\"", "\"2\"", "\"3\""};
+    for (int sig = 0; sig < 3; sig++) {
+        record_field f = {.key = "input_shapes", .value = SHAPES[sig], .value_len = 3};
+        record r = {.type = REC_NPU_OP, .has = RF_DURATION, .name = "Add", .name_len = 3, .fields = &f, .n_fields = 1};
+        r.duration_ns = 1000 * (2 + sig);
+        for (unsigned i = 0; i < (sig < 2 ? NPU_MAX_DURS : 10u); i++) drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *no = drive_finish(&d);
+    json_t *items = json_object_get(no, "items");
+    ck_assert_uint_eq(json_array_size(items), 3);
+    int seen = 0;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *it = json_array_get(items, i);
+        json_t *median = json_object_get(it, "median_us");
+        double avg = json_number_value(json_object_get(it, "avg_us"));
+        if (avg == 4.0) {
+            ck_assert(json_is_null(median));
+            ck_assert_int_eq(json_integer_value(json_object_get(it, "count")), 10);
+            seen |= 4;
+        } else {
+            ck_assert(json_number_value(median) == avg);
+            seen |= avg == 2.0 ? 1 : 2;
+        }
+    }
+    ck_assert_int_eq(seen, 7);
+    json_decref(no);
+    drive_close(&d);
+}
+END_TEST
+
 START_TEST(ops_without_reference) {
     strbuf ops = {0};
     strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
@@ -344,6 +386,7 @@ static Suite *npu_suite(void) {
     tcase_add_test(o, ops_without_reference);
     tcase_add_test(o, msprof_cut_cell_skips_row);
     tcase_add_test(o, ops_signatures_are_bounded);
+    tcase_add_test(o, ops_durations_are_bounded_per_table);
     tcase_add_test(o, reference_microbench_column);
     tcase_set_timeout(o, 60);                       /* 65,539 rows in 7-byte chunks on a busy CI */
     suite_add_tcase(s, o);

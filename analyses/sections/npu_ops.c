@@ -12,10 +12,11 @@
  *
  * Memory: one entry per group (at most NPU_MAX_GROUPS; further rows are counted in the totals
  * and dropped with a warning) holding its durations for the exact median (at most NPU_MAX_DURS
- * per group; beyond, the median is unknown: null). Not splittable (sorted medians and float
+ * per group and NPU_MAX_DURS_TOTAL per table; beyond, the group's median is unknown: null). Not splittable (sorted medians and float
  * counter sums are folded per source, in source order). Rendering: npu_ops_render.c. */
 #include "analyses/sections/npu_ops.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,17 +117,28 @@ static npu_group *group_of(npu_table *t, char *key, const char *type, size_t typ
     return g;
 }
 
-static bool add_duration(npu_group *g, i128 d) {
+/* Group g of t keeps no more durations: its median is unknown (null); t's count of kept
+ * durations gives its own back. */
+static void cap_durations(npu_table *t, npu_group *g) {
+    assert(t->durs_kept >= g->n_durs);
+    t->durs_kept -= g->n_durs;
+    g->durs_capped = true;
+    free(g->durs);
+    g->durs = NULL;
+    g->n_durs = g->cap_durs = 0;
+}
+
+/* One row's duration d in group g of t: counted, and kept for the exact median while the group
+ * holds fewer than NPU_MAX_DURS and the table fewer than NPU_MAX_DURS_TOTAL (past either, the
+ * group's median is unknown: a file of millions of rows over many signatures is bounded too). */
+static bool add_duration(npu_table *t, npu_group *g, i128 d) {
     if (g->count == 0 || d < g->min_ns) g->min_ns = d;
     if (g->count == 0 || d > g->max_ns) g->max_ns = d;
     g->count++;
     g->sum_ns = i128_add(g->sum_ns, d);
     if (g->durs_capped) return true;
-    if (g->n_durs >= NPU_MAX_DURS) {
-        g->durs_capped = true;
-        free(g->durs);
-        g->durs = NULL;
-        g->n_durs = g->cap_durs = 0;
+    if (g->n_durs >= NPU_MAX_DURS || t->durs_kept >= NPU_MAX_DURS_TOTAL) {
+        cap_durations(t, g);
         return true;
     }
     if (g->n_durs == g->cap_durs) {
@@ -137,6 +149,7 @@ static bool add_duration(npu_group *g, i128 d) {
         g->cap_durs = cap;
     }
     g->durs[g->n_durs++] = d;
+    t->durs_kept++;
     return true;
 }
 
@@ -354,7 +367,7 @@ static bool no_consume(void *st, const record *r) {
         t->ops_dropped_ns = i128_add(t->ops_dropped_ns, r->duration_ns);
     }
     if (!g) return !oom;
-    if (!add_duration(g, r->duration_ns)) return false;
+    if (!add_duration(t, g, r->duration_ns)) return false;
     char **first[3] = {&g->op_state, &g->task_type, &g->output_formats};
     for (int k = 0; k < 3; k++)
         if (kept[k] && !*first[k] && !(*first[k] = strndup(kept[k]->value, kept[k]->value_len))) return false;
@@ -407,11 +420,9 @@ static bool no_end_source(void *run, void *st) {
         uint64_t before = g->count;
         g->count += sg->count;
         g->sum_ns = i128_add(g->sum_ns, sg->sum_ns);
-        if (sg->durs_capped || g->durs_capped || g->n_durs + sg->n_durs > NPU_MAX_DURS) {
-            g->durs_capped = true;
-            free(g->durs);
-            g->durs = NULL;
-            g->n_durs = g->cap_durs = 0;
+        if (sg->durs_capped || g->durs_capped || g->n_durs + sg->n_durs > NPU_MAX_DURS ||
+            t->durs_kept + sg->n_durs > NPU_MAX_DURS_TOTAL) {
+            if (!g->durs_capped) cap_durations(t, g);
         } else if (sg->n_durs) {
             i128 *d = realloc(g->durs, (g->n_durs + sg->n_durs) * sizeof *d);
             if (!d) { ok = false; break; }
@@ -419,6 +430,7 @@ static bool no_end_source(void *run, void *st) {
             g->durs = d;
             g->n_durs += sg->n_durs;
             g->cap_durs = g->n_durs;
+            t->durs_kept += sg->n_durs;
         }
         (void)before;
         char **mine[3] = {&g->op_state, &g->task_type, &g->output_formats};

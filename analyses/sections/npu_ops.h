@@ -23,7 +23,7 @@ typedef struct npu_group {
     i128 sum_ns, min_ns, max_ns;
     i128 *durs;                      /* every duration, for the exact median (bounded) */
     size_t n_durs, cap_durs;
-    bool durs_capped;                /* more than NPU_MAX_DURS rows: median unknown */
+    bool durs_capped;                /* past NPU_MAX_DURS rows or the table's NPU_MAX_DURS_TOTAL: median unknown */
     double *counter_sum;             /* per counter name (npu_ops_run.counters), numeric cells */
     uint64_t *counter_n;
     size_t n_counter_slots;
@@ -66,6 +66,7 @@ typedef struct npu_table {
     char **counters;                 /* counter column names, first-seen order */
     size_t n_counters;
     uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS (operator and reference rows) */
+    size_t durs_kept;                /* durations kept over all groups (NPU_MAX_DURS_TOTAL) */
     uint64_t ops_dropped;            /* the operator rows among them, counted in the totals */
     i128 ops_dropped_ns;             /* and their durations */
     /* a source's field classification by position (a file's columns keep their places):
@@ -84,7 +85,8 @@ typedef struct npu_ops_run {
 } npu_ops_run;
 
 #define NPU_MAX_GROUPS 65536u
-#define NPU_MAX_DURS (1u << 20)
+#define NPU_MAX_DURS (1u << 20)        /* durations kept per group (16 B each) */
+#define NPU_MAX_DURS_TOTAL (1u << 21)  /* ... and per table, over all groups: 32 MiB */
 #define NPU_MAX_COUNTERS 128u
 
 /* npu_ops_render.c: the section's JSON value (`npu_ops` in docs/ANALYSIS.md), its report.md
