@@ -289,6 +289,9 @@ START_TEST(ops_durations_are_bounded_per_table) {
         }
     }
     ck_assert_int_eq(seen, 7);
+    bool warned = false;
+    for (size_t i = 0; i < d.diag.count; i++) warned |= strstr(d.diag.items[i], "1 signature(s) past") != NULL;
+    ck_assert(warned);
     json_decref(no);
     drive_close(&d);
 }

@@ -525,6 +525,11 @@ static bool no_finish(void *run, const section_results *earlier) {
         diag_add(R->diag, "npu_ops: more than %u operator (or reference) signatures; %llu row(s) of further "
                  "signatures left out",
                  NPU_MAX_GROUPS, (unsigned long long)t->rows_dropped);
+    size_t capped = 0;
+    for (size_t i = 0; i < t->n; i++) capped += t->groups[i].durs_capped;
+    if (capped)
+        diag_add(R->diag, "npu_ops: %zu signature(s) past %u durations each or %u in all; their median_us and std_us "
+                 "are unknown (null)", capped, NPU_MAX_DURS, NPU_MAX_DURS_TOTAL);
     return true;
 }
 
