@@ -14,6 +14,7 @@
  * and last bytes) or differ only by tag, and its bucket edge table must bucket every
  * duration as the log rule it replaced did. */
 #include <check.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "analyses/structures/corr_map.h"
 #include "analyses/structures/id_map.h"
+#include "analyses/structures/str_pool.h"
 #include "analyses/kernel_class_cache.h"
 #include "analyses/structures/name_agg.h"
 #include "parsers/kernel_table.h"
@@ -319,6 +321,33 @@ START_TEST(bucket_table_matches_log_rule) {
 }
 END_TEST
 
+/* str_pool's bound is its memory, not only its text: 1 MiB of 3-byte names is not 350,000
+ * strings of ~70 B each (24 MB) but at most 1 MiB / (3 + STR_POOL_ENTRY_BYTES); the heap in use
+ * (glibc's view; a sanitizer's allocator leaves it still) grows by little more than the bound.
+ * Interning stays exact below it: every name gets one id, equal text the same id. */
+START_TEST(str_pool_bound_counts_each_string) {
+    str_pool p = {.max_bytes = 1u << 20};
+    struct mallinfo2 m0 = mallinfo2();
+    size_t kept = 0;
+    char name[8];
+    for (unsigned i = 0; i < 350000; i++) {
+        for (unsigned k = 0, v = i; k < 3; k++, v /= 95) name[k] = (char)(32 + v % 95);   /* distinct */
+        uint32_t id = str_pool_intern(&p, name, 3);
+        ck_assert_uint_ne(id, ID_MAP_OOM);
+        if (id == ID_MAP_NONE) continue;
+        ck_assert_uint_eq(id, kept++);                        /* a new name: the next id */
+        ck_assert_uint_eq(str_pool_intern(&p, name, 3), id);  /* the same text: the same id */
+    }
+    ck_assert_uint_eq(kept, p.n);
+    ck_assert_uint_le(p.n, (1u << 20) / (3 + STR_POOL_ENTRY_BYTES));
+    ck_assert_uint_ge(p.n, (1u << 20) / (3 + STR_POOL_ENTRY_BYTES) - 1);
+    ck_assert_uint_le(p.bytes, p.max_bytes);
+    struct mallinfo2 m1 = mallinfo2();
+    ck_assert_int_lt((long long)(m1.uordblks + m1.hblkhd) - (long long)(m0.uordblks + m0.hblkhd), 2 << 20);
+    str_pool_free(&p);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -333,6 +362,7 @@ int main(void) {
     tcase_add_test(t, name_agg_recent_slots);
     tcase_add_test(t, kernel_table_recent_slots);
     tcase_add_test(t, bucket_table_matches_log_rule);
+    tcase_add_test(t, str_pool_bound_counts_each_string);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

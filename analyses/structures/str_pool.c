@@ -15,7 +15,9 @@ uint32_t str_pool_intern(str_pool *p, const char *s, size_t n) {
     uint32_t first = id_map_get(&p->index, h);
     for (uint32_t i = first; i != ID_MAP_NONE; i = p->next[i])
         if (p->len[i] == n && !memcmp(p->s[i], s, n)) return i;
-    if ((p->max_bytes && p->bytes + n > p->max_bytes) || p->n >= ID_MAP_OOM) return ID_MAP_NONE;
+    size_t cost = n + STR_POOL_ENTRY_BYTES;
+    if ((p->max_bytes && (cost > p->max_bytes || p->bytes > p->max_bytes - cost)) || p->n >= ID_MAP_OOM)
+        return ID_MAP_NONE;
     if (p->n == p->cap) {
         size_t c = p->cap ? p->cap * 2 : 64;
         char **ns = realloc(p->s, c * sizeof *ns);
@@ -39,7 +41,7 @@ uint32_t str_pool_intern(str_pool *p, const char *s, size_t n) {
     }
     p->s[id] = copy, p->len[id] = n, p->next[id] = first;
     p->n++;
-    p->bytes += n;
+    p->bytes += cost;
     return id;
 }
 
