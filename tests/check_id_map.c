@@ -348,6 +348,30 @@ START_TEST(str_pool_bound_counts_each_string) {
 }
 END_TEST
 
+/* name_agg's names are bounded in bytes too (NA_MAX_NAME_BYTES, 64 MiB), not only in number:
+ * 1,200 distinct names of 60 KiB (72 MB) keep the first 1,092 (64 MiB / (60 KiB + its NUL)),
+ * the rest count in the totals (unlisted), every call counted once. */
+START_TEST(name_agg_name_bytes_are_bounded) {
+    enum { LEN = 60 * 1024, N = 1200 };
+    char *name = malloc(LEN);
+    ck_assert_ptr_nonnull(name);
+    memset(name, 'k', LEN);
+    name_agg a;
+    name_agg_init(&a, true);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, 16, "%05d", i);
+        name[5] = 'k';
+        ck_assert(name_agg_add(&a, 0, name, LEN, (i128)10));
+    }
+    ck_assert_uint_eq(a.n, (size_t)(NA_MAX_NAME_BYTES / (LEN + 1)));
+    ck_assert_uint_le(a.name_bytes, NA_MAX_NAME_BYTES);
+    ck_assert_uint_eq(a.unlisted_calls, N - a.n);
+    ck_assert(a.unlisted_total == (i128)10 * (i128)(N - a.n));
+    name_agg_free(&a);
+    free(name);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -363,6 +387,7 @@ int main(void) {
     tcase_add_test(t, kernel_table_recent_slots);
     tcase_add_test(t, bucket_table_matches_log_rule);
     tcase_add_test(t, str_pool_bound_counts_each_string);
+    tcase_add_test(t, name_agg_name_bytes_are_bounded);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -68,7 +68,7 @@ static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len,
             if (e->tag == tag && e->len == len && !memcmp(e->name, name, len)) return *rec = a->slots[j], e;
         }
     }
-    if (a->n >= NA_MAX_NAMES) return NULL;
+    if (a->n >= NA_MAX_NAMES || len >= NA_MAX_NAME_BYTES - a->name_bytes) return NULL;
     if ((a->n + 1) * 2 > a->n_slots && !rehash(a, a->n_slots ? a->n_slots * 2 : 64)) { *oom = true; return NULL; }
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 32;
@@ -81,6 +81,7 @@ static name_entry *entry_for(name_agg *a, int tag, const char *name, size_t len,
     if (!copy) { *oom = true; return NULL; }
     memcpy(copy, name, len);
     copy[len] = 0;
+    a->name_bytes += len + 1;
     name_entry *e = &a->e[a->n];
     *e = (name_entry){.name = copy, .len = len, .tag = tag};
     size_t j = hash_of(tag, name, len) & (a->n_slots - 1);
@@ -479,6 +480,7 @@ void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *i
                  (unsigned long long)p->no_time, items);
     if (p->oom) diag_oom(d, "%s: out of memory; the %s is partial", section, table);
     if (p->traced.unlisted_calls)
-        diag_add(d, "%s: more than %u distinct %s: %llu %s count in the totals but are not listed", section,
-                 NA_MAX_NAMES, names, (unsigned long long)p->traced.unlisted_calls, further);
+        diag_add(d, "%s: more than %u distinct %s (or %u MiB of their names): %llu %s count in the totals but are "
+                 "not listed", section, NA_MAX_NAMES, names, NA_MAX_NAME_BYTES >> 20,
+                 (unsigned long long)p->traced.unlisted_calls, further);
 }

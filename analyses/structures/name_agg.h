@@ -7,7 +7,7 @@
  * at most NA_EXACT_CAP durations and the table holds at most NA_EXACT_BUDGET exact
  * durations in all; beyond, that name's durations move into a log-bucketed histogram
  * (bucket ratio 1.02, reported at the bucket's geometric middle): relative error <= 1 %
- * (sqrt(1.02) - 1 = 0.995 %), flagged median_exact = false. Names past NA_MAX_NAMES are not
+ * (sqrt(1.02) - 1 = 0.995 %), flagged median_exact = false. Names past NA_MAX_NAMES (or NA_MAX_NAME_BYTES) are not
  * listed: their calls and time count in `unlisted`. Entries keep first-seen order. */
 #ifndef GOBLIN_NAME_AGG_H
 #define GOBLIN_NAME_AGG_H
@@ -24,6 +24,7 @@
 #define NA_EXACT_CAP 4096u          /* exact durations kept per name */
 #define NA_EXACT_BUDGET (1u << 20)  /* exact durations kept per table (8 MiB) */
 #define NA_MAX_NAMES 65536u         /* distinct (tag, name) pairs listed */
+#define NA_MAX_NAME_BYTES (64u << 20) /* ... and their names' text in all (65,536 names of 16 KiB were 1 GiB) */
 #define NA_BUCKET_RATIO 1.02        /* histogram bucket width beyond the exact cap */
 
 /* The histogram bucket of a duration v: k with 1.02^(k-1) <= v < 1.02^k (pow() in double,
@@ -62,6 +63,7 @@ typedef struct name_entry {
 typedef struct name_agg {
     name_entry *e;
     size_t n, cap;
+    size_t name_bytes;              /* the entries' names, each with its NUL (NA_MAX_NAME_BYTES) */
     uint32_t *slots;                /* open addressing: index + 1, 0 empty */
     size_t n_slots;
     uint32_t recent[16];            /* index + 1 of recently used entries, direct-mapped by
