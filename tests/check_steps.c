@@ -257,6 +257,36 @@ START_TEST(clock_mismatch_warning) {
 }
 END_TEST
 
+/* Step names are bounded in bytes per rank (4 MiB), not only 65,536 steps of up to 16 KiB each
+ * (1 GiB): 300 ProfilerStep ranges with 16 KiB names keep the first 255 (4 MiB / (16 KiB + NUL)),
+ * the rest are counted as not listed and warned. */
+START_TEST(step_names_are_bounded) {
+    enum { LEN = 16 * 1024, N = 300 };
+    char *name = malloc(LEN);
+    ck_assert_ptr_nonnull(name);
+    memset(name, 'x', LEN);
+    drive d;
+    drive_open(&d, "steps");
+    drive_source(&d, 0, -1, 0);
+    for (int i = 0; i < N; i++) {
+        int n = snprintf(name, 32, "ProfilerStep#%d", i);
+        name[n] = '_';
+        record st = rec_span(REC_ANNOTATION, NULL, 1000 * (int64_t)i, 1000 * (int64_t)i + 900);
+        st.name = name, st.name_len = LEN;
+        drive_record(&d, &st);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "count")), (4 << 20) / (LEN + 1));
+    bool warned = false;
+    for (size_t i = 0; i < d.diag.count; i++) warned |= strstr(d.diag.items[i], "45 further steps are not listed") != NULL;
+    ck_assert(warned);
+    json_decref(j);
+    drive_close(&d);
+    free(name);
+}
+END_TEST
+
 /* A kernel trace of unknown rank and a torch profile of rank 0: one rank, the kernels in its steps. */
 START_TEST(unknown_rank_joins_the_only_rank) {
     drive d;
@@ -289,6 +319,7 @@ Suite *steps_suite(void) {
     tcase_add_test(tc, ranks_and_split_pieces);
     tcase_add_test(tc, clock_mismatch_warning);
     tcase_add_test(tc, unknown_rank_joins_the_only_rank);
+    tcase_add_test(tc, step_names_are_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

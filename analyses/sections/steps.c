@@ -30,6 +30,7 @@
 
 #define MAX_SPANS_PER_PART ((size_t)1 << 20)  /* 16 MiB per part per rank at most */
 #define MAX_STEPS 65536
+#define MAX_STEP_NAME_BYTES ((size_t)4 << 20)  /* their names per rank (65,536 of 16 KiB were 1 GiB) */
 
 typedef struct steps_src {
     steps_run *run;
@@ -115,7 +116,7 @@ static bool record_span(const record *r, int64_t *a, int64_t *b, bool *out_of_ra
 
 /* Adds a step range (its running parts and origin from `from`, or zero and d's own). */
 static bool add_step_from(rank_data *d, const char *name, size_t len, int64_t a, int64_t b, const step_mark *from) {
-    if (d->nsteps >= MAX_STEPS) {
+    if (d->nsteps >= MAX_STEPS || len >= MAX_STEP_NAME_BYTES - d->name_bytes) {
         d->steps_dropped++;
         return true;
     }
@@ -130,6 +131,7 @@ static bool add_step_from(rank_data *d, const char *name, size_t len, int64_t a,
     if (!n) return false;
     memcpy(n, name, len);
     n[len] = 0;
+    d->name_bytes += len + 1;
     step_mark m = {.name = n, .start = a, .end = b, .origin = d->origin};
     if (from) {
         memcpy(m.parts, from->parts, sizeof m.parts);
@@ -370,8 +372,9 @@ static bool steps_finish(void *run, const section_results *earlier) {
             diag_add(r->diag, "steps: %s: more than %zu separate busy stretches in one part; %llu intervals "
                      "were not kept and count as other", who, MAX_SPANS_PER_PART, (unsigned long long)dropped);
         if (d->steps_dropped)
-            diag_add(r->diag, "steps: %s: more than %d ProfilerStep ranges; %llu further steps are not listed",
-                     who, MAX_STEPS, (unsigned long long)d->steps_dropped);
+            diag_add(r->diag, "steps: %s: more than %d ProfilerStep ranges (or %zu MiB of their names); %llu further "
+                     "steps are not listed", who, MAX_STEPS, MAX_STEP_NAME_BYTES >> 20,
+                     (unsigned long long)d->steps_dropped);
         int64_t in_steps = 0;
         for (size_t k = 0; k < d->nsteps; k++) in_steps += d->step_parts[k][P_KERNEL] + d->step_parts[k][P_COMM];
         if (d->nsteps && !in_steps && (d->run_parts[P_KERNEL] || d->run_parts[P_COMM]))

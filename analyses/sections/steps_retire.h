@@ -43,6 +43,7 @@ typedef struct rank_data {
     ns_intervals part[P_TIMED];
     step_mark *steps;
     size_t nsteps, cap;
+    size_t name_bytes;            /* the steps' names, each with its NUL (MAX_STEP_NAME_BYTES) */
     int64_t lo, hi;               /* the earliest start and latest end of any timed record */
     bool any;
     uint64_t out_of_range, steps_dropped;
