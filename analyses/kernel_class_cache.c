@@ -103,7 +103,7 @@ static kernel_class class_of(kernel_class_cache *c, const char *name, size_t len
         if (c->slots[j].hash == h && c->slots[j].len == len && !memcmp(c->slots[j].name, name, len))
             return remember(name, len, c->slots[j].cls);
     kernel_class k = remember(name, len, kernel_class_of(name, len));
-    if (c->used >= KCC_MAX_NAMES) return k;
+    if (c->used >= KCC_MAX_NAMES || len >= KCC_MAX_BYTES - c->bytes) return k;
     if ((c->used + 1) * 2 > c->n_slots) {
         if (c->n_slots >= KCC_SLOTS || !grow(c)) return k;
         mask = c->n_slots - 1;
@@ -115,6 +115,7 @@ static kernel_class class_of(kernel_class_cache *c, const char *name, size_t len
     copy[len] = 0;
     c->slots[j] = (kcc_entry){.hash = h, .name = copy, .len = len, .cls = k};
     c->used++;
+    c->bytes += len + 1;
     return k;
 }
 
@@ -123,5 +124,5 @@ void kcc_free(kernel_class_cache *c) {
         for (size_t i = 0; i < c->n_slots; i++) free(c->slots[i].name);
     free(c->slots);
     c->slots = NULL;
-    c->used = c->n_slots = 0;
+    c->used = c->n_slots = c->bytes = 0;
 }

@@ -3,7 +3,7 @@
  * Classifying a name walks the whole pattern table (~90 substring searches), and a trace
  * repeats a few hundred names millions of times; the analyses that classify every
  * dispatch (classes, timeline, recommendations) keep one cache per source state. Bounded:
- * at most KCC_MAX_NAMES names are remembered (then names are classified directly), so a
+ * at most KCC_MAX_NAMES names and KCC_MAX_BYTES of them are remembered (then names are classified directly), so a
  * trace of distinct names cannot grow it without bound. Not thread-safe (one per state).
  * In front of every cache, each thread keeps a direct-mapped table of 16 slots (a name goes
  * to the slot of a cheap key of its length and first and last 8 bytes, replacing whatever was
@@ -19,6 +19,8 @@
 #include "analyses/kernel_class.h"
 
 #define KCC_MAX_NAMES 8192u
+#define KCC_MAX_BYTES (4u << 20)   /* ... and their text (8,192 names of 16 KiB were 128 MiB in each
+                                    * of six sections' caches per source) */
 
 typedef struct kcc_entry {
     uint64_t hash;
@@ -29,6 +31,7 @@ typedef struct kcc_entry {
 
 typedef struct kernel_class_cache {
     kcc_entry *slots;    /* open addressing, n_slots (a power of two) at most half used */
+    size_t bytes;        /* the names kept, each with its NUL (KCC_MAX_BYTES) */
     size_t used, n_slots;/* n_slots grows from 256 to 2 * KCC_MAX_NAMES: most traces have a few
                           * hundred names, and clearing the full 512 KB table in every state of
                           * every section cost more than the lookups */

@@ -97,6 +97,21 @@ START_TEST(class_cache_answers_like_the_table) {
     kcc_free(&c);
     ck_assert_int_eq(kcc_class_of(&c, "flash_fwd_kernel", 16), kernel_class_of("flash_fwd_kernel", 16));   /* usable again */
     kcc_free(&c);
+    /* long names: the cache keeps at most KCC_MAX_BYTES of them (4 MiB: 255 names of 16 KiB,
+     * where 8,192 such names took 128 MiB), and answers the same past it */
+    enum { LONG = 16 * 1024 };
+    char *big = malloc(LONG);
+    ck_assert_ptr_nonnull(big);
+    memset(big, 'g', LONG);
+    for (unsigned i = 0; i < 600; i++) {
+        int n = snprintf(big, 64, "%s_%u", stems[i % 7], i);
+        big[n] = '_';
+        ck_assert_int_eq(kcc_class_of(&c, big, LONG), kernel_class_of(big, LONG));
+    }
+    ck_assert_uint_eq(c.used, KCC_MAX_BYTES / (LONG + 1));
+    ck_assert_uint_le(c.bytes, KCC_MAX_BYTES);
+    kcc_free(&c);
+    free(big);
 }
 END_TEST
 
