@@ -297,6 +297,43 @@ START_TEST(ops_durations_are_bounded_per_table) {
 }
 END_TEST
 
+/* The signatures' text is bounded per table (NPU_MAX_TEXT_BYTES, 64 MiB), not only their number
+ * (65,536 of five 64 KiB cells were 20 GiB): 700 signatures with a 60 KiB shape cell keep what
+ * fits, the rows of the rest are counted in the totals, left out of the groups and warned. */
+START_TEST(ops_signature_text_is_bounded) {
+    enum { LEN = 60 * 1024, N = 700 };
+    char *shape = malloc(LEN);
+    ck_assert_ptr_nonnull(shape);
+    memset(shape, '9', LEN);
+    drive d;
+    drive_open(&d, "npu_ops");
+    drive_source(&d, 0, -1, 0);
+    for (int i = 0; i < N; i++) {
+        snprintf(shape, 16, "%06d", i);
+        shape[6] = ',';
+        record_field f = {.key = "input_shapes", .value = shape, .value_len = LEN};
+        record r = {.type = REC_NPU_OP, .has = RF_DURATION, .name = "Add", .name_len = 3, .fields = &f, .n_fields = 1};
+        r.duration_ns = 1000;
+        drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *no = drive_finish(&d);
+    const npu_ops_run *run = d.run;
+    size_t kept = json_array_size(json_object_get(no, "items"));
+    ck_assert_uint_gt(kept, 400);
+    ck_assert_uint_lt(kept, (size_t)N);
+    ck_assert_uint_le(run->t.text_bytes, NPU_MAX_TEXT_BYTES);
+    ck_assert_uint_eq(run->t.rows_dropped, N - kept);
+    ck_assert_int_eq(json_integer_value(json_object_get(no, "ops")), N);   /* every row in the totals */
+    bool warned = false;
+    for (size_t i = 0; i < d.diag.count; i++) warned |= strstr(d.diag.items[i], "64 MiB of their text") != NULL;
+    ck_assert(warned);
+    json_decref(no);
+    drive_close(&d);
+    free(shape);
+}
+END_TEST
+
 START_TEST(ops_without_reference) {
     strbuf ops = {0};
     strbuf_append(&ops, OP_HEADER, strlen(OP_HEADER));
@@ -390,6 +427,7 @@ static Suite *npu_suite(void) {
     tcase_add_test(o, msprof_cut_cell_skips_row);
     tcase_add_test(o, ops_signatures_are_bounded);
     tcase_add_test(o, ops_durations_are_bounded_per_table);
+    tcase_add_test(o, ops_signature_text_is_bounded);
     tcase_add_test(o, reference_microbench_column);
     tcase_set_timeout(o, 60);                       /* 65,539 rows in 7-byte chunks on a busy CI */
     suite_add_tcase(s, o);

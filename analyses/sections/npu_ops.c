@@ -94,7 +94,12 @@ static npu_group *group_of(npu_table *t, char *key, const char *type, size_t typ
         return NULL;
     }
     if (found) { free(key); return &t->groups[pos]; }
-    if (t->n >= NPU_MAX_GROUPS) { free(key); return NULL; }      /* the caller counts the rows */
+    size_t cost = strlen(key) + 1 + type_len + 1;
+    for (int i = 0; i < NPU_SIG_FIELDS; i++) cost += sig[i] ? sig_len[i] + 1 : 0;
+    if (t->n >= NPU_MAX_GROUPS || cost > NPU_MAX_TEXT_BYTES - t->text_bytes) {   /* the caller counts the rows */
+        free(key);
+        return NULL;
+    }
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
         npu_group *g = realloc(t->groups, cap * sizeof *g);
@@ -114,6 +119,7 @@ static npu_group *group_of(npu_table *t, char *key, const char *type, size_t typ
     }
     t->slots[pos] = (uint32_t)(t->n + 1);
     t->n++;
+    t->text_bytes += cost;
     return g;
 }
 
@@ -280,7 +286,9 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
         free(key);
         return true;
     }
-    if (t->n_refs >= NPU_MAX_GROUPS) {              /* counted with the dropped rows, warned */
+    size_t cost = strlen(key) + 1 + strlen(type) + 1;
+    for (int i = 0; i < NPU_SIG_FIELDS; i++) cost += sig[i] ? sig_len[i] + 1 : 0;
+    if (t->n_refs >= NPU_MAX_GROUPS || cost > NPU_MAX_TEXT_BYTES - t->text_bytes) {   /* counted with the dropped rows, warned */
         free(key);
         t->rows_dropped += rows;
         return true;
@@ -298,6 +306,7 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
     r->first_ns = first, r->min_ns = mn, r->max_ns = mx, r->rows = rows;
     r->has_profiling = has_profiling, r->profiling_ns = profiling;
     if (!(r->op_type = strdup(type)) || !copy_sig(r->sig, sig, sig_len)) { free_ref(r); return false; }
+    t->text_bytes += cost;
     t->ref_slots[pos] = (uint32_t)(t->n_refs + 1);
     t->n_refs++;
     return true;
@@ -369,8 +378,11 @@ static bool no_consume(void *st, const record *r) {
     if (!g) return !oom;
     if (!add_duration(t, g, r->duration_ns)) return false;
     char **first[3] = {&g->op_state, &g->task_type, &g->output_formats};
-    for (int k = 0; k < 3; k++)
-        if (kept[k] && !*first[k] && !(*first[k] = strndup(kept[k]->value, kept[k]->value_len))) return false;
+    for (int k = 0; k < 3; k++) {   /* (past the table's text bound: not kept, unknown) */
+        if (!kept[k] || *first[k] || kept[k]->value_len >= NPU_MAX_TEXT_BYTES - t->text_bytes) continue;
+        if (!(*first[k] = strndup(kept[k]->value, kept[k]->value_len))) return false;
+        t->text_bytes += kept[k]->value_len + 1;
+    }
     for (size_t i = 0; i < r->n_fields; i++) {
         long idx;
         double v;
@@ -435,8 +447,12 @@ static bool no_end_source(void *run, void *st) {
         (void)before;
         char **mine[3] = {&g->op_state, &g->task_type, &g->output_formats};
         char **theirs[3] = {&sg->op_state, &sg->task_type, &sg->output_formats};
-        for (int k = 0; k < 3; k++)
-            if (!*mine[k]) *mine[k] = *theirs[k], *theirs[k] = NULL;   /* the first source's value wins */
+        for (int k = 0; k < 3; k++) {   /* the first source's value wins (within the run's text bound) */
+            size_t n = *theirs[k] ? strlen(*theirs[k]) + 1 : 0;
+            if (*mine[k] || !n || n > NPU_MAX_TEXT_BYTES - t->text_bytes) continue;
+            *mine[k] = *theirs[k], *theirs[k] = NULL;
+            t->text_bytes += n;
+        }
         for (size_t c = 0; ok && c < sg->n_counter_slots; c++) {
             if (!sg->counter_n[c]) continue;
             long idx = counter_index(t, s->counters[c]);
@@ -522,9 +538,9 @@ static bool no_finish(void *run, const section_results *earlier) {
     for (size_t i = 0; i < t->n; i++) R->order[i] = i;
     if (t->n > 1) qsort_r(R->order, t->n, sizeof *R->order, cmp_total, R);
     if (t->rows_dropped)
-        diag_add(R->diag, "npu_ops: more than %u operator (or reference) signatures; %llu row(s) of further "
-                 "signatures left out",
-                 NPU_MAX_GROUPS, (unsigned long long)t->rows_dropped);
+        diag_add(R->diag, "npu_ops: more than %u operator (or reference) signatures (or %u MiB of their text); %llu "
+                 "row(s) of further signatures left out",
+                 NPU_MAX_GROUPS, NPU_MAX_TEXT_BYTES >> 20, (unsigned long long)t->rows_dropped);
     size_t capped = 0;
     for (size_t i = 0; i < t->n; i++) capped += t->groups[i].durs_capped;
     if (capped)

@@ -67,6 +67,7 @@ typedef struct npu_table {
     size_t n_counters;
     uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS (operator and reference rows) */
     size_t durs_kept;                /* durations kept over all groups (NPU_MAX_DURS_TOTAL) */
+    size_t text_bytes;               /* the groups' and references' text (NPU_MAX_TEXT_BYTES) */
     uint64_t ops_dropped;            /* the operator rows among them, counted in the totals */
     i128 ops_dropped_ns;             /* and their durations */
     /* a source's field classification by position (a file's columns keep their places):
@@ -88,6 +89,7 @@ typedef struct npu_ops_run {
 #define NPU_MAX_DURS (1u << 20)        /* durations kept per group (16 B each) */
 #define NPU_MAX_DURS_TOTAL (1u << 21)  /* ... and per table, over all groups: 32 MiB */
 #define NPU_MAX_COUNTERS 128u
+#define NPU_MAX_TEXT_BYTES (64u << 20)  /* signatures' text per table (65,536 of 5 cells of 64 KiB were 20 GiB) */
 
 /* npu_ops_render.c: the section's JSON value (`npu_ops` in docs/ANALYSIS.md), its report.md
  * part, and its numbers by dotted path ("ops", "signatures", "total_us",
