@@ -248,6 +248,53 @@ static size_t random_csv(uint64_t *x, char *out, size_t cap) {
 /* Random CSV read whole (line by line through the mask and one-line fast paths where they
  * apply), in 97-byte chunks and one byte at a time (the state machine alone): the records
  * and the lines they began on must be equal. */
+/* Capture-all (a header line, or formats keeping every cell of every row) is bounded: a record
+ * of more than CSV_ALL_MAX_FIELDS cells or CSV_ALL_MAX_BYTES of cells is not reported but
+ * counted with its line (csv_wide), the records around it are; and rows that each grow a
+ * different column to 1 MiB (each row small, the buffers together ever larger: 200 MB by
+ * the last row) keep the buffers under CSV_ALL_MAX_BYTES, freed past CSV_ALL_KEEP_BYTES. */
+START_TEST(capture_all_is_bounded) {
+    collected c = {0};
+    csv_tokenizer t;
+    csv_init(&t, 2u << 20, on_rec, &c);
+    csv_feed(&t, (const uint8_t *)"a,b\n", 4);
+    for (unsigned i = 0; i < CSV_ALL_MAX_FIELDS + 10; i++) csv_feed(&t, (const uint8_t *)"x,", 2);
+    csv_feed(&t, (const uint8_t *)"y\nc,d\n", 6);
+    char *wide = malloc((size_t)70 << 20);
+    ck_assert_ptr_nonnull(wide);
+    memset(wide, 'w', (size_t)70 << 20);
+    for (size_t i = 1; i < 70; i++) wide[i << 20] = ',';      /* 70 cells of 1 MiB */
+    csv_feed(&t, (const uint8_t *)wide, (size_t)70 << 20);
+    csv_feed(&t, (const uint8_t *)"\ne,f\n", 5);
+    csv_finish(&t);
+    strbuf_terminate(&c.out);
+    ck_assert_str_eq(c.out.data, "a|b\nc|d\ne|f\n");
+    uint64_t line;
+    ck_assert_uint_eq(csv_wide(&t, &line), 2);
+    ck_assert_uint_eq(line, 2);
+    ck_assert_uint_le(t.all_held, CSV_ALL_MAX_BYTES);
+    csv_free(&t);
+    strbuf_free(&c.out);
+
+    memset(&c, 0, sizeof c);
+    csv_init(&t, 2u << 20, on_rec, &c);
+    memset(wide, 'v', (size_t)1 << 20);
+    size_t most = 0;
+    for (int row = 0; row < 200; row++) {           /* row r: r empty cells, then 1 MiB */
+        for (int k = 0; k < row; k++) csv_feed(&t, (const uint8_t *)",", 1);
+        csv_feed(&t, (const uint8_t *)wide, (size_t)1 << 20);
+        csv_feed(&t, (const uint8_t *)"\n", 1);
+        if (t.all_held > most) most = t.all_held;
+    }
+    csv_finish(&t);
+    ck_assert_uint_eq(csv_wide(&t, &line), 0);       /* every row reported, none cut */
+    ck_assert_uint_le(most, CSV_ALL_KEEP_BYTES + ((size_t)4 << 20));
+    csv_free(&t);
+    strbuf_free(&c.out);
+    free(wide);
+}
+END_TEST
+
 START_TEST(random_text_every_path_agrees) {
     uint64_t x = 88172645463325252ull;
     static char in[6000 + 8];
@@ -276,6 +323,7 @@ Suite *csv_suite(void) {
     tcase_add_test(tc, record_line_numbers);
     tcase_add_test(tc, captured_fields_every_length);
     tcase_add_test(tc, random_text_every_path_agrees);
+    tcase_add_test(tc, capture_all_is_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

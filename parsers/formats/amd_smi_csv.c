@@ -30,6 +30,7 @@
 #include "parsers/tokenizers/csv_columns.h"
 #include "base/py_number.h"
 #include "parsers/tokenizers/telemetry_values.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 #define LINE_CAP (1u << 20)
 #define FIELD_CAP 4096u
@@ -383,7 +384,7 @@ static void *sm_open(const parse_options *opt, const char *label, const record_s
 /* The end of the lines: the last one, and the CSV of the kept lines. */
 static void lines_finish(state *s) {
     if (s->line.len || s->line_overflow) end_line(s);
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
 }
 

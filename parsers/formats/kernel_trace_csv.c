@@ -32,6 +32,7 @@
 
 #include "parsers/formats/kernel_trace_csv_state.h"
 #include "parsers/tokenizers/csv_columns.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 #define NAME_CAP (1u << 20)  /* longest kernel name kept (real ones reach ~10 KB) */
 #define COUNTER_COLS_MAX KT_COUNTER_COLS_MAX
@@ -442,7 +443,7 @@ static void timing_columns(const state *s, char *out, size_t cap) {
 static void kt_finish(void *st) {
     if (is_pair(st)) { kernel_trace_csv_pair_finish(st); return; }
     state *s = st;
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
     kernel_trace_csv_report(s);
 }

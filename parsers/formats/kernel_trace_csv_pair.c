@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "parsers/formats/kernel_trace_csv_state.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 typedef struct kt_pair {
     unsigned magic;          /* KT_PAIR_MAGIC */
@@ -110,7 +111,7 @@ bool kernel_trace_csv_pair_join(void *fst, void *snd) {
 
 void kernel_trace_csv_pair_finish(void *st) {
     kt_pair *p = st;
-    csv_finish(&p->a->csv);
+    csv_finish_warned(&p->a->csv, p->a->label, p->a->diag, p->a->facts);
     if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
     kernel_trace_csv_report(p->a);
     kernel_trace_csv_report(p->b);

@@ -19,6 +19,7 @@
 #include "parsers/artefact.h"
 #include "parsers/tokenizers/csv_columns.h"
 #include "parsers/tokenizers/telemetry_values.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 #define FIELD_CAP 4096u
 #define MAX_GPUS 4096
@@ -127,7 +128,7 @@ static bool me_feed(void *st, const uint8_t *buf, size_t n) {
 
 static void me_finish(void *st) {
     state *s = st;
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
     if (!s->have_header) diag_add(s->diag, "%s: empty madengine profiler log (no header line)", s->label);
     if (s->bad_time)

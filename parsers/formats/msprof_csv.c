@@ -35,6 +35,7 @@
 #include "base/text_utf8.h"
 
 #include "parsers/tokenizers/csv_columns.h"
+#include "parsers/tokenizers/csv_rows.h"
 #include "parsers/tokenizers/csv_tokenizer.h"
 
 #define FIELD_CAP 65536u       /* a cell this long may have been cut: its row is skipped */
@@ -315,7 +316,7 @@ static bool ms_feed(void *st, const uint8_t *buf, size_t n) {
 
 static void ms_finish(void *st) {
     state *s = st;
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
     if (!s->header_done) diag_add(s->diag, "%s: empty file, no header", s->label);
     if (s->oom) diag_oom(s->diag, "%s: out of memory; operators are partial", s->label);

@@ -20,6 +20,7 @@
 #include "parsers/artefact.h"
 #include "parsers/tokenizers/csv_columns.h"
 #include "parsers/tokenizers/telemetry_values.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 #define FIELD_CAP 4096u
 
@@ -229,14 +230,14 @@ static void report(state *s) {
 static void ns_finish(void *st) {
     if (is_pair(st)) {
         ns_pair *p = st;
-        csv_finish(&p->a->csv);
+        csv_finish_warned(&p->a->csv, p->a->label, p->a->diag, p->a->facts);
         if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
         report(p->a);
         report(p->b);
         return;
     }
     state *s = st;
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
     report(s);
 }

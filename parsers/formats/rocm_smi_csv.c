@@ -20,6 +20,7 @@
 #include "parsers/artefact.h"
 #include "parsers/tokenizers/csv_columns.h"
 #include "parsers/tokenizers/telemetry_values.h"
+#include "parsers/tokenizers/csv_rows.h"
 
 #define FIELD_CAP 4096u
 
@@ -137,7 +138,7 @@ static bool rs_feed(void *st, const uint8_t *buf, size_t n) {
 
 static void rs_finish(void *st) {
     state *s = st;
-    csv_finish(&s->csv);
+    csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
     if (!s->blocks) diag_add(s->diag, "%s: not a rocm-smi CSV log (no line starting with \"device,\")", s->label);
     if (s->not_a_card)

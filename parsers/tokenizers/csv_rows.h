@@ -77,6 +77,10 @@ csv_rows *csv_rows_open(const csv_rows_spec *spec, const char *label, const reco
  * line, read facts); free the state. */
 bool csv_rows_feed(void *st, const uint8_t *buf, size_t n);
 void csv_rows_finish(void *st);
+/* csv_finish(t), then a warning naming the first line, and a skip count in facts, for the
+ * records t did not report for passing a capture-all bound (csv_wide): every format whose
+ * tokenizer captures whole records (a header, or every row) finishes through this. */
+void csv_finish_warned(csv_tokenizer *t, const char *label, diag_list *diag, read_facts *facts);
 void csv_rows_close(void *st);
 
 /* The raw field of quantity q in row r: NULL when the column is absent, the row short, the

@@ -49,13 +49,17 @@ bool csv_capture_columns(csv_tokenizer *t, const size_t *cols, size_t n) {
     return true;
 }
 
-/* begin_field in capture-all mode (a header line): every field gets a buffer. */
+/* begin_field in capture-all mode (a header line): every field gets a buffer, up to
+ * CSV_ALL_MAX_FIELDS (past it the record is cut: not reported, counted in csv_wide). */
 static __attribute__((noinline)) void begin_field_all(csv_tokenizer *t) {
     t->cur = NULL;
     t->cur_trunc = NULL;
+    if (t->cut || t->field >= CSV_ALL_MAX_FIELDS) {   /* (a cut record's further cells: not copied) */
+        t->cut = true;
+        return;
+    }
     if (t->field >= t->all_cap) {
         size_t nc = t->all_cap ? t->all_cap * 2 : 16;
-        if (nc > 1u << 20) return;       /* absurd column counts: stop copying */
         strbuf *a = realloc(t->rec.all, nc * sizeof *a);
         if (!a) { t->oom = true; return; }
         memset(a + t->all_cap, 0, (nc - t->all_cap) * sizeof *a);
@@ -99,18 +103,40 @@ static void add(csv_tokenizer *t, const uint8_t *p, size_t n) {
     }
     size_t room = t->cap > b->len ? t->cap - b->len : 0;
     if (n > room) { n = room; if (t->cur_trunc) *t->cur_trunc = true; }
-    if (n && !strbuf_append(b, p, n)) t->oom = true;
+    if (!n) return;
+    if (!t->capture_all) {
+        if (!strbuf_append(b, p, n)) t->oom = true;
+        return;
+    }
+    /* capture-all: the buffers' capacity in all (all_held) stays under CSV_ALL_MAX_BYTES (a
+     * growth at most doubles); past it the record is cut (not reported, counted in csv_wide) */
+    if (b->len + n >= b->cap && 2 * (b->len + n + 1) > CSV_ALL_MAX_BYTES - t->all_held) {
+        t->cut = true;
+        t->cur = NULL;
+        return;
+    }
+    size_t before = b->cap;
+    if (!strbuf_append(b, p, n)) t->oom = true;
+    t->all_held += b->cap - before;
 }
 
-/* A NUL after the field's bytes (the buffer's room for it is the common case). */
-static inline void terminate(csv_tokenizer *t, strbuf *b) {
-    if (b->len < b->cap) b->data[b->len] = '\0';
-    else if (!strbuf_terminate(b)) t->oom = true;
+/* A NUL after the field's bytes (the buffer's room for it is the common case); `all`: one of
+ * the capture-all buffers, whose growth all_held follows. */
+static inline void terminate(csv_tokenizer *t, strbuf *b, bool all) {
+    if (b->len < b->cap) { b->data[b->len] = '\0'; return; }
+    size_t before = b->cap;
+    if (!strbuf_terminate(b)) t->oom = true;
+    if (all) t->all_held += b->cap - before;
 }
 
 static void start_record(csv_tokenizer *t) {
     t->rec.line = t->line;
     t->rec.unterminated = false;
+    t->cut = false;
+    if (t->all_held > CSV_ALL_KEEP_BYTES) {   /* wide records before: their buffers go */
+        for (size_t i = 0; i < t->all_cap; i++) strbuf_free(&t->rec.all[i]);
+        t->all_held = 0;
+    }
     t->rec.n_all = 0;
     for (size_t i = 0; i < t->rec.n_captured; i++) t->rec.captured[i].present = false;
     t->field = 0;
@@ -124,12 +150,21 @@ static inline __attribute__((always_inline)) void end_field(csv_tokenizer *t) {
 }
 
 static void end_record(csv_tokenizer *t) {
+    t->state = START_RECORD;
+    if (t->cut) {                             /* past the capture-all bounds: counted, not reported */
+        if (!t->wide++) t->wide_line = t->rec.line;
+        return;
+    }
     t->rec.n_fields = t->field + 1;
     if (t->capture_all && t->rec.n_all > t->rec.n_fields) t->rec.n_all = t->rec.n_fields;
-    for (size_t i = 0; t->capture_all && i < t->rec.n_all; i++) terminate(t, &t->rec.all[i]);
-    for (size_t i = 0; i < t->rec.n_captured; i++) terminate(t, &t->rec.captured[i].text);
+    for (size_t i = 0; t->capture_all && i < t->rec.n_all; i++) terminate(t, &t->rec.all[i], true);
+    for (size_t i = 0; i < t->rec.n_captured; i++) terminate(t, &t->rec.captured[i].text, false);
     t->on_record(t->user, &t->rec);
-    t->state = START_RECORD;
+}
+
+uint64_t csv_wide(const csv_tokenizer *t, uint64_t *first_line) {
+    *first_line = t->wide_line;
+    return t->wide;
 }
 
 

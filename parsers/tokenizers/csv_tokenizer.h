@@ -55,10 +55,25 @@ typedef struct csv_tokenizer {
     csv_record_fn on_record;
     void *user;
     bool oom;                 /* a captured field lost bytes for lack of memory: the reading is partial */
+    size_t all_held;          /* capture-all buffers' capacity in all (CSV_ALL_MAX_BYTES) */
+    bool cut;                 /* the record being read passed a capture-all bound */
+    uint64_t wide, wide_line; /* records cut so, and the line the first began on */
 } csv_tokenizer;
+
+/* Capture-all bounds (a header line, or formats that keep every cell of every row): at most
+ * CSV_ALL_MAX_FIELDS cells and CSV_ALL_MAX_BYTES of buffers for one record; a record past
+ * either is not reported but counted (csv_wide), so a line of millions of cells or a file
+ * growing a different column's buffer on every row cannot hold memory without bound. Between
+ * records, buffers holding more than CSV_ALL_KEEP_BYTES are freed. */
+#define CSV_ALL_MAX_FIELDS 65536u
+#define CSV_ALL_MAX_BYTES ((size_t)64 << 20)
+#define CSV_ALL_KEEP_BYTES ((size_t)4 << 20)
 
 /* Starts in capture-all mode (used for a header line): every field is copied. */
 void csv_init(csv_tokenizer *t, size_t field_cap, csv_record_fn fn, void *user);
+/* Records not reported because they passed a capture-all bound (CSV_ALL_MAX_FIELDS or
+ * CSV_ALL_MAX_BYTES), and the line the first of them began on (*first_line). */
+uint64_t csv_wide(const csv_tokenizer *t, uint64_t *first_line);
 /* Frees the field buffers. */
 void csv_free(csv_tokenizer *t);
 /* From the next record on, copy only these columns. false on allocation failure. */
