@@ -113,11 +113,44 @@ START_TEST(counters_null_and_split) {
 }
 END_TEST
 
+/* The pairs' names are bounded in bytes (32 MiB), not only in number (65,536 pairs of two 1 MiB
+ * cells were 128 GiB): 600 kernels with 60 KiB names keep the first 546 (32 MiB / the 61,440 +
+ * 8 + 2 bytes of a pair), the rest count in the values as unlisted, warned. */
+START_TEST(counter_names_are_bounded) {
+    enum { LEN = 60 * 1024, N = 600 };
+    char *kernel = malloc(LEN + 1);
+    ck_assert_ptr_nonnull(kernel);
+    memset(kernel, 'k', LEN);
+    kernel[LEN] = 0;
+    drive d;
+    drive_open(&d, "counters");
+    drive_source(&d, 0, -1, 0);
+    record_field f;
+    for (int i = 0; i < N; i++) {
+        int n = snprintf(kernel, 16, "%05d", i);
+        kernel[n] = 'k';
+        record r = counter("kernel_name", kernel, "SQ_WAVES", 1.0, &f);
+        drive_record(&d, &r);
+    }
+    drive_end_source(&d);
+    json_t *j = drive_finish(&d);
+    ck_assert_int_eq((int)getn(j, "values"), N);
+    ck_assert_int_eq((int)getn(j, "pairs"), (32 << 20) / (LEN + 8 + 2));
+    bool warned = false;
+    for (size_t i = 0; i < d.diag.count; i++) warned |= strstr(d.diag.items[i], "32 MiB of their names") != NULL;
+    ck_assert(warned);
+    json_decref(j);
+    drive_close(&d);
+    free(kernel);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("counters");
     TCase *tc = tcase_create("counters");
     tcase_add_test(tc, counters_per_kernel_and_counter);
     tcase_add_test(tc, counters_null_and_split);
+    tcase_add_test(tc, counter_names_are_bounded);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -5,7 +5,8 @@
  * and JSON sum a counter's dimension instances per dispatch before they reach here). The
  * kernel is the record's named field "kernel_name" (CSV) or "kernel" (JSON); a value without
  * one is listed under kernel null. A value that is not finite is not counted (`non_finite`).
- * Pairs are kept in one hash table per state, at most COUNTERS_MAX_PAIRS (later pairs' values
+ * Pairs are kept in one hash table per state, at most COUNTERS_MAX_PAIRS and COUNTERS_MAX_NAME_BYTES
+ * of their names (later pairs' values
  * are counted in `unlisted` without a name). Sums are doubles in file order: a split read is
  * exact only when one piece holds no value (split_exact; otherwise the file is read again in
  * one piece). */
@@ -18,6 +19,8 @@
 #include "analyses/section_md.h"
 
 #define COUNTERS_MAX_PAIRS 65536u
+#define COUNTERS_MAX_NAME_BYTES ((size_t)32 << 20)   /* their kernel and counter names (65,536 pairs of
+                                                      * two 1 MiB CSV cells were 128 GiB) */
 
 typedef struct counter_pair {
     char *kernel;            /* NULL: the value named no kernel */
@@ -33,7 +36,8 @@ typedef struct counters_state {
     size_t n, cap;
     uint32_t *slots;         /* open addressing: index + 1, 0 empty; 2x COUNTERS_MAX_PAIRS at most */
     size_t n_slots;
-    uint64_t values, non_finite, dropped;   /* dropped: values of pairs beyond the bound */
+    uint64_t values, non_finite, dropped;   /* dropped: values of pairs beyond the bounds */
+    size_t name_bytes;                      /* the pairs' names, with their NULs (COUNTERS_MAX_NAME_BYTES) */
     bool oom;
     diag_list *diag;
     const analysis_config *cfg;             /* run state only (list_rows read at render) */
@@ -77,7 +81,7 @@ static counter_pair *pair_of(counters_state *s, const char *k, size_t kn, const 
         for (size_t j = (size_t)h & (s->n_slots - 1); s->slots[j]; j = (j + 1) & (s->n_slots - 1))
             if (pair_is(&s->v[s->slots[j] - 1], h, k, kn, c, cn)) return &s->v[s->slots[j] - 1];
     }
-    if (s->n >= COUNTERS_MAX_PAIRS) return NULL;
+    if (s->n >= COUNTERS_MAX_PAIRS || kn + cn + 2 > COUNTERS_MAX_NAME_BYTES - s->name_bytes) return NULL;
     if (2 * (s->n + 1) > s->n_slots && !rehash(s, s->n_slots ? 2 * s->n_slots : 64)) return *oom = true, NULL;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 32;
@@ -95,6 +99,7 @@ static counter_pair *pair_of(counters_state *s, const char *k, size_t kn, const 
         return *oom = true, NULL;
     }
     s->v[s->n] = p;
+    s->name_bytes += kn + cn + 2;
     size_t j = (size_t)h & (s->n_slots - 1);
     while (s->slots[j]) j = (j + 1) & (s->n_slots - 1);
     s->slots[j] = (uint32_t)(++s->n);
@@ -184,8 +189,9 @@ static bool c_finish(void *run, const section_results *earlier) {
     counters_state *s = run;
     if (s->oom) diag_oom(s->diag, "counters: out of memory; counter values are partial");
     if (s->dropped)
-        diag_add(s->diag, "counters: more than %u (kernel, counter) pairs; %llu values of further pairs are counted "
-                 "in unlisted only", COUNTERS_MAX_PAIRS, (unsigned long long)s->dropped);
+        diag_add(s->diag, "counters: more than %u (kernel, counter) pairs (or %zu MiB of their names); %llu values "
+                 "of further pairs are counted in unlisted only", COUNTERS_MAX_PAIRS, COUNTERS_MAX_NAME_BYTES >> 20,
+                 (unsigned long long)s->dropped);
     if (s->non_finite)
         diag_add(s->diag, "counters: %llu counter values are not finite numbers; not counted",
                  (unsigned long long)s->non_finite);
