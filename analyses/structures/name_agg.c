@@ -1,6 +1,7 @@
 /* name_agg: per-name duration aggregates with an exact-then-bucketed median (name_agg.h). */
 #include "analyses/structures/name_agg.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -8,7 +9,9 @@
 
 #include "base/str_hash.h"
 
-void name_agg_init(name_agg *a, bool with_median) { *a = (name_agg){.with_median = with_median}; }
+void name_agg_init(name_agg *a, bool with_median) {
+    *a = (name_agg){.with_median = with_median, .max_bins = NA_MAX_BINS};
+}
 
 static void entry_free(name_entry *e) {
     free(e->name);
@@ -20,7 +23,9 @@ void name_agg_free(name_agg *a) {
     for (size_t i = 0; i < a->n; i++) entry_free(&a->e[i]);
     free(a->e);
     free(a->slots);
+    size_t max_bins = a->max_bins;
     name_agg_init(a, a->with_median);
+    a->max_bins = max_bins;
 }
 
 static uint64_t hash_of(int tag, const char *s, size_t n) {
@@ -130,7 +135,21 @@ int32_t na_bucket_of(int64_t v) {
 
 /* Adds count to bucket k of e's histogram (sorted by k), inserting the bucket when new. The
  * search is branch-free (conditional adds: a duration's bucket is unpredictable). */
-static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
+/* Entry e's histogram no longer kept (the table's buckets passed NA_MAX_BINS): its median is
+ * unknown; the table's count of buckets gives its own back. */
+static void hist_lose(name_agg *a, name_entry *e) {
+    assert(a->bins_used >= e->n_bins);
+    a->bins_used -= e->n_bins;
+    free(e->bins);
+    e->bins = NULL;
+    e->n_bins = e->cap_bins = 0;
+    e->hist_lost = true;
+}
+
+/* Adds count durations of bucket k to e's histogram (sorted by k); a new bucket past the
+ * table's max_bins loses e's histogram instead (hist_lose). false on OOM. */
+static bool bin_add(name_agg *a, name_entry *e, int32_t k, uint64_t count) {
+    if (e->hist_lost) return true;
     uint32_t lo = 0;
     if (e->n_bins) {
         const na_bin *b = e->bins;
@@ -143,6 +162,10 @@ static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
         lo += b[lo].k < k;   /* the first bucket >= k (n_bins when none) */
     }
     if (lo < e->n_bins && e->bins[lo].k == k) { e->bins[lo].count += count; return true; }
+    if (a->bins_used >= a->max_bins) {
+        hist_lose(a, e);
+        return true;
+    }
     if (e->n_bins == e->cap_bins) {
         uint32_t cap = e->cap_bins ? e->cap_bins * 2 : 16;
         na_bin *b = realloc(e->bins, cap * sizeof *b);
@@ -153,13 +176,14 @@ static bool bin_add(name_entry *e, int32_t k, uint64_t count) {
     memmove(&e->bins[lo + 1], &e->bins[lo], (e->n_bins - lo) * sizeof *e->bins);
     e->bins[lo] = (na_bin){k, count};
     e->n_bins++;
+    a->bins_used++;
     return true;
 }
 
 /* Moves an entry's exact durations into its histogram. */
 static bool to_hist(name_agg *a, name_entry *e) {
     for (uint32_t i = 0; i < e->n_exact; i++)
-        if (!bin_add(e, na_bucket_of(e->exact[i]), 1)) return false;
+        if (!bin_add(a, e, na_bucket_of(e->exact[i]), 1)) return false;
     a->exact_used -= e->n_exact;
     free(e->exact);
     e->exact = NULL;
@@ -177,7 +201,7 @@ static bool sample_add(name_agg *a, name_entry *e, i128 dur) {
         e->clamped++;
     }
     if (!e->in_hist && (e->n_exact >= NA_EXACT_CAP || a->exact_used >= NA_EXACT_BUDGET) && !to_hist(a, e)) return false;
-    if (e->in_hist) return bin_add(e, na_bucket_of(v), 1);
+    if (e->in_hist) return bin_add(a, e, na_bucket_of(v), 1);
     if (e->n_exact == e->cap_exact) {
         uint32_t cap = e->cap_exact ? e->cap_exact * 2 : 4;
         if (cap > NA_EXACT_CAP) cap = NA_EXACT_CAP;
@@ -297,8 +321,9 @@ bool name_agg_append(name_agg *dst, name_agg *src) {
             continue;
         }
         if (!d->in_hist) ok = to_hist(dst, d);
-        for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = bin_add(d, na_bucket_of(s->exact[j]), 1);
-        for (uint32_t j = 0; j < s->n_bins && ok; j++) ok = bin_add(d, s->bins[j].k, s->bins[j].count);
+        if (ok && s->hist_lost && !d->hist_lost) hist_lose(dst, d);
+        for (uint32_t j = 0; j < s->n_exact && ok; j++) ok = bin_add(dst, d, na_bucket_of(s->exact[j]), 1);
+        for (uint32_t j = 0; j < s->n_bins && ok; j++) ok = bin_add(dst, d, s->bins[j].k, s->bins[j].count);
     }
     dst->unlisted_calls += src->unlisted_calls;
     dst->unlisted_total = i128_add(dst->unlisted_total, src->unlisted_total);
@@ -356,6 +381,7 @@ void name_agg_finish(name_agg *a) {
             e->median = n % 2 ? hi : (exact_rank(e, n / 2 - 1, &exact) + hi) / 2.0;
             e->median_exact = exact;
         } else {
+            if (e->hist_lost) continue;      /* past the table's buckets: unknown */
             uint64_t n = e->calls;
             e->median = n % 2 ? hist_rank(e, n / 2) : (hist_rank(e, n / 2 - 1) + hist_rank(e, n / 2)) / 2.0;
             e->median_exact = false;
@@ -479,6 +505,11 @@ void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *i
         diag_add(d, "%s: %llu %s without a duration or start/end are not counted", section,
                  (unsigned long long)p->no_time, items);
     if (p->oom) diag_oom(d, "%s: out of memory; the %s is partial", section, table);
+    size_t lost = 0;
+    for (size_t i = 0; p->result && i < p->result->n; i++) lost += p->result->e[i].hist_lost;
+    if (lost)
+        diag_add(d, "%s: %zu %s past %zu histogram buckets in all: their median_ns is unknown (null)", section, lost,
+                 names, p->result->max_bins);
     if (p->traced.unlisted_calls)
         diag_add(d, "%s: more than %u distinct %s (or %u MiB of their names): %llu %s count in the totals but are "
                  "not listed", section, NA_MAX_NAMES, names, NA_MAX_NAME_BYTES >> 20,

@@ -26,6 +26,8 @@
 #define NA_MAX_NAMES 65536u         /* distinct (tag, name) pairs listed */
 #define NA_MAX_NAME_BYTES (64u << 20) /* ... and their names' text in all (65,536 names of 16 KiB were 1 GiB) */
 #define NA_BUCKET_RATIO 1.02        /* histogram bucket width beyond the exact cap */
+#define NA_MAX_BINS (1u << 22)      /* histogram buckets per table, 16 B each (64 MiB; 65,536 names
+                                     * of ~2,200 buckets were 2.3 GB): past it a name's median is unknown */
 
 /* The histogram bucket of a duration v: k with 1.02^(k-1) <= v < 1.02^k (pow() in double,
  * v as a double), 0 below 1 ns. Exposed for its test. */
@@ -55,6 +57,7 @@ typedef struct name_entry {
     na_bin *bins;                   /* the histogram, sorted by k */
     uint32_t n_bins, cap_bins;
     bool in_hist;
+    bool hist_lost;                 /* its histogram passed the table's NA_MAX_BINS: median unknown */
     /* set by name_agg_finish */
     bool has_median, median_exact;
     double median;
@@ -64,6 +67,8 @@ typedef struct name_agg {
     name_entry *e;
     size_t n, cap;
     size_t name_bytes;              /* the entries' names, each with its NUL (NA_MAX_NAME_BYTES) */
+    size_t bins_used, max_bins;     /* histogram buckets over all entries; their bound (NA_MAX_BINS
+                                     * from name_agg_init) */
     uint32_t *slots;                /* open addressing: index + 1, 0 empty */
     size_t n_slots;
     uint32_t recent[16];            /* index + 1 of recently used entries, direct-mapped by
