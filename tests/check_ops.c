@@ -340,14 +340,14 @@ START_TEST(split_past_tail_budget_refused) {
 }
 END_TEST
 
-/* Records repeating one id (a hostile trace: 300,000 cpu_ops with External id 7, as many launch
+/* Records repeating one id (a hostile trace: 100,000 cpu_ops with External id 7, as many launch
  * calls with correlation id 3 and graph launches with correlation id 9) keep one entry each
  * where every instance took one (the bound counts ids, so memory grew with the file); each
- * instance is still its own call: every 1,000th launches one kernel, so 300 calls of 1 kernel
+ * instance is still its own call: every 1,000th launches one kernel, so 100 calls of 1 kernel
  * and 10 ns each (counted by hand, not by the section). A second piece repeating one id past
  * its budget (MAX_PIECE_OPS instances) refuses the join, the driver then reads in one piece. */
 START_TEST(repeated_ids_keep_one_entry) {
-    enum { N = 300000 };
+    enum { N = 100000 };
     drive d;
     drive_open(&d, "ops");
     drive_source(&d, 0, -1, 0);
