@@ -423,6 +423,41 @@ START_TEST(name_agg_buckets_are_bounded) {
 }
 END_TEST
 
+/* A split read of the kernels or api section folds exactly only when neither piece met a bound
+ * of its name table (na_pair_split_exact; else the driver reads the file in one piece): a
+ * piece past NA_MAX_NAMES names, or one that lost a histogram, or buckets of both pieces
+ * past one table's, refuse; whole pieces join. */
+START_TEST(na_pair_split_exact_refuses_pieces_past_bounds) {
+    na_pair a, b;
+    na_pair_init(&a, true);
+    na_pair_init(&b, true);
+    ck_assert(name_agg_add(&a.traced, 0, "k", 1, 10) && name_agg_add(&b.traced, 0, "k", 1, 20));
+    ck_assert(na_pair_split_exact(&a, &b));
+    char name[16];
+    for (unsigned i = 0; i < NA_MAX_NAMES; i++) {    /* with "k", one name past the bound: unlisted */
+        int n = snprintf(name, sizeof name, "n%u", i);
+        ck_assert(name_agg_add(&b.traced, 0, name, (size_t)n, 5));
+    }
+    ck_assert_uint_eq(b.traced.unlisted_calls, 1);
+    ck_assert(!na_pair_split_exact(&a, &b));
+    ck_assert(!na_pair_split_exact(&b, &a));
+    na_pair_free(&b);
+    na_pair_init(&b, true);
+    b.traced.max_bins = 100;                          /* a lost histogram */
+    for (unsigned k = 0; k < 2 * NA_EXACT_CAP; k++) ck_assert(name_agg_add(&b.traced, 0, "h", 1, (i128)pow(1.02, k % 500)));
+    ck_assert_uint_eq(b.traced.hists_lost, 1);
+    ck_assert(!na_pair_split_exact(&a, &b));
+    na_pair_free(&b);
+    na_pair_init(&b, true);
+    for (unsigned k = 0; k < 2 * NA_EXACT_CAP; k++) ck_assert(name_agg_add(&b.traced, 0, "h", 1, (i128)pow(1.02, k % 500)));
+    ck_assert(na_pair_split_exact(&a, &b));
+    a.traced.max_bins = b.traced.bins_used - 1;       /* the pieces' buckets: past one table's */
+    ck_assert(!na_pair_split_exact(&a, &b));
+    na_pair_free(&a);
+    na_pair_free(&b);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("id_map");
     TCase *t = tcase_create("id_map");
@@ -440,6 +475,7 @@ int main(void) {
     tcase_add_test(t, str_pool_bound_counts_each_string);
     tcase_add_test(t, name_agg_name_bytes_are_bounded);
     tcase_add_test(t, name_agg_buckets_are_bounded);
+    tcase_add_test(t, na_pair_split_exact_refuses_pieces_past_bounds);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -152,6 +152,9 @@ START_TEST(kernels_split_pieces_equal_one_pass) {
     json_decref(section_json("kernels", three, 3, &c));
     ck_assert_str_eq(a, c);
     free(a), free(b), free(c);
+    /* past a bound of its name table a piece refuses the join (na_pair_split_exact) */
+    ck_assert_ptr_nonnull(section_analysis_named("kernels")->split_exact);
+    ck_assert_ptr_nonnull(section_analysis_named("api")->split_exact);
 }
 END_TEST
 

@@ -181,11 +181,18 @@ static bool a_number(const void *run, const char *path, double *out) {
     return true;
 }
 
+/* A split read folds exactly unless a piece met a bound of its name table (na_pair_split_exact):
+ * the driver then reads the file again in one piece. */
+static bool split_exact(const void *first, const void *second) {
+    return na_pair_split_exact(&((const api_state *)first)->t, &((const api_state *)second)->t);
+}
+
 const section_analysis api_section = {
     .key = "api",
     .wants = REC_BIT(REC_API_CALL) | REC_BIT(REC_KERNEL_STATS),
     .fields = RF_DURATION | RF_START | RF_END | RF_CALLS,
     .splittable = true,
+    .split_exact = split_exact,
     .open = a_open,
     .open_source = a_open_source,
     .consume = a_consume,

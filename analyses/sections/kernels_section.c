@@ -241,11 +241,18 @@ static bool k_kernel_rows(const void *run, section_kernel_row_fn fn, void *user)
     return ok;
 }
 
+/* A split read folds exactly unless a piece met a bound of its name table (na_pair_split_exact):
+ * the driver then reads the file again in one piece. */
+static bool split_exact(const void *first, const void *second) {
+    return na_pair_split_exact(&((const kernels_state *)first)->t, &((const kernels_state *)second)->t);
+}
+
 const section_analysis kernels_section = {
     .key = "kernels",
     .wants = REC_BIT(REC_KERNEL_DISPATCH) | REC_BIT(REC_KERNEL_STATS),
     .fields = RF_DURATION | RF_START | RF_END | RF_CALLS,
     .splittable = true,
+    .split_exact = split_exact,
     .open = k_open,
     .open_source = k_open_source,
     .consume = k_consume,

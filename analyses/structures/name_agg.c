@@ -144,6 +144,7 @@ static void hist_lose(name_agg *a, name_entry *e) {
     e->bins = NULL;
     e->n_bins = e->cap_bins = 0;
     e->hist_lost = true;
+    a->hists_lost++;
 }
 
 /* Adds count durations of bucket k to e's histogram (sorted by k); a new bucket past the
@@ -494,6 +495,15 @@ bool na_pair_fold(na_pair *into, na_pair *from) {
     into->no_time += from->no_time;
     into->oom |= from->oom || !ok;
     return ok;
+}
+
+/* One table of a piece pair: it refused no name and lost no histogram (a bound a piece may
+ * hit where one pass would not, or the other way round). */
+static bool piece_whole(const name_agg *a) { return !a->unlisted_calls && !a->unlisted_total && !a->hists_lost; }
+
+bool na_pair_split_exact(const na_pair *first, const na_pair *second) {
+    return piece_whole(&first->traced) && piece_whole(&first->stats) && piece_whole(&second->traced) &&
+           piece_whole(&second->stats) && first->traced.bins_used + second->traced.bins_used <= first->traced.max_bins;
 }
 
 void na_pair_finish(na_pair *p, diag_list *d, const char *section, const char *items, const char *table,

@@ -69,6 +69,7 @@ typedef struct name_agg {
     size_t name_bytes;              /* the entries' names, each with its NUL (NA_MAX_NAME_BYTES) */
     size_t bins_used, max_bins;     /* histogram buckets over all entries; their bound (NA_MAX_BINS
                                      * from name_agg_init) */
+    size_t hists_lost;              /* entries whose histogram passed max_bins (hist_lost) */
     uint32_t *slots;                /* open addressing: index + 1, 0 empty */
     size_t n_slots;
     uint32_t recent[16];            /* index + 1 of recently used entries, direct-mapped by
@@ -126,6 +127,11 @@ typedef struct na_pair {
 void na_pair_init(na_pair *p, bool keep_durations);
 /* Frees both aggregates. */
 void na_pair_free(na_pair *p);
+/* Whether the two pieces of a split read (both read, neither folded) fold into exactly one
+ * pass's pair: neither piece refused a name (NA_MAX_NAMES, NA_MAX_NAME_BYTES) or lost a
+ * histogram, and their buckets together fit one table, so the fold meets no bound that one
+ * pass would have met at another record. The sections' split_exact (kernels, api). */
+bool na_pair_split_exact(const na_pair *first, const na_pair *second);
 /* Appends a source's pair to the run's (source order). false: out of memory (p->oom set). */
 bool na_pair_fold(na_pair *into, na_pair *from);
 /* Chooses and finishes `result`, and warns (prefixed `section`) about records without a
