@@ -34,7 +34,8 @@
 #define KROWS_MAX_STEPS ((size_t)1 << 17)      /* step annotations (24 B) */
 #define KROWS_MAX_LAYERS ((size_t)1 << 17)     /* layers (40 B) */
 #define KROWS_MAX_FRAMES ((size_t)1 << 18)     /* user Python frames (40 B) */
-#define KROWS_MAX_NAME_BYTES ((size_t)16 << 20)/* operator and frame names (a file's operators and
+#define KROWS_MAX_NAME_BYTES ((size_t)24 << 20)/* operator and frame names, each counted with
+                                                * STR_POOL_ENTRY_BYTES (a file's operators and
                                                 * frames go with its names past it) */
 
 /* One row. Strings live until the writer returns; NULL (and absent numbers) when unknown. */

@@ -351,8 +351,8 @@ static bool scan_dir(run_inventory *inv, const char *dir, const char *rel, int d
         return true;
     }
     if (cut)
-        diag_add(diag, "%s: more than %d directory entries; only the first %d by name are looked at", dir, LIST_MAX,
-                 LIST_MAX);
+        diag_add(diag, "%s: more than %d names; the names after the first %d by name (hidden ones too) are not "
+                 "looked at", dir, LIST_MAX, LIST_MAX);
     bool ok = true;
     bool keep = !inv->scanning_extra && depth <= 1;   /* RunMetrics' file choice reads these names */
     for (size_t i = 0; ok && i < n; i++) {

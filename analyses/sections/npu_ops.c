@@ -135,7 +135,7 @@ static void cap_durations(npu_table *t, npu_group *g) {
 }
 
 /* One row's duration d in group g of t: counted, and kept for the exact median while the group
- * holds fewer than NPU_MAX_DURS and the table fewer than NPU_MAX_DURS_TOTAL (past either, the
+ * holds fewer than NPU_MAX_DURS and the table fewer than its max_durs (past either, the
  * group's median is unknown: a file of millions of rows over many signatures is bounded too). */
 static bool add_duration(npu_table *t, npu_group *g, i128 d) {
     if (g->count == 0 || d < g->min_ns) g->min_ns = d;
@@ -143,7 +143,7 @@ static bool add_duration(npu_table *t, npu_group *g, i128 d) {
     g->count++;
     g->sum_ns = i128_add(g->sum_ns, d);
     if (g->durs_capped) return true;
-    if (g->n_durs >= NPU_MAX_DURS || t->durs_kept >= NPU_MAX_DURS_TOTAL) {
+    if (g->n_durs >= NPU_MAX_DURS || t->durs_kept >= t->max_durs) {
         cap_durations(t, g);
         return true;
     }
@@ -314,14 +314,16 @@ static bool add_ref(npu_table *t, const char *type, const char *const sig[NPU_SI
 
 static void *no_open(const analysis_config *cfg, diag_list *diag) {
     npu_ops_run *r = calloc(1, sizeof *r);
-    if (r) r->diag = diag, r->cfg = cfg;
+    if (r) r->diag = diag, r->cfg = cfg, r->t.max_durs = NPU_MAX_DURS_TOTAL;
     return r;
 }
 
 static void *no_open_source(void *run, const source_ref *src) {
     (void)run;
     (void)src;
-    return calloc(1, sizeof(npu_table));
+    npu_table *t = calloc(1, sizeof *t);
+    if (t) t->max_durs = NPU_MAX_DURS_TOTAL;
+    return t;
 }
 
 /* What field i of a record is (signature column w >= 0, -1 identity, -2 counter with its
@@ -378,8 +380,12 @@ static bool no_consume(void *st, const record *r) {
     if (!g) return !oom;
     if (!add_duration(t, g, r->duration_ns)) return false;
     char **first[3] = {&g->op_state, &g->task_type, &g->output_formats};
-    for (int k = 0; k < 3; k++) {   /* (past the table's text bound: not kept, unknown) */
-        if (!kept[k] || *first[k] || kept[k]->value_len >= NPU_MAX_TEXT_BYTES - t->text_bytes) continue;
+    for (int k = 0; k < 3; k++) {   /* (past the table's text bound: not kept, unknown, counted) */
+        if (!kept[k] || *first[k]) continue;
+        if (kept[k]->value_len >= NPU_MAX_TEXT_BYTES - t->text_bytes) {
+            t->cells_dropped++;
+            continue;
+        }
         if (!(*first[k] = strndup(kept[k]->value, kept[k]->value_len))) return false;
         t->text_bytes += kept[k]->value_len + 1;
     }
@@ -433,7 +439,7 @@ static bool no_end_source(void *run, void *st) {
         g->count += sg->count;
         g->sum_ns = i128_add(g->sum_ns, sg->sum_ns);
         if (sg->durs_capped || g->durs_capped || g->n_durs + sg->n_durs > NPU_MAX_DURS ||
-            t->durs_kept + sg->n_durs > NPU_MAX_DURS_TOTAL) {
+            t->durs_kept + sg->n_durs > t->max_durs) {
             if (!g->durs_capped) cap_durations(t, g);
         } else if (sg->n_durs) {
             i128 *d = realloc(g->durs, (g->n_durs + sg->n_durs) * sizeof *d);
@@ -449,7 +455,11 @@ static bool no_end_source(void *run, void *st) {
         char **theirs[3] = {&sg->op_state, &sg->task_type, &sg->output_formats};
         for (int k = 0; k < 3; k++) {   /* the first source's value wins (within the run's text bound) */
             size_t n = *theirs[k] ? strlen(*theirs[k]) + 1 : 0;
-            if (*mine[k] || !n || n > NPU_MAX_TEXT_BYTES - t->text_bytes) continue;
+            if (*mine[k] || !n) continue;
+            if (n > NPU_MAX_TEXT_BYTES - t->text_bytes) {
+                t->cells_dropped++;
+                continue;
+            }
             *mine[k] = *theirs[k], *theirs[k] = NULL;
             t->text_bytes += n;
         }
@@ -468,6 +478,7 @@ static bool no_end_source(void *run, void *st) {
                      r->profiling_ns);
     }
     t->rows_dropped += s->rows_dropped;
+    t->cells_dropped += s->cells_dropped;
     t->ops_dropped += s->ops_dropped;
     t->ops_dropped_ns = i128_add(t->ops_dropped_ns, s->ops_dropped_ns);
     R->any_ops |= s->ops_dropped > 0;
@@ -541,11 +552,15 @@ static bool no_finish(void *run, const section_results *earlier) {
         diag_add(R->diag, "npu_ops: more than %u operator (or reference) signatures (or %u MiB of their text); %llu "
                  "row(s) of further signatures left out",
                  NPU_MAX_GROUPS, NPU_MAX_TEXT_BYTES >> 20, (unsigned long long)t->rows_dropped);
+    if (t->cells_dropped)
+        diag_add(R->diag, "npu_ops: %llu op_state, task_type or output_formats cell(s) not kept past %u MiB of "
+                 "signature text; those fields are unknown (null)", (unsigned long long)t->cells_dropped,
+                 NPU_MAX_TEXT_BYTES >> 20);
     size_t capped = 0;
     for (size_t i = 0; i < t->n; i++) capped += t->groups[i].durs_capped;
     if (capped)
-        diag_add(R->diag, "npu_ops: %zu signature(s) past %u durations each or %u in all; their median_us and std_us "
-                 "are unknown (null)", capped, NPU_MAX_DURS, NPU_MAX_DURS_TOTAL);
+        diag_add(R->diag, "npu_ops: %zu signature(s) past %u durations each or %zu in all; their median_us and std_us "
+                 "are unknown (null)", capped, NPU_MAX_DURS, t->max_durs);
     return true;
 }
 

@@ -66,8 +66,9 @@ typedef struct npu_table {
     char **counters;                 /* counter column names, first-seen order */
     size_t n_counters;
     uint64_t rows_dropped;           /* beyond NPU_MAX_GROUPS (operator and reference rows) */
-    size_t durs_kept;                /* durations kept over all groups (NPU_MAX_DURS_TOTAL) */
+    size_t durs_kept, max_durs;      /* durations kept over all groups; their bound (NPU_MAX_DURS_TOTAL) */
     size_t text_bytes;               /* the groups' and references' text (NPU_MAX_TEXT_BYTES) */
+    uint64_t cells_dropped;          /* op_state / task_type / output_formats cells not kept past it */
     uint64_t ops_dropped;            /* the operator rows among them, counted in the totals */
     i128 ops_dropped_ns;             /* and their durations */
     /* a source's field classification by position (a file's columns keep their places):
@@ -87,7 +88,8 @@ typedef struct npu_ops_run {
 
 #define NPU_MAX_GROUPS 65536u
 #define NPU_MAX_DURS (1u << 20)        /* durations kept per group (16 B each) */
-#define NPU_MAX_DURS_TOTAL (1u << 21)  /* ... and per table, over all groups: 32 MiB */
+#define NPU_MAX_DURS_TOTAL (1u << 23)  /* ... and per table, over all groups: 128 MiB (8 devices'
+                                        * op_summary files of a million rows keep exact medians) */
 #define NPU_MAX_COUNTERS 128u
 #define NPU_MAX_TEXT_BYTES (64u << 20)  /* signatures' text per table (65,536 of 5 cells of 64 KiB were 20 GiB) */
 

@@ -21,15 +21,16 @@
 #define MAX_LAUNCHES_PER_FILE ((size_t)1 << 16) /* launch calls (correlation -> External id) */
 #define MAX_PENDING ((size_t)1 << 16)           /* kernels waiting for their operator */
 #define MAX_PENDING_NO_OPS ((size_t)1 << 16)    /* ... while the file has shown no operator yet */
-#define MAX_NAME_BYTES ((size_t)16 << 20)       /* operator names and shapes, per pool */
+#define MAX_NAME_BYTES ((size_t)24 << 20)       /* operator names and shapes, per pool (with
+                                                 * STR_POOL_ENTRY_BYTES a string: ~150,000 of 100 B) */
 #define MAX_SPANS_TOTAL ((size_t)1 << 21)       /* kernel-time spans over all operator names */
 #define TIME_RETIRE_ABOVE ((size_t)1 << 13)  /* kernel-time spans kept per name before the older
                                                  * half is folded into its total (ns_intervals) */
 /* The second piece of a split read keeps at most these (past one, it stops keeping and the
  * join is refused: the file is read again in one piece). docs/ANALYSIS.md "pieces". */
 #define MAX_TAIL ((size_t)1 << 17)              /* second-piece kernels kept for the join (56 B, ~17 in the log) */
-#define MAX_PIECE_OPS ((size_t)1 << 16)         /* its operators' distinct External ids */
-#define MAX_PIECE_LAUNCHES ((size_t)1 << 17)    /* its launches' distinct correlation ids */
+#define MAX_PIECE_OPS ((size_t)1 << 16)         /* its operator calls (every call kept: ids may repeat) */
+#define MAX_PIECE_LAUNCHES ((size_t)1 << 17)    /* its launch calls (likewise) */
 #define MAX_REPLAYS_PER_FILE ((size_t)1 << 16) /* launch calls without an External id (graph launches) */
 #define MAX_SHAPES 4                            /* distinct input shapes kept per name */
 #define TOP_LISTED 50
@@ -115,8 +116,9 @@ typedef struct ops_file {
     size_t spans;
     bool any_op, oom;
     bool second;             /* the second piece of a split read: kernels wait in tail */
-    bool tail_full;          /* second piece past its budget (MAX_TAIL kernels, MAX_PIECE_OPS,
-                              * MAX_PIECE_LAUNCHES ids): the pieces do not join (ops_split_exact) */
+    bool tail_full;          /* second piece past its budget (MAX_TAIL kernels, MAX_PIECE_OPS
+                              * operator calls, MAX_PIECE_LAUNCHES launch calls, MAX_REPLAYS_PER_FILE
+                              * graph launches): the pieces do not join (ops_split_exact) */
     piece_log tail;          /* tail_kernel entries */
     /* second piece: launches[i]'s correlation id (ops[i]'s External id) first seen at
      * launch (operator) first_launch[i] (first_op[i]): the join decides per id which ones

@@ -18,7 +18,7 @@
 #include "analyses/section.h"
 
 #define MAX_OCCURRENCES ((size_t)1 << 20)
-#define MAX_NAME_BYTES ((size_t)4 << 20)
+#define MAX_NAME_BYTES ((size_t)6 << 20)   /* the pool's names, each counted with STR_POOL_ENTRY_BYTES */
 #define LISTED 100
 
 typedef struct occurrence {

@@ -458,6 +458,7 @@ static void sm_finish(void *st) {
     }
     sm_pair *p = st;
     lines_finish(p->a);
+    csv_warn_wide(&p->a->csv, p->b->label, p->b->diag, p->b->facts);   /* (b read the same records) */
     if (p->a->oom) p->b->oom = true;         /* (the shared tokenizer's fields) */
     p->b->have_head = p->a->have_head;      /* the lines are the first state's, for both */
     p->b->line_no = p->a->line_no;

@@ -112,6 +112,7 @@ bool kernel_trace_csv_pair_join(void *fst, void *snd) {
 void kernel_trace_csv_pair_finish(void *st) {
     kt_pair *p = st;
     csv_finish_warned(&p->a->csv, p->a->label, p->a->diag, p->a->facts);
+    csv_warn_wide(&p->a->csv, p->b->label, p->b->diag, p->b->facts);   /* (b read the same records) */
     if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
     kernel_trace_csv_report(p->a);
     kernel_trace_csv_report(p->b);

@@ -231,6 +231,7 @@ static void ns_finish(void *st) {
     if (is_pair(st)) {
         ns_pair *p = st;
         csv_finish_warned(&p->a->csv, p->a->label, p->a->diag, p->a->facts);
+        csv_warn_wide(&p->a->csv, p->b->label, p->b->diag, p->b->facts);   /* (b read the same records) */
         if (p->a->csv.oom) p->a->oom = p->b->oom = true;   /* (both readings' fields) */
         report(p->a);
         report(p->b);

@@ -143,11 +143,16 @@ static void candidates(const csv_want *w, char *out, size_t cap) {
 
 void csv_finish_warned(csv_tokenizer *t, const char *label, diag_list *diag, read_facts *facts) {
     csv_finish(t);
+    csv_warn_wide(t, label, diag, facts);
+}
+
+void csv_warn_wide(const csv_tokenizer *t, const char *label, diag_list *diag, read_facts *facts) {
     uint64_t line, n = csv_wide(t, &line);
     if (!n) return;
-    diag_add(diag, "%s: line %llu: %llu record(s) of more than %u cells or %zu MiB not read", label,
-             (unsigned long long)line, (unsigned long long)n, CSV_ALL_MAX_FIELDS, CSV_ALL_MAX_BYTES >> 20);
-    read_facts_skip(facts, "record of more than 65536 cells or 64 MiB", n);
+    diag_add(diag, "%s: line %llu: %llu record(s) of more than %u cells, or whose cells need more than %zu MiB of "
+             "buffers (about half that of text), not read", label, (unsigned long long)line, (unsigned long long)n,
+             CSV_ALL_MAX_FIELDS, CSV_ALL_MAX_BYTES >> 20);
+    read_facts_skip(facts, "record of more than 65536 cells or 32 MiB", n);
 }
 
 void csv_rows_finish(void *st) {

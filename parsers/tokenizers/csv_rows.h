@@ -81,6 +81,8 @@ void csv_rows_finish(void *st);
  * records t did not report for passing a capture-all bound (csv_wide): every format whose
  * tokenizer captures whole records (a header, or every row) finishes through this. */
 void csv_finish_warned(csv_tokenizer *t, const char *label, diag_list *diag, read_facts *facts);
+/* That warning and skip count alone: for the second reading of a pair sharing t. */
+void csv_warn_wide(const csv_tokenizer *t, const char *label, diag_list *diag, read_facts *facts);
 void csv_rows_close(void *st);
 
 /* The raw field of quantity q in row r: NULL when the column is absent, the row short, the

@@ -61,7 +61,9 @@ typedef struct csv_tokenizer {
 } csv_tokenizer;
 
 /* Capture-all bounds (a header line, or formats that keep every cell of every row): at most
- * CSV_ALL_MAX_FIELDS cells and CSV_ALL_MAX_BYTES of buffers for one record; a record past
+ * CSV_ALL_MAX_FIELDS cells and CSV_ALL_MAX_BYTES of buffers for one record (a buffer's growth
+ * is reserved at twice the text it holds, and buffers kept from earlier records count, so
+ * about 32 MiB of text); a record past
  * either is not reported but counted (csv_wide), so a line of millions of cells or a file
  * growing a different column's buffer on every row cannot hold memory without bound. Between
  * records, buffers holding more than CSV_ALL_KEEP_BYTES are freed. */
