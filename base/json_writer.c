@@ -155,6 +155,10 @@ void jw_format_double(double v, char out[32]) {
 void jw_number(jw_out *j, double v) {
     char b[32];
     before(j);
+    if (!isfinite(v)) {                /* no JSON number: unknown, never a 0 that looks measured */
+        strbuf_append(j->buf, "null", 4);
+        return;
+    }
     jw_format_double(v, b);
     strbuf_append(j->buf, b, strlen(b));
 }

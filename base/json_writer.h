@@ -1,8 +1,8 @@
 /* json_writer: a minimal streaming JSON writer into a strbuf (jw_ prefix).
  *
  * Output is always valid UTF-8 and valid JSON: invalid bytes become U+FFFD, control
- * characters are escaped, and non-finite numbers are never written (callers decide
- * what they mean; jw_number writes 0 for them). Numbers use the shortest text that
+ * characters are escaped, and non-finite numbers are never written (jw_number writes
+ * null for them: an overflowed sum or ratio is unknown, not a measured 0). Numbers use the shortest text that
  * reads back to the same double. */
 #ifndef GOBLIN_JSON_OUT_H
 #define GOBLIN_JSON_OUT_H
@@ -33,6 +33,7 @@ void jw_array_close(jw_out *j);
 void jw_key(jw_out *j, const char *key);
 void jw_string(jw_out *j, const char *s);
 void jw_string_n(jw_out *j, const char *s, size_t n);
+/* v as the shortest JSON number that reads back to it; null when v is not finite. */
 void jw_number(jw_out *j, double v);
 void jw_int(jw_out *j, int64_t v);
 void jw_bool(jw_out *j, bool v);

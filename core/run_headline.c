@@ -4,6 +4,7 @@
 #include "core/run_headline.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,8 +195,12 @@ void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool ref
     for (int b = 0; b < W_COUNT && !reference_body; b++)
         if (waste_unknown & (1u << b)) m->waste[b] = 0.0;
     if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
-    if (!tr->tokens_per_sec.has) unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME ")");
-    if (!tr->mfu_pct.has) unknown_warning(m, "mfu_pct", "no model FLOPs and peak TFLOPS declared");
+    if (!tr->tokens_per_sec.has)
+        unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME "), no step "
+                        "time, or their ratio not a finite number");
+    if (!tr->mfu_pct.has)
+        unknown_warning(m, "mfu_pct", "no model FLOPs and peak TFLOPS declared, no tokens/s, or their product not a "
+                        "finite number");
     if (!m->gpu_util_known && !sm->gpu_util_pct.has) unknown_warning(m, "gpu_util_pct", "no telemetry or timeline");
     if (!sm->hbm_peak_gb.has) unknown_warning(m, "hbm_peak_gb", "no telemetry, allocation trace or torch memory totals");
     if (!sm->hbm_avg_gb.has) unknown_warning(m, "hbm_avg_gb", "no telemetry VRAM samples");
@@ -324,16 +329,20 @@ bool run_headline_apply(run_result *res, const run_options *opt, const run_analy
         tr->facts.steps_source = m->steps_source;
         tr->facts.step_time_source = m->step_time_source;
     }
-    /* tokens/s and MFU: only when declared (goblin metadata, or the sidecar) */
+    /* tokens/s and MFU: only when declared (goblin metadata, or the sidecar), and finite (a
+     * declared 1e308 tokens a step overflows: unknown, not an infinite rate) */
     const char *tps_src = had_tps ? torch_file : NULL, *mfu_src = had_mfu ? torch_file : NULL;
     bool tps_declared = false, mfu_declared = false;
-    if (!had_tps && sc->has_tokens_per_step && m->step_time.has && m->step_time.v > 0) {
+    if (!had_tps && sc->has_tokens_per_step && m->step_time.has && m->step_time.v > 0 &&
+        isfinite(sc->tokens_per_step / m->step_time.v)) {
         m->tokens_per_sec = sc->tokens_per_step / m->step_time.v;
         tr->tokens_per_sec = (opt_num){true, m->tokens_per_sec};
         tps_src = RUN_SIDECAR_NAME;
         tps_declared = h->filled = true;
-        if (!had_mfu && sc->has_flops_per_token && sc->has_peak_tflops) {
-            m->mfu_pct = 100.0 * m->tokens_per_sec * sc->flops_per_token / (sc->peak_tflops * 1e12);
+        double mfu = sc->has_flops_per_token && sc->has_peak_tflops
+                         ? 100.0 * m->tokens_per_sec * sc->flops_per_token / (sc->peak_tflops * 1e12) : NAN;
+        if (!had_mfu && isfinite(mfu)) {
+            m->mfu_pct = mfu;
             tr->mfu_pct = (opt_num){true, m->mfu_pct};
             mfu_src = RUN_SIDECAR_NAME;
             mfu_declared = true;

@@ -210,7 +210,7 @@ def test_headline_rules_against_the_files(tmp):
     torchmem = co / "found" / "tracelens_mi300_Qwen1.5-0.5B-Chat__1016005.json.gz"     # profile_memory=True
     sdk = fx / "rocprofv3" / "sdk_kernel_trace.csv"
     layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
-              "alloc": [alloc], "torchmem": [torchmem], "sdk": [sdk, alloc]}
+              "alloc": [alloc], "torchmem": [torchmem], "sdk": [sdk, alloc], "hugeside": [kin]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -220,6 +220,9 @@ def test_headline_rules_against_the_files(tmp):
     (root / "side" / "goblind.json").write_text(json.dumps(
         {"tokens_per_step": 8192, "model_flops_per_token": 6e9, "peak_tflops": 125.0, "labels": {"series": "s1"}}))
     (root / "badside" / "goblind.json").write_text(json.dumps({"tokens_per_step": -1, "colour": "red"}))
+    # declared, but tokens/s and MFU overflow a double: unknown everywhere, never 0 or +Inf
+    (root / "hugeside" / "goblind.json").write_text('{"tokens_per_step": 1e308, "model_flops_per_token": 1e200, '
+                                                   '"peak_tflops": 1}')
     # a trace whose steps are user ranges ("train_step_N", as record_function or rocTX/NVTX name
     # them) rather than ProfilerStep#N: the real trace with its steps renamed
     doc = json.loads(gzip.open(kin).read())
@@ -329,6 +332,11 @@ def test_headline_rules_against_the_files(tmp):
     b = d.json("/runs/badside")[2]
     assert b["status"] == "complete" and b["tokens_per_sec"] is None, b
     assert any("'tokens_per_step'" in w for w in b["warnings"]) and any("'colour'" in w for w in b["warnings"]), b
+    h = runs["hugeside"]
+    assert h["status"] == "complete" and h["tokens_per_sec"] is None and h["mfu_pct"] is None, h
+    hb = check_body(d.get("/runs/hugeside/metrics")[2])
+    assert hb["tokens_per_sec"] == 0 and any(w.startswith("tokens_per_sec unknown") for w in hb["warnings"]), hb
+    assert any(w.startswith("mfu_pct unknown") for w in hb["warnings"]), hb
     # no profile file: empty (listed, 200 /metrics); an unreadable one: failed, naming it
     assert runs["nothing"]["status"] == "empty" and runs["nothing"]["profile"] == [], runs["nothing"]
     assert d.get("/runs/nothing/metrics")[0] == 200
@@ -346,6 +354,7 @@ def test_headline_rules_against_the_files(tmp):
     assert abs(series("goblind_run_gpu_utilization_ratio", "kin") - want_util / 100) < 1e-8
     assert series("goblind_run_hbm_peak_bytes", "kin") is None and series("goblind_run_tokens_per_second", "kin") is None
     assert abs(series("goblind_run_tokens_per_second", "side") - 8192 / want_step) < 1e-3
+    assert series("goblind_run_tokens_per_second", "hugeside") is None and series("goblind_run_mfu_ratio", "hugeside") is None
     assert abs(series("goblind_run_hbm_peak_bytes", "smi") - max(mem) * 2**20) < 1, series("goblind_run_hbm_peak_bytes", "smi")
     # goblind parse on the same directory: the daemon's RunMetrics, and --explain's sources
     out = subprocess.run([e2e.GOBLIND, "parse", str(root / "kin")], capture_output=True, text=True)
