@@ -35,6 +35,14 @@ void diag_oom(diag_list *d, const char *fmt, ...) {
     va_end(ap);
 }
 
+void diag_make_room(diag_list *d, size_t n) {
+    if (n > DIAG_MAX) n = DIAG_MAX;
+    while (d->count + n > DIAG_MAX) {
+        free(d->items[--d->count]);
+        d->dropped++;
+    }
+}
+
 void diag_append(diag_list *dst, const diag_list *src) {
     for (size_t i = 0; i < src->count; i++) diag_add(dst, "%s", src->items[i]);
     dst->dropped += src->dropped;

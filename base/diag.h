@@ -21,6 +21,9 @@ typedef struct diag_list {
 void diag_init(diag_list *d);
 /* Frees the warnings; d is empty again. */
 void diag_free(diag_list *d);
+/* Frees the newest warnings (counted in dropped) until n more fit: for warnings that must not
+ * be lost to the bound, as the ones naming an unknown number reported as 0 (core/run_headline). */
+void diag_make_room(diag_list *d, size_t n);
 /* printf-style; never fails visibly (an allocation failure drops the warning and marks the
  * list out_of_memory). */
 void diag_add(diag_list *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

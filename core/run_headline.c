@@ -194,6 +194,12 @@ void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool ref
     const telemetry_summary *sm = &res->telemetry;
     for (int b = 0; b < W_COUNT && !reference_body; b++)
         if (waste_unknown & (1u << b)) m->waste[b] = 0.0;
+    /* these name the numbers a client must not take as measured: never lost to the list's
+     * bound (DIAG_MAX), the newest other warnings give way */
+    size_t n = (size_t)__builtin_popcount(waste_unknown) + !m->step_time.has + !tr->tokens_per_sec.has +
+               !tr->mfu_pct.has + (!m->gpu_util_known && !sm->gpu_util_pct.has) + !sm->hbm_peak_gb.has +
+               !sm->hbm_avg_gb.has;
+    diag_make_room(&m->warnings, n);
     if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
     if (!tr->tokens_per_sec.has)
         unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME "), no step "

@@ -210,7 +210,7 @@ def test_headline_rules_against_the_files(tmp):
     torchmem = co / "found" / "tracelens_mi300_Qwen1.5-0.5B-Chat__1016005.json.gz"     # profile_memory=True
     sdk = fx / "rocprofv3" / "sdk_kernel_trace.csv"
     layout = {"kin": [kin], "kin-renamed": [kin], "ranks": ranks, "smi": [smi], "side": [kin], "badside": [kin],
-              "alloc": [alloc], "torchmem": [torchmem], "sdk": [sdk, alloc], "hugeside": [kin]}
+              "alloc": [alloc], "torchmem": [torchmem], "sdk": [sdk, alloc], "hugeside": [kin], "noisyside": [kin]}
     for rid, files in layout.items():
         (root / rid).mkdir()
         for f in files:
@@ -220,6 +220,9 @@ def test_headline_rules_against_the_files(tmp):
     (root / "side" / "goblind.json").write_text(json.dumps(
         {"tokens_per_step": 8192, "model_flops_per_token": 6e9, "peak_tflops": 125.0, "labels": {"series": "s1"}}))
     (root / "badside" / "goblind.json").write_text(json.dumps({"tokens_per_step": -1, "colour": "red"}))
+    # 40 unknown sidecar keys fill the warnings' bound (32): the warnings naming the numbers
+    # reported as 0 still come through, other warnings give way to them
+    (root / "noisyside" / "goblind.json").write_text(json.dumps({f"junk{i}": i for i in range(40)}))
     # declared, but tokens/s and MFU overflow a double: unknown everywhere, never 0 or +Inf
     (root / "hugeside" / "goblind.json").write_text('{"tokens_per_step": 1e308, "model_flops_per_token": 1e200, '
                                                    '"peak_tflops": 1}')
@@ -337,6 +340,12 @@ def test_headline_rules_against_the_files(tmp):
     hb = check_body(d.get("/runs/hugeside/metrics")[2])
     assert hb["tokens_per_sec"] == 0 and any(w.startswith("tokens_per_sec unknown") for w in hb["warnings"]), hb
     assert any(w.startswith("mfu_pct unknown") for w in hb["warnings"]), hb
+    nb = check_body(d.get("/runs/noisyside/metrics")[2])
+    unknown = [w for w in check_body(d.get("/runs/kin/metrics")[2])["warnings"] if " unknown (" in w]
+    assert len(unknown) >= 8, unknown                    # the same file without a sidecar: these numbers are 0
+    for w in unknown:
+        assert w in nb["warnings"], (w, nb["warnings"])
+    assert any(w.startswith("... and ") and w.endswith(" more warnings") for w in nb["warnings"]), nb["warnings"]
     # no profile file: empty (listed, 200 /metrics); an unreadable one: failed, naming it
     assert runs["nothing"]["status"] == "empty" and runs["nothing"]["profile"] == [], runs["nothing"]
     assert d.get("/runs/nothing/metrics")[0] == 200
