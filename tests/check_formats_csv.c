@@ -276,6 +276,23 @@ START_TEST(stats_reports) {
     ck_assert_str_eq(c.field0[0], "median_ns=200000.0");
     ck_assert_uint_eq(c.r[1].calls, 5);
     done(&f, &d);
+    /* nsys stats --timeunit usec / msec: the header's unit, scaled exactly to ns (the "Total
+     * Time" candidate matched "Total Time (us)" and read microseconds as ns, and the sniff
+     * refused the file) */
+    const char *US = "Time (%),Total Time (us),Instances,Avg (us),Med (us),Min (us),Max (us),StdDev (us),Name\n"
+                     "100.0,1.5,2,0.75,0.75,0.5,1.0,0.354,k\n";
+    ck_assert_int_ge(format_named("nsys-cuda-gpu-kern-sum-csv")->sniff("x_cuda_gpu_kern_sum.csv",
+                                                                         (const uint8_t *)US, strlen(US)), 50);
+    read_text("nsys-cuda-gpu-kern-sum-csv", US, 7, &c, &f, &d);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert(c.r[0].duration_ns == 1500 && c.r[0].min_ns == 500 && c.r[0].max_ns == 1000);
+    ck_assert_str_eq(c.field0[0], "median_ns=750");
+    done(&f, &d);
+    read_text("nsys-cuda-gpu-kern-sum-csv",
+              "Time (%),Total Time (ms),Instances,Avg (ms),Med (ms),Min (ms),Max (ms),StdDev (ms),Name\n"
+              "100.0,2.000001,1,2.000001,2.000001,2.000001,2.000001,0.0,k\n", 5, &c, &f, &d);
+    ck_assert(c.n == 1 && c.r[0].duration_ns == 2000001 && c.r[0].min_ns == 2000001);
+    done(&f, &d);
 }
 END_TEST
 

@@ -16,20 +16,26 @@
  * has one call, else its calls only as the named field "calls" (never a made-up min/max).
  * The median and standard deviation, when given, are the named fields "median_ns" and
  * "stddev_ns" (the file's text). Average and percentage are derived columns: not read.
- * Times are ns in every one of these files; a fractional value is rounded to the nearest
- * ns from its decimal text. Legacy rocprof writes names unquoted, commas and all: a row
+ * Times are ns unless the header names another unit (nsys stats --timeunit usec|msec|sec:
+ * "Total Time (us)"), then scaled exactly from the decimal text; a fractional ns is rounded
+ * to the nearest ns. Legacy rocprof writes names unquoted, commas and all: a row
  * with more fields than the header has the surplus joined back into the name (csv_rows). */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "parsers/tokenizers/csv_rows.h"
 
 static const char *const NAME[] = {"Name", "Operation", "KernelName", "Kernel_Name", NULL};
 static const char *const CALLS[] = {"Calls", "Instances", "Count", "Num Calls", NULL};
-static const char *const TOTAL[] = {"TotalDurationNs", "Total Time (ns)", "Total Time", "TotalDuration", NULL};
-static const char *const MIN[] = {"MinNs", "Min (ns)", "Minimum", NULL};
-static const char *const MAX[] = {"MaxNs", "Max (ns)", "Maximum", NULL};
-static const char *const MED[] = {"Med (ns)", "Median", "MedNs", NULL};
-static const char *const STDDEV[] = {"StdDev (ns)", "StdDev", "StdDevNs", NULL};
+/* nsys stats --timeunit usec|msec|sec writes "Total Time (us)", "Min (ms)", ... (unit_pow10) */
+static const char *const TOTAL[] = {"TotalDurationNs", "Total Time (ns)", "Total Time (us)", "Total Time (ms)",
+                                    "Total Time (s)", "Total Time", "TotalDuration", NULL};
+static const char *const MIN[] = {"MinNs", "Min (ns)", "Min (us)", "Min (ms)", "Min (s)", "Minimum", NULL};
+static const char *const MAX[] = {"MaxNs", "Max (ns)", "Max (us)", "Max (ms)", "Max (s)", "Maximum", NULL};
+static const char *const MED[] = {"Med (ns)", "Med (us)", "Med (ms)", "Med (s)", "Median", "MedNs", NULL};
+static const char *const STDDEV[] = {"StdDev (ns)", "StdDev (us)", "StdDev (ms)", "StdDev (s)", "StdDev", "StdDevNs",
+                                     NULL};
 enum { S_NAME, S_CALLS, S_TOTAL, S_MIN, S_MAX, S_MED, S_STDDEV, S_N };
 static const csv_want WANT[] = {{NAME, NULL, false}, {CALLS, NULL, false}, {TOTAL, NULL, false},
                                    {MIN, NULL, false},  {MAX, NULL, false},   {MED, NULL, false},
@@ -41,10 +47,23 @@ _Static_assert(sizeof QUANTITY / sizeof *QUANTITY == S_N, "QUANTITY: one entry p
 enum { V_KERNEL, V_API, V_COPY, V_DOMAIN, V_NSYS_MEM };
 static const char *const CATEGORY[] = {"kernel", "api", "memory_copy", "domain", "memory_copy"};
 
-/* A nanosecond cell: an integer, or a decimal rounded to the nearest ns. */
+/* The power of ten that turns a time column's values into ns, from the unit its header name
+ * gives: "(us)" / "(usec)" 3, "(ms)" / "(msec)" 6, "(s)" / "(sec)" 9; otherwise ns (the files'
+ * default: "(ns)", "...Ns"). */
+static int unit_pow10(const char *name) {
+    if (!name) return 0;
+    static const struct { const char *suffix; int pow10; } UNITS[] = {
+        {"(us)", 3}, {"(usec)", 3}, {"(\xc2\xb5s)", 3}, {"(ms)", 6}, {"(msec)", 6}, {"(s)", 9}, {"(sec)", 9}};
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (strstr(name, UNITS[i].suffix)) return UNITS[i].pow10;
+    return 0;
+}
+
+/* A time cell in ns: an integer, or a decimal rounded to the nearest ns, scaled from the
+ * unit its column's header names (unit_pow10). */
 static bool ns_cell(csv_rows *s, size_t q, const csv_record *r, i128 *out) {
     const csv_field *f = csv_rows_field(s, q, r);
-    return f && csv_rows_decimal_scaled(f->text.data, f->text.len, 0, out) && *out >= 0;
+    return f && csv_rows_decimal_scaled(f->text.data, f->text.len, unit_pow10(s->cols.name[q]), out) && *out >= 0;
 }
 
 static void stats_row(csv_rows *s, const csv_record *r) {
@@ -78,9 +97,21 @@ static void stats_row(csv_rows *s, const csv_record *r) {
     } else if (csv_rows_text(s, 1, S_CALLS, r, &f[nf].value, &f[nf].value_len)) {
         f[nf++].key = "calls";
     }
-    /* named fields carry the cell's text as valid UTF-8 (the raw bytes may not be) */
-    if (csv_rows_text(s, 2, S_MED, r, &f[nf].value, &f[nf].value_len)) f[nf++].key = "median_ns";
-    if (csv_rows_text(s, 3, S_STDDEV, r, &f[nf].value, &f[nf].value_len)) f[nf++].key = "stddev_ns";
+    /* named fields carry the cell's text as valid UTF-8 (the raw bytes may not be); a column in
+     * another unit than ns, its value in whole ns */
+    char scaled[2][48];
+    static const size_t NAMED[2] = {S_MED, S_STDDEV};
+    static const char *const KEY[2] = {"median_ns", "stddev_ns"};
+    for (int k = 0; k < 2; k++) {
+        int p = unit_pow10(s->cols.name[NAMED[k]]);
+        i128 v;
+        if (!p) {
+            if (csv_rows_text(s, 2 + (size_t)k, NAMED[k], r, &f[nf].value, &f[nf].value_len)) f[nf++].key = KEY[k];
+        } else if (ns_cell(s, NAMED[k], r, &v) && v <= INT64_MAX) {
+            int n = snprintf(scaled[k], sizeof scaled[k], "%lld", (long long)v);
+            f[nf].value = scaled[k], f[nf].value_len = (size_t)n, f[nf++].key = KEY[k];
+        }
+    }
     rec.fields = nf ? f : NULL;
     rec.n_fields = nf;
     csv_rows_emit(s, r, &rec);
@@ -113,6 +144,7 @@ CSV_ROWS_FORMAT(rocprof_kernel_stats_csv_parser, "rocprof-kernel-stats-csv", "ro
 CSV_ROWS_FORMAT(rocprof_api_stats_csv_parser, "rocprof-api-stats-csv", "rocprofv3", API_SPEC, API_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_copy_stats_csv_parser, "rocprof-memory-copy-stats-csv", "rocprofv3", COPY_SPEC, COPY_NAMES, "TotalDurationNs")
 CSV_ROWS_FORMAT(rocprof_domain_stats_csv_parser, "rocprof-domain-stats-csv", "rocprofv3", DOMAIN_SPEC, DOMAIN_NAMES, "TotalDurationNs")
-CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", "nsys", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (ns)")
+/* (any time unit: "Total Time (ns)", "(us)", "(ms)", "(s)", as nsys stats --timeunit writes) */
+CSV_ROWS_FORMAT(nsys_kern_sum_csv_parser, "nsys-cuda-gpu-kern-sum-csv", "nsys", NSYS_KERN_SPEC, NSYS_KERN_NAMES, "Total Time (")
 CSV_ROWS_FORMAT(nsys_mem_time_sum_csv_parser, "nsys-cuda-gpu-mem-time-sum-csv", "nsys", NSYS_MEM_SPEC, NSYS_MEM_NAMES,
-                "Total Time (ns)")
+                "Total Time (")
