@@ -125,9 +125,11 @@ START_TEST(bad_numbers_warn_with_their_line) {
               "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,1,100,200\n"
               "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,2,1x0,200\n"
               "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,3,300,200\n"
-              "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,4,,200\n",
+              "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,4,,200\n"
+              "MEMORY_COPY,MEMORY_COPY_HOST_TO_DEVICE,1,0,2,5,-1e40,1e40\n",   /* (e - b wrapped: -1 ns) */
               4096, &c, &f, &d);
     ck_assert_uint_eq(c.n, 1);
+    ck_assert(warned(&d, "1 rows skipped: timestamp beyond 2^62 ns", "line 6"));
     ck_assert_msg(warned(&d, "bytes.csv: 2 rows skipped: no integer start and end timestamps", "first at line 3"),
                   "%s", d.count ? d.items[0] : "(none)");
     ck_assert(warned(&d, "1 rows skipped: end timestamp before start", "line 4"));
@@ -335,6 +337,12 @@ START_TEST(decimal_scaling) {
     ck_assert(!csv_rows_decimal_scaled("", 0, 0, &v));
     ck_assert(!csv_rows_decimal_scaled("12ab", 4, 0, &v));
     ck_assert(!csv_rows_decimal_scaled("1e40", 4, 0, &v));
+    /* a mantissa near its 2^100 limit shifted up: refused, never a wrapped i128 (these were
+     * 1,073,741,824 and -1.4e38) */
+    ck_assert(!csv_rows_decimal_scaled("154072529997519064519792581785e30", 34, 0, &v));
+    ck_assert(!csv_rows_decimal_scaled("200000000e30", 12, 0, &v));
+    ck_assert(csv_rows_decimal_scaled("9223372036854775807", 19, 0, &v) && v == INT64_MAX);
+    ck_assert(!csv_rows_decimal_scaled("9223372036854775808", 19, 0, &v));
 }
 END_TEST
 

@@ -338,6 +338,22 @@ START_TEST(rocprof_v1_json_lanes_and_exact_times) {
         diag_free(&d);
         read_facts_free(&f);
     }
+    /* microseconds with a fraction, exactly (integer() truncated "20.7" to 20: 20,000 ns) and
+     * rounded half away from zero; a value past 64 bits is no time at all, never a wrapped one */
+    const char *frac =
+        "{ \"traceEvents\":[{}\n"
+        ",{\"args\":{\"name\":\"COPY\"},\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"sort_index\":0}\n"
+        ",{\"ph\":\"X\",\"name\":\"CopyDeviceToHost\",\"pid\":1,\"tid\":0,\"ts\":\"20.7\",\"dur\":5.0005,\"args\":{}}\n"
+        ",{\"ph\":\"X\",\"name\":\"CopyHostToDevice\",\"pid\":1,\"tid\":0,\"ts\":\"1e40\",\"dur\":\"5\",\"args\":{}}\n"
+        "]}";
+    collected c;
+    read_facts f;
+    diag_list d;
+    read_bytes("rocprof-v1-json", frac, 11, &c, &f, &d);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert(c.r[0].start_ns == 20700 && c.r[0].duration_ns == 5001);
+    diag_free(&d);
+    read_facts_free(&f);
 }
 END_TEST
 

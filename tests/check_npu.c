@@ -33,6 +33,10 @@ START_TEST(us_to_ns_is_exact) {
     ck_assert(!msprof_us_to_ns("", 0, &v));
     ck_assert(!msprof_us_to_ns(".", 1, &v));
     ck_assert(!msprof_us_to_ns("12a", 3, &v));
+    /* past 64 bits of ns: refused (its digits times 1000 wrapped: 56 ns) */
+    ck_assert(!msprof_us_to_ns("8166776806102523123120990578362437075", 37, &v));
+    ck_assert(msprof_us_to_ns("9223372036854775", 16, &v) && v == (i128)9223372036854775000LL);
+    ck_assert(!msprof_us_to_ns("9223372036854776", 16, &v));
 }
 END_TEST
 

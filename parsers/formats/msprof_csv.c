@@ -106,10 +106,10 @@ bool msprof_us_to_ns(const char *p, size_t n, i128 *out) {
     if (!n) return false;
     i128 v = 0;
     size_t i = 0, digits = 0;
-    const i128 cap = (i128)1 << 120;
+    const i128 cap = INT64_MAX / 1000;   /* past it no time in ns fits 64 bits: refused, never wrapped */
     for (; i < n && p[i] >= '0' && p[i] <= '9'; i++, digits++) {
-        if (v > cap) return false;
         v = v * 10 + (p[i] - '0');
+        if (v > cap) return false;
     }
     v *= 1000;
     if (i < n && p[i] == '.') {

@@ -31,6 +31,8 @@ static bool span(csv_rows *s, size_t qs, size_t qe, const csv_record *r, record 
     i128 b, e;
     bool hb = csv_rows_int(s, qs, r, &b), he = csv_rows_int(s, qe, r, &e);
     if (!hb || !he) { csv_rows_skip(s, "no integer start and end timestamps", r); return false; }
+    const i128 lim = (i128)1 << 62;      /* (integer() saturates: e - b of two such would wrap) */
+    if (b < -lim || b > lim || e < -lim || e > lim) { csv_rows_skip(s, "timestamp beyond 2^62 ns", r); return false; }
     if (e < b) { csv_rows_skip(s, "end timestamp before start", r); return false; }
     rec->start_ns = b, rec->end_ns = e, rec->duration_ns = e - b;
     rec->has |= RF_START | RF_END | RF_DURATION;

@@ -23,6 +23,7 @@
  * The database is read through its descriptor with parsers/sqlite/sqlite_guard's bounds (a table
  * may be a hostile view: deadline, cancel, content and memory stop it, and the file is
  * then dropped whole). */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,8 +92,9 @@ static bool int_at(const state *s, sqlite3_stmt *q, int k, int64_t *v) {
     const char *t = (const char *)sqlite3_column_text(q, c);
     if (!t) s->g->nomem = true;                  /* (a TEXT cell: NULL is SQLite out of memory) */
     char *end;
+    errno = 0;
     long long x = t ? strtoll(t, &end, 10) : 0;
-    if (!t || end == t || *end) return false;
+    if (!t || end == t || *end || errno == ERANGE) return false;   /* (ERANGE: clamped, not the number) */
     *v = x;
     return true;
 }

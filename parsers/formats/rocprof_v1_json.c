@@ -18,14 +18,15 @@
  *   Markers       -> REC_ANNOTATION
  * Start/end come from args.BeginNs/EndNs when present, else ts/dur x 1000 (µs precision,
  * and the start then is relative to the trace's first timestamp, as rocprof wrote it). */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/py_number.h"
 #include "base/strbuf.h"
 #include "parsers/artefact.h"
 #include "parsers/tokenizers/copy_kind.h"
+#include "parsers/tokenizers/csv_rows.h"
 #include "parsers/tokenizers/json_tokenizer.h"
 
 #define CAPTURE_CAP (64u * 1024u)
@@ -65,17 +66,14 @@ static void copy_key(char *dst, size_t cap, const jt_token *t) {
     dst[n] = 0;
 }
 
-/* A number written as a JSON number or a string ("12", "3.5"): `scale` x its value, in
- * integer units (ns from µs: 1000; ns: 1), rounded. */
+/* A number written as a JSON number or a string ("12", "3.5", "1.5e3"): `scale` x its value,
+ * in integer units (ns from µs: 1000; ns: 1), exactly from its decimal text and rounded half
+ * away from zero ("12.7" µs is 12,700 ns; integer() first had truncated it to 12,000); a value
+ * past 64 bits is refused, never wrapped. */
 static bool tok_scaled(const jt_token *t, int64_t scale, i128 *out) {
+    assert(scale == 1 || scale == 1000);
     if (t->truncated || (t->kind != JT_NUMBER && t->kind != JT_STRING) || !t->len) return false;
-    i128 v;
-    if (py_integer(t->text, t->len, &v)) { *out = v * scale; return true; }
-    double d;
-    if (!py_number(t->text, t->len, &d) || !(d > -9.2e18 / (double)scale && d < 9.2e18 / (double)scale)) return false;
-    double x = d * (double)scale;
-    *out = (i128)(x < 0 ? x - 0.5 : x + 0.5);
-    return true;
+    return csv_rows_decimal_scaled(t->text, t->len, scale == 1000 ? 3 : 0, out);
 }
 
 static bool tok_int(const jt_token *t, int64_t *out) {

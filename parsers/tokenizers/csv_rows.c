@@ -309,7 +309,10 @@ bool csv_rows_decimal_scaled(const char *s, size_t n, int pow10, i128 *out) {
     if (shift < -60) { *out = 0; return true; }               /* far below one unit: rounds to 0 */
     if (shift > 30) { if (mant) return false; *out = 0; return true; }
     i128 v = mant;
-    for (; shift > 0; shift--) v *= 10;
+    for (; shift > 0; shift--) {
+        if (v > INT64_MAX) return false;                       /* (and never an i128 overflow) */
+        v *= 10;
+    }
     if (shift < 0) {
         i128 div = 1;
         for (; shift < 0; shift++) {
