@@ -296,6 +296,33 @@ def check_nvidia_smi():
         expect(tel[0]["start_ns"] == round(epoch * 1000) * 1000000, f"{name}: first timestamp {tel[0]}")
 
 
+def check_nvidia_smi_units():
+    """Hand-written headers in other units than nvidia-smi's own (MiB, W) are scaled from the
+    header's unit (power_mW was read as W, memory_used_gb as MiB); a memory cell carrying another
+    unit than its column's ("1.5 GiB" under [MiB]) is no value; a bracketed unit not known here
+    leaves its column unread, warned."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "gpu.csv")
+        with open(path, "w") as f:
+            f.write("timestamp,index,memory_used_gb,power_mW,utilization_gpu\n"
+                    "2025-01-01 00:00:00,0,1.5,45000,50\n")
+        tel = by_type(records("nvidia-smi-csv", path)[0], "telemetry_sample")
+        expect(len(tel) == 1 and tel[0]["power_w"] == 45.0 and tel[0]["vram_used_bytes"] == 1.5 * 2**30, str(tel))
+        with open(path, "w") as f:
+            f.write("timestamp, index, memory.used [MiB], power.draw [W], utilization.gpu [%]\n"
+                    "2025/01/01 00:00:00.000, 0, 1.5 GiB, 70.5 W, 50 %\n"
+                    "2025/01/01 00:00:01.000, 0, 841 MiB, 70.5 W, 50 %\n")
+        tel = by_type(records("nvidia-smi-csv", path)[0], "telemetry_sample")
+        expect(["vram_used_bytes" in t for t in tel] == [False, True] and tel[1]["vram_used_bytes"] == 841 * 2**20, str(tel))
+        with open(path, "w") as f:
+            f.write("timestamp,index,memory.used [GHz],power.draw [W],utilization.gpu [%]\n"
+                    "2025/01/01 00:00:00.000,0,5,70,50\n")
+        recs, err = records("nvidia-smi-csv", path)
+        tel = by_type(recs, "telemetry_sample")
+        expect("vram_used_bytes" not in tel[0] and tel[0]["power_w"] == 70, str(tel))
+        expect("memory column 'memory.used [GHz]' is in a unit not known here" in err, err)
+
+
 def check_amd_smi():
     path = os.path.join(SHARED, "fixtures/amd_smi/amd-smi_metric_watch_csv_InferenceX_gpu_metrics_EXCERPT.csv")
     with open(path, newline="") as f:

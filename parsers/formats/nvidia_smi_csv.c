@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/py_number.h"
 #include "parsers/artefact.h"
@@ -55,6 +56,8 @@ typedef struct state {
     bool have_header, oom;
     csv_columns cols;
     uint64_t rows_used, repeated_headers, vram_bad, util_bad;
+    double vram_to_mib, total_to_mib, power_to_w;   /* the header's unit (header_unit): 1 for nvidia-smi's own */
+    const char *vram_cell_unit;        /* the unit a memory cell may carry ("mib"; NULL: none allowed) */
     uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
     char time_bad_text[48];
 } state;
@@ -72,14 +75,44 @@ typedef struct ns_pair {
 static bool is_pair(const void *st) { return *(const unsigned *)st == NS_PAIR_MAGIC; }
 
 /* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
- * unit word (letters or '%') removed, then Python's float() grammar. */
-static bool value_number(const csv_field *f, double *v) {
+ * unit word (letters or '%') removed, then Python's float() grammar. `unit` (lower-case):
+ * the only unit word the cell may carry ("1.5 GiB" under a MiB column is no MiB value);
+ * NULL: any. */
+static bool value_number(const csv_field *f, const char *unit, double *v) {
     if (!f || f->truncated) return false;
     const char *p = f->text.data ? f->text.data : "";
     size_t n = f->text.len;
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+    size_t end = n;
     while (n && ((p[n - 1] >= 'A' && p[n - 1] <= 'Z') || (p[n - 1] >= 'a' && p[n - 1] <= 'z') || p[n - 1] == '%')) n--;
+    if (unit && end > n && (end - n != strlen(unit) || strncasecmp(p + n, unit, end - n) != 0)) return false;
     return n && py_number(p, n, v);
+}
+
+/* What a header's unit makes of its column's values, as a factor to nvidia-smi's own unit (MiB
+ * for memory, W for power): the unit in brackets ("memory.used [MiB]") or a hand-written name's
+ * last '_' / ' ' / '.' word ("power_mW", "memory_used_gb"; a last word that is no unit,
+ * "power.draw.average", means nvidia-smi's own). 0: a bracketed unit not known here or of the
+ * other quantity (the column is then not read: no value in a guessed unit). */
+static double header_unit(const char *name, bool memory) {
+    if (!name) return 1.0;
+    const char *b = strrchr(name, '['), *e = b ? strchr(b, ']') : NULL, *w;
+    size_t n;
+    bool bracket = b && e;
+    if (bracket) w = b + 1, n = (size_t)(e - w);
+    else {
+        size_t len = strlen(name);
+        for (n = 0; n < len && !strchr("_ .", name[len - 1 - n]); n++) {}
+        w = name + len - n;
+        if (n == len) return 1.0;          /* one word: "memory.used"-like names say no unit */
+    }
+    static const struct { const char *unit; double mem, power; } UNITS[] = {
+        {"mib", 1.0, 0}, {"mb", 1.0, 0}, {"gib", 1024.0, 0}, {"gb", 1024.0, 0}, {"kib", 1.0 / 1024, 0},
+        {"kb", 1.0 / 1024, 0}, {"bytes", 1.0 / 1048576, 0}, {"b", 1.0 / 1048576, 0},
+        {"w", 0, 1.0}, {"mw", 0, 1e-3}, {"kw", 0, 1e3}};
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (strlen(UNITS[i].unit) == n && !strncasecmp(w, UNITS[i].unit, n)) return memory ? UNITS[i].mem : UNITS[i].power;
+    return bracket ? 0.0 : 1.0;
 }
 
 /* A row that repeats the header (a cell of a chosen column is the column's own name). */
@@ -107,6 +140,16 @@ static void on_header(state *s, const csv_record *r) {
     read_facts_column(s->facts, "temperature", s->cols.name[C_TEMP]);
     read_facts_column(s->facts, "vram_total", s->cols.name[C_TOTAL]);
     read_facts_column(s->facts, "time", s->cols.name[C_TIME]);
+    s->vram_to_mib = header_unit(s->cols.name[C_VRAM], true);
+    s->total_to_mib = header_unit(s->cols.name[C_TOTAL], true);
+    s->power_to_w = header_unit(s->cols.name[C_POWER], false);
+    s->vram_cell_unit = s->vram_to_mib == 1.0 ? "mib" : "";
+    if (s->cols.name[C_VRAM] && !s->vram_to_mib)
+        diag_add(s->diag, "%s: line %llu: memory column '%s' is in a unit not known here; not read", s->label,
+                 (unsigned long long)r->line, s->cols.name[C_VRAM]);
+    if (s->cols.name[C_POWER] && !s->power_to_w)
+        diag_add(s->diag, "%s: line %llu: power column '%s' is in a unit not known here; not read", s->label,
+                 (unsigned long long)r->line, s->cols.name[C_POWER]);
     if (s->cols.col[C_VRAM] < 0 && s->cols.col[C_UTIL] < 0 && s->cols.col[C_POWER] < 0 && s->cols.col[C_TEMP] < 0)
         diag_add(s->diag, "%s: line %llu: header has no memory.used, utilization.gpu, power.draw or temperature.gpu column", s->label,
                  (unsigned long long)r->line);
@@ -122,26 +165,28 @@ static void on_record(void *user, const csv_record *r) {
     record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
     double v;
     unsigned long long bytes;
-    if (value_number(csv_columns_field(&s->cols, C_VRAM, r), &v) && v >= 0) {
+    if (s->vram_to_mib && value_number(csv_columns_field(&s->cols, C_VRAM, r), s->vram_cell_unit, &v) && v >= 0) {
+        v *= s->vram_to_mib;
         rec.vram_gib = v / 1024.0;
         rec.has |= RF_VRAM;
         if (telemetry_mib_to_bytes(v, &bytes)) rec.vram_used_bytes = bytes, rec.has |= RF_VRAM_BYTES;
     } else if (s->cols.col[C_VRAM] >= 0) s->vram_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), &v) && v >= 0 && v <= 100) {
+    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), NULL, &v) && v >= 0 && v <= 100) {
         rec.util_pct = v;
         rec.has |= RF_UTIL;
     } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), &v) && v >= 0 && v < 65536) {
+    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), NULL, &v) && v >= 0 && v < 65536) {
         rec.device = (int64_t)v;
         rec.has |= RF_DEVICE;
     }
     const csv_field *f;
-    if ((rec.has & RF_VRAM_BYTES) && value_number(csv_columns_field(&s->cols, C_TOTAL, r), &v) &&
-        telemetry_mib_to_bytes(v, &bytes))
+    if ((rec.has & RF_VRAM_BYTES) && s->total_to_mib &&
+        value_number(csv_columns_field(&s->cols, C_TOTAL, r), s->total_to_mib == 1.0 ? "mib" : "", &v) &&
+        telemetry_mib_to_bytes(v * s->total_to_mib, &bytes))
         rec.vram_total_bytes = bytes, rec.has |= RF_VRAM_TOTAL;
-    if ((f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v) &&
-        v >= 0)
-        rec.power_w = v, rec.has |= RF_POWER;
+    if (s->power_to_w && (f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated &&
+        telemetry_number(f->text.data, f->text.len, &v) && v >= 0)
+        rec.power_w = v * s->power_to_w, rec.has |= RF_POWER;
     if ((f = csv_columns_field(&s->cols, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
         rec.temp_c = v, rec.has |= RF_TEMP;
     if ((f = csv_columns_field(&s->cols, C_TIME, r)) && !f->truncated &&
