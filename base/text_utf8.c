@@ -1,6 +1,7 @@
 /* text_utf8: Python-compatible UTF-8 decoding, whitespace and case folds. */
 #include "base/text_utf8.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -190,4 +191,28 @@ size_t utf8_cut(const char *s, size_t n, size_t max) {
     size_t cut = max;
     while (cut && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--;
     return cut;
+}
+
+const char *term_text(const char *s, char *buf, size_t n) {
+    assert(n > 0);
+    if (!s) s = "-";
+    size_t k = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned char c = *p;
+        size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        for (size_t i = 1; i < len; i++)
+            if ((p[i] & 0xC0) != 0x80) len = 0;           /* (a NUL ends the run too) */
+        uint32_t cp = len == 1 ? c : len == 2 ? (uint32_t)(c & 0x1F) << 6 | (p[1] & 0x3F)
+                    : len == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F) : 0x10000;
+        bool blank = len && (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+                             (cp >= 0x2066 && cp <= 0x2069));
+        size_t out = !len || blank ? 1 : len;
+        if (k + out >= n) break;
+        if (!len) buf[k++] = '?', p++;
+        else if (blank) buf[k++] = ' ', p += len;
+        else memcpy(buf + k, p, len), k += len, p += len;
+    }
+    buf[k] = '\0';
+    return buf;
 }

@@ -27,6 +27,13 @@ bool utf8_valid(const uint8_t *in, size_t n);
  * fits): the cut backs off over continuation bytes. */
 size_t utf8_cut(const char *s, size_t n, size_t max);
 
+/* s made safe to print on a terminal, into buf (n > 0 bytes, NUL-terminated): C0 controls, DEL,
+ * C1 controls (U+0080..U+009F: an 8-bit CSI drives some terminals) and bidirectional overrides
+ * and isolates (U+202A..U+202E, U+2066..U+2069) become a space, bytes that are not UTF-8 '?',
+ * and the text is cut at a character boundary when it does not fit. For every untrusted string
+ * the CLI prints (kernel names, paths, warnings, labels). NULL s: "-". Returns buf. */
+const char *term_text(const char *s, char *buf, size_t n);
+
 /* Python str.strip(): trims Unicode whitespace (str.isspace(), what float() strips too) from
  * valid UTF-8 text, in place by pointers. */
 void utf8_strip(const char **s, size_t *n);

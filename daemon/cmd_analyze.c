@@ -13,11 +13,15 @@
 #include "base/json_load.h"
 #include "core/run_analysis.h"
 #include "daemon/commands.h"
+#include "base/text_utf8.h"
 
 /* A scalar as table text. */
 static void print_scalar(FILE *out, const json_t *v) {
     if (!v || json_is_null(v)) fputs("-", out);
-    else if (json_is_string(v)) fputs(json_string_value(v), out);
+    else if (json_is_string(v)) {
+        char b[4096];
+        fputs(term_text(json_string_value(v), b, sizeof b), out);
+    }
     else if (json_is_integer(v)) fprintf(out, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v)) fprintf(out, "%.6g", json_real_value(v));
     else if (json_is_true(v)) fputs("yes", out);
@@ -151,7 +155,8 @@ int cmd_analyze(int argc, char **argv) {
     if (!strcmp(format, "json")) { fwrite(r.json.data, 1, r.json.len, stdout); fputc('\n', stdout); }
     else if (!strcmp(format, "markdown")) fwrite(r.report_md.data, 1, r.report_md.len, stdout);
     else rc = print_table(stdout, r.json.data);
-    for (size_t i = 0; i < r.diag.count; i++) fprintf(stderr, "warning: %s\n", r.diag.items[i]);
+    char wb[4096];
+    for (size_t i = 0; i < r.diag.count; i++) fprintf(stderr, "warning: %s\n", term_text(r.diag.items[i], wb, sizeof wb));
     int empty = r.inventory.n == 0;
     run_analysis_free(&r);
     if (rc) return rc;

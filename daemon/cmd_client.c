@@ -13,6 +13,7 @@
 #include "daemon/config.h"
 #include "daemon/http_client.h"
 #include "daemon/report.h"
+#include "base/text_utf8.h"
 
 #define EXIT_RUN_FAILED 3        /* goblind show: the run failed (its metrics were shown) */
 
@@ -200,7 +201,9 @@ int cmd_show(int argc, char **argv) {
         client_print_json(both);
         json_decref(both);
     } else {
+        char eb[384];
         const char *err = json_string_value(json_object_get(run, "error"));
+        if (err) err = term_text(err, eb, sizeof eb);
         char title[512];
         snprintf(title, sizeof title, "run %s  %s  updated %s%s%s%s", o.id, json_string_value(json_object_get(run, "status")),
                  json_string_value(json_object_get(run, "updated_at")), err ? "  (" : "", err ? err : "", err ? ")" : "");
@@ -317,7 +320,8 @@ int cmd_kernels(int argc, char **argv) {
             if (json_is_number(pct)) printf(" %7.2f", json_number_value(pct));
             else printf(" %7s", "-");
             const char *cls = json_string_value(json_object_get(k, "class"));
-            printf("  %-13s %s\n", cls ? cls : "-", json_string_value(json_object_get(k, "name")));
+            char nb[1024];
+            printf("  %-13s %s\n", cls ? cls : "-", term_text(json_string_value(json_object_get(k, "name")), nb, sizeof nb));
         }
     }
     json_decref(doc);

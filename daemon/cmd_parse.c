@@ -12,6 +12,7 @@
 #include "core/run_ingest.h"
 #include "daemon/commands.h"
 #include "daemon/report.h"
+#include "base/text_utf8.h"
 
 static bool parse_i64(const char *s, int64_t *out) {
     char *end;
@@ -120,7 +121,9 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
             report_run_sources(stdout, json_object_get(run, "sources"));
             json_t *w = json_object_get(doc, "warnings");
             printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
-            for (size_t i = 0; i < json_array_size(w); i++) printf("    - %s\n", json_string_value(json_array_get(w, i)));
+            char wb[4096];
+            for (size_t i = 0; i < json_array_size(w); i++)
+                printf("    - %s\n", term_text(json_string_value(json_array_get(w, i)), wb, sizeof wb));
             json_decref(run);
             json_decref(adoc);
         } else if (table) {

@@ -8,6 +8,7 @@
 
 #include "daemon/client_opts.h"
 #include "daemon/commands.h"
+#include "base/text_utf8.h"
 
 /* key percent-encoded into out (every byte but A-Z a-z 0-9 - . _ ~). */
 static void encode(const char *key, char *out, size_t n) {
@@ -24,19 +25,9 @@ static void encode(const char *key, char *out, size_t n) {
 }
 
 /* s for a table cell: "-" when absent, control characters (a newline or an escape sequence in a
- * sidecar's series label or a directory name) as spaces, so a cell can neither break the table's
- * lines nor drive the terminal. */
-static const char *cell(json_t *v, char *out, size_t n) {
-    const char *s = json_string_value(v);
-    if (!s) s = "-";
-    size_t k = 0;
-    for (; *s && k + 1 < n; s++) {
-        unsigned char c = (unsigned char)*s;
-        out[k++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
-    }
-    out[k] = '\0';
-    return out;
-}
+ * sidecar's series label or a directory name; C1 controls and bidi overrides too: term_text) as
+ * spaces, so a cell can neither break the table's lines nor drive the terminal. */
+static const char *cell(json_t *v, char *out, size_t n) { return term_text(json_string_value(v), out, n); }
 
 /* v with prec decimals, or "-" when it is not a number. */
 static const char *num(json_t *v, int prec, char *out, size_t n) {

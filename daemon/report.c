@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/ingest_doc.h"   /* INGEST_WASTE_KEYS: the waste buckets, without the heuristics header */
+#include "base/text_utf8.h"
 
 #define BAR_WIDTH 40
 
@@ -111,11 +112,14 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
     for (size_t i = 0; i < json_array_size(top); i++) {
         json_t *k = json_array_get(top, i);
         const char *name = str(k, "name");
-        fprintf(out, "    %6.2f%%  %.*s%s\n", num(k, "pct_time"), 100, name, strlen(name) > 100 ? "..." : "");
+        char nb[101];
+        fprintf(out, "    %6.2f%%  %s%s\n", num(k, "pct_time"), term_text(name, nb, sizeof nb), strlen(name) > 100 ? "..." : "");
     }
     json_t *w = json_object_get(m, "warnings");
     fprintf(out, "\n  warnings%s\n", json_array_size(w) ? "" : ": none");
-    for (size_t i = 0; i < json_array_size(w); i++) fprintf(out, "    - %s\n", json_string_value(json_array_get(w, i)));
+    char wb[4096];
+    for (size_t i = 0; i < json_array_size(w); i++)
+        fprintf(out, "    - %s\n", term_text(json_string_value(json_array_get(w, i)), wb, sizeof wb));
 }
 
 static const char *const SOURCE_TEXT[][2] = {
@@ -147,9 +151,11 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
     fprintf(out, "  how each file was read\n");
     for (size_t i = 0; i < json_array_size(artefacts); i++) {
         json_t *a = json_array_get(artefacts, i);
-        fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? str(a, "path") : "(no file)");
+        char tb[4096];
+        fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? term_text(str(a, "path"), tb, sizeof tb) : "(no file)");
         if (!json_is_string(json_object_get(a, "format"))) {
-            fprintf(out, "      not read%s%s\n", json_is_string(json_object_get(a, "error")) ? ": " : "", str(a, "error"));
+            fprintf(out, "      not read%s%s\n", json_is_string(json_object_get(a, "error")) ? ": " : "",
+                    term_text(str(a, "error"), tb, sizeof tb));
             report_steps(out, a, metrics, step_time_s);
             continue;
         }
@@ -162,7 +168,8 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         json_t *v;
         fprintf(out, "      columns      ");
         if (!json_object_size(cols)) fprintf(out, " (none)");
-        json_object_foreach(cols, q, v) fprintf(out, " %s = %s;", q, json_is_string(v) ? json_string_value(v) : "(none)");
+        json_object_foreach(cols, q, v)
+            fprintf(out, " %s = %s;", q, json_is_string(v) ? term_text(json_string_value(v), tb, sizeof tb) : "(none)");
         fprintf(out, "\n      rows used     %lld\n", (long long)json_integer_value(json_object_get(a, "rows_used")));
         json_t *sk = json_object_get(a, "rows_skipped");
         fprintf(out, "      rows skipped ");
@@ -170,7 +177,8 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         json_object_foreach(sk, q, v) fprintf(out, " %s: %lld;", q, (long long)json_integer_value(v));
         fputc('\n', out);
         report_steps(out, a, metrics, step_time_s);
-        if (json_is_string(json_object_get(a, "error"))) fprintf(out, "      first warning %s\n", str(a, "error"));
+        if (json_is_string(json_object_get(a, "error")))
+            fprintf(out, "      first warning %s\n", term_text(str(a, "error"), tb, sizeof tb));
     }
 }
 
@@ -196,8 +204,9 @@ void report_sources(FILE *out, json_t *run) {
     if (json_object_size(labels)) {
         fprintf(out, "  labels      ");
         json_object_foreach(labels, k, v) {
-            if (json_is_string(v)) fprintf(out, " %s=%s", k, json_string_value(v));
-            else fprintf(out, " %s=%g", k, json_is_boolean(v) ? (double)json_is_true(v) : json_number_value(v));
+            char kb[256], vb[1024];
+            if (json_is_string(v)) fprintf(out, " %s=%s", term_text(k, kb, sizeof kb), term_text(json_string_value(v), vb, sizeof vb));
+            else fprintf(out, " %s=%g", term_text(k, kb, sizeof kb), json_is_boolean(v) ? (double)json_is_true(v) : json_number_value(v));
         }
         fputc('\n', out);
     }
@@ -225,7 +234,8 @@ void report_run_sources(FILE *out, json_t *sources) {
     for (size_t i = 0; i < json_array_size(sources); i++) {
         json_t *s = json_array_get(sources, i);
         const char *fmt = json_string_value(json_object_get(s, "format"));
-        fprintf(out, "    %s  %s%s\n", str(s, "path"), fmt ? fmt : "(no format)",
+        char pb[4096];
+        fprintf(out, "    %s  %s%s\n", term_text(str(s, "path"), pb, sizeof pb), fmt ? fmt : "(no format)",
                 json_is_true(json_object_get(s, "read")) ? "" : "  (not read)");
     }
 }

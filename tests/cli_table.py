@@ -101,12 +101,20 @@ class Stub(BaseHTTPRequestHandler):
          "max_ns": 5000000, "pct_time": 80.0, "gemm": True, "collective": False, "generic_gemm": False},
         {"name": "vec_add", "class": None, "calls": 2, "total_ns": 3125000, "avg_ns": 1562500.0, "min_ns": 1,
          "max_ns": 2000000, "pct_time": 20.0, "gemm": False, "collective": False, "generic_gemm": False}]}
+    # a kernel name from an untrusted trace: an escape sequence, an OSC title, an 8-bit CSI, a
+    # bidi override, a carriage return; none may reach the terminal
+    HOSTILE = {"run": "r2", "source": "run_metrics", "source_formats": ["rocprofv3-csv"], "kernels": [
+        {"name": "a\x1b[2J\x1b]0;pwned\x07b\u009b31mc\u202ed\re", "class": None, "calls": 1, "total_ns": 1,
+         "avg_ns": 1.0, "min_ns": 1, "max_ns": 1, "pct_time": 100.0, "gemm": False, "collective": False,
+         "generic_gemm": False}]}
     seen = []
 
     def do_GET(self):
         Stub.seen.append(self.path)
         if self.path.startswith("/runs/r1/kernels"):
             st, body = 200, self.KERNELS
+        elif self.path.startswith("/runs/r2/kernels"):
+            st, body = 200, self.HOSTILE
         elif self.path.startswith("/runs?"):
             st, body = 400, {"error": "bad_request", "detail": "limit: expected 1..1000"}
         else:
@@ -143,6 +151,10 @@ def exit_statuses_and_kernels():
                        ["2", "3.125", "1562.500", "20.00", "-", "vec_add"]], f"kernels table: {p.stdout}")
         p = run("kernels", "r1", "--url", url, "--format", "json")
         check(p.returncode == 0 and json.loads(p.stdout) == Stub.KERNELS, f"kernels --format json: {p.stdout[:300]}")
+        p = run("kernels", "r2", "--url", url)
+        bad = [c for c in p.stdout if ord(c) < 0x20 and c != "\n" or 0x7f <= ord(c) <= 0x9f or c == "\u202e"]
+        check(p.returncode == 0 and not bad and "a [2J ]0;pwned b 31mc d e" in p.stdout,
+              f"kernels: control characters reach the terminal: {p.stdout!r}")
     finally:
         srv.shutdown()
 
