@@ -20,7 +20,7 @@ struct kernels_job {
 void kernels_body_row(jw_out *j, const kernel_row *k) {
     jw_object_open(j);
     jw_key(j, "name");
-    jw_string(j, k->name);
+    jw_string_n(j, k->name, k->name_len);
     jw_key(j, "class");
     if (k->kernel_class) jw_string(j, k->kernel_class); else jw_null(j);
     jw_key(j, "calls");

@@ -29,7 +29,7 @@ void metrics_json_render(const run_metrics *m, int indent, strbuf *out) {
     for (size_t i = 0; i < m->n_top; i++) {
         jw_object_open(&j);
         jw_key(&j, "name");
-        jw_string(&j, m->top[i].name);
+        jw_string_n(&j, m->top[i].name, m->top[i].name_len);   /* (a NUL in a name is "\u0000", as json.dumps) */
         number(&j, "pct_time", m->top[i].pct_time, &bad);
         jw_object_close(&j);
     }

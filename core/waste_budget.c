@@ -120,7 +120,7 @@ void waste_budget_compute(const waste_inputs *in, run_metrics *m) {
     m->n_top = 0;
     for (size_t i = 0; idx && i < kt->count && i < TOP_KERNELS; i++) {
         const kernel_stat *k = &kt->items[idx[i]];
-        m->top[m->n_top++] = (top_kernel){k->name, (double)k->total_ns / total * 100.0};
+        m->top[m->n_top++] = (top_kernel){k->name, k->name_len, (double)k->total_ns / total * 100.0};
     }
     free(idx);
     m->attention = attention_of(kt);

@@ -12,7 +12,8 @@ enum { W_USEFUL_GPU, W_DATA_WAIT, W_HOST_GAP, W_COMM_EXCESS, W_MEMORY_HEADROOM, 
 extern const char *const WASTE_BUCKETS[W_COUNT];
 
 typedef struct top_kernel {
-    const char *name;          /* points into the kernel table */
+    const char *name;          /* points into the kernel table; name_len bytes (a NUL may be one) */
+    size_t name_len;
     double pct_time;
 } top_kernel;
 

@@ -65,7 +65,8 @@ int kernel_cursor_next(kernel_cursor *k, kernel_row *row) {
     if (rc != SQLITE_ROW) return -1;
     const unsigned char *name = sqlite3_column_text(k->q, 0);
     *row = (kernel_row){
-        .name = name ? (const char *)name : "", .calls = sqlite3_column_int64(k->q, 1),
+        .name = name ? (const char *)name : "", .name_len = name ? (size_t)sqlite3_column_bytes(k->q, 0) : 0,
+        .calls = sqlite3_column_int64(k->q, 1),
         .total_ns = sqlite3_column_int64(k->q, 2), .min_ns = sqlite3_column_int64(k->q, 3),
         .max_ns = sqlite3_column_int64(k->q, 4), .avg_ns = sqlite3_column_double(k->q, 5),
         .pct_time = sqlite3_column_double(k->q, 6), .kernel_class = (const char *)sqlite3_column_text(k->q, 8),

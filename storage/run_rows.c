@@ -129,7 +129,8 @@ int store_run_kernels(store_reader *r, const char *id, kernel_sort sort, int lim
     int n = 0, rc;
     while ((rc = store_reader_note(r, sqlite3_step(q))) == SQLITE_ROW) {
         kernel_row k = {
-            .name = col_text(q, 0), .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
+            .name = col_text(q, 0), .name_len = (size_t)sqlite3_column_bytes(q, 0),
+            .calls = sqlite3_column_int64(q, 1), .total_ns = sqlite3_column_int64(q, 2),
             .min_ns = sqlite3_column_int64(q, 3), .max_ns = sqlite3_column_int64(q, 4),
             .avg_ns = sqlite3_column_double(q, 5), .pct_time = sqlite3_column_double(q, 6),
             .kernel_class = col_text(q, 8),

@@ -187,6 +187,7 @@ bool store_get_run(store_reader *r, const char *id, run_row_fn fn, void *user);
 
 typedef struct kernel_row {
     const char *name;
+    size_t name_len;               /* its bytes (a NUL from the trace is one of them) */
     int64_t calls, total_ns, min_ns, max_ns;
     double avg_ns, pct_time;
     unsigned flags;                /* the stored name classes (INGEST_KF_* bits) */

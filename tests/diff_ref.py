@@ -172,6 +172,8 @@ def mutations(tmp):
             b[rng.randrange(len(b))] = rng.choice(b'\x00\xff\xc3",\n\r{}[]:0a\x85')
         yield "noise", bytes(b)
         yield "ff-lines", data.replace(b"\n", b"\x0c")
+        if b"Cijk_A" in data:      # a NUL inside kernel names: kept whole, as "\u0000" (it cut the name)
+            yield "nul-names", data.replace(b"Cijk_A", b"Cijk_\x00A")
         yield "nel", data.replace(b"\n", b"\xc2\x85")
 
     for name, data in sources.items():

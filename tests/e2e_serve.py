@@ -155,8 +155,11 @@ def test_backfill_metrics_and_listing(tmp):
     d = Daemon(tmp)
     gen(d.roots[0] / "r-a", seed=1)
     gen(d.roots[0] / "r-b", seed=2, extra=["--dialect", "rocprof", "--gzip"])
+    gen(d.roots[0] / "r-nul", seed=3)              # a NUL inside kernel names: kept whole everywhere
+    tr = d.roots[0] / "r-nul" / "trace.csv"
+    tr.write_bytes(tr.read_bytes().replace(b"Cijk_A", b"Cijk_\x00A"))
     d.start()
-    for rid in ("r-a", "r-b"):
+    for rid in ("r-a", "r-b", "r-nul"):
         d.wait_status(rid, "complete")
         st, h, body = d.get(f"/runs/{rid}/metrics")
         assert st == 200, st
@@ -167,12 +170,12 @@ def test_backfill_metrics_and_listing(tmp):
     st, _, lst = d.json("/runs")
     assert st == 200 and [r["id"] for r in lst["runs"]] == sorted([r["id"] for r in lst["runs"]],
         key=lambda i: [x["updated_at"] for x in lst["runs"] if x["id"] == i][0], reverse=True)
-    assert {r["id"] for r in lst["runs"]} == {"r-a", "r-b"} and lst["next_cursor"] is None
+    assert {r["id"] for r in lst["runs"]} == {"r-a", "r-b", "r-nul"} and lst["next_cursor"] is None
     assert all(r["tokens_per_sec"] > 0 and r["status"] == "complete" for r in lst["runs"])
-    st, _, p1 = d.json("/runs?limit=1")
-    assert len(p1["runs"]) == 1 and p1["next_cursor"]
-    st, _, p2 = d.json(f"/runs?limit=1&cursor={p1['next_cursor']}")
-    assert len(p2["runs"]) == 1 and p2["runs"][0]["id"] != p1["runs"][0]["id"] and p2["next_cursor"] is None
+    st, _, p1 = d.json("/runs?limit=2")
+    assert len(p1["runs"]) == 2 and p1["next_cursor"]
+    st, _, p2 = d.json(f"/runs?limit=2&cursor={p1['next_cursor']}")
+    assert len(p2["runs"]) == 1 and p2["runs"][0]["id"] not in [r["id"] for r in p1["runs"]] and p2["next_cursor"] is None
     st, _, f = d.json("/runs?status=failed")
     assert st == 200 and f["runs"] == []
     st, _, det = d.json("/runs/r-a")
@@ -200,6 +203,8 @@ def test_backfill_metrics_and_listing(tmp):
     st, _, k = d.json("/runs/r-a/kernels")
     assert abs(sum(x["pct_time"] for x in k["kernels"]) - 100) < 1e-6
     assert any(x["gemm"] for x in k["kernels"]) and any(x["collective"] for x in k["kernels"])
+    st, _, k = d.json("/runs/r-nul/kernels")          # (read back as a C string, "Cijk_" was cut short)
+    assert st == 200 and any(x["name"].startswith("Cijk_\x00A") for x in k["kernels"]), [x["name"] for x in k["kernels"]]
     assert d.stop() == 0
 
 
