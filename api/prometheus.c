@@ -1,4 +1,5 @@
 /* prometheus: exposition of daemon, process and per-run metrics. */
+#include "base/text_utf8.h"
 #include "api/prometheus.h"
 
 #include <dirent.h>
@@ -450,11 +451,16 @@ bool prometheus_labels_render(const char *spec, char **rendered, char *err, size
         while (*v == ' ' && v < p + item) v++;
         size_t vn = (size_t)(p + item - v);
         while (vn && v[vn - 1] == ' ') vn--;
+        if (!utf8_valid((const uint8_t *)v, vn)) {   /* the exposition is UTF-8: a scraper refuses it all */
+            snprintf(err, errlen, "label '%.*s': its value is not UTF-8", (int)kn, p);
+            strbuf_free(&b);
+            return false;
+        }
         if (b.len) strbuf_putc(&b, ',');
         strbuf_append(&b, p, kn);
         strbuf_append(&b, "=\"", 2);
         char val[256];
-        snprintf(val, sizeof val, "%.*s", (int)(vn < 255 ? vn : 255), v);
+        snprintf(val, sizeof val, "%.*s", (int)utf8_cut(v, vn, 255), v);   /* (never within a character) */
         label_value(&w, val);
         strbuf_putc(&b, '"');
         p += item;

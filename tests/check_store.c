@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text_utf8.h"
 #include "api/prometheus.h"
 #include "core/ingest_doc.h"
 #include "storage/retention.h"
@@ -347,6 +348,14 @@ START_TEST(store_ingest_list_and_state) {
     ck_assert(!prometheus_labels_render("__name__=x", &labels, err2, sizeof err2));
     ck_assert(!prometheus_labels_render("9a=x", &labels, err2, sizeof err2));
     ck_assert(!prometheus_labels_render("novalue", &labels, err2, sizeof err2));
+    ck_assert(!prometheus_labels_render("host=n\xff" "1", &labels, err2, sizeof err2));   /* not UTF-8 */
+    ck_assert(strstr(err2, "not UTF-8"));
+    char longv[400] = "host=";                                   /* a 300-byte value of 2-byte characters */
+    for (int i = 0; i < 150; i++) strcat(longv, "\xc3\xa9");
+    ck_assert(prometheus_labels_render(longv, &labels, err2, sizeof err2) && labels);
+    ck_assert(utf8_valid((const uint8_t *)labels, strlen(labels)));   /* cut at 254 bytes, never in a character */
+    free(labels);
+    labels = NULL;
     ck_assert(prometheus_labels_render("", &labels, err2, sizeof err2) && labels == NULL);
     strbuf_free(&out);
     store_close(st);
