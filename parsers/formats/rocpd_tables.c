@@ -175,12 +175,12 @@ static bool alloc_row(reader *rd, sqlite3_stmt *q) {
 }
 
 typedef struct query {
-    const char *what, *sql;
+    const char *what, *table, *sql;    /* table: the view or table the query reads */
     bool (*row)(reader *, sqlite3_stmt *);
 } query;
 
 static const query QUERIES[] = {
-    {"agents",
+    {"agents", "rocpd_info_agent",
      "SELECT absolute_index, name, vendor_name, product_name, "
      "CASE WHEN json_valid(extdata) THEN json_extract(extdata, '$.cu_count') END, "
      "CASE WHEN json_valid(extdata) THEN json_extract(extdata, '$.wave_front_size') END, "
@@ -188,15 +188,26 @@ static const query QUERIES[] = {
      "  FROM json_each(extdata, '$.mem_banks') b WHERE json_extract(b.value, '$.heap_type') IN (1, 2)) END "
      ", id FROM rocpd_info_agent WHERE type = 'GPU'",
      agent_row},
-    {"regions", "SELECT category, name, start, \"end\", tid, corr_id, pid, id FROM regions", region_row},
-    {"memory copies",
+    {"regions", "regions", "SELECT category, name, start, \"end\", tid, corr_id, pid, id FROM regions", region_row},
+    {"memory copies", "memory_copies",
      "SELECT name, start, \"end\", size, dst_agent_abs_index, src_agent_abs_index, COALESCE(stream_id, queue_id), "
      "corr_id, id FROM memory_copies",
      copy_row},
-    {"memory allocations",
+    {"memory allocations", "memory_allocations",
      "SELECT type, level, start, \"end\", size, agent_abs_index, corr_id, address, id FROM memory_allocations",
      alloc_row},
 };
+
+/* Whether the schema has a table or view named `name` (false also when that cannot be told). */
+static bool object_exists(sqlite3 *db, const char *name) {
+    sqlite3_stmt *q = NULL;
+    bool found = false;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = ?1", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC) == SQLITE_OK)
+        found = sqlite3_step(q) == SQLITE_ROW;
+    sqlite3_finalize(q);
+    return found;
+}
 
 bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, diag_list *diag,
                        rocpd_extra_counts *out) {
@@ -212,6 +223,13 @@ bool rocpd_read_extras(sqlg_db *g, const record_sink *sink, const char *label, d
                 break;
             }
             out->missing_views++;
+            /* absent: an older schema, nothing to read; present but not readable (its columns
+             * renamed, a broken view): the records it holds are lost, and said */
+            char why[160];
+            snprintf(why, sizeof why, "%s", sqlg_errmsg(g));   /* (before the next statement replaces it) */
+            if (object_exists(g->db, QUERIES[i].table))
+                diag_add(diag, "%s: %s (%s) cannot be read: %s; not read", label, QUERIES[i].table, QUERIES[i].what,
+                         why);
             continue;
         }
         int rc;
