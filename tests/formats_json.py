@@ -215,6 +215,28 @@ def check_rocpd_sqlite():
     expect(cus == {i: json.loads(x)["cu_count"] for i, _, x in gpus}, "compute units")
 
 
+def check_rocpd_sqlite_without_views():
+    """A database without the kernels view: dispatches from the tables, each on its agent's absolute
+    index (agent_id is the agent's row id; the two differ once CPU agents are numbered apart)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "9_results.db")
+        db = sqlite3.connect(path)
+        db.executescript("""
+            CREATE TABLE rocpd_info_agent(id, type, absolute_index, name);
+            INSERT INTO rocpd_info_agent VALUES (10, 'CPU', 0, 'cpu'), (11, 'GPU', 1, 'gfx942'), (12, 'GPU', 2, 'gfx942');
+            CREATE TABLE rocpd_info_kernel_symbol(id, kernel_name);
+            INSERT INTO rocpd_info_kernel_symbol VALUES (1, 'gemm'), (2, 'relu');
+            CREATE TABLE rocpd_kernel_dispatch(id, agent_id, kernel_id, queue_id, stream_id, start, "end");
+            INSERT INTO rocpd_kernel_dispatch VALUES (1, 12, 1, 3, NULL, 100, 200), (2, 11, 2, 3, NULL, 300, 350),
+                                                     (3, 99, 2, 3, NULL, 400, 450);
+        """)
+        db.commit()
+        db.close()
+        recs, err = records("rocpd-sqlite", path)
+    k = by_type(recs, "kernel_dispatch")
+    expect([(r["name"], r.get("device")) for r in k] == [("gemm", 2), ("relu", 1), ("relu", None)], f"{k} {err}")
+
+
 def check_rocpd_sqlite_copies():
     """Copies and allocations (the fixture has none): a database with the views' columns."""
     with tempfile.TemporaryDirectory() as d:

@@ -33,8 +33,11 @@ static const char *const QUERIES[] = {
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, grid_x, grid_y, grid_z, "
     "workgroup_x, workgroup_y, workgroup_z, lds_size, scratch_size, vgpr_count, sgpr_count, id FROM kernels",
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, id FROM kernels",
-    "SELECT ks.kernel_name, kd.start, kd.\"end\", kd.agent_id, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
-    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id",
+    /* (agent_id is rocpd_info_agent's row id: the device is that agent's absolute index, as the
+     * kernels view's agent_abs_index and the CSV's Agent_Id; no such agent: unknown) */
+    "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id "
+    "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id",
     NULL,
 };
 
