@@ -249,7 +249,8 @@ START_TEST(stats_reports) {
     read_text("rocprof-kernel-stats-csv",
               "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
               "\"gemm(unsigned int, float const*)\",1,331634184678,331634184678,90.0\n"
-              "\"other\",4,1000,250,10.0\n",
+              "\"other\",4,1000,250,10.0\n"
+              "\"not_whole\",4.04,1000,250,10.0\n",      /* no count of calls: skipped (it was 4) */
               6, &c, &f, &d);
     ck_assert_uint_eq(c.n, 2);
     ck_assert_str_eq(c.name[0], "gemm(unsigned int, float const*)");

@@ -72,9 +72,10 @@ static void stats_row(csv_rows *s, const csv_record *r) {
     i128 total, calls;
     if (!ns_cell(s, S_TOTAL, r, &total)) { csv_rows_skip(s, "total time not a non-negative number", r); return; }
     const csv_field *fc = csv_rows_field(s, S_CALLS, r);
-    i128 tenths;                     /* a count is whole: "4" or "4.0", never "4.5" */
+    i128 micro;                      /* a count is whole: "4" or "4.0", never "4.5" or "4.04" */
     if (!fc || !csv_rows_decimal_scaled(fc->text.data, fc->text.len, 0, &calls) || calls < 0 ||
-        !csv_rows_decimal_scaled(fc->text.data, fc->text.len, 1, &tenths) || tenths != calls * 10) {
+        calls > INT64_MAX / 1000000 || !csv_rows_decimal_scaled(fc->text.data, fc->text.len, 6, &micro) ||
+        micro != calls * 1000000) {
         csv_rows_skip(s, "calls not a non-negative integer", r);
         return;
     }
