@@ -93,6 +93,31 @@ START_TEST(msprof_quirky_cells) {
     strbuf_free(&c.text);
     read_facts_free(&facts);
     diag_free(&diag);
+    /* 100 counter columns: the cells past the 96 passed on are said to be left out */
+    strbuf wide = {0};
+    strbuf_append(&wide, "OP Type,Task Duration(us)", 25);
+    for (int i = 0; i < 100; i++) {
+        char col[16];
+        strbuf_append(&wide, col, (size_t)snprintf(col, sizeof col, ",c%d", i));
+    }
+    strbuf_append(&wide, "\nMatMul,1.0", 11);
+    for (int i = 0; i < 100; i++) strbuf_append(&wide, ",1", 2);
+    strbuf_append(&wide, "\n", 1);
+    memset(&c, 0, sizeof c);
+    diag_init(&diag);
+    memset(&facts, 0, sizeof facts);
+    st = msprof_op_csv_parser.open_records(&opt, "op_summary_2.csv", &sink, &facts, &diag);
+    msprof_op_csv_parser.feed(st, (const uint8_t *)wide.data, wide.len);
+    msprof_op_csv_parser.finish(st);
+    msprof_op_csv_parser.close(st);
+    ck_assert_uint_eq(c.n, 1);
+    named = false;
+    for (size_t i = 0; i < diag.count; i++) named |= strstr(diag.items[i], "1 row(s) with more than 96") != NULL;
+    ck_assert(named);
+    strbuf_free(&c.text);
+    strbuf_free(&wide);
+    read_facts_free(&facts);
+    diag_free(&diag);
 }
 END_TEST
 

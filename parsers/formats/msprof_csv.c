@@ -64,6 +64,7 @@ typedef struct state {
     bool have_type, have_duration;
     char *type_from_name;    /* reference file without a type column: its base name */
     uint64_t rows, skipped_type, skipped_duration, skipped_long, skipped_utf8, first_bad_line;
+    uint64_t fields_cut;     /* rows with more than MAX_FIELDS field cells: the rest not passed on */
     const char *first_bad_reason;
 } state;
 
@@ -217,7 +218,7 @@ static void on_record(void *user, const csv_record *r) {
     record rec = {.type = REC_NPU_OP, .line = r->line};
     record_field fields[MAX_FIELDS];
     size_t nf = 0;
-    bool have_dur = false;
+    bool have_dur = false, cut = false;
     if (s->type_from_name) rec.name = s->type_from_name, rec.name_len = strlen(s->type_from_name);
     for (size_t i = 0; i < r->n_all && i < s->n_cols; i++) {
         column *c = &s->cols[i];
@@ -261,10 +262,12 @@ static void on_record(void *user, const csv_record *r) {
         case ROLE_FIELD:
             if (c->model_id && n == 10 && !memcmp(p, "4294967295", 10)) break;   /* "no model" */
             if (nf < MAX_FIELDS) fields[nf++] = (record_field){c->key, p, n};
+            else cut = true;
             break;
         default: break;
         }
     }
+    s->fields_cut += cut;
     if (!rec.name || !rec.name_len) { skip_row(s, r->line, "no operator type", &s->skipped_type); return; }
     if (!have_dur) { skip_row(s, r->line, "duration missing or not a decimal", &s->skipped_duration); return; }
     rec.has |= RF_DURATION;
@@ -324,6 +327,9 @@ static void ms_finish(void *st) {
     if (bad)
         diag_add(s->diag, "%s: line %llu: %s; %llu row(s) skipped in all", s->label,
                  (unsigned long long)s->first_bad_line, s->first_bad_reason, (unsigned long long)bad);
+    if (s->fields_cut)
+        diag_add(s->diag, "%s: %llu row(s) with more than %u counter and identity cells: the cells past them are "
+                 "not read", s->label, (unsigned long long)s->fields_cut, MAX_FIELDS);
     s->facts->rows_used = s->rows;
     read_facts_skip(s->facts, "no operator type", s->skipped_type);
     read_facts_skip(s->facts, "duration missing or not a decimal", s->skipped_duration);
