@@ -193,7 +193,7 @@ size_t utf8_cut(const char *s, size_t n, size_t max) {
     return cut;
 }
 
-const char *term_text(const char *s, char *buf, size_t n) {
+const char *text_terminal(const char *s, char *buf, size_t n) {
     assert(n > 0);
     if (!s) s = "-";
     size_t k = 0;

@@ -32,7 +32,7 @@ size_t utf8_cut(const char *s, size_t n, size_t max);
  * and isolates (U+202A..U+202E, U+2066..U+2069) become a space, bytes that are not UTF-8 '?',
  * and the text is cut at a character boundary when it does not fit. For every untrusted string
  * the CLI prints (kernel names, paths, warnings, labels). NULL s: "-". Returns buf. */
-const char *term_text(const char *s, char *buf, size_t n);
+const char *text_terminal(const char *s, char *buf, size_t n);
 
 /* Python str.strip(): trims Unicode whitespace (str.isspace(), what float() strips too) from
  * valid UTF-8 text, in place by pointers. */

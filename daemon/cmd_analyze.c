@@ -20,7 +20,7 @@ static void print_scalar(FILE *out, const json_t *v) {
     if (!v || json_is_null(v)) fputs("-", out);
     else if (json_is_string(v)) {
         char b[4096];
-        fputs(term_text(json_string_value(v), b, sizeof b), out);
+        fputs(text_terminal(json_string_value(v), b, sizeof b), out);
     }
     else if (json_is_integer(v)) fprintf(out, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v)) fprintf(out, "%.6g", json_real_value(v));
@@ -156,7 +156,7 @@ int cmd_analyze(int argc, char **argv) {
     else if (!strcmp(format, "markdown")) fwrite(r.report_md.data, 1, r.report_md.len, stdout);
     else rc = print_table(stdout, r.json.data);
     char wb[4096];
-    for (size_t i = 0; i < r.diag.count; i++) fprintf(stderr, "warning: %s\n", term_text(r.diag.items[i], wb, sizeof wb));
+    for (size_t i = 0; i < r.diag.count; i++) fprintf(stderr, "warning: %s\n", text_terminal(r.diag.items[i], wb, sizeof wb));
     int empty = r.inventory.n == 0;
     run_analysis_free(&r);
     if (rc) return rc;

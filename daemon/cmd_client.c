@@ -203,7 +203,7 @@ int cmd_show(int argc, char **argv) {
     } else {
         char eb[384];
         const char *err = json_string_value(json_object_get(run, "error"));
-        if (err) err = term_text(err, eb, sizeof eb);
+        if (err) err = text_terminal(err, eb, sizeof eb);
         char title[512];
         snprintf(title, sizeof title, "run %s  %s  updated %s%s%s%s", o.id, json_string_value(json_object_get(run, "status")),
                  json_string_value(json_object_get(run, "updated_at")), err ? "  (" : "", err ? err : "", err ? ")" : "");
@@ -321,7 +321,7 @@ int cmd_kernels(int argc, char **argv) {
             else printf(" %7s", "-");
             const char *cls = json_string_value(json_object_get(k, "class"));
             char nb[1024];
-            printf("  %-13s %s\n", cls ? cls : "-", term_text(json_string_value(json_object_get(k, "name")), nb, sizeof nb));
+            printf("  %-13s %s\n", cls ? cls : "-", text_terminal(json_string_value(json_object_get(k, "name")), nb, sizeof nb));
         }
     }
     json_decref(doc);

@@ -12,8 +12,8 @@
 /* name cut at `width` bytes on a UTF-8 boundary (with "…") into out, control characters as
  * spaces and, when md, Markdown's table characters escaped. */
 static void name_text(const char *raw, size_t width, bool md, char *out, size_t n) {
-    char safe[1024];                       /* (C1 controls and bidi overrides too: term_text) */
-    const char *s = term_text(raw, safe, sizeof safe);
+    char safe[1024];                       /* (C1 controls and bidi overrides too: text_terminal) */
+    const char *s = text_terminal(raw, safe, sizeof safe);
     size_t len = strlen(s), cut = utf8_cut(s, len, width), k = 0;
     for (size_t i = 0; i < cut && k + 4 < n; i++) {
         unsigned char c = (unsigned char)s[i];

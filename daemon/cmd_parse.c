@@ -123,7 +123,7 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
             printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
             char wb[4096];
             for (size_t i = 0; i < json_array_size(w); i++)
-                printf("    - %s\n", term_text(json_string_value(json_array_get(w, i)), wb, sizeof wb));
+                printf("    - %s\n", text_terminal(json_string_value(json_array_get(w, i)), wb, sizeof wb));
             json_decref(run);
             json_decref(adoc);
         } else if (table) {

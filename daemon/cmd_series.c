@@ -25,9 +25,9 @@ static void encode(const char *key, char *out, size_t n) {
 }
 
 /* s for a table cell: "-" when absent, control characters (a newline or an escape sequence in a
- * sidecar's series label or a directory name; C1 controls and bidi overrides too: term_text) as
+ * sidecar's series label or a directory name; C1 controls and bidi overrides too: text_terminal) as
  * spaces, so a cell can neither break the table's lines nor drive the terminal. */
-static const char *cell(json_t *v, char *out, size_t n) { return term_text(json_string_value(v), out, n); }
+static const char *cell(json_t *v, char *out, size_t n) { return text_terminal(json_string_value(v), out, n); }
 
 /* v with prec decimals, or "-" when it is not a number. */
 static const char *num(json_t *v, int prec, char *out, size_t n) {

@@ -113,13 +113,13 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
         json_t *k = json_array_get(top, i);
         const char *name = str(k, "name");
         char nb[101];
-        fprintf(out, "    %6.2f%%  %s%s\n", num(k, "pct_time"), term_text(name, nb, sizeof nb), strlen(name) > 100 ? "..." : "");
+        fprintf(out, "    %6.2f%%  %s%s\n", num(k, "pct_time"), text_terminal(name, nb, sizeof nb), strlen(name) > 100 ? "..." : "");
     }
     json_t *w = json_object_get(m, "warnings");
     fprintf(out, "\n  warnings%s\n", json_array_size(w) ? "" : ": none");
     char wb[4096];
     for (size_t i = 0; i < json_array_size(w); i++)
-        fprintf(out, "    - %s\n", term_text(json_string_value(json_array_get(w, i)), wb, sizeof wb));
+        fprintf(out, "    - %s\n", text_terminal(json_string_value(json_array_get(w, i)), wb, sizeof wb));
 }
 
 static const char *const SOURCE_TEXT[][2] = {
@@ -152,10 +152,10 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
     for (size_t i = 0; i < json_array_size(artefacts); i++) {
         json_t *a = json_array_get(artefacts, i);
         char tb[4096];
-        fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? term_text(str(a, "path"), tb, sizeof tb) : "(no file)");
+        fprintf(out, "    %s: %s\n", str(a, "kind"), *str(a, "path") ? text_terminal(str(a, "path"), tb, sizeof tb) : "(no file)");
         if (!json_is_string(json_object_get(a, "format"))) {
             fprintf(out, "      not read%s%s\n", json_is_string(json_object_get(a, "error")) ? ": " : "",
-                    term_text(str(a, "error"), tb, sizeof tb));
+                    text_terminal(str(a, "error"), tb, sizeof tb));
             report_steps(out, a, metrics, step_time_s);
             continue;
         }
@@ -169,7 +169,7 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         fprintf(out, "      columns      ");
         if (!json_object_size(cols)) fprintf(out, " (none)");
         json_object_foreach(cols, q, v)
-            fprintf(out, " %s = %s;", q, json_is_string(v) ? term_text(json_string_value(v), tb, sizeof tb) : "(none)");
+            fprintf(out, " %s = %s;", q, json_is_string(v) ? text_terminal(json_string_value(v), tb, sizeof tb) : "(none)");
         fprintf(out, "\n      rows used     %lld\n", (long long)json_integer_value(json_object_get(a, "rows_used")));
         json_t *sk = json_object_get(a, "rows_skipped");
         fprintf(out, "      rows skipped ");
@@ -178,7 +178,7 @@ void report_reading(FILE *out, json_t *artefacts, json_t *metrics, double step_t
         fputc('\n', out);
         report_steps(out, a, metrics, step_time_s);
         if (json_is_string(json_object_get(a, "error")))
-            fprintf(out, "      first warning %s\n", term_text(str(a, "error"), tb, sizeof tb));
+            fprintf(out, "      first warning %s\n", text_terminal(str(a, "error"), tb, sizeof tb));
     }
 }
 
@@ -205,8 +205,8 @@ void report_sources(FILE *out, json_t *run) {
         fprintf(out, "  labels      ");
         json_object_foreach(labels, k, v) {
             char kb[256], vb[1024];
-            if (json_is_string(v)) fprintf(out, " %s=%s", term_text(k, kb, sizeof kb), term_text(json_string_value(v), vb, sizeof vb));
-            else fprintf(out, " %s=%g", term_text(k, kb, sizeof kb), json_is_boolean(v) ? (double)json_is_true(v) : json_number_value(v));
+            if (json_is_string(v)) fprintf(out, " %s=%s", text_terminal(k, kb, sizeof kb), text_terminal(json_string_value(v), vb, sizeof vb));
+            else fprintf(out, " %s=%g", text_terminal(k, kb, sizeof kb), json_is_boolean(v) ? (double)json_is_true(v) : json_number_value(v));
         }
         fputc('\n', out);
     }
@@ -235,7 +235,7 @@ void report_run_sources(FILE *out, json_t *sources) {
         json_t *s = json_array_get(sources, i);
         const char *fmt = json_string_value(json_object_get(s, "format"));
         char pb[4096];
-        fprintf(out, "    %s  %s%s\n", term_text(str(s, "path"), pb, sizeof pb), fmt ? fmt : "(no format)",
+        fprintf(out, "    %s  %s%s\n", text_terminal(str(s, "path"), pb, sizeof pb), fmt ? fmt : "(no format)",
                 json_is_true(json_object_get(s, "read")) ? "" : "  (not read)");
     }
 }

@@ -305,15 +305,15 @@ START_TEST(kernel_classification) {
 }
 END_TEST
 
-/* term_text: what the CLI prints of an untrusted string drives no terminal. */
+/* text_terminal: what the CLI prints of an untrusted string drives no terminal. */
 START_TEST(term_text_is_inert) {
     char b[64];
-    ck_assert_str_eq(term_text("gemm\x1b[2J\r\n\x7f", b, sizeof b), "gemm [2J   ");
-    ck_assert_str_eq(term_text("a\xc2\x9b" "31m" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d", b, sizeof b), "a 31mb c d");
-    ck_assert_str_eq(term_text("\xc0\x9b" "x\xff" "y", b, sizeof b), " x?y");      /* overlong ESC; not UTF-8 */
-    ck_assert_str_eq(term_text("caf\xc3\xa9 \xe4\xb8\xad", b, sizeof b), "caf\xc3\xa9 \xe4\xb8\xad");
-    ck_assert_str_eq(term_text("ab\xc3\xa9", b, 4), "ab");                   /* cut before a character */
-    ck_assert_str_eq(term_text(NULL, b, sizeof b), "-");
+    ck_assert_str_eq(text_terminal("gemm\x1b[2J\r\n\x7f", b, sizeof b), "gemm [2J   ");
+    ck_assert_str_eq(text_terminal("a\xc2\x9b" "31m" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d", b, sizeof b), "a 31mb c d");
+    ck_assert_str_eq(text_terminal("\xc0\x9b" "x\xff" "y", b, sizeof b), " x?y");      /* overlong ESC; not UTF-8 */
+    ck_assert_str_eq(text_terminal("caf\xc3\xa9 \xe4\xb8\xad", b, sizeof b), "caf\xc3\xa9 \xe4\xb8\xad");
+    ck_assert_str_eq(text_terminal("ab\xc3\xa9", b, 4), "ab");                   /* cut before a character */
+    ck_assert_str_eq(text_terminal(NULL, b, sizeof b), "-");
 }
 END_TEST
 
