@@ -9,9 +9,10 @@
 #include <stddef.h>
 
 #define DIAG_MAX 32
+#define DIAG_RESERVED 48   /* beyond DIAG_MAX, for diag_add_reserved's warnings only (every clamped and unknown number) */
 
 typedef struct diag_list {
-    char *items[DIAG_MAX];
+    char *items[DIAG_MAX + DIAG_RESERVED];
     size_t count;     /* stored items */
     size_t dropped;   /* warnings beyond DIAG_MAX, summarised on render */
     bool out_of_memory;   /* memory ran out: a diag_oom warning, or a warning lost for lack of it */
@@ -21,9 +22,10 @@ typedef struct diag_list {
 void diag_init(diag_list *d);
 /* Frees the warnings; d is empty again. */
 void diag_free(diag_list *d);
-/* Frees the newest warnings (counted in dropped) until n more fit: for warnings that must not
- * be lost to the bound, as the ones naming an unknown number reported as 0 (core/run_headline). */
-void diag_make_room(diag_list *d, size_t n);
+/* diag_add for a warning that must not be lost to the DIAG_MAX bound, as the ones naming a number
+ * reported as 0 (core/run_headline, core/waste_budget): it may use DIAG_RESERVED more entries
+ * (nothing already in the list is ever freed: a file's first warning is referred to). */
+void diag_add_reserved(diag_list *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* printf-style; never fails visibly (an allocation failure drops the warning and marks the
  * list out_of_memory). */
 void diag_add(diag_list *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

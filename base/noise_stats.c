@@ -206,6 +206,12 @@ void ns_welch(uint64_t na, double mean_a, double sd_a, uint64_t nb, double mean_
         return;
     }
     double va = sd_a * sd_a / (double)na, vb = sd_b * sd_b / (double)nb;
+    if (!isfinite(va + vb) || !isfinite(va * va + vb * vb)) {   /* a deviation whose square overflows (a
+                                                                 * file's 1e300): no interval, and no NaN
+                                                                 * degrees of freedom for the t quantile */
+        out->verdict = NS_UNKNOWN;
+        return;
+    }
     double se = sqrt(va + vb), half = 0.0;
     if (se > 0.0) {
         double df = (va + vb) * (va + vb) /
@@ -215,6 +221,10 @@ void ns_welch(uint64_t na, double mean_a, double sd_a, uint64_t nb, double mean_
     out->delta_pct = out->delta / mean_a * 100.0;
     out->ci_low_pct = (out->delta - half) / mean_a * 100.0;
     out->ci_high_pct = (out->delta + half) / mean_a * 100.0;
+    if (!isfinite(out->ci_low_pct) || !isfinite(out->ci_high_pct) || !isfinite(out->delta_pct)) {
+        out->verdict = NS_UNKNOWN;          /* (means far apart relative to mean_a) no interval, unknown */
+        return;
+    }
     out->has_ci = true;
     out->verdict = interval_verdict(out->ci_low_pct, out->ci_high_pct);
 }

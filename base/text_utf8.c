@@ -2,6 +2,7 @@
 #include "base/text_utf8.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -203,6 +204,7 @@ const char *text_terminal(const char *s, char *buf, size_t n) {
         size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
         for (size_t i = 1; i < len; i++)
             if ((p[i] & 0xC0) != 0x80) len = 0;           /* (a NUL ends the run too) */
+        if (len > 1 && !utf8_valid(p, len)) len = 0;       /* overlong, surrogate, past U+10FFFF: '?' */
         uint32_t cp = len == 1 ? c : len == 2 ? (uint32_t)(c & 0x1F) << 6 | (p[1] & 0x3F)
                     : len == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F) : 0x10000;
         bool blank = len && (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
@@ -215,4 +217,17 @@ const char *text_terminal(const char *s, char *buf, size_t n) {
     }
     buf[k] = '\0';
     return buf;
+}
+
+void text_terminal_put(FILE *out, const char *s) {
+    char b[512], piece[512];
+    if (!s) s = "-";
+    for (size_t left = strlen(s); left;) {  /* piece by piece, each cut at a character boundary */
+        size_t take = utf8_cut(s, left, sizeof piece - 1);
+        if (!take) take = left < sizeof piece - 1 ? left : sizeof piece - 1;   /* (continuation bytes: '?' each) */
+        memcpy(piece, s, take);
+        piece[take] = '\0';
+        fputs(text_terminal(piece, b, sizeof b), out);
+        s += take, left -= take;
+    }
 }

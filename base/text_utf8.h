@@ -10,6 +10,7 @@
 #define GOBLIN_TEXT_UTF8_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,8 @@ size_t utf8_cut(const char *s, size_t n, size_t max);
  * and the text is cut at a character boundary when it does not fit. For every untrusted string
  * the CLI prints (kernel names, paths, warnings, labels). NULL s: "-". Returns buf. */
 const char *text_terminal(const char *s, char *buf, size_t n);
+/* Writes the whole of s to out as text_terminal makes it (no length limit). */
+void text_terminal_put(FILE *out, const char *s);
 
 /* Python str.strip(): trims Unicode whitespace (str.isspace(), what float() strips too) from
  * valid UTF-8 text, in place by pointers. */

@@ -151,8 +151,9 @@ static bool verdict_of(const run_result *res, const run_analysis *an, run_headli
 
 /* A warning in RunMetrics' list naming a number the run does not give (the body keeps the
  * schema's 0 for it). */
+/* A number a client must not take as measured: never lost to the list's bound (diag_add_reserved). */
 static void unknown_warning(run_metrics *m, const char *field, const char *why) {
-    diag_add(&m->warnings, "%s unknown (%s): reported as 0", field, why);
+    diag_add_reserved(&m->warnings, "%s unknown (%s): reported as 0", field, why);
 }
 
 /* A run of another profiler does not miss goblin_runner's files: RunMetrics' "<kind> not
@@ -194,12 +195,6 @@ void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool ref
     const telemetry_summary *sm = &res->telemetry;
     for (int b = 0; b < W_COUNT && !reference_body; b++)
         if (waste_unknown & (1u << b)) m->waste[b] = 0.0;
-    /* these name the numbers a client must not take as measured: never lost to the list's
-     * bound (DIAG_MAX), the newest other warnings give way */
-    size_t n = (size_t)__builtin_popcount(waste_unknown) + !m->step_time.has + !tr->tokens_per_sec.has +
-               !tr->mfu_pct.has + (!m->gpu_util_known && !sm->gpu_util_pct.has) + !sm->hbm_peak_gb.has +
-               !sm->hbm_avg_gb.has;
-    diag_make_room(&m->warnings, n);
     if (!m->step_time.has) unknown_warning(m, "step time and waste_budget", "no ProfilerStep, range or timeline");
     if (!tr->tokens_per_sec.has)
         unknown_warning(m, "tokens_per_sec", "no tokens per step declared (metadata or " RUN_SIDECAR_NAME "), no step "
@@ -213,7 +208,7 @@ void run_headline_warn_unknown(run_result *res, unsigned waste_unknown, bool ref
     for (int b = 0; b < W_COUNT; b++) {
         if (!(waste_unknown & (1u << b))) continue;
         if (m->waste[b] == 0.0) unknown_warning(m, WASTE_BUCKETS[b], "an input of its formula is unknown");
-        else diag_add(&m->warnings, "%s unknown (an input of its formula is unknown): reported as goblin_runner's "
+        else diag_add_reserved(&m->warnings, "%s unknown (an input of its formula is unknown): reported as goblin_runner's "
                       "formula gives it with that input taken as 0, not a measurement", WASTE_BUCKETS[b]);
     }
 }

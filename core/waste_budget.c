@@ -167,17 +167,17 @@ void waste_budget_compute(const waste_inputs *in, run_metrics *m) {
 static void clamp(run_metrics *m, const char *field, double *v, double lo, double hi) {
     if (isnan(*v) || *v >= lo) {
         if (hi < 0 || !(*v > hi)) return;
-        diag_add(&m->warnings, "%s was %.17g, above the schema's maximum; reported as %g", field, *v, hi);
+        diag_add_reserved(&m->warnings, "%s was %.17g, above the schema's maximum; reported as %g", field, *v, hi);
         *v = hi;
         return;
     }
-    diag_add(&m->warnings, "%s was %.17g, below the schema's minimum; reported as %g", field, *v, lo);
+    diag_add_reserved(&m->warnings, "%s was %.17g, below the schema's minimum; reported as %g", field, *v, lo);
     *v = lo;
 }
 
 void waste_budget_clamp(run_metrics *m) {
     if (m->steps < 0) {
-        diag_add(&m->warnings, "steps was %lld, below the schema's minimum; reported as 0", (long long)m->steps);
+        diag_add_reserved(&m->warnings, "steps was %lld, below the schema's minimum; reported as 0", (long long)m->steps);
         m->steps = 0;
     }
     clamp(m, "tokens_per_sec", &m->tokens_per_sec, 0, -1);

@@ -18,10 +18,7 @@
 /* A scalar as table text. */
 static void print_scalar(FILE *out, const json_t *v) {
     if (!v || json_is_null(v)) fputs("-", out);
-    else if (json_is_string(v)) {
-        char b[4096];
-        fputs(text_terminal(json_string_value(v), b, sizeof b), out);
-    }
+    else if (json_is_string(v)) text_terminal_put(out, json_string_value(v));
     else if (json_is_integer(v)) fprintf(out, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v)) fprintf(out, "%.6g", json_real_value(v));
     else if (json_is_true(v)) fputs("yes", out);
@@ -38,10 +35,10 @@ static void print_object(FILE *out, const json_t *o, const char *prefix) {
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)o, k, v) {
-        char path[512];
+        char path[512], safe[512];       /* (keys may come from a file: msprof counter columns) */
         snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k);
         if (json_is_object(v) && json_object_size(v)) { print_object(out, v, path); continue; }
-        fprintf(out, "  %-40s ", path);
+        fprintf(out, "  %-40s ", text_terminal(path, safe, sizeof safe));
         print_scalar(out, v);
         fputc('\n', out);
     }
@@ -57,7 +54,10 @@ static void print_rows(FILE *out, const json_t *a) {
     const char *k;
     json_t *v;
     fputs(" ", out);
-    json_object_foreach((json_t *)first, k, v) fprintf(out, " %s", k);
+    json_object_foreach((json_t *)first, k, v) {
+        fputc(' ', out);
+        text_terminal_put(out, k);
+    }
     fputc('\n', out);
     for (size_t i = 0; i < json_array_size(a); i++) {
         const json_t *row = json_array_get(a, i);
@@ -72,7 +72,7 @@ static void print_rows(FILE *out, const json_t *a) {
 
 static int print_table(FILE *out, const char *json) {
     json_error_t err;
-    json_t *doc = json_load_checked(json, strlen(json), 0, &err, NULL);
+    json_t *doc = json_load_checked(json, strlen(json), JSON_ALLOW_NUL, &err, NULL);
     if (!doc) { fprintf(stderr, "goblind analyze: internal error: %s\n", err.text); return 1; }
     const char *key;
     json_t *v;
@@ -155,8 +155,11 @@ int cmd_analyze(int argc, char **argv) {
     if (!strcmp(format, "json")) { fwrite(r.json.data, 1, r.json.len, stdout); fputc('\n', stdout); }
     else if (!strcmp(format, "markdown")) fwrite(r.report_md.data, 1, r.report_md.len, stdout);
     else rc = print_table(stdout, r.json.data);
-    char wb[4096];
-    for (size_t i = 0; i < r.diag.count; i++) fprintf(stderr, "warning: %s\n", text_terminal(r.diag.items[i], wb, sizeof wb));
+    for (size_t i = 0; i < r.diag.count; i++) {
+        fputs("warning: ", stderr);
+        text_terminal_put(stderr, r.diag.items[i]);
+        fputc('\n', stderr);
+    }
     int empty = r.inventory.n == 0;
     run_analysis_free(&r);
     if (rc) return rc;

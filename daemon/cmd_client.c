@@ -135,7 +135,7 @@ json_t *client_fetch(const client_opts *o, const char *path, int ok, int *http_s
     get(o, path, &r);
     *http_status = r.status;
     if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); return NULL; }
-    json_t *doc = json_load_checked(r.body, r.len, 0, NULL, NULL);
+    json_t *doc = json_load_checked(r.body, r.len, JSON_ALLOW_NUL, NULL, NULL);
     if (r.status != ok) {
         const char *detail = json_string_value(json_object_get(doc, "detail"));
         fprintf(stderr, "goblind: %s: HTTP %d%s%s\n", path, r.status, detail ? ": " : "", detail ? detail : "");
@@ -194,7 +194,7 @@ int cmd_show(int argc, char **argv) {
     free(o.token);
     if (!run) { free(r.body); return client_refusal_status(st); }
     bool has_metrics = r.status == 200 || r.status == 422;
-    json_t *m = has_metrics ? json_load_checked(r.body, r.len, 0, NULL, NULL) : NULL;
+    json_t *m = has_metrics ? json_load_checked(r.body, r.len, JSON_ALLOW_NUL, NULL, NULL) : NULL;
     bool failed = r.status == 422;
     if (o.json) {
         json_t *both = json_pack("{s:O, s:O?}", "run", run, "metrics", m);
@@ -234,7 +234,7 @@ int cmd_forget(int argc, char **argv) {
     http_client_delete(&t, path, &r);
     free(o.token);
     if (!r.status) { fprintf(stderr, "goblind: %s\n", r.error); return 1; }
-    json_t *doc = json_load_checked(r.body, r.len, 0, NULL, NULL);
+    json_t *doc = json_load_checked(r.body, r.len, JSON_ALLOW_NUL, NULL, NULL);
     int ret = 0;
     if (r.status == 200) {
         printf("forgot run %s\n", o.id);
@@ -271,7 +271,7 @@ static int print_stored_doc(int argc, char **argv, const char *want, const char 
         if (r.len && r.body[r.len - 1] != '\n') fputc('\n', stdout);
         ret = r.status == 422 ? EXIT_RUN_FAILED : 0;
     } else {
-        json_t *doc = json_load_checked(r.body, r.len, 0, NULL, NULL);
+        json_t *doc = json_load_checked(r.body, r.len, JSON_ALLOW_NUL, NULL, NULL);
         const char *detail = json_string_value(json_object_get(doc, "detail"));
         fprintf(stderr, "goblind: %s: HTTP %d%s%s\n", path, r.status, detail ? ": " : "", detail ? detail : "");
         json_decref(doc);
@@ -320,8 +320,9 @@ int cmd_kernels(int argc, char **argv) {
             if (json_is_number(pct)) printf(" %7.2f", json_number_value(pct));
             else printf(" %7s", "-");
             const char *cls = json_string_value(json_object_get(k, "class"));
-            char nb[1024];
-            printf("  %-13s %s\n", cls ? cls : "-", text_terminal(json_string_value(json_object_get(k, "name")), nb, sizeof nb));
+            printf("  %-13s ", cls ? cls : "-");
+            text_terminal_put(stdout, json_string_value(json_object_get(k, "name")));
+            putchar('\n');
         }
     }
     json_decref(doc);

@@ -92,7 +92,8 @@ int cmd_compare(int argc, char **argv) {
     }
     if (md) printf("## %s → %s\n\n", o.id, o.id2);
     else printf("%s → %s\n", o.id, o.id2);
-    printf("%s\n", json_string_value(json_object_get(doc, "summary")));
+    text_terminal_put(stdout, json_string_value(json_object_get(doc, "summary")));   /* (it names kernels) */
+    putchar('\n');
     json_t *step = json_object_get(doc, "step_time");
     if (json_is_object(step)) {
         char a[48], c[48], ci[48];

@@ -38,7 +38,7 @@ static json_t *artefacts_json(const run_result *r) {
         if (a->format || k == ARTEFACT_TORCH_PROFILE) {      /* steps come from somewhere even without it */
             strbuf facts = {0};
             read_facts_render(run_result_facts(r, (artefact_kind)k), a->format != NULL, &facts);
-            json_t *f = json_load_checked(facts.data, facts.len, 0, NULL, NULL);
+            json_t *f = json_load_checked(facts.data, facts.len, JSON_ALLOW_NUL, NULL, NULL);
             json_object_update(o, f);
             json_decref(f);
             strbuf_free(&facts);
@@ -101,11 +101,11 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
     } else {
         strbuf out = {0};
         metrics_json_render(&r.metrics, table ? 0 : indent, &out);
-        json_t *doc = json_load_checked(out.data, out.len, 0, NULL, NULL);
+        json_t *doc = json_load_checked(out.data, out.len, JSON_ALLOW_NUL, NULL, NULL);
         if (explain) {
-            json_t *adoc = json_load_checked(an.json.data, an.json.len, 0, NULL, NULL);
+            json_t *adoc = json_load_checked(an.json.data, an.json.len, JSON_ALLOW_NUL, NULL, NULL);
             json_t *run = json_pack("{s:O?, s:o}", "sources", json_object_get(adoc, "sources"), "headline_sources",
-                                    json_load_checked(h.json.data, h.json.len, 0, NULL, NULL));
+                                    json_load_checked(h.json.data, h.json.len, JSON_ALLOW_NUL, NULL, NULL));
             json_object_set_new(run, "labels", json_deep_copy(json_object_get(json_object_get(run, "headline_sources"), "labels")));
             json_object_set(run, "headline_sources", json_object_get(json_object_get(run, "headline_sources"), "sources"));
             json_t *prof = json_array();
@@ -121,9 +121,11 @@ static int parse_any_profile(const char *dir, run_options opt, bool table, bool 
             report_run_sources(stdout, json_object_get(run, "sources"));
             json_t *w = json_object_get(doc, "warnings");
             printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
-            char wb[4096];
-            for (size_t i = 0; i < json_array_size(w); i++)
-                printf("    - %s\n", text_terminal(json_string_value(json_array_get(w, i)), wb, sizeof wb));
+            for (size_t i = 0; i < json_array_size(w); i++) {
+                fputs("    - ", stdout);
+                text_terminal_put(stdout, json_string_value(json_array_get(w, i)));
+                putchar('\n');
+            }
             json_decref(run);
             json_decref(adoc);
         } else if (table) {
@@ -252,17 +254,21 @@ int cmd_parse(int argc, char **argv) {
     strbuf out = {0};
     metrics_json_render(&r.metrics, table ? 0 : (int)indent, &out);
     if (explain) {
-        json_t *doc = json_load_checked(out.data, out.len, 0, NULL, NULL);
+        json_t *doc = json_load_checked(out.data, out.len, JSON_ALLOW_NUL, NULL, NULL);
         json_t *artefacts = artefacts_json(&r);
         printf("run directory %s (%s heuristics)\n\n", dir, opt.parse.seed_compat ? "--compat seed" : "default");
         report_reading(stdout, artefacts, doc, r.metrics.step_time.has ? r.metrics.step_time.v : 0.0);
         json_t *w = json_object_get(doc, "warnings");
         printf("\n  warnings%s\n", json_array_size(w) ? "" : ": none");
-        for (size_t i = 0; i < json_array_size(w); i++) printf("    - %s\n", json_string_value(json_array_get(w, i)));
+        for (size_t i = 0; i < json_array_size(w); i++) {
+            fputs("    - ", stdout);
+            text_terminal_put(stdout, json_string_value(json_array_get(w, i)));
+            putchar('\n');
+        }
         json_decref(artefacts);
         json_decref(doc);
     } else if (table) {                    /* one rendering path: the table reads the JSON */
-        json_t *doc = json_load_checked(out.data, out.len, 0, NULL, NULL);
+        json_t *doc = json_load_checked(out.data, out.len, JSON_ALLOW_NUL, NULL, NULL);
         char title[4200];
         snprintf(title, sizeof title, "run directory %s", dir);
         json_t *known = known_of(&r, false);      /* (no verdict without the analysis: the daemon gives it) */

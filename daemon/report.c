@@ -117,9 +117,11 @@ void report_metrics(FILE *out, const char *title, json_t *m, json_t *known, bool
     }
     json_t *w = json_object_get(m, "warnings");
     fprintf(out, "\n  warnings%s\n", json_array_size(w) ? "" : ": none");
-    char wb[4096];
-    for (size_t i = 0; i < json_array_size(w); i++)
-        fprintf(out, "    - %s\n", text_terminal(json_string_value(json_array_get(w, i)), wb, sizeof wb));
+    for (size_t i = 0; i < json_array_size(w); i++) {
+        fputs("    - ", out);
+        text_terminal_put(out, json_string_value(json_array_get(w, i)));
+        fputc('\n', out);
+    }
 }
 
 static const char *const SOURCE_TEXT[][2] = {

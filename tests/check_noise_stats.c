@@ -43,6 +43,14 @@ START_TEST(welch_interval_by_hand) {
     ns_welch(10, 100, 0, 10, 101, 0, 0.05, &r);          /* no spread: any change is real */
     ck_assert_int_eq(r.verdict, NS_SLOWER);
     ck_assert_str_eq(ns_verdict_name(NS_WITHIN_NOISE), "within_noise");
+    ns_welch(10, 100, 1e300, 12, 110, 12, 0.05, &r);     /* a deviation whose square overflows: the NaN */
+    ck_assert_int_eq(r.verdict, NS_UNKNOWN);              /* degrees of freedom aborted on an assert; now */
+    ck_assert(!r.has_ci);                                 /* no interval, unknown (never [null, null]) */
+    ns_welch(10, 100, 1e160, 12, 110, 12, 0.05, &r);     /* finite va, its square not */
+    ck_assert_int_eq(r.verdict, NS_UNKNOWN);
+    ns_welch(10, 1e-300, 1, 12, 1e300, 1, 0.05, &r);     /* a change past a double, in percent */
+    ck_assert_int_eq(r.verdict, NS_UNKNOWN);
+    ck_assert(!r.has_ci);
 }
 END_TEST
 

@@ -37,6 +37,7 @@ START_TEST(us_to_ns_is_exact) {
     ck_assert(!msprof_us_to_ns("8166776806102523123120990578362437075", 37, &v));
     ck_assert(msprof_us_to_ns("9223372036854775", 16, &v) && v == (i128)9223372036854775000LL);
     ck_assert(!msprof_us_to_ns("9223372036854776", 16, &v));
+    ck_assert(!msprof_us_to_ns("9223372036854775.9995", 21, &v));   /* its fraction past INT64_MAX */
 }
 END_TEST
 

@@ -306,11 +306,12 @@ START_TEST(kernel_classification) {
 END_TEST
 
 /* text_terminal: what the CLI prints of an untrusted string drives no terminal. */
-START_TEST(term_text_is_inert) {
+START_TEST(text_terminal_is_inert) {
     char b[64];
     ck_assert_str_eq(text_terminal("gemm\x1b[2J\r\n\x7f", b, sizeof b), "gemm [2J   ");
     ck_assert_str_eq(text_terminal("a\xc2\x9b" "31m" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d", b, sizeof b), "a 31mb c d");
-    ck_assert_str_eq(text_terminal("\xc0\x9b" "x\xff" "y", b, sizeof b), " x?y");      /* overlong ESC; not UTF-8 */
+    ck_assert_str_eq(text_terminal("\xc0\x9b" "x\xff" "y", b, sizeof b), "??x?y");    /* an overlong ESC, 0xff: not UTF-8 */
+    ck_assert_str_eq(text_terminal("\xed\xa0\x80" "\xf5\x80\x80\x80", b, sizeof b), "???????");   /* surrogate, past U+10FFFF */
     ck_assert_str_eq(text_terminal("caf\xc3\xa9 \xe4\xb8\xad", b, sizeof b), "caf\xc3\xa9 \xe4\xb8\xad");
     ck_assert_str_eq(text_terminal("ab\xc3\xa9", b, 4), "ab");                   /* cut before a character */
     ck_assert_str_eq(text_terminal(NULL, b, sizeof b), "-");
@@ -331,7 +332,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, column_pick_order);
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
-    tcase_add_test(tc, term_text_is_inert);
+    tcase_add_test(tc, text_terminal_is_inert);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -205,6 +205,12 @@ def test_backfill_metrics_and_listing(tmp):
     assert any(x["gemm"] for x in k["kernels"]) and any(x["collective"] for x in k["kernels"])
     st, _, k = d.json("/runs/r-nul/kernels")          # (read back as a C string, "Cijk_" was cut short)
     assert st == 200 and any(x["name"].startswith("Cijk_\x00A") for x in k["kernels"]), [x["name"] for x in k["kernels"]]
+    # and the CLI reads those bodies (jansson refuses \u0000 unless told): a table, not "not JSON"
+    url = d.base.split("//", 1)[1]
+    for cmd in (["kernels", "r-nul"], ["show", "r-nul"]):
+        p = subprocess.run([GOBLIND, *cmd, "--url", url], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0 and "Cijk_" in p.stdout and "\x00" not in p.stdout, (cmd, p.returncode, p.stdout[-300:],
+                                                                                        p.stderr[-300:])
     assert d.stop() == 0
 
 

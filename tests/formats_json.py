@@ -235,6 +235,20 @@ def check_rocpd_sqlite_without_views():
         recs, err = records("rocpd-sqlite", path)
     k = by_type(recs, "kernel_dispatch")
     expect([(r["name"], r.get("device")) for r in k] == [("gemm", 2), ("relu", 1), ("relu", None)], f"{k} {err}")
+    with tempfile.TemporaryDirectory() as d:    # no agent table at all: the kernels still, on no device
+        path = os.path.join(d, "9_results.db")
+        db = sqlite3.connect(path)
+        db.executescript("""
+            CREATE TABLE rocpd_info_kernel_symbol(id, kernel_name);
+            INSERT INTO rocpd_info_kernel_symbol VALUES (1, 'gemm');
+            CREATE TABLE rocpd_kernel_dispatch(id, agent_id, kernel_id, queue_id, stream_id, start, "end");
+            INSERT INTO rocpd_kernel_dispatch VALUES (1, 12, 1, 3, NULL, 100, 200);
+        """)
+        db.commit()
+        db.close()
+        recs, err = records("rocpd-sqlite", path)
+    k = by_type(recs, "kernel_dispatch")
+    expect([(r["name"], r.get("device")) for r in k] == [("gemm", None)], f"{k} {err}")
 
 
 def check_rocpd_sqlite_copies():
@@ -353,6 +367,11 @@ def check_nvidia_smi_units():
                     "2025/01/01 00:00:01.000, 0, 841 MiB, 70.5 W, 50 %\n")
         tel = by_type(records("nvidia-smi-csv", path)[0], "telemetry_sample")
         expect(["vram_used_bytes" in t for t in tel] == [False, True] and tel[1]["vram_used_bytes"] == 841 * 2**20, str(tel))
+        with open(path, "w") as f:           # a cell's unit that is its column's: read ("MB" is nvidia-smi's MiB)
+            f.write("timestamp, index, memory.used [GiB], memory.total [MB], utilization.gpu [%]\n"
+                    "2025/01/01 00:00:00.000, 0, 1.5 GiB, 4096 MB, 50 %\n")
+        tel = by_type(records("nvidia-smi-csv", path)[0], "telemetry_sample")
+        expect(tel[0]["vram_used_bytes"] == 1.5 * 2**30 and tel[0]["vram_total_bytes"] == 4096 * 2**20, str(tel))
         with open(path, "w") as f:
             f.write("timestamp,index,memory.used [GHz],power.draw [W],utilization.gpu [%]\n"
                     "2025/01/01 00:00:00.000,0,5,70,50\n")

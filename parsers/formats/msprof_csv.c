@@ -123,7 +123,7 @@ bool msprof_us_to_ns(const char *p, size_t n, i128 *out) {
         }
         if (round_up) v += 1;
     }
-    if (i != n || digits == 0) return false;
+    if (i != n || digits == 0 || v > INT64_MAX) return false;   /* (the fraction's rounding too) */
     *out = v;
     return true;
 }

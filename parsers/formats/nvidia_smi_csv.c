@@ -57,7 +57,6 @@ typedef struct state {
     csv_columns cols;
     uint64_t rows_used, repeated_headers, vram_bad, util_bad;
     double vram_to_mib, total_to_mib, power_to_w;   /* the header's unit (header_unit): 1 for nvidia-smi's own */
-    const char *vram_cell_unit;        /* the unit a memory cell may carry ("mib"; NULL: none allowed) */
     uint64_t time_bad, time_bad_line;  /* timestamps present but unreadable; the first's line */
     char time_bad_text[48];
 } state;
@@ -74,18 +73,30 @@ typedef struct ns_pair {
 
 static bool is_pair(const void *st) { return *(const unsigned *)st == NS_PAIR_MAGIC; }
 
+/* The factor of unit word w[0..n) to nvidia-smi's own unit (MiB for memory, W for power);
+ * 0: not a unit of that quantity known here. */
+static double unit_factor(const char *w, size_t n, bool memory) {
+    static const struct { const char *unit; double mem, power; } UNITS[] = {
+        {"mib", 1.0, 0}, {"mb", 1.0, 0}, {"gib", 1024.0, 0}, {"gb", 1024.0, 0}, {"kib", 1.0 / 1024, 0},
+        {"kb", 1.0 / 1024, 0}, {"bytes", 1.0 / 1048576, 0}, {"b", 1.0 / 1048576, 0},
+        {"w", 0, 1.0}, {"mw", 0, 1e-3}, {"kw", 0, 1e3}};
+    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
+        if (strlen(UNITS[i].unit) == n && !strncasecmp(w, UNITS[i].unit, n)) return memory ? UNITS[i].mem : UNITS[i].power;
+    return 0.0;
+}
+
 /* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
- * unit word (letters or '%') removed, then Python's float() grammar. `unit` (lower-case):
- * the only unit word the cell may carry ("1.5 GiB" under a MiB column is no MiB value);
- * NULL: any. */
-static bool value_number(const csv_field *f, const char *unit, double *v) {
+ * unit word (letters or '%') removed, then Python's float() grammar. A memory column's
+ * (memory_factor > 0) cell may carry only a unit of that factor ("1.5 GiB" under a MiB column
+ * is no MiB value; "841 MB" under [MB] is). */
+static bool value_number(const csv_field *f, double memory_factor, double *v) {
     if (!f || f->truncated) return false;
     const char *p = f->text.data ? f->text.data : "";
     size_t n = f->text.len;
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
     size_t end = n;
     while (n && ((p[n - 1] >= 'A' && p[n - 1] <= 'Z') || (p[n - 1] >= 'a' && p[n - 1] <= 'z') || p[n - 1] == '%')) n--;
-    if (unit && end > n && (end - n != strlen(unit) || strncasecmp(p + n, unit, end - n) != 0)) return false;
+    if (memory_factor > 0 && end > n && unit_factor(p + n, end - n, true) != memory_factor) return false;
     return n && py_number(p, n, v);
 }
 
@@ -106,13 +117,8 @@ static double header_unit(const char *name, bool memory) {
         w = name + len - n;
         if (n == len) return 1.0;          /* one word: "memory.used"-like names say no unit */
     }
-    static const struct { const char *unit; double mem, power; } UNITS[] = {
-        {"mib", 1.0, 0}, {"mb", 1.0, 0}, {"gib", 1024.0, 0}, {"gb", 1024.0, 0}, {"kib", 1.0 / 1024, 0},
-        {"kb", 1.0 / 1024, 0}, {"bytes", 1.0 / 1048576, 0}, {"b", 1.0 / 1048576, 0},
-        {"w", 0, 1.0}, {"mw", 0, 1e-3}, {"kw", 0, 1e3}};
-    for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++)
-        if (strlen(UNITS[i].unit) == n && !strncasecmp(w, UNITS[i].unit, n)) return memory ? UNITS[i].mem : UNITS[i].power;
-    return bracket ? 0.0 : 1.0;
+    double f = unit_factor(w, n, memory);
+    return f ? f : bracket ? 0.0 : 1.0;
 }
 
 /* A row that repeats the header (a cell of a chosen column is the column's own name). */
@@ -143,7 +149,6 @@ static void on_header(state *s, const csv_record *r) {
     s->vram_to_mib = header_unit(s->cols.name[C_VRAM], true);
     s->total_to_mib = header_unit(s->cols.name[C_TOTAL], true);
     s->power_to_w = header_unit(s->cols.name[C_POWER], false);
-    s->vram_cell_unit = s->vram_to_mib == 1.0 ? "mib" : "";
     if (s->cols.name[C_VRAM] && !s->vram_to_mib)
         diag_add(s->diag, "%s: line %llu: memory column '%s' is in a unit not known here; not read", s->label,
                  (unsigned long long)r->line, s->cols.name[C_VRAM]);
@@ -165,23 +170,23 @@ static void on_record(void *user, const csv_record *r) {
     record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
     double v;
     unsigned long long bytes;
-    if (s->vram_to_mib && value_number(csv_columns_field(&s->cols, C_VRAM, r), s->vram_cell_unit, &v) && v >= 0) {
+    if (s->vram_to_mib && value_number(csv_columns_field(&s->cols, C_VRAM, r), s->vram_to_mib, &v) && v >= 0) {
         v *= s->vram_to_mib;
         rec.vram_gib = v / 1024.0;
         rec.has |= RF_VRAM;
         if (telemetry_mib_to_bytes(v, &bytes)) rec.vram_used_bytes = bytes, rec.has |= RF_VRAM_BYTES;
     } else if (s->cols.col[C_VRAM] >= 0) s->vram_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), NULL, &v) && v >= 0 && v <= 100) {
+    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), 0, &v) && v >= 0 && v <= 100) {
         rec.util_pct = v;
         rec.has |= RF_UTIL;
     } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), NULL, &v) && v >= 0 && v < 65536) {
+    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), 0, &v) && v >= 0 && v < 65536) {
         rec.device = (int64_t)v;
         rec.has |= RF_DEVICE;
     }
     const csv_field *f;
     if ((rec.has & RF_VRAM_BYTES) && s->total_to_mib &&
-        value_number(csv_columns_field(&s->cols, C_TOTAL, r), s->total_to_mib == 1.0 ? "mib" : "", &v) &&
+        value_number(csv_columns_field(&s->cols, C_TOTAL, r), s->total_to_mib, &v) &&
         telemetry_mib_to_bytes(v * s->total_to_mib, &bytes))
         rec.vram_total_bytes = bytes, rec.has |= RF_VRAM_TOTAL;
     if (s->power_to_w && (f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated &&

@@ -38,6 +38,9 @@ static const char *const QUERIES[] = {
     "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id "
     "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id",
+    /* (no agent table at all: the kernels still, on no known device) */
+    "SELECT ks.kernel_name, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id",
     NULL,
 };
 
