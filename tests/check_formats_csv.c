@@ -229,9 +229,12 @@ START_TEST(allocations_and_counters) {
               "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\"Grid_Size\","
               "\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\","
               "\"Accum_VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n"
-              "1,5,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",16384.500000,10,30\n",
+              "1,5,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",16384.500000,10,30\n"
+              /* saturated times: the value without them (their difference wrapped) */
+              "1,6,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",1,-1e40,1e40\n",
               4, &c, &f, &d);
-    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert(c.r[0].duration_ns == 20 && !(c.r[1].has & (RF_START | RF_DURATION)));
     ck_assert_str_eq(c.name[0], "SQ_WAVES");
     ck_assert(c.r[0].number == 16384.5);
     ck_assert_int_eq(c.r[0].device, 1);

@@ -25,14 +25,20 @@ static const char *const CORR[] = {"Correlation_Id", "correlation_id", NULL};
 static const char *const PID[] = {"Process_Id", "process_id", "Pid", NULL};
 static const char *const TID[] = {"Thread_Id", "thread_id", "Tid", NULL};
 
+/* Whether timestamps b and e are within ±2^62 ns: integer() saturates, and e - b of two such
+ * would wrap (every row's start and end go through this before their difference is taken). */
+static bool times_in_range(i128 b, i128 e) {
+    const i128 lim = (i128)1 << 62;
+    return b >= -lim && b <= lim && e >= -lim && e <= lim;
+}
+
 /* Start and end of a row: RF_START/RF_END/RF_DURATION when both are integers and end >=
  * start; false (row skipped with a reason) when one is missing or end < start. */
 static bool span(csv_rows *s, size_t qs, size_t qe, const csv_record *r, record *rec) {
     i128 b, e;
     bool hb = csv_rows_int(s, qs, r, &b), he = csv_rows_int(s, qe, r, &e);
     if (!hb || !he) { csv_rows_skip(s, "no integer start and end timestamps", r); return false; }
-    const i128 lim = (i128)1 << 62;      /* (integer() saturates: e - b of two such would wrap) */
-    if (b < -lim || b > lim || e < -lim || e > lim) { csv_rows_skip(s, "timestamp beyond 2^62 ns", r); return false; }
+    if (!times_in_range(b, e)) { csv_rows_skip(s, "timestamp beyond 2^62 ns", r); return false; }
     if (e < b) { csv_rows_skip(s, "end timestamp before start", r); return false; }
     rec->start_ns = b, rec->end_ns = e, rec->duration_ns = e - b;
     rec->has |= RF_START | RF_END | RF_DURATION;
@@ -211,7 +217,7 @@ static void counter_row(csv_rows *s, const csv_record *r) {
     pid_tid(s, CC_PID, CC_TID, r, &rec);
     correlation(s, CC_CORR, r, &rec);
     i128 b, e;
-    if (csv_rows_int(s, CC_START, r, &b) && csv_rows_int(s, CC_END, r, &e) && e >= b)
+    if (csv_rows_int(s, CC_START, r, &b) && csv_rows_int(s, CC_END, r, &e) && times_in_range(b, e) && e >= b)
         rec.start_ns = b, rec.end_ns = e, rec.duration_ns = e - b, rec.has |= RF_START | RF_END | RF_DURATION;
     /* the dispatch the value belongs to, and its kernel, as named fields */
     record_field f[2];
