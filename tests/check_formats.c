@@ -298,6 +298,37 @@ START_TEST(nvidia_smi_rows_become_samples) {
 }
 END_TEST
 
+/* A cell's unit word must be its column's: "65 mW" under [W] is no 65 W, "22 MiB" no
+ * utilisation, "0 W" no index; a header in mW takes cells in mW. */
+START_TEST(nvidia_smi_cells_take_only_their_columns_units) {
+    const char *csv = "timestamp, index, utilization.gpu [%], power.draw [W], temperature.gpu\n"
+                      "2023/06/22 18:56:56.252, 0, 22 %, 65.5 W, 40\n"
+                      "2023/06/22 18:56:57.252, 1 W, 22 MiB, 65 mW, 40 F\n";
+    const char *mw = "timestamp, index, power.draw [mW]\n"
+                     "2023/06/22 18:56:58.252, 2, 65000 mW\n"
+                     "2023/06/22 18:56:59.252, 3, 65 W\n";
+    const uint32_t readings = RF_UTIL | RF_POWER | RF_TEMP | RF_DEVICE;
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 8) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("nvidia-smi-csv", csv, chunk, 0, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);
+        ck_assert_uint_eq(c.r[0].has & readings, readings);
+        ck_assert(c.r[0].util_pct == 22.0 && c.r[0].power_w == 65.5 && c.r[0].temp_c == 40.0);
+        ck_assert_uint_eq(c.r[1].has & readings, 0);                     /* every unit foreign: unknown */
+        diag_free(&d);
+        read_facts_free(&f);
+        read_bytes("nvidia-smi-csv", mw, chunk, 0, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 2);
+        ck_assert(c.r[0].device == 2 && (c.r[0].has & RF_POWER) && c.r[0].power_w == 65.0);
+        ck_assert(c.r[1].device == 3 && !(c.r[1].has & RF_POWER));     /* W under [mW]: no reading */
+        diag_free(&d);
+        read_facts_free(&f);
+    }
+}
+END_TEST
+
 /* The rocpd database fixture through the reader, alone in a run directory the way
  * rocprofv3 leaves it (<host>/<pid>_results.db): its kernels, by the descriptor-reading entry. */
 START_TEST(rocpd_database_gives_kernel_records) {
@@ -408,6 +439,7 @@ Suite *formats_suite(void) {
     tcase_add_test(tc, telemetry_rows_become_samples);
     tcase_add_test(tc, telemetry_line_ends_at_every_chunking);
     tcase_add_test(tc, nvidia_smi_rows_become_samples);
+    tcase_add_test(tc, nvidia_smi_cells_take_only_their_columns_units);
     tcase_add_test(tc, copy_kind_every_spelling);
     tcase_add_test(tc, torch_trace_events_only_when_named);
     suite_add_tcase(s, tc);

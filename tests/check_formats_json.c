@@ -66,15 +66,24 @@ static bool warned(const diag_list *d, const char *needle) {
 
 START_TEST(telemetry_numbers_and_units) {
     double v;
-    ck_assert(telemetry_number(" 841 MiB", 8, &v) && v == 841.0);
-    ck_assert(telemetry_number("22 %", 4, &v) && v == 22.0);
-    ck_assert(telemetry_number("65.5W", 5, &v) && v == 65.5);
-    ck_assert(telemetry_number("387.26", 6, &v) && v == 387.26);
-    ck_assert(!telemetry_number("[N/A]", 5, &v));
-    ck_assert(!telemetry_number("N/A", 3, &v));
-    ck_assert(!telemetry_number("N/A (Secondary die)", 19, &v));
-    ck_assert(!telemetry_number("", 0, &v));
-    ck_assert(!telemetry_number("nan", 3, &v));
+    ck_assert(telemetry_number(" 841 MiB", 8, "MB MiB", &v) && v == 841.0);
+    ck_assert(telemetry_number("22 %", 4, "%", &v) && v == 22.0);
+    ck_assert(telemetry_number("65.5W", 5, "W", &v) && v == 65.5);
+    ck_assert(telemetry_number("65.5 w", 6, "W", &v) && v == 65.5);          /* case ignored */
+    ck_assert(telemetry_number("387.26", 6, "", &v) && v == 387.26);
+    ck_assert(telemetry_number("387.26", 6, "W", &v) && v == 387.26);         /* a bare number: the column's unit */
+    ck_assert(!telemetry_number("[N/A]", 5, "W", &v));
+    ck_assert(!telemetry_number("N/A", 3, "W", &v));
+    ck_assert(!telemetry_number("N/A (Secondary die)", 19, "W", &v));
+    ck_assert(!telemetry_number("", 0, "W", &v));
+    ck_assert(!telemetry_number("nan", 3, "W", &v));
+    /* a unit the column does not have is no number of its unit */
+    ck_assert(!telemetry_number("65 mW", 5, "W", &v));
+    ck_assert(!telemetry_number("1.5 GiB", 7, "MB MiB", &v));
+    ck_assert(!telemetry_number("22 %", 4, "W", &v));
+    ck_assert(!telemetry_number("841 MiB", 7, "", &v));
+    ck_assert(!telemetry_number("841 MiBs", 8, "MB MiB", &v));               /* a listed unit's prefix is not it */
+    ck_assert(!telemetry_number("65 F", 4, "C", &v));
     unsigned long long b;
     ck_assert(telemetry_mib_to_bytes(841.0, &b) && b == 841ull << 20);
     ck_assert(telemetry_mib_to_bytes(0.5, &b) && b == 524288);
@@ -98,6 +107,14 @@ START_TEST(telemetry_timestamps) {
     ck_assert(!telemetry_time_ns("2025-09-08T17:26:50+25:00", 25, &t));
     ck_assert(!telemetry_time_ns("2025-09-08T17:26:50+08:", 23, &t));
     ck_assert(!telemetry_time_ns("2024-13-01 10:00:00", 19, &t));
+    /* a day past its month's end is no date (timegm would roll "02-31" into March) */
+    ck_assert(!telemetry_time_ns("2025-02-31 10:00:00", 19, &t));
+    ck_assert(!telemetry_time_ns("2023-02-29 10:00:00", 19, &t));
+    ck_assert(!telemetry_time_ns("2100-02-29 10:00:00", 19, &t));
+    ck_assert(!telemetry_time_ns("2025-04-31 10:00:00", 19, &t));
+    ck_assert(telemetry_time_ns("2024-02-29 00:00:00", 19, &t) && t == (i128)1709164800 * 1000000000);
+    ck_assert(telemetry_time_ns("2000-02-29 00:00:00", 19, &t) && t == (i128)951782400 * 1000000000);
+    ck_assert(telemetry_time_ns("2025-12-31 23:59:59", 19, &t) && t == (i128)1767225599 * 1000000000);
     ck_assert(!telemetry_time_ns("yesterday", 9, &t));
     ck_assert(!telemetry_time_ns("12", 2, &t));
     ck_assert(!telemetry_time_ns("2024-05-01 10:00:00.", 20, &t));
@@ -249,7 +266,9 @@ START_TEST(rocm_smi_blocks_in_any_chunking) {
                       "\n"
                       "device,VRAM Total Memory (B),VRAM Total Used Memory (B)\n"
                       "card0,68702699520,10960896\n"
-                      "cardX,1,1\n";
+                      "cardX,1,1\n"
+                      "device,Temperature (Sensor edge) (C),Average Graphics Package Power (W),GPU use (%)\n"
+                      "card2,95 F,90 mW,5 W\n";       /* units the columns do not have: unknown */
     for (size_t chunk = 1; chunk <= 4096; chunk *= 4) {
         collected c;
         read_facts f;
@@ -263,6 +282,7 @@ START_TEST(rocm_smi_blocks_in_any_chunking) {
         ck_assert_uint_eq(c.r[2].has, RF_DEVICE | RF_VRAM_BYTES | RF_VRAM_TOTAL);
         ck_assert(c.r[2].vram_used_bytes == 10960896 && c.r[2].vram_total_bytes == 68702699520ull);
         ck_assert(warned(&d, "1 rows whose device cell is not cardN ignored (first at line 7)"));
+        ck_assert_uint_eq(c.n, 3);                                  /* card2: no reading, no sample */
         diag_free(&d);
         read_facts_free(&f);
     }
@@ -272,18 +292,21 @@ END_TEST
 START_TEST(madengine_columns_per_gpu) {
     const char *csv = "time,Power(Watt) GPU0,Power(Watt) GPU1\n"
                       "2024-05-01 10:00:00.250000,120.5,N/A\n"
-                      "garbage,130,99\n";
+                      "garbage,130,99\n"
+                      "2024-02-30 10:00:00,140 mW,150 Watt\n";   /* no such day; mW is no watts */
     for (size_t chunk = 1; chunk <= 4096; chunk *= 4) {
         collected c;
         read_facts f;
         diag_list d;
         read_bytes("madengine-gpu-info-csv", csv, chunk, &c, &f, &d);
-        ck_assert_uint_eq(c.n, 3);
+        ck_assert_uint_eq(c.n, 4);
+        ck_assert_uint_eq(c.r[3].has, RF_DEVICE | RF_POWER);      /* no such day: no time */
+        ck_assert(c.r[3].device == 1 && c.r[3].power_w == 150.0);
         ck_assert_uint_eq(c.r[0].has, RF_DEVICE | RF_START | RF_POWER);
         ck_assert(c.r[0].power_w == 120.5 && c.r[0].start_ns == (i128)1714557600250000000);
         ck_assert_uint_eq(c.r[2].has, RF_DEVICE | RF_POWER);      /* no readable time: none, not 0 */
         ck_assert_int_eq(c.r[2].device, 1);
-        ck_assert(warned(&d, "1 rows without a readable time (first at line 3)"));
+        ck_assert(warned(&d, "2 rows without a readable time (first at line 3)"));
         diag_free(&d);
         read_facts_free(&f);
     }
@@ -362,14 +385,16 @@ START_TEST(amd_smi_raw_readings_beside_the_reference_ones) {
     const char *csv = "timestamp,gpu,gfx_activity,vcn_activity,socket_power,power_management,used_vram,total_vram,"
                       "edge,hotspot,mem\n"
                       "1786553852,0,10,\"['N/A', 'N/A']\",238,ENABLED,1024,196592,N/A,37,40\n"
-                      "1786553852,1,20,\"[0, 0]\",N/A,ENABLED,N/A,196592,30,N/A,41\n";
+                      "1786553852,1,20,\"[0, 0]\",N/A,ENABLED,N/A,196592,30,N/A,41\n"
+                      "1786553853,0,30,N/A,238 mW,ENABLED,1024,196592 GB,N/A,37 F,40\n";  /* foreign units */
     for (size_t chunk = 1; chunk <= 4096; chunk *= 6) {
         collected c;
         read_facts f;
         diag_list d;
         read_bytes("amd-smi-csv", csv, chunk, &c, &f, &d);
-        ck_assert_uint_eq(c.n, 2);
-        const record *a = &c.r[0], *b = &c.r[1];
+        ck_assert_uint_eq(c.n, 3);
+        const record *a = &c.r[0], *b = &c.r[1], *e = &c.r[2];
+        ck_assert(!(e->has & (RF_POWER | RF_TEMP | RF_VRAM_TOTAL)) && (e->has & RF_VRAM_BYTES));
         ck_assert(a->device == 0 && b->device == 1);
         ck_assert(a->start_ns == (i128)1786553852 * 1000000000 && b->start_ns == a->start_ns);
         ck_assert(a->power_w == 238.0 && !(b->has & RF_POWER));             /* N/A: unknown, not 0 */

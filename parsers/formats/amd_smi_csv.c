@@ -215,17 +215,18 @@ static void raw_readings(state *s, const csv_record *r, record *rec) {
     /* (the seed's rules keep a negative reading, and inf or 1e20 GiB is no byte count) */
     if ((rec->has & RF_VRAM) && telemetry_mib_to_bytes(rec->vram_gib * 1024.0, &used))
         rec->vram_used_bytes = used, rec->has |= RF_VRAM_BYTES;
-    if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated &&
-        telemetry_number(f->text.data, f->text.len, &v) && v >= 0) {
+    if ((rec->has & RF_VRAM_BYTES) && (f = field(s, C_TOTAL, r)) && !f->truncated) {
         const char *name = s->cols.name[C_TOTAL];
         bool bytes = column_has_name_token(name, strlen(name), "bytes") || strstr(name, "(B)");
         unsigned long long b;
-        if (bytes && v < 1.8e19) rec->vram_total_bytes = (uint64_t)llround(v), rec->has |= RF_VRAM_TOTAL;
-        else if (!bytes && telemetry_mib_to_bytes(v, &b)) rec->vram_total_bytes = b, rec->has |= RF_VRAM_TOTAL;
+        bool number = telemetry_number(f->text.data, f->text.len, bytes ? "B" : "MB MiB", &v) && v >= 0;
+        if (number && bytes && v < 1.8e19) rec->vram_total_bytes = (uint64_t)llround(v), rec->has |= RF_VRAM_TOTAL;
+        else if (number && !bytes && telemetry_mib_to_bytes(v, &b))
+            rec->vram_total_bytes = b, rec->has |= RF_VRAM_TOTAL;
     }
-    if ((f = field(s, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v) && v >= 0)
+    if ((f = field(s, C_POWER, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, "W", &v) && v >= 0)
         rec->power_w = v, rec->has |= RF_POWER;
-    if ((f = field(s, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
+    if ((f = field(s, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, "C", &v))
         rec->temp_c = v, rec->has |= RF_TEMP;
     if (gpu_index(field(s, C_GPU, r), &rec->device)) rec->has |= RF_DEVICE;
     if ((f = field(s, C_TIME, r)) && !f->truncated && telemetry_time_ns(f->text.data, f->text.len, &rec->start_ns))

@@ -86,7 +86,7 @@ static void on_record(void *user, const csv_record *r) {
         if (s->kind[i] == M_NONE) continue;
         double v;
         const strbuf *c = &r->all[i];
-        if (!c->data || !telemetry_number(c->data, c->len, &v) || v < 0) { s->not_a_number++; continue; }
+        if (!c->data || !telemetry_number(c->data, c->len, s->kind[i] == M_POWER ? "W Watt Watts" : "%", &v) || v < 0) { s->not_a_number++; continue; }
         record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line, .has = RF_DEVICE, .device = s->gpu[i]};
         if (has_time) rec.start_ns = t, rec.has |= RF_START;
         record_field f;

@@ -12,6 +12,7 @@
  * telemetry_values.h). The same columns by the names of hand-written headers (power_W,
  * temperature_C, ...) are taken too. RunMetrics reads only vram_gib and util_pct. */
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,19 +86,29 @@ static double unit_factor(const char *w, size_t n, bool memory) {
     return 0.0;
 }
 
+/* What a cell's unit word may be: one of `factor` for memory or power (unit_factor), '%'
+ * for a utilisation, none for an index. */
+typedef enum { V_INDEX, V_PERCENT, V_MEMORY, V_POWER } value_kind;
+
 /* The number in a value such as " 841 MiB" or "22 %": surrounding blanks and a trailing
- * unit word (letters or '%') removed, then Python's float() grammar. A memory column's
- * (memory_factor > 0) cell may carry only a unit of that factor ("1.5 GiB" under a MiB column
- * is no MiB value; "841 MB" under [MB] is). */
-static bool value_number(const csv_field *f, double memory_factor, double *v) {
+ * unit word (letters or '%') removed, then Python's float() grammar. The unit word must suit
+ * the column: a memory or power column's cell may carry only a unit of the header's factor
+ * ("1.5 GiB" under a MiB column is no MiB value, "841 MB" under [MB] is; "65 mW" under [W]
+ * is no watts), a utilisation only '%', an index none. */
+static bool value_number(const csv_field *f, value_kind kind, double factor, double *v) {
     if (!f || f->truncated) return false;
     const char *p = f->text.data ? f->text.data : "";
     size_t n = f->text.len;
     while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
     size_t end = n;
     while (n && ((p[n - 1] >= 'A' && p[n - 1] <= 'Z') || (p[n - 1] >= 'a' && p[n - 1] <= 'z') || p[n - 1] == '%')) n--;
-    if (memory_factor > 0 && end > n && unit_factor(p + n, end - n, true) != memory_factor) return false;
-    return n && py_number(p, n, v);
+    if (end > n) {
+        bool ok = kind == V_PERCENT ? end - n == 1 && p[n] == '%'
+                : kind == V_INDEX   ? false
+                                    : unit_factor(p + n, end - n, kind == V_MEMORY) == factor;
+        if (!ok) return false;
+    }
+    return n && py_number(p, n, v) && isfinite(*v);
 }
 
 /* What a header's unit makes of its column's values, as a factor to nvidia-smi's own unit (MiB
@@ -170,29 +181,28 @@ static void on_record(void *user, const csv_record *r) {
     record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line};
     double v;
     unsigned long long bytes;
-    if (s->vram_to_mib && value_number(csv_columns_field(&s->cols, C_VRAM, r), s->vram_to_mib, &v) && v >= 0) {
+    if (s->vram_to_mib && value_number(csv_columns_field(&s->cols, C_VRAM, r), V_MEMORY, s->vram_to_mib, &v) && v >= 0) {
         v *= s->vram_to_mib;
         rec.vram_gib = v / 1024.0;
         rec.has |= RF_VRAM;
         if (telemetry_mib_to_bytes(v, &bytes)) rec.vram_used_bytes = bytes, rec.has |= RF_VRAM_BYTES;
     } else if (s->cols.col[C_VRAM] >= 0) s->vram_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), 0, &v) && v >= 0 && v <= 100) {
+    if (value_number(csv_columns_field(&s->cols, C_UTIL, r), V_PERCENT, 0, &v) && v >= 0 && v <= 100) {
         rec.util_pct = v;
         rec.has |= RF_UTIL;
     } else if (s->cols.col[C_UTIL] >= 0) s->util_bad++;
-    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), 0, &v) && v >= 0 && v < 65536) {
+    if (value_number(csv_columns_field(&s->cols, C_INDEX, r), V_INDEX, 0, &v) && v >= 0 && v < 65536) {
         rec.device = (int64_t)v;
         rec.has |= RF_DEVICE;
     }
     const csv_field *f;
     if ((rec.has & RF_VRAM_BYTES) && s->total_to_mib &&
-        value_number(csv_columns_field(&s->cols, C_TOTAL, r), s->total_to_mib, &v) &&
+        value_number(csv_columns_field(&s->cols, C_TOTAL, r), V_MEMORY, s->total_to_mib, &v) &&
         telemetry_mib_to_bytes(v * s->total_to_mib, &bytes))
         rec.vram_total_bytes = bytes, rec.has |= RF_VRAM_TOTAL;
-    if (s->power_to_w && (f = csv_columns_field(&s->cols, C_POWER, r)) && !f->truncated &&
-        telemetry_number(f->text.data, f->text.len, &v) && v >= 0)
+    if (s->power_to_w && value_number(csv_columns_field(&s->cols, C_POWER, r), V_POWER, s->power_to_w, &v) && v >= 0)
         rec.power_w = v * s->power_to_w, rec.has |= RF_POWER;
-    if ((f = csv_columns_field(&s->cols, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, &v))
+    if ((f = csv_columns_field(&s->cols, C_TEMP, r)) && !f->truncated && telemetry_number(f->text.data, f->text.len, "C", &v))
         rec.temp_c = v, rec.has |= RF_TEMP;
     if ((f = csv_columns_field(&s->cols, C_TIME, r)) && !f->truncated &&
         telemetry_time_ns(f->text.data, f->text.len, &rec.start_ns))

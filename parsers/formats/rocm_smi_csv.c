@@ -83,9 +83,10 @@ static void on_header(state *s, const csv_record *r) {
     }
 }
 
-static bool number_at(const csv_record *r, long col, double *v) {
+/* The number in column `col` of r, its unit word (if any) one of `units`. */
+static bool number_at(const csv_record *r, long col, const char *units, double *v) {
     const strbuf *c = col >= 0 ? cell(r, (size_t)col) : NULL;
-    return c && c->data && telemetry_number(c->data, c->len, v);
+    return c && c->data && telemetry_number(c->data, c->len, units, v);
 }
 
 static void on_record(void *user, const csv_record *r) {
@@ -105,12 +106,12 @@ static void on_record(void *user, const csv_record *r) {
     }
     record rec = {.type = REC_TELEMETRY_SAMPLE, .line = r->line, .has = RF_DEVICE, .device = (int64_t)dev};
     double v;
-    if (number_at(r, s->col[Q_TEMP], &v)) rec.temp_c = v, rec.has |= RF_TEMP;
-    if (number_at(r, s->col[Q_POWER], &v) && v >= 0) rec.power_w = v, rec.has |= RF_POWER;
-    if (number_at(r, s->col[Q_UTIL], &v) && v >= 0 && v <= 100) rec.util_pct = v, rec.has |= RF_UTIL;
-    if (number_at(r, s->col[Q_USED], &v) && v >= 0 && v < 1.8e19)
+    if (number_at(r, s->col[Q_TEMP], "C", &v)) rec.temp_c = v, rec.has |= RF_TEMP;
+    if (number_at(r, s->col[Q_POWER], "W", &v) && v >= 0) rec.power_w = v, rec.has |= RF_POWER;
+    if (number_at(r, s->col[Q_UTIL], "%", &v) && v >= 0 && v <= 100) rec.util_pct = v, rec.has |= RF_UTIL;
+    if (number_at(r, s->col[Q_USED], "B", &v) && v >= 0 && v < 1.8e19)
         rec.vram_used_bytes = (uint64_t)v, rec.has |= RF_VRAM_BYTES;
-    if ((rec.has & RF_VRAM_BYTES) && number_at(r, s->col[Q_TOTAL], &v) && v >= 0 && v < 1.8e19)
+    if ((rec.has & RF_VRAM_BYTES) && number_at(r, s->col[Q_TOTAL], "B", &v) && v >= 0 && v < 1.8e19)
         rec.vram_total_bytes = (uint64_t)v, rec.has |= RF_VRAM_TOTAL;
     if (rec.has == RF_DEVICE) { s->no_reading++; return; }
     s->samples++;

@@ -1,8 +1,10 @@
 /* telemetry_values: numbers with units and timestamps in telemetry CSV cells. */
 #include "parsers/tokenizers/telemetry_values.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/py_number.h"
@@ -12,13 +14,26 @@ static bool is_unit_char(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '%' || c == '[' || c == ']';
 }
 
-bool telemetry_number(const char *s, size_t n, double *out) {
+/* Whether w[0..n) is one of the blank-separated words of `units`, ignoring case. */
+static bool unit_listed(const char *units, const char *w, size_t n) {
+    for (const char *u = units; *u;) {
+        while (*u == ' ') u++;
+        size_t k = strcspn(u, " ");
+        if (k == n && !strncasecmp(u, w, n)) return true;
+        u += k;
+    }
+    return false;
+}
+
+bool telemetry_number(const char *s, size_t n, const char *units, double *out) {
+    assert(units);
     if (!s) return false;
     while (n && is_blank(*s)) s++, n--;
     while (n && is_blank(s[n - 1])) n--;
     size_t k = n;
     while (k && is_unit_char(s[k - 1])) k--;
     if (k && k < n) {                    /* "841 MiB", "65.0W": only after a digit or a blank */
+        if (!unit_listed(units, s + k, n - k)) return false;
         n = k;
         while (n && is_blank(s[n - 1])) n--;
     }
@@ -94,7 +109,11 @@ bool telemetry_time_ns(const char *s, size_t n, i128 *out) {
         if (oh > 23 || om > 59) return false;
         offset_s = sign * (oh * 3600 + om * 60);
     }
-    if (p != end || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60) return false;
+    static const int MONTH_DAYS[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
+    if (p != end || M < 1 || M > 12 || D < 1 || D > MONTH_DAYS[M - 1] || (M == 2 && D == 29 && !leap) || h > 23 ||
+        m > 59 || sec > 60)
+        return false;                  /* "2025-02-31" is no date (timegm would make it March 3) */
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
     if (t == (time_t)-1 && !(Y == 1969 && M == 12 && D == 31)) return false;
