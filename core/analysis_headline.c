@@ -49,14 +49,13 @@ static bool add_row(void *user, const section_kernel_row *r) {
     row_sink *rs = user;
     analysis_headline *h = rs->h;
     if (!r->minmax_known) { h->kernels_skipped++; return true; }   /* nothing honest to store */
-    /* the name as the document shows it: invalid UTF-8 replaced (U+FFFD); a NUL in it cannot
-     * be a JSON string's: such a row is not stored */
+    /* the name as the document shows it: invalid UTF-8 replaced (U+FFFD); a NUL is kept (the
+     * document writes it "\u0000"; the store and the API carry names by length) */
     strbuf clean = {0};
     if (!utf8_sanitize((const uint8_t *)r->name, r->len, &clean) || !strbuf_terminate(&clean)) {
         strbuf_free(&clean);
         return false;
     }
-    if (memchr(clean.data, 0, clean.len)) { strbuf_free(&clean); h->kernels_skipped++; return true; }
     if (h->n_kernels == rs->cap && !grow(h, &rs->cap)) { strbuf_free(&clean); return false; }
     int ci = -1;
     for (int k = 0; r->kernel_class && k < INGEST_KERNEL_CLASSES; k++)

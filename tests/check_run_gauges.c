@@ -80,7 +80,7 @@ static json_t *at(json_t *doc, const char *path) {
 }
 
 /* A run directory with a rocprofv3 kernel trace whose names are awkward for JSON: invalid
- * UTF-8, a tab, quotes, a backslash, DEL; and timestamps near 2^62. */
+ * UTF-8, a tab, quotes, a backslash, DEL, a NUL; and timestamps near 2^62. */
 static char *awkward_names_run(void) {
     char tmpl[] = "/tmp/check_run_gauges.XXXXXX";
     char *d = mkdtemp(tmpl);
@@ -91,15 +91,17 @@ static char *awkward_names_run(void) {
     ck_assert_ptr_nonnull(f);
     fputs("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Name\",\"Correlation_Id\","
           "\"Start_Timestamp\",\"End_Timestamp\"\n", f);
-    static const char *const NAMES[] = {"gemm_\xff\xfe_bad", "tab\there", "say \"\"hi\"\"", "back\\slash", "del\x7f",
-                                        "plain_kernel"};
+    static const struct { const char *s; size_t n; } NAMES[] = {
+        {"gemm_\xff\xfe_bad", 11}, {"tab\there", 8}, {"say \"\"hi\"\"", 12}, {"back\\slash", 10}, {"del\x7f", 4},
+        {"plain_kernel", 12}, {"nul\0inside", 10}};
     long long t = 4611686018427387904LL;    /* 2^62 */
     int id = 1;
     for (int rep = 0; rep < 3; rep++)
         for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++, id++) {
             long long dur = 1000 + 37 * (long long)i + 11 * rep;
-            fprintf(f, "\"KERNEL_DISPATCH\",\"1\",\"1\",\"7\",\"%d\",\"%s\",\"%d\",\"%lld\",\"%lld\"\n", id, NAMES[i], id, t,
-                    t + dur);
+            fprintf(f, "\"KERNEL_DISPATCH\",\"1\",\"1\",\"7\",\"%d\",\"", id);
+            ck_assert_uint_eq(fwrite(NAMES[i].s, 1, NAMES[i].n, f), NAMES[i].n);
+            fprintf(f, "\",\"%d\",\"%lld\",\"%lld\"\n", id, t, t + dur);
             t += dur + 5;
         }
     fclose(f);
@@ -115,12 +117,12 @@ START_TEST(kernel_rows_are_the_documents) {
     run_analysis_defaults(&opt);
     run_analysis a;
     ck_assert(run_analyze(dir, &opt, &a));
-    json_t *doc = json_loads(a.json.data, JSON_DECODE_INT_AS_REAL, NULL);
+    json_t *doc = json_loads(a.json.data, JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, NULL);
     ck_assert_ptr_nonnull(doc);
     ck_assert_str_eq(json_string_value(at(doc, "kernels.from")), "dispatches");
     json_t *rows = at(doc, "kernels.by_name");
-    ck_assert_uint_eq(json_array_size(rows), 6);
-    ck_assert_uint_eq(a.headline.n_kernels, 6);
+    ck_assert_uint_eq(json_array_size(rows), 7);
+    ck_assert_uint_eq(a.headline.n_kernels, 7);       /* the name holding a NUL is stored too */
     ck_assert_uint_eq(a.headline.kernels_skipped, 0);
     for (size_t i = 0; i < a.headline.n_kernels; i++) {
         const ingest_kernel *k = &a.headline.kernels[i];
@@ -139,6 +141,10 @@ START_TEST(kernel_rows_are_the_documents) {
     for (size_t i = 0; i < a.headline.n_kernels; i++)
         replaced |= !strcmp(a.headline.kernels[i].name, "gemm_\xef\xbf\xbd\xef\xbf\xbd_bad");
     ck_assert(replaced);
+    bool nul_kept = false;
+    for (size_t i = 0; i < a.headline.n_kernels; i++)
+        nul_kept |= a.headline.kernels[i].name_len == 10 && !memcmp(a.headline.kernels[i].name, "nul\0inside", 10);
+    ck_assert(nul_kept);
     json_decref(doc);
     run_analysis_free(&a);
     char *cmd = NULL;
