@@ -251,6 +251,42 @@ def check_rocpd_sqlite_without_views():
     expect([(r["name"], r.get("device")) for r in k] == [("gemm", None)], f"{k} {err}")
 
 
+def check_rocpd_sqlite_merged_processes():
+    """Two processes' tables in one database without the kernels view: the same row ids under
+    two guids. Each dispatch takes its own process's symbol and agent (the view's join on id
+    and guid), not every row with its id: two dispatches, not four."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "9_results.db")
+        db = sqlite3.connect(path)
+        db.executescript("""
+            CREATE TABLE rocpd_info_agent(id, guid, type, absolute_index, name);
+            INSERT INTO rocpd_info_agent VALUES (1, 'A', 'GPU', 0, 'gfx942'), (1, 'B', 'GPU', 3, 'gfx942');
+            CREATE TABLE rocpd_info_kernel_symbol(id, guid, kernel_name);
+            INSERT INTO rocpd_info_kernel_symbol VALUES (1, 'A', 'gemm_a'), (1, 'B', 'gemm_b');
+            CREATE TABLE rocpd_kernel_dispatch(id, guid, agent_id, kernel_id, queue_id, stream_id, start, "end");
+            INSERT INTO rocpd_kernel_dispatch VALUES (1, 'A', 1, 1, 3, NULL, 100, 200), (1, 'B', 1, 1, 3, NULL, 300, 350);
+        """)
+        db.commit()
+        want = db.execute("""SELECT ks.kernel_name, a.absolute_index FROM rocpd_kernel_dispatch kd
+                             JOIN rocpd_info_kernel_symbol ks USING (guid) JOIN rocpd_info_agent a USING (guid)
+                             WHERE ks.id = kd.kernel_id AND a.id = kd.agent_id ORDER BY kd.start""").fetchall()
+        db.execute("DROP TABLE rocpd_info_agent")
+        db.commit()
+        db.close()
+        recs, err = records("rocpd-sqlite", path)
+        no_agents = [(r["name"], r.get("device")) for r in by_type(recs, "kernel_dispatch")]
+        db = sqlite3.connect(path)
+        db.executescript("""CREATE TABLE rocpd_info_agent(id, guid, type, absolute_index, name);
+                            INSERT INTO rocpd_info_agent VALUES (1, 'A', 'GPU', 0, 'x'), (1, 'B', 'GPU', 3, 'x');""")
+        db.commit()
+        db.close()
+        recs, err2 = records("rocpd-sqlite", path)
+    k = [(r["name"], r.get("device")) for r in by_type(recs, "kernel_dispatch")]
+    expect(want == [("gemm_a", 0), ("gemm_b", 3)], f"oracle {want}")
+    expect(k == want, f"{k} {err2}")
+    expect(no_agents == [("gemm_a", None), ("gemm_b", None)], f"{no_agents} {err}")
+
+
 def check_rocpd_sqlite_copies():
     """Copies and allocations (the fixture has none): a database with the views' columns."""
     with tempfile.TemporaryDirectory() as d:

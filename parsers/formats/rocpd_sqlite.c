@@ -7,9 +7,9 @@
  * cancel, content and memory). Tables carry a per-file uuid suffix and their columns drift
  * between rocprofiler-sdk versions, so the rows come from the un-suffixed `kernels` view by
  * column name, else from rocpd_kernel_dispatch joined to rocpd_info_kernel_symbol
- * (timestamps inline, as real databases store them). Each dispatch with a name and
- * end > start becomes one REC_KERNEL_DISPATCH (start, end and end - start in integer ns;
- * agent, stream or queue, correlation id), in start order: the views are read unsorted (no
+ * (timestamps inline, as real databases store them; joined on id and guid, as the view).
+ * Each dispatch with a name and end > start becomes one REC_KERNEL_DISPATCH (start, end and
+ * end - start in integer ns; agent, stream or queue, correlation id), in start order: the views are read unsorted (no
  * SQL sort of a view of unknown size) and put in (start, id) order in bounded memory by
  * parsers/formats/rocpd_order. A file that is not such a database gets a warning, never a crash.
  * This is the one place outside storage/ that speaks SQL, and it only reads the profiler's
@@ -34,11 +34,19 @@ static const char *const QUERIES[] = {
     "workgroup_x, workgroup_y, workgroup_z, lds_size, scratch_size, vgpr_count, sgpr_count, id FROM kernels",
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, id FROM kernels",
     /* (agent_id is rocpd_info_agent's row id: the device is that agent's absolute index, as the
-     * kernels view's agent_abs_index and the CSV's Agent_Id; no such agent: unknown) */
+     * kernels view's agent_abs_index and the CSV's Agent_Id; no such agent: unknown. Row ids
+     * are per process: a database merging several has the same ids under different guids,
+     * so the joins match the guid too, as the kernels view does; tables without a guid
+     * column, by id alone) */
+    "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id AND ks.guid = kd.guid "
+    "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id AND a.guid = kd.guid",
     "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id "
     "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id",
     /* (no agent table at all: the kernels still, on no known device) */
+    "SELECT ks.kernel_name, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id AND ks.guid = kd.guid",
     "SELECT ks.kernel_name, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id",
     NULL,
