@@ -231,10 +231,15 @@ START_TEST(allocations_and_counters) {
               "\"Accum_VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n"
               "1,5,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",16384.500000,10,30\n"
               /* saturated times: the value without them (their difference wrapped) */
-              "1,6,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",1,-1e40,1e40\n",
+              "1,6,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",1,-1e40,1e40\n"
+              /* end before start: the value without times, counted */
+              "1,7,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",2,30,10\n",
               4, &c, &f, &d);
-    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.n, 3);
     ck_assert(c.r[0].duration_ns == 20 && !(c.r[1].has & (RF_START | RF_DURATION)));
+    ck_assert(c.r[2].number == 2.0 && !(c.r[2].has & (RF_START | RF_END | RF_DURATION)));
+    ck_assert(warned(&d, "1 rows kept without their times (beyond 2^62 ns)", "line 3"));
+    ck_assert(warned(&d, "1 rows kept without their times (end before start)", "line 4"));
     ck_assert_str_eq(c.name[0], "SQ_WAVES");
     ck_assert(c.r[0].number == 16384.5);
     ck_assert_int_eq(c.r[0].device, 1);

@@ -185,6 +185,11 @@ void csv_rows_finish(void *st) {
                                                                           : "name");
     if (s->have_header) read_facts_skip(f, "lines before the header", s->before_header);
     for (size_t i = 0; i < s->n_skips; i++) {
+        if (s->skips[i].kept) {
+            diag_add(s->diag, "%s: %llu rows kept without their %s (first at line %llu)", s->label,
+                     (unsigned long long)s->skips[i].rows, s->skips[i].reason, (unsigned long long)s->skips[i].first_line);
+            continue;
+        }
         read_facts_skip(f, s->skips[i].reason, s->skips[i].rows);
         diag_add(s->diag, "%s: %llu rows skipped: %s (first at line %llu)", s->label,
                  (unsigned long long)s->skips[i].rows, s->skips[i].reason, (unsigned long long)s->skips[i].first_line);
@@ -257,14 +262,20 @@ bool csv_rows_text(csv_rows *s, size_t slot, size_t q, const csv_record *r, cons
     return true;
 }
 
-void csv_rows_skip(csv_rows *s, const char *reason, const csv_record *r) {
+/* Counts row r under `reason`, as skipped or as kept with a part lost. */
+static void count_row(csv_rows *s, const char *reason, bool kept, const csv_record *r) {
     for (size_t i = 0; i < s->n_skips; i++)
-        if (!strcmp(s->skips[i].reason, reason)) { s->skips[i].rows++; return; }
+        if (s->skips[i].kept == kept && !strcmp(s->skips[i].reason, reason)) { s->skips[i].rows++; return; }
     if (s->n_skips == CSV_ROWS_SKIPS) return;
     s->skips[s->n_skips].reason = reason;
+    s->skips[s->n_skips].kept = kept;
     s->skips[s->n_skips].rows = 1;
     s->skips[s->n_skips++].first_line = r->line;
 }
+
+void csv_rows_skip(csv_rows *s, const char *reason, const csv_record *r) { count_row(s, reason, false, r); }
+
+void csv_rows_kept_without(csv_rows *s, const char *what, const csv_record *r) { count_row(s, what, true, r); }
 
 void csv_rows_emit(csv_rows *s, const csv_record *r, record *rec) {
     rec->line = r->line;

@@ -59,7 +59,7 @@ struct csv_rows {
     uint64_t header_line;              /* the last header candidate's line */
     uint64_t emitted;
     size_t n_skips;
-    struct { const char *reason; uint64_t rows, first_line; } skips[CSV_ROWS_SKIPS];
+    struct { const char *reason; bool kept; uint64_t rows, first_line; } skips[CSV_ROWS_SKIPS];   /* and rows kept in part */
     strbuf text[CSV_ROWS_TEXTS];       /* scratch for csv_rows_text */
     int64_t aux[CSV_COLUMNS_MAX];      /* the format's own per-file state (nvprof: column units) */
     bool aux_set;
@@ -100,6 +100,9 @@ bool csv_rows_agent(const csv_rows *rows, size_t q, const csv_record *r, int64_t
 bool csv_rows_text(csv_rows *rows, size_t slot, size_t q, const csv_record *r, const char **s, size_t *n);
 /* Counts row r as skipped for `reason` (a static string). */
 void csv_rows_skip(csv_rows *rows, const char *reason, const csv_record *r);
+/* Counts row r as kept without `what` (a static string: "times (end before start)"); warned
+ * at the finish with the count and the first line. */
+void csv_rows_kept_without(csv_rows *rows, const char *what, const csv_record *r);
 /* Sends a record (line set from r). */
 void csv_rows_emit(csv_rows *rows, const csv_record *r, record *rec);
 
