@@ -361,6 +361,25 @@ START_TEST(rocprof_v1_json_lanes_and_exact_times) {
         diag_free(&d);
         read_facts_free(&f);
     }
+    /* the other order (HIP activity first): still one dispatch, the first kind kept */
+    const char *reversed =
+        "{ \"traceEvents\":[{}\n"
+        ",{\"args\":{\"name\":\"GPU1\"},\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\",\"sort_index\":1}\n"
+        ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\"args\":{\"proc-id\":\"1\"}}\n"
+        ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\n"
+        "  \"args\":{\"KernelName\":\"gemm\",\"BeginNs\":\"12000\",\"EndNs\":\"15001\"}}\n"
+        "]}";
+    for (size_t chunk = 1; chunk <= 4096; chunk *= 5) {
+        collected c;
+        read_facts f;
+        diag_list d;
+        read_bytes("rocprof-v1-json", reversed, chunk, &c, &f, &d);
+        ck_assert_uint_eq(c.n, 1);
+        ck_assert(c.r[0].type == REC_KERNEL_DISPATCH && c.r[0].duration_ns == 3000);
+        ck_assert(warned(&d, "1 results.txt kernel events skipped: the same dispatches came from HIP activity"));
+        diag_free(&d);
+        read_facts_free(&f);
+    }
     /* microseconds with a fraction, exactly (integer() truncated "20.7" to 20: 20,000 ns) and
      * rounded half away from zero; a value past 64 bits is no time at all, never a wrapped one */
     const char *frac =

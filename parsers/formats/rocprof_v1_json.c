@@ -10,8 +10,9 @@
  *
  *   GPU<n> lane   -> REC_KERNEL_DISPATCH (device n; queue-id as stream). Kernel events from
  *                    results.txt (args carry KernelName) are written before HIP activity
- *                    ones (args carry proc-id) for the same dispatches: once the first kind
- *                    was seen the second is skipped and counted, so nothing counts twice.
+ *                    ones (args carry proc-id) for the same dispatches: the kind read first
+ *                    is kept and the other skipped and counted (in either order), so nothing
+ *                    counts twice.
  *   COPY lane     -> REC_MEMORY_COPY (direction from the name; no byte count in the file),
  *                    except `FillBuffer`, a fill: REC_MEMSET
  *   CPU HIP/HSA/KFD API -> REC_API_CALL (HIP, HSA, other)
@@ -34,6 +35,8 @@
 
 typedef enum { L_UNKNOWN, L_GPU, L_COPY, L_HIP, L_HSA, L_KFD, L_MARKER } lane_kind;
 typedef struct lane { int64_t pid; lane_kind kind; int64_t device; } lane;
+/* Where a file's kernels come from: results.txt events (args carry KernelName) or HIP activity. */
+typedef enum { KS_NONE, KS_RESULTS, KS_ACTIVITY } kernel_source;
 
 typedef struct event {
     char ph;
@@ -56,7 +59,7 @@ typedef struct state {
     size_t n_lanes;
     event ev;
     bool in_event;
-    bool seen_results_kernels;
+    kernel_source kernels_from;      /* which kind of kernel event was read first */
     uint64_t used, bad_times, unknown_lane, duplicate_kernels, first_bad;
 } state;
 
@@ -130,10 +133,10 @@ static void event_end(state *s) {
         if (!s->bad_times++) s->first_bad = e->offset;
         return;
     }
-    if (k == L_GPU) {
-        bool results = e->kernel_name_arg;
-        if (results) s->seen_results_kernels = true;
-        else if (s->seen_results_kernels) { s->duplicate_kernels++; return; }
+    if (k == L_GPU) {                  /* the first kind of kernel event read wins, whichever it is */
+        kernel_source src = e->kernel_name_arg ? KS_RESULTS : KS_ACTIVITY;
+        if (s->kernels_from == KS_NONE) s->kernels_from = src;
+        else if (src != s->kernels_from) { s->duplicate_kernels++; return; }
     }
     strbuf_terminate(&e->name);
     const char *name = e->name.len ? e->name.data : NULL;
@@ -237,12 +240,14 @@ static void v1j_finish(void *st) {
         diag_add(s->diag, "%s: %llu events without a usable time or kernel name ignored (first at byte %llu)", s->label,
                  (unsigned long long)s->bad_times, (unsigned long long)s->first_bad);
     if (s->duplicate_kernels)
-        diag_add(s->diag, "%s: %llu HIP activity kernel events skipped: the same dispatches came from results.txt",
-                 s->label, (unsigned long long)s->duplicate_kernels);
+        diag_add(s->diag, "%s: %llu %s kernel events skipped: the same dispatches came from %s", s->label,
+                 (unsigned long long)s->duplicate_kernels,
+                 s->kernels_from == KS_RESULTS ? "HIP activity" : "results.txt",
+                 s->kernels_from == KS_RESULTS ? "results.txt" : "HIP activity events read first");
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "no usable time, or a kernel without name", s->bad_times);
     read_facts_skip(s->facts, "lane (pid) not a rocprof lane", s->unknown_lane);
-    read_facts_skip(s->facts, "kernel already read from results.txt events", s->duplicate_kernels);
+    read_facts_skip(s->facts, "kernel already read from the other kind of kernel event", s->duplicate_kernels);
 }
 
 static void v1j_close(void *st) {
