@@ -30,10 +30,11 @@ void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
     if (cut) n = utf8_cut(s, n, max);                          /* not inside a UTF-8 sequence */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '<') strbuf_append(out, "&lt;", 4);
+        size_t control = text_control_at(s + i, n - i);
+        if (control) strbuf_putc(out, ' '), i += control - 1;   /* line breaks, tabs, escapes, C1, bidi */
+        else if (c == '<') strbuf_append(out, "&lt;", 4);
         else if (c == '>') strbuf_append(out, "&gt;", 4);
         else if (c == '&') strbuf_append(out, "&amp;", 5);
-        else if (c < 0x20 || c == 0x7f) strbuf_putc(out, ' ');   /* line breaks, tabs, escapes */
         else if (strchr("|\\`*_[]()!~", c) || (i == 0 && strchr("#-+=", c))) {
             strbuf_putc(out, '\\');
             strbuf_putc(out, (char)c);

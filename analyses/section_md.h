@@ -17,8 +17,9 @@
 void smd_printf(strbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends n bytes of s, a name from a file, as Markdown text that renders as exactly that
  * text, in a table cell or in running text: '<', '>' and '&' as HTML entities (no tag, no
- * entity trick), control characters (line breaks, tabs, terminal escapes) as spaces (no new
- * line, so no heading or list), '|' '\' '`' '*' '_' '[' ']' '(' ')' '!' '~' and a leading
+ * entity trick), control characters (line breaks, tabs, terminal escapes, C1 controls such as
+ * the 8-bit CSI, bidirectional overrides and isolates) as spaces (no new line, so no heading
+ * or list; nothing a terminal printing `goblind report` obeys, no text shown reordered), '|' '\' '`' '*' '_' '[' ']' '(' ')' '!' '~' and a leading
  * '#' '-' '+' '=' backslash-escaped (no cell break, code span, emphasis, link or image). Cut
  * at `max` bytes (on a UTF-8 boundary) with "…" (SMD_NO_LIMIT: never cut); "—" when s is NULL. */
 void smd_cell(strbuf *out, const char *s, size_t n, size_t max);

@@ -194,6 +194,24 @@ size_t utf8_cut(const char *s, size_t n, size_t max) {
     return cut;
 }
 
+/* Whether code point cp is a control text_terminal and smd_cell print as a space: C0, DEL,
+ * C1, bidirectional overrides and isolates. */
+static bool control_cp(uint32_t cp) {
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t text_control_at(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (!n) return 0;
+    if (p[0] < 0x80) return control_cp(p[0]) ? 1 : 0;
+    if (p[0] == 0xC2 && n >= 2 && p[1] >= 0x80 && p[1] <= 0x9F) return 2;              /* U+0080..U+009F */
+    if (p[0] == 0xE2 && n >= 3 && ((p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE) ||   /* U+202A..U+202E */
+                                   (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9)))    /* U+2066..U+2069 */
+        return 3;
+    return 0;
+}
+
 const char *text_terminal(const char *s, char *buf, size_t n) {
     assert(n > 0);
     if (!s) s = "-";
@@ -207,8 +225,7 @@ const char *text_terminal(const char *s, char *buf, size_t n) {
         if (len > 1 && !utf8_valid(p, len)) len = 0;       /* overlong, surrogate, past U+10FFFF: '?' */
         uint32_t cp = len == 1 ? c : len == 2 ? (uint32_t)(c & 0x1F) << 6 | (p[1] & 0x3F)
                     : len == 3 ? (uint32_t)(c & 0x0F) << 12 | (uint32_t)(p[1] & 0x3F) << 6 | (p[2] & 0x3F) : 0x10000;
-        bool blank = len && (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-                             (cp >= 0x2066 && cp <= 0x2069));
+        bool blank = len && control_cp(cp);
         size_t out = !len || blank ? 1 : len;
         if (k + out >= n) break;
         if (!len) buf[k++] = '?', p++;

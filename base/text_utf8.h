@@ -34,6 +34,9 @@ size_t utf8_cut(const char *s, size_t n, size_t max);
  * and the text is cut at a character boundary when it does not fit. For every untrusted string
  * the CLI prints (kernel names, paths, warnings, labels). NULL s: "-". Returns buf. */
 const char *text_terminal(const char *s, char *buf, size_t n);
+/* The length in bytes of the control character at s[0..n) that text_terminal prints as a space
+ * (C0, DEL, C1 as UTF-8, bidirectional overrides and isolates), 0 when s starts with none. */
+size_t text_control_at(const char *s, size_t n);
 /* Writes the whole of s to out as text_terminal makes it (no length limit). */
 void text_terminal_put(FILE *out, const char *s);
 

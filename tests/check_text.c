@@ -311,6 +311,15 @@ START_TEST(text_terminal_is_inert) {
     ck_assert_str_eq(text_terminal("gemm\x1b[2J\r\n\x7f", b, sizeof b), "gemm [2J   ");
     ck_assert_str_eq(text_terminal("a\xc2\x9b" "31m" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d", b, sizeof b), "a 31mb c d");
     ck_assert_str_eq(text_terminal("\xc0\x9b" "x\xff" "y", b, sizeof b), "??x?y");    /* an overlong ESC, 0xff: not UTF-8 */
+    /* text_control_at: the same controls, one character at a time */
+    ck_assert_uint_eq(text_control_at("\x1b[", 2), 1);
+    ck_assert_uint_eq(text_control_at("\xc2\x9b", 2), 2);
+    ck_assert_uint_eq(text_control_at("\xc2\xa0", 2), 0);          /* U+00A0: printable */
+    ck_assert_uint_eq(text_control_at("\xe2\x80\xae", 3), 3);
+    ck_assert_uint_eq(text_control_at("\xe2\x81\xa9", 3), 3);
+    ck_assert_uint_eq(text_control_at("\xe2\x80\xaf", 3), 0);      /* U+202F: a space, not an override */
+    ck_assert_uint_eq(text_control_at("\xe2\x80", 2), 0);          /* cut short: not one */
+    ck_assert_uint_eq(text_control_at("a", 1), 0);
     ck_assert_str_eq(text_terminal("\xed\xa0\x80" "\xf5\x80\x80\x80", b, sizeof b), "???????");   /* surrogate, past U+10FFFF */
     ck_assert_str_eq(text_terminal("caf\xc3\xa9 \xe4\xb8\xad", b, sizeof b), "caf\xc3\xa9 \xe4\xb8\xad");
     ck_assert_str_eq(text_terminal("ab\xc3\xa9", b, 4), "ab");                   /* cut before a character */

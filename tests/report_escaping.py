@@ -3,11 +3,11 @@
 HTTP answer carries X-Content-Type-Options: nosniff.
 
 A torch trace whose step, kernel and operator names (and file name, and run directory name)
-hold a newline + "# heading", <script>, <img onerror>, a javascript: link, '|', '&', backticks
-and a terminal escape is analysed (`goblind analyze --format markdown`) and served by a real
+hold a newline + "# heading", <script>, <img onerror>, a javascript: link, '|', '&', backticks,
+a terminal escape, an 8-bit CSI (U+009B) and bidirectional overrides is analysed (`goblind analyze --format markdown`) and served by a real
 daemon (GET /runs/<id>/report.md). Checked by plain text rules, independently of goblind:
 no raw "<script" / "<img" / "<a", no javascript: link or autolink, no line starting with '#'
-that is not one of goblind's own headings, no control character, every table row with its
+that is not one of goblind's own headings, no control character (C0, C1, bidi), every table row with its
 header's column count (cells counted by unescaped '|'), and each hostile name still there,
 escaped. Then every answer of the daemon — pages, JSON, Markdown, text, errors, 304, 401,
 405 — carries nosniff, and the dashboard page writes data only through textContent.
@@ -40,6 +40,7 @@ HOSTILE = [
     "\x1b[31mred\r\n## second injected",
     "# leading hash",
     "![i](http://e.invalid/x.png)",
+    "c1\u009b31mred \u202egnirts\u2066iso\u2069 bidi",   # an 8-bit CSI, a right-to-left override, an isolate
 ]
 OWN_HEADING = re.compile(r"^(# goblind analysis: |## |### Tile )")
 
@@ -95,6 +96,7 @@ def check_report(md, what):
         check(raw not in low, "%s: raw %r in report.md" % (what, raw))
     check(not re.search(r"\]\s*\(\s*javascript:", low), "%s: a javascript: link" % what)
     check(not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", md), "%s: a control character" % what)
+    check(not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", md), "%s: a C1 control or bidi override" % what)
     for line in md.split("\n"):
         if line.startswith("#"):
             check(OWN_HEADING.match(line) and "injected" not in line and "leading hash" not in line,
