@@ -178,6 +178,27 @@ START_TEST(missing_columns_and_empty_files) {
     ck_assert_uint_eq(c.n, 0);
     ck_assert(warned(&d, "no nvprof GPU trace header in the first 100 lines", "'Start (ns)'"));
     done(&f, &d);
+    /* a line of 1,100 cells is never a header, even naming every required column (a column
+     * pick over such lines, 100 times, was the CPU a hostile file could burn); the real
+     * header after it is found */
+    strbuf big = {0};
+    for (int rep = 0; rep < 2; rep++) {
+        ck_assert(strbuf_append(&big, "Start (ns),Duration (ns),Name", 29));
+        for (int i = 0; i < 1100; i++) ck_assert(strbuf_append(&big, ",x", 2));
+        ck_assert(strbuf_putc(&big, '\n'));
+    }
+    ck_assert(strbuf_terminate(&big));
+    read_text("nsys-cuda-gpu-trace-csv", big.data, 4096, &c, &f, &d);
+    ck_assert_uint_eq(c.n, 0);
+    ck_assert(warned(&d, "2 lines too large for a header (over 1024 cells or 64 KiB)", "first at line 1"));
+    done(&f, &d);
+    ck_assert(strbuf_append(&big, "Start (ns),Duration (ns),Name\n10,5,gemm\n", 40));
+    ck_assert(strbuf_terminate(&big));
+    read_text("nsys-cuda-gpu-trace-csv", big.data, 4096, &c, &f, &d);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_str_eq(c.name[0], "gemm");
+    done(&f, &d);
+    strbuf_free(&big);
 }
 END_TEST
 

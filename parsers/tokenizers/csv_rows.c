@@ -11,6 +11,11 @@
 
 #define FIELD_CAP (1u << 20)   /* longest cell kept (kernel names reach ~10 KB) */
 #define HEADER_SEARCH 100      /* records looked at for a header before giving up */
+/* A record past either bound is not taken for a header (real ones have tens of columns and
+ * under 1 KiB): a column pick over it would cost its size times every wanted column's
+ * candidates, for each of the records searched. */
+#define HEADER_MAX_FIELDS 1024
+#define HEADER_MAX_BYTES (64u << 10)
 
 /* A cheap test before the full column pick: some cell names a candidate of a required
  * quantity (ASCII case aside, surrounding spaces ignored). */
@@ -32,6 +37,13 @@ static bool names_a_required_column(const csv_rows_spec *sp, const csv_record *r
 static void on_header_candidate(csv_rows *s, const csv_record *r) {
     const csv_rows_spec *sp = s->spec;
     s->header_line = r->line;
+    size_t bytes = 0;
+    for (size_t i = 0; i < r->n_all && bytes <= HEADER_MAX_BYTES; i++) bytes += r->all[i].len;
+    if (r->n_all > HEADER_MAX_FIELDS || bytes > HEADER_MAX_BYTES) {
+        if (!s->oversized_headers++) s->oversized_header_line = r->line;
+        s->before_header++;
+        return;
+    }
     if (sp->header_search && !names_a_required_column(sp, r)) { s->before_header++; return; }
     csv_columns_free(&s->cols);
     if (!csv_columns_pick(&s->cols, &s->csv, r, sp->want, sp->n_want)) { s->oom = true; return; }
@@ -160,6 +172,10 @@ void csv_rows_finish(void *st) {
     const csv_rows_spec *sp = s->spec;
     csv_finish_warned(&s->csv, s->label, s->diag, s->facts);
     if (s->csv.oom) s->oom = true;
+    if (!s->have_header && s->oversized_headers)
+        diag_add(s->diag, "%s: %llu lines too large for a header (over %d cells or %u KiB) not taken for one "
+                 "(first at line %llu)", s->label, (unsigned long long)s->oversized_headers, HEADER_MAX_FIELDS,
+                 HEADER_MAX_BYTES >> 10, (unsigned long long)s->oversized_header_line);
     if (!s->have_header) {
         if (!s->before_header) {
             diag_add(s->diag, "%s: empty %s (no header line)", s->label, sp->what);

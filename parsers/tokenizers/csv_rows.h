@@ -57,6 +57,7 @@ struct csv_rows {
     bool have_header, oom;
     uint64_t before_header;            /* records skipped while looking for the header */
     uint64_t header_line;              /* the last header candidate's line */
+    uint64_t oversized_headers, oversized_header_line;   /* candidates too large for a header */
     uint64_t emitted;
     size_t n_skips;
     struct { const char *reason; bool kept; uint64_t rows, first_line; } skips[CSV_ROWS_SKIPS];   /* and rows kept in part */
