@@ -270,6 +270,41 @@ START_TEST(allocations_and_counters) {
 }
 END_TEST
 
+/* A header past 16,384 cells or 1 MiB is not picked from (a pick over 65,000 names of 900
+ * bytes cost 7 s and 215 MB for one kernel trace): every column absent, warned with its line;
+ * a header of 16,300 cells, under the bound, still gives its columns (the widest real one,
+ * rocprof-compute's pmc_perf.csv, has 2,718). */
+START_TEST(oversized_headers_are_not_picked_from) {
+    static const struct { const char *format, *head, *row; uint32_t reading; } CASES[] = {
+        {"kernel-trace-csv", "Kernel_Name,Start_Timestamp,End_Timestamp", "gemm,10,20", RF_DURATION},
+        {"amd-smi-csv", "timestamp,gpu,gfx_activity,used_vram", "1786553852,0,10,1024", RF_UTIL},
+        {"nvidia-smi-csv", "timestamp, index, utilization.gpu [%], memory.used [MiB]",
+         "2023/06/22 18:56:56.252, 0, 22 %, 841 MiB", RF_UTIL},
+        {"rocprof-hip-api-csv", "Domain,Function,Process_Id,Thread_Id,Correlation_Id,Start_Timestamp,End_Timestamp",
+         "HIP_RUNTIME_API,hipMalloc,1,1,1,10,20", RF_DURATION},
+    };
+    for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++)
+        for (int pad = 16300; pad <= 16400; pad += 100) {
+            strbuf b = {0};
+            ck_assert(strbuf_append(&b, CASES[k].head, strlen(CASES[k].head)));
+            for (int i = 0; i < pad; i++) ck_assert(strbuf_append(&b, ",x", 2));
+            ck_assert(strbuf_putc(&b, '\n') && strbuf_append(&b, CASES[k].row, strlen(CASES[k].row)) &&
+                      strbuf_putc(&b, '\n') && strbuf_terminate(&b));
+            collected c;
+            read_facts f;
+            diag_list d;
+            read_text(CASES[k].format, b.data, 4096, &c, &f, &d);
+            bool refused = warned(&d, "line 1: a header of more than 16384 cells or 1 MiB is not read", "no column taken");
+            ck_assert_msg(refused == (pad > 16300), "%s, %d cells", CASES[k].format, pad);
+            bool read = false;                   /* (amd-smi sends a sample per row, known or not) */
+            for (size_t i = 0; i < c.n; i++) read |= (c.r[i].has & CASES[k].reading) != 0;
+            ck_assert_msg(read == (pad == 16300), "%s: %zu records", CASES[k].format, c.n);
+            done(&f, &d);
+            strbuf_free(&b);
+        }
+}
+END_TEST
+
 START_TEST(stats_reports) {
     collected c;
     read_facts f;
@@ -472,6 +507,7 @@ static Suite *formats_csv_suite(void) {
     Suite *s = suite_create("formats_csv");
     TCase *tc = tcase_create("bytes");
     tcase_add_test(tc, kernel_trace_header_generations);
+    tcase_add_test(tc, oversized_headers_are_not_picked_from);
     tcase_add_test(tc, kernel_trace_extra_columns_only_when_asked);
     tcase_add_test(tc, memory_copies_every_direction);
     tcase_add_test(tc, bad_numbers_warn_with_their_line);

@@ -176,6 +176,7 @@ static const csv_field *field(const state *s, int c, const csv_record *r) { retu
 
 static void on_header(state *s, const csv_record *r) {
     if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, C_COUNT)) s->oom = true;
+    csv_columns_warn_oversized(&s->cols, s->label, (unsigned long long)r->line, s->diag);
     const char *hbm = s->cols.name[C_HBM];
     if (hbm) {
         strbuf f = {0};

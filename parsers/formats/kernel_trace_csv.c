@@ -134,7 +134,9 @@ static void on_header(state *s, const csv_record *r) {
     /* the identity columns only when wanted: every captured column costs a copy per row */
     size_t want = s->fields & IDENTITY_FIELDS ? C_COUNT : C_TIMING_COUNT;
     if (!csv_columns_pick(&s->cols, &s->csv, r, s->seed_compat ? WANT_SEED : WANT, want)) s->oom = true;
-    if (!s->oom && record_sink_wants(&s->sink, REC_COUNTER) && !pick_counters(s, r)) s->oom = true;
+    csv_columns_warn_oversized(&s->cols, s->label, (unsigned long long)r->line, s->diag);
+    if (!s->oom && !s->cols.oversized && record_sink_wants(&s->sink, REC_COUNTER) && !pick_counters(s, r))
+        s->oom = true;
     for (int c = 0; c < C_TIMING_COUNT; c++)
         if (!read_facts_column(s->facts, QUANTITY[c], s->cols.name[c])) s->oom = true;
     const ssize_t *col = s->cols.col;

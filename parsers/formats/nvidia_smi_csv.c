@@ -149,6 +149,7 @@ static bool is_header_again(const state *s, const csv_record *r) {
 
 static void on_header(state *s, const csv_record *r) {
     if (!csv_columns_pick(&s->cols, &s->csv, r, WANT, C_COUNT)) s->oom = true;
+    csv_columns_warn_oversized(&s->cols, s->label, (unsigned long long)r->line, s->diag);
     read_facts_column(s->facts, "vram", s->cols.name[C_VRAM]);
     if (s->cols.name[C_VRAM]) read_facts_column(s->facts, "vram_unit", "MiB (/ 1024)");
     read_facts_column(s->facts, "utilisation", s->cols.name[C_UTIL]);

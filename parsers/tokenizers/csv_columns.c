@@ -8,10 +8,27 @@
 
 #include "parsers/tokenizers/column_pick.h"
 
+bool csv_header_oversized(const csv_record *r, size_t max_fields, size_t max_bytes) {
+    if (r->n_all > max_fields) return true;
+    size_t bytes = 0;
+    for (size_t i = 0; i < r->n_all && bytes <= max_bytes; i++) bytes += r->all[i].len;
+    return bytes > max_bytes;
+}
+
+void csv_columns_warn_oversized(const csv_columns *c, const char *label, unsigned long long line, diag_list *diag) {
+    if (c->oversized)
+        diag_add(diag, "%s: line %llu: a header of more than %d cells or %u MiB is not read; no column taken", label,
+                 line, CSV_HEADER_MAX_FIELDS, CSV_HEADER_MAX_BYTES >> 20);
+}
+
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *h, const csv_want *want, size_t n) {
     memset(c, 0, sizeof *c);
     c->n = n < CSV_COLUMNS_MAX ? n : CSV_COLUMNS_MAX;
     for (size_t w = 0; w < CSV_COLUMNS_MAX; w++) c->col[w] = c->slot[w] = -1;   /* (absent, even after a failure) */
+    if (csv_header_oversized(h, CSV_HEADER_MAX_FIELDS, CSV_HEADER_MAX_BYTES)) {
+        c->oversized = true;
+        return csv_capture_columns(t, NULL, 0);
+    }
     strbuf *names = calloc(h->n_all ? h->n_all : 1, sizeof *names);
     if (!names) return false;
     bool ok = true;

@@ -8,9 +8,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/diag.h"
 #include "parsers/tokenizers/csv_tokenizer.h"
 
 #define CSV_COLUMNS_MAX 24
+/* A header past either bound is not picked from (the widest real one seen, rocprof-compute's
+ * pmc_perf.csv, has 2,718 columns in 50 KB): a pick costs the header's size times every
+ * wanted column's candidates. */
+#define CSV_HEADER_MAX_FIELDS 16384
+#define CSV_HEADER_MAX_BYTES (1u << 20)
 
 /* One wanted quantity: candidate column names, and words that disqualify a column. */
 typedef struct csv_want {
@@ -24,12 +30,20 @@ typedef struct csv_columns {
     ssize_t col[CSV_COLUMNS_MAX];      /* header index of each wanted quantity, -1 when absent */
     int slot[CSV_COLUMNS_MAX];         /* its capture slot in the tokenizer's records */
     char *name[CSV_COLUMNS_MAX];       /* the chosen header name (valid UTF-8), NULL when absent */
+    bool oversized;                    /* the header was past CSV_HEADER_MAX_*: every column absent */
 } csv_columns;
 
 /* Picks every wanted column from the header record (see column_pick) and makes the
- * tokenizer capture them from the next record on. false on allocation failure (the caller
- * then reads no row: a column may have no name, or no slot). */
+ * tokenizer capture them from the next record on. A header of more than CSV_HEADER_MAX_FIELDS
+ * cells or CSV_HEADER_MAX_BYTES is not picked from: every column absent, c->oversized set.
+ * false on allocation failure (the caller then reads no row: a column may have no name, or
+ * no slot). */
 bool csv_columns_pick(csv_columns *c, csv_tokenizer *t, const csv_record *header, const csv_want *want, size_t n);
+/* Whether record r has more than max_fields cells or max_bytes of text (a header candidate
+ * past the bounds: CSV_HEADER_MAX_FIELDS and CSV_HEADER_MAX_BYTES for a pick). */
+bool csv_header_oversized(const csv_record *r, size_t max_fields, size_t max_bytes);
+/* Warns, when c->oversized, that the header at `line` of file `label` was too large to be read. */
+void csv_columns_warn_oversized(const csv_columns *c, const char *label, unsigned long long line, diag_list *diag);
 /* Two readers on one tokenizer (a format's pair state: one read of a file for the daemon's
  * two readings): makes `fed` capture the columns `other` (the second reader's own tokenizer,
  * never fed) captures too, after fed's own, and returns for each of other's slots its slot

@@ -11,11 +11,11 @@
 
 #define FIELD_CAP (1u << 20)   /* longest cell kept (kernel names reach ~10 KB) */
 #define HEADER_SEARCH 100      /* records looked at for a header before giving up */
-/* A record past either bound is not taken for a header (real ones have tens of columns and
- * under 1 KiB): a column pick over it would cost its size times every wanted column's
- * candidates, for each of the records searched. */
-#define HEADER_MAX_FIELDS 1024
-#define HEADER_MAX_BYTES (64u << 10)
+/* A searched-for header (nsys, nvprof: tens of columns) past either bound is not tried: a
+ * pick over such lines, for each of the 100 searched, is the CPU a hostile file would burn. */
+#define SEARCH_MAX_FIELDS 1024
+#define SEARCH_MAX_BYTES (64u << 10)
+
 
 /* A cheap test before the full column pick: some cell names a candidate of a required
  * quantity (ASCII case aside, surrounding spaces ignored). */
@@ -37,9 +37,7 @@ static bool names_a_required_column(const csv_rows_spec *sp, const csv_record *r
 static void on_header_candidate(csv_rows *s, const csv_record *r) {
     const csv_rows_spec *sp = s->spec;
     s->header_line = r->line;
-    size_t bytes = 0;
-    for (size_t i = 0; i < r->n_all && bytes <= HEADER_MAX_BYTES; i++) bytes += r->all[i].len;
-    if (r->n_all > HEADER_MAX_FIELDS || bytes > HEADER_MAX_BYTES) {
+    if (sp->header_search && csv_header_oversized(r, SEARCH_MAX_FIELDS, SEARCH_MAX_BYTES)) {
         if (!s->oversized_headers++) s->oversized_header_line = r->line;
         s->before_header++;
         return;
@@ -47,6 +45,7 @@ static void on_header_candidate(csv_rows *s, const csv_record *r) {
     if (sp->header_search && !names_a_required_column(sp, r)) { s->before_header++; return; }
     csv_columns_free(&s->cols);
     if (!csv_columns_pick(&s->cols, &s->csv, r, sp->want, sp->n_want)) { s->oom = true; return; }
+    csv_columns_warn_oversized(&s->cols, s->label, (unsigned long long)r->line, s->diag);
     for (size_t q = 0; q < sp->n_want; q++)
         if ((sp->required & (1u << q)) && s->cols.col[q] < 0) {
             s->csv.capture_all = true;           /* not the header: keep looking, copying every cell */
@@ -174,8 +173,8 @@ void csv_rows_finish(void *st) {
     if (s->csv.oom) s->oom = true;
     if (!s->have_header && s->oversized_headers)
         diag_add(s->diag, "%s: %llu lines too large for a header (over %d cells or %u KiB) not taken for one "
-                 "(first at line %llu)", s->label, (unsigned long long)s->oversized_headers, HEADER_MAX_FIELDS,
-                 HEADER_MAX_BYTES >> 10, (unsigned long long)s->oversized_header_line);
+                 "(first at line %llu)", s->label, (unsigned long long)s->oversized_headers, SEARCH_MAX_FIELDS,
+                 SEARCH_MAX_BYTES >> 10, (unsigned long long)s->oversized_header_line);
     if (!s->have_header) {
         if (!s->before_header) {
             diag_add(s->diag, "%s: empty %s (no header line)", s->label, sp->what);
