@@ -19,7 +19,8 @@
 
 /* One name's numbers on one side of the comparison. */
 typedef struct name_side {
-    const char *name;            /* borrowed from the parsed document */
+    const char *name;            /* borrowed from the parsed document (may hold a NUL: "\u0000") */
+    size_t name_len;
     const char *cls;             /* kernel class, or NULL */
     uint64_t calls;
     double total_ns, avg_ns, stddev_ns;
@@ -73,8 +74,16 @@ static double num_or_nan(json_t *o, const char *key) {
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* Bytewise order of two names by their whole length (a NUL inside one is a byte like any other). */
+static int name_cmp(const name_side *a, const name_side *b) {
+    size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+    int c = memcmp(a->name, b->name, n);
+    return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
+}
+
 static int cmp_side_name(const void *x, const void *y) {
-    return strcmp(((const name_side *)x)->name, ((const name_side *)y)->name);
+    const name_side *a = x, *b = y;
+    return name_cmp(a, b);
 }
 
 /* The rows of doc[section][list] as name_sides (name key `name_key`, total key `total_key`). */
@@ -93,11 +102,13 @@ static bool read_names(json_t *doc, const char *section, const char *list, const
     if (!*out) return false;
     for (size_t i = 0; i < cap; i++) {
         json_t *e = json_array_get(arr, i);
-        const char *name = json_string_value(json_object_get(e, name_key));
+        json_t *nm = json_object_get(e, name_key);
+        const char *name = json_string_value(nm);
         double calls = num_or_nan(e, "calls"), total = num_or_nan(e, total_key);
         if (!name || !(calls >= 0) || !isfinite(total)) continue;
         name_side *s = &(*out)[(*n)++];
         s->name = name;
+        s->name_len = json_string_length(nm);
         s->cls = json_string_value(json_object_get(e, "class"));
         s->calls = (uint64_t)calls;
         s->total_ns = total;
@@ -125,7 +136,7 @@ static bool merge_names(name_diff *nd, const double steps[2]) {
     size_t i = 0, k = 0;
     while (i < nd->n[0] || k < nd->n[1]) {
         name_row *r = &nd->rows[nd->nrows++];
-        int c = i >= nd->n[0] ? 1 : k >= nd->n[1] ? -1 : strcmp(nd->side[0][i].name, nd->side[1][k].name);
+        int c = i >= nd->n[0] ? 1 : k >= nd->n[1] ? -1 : name_cmp(&nd->side[0][i], &nd->side[1][k]);
         if (c <= 0) r->a = &nd->side[0][i++];
         if (c >= 0) r->b = &nd->side[1][k++];
         double ta = r->a ? r->a->total_ns : 0, tb = r->b ? r->b->total_ns : 0;
@@ -220,7 +231,7 @@ compare_diff *compare_diff_new(const char *base_doc, size_t base_len, const char
     size_t len[2] = {base_len, cand_len};
     for (int s = 0; s < 2; s++) {
         bool oom = false;
-        d->doc[s] = text[s] ? json_load_checked(text[s], len[s], 0, NULL, &oom) : NULL;
+        d->doc[s] = text[s] ? json_load_checked(text[s], len[s], JSON_ALLOW_NUL, NULL, &oom) : NULL;
         if (!d->doc[s] && !oom) d->doc[s] = json_object();     /* none, or not JSON: unknown, empty */
         if (!d->doc[s]) { compare_diff_free(d); return NULL; }
         d->steps[s] = step_count(d->doc[s]);
@@ -320,7 +331,7 @@ static void name_rows(jw_out *j, const char *key, const name_diff *nd, size_t ro
         const name_row *r = &nd->rows[i];
         jw_object_open(j);
         jw_key(j, "name");
-        jw_string(j, (r->a ? r->a : r->b)->name);
+        jw_string_n(j, (r->a ? r->a : r->b)->name, (r->a ? r->a : r->b)->name_len);
         const char *cls = r->a && r->a->cls ? r->a->cls : r->b ? r->b->cls : NULL;
         if (cls) { jw_key(j, "class"); jw_string(j, cls); }
         side_numbers(j, "base", r->a);
@@ -403,9 +414,11 @@ static void duration_text(double ns, char *out, size_t n) {
 /* A mover's label: its class and the name cut at 24 bytes (on a UTF-8 boundary) with "…". */
 static void mover_label(const name_row *r, char *out, size_t n) {
     const name_side *s = r->a ? r->a : r->b;
-    size_t len = strlen(s->name), cut = utf8_cut(s->name, len, 24);
-    snprintf(out, n, "%s%s%.*s%s", s->cls ? s->cls : "", s->cls ? " " : "", (int)cut, s->name,
-             cut < len ? "\xe2\x80\xa6" : "");
+    size_t len = s->name_len, cut = utf8_cut(s->name, len, 24);
+    char name[25];
+    for (size_t i = 0; i < cut; i++) name[i] = s->name[i] ? s->name[i] : ' ';   /* (a NUL would end the text) */
+    name[cut] = '\0';
+    snprintf(out, n, "%s%s%s%s", s->cls ? s->cls : "", s->cls ? " " : "", name, cut < len ? "\xe2\x80\xa6" : "");
 }
 
 void compare_diff_summary(const compare_diff *d, char *out, size_t n) {
