@@ -32,6 +32,11 @@ void smd_cell(strbuf *out, const char *s, size_t n, size_t max) {
         unsigned char c = (unsigned char)s[i];
         size_t control = text_control_at(s + i, n - i);
         if (control) strbuf_putc(out, ' '), i += control - 1;   /* line breaks, tabs, escapes, C1, bidi */
+        else if (c >= 0x80) {                                     /* a file name need not be UTF-8 */
+            size_t len = utf8_char_len(s + i, n - i);
+            if (len) strbuf_append(out, s + i, len), i += len - 1;
+            else strbuf_append(out, "\xef\xbf\xbd", 3);           /* U+FFFD, as the JSON shows the byte */
+        }
         else if (c == '<') strbuf_append(out, "&lt;", 4);
         else if (c == '>') strbuf_append(out, "&gt;", 4);
         else if (c == '&') strbuf_append(out, "&amp;", 5);

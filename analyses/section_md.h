@@ -19,9 +19,10 @@ void smd_printf(strbuf *out, const char *fmt, ...) __attribute__((format(printf,
  * text, in a table cell or in running text: '<', '>' and '&' as HTML entities (no tag, no
  * entity trick), control characters (line breaks, tabs, terminal escapes, C1 controls such as
  * the 8-bit CSI, bidirectional overrides and isolates) as spaces (no new line, so no heading
- * or list; nothing a terminal printing `goblind report` obeys, no text shown reordered), '|' '\' '`' '*' '_' '[' ']' '(' ')' '!' '~' and a leading
- * '#' '-' '+' '=' backslash-escaped (no cell break, code span, emphasis, link or image). Cut
- * at `max` bytes (on a UTF-8 boundary) with "…" (SMD_NO_LIMIT: never cut); "—" when s is NULL. */
+ * or list; nothing a terminal printing `goblind report` obeys, no text shown reordered), a
+ * byte that is not UTF-8 (a bare 0x9B, the 8-bit CSI, in a file name) as U+FFFD, '|' '\' '`'
+ * '*' '_' '[' ']' '(' ')' '!' '~' and a leading '#' '-' '+' '=' backslash-escaped (no cell
+ * break, code span, emphasis, link or image). Cut at `max` bytes (on a UTF-8 boundary) with "…" (SMD_NO_LIMIT: never cut); "—" when s is NULL. */
 void smd_cell(strbuf *out, const char *s, size_t n, size_t max);
 /* smd_cell of a NUL-terminated name, never cut. */
 void smd_text(strbuf *out, const char *s);

@@ -201,6 +201,14 @@ static bool control_cp(uint32_t cp) {
            (cp >= 0x2066 && cp <= 0x2069);
 }
 
+size_t utf8_char_len(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (!n) return 0;
+    size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || len > n) return 0;
+    return len == 1 || utf8_valid(p, len) ? len : 0;
+}
+
 size_t text_control_at(const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     if (!n) return 0;

@@ -34,6 +34,9 @@ size_t utf8_cut(const char *s, size_t n, size_t max);
  * and the text is cut at a character boundary when it does not fit. For every untrusted string
  * the CLI prints (kernel names, paths, warnings, labels). NULL s: "-". Returns buf. */
 const char *text_terminal(const char *s, char *buf, size_t n);
+/* The length in bytes (1..4) of the valid UTF-8 character at s[0..n), 0 when s does not start
+ * with one (a stray continuation byte, an overlong form, a surrogate, a sequence cut by n). */
+size_t utf8_char_len(const char *s, size_t n);
 /* The length in bytes of the control character at s[0..n) that text_terminal prints as a space
  * (C0, DEL, C1 as UTF-8, bidirectional overrides and isolates), 0 when s starts with none. */
 size_t text_control_at(const char *s, size_t n);

@@ -320,6 +320,16 @@ START_TEST(text_terminal_is_inert) {
     ck_assert_uint_eq(text_control_at("\xe2\x80\xaf", 3), 0);      /* U+202F: a space, not an override */
     ck_assert_uint_eq(text_control_at("\xe2\x80", 2), 0);          /* cut short: not one */
     ck_assert_uint_eq(text_control_at("a", 1), 0);
+    /* utf8_char_len: a whole valid character, or 0 */
+    ck_assert_uint_eq(utf8_char_len("a", 1), 1);
+    ck_assert_uint_eq(utf8_char_len("\xc3\xa9", 2), 2);
+    ck_assert_uint_eq(utf8_char_len("\xf0\x9f\x98\x80", 4), 4);
+    ck_assert_uint_eq(utf8_char_len("\x9b", 1), 0);                /* a bare continuation byte (8-bit CSI) */
+    ck_assert_uint_eq(utf8_char_len("\xff", 1), 0);
+    ck_assert_uint_eq(utf8_char_len("\xc0\x9b", 2), 0);            /* overlong */
+    ck_assert_uint_eq(utf8_char_len("\xed\xa0\x80", 3), 0);        /* a surrogate */
+    ck_assert_uint_eq(utf8_char_len("\xe2\x80", 2), 0);            /* cut short */
+    ck_assert_uint_eq(utf8_char_len("", 0), 0);
     ck_assert_str_eq(text_terminal("\xed\xa0\x80" "\xf5\x80\x80\x80", b, sizeof b), "???????");   /* surrogate, past U+10FFFF */
     ck_assert_str_eq(text_terminal("caf\xc3\xa9 \xe4\xb8\xad", b, sizeof b), "caf\xc3\xa9 \xe4\xb8\xad");
     ck_assert_str_eq(text_terminal("ab\xc3\xa9", b, 4), "ab");                   /* cut before a character */

@@ -125,6 +125,18 @@ def test_analyze(tmp):
     check(out.returncode == 0, "analyze: %s" % out.stderr[-500:])
     md = out.stdout
     check_report(md, "analyze")
+    # a file name whose bytes are not UTF-8: a bare 0x9B (the 8-bit CSI) and a stray 0xFF
+    raw = run / os.fsdecode(b"k\x9b2J\xff.pt.trace.json")
+    raw.write_text(json.dumps(trace()))
+    out = subprocess.run([GOBLIND, "analyze", str(run), "--format", "markdown"], capture_output=True)
+    check(out.returncode == 0, "analyze (raw name): %s" % out.stderr[-500:])
+    try:
+        text = out.stdout.decode("utf-8")       # (strict: a raw 0x9B or 0xFF would fail here)
+        check_report(text, "analyze (raw name)")
+        check("k\ufffd2J\ufffd" in text, "the raw name shown with U+FFFD")
+    except UnicodeDecodeError as e:
+        check(False, "report.md is not UTF-8: %s" % e)
+    raw.unlink()
     first = md.split("\n", 1)[0]
     check(first == "# goblind analysis: run &lt;script&gt;x\\|y", "title escaped: %r" % first)
     doc = json.loads(subprocess.run([GOBLIND, "analyze", str(run)], capture_output=True, text=True).stdout)
