@@ -215,6 +215,32 @@ def check_rocpd_sqlite():
     expect(cus == {i: json.loads(x)["cu_count"] for i, _, x in gpus}, "compute units")
 
 
+def check_rocpd_sqlite_tables_name_as_the_view():
+    """Every real rocpd database (the fixture and the corpus's), its kernels view dropped: the
+    dispatches read from the tables are the view's, name for name (display_name, not the
+    symbol's kernel_name "....kd"), start, end and device, in the same order."""
+    paths = [os.path.join(SHARED, "fixtures/rocprofv3/rocpd_ck_bmm_28_results.db")]
+    corpus = os.path.join(SHARED, "corpus/found2/rocpd")
+    paths += sorted(os.path.join(corpus, f) for f in os.listdir(corpus) if f.endswith(".db"))
+    for path in paths:
+        view, _ = records("rocpd-sqlite", path)
+        with tempfile.TemporaryDirectory() as d:
+            copy = os.path.join(d, "1_results.db")
+            src = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+            dst = sqlite3.connect(copy)
+            src.backup(dst)
+            src.close()
+            dst.execute("DROP VIEW kernels")
+            dst.commit()
+            dst.close()
+            tables, err = records("rocpd-sqlite", copy)
+        key = lambda r: (r["name"], r["start_ns"], r["end_ns"], r.get("device"))   # noqa: E731
+        a = [key(r) for r in by_type(view, "kernel_dispatch")]
+        b = [key(r) for r in by_type(tables, "kernel_dispatch")]
+        expect(a and a == b, f"{os.path.basename(path)}: {len(a)} from the view, {len(b)} from the tables; "
+                             f"first difference {next(((x, y) for x, y in zip(a, b) if x != y), None)} {err[:300]}")
+
+
 def check_rocpd_sqlite_without_views():
     """A database without the kernels view: dispatches from the tables, each on its agent's absolute
     index (agent_id is the agent's row id; the two differ once CPU agents are numbered apart)."""

@@ -7,13 +7,15 @@
  * cancel, content and memory). Tables carry a per-file uuid suffix and their columns drift
  * between rocprofiler-sdk versions, so the rows come from the un-suffixed `kernels` view by
  * column name, else from rocpd_kernel_dispatch joined to rocpd_info_kernel_symbol
- * (timestamps inline, as real databases store them; joined on id and guid, as the view).
+ * (timestamps inline, as real databases store them; joined on id and guid and named by
+ * display_name, as the view).
  * Each dispatch with a name and end > start becomes one REC_KERNEL_DISPATCH (start, end and
  * end - start in integer ns; agent, stream or queue, correlation id), in start order: the views are read unsorted (no
  * SQL sort of a view of unknown size) and put in (start, id) order in bounded memory by
  * parsers/formats/rocpd_order. A file that is not such a database gets a warning, never a crash.
  * This is the one place outside storage/ that speaks SQL, and it only reads the profiler's
  * own file. */
+#include <assert.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,28 +31,43 @@
 /* The first query adds grid, workgroup and resource columns (the kernels view of real
  * schema-3 databases); the second is the same view without them (rows identical). No ORDER
  * BY: rows are put in (start, id) order by rocpd_order; id is the last column. */
-static const char *const QUERIES[] = {
+static const char *const VIEW_QUERIES[] = {
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, grid_x, grid_y, grid_z, "
     "workgroup_x, workgroup_y, workgroup_z, lds_size, scratch_size, vgpr_count, sgpr_count, id FROM kernels",
     "SELECT name, start, \"end\", agent_abs_index, COALESCE(stream_id, queue_id), corr_id, id FROM kernels",
-    /* (agent_id is rocpd_info_agent's row id: the device is that agent's absolute index, as the
-     * kernels view's agent_abs_index and the CSV's Agent_Id; no such agent: unknown. Row ids
-     * are per process: a database merging several has the same ids under different guids,
-     * so the joins match the guid too, as the kernels view does; tables without a guid
-     * column, by id alone) */
-    "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+};
+/* Without the view: the tables, each template tried with each of SYMBOL_NAMES for its %s.
+ * agent_id is rocpd_info_agent's row id: the device is that agent's absolute index, as the
+ * view's agent_abs_index and the CSV's Agent_Id; no such agent: unknown. Row ids are per
+ * process: a database merging several has the same ids under different guids, so the joins
+ * match the guid too, as the view does; tables without a guid column, by id alone. The last
+ * two: no agent table at all (the kernels still, on no known device). */
+static const char *const TABLE_QUERIES[] = {
+    "SELECT ks.%s, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id AND ks.guid = kd.guid "
     "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id AND a.guid = kd.guid",
-    "SELECT ks.kernel_name, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "SELECT ks.%s, kd.start, kd.\"end\", a.absolute_index, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id "
     "LEFT JOIN rocpd_info_agent a ON a.id = kd.agent_id",
-    /* (no agent table at all: the kernels still, on no known device) */
-    "SELECT ks.kernel_name, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "SELECT ks.%s, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id AND ks.guid = kd.guid",
-    "SELECT ks.kernel_name, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
+    "SELECT ks.%s, kd.start, kd.\"end\", NULL, COALESCE(kd.stream_id, kd.queue_id), NULL, kd.id "
     "FROM rocpd_kernel_dispatch kd JOIN rocpd_info_kernel_symbol ks ON ks.id = kd.kernel_id",
-    NULL,
 };
+/* The symbol's name column: the view's (display_name: "__amd_rocclr_initHeap"), else the
+ * older schemas' kernel_name ("__amd_rocclr_initHeap.kd"). */
+static const char *const SYMBOL_NAMES[] = {"display_name", "kernel_name"};
+#define N_VIEW_QUERIES (sizeof VIEW_QUERIES / sizeof *VIEW_QUERIES)
+#define N_QUERIES (N_VIEW_QUERIES + sizeof TABLE_QUERIES / sizeof *TABLE_QUERIES * 2)
+_Static_assert(sizeof SYMBOL_NAMES / sizeof *SYMBOL_NAMES == 2, "N_QUERIES counts two symbol names");
+
+/* Query `which` (< N_QUERIES) as text, in SQLite's memory (sqlite3_free); NULL on OOM. */
+static char *query_text(size_t which) {
+    assert(which < N_QUERIES);
+    if (which < N_VIEW_QUERIES) return sqlite3_mprintf("%s", VIEW_QUERIES[which]);
+    which -= N_VIEW_QUERIES;
+    return sqlite3_mprintf(TABLE_QUERIES[which / 2], SYMBOL_NAMES[which % 2]);
+}
 
 typedef struct state {
     record_sink sink;
@@ -122,8 +139,13 @@ static bool read_kernels(state *s, sqlg_db *g) {
     sqlite3_stmt *q = NULL;
     size_t which = 0;
     char *first_error = NULL;        /* the kernels view's own error, not the last fallback's */
-    for (; QUERIES[which]; which++) {
-        if (sqlite3_prepare_v2(g->db, QUERIES[which], -1, &q, NULL) == SQLITE_OK) break;
+    for (; which < N_QUERIES; which++) {
+        char *sql = query_text(which);
+        if (!sql) { s->oom = true; break; }
+        int rc = sqlite3_prepare_v2(g->db, sql, -1, &q, NULL);
+        sqlite3_free(sql);
+        if (rc == SQLITE_OK) break;
+        q = NULL;
         if (sqlg_nomem(g->db, 0)) { s->oom = true; break; }
         if (!which) first_error = sqlite3_mprintf("%s", sqlite3_errmsg(g->db));
     }
@@ -138,10 +160,12 @@ static bool read_kernels(state *s, sqlg_db *g) {
     }
     sqlite3_free(first_error);
     s->extended = which == 0;
-    if (which > 0) which--;      /* the facts name the view as before */
-    read_facts_column(s->facts, "name", which == 0 ? "kernels.name" : "rocpd_info_kernel_symbol.kernel_name");
-    read_facts_column(s->facts, "start", which == 0 ? "kernels.start" : "rocpd_kernel_dispatch.start");
-    read_facts_column(s->facts, "end", which == 0 ? "kernels.end" : "rocpd_kernel_dispatch.end");
+    bool view = which < N_VIEW_QUERIES;
+    read_facts_column(s->facts, "name", view ? "kernels.name"
+                                        : (which - N_VIEW_QUERIES) % 2 == 0 ? "rocpd_info_kernel_symbol.display_name"
+                                                                             : "rocpd_info_kernel_symbol.kernel_name");
+    read_facts_column(s->facts, "start", view ? "kernels.start" : "rocpd_kernel_dispatch.start");
+    read_facts_column(s->facts, "end", view ? "kernels.end" : "rocpd_kernel_dispatch.end");
     read_facts_column(s->facts, "duration", NULL);
     rocpd_order ord;
     rocpd_order_init(&ord, &s->sink);
