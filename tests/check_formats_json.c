@@ -365,6 +365,8 @@ START_TEST(rocprof_v1_json_lanes_and_exact_times) {
     const char *reversed =
         "{ \"traceEvents\":[{}\n"
         ",{\"args\":{\"name\":\"GPU1\"},\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\",\"sort_index\":1}\n"
+        /* a nameless event first: ignored, and it decides nothing */
+        ",{\"ph\":\"X\",\"name\":\"\",\"pid\":7,\"tid\":0,\"ts\":\"1\",\"dur\":\"1\",\"args\":{\"KernelName\":\"\"}}\n"
         ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\"args\":{\"proc-id\":\"1\"}}\n"
         ",{\"ph\":\"X\",\"name\":\"gemm\",\"pid\":7,\"tid\":0,\"ts\":\"12\",\"dur\":\"3\",\n"
         "  \"args\":{\"KernelName\":\"gemm\",\"BeginNs\":\"12000\",\"EndNs\":\"15001\"}}\n"

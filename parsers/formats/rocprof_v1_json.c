@@ -133,13 +133,14 @@ static void event_end(state *s) {
         if (!s->bad_times++) s->first_bad = e->offset;
         return;
     }
+    strbuf_terminate(&e->name);
+    const char *name = e->name.len ? e->name.data : NULL;
+    if (k == L_GPU && !name) { if (!s->bad_times++) s->first_bad = e->offset; return; }
     if (k == L_GPU) {                  /* the first kind of kernel event read wins, whichever it is */
         kernel_source src = e->kernel_name_arg ? KS_RESULTS : KS_ACTIVITY;
         if (s->kernels_from == KS_NONE) s->kernels_from = src;
         else if (src != s->kernels_from) { s->duplicate_kernels++; return; }
     }
-    strbuf_terminate(&e->name);
-    const char *name = e->name.len ? e->name.data : NULL;
     record r = {.line = e->offset, .has = RF_START | RF_END | RF_DURATION, .start_ns = start, .end_ns = end,
                 .duration_ns = end - start, .name = name, .name_len = e->name.len};
     switch (k) {
@@ -155,7 +156,6 @@ static void event_end(state *s) {
     default: r.type = REC_ANNOTATION; break;
     }
     if (k == L_GPU && e->has_queue) r.stream = e->queue, r.has |= RF_STREAM;
-    if (k == L_GPU && !name) { if (!s->bad_times++) s->first_bad = e->offset; return; }
     s->used++;
     if (!record_emit(&s->sink, &r)) s->oom = true;
 }
