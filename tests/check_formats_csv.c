@@ -254,9 +254,15 @@ START_TEST(allocations_and_counters) {
               /* saturated times: the value without them (their difference wrapped) */
               "1,6,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",1,-1e40,1e40\n"
               /* end before start: the value without times, counted */
-              "1,7,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",2,30,10\n",
+              "1,7,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",2,30,10\n"
+              /* one timestamp unreadable, one missing: the value without times, counted; none: nothing to say */
+              "1,8,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",3,abc,10\n"
+              "1,9,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",4,,10\n"
+              "1,10,\"Agent 1\",1,15606,15606,1048576,17,\"add(float*, int)\",64,0,0,8,0,16,\"SQ_WAVES\",5,,\n",
               4, &c, &f, &d);
-    ck_assert_uint_eq(c.n, 3);
+    ck_assert_uint_eq(c.n, 6);
+    for (size_t i = 3; i < 6; i++) ck_assert(!(c.r[i].has & (RF_START | RF_END | RF_DURATION)));
+    ck_assert(warned(&d, "2 rows kept without their times (a timestamp missing or not an integer)", "line 5"));
     ck_assert(c.r[0].duration_ns == 20 && !(c.r[1].has & (RF_START | RF_DURATION)));
     ck_assert(c.r[2].number == 2.0 && !(c.r[2].has & (RF_START | RF_END | RF_DURATION)));
     ck_assert(warned(&d, "1 rows kept without their times (beyond 2^62 ns)", "line 3"));

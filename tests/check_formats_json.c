@@ -115,6 +115,9 @@ START_TEST(telemetry_timestamps) {
     ck_assert(telemetry_time_ns("2024-02-29 00:00:00", 19, &t) && t == (i128)1709164800 * 1000000000);
     ck_assert(telemetry_time_ns("2000-02-29 00:00:00", 19, &t) && t == (i128)951782400 * 1000000000);
     ck_assert(telemetry_time_ns("2025-12-31 23:59:59", 19, &t) && t == (i128)1767225599 * 1000000000);
+    /* :60 is a leap second only at 23:59 (read as the next day's 00:00:00, as timegm does) */
+    ck_assert(telemetry_time_ns("2016-12-31 23:59:60", 19, &t) && t == (i128)1483228800 * 1000000000);
+    ck_assert(!telemetry_time_ns("2025-05-01 10:00:60", 19, &t));
     ck_assert(!telemetry_time_ns("yesterday", 9, &t));
     ck_assert(!telemetry_time_ns("12", 2, &t));
     ck_assert(!telemetry_time_ns("2024-05-01 10:00:00.", 20, &t));

@@ -217,11 +217,13 @@ static void counter_row(csv_rows *s, const csv_record *r) {
     pid_tid(s, CC_PID, CC_TID, r, &rec);
     correlation(s, CC_CORR, r, &rec);
     i128 b, e;
-    if (csv_rows_int(s, CC_START, r, &b) && csv_rows_int(s, CC_END, r, &e)) {
+    bool start = csv_rows_int(s, CC_START, r, &b), end = csv_rows_int(s, CC_END, r, &e);
+    if (start && end) {
         if (!times_in_range(b, e)) csv_rows_kept_without(s, "times (beyond 2^62 ns)", r);
         else if (e < b) csv_rows_kept_without(s, "times (end before start)", r);
         else rec.start_ns = b, rec.end_ns = e, rec.duration_ns = e - b, rec.has |= RF_START | RF_END | RF_DURATION;
-    }
+    } else if (csv_rows_field(s, CC_START, r) || csv_rows_field(s, CC_END, r))   /* written, but not both read */
+        csv_rows_kept_without(s, "times (a timestamp missing or not an integer)", r);
     /* the dispatch the value belongs to, and its kernel, as named fields */
     record_field f[2];
     size_t nf = 0;

@@ -112,8 +112,9 @@ bool telemetry_time_ns(const char *s, size_t n, i128 *out) {
     static const int MONTH_DAYS[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
     if (p != end || M < 1 || M > 12 || D < 1 || D > MONTH_DAYS[M - 1] || (M == 2 && D == 29 && !leap) || h > 23 ||
-        m > 59 || sec > 60)
-        return false;                  /* "2025-02-31" is no date (timegm would make it March 3) */
+        m > 59 || sec > 60 || (sec == 60 && (h != 23 || m != 59)))
+        return false;                  /* "2025-02-31" is no date (timegm would make it March 3); :60 only as
+                                        * a leap second, 23:59:60 */
     struct tm tm = {.tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec};
     time_t t = timegm(&tm);
     if (t == (time_t)-1 && !(Y == 1969 && M == 12 && D == 31)) return false;
