@@ -32,6 +32,7 @@ int run_inventory_rank_from_name(const char *name) {
 typedef struct head_buf {
     uint8_t b[SNIFF_BYTES];
     size_t n;
+    int fd;                    /* the file, opened with artefact_open's checks (-1: not opened) */
 } head_buf;
 
 static bool head_take(void *user, const uint8_t *buf, size_t n) {
@@ -54,11 +55,10 @@ static bool ends_with(const char *s, const char *suf) {
 static bool read_head(const char *path, const char *confine_root, head_buf *h) {
     h->n = 0;
     struct stat st;
-    int fd = artefact_open(path, confine_root, &st);
+    int fd = h->fd = artefact_open(path, confine_root, &st);
     if (fd < 0) return !(fd == -1 && errno == ENOMEM);
     uint8_t raw[SNIFF_BYTES * 8];
     ssize_t got = read(fd, raw, ends_with(path, ".gz") ? sizeof raw : SNIFF_BYTES);
-    close(fd);
     if (got <= 0) return true;
     if (!ends_with(path, ".gz")) { memcpy(h->b, raw, (size_t)got); h->n = (size_t)got; return true; }
     gunzip *g = gunzip_new(head_take, h);
@@ -156,7 +156,8 @@ static bool add_unrecognised(run_inventory *inv, const char *rel, uint64_t size,
     return true;
 }
 
-/* Claims one regular file (rel names it, relative to the run directory). Content decides:
+/* Classifies one regular file (rel names it, relative to the run directory; hb its first
+ * bytes and descriptor). Content decides:
  * every format's sniff() is asked about the first bytes under a neutral name (the file's
  * extension only) and, when it accepts them (>= INVENTORY_SNIFF_ACCEPT) and the format has
  * one, its sniff_file() about the file itself; the highest score wins, and a format whose
@@ -165,17 +166,12 @@ static bool add_unrecognised(run_inventory *inv, const char *rel, uint64_t size,
  * schema cannot be read) goes to the format its
  * name says, whose reader then warns what is wrong; a file no format accepts is listed as
  * unrecognised. */
-static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
-                     const char *confine_root) {
-    uint64_t sz, ino;
-    int64_t mt;
-    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return errno != ENOMEM;
+static bool classify(run_inventory *inv, const char *path, const char *rel, uint64_t size, const head_buf *hb) {
+    const head_buf h = *hb;
     const artefact_parser *best = NULL;
     const char *found_by = NULL, *named = NULL;
     int best_score = -1;
     bool best_named = false, unreadable = false;
-    head_buf h;
-    if (!read_head(path, confine_root, &h)) return false;
     const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
     if (!strcmp(rel, "goblind.json")) return true;   /* the run's sidecar (core/run_sidecar), not a source */
     char sniff_name[256], neutral[16];
@@ -192,7 +188,7 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
             if (pattern_matches(*n, rel)) pat = *n;
         if (pat && !named) named = p->name, named_fmt = p, named_pat = pat;
         int score = h.n ? p->sniff(neutral, h.b, h.n) : 0;
-        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = p->sniff_file(path)) < 0) {
+        if (score >= INVENTORY_SNIFF_ACCEPT && p->sniff_file && (score = h.fd >= 0 ? p->sniff_file(h.fd) : -1) < 0) {
             if (score == SNIFF_OUT_OF_MEMORY) return false;
             unreadable = true;
         }
@@ -238,6 +234,20 @@ static bool consider(run_inventory *inv, const char *path, const char *rel, uint
     s->device_clock = ks == KERNELS_DEVICE_CLOCK;
     inv->n++;
     return true;
+}
+
+/* Claims one regular file (see classify), opened once with artefact_open's checks: its first
+ * bytes and an SQLite format's schema are read through that one descriptor (a file swapped
+ * for a link or a FIFO between the checks and the reads is not followed). */
+static bool consider(run_inventory *inv, const char *path, const char *rel, uint64_t size,
+                     const char *confine_root) {
+    uint64_t sz, ino;
+    int64_t mt;
+    if (confine_root && !artefact_identity(path, confine_root, &sz, &mt, &ino)) return errno != ENOMEM;
+    head_buf h;
+    bool ok = read_head(path, confine_root, &h) && classify(inv, path, rel, size, &h);
+    if (h.fd >= 0) close(h.fd);
+    return ok;
 }
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

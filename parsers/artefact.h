@@ -174,11 +174,12 @@ typedef struct artefact_parser {
      * the highest score among the formats of the file's kind. */
     int (*sniff)(const char *name, const uint8_t *head, size_t n);
     /* Optional, for a format whose first bytes do not tell it from another's (SQLite files):
-     * 0 to 100 from the file at path itself (its schema), -1 when the file cannot be read so
-     * (a corrupt database), SNIFF_OUT_OF_MEMORY when memory ran out (the inventory then fails
-     * as an allocation failure), asked by the run inventory (core/run_inventory) only when
-     * sniff() accepted the first bytes. Reads, emits nothing. */
-    int (*sniff_file)(const char *path);
+     * 0 to 100 from the file itself (its schema), read through fd, the descriptor the run
+     * inventory opened with artefact_open's checks (left open: the caller closes it), -1 when
+     * the file cannot be read so (a corrupt database), SNIFF_OUT_OF_MEMORY when memory ran out
+     * (the inventory then fails as an allocation failure), asked by the run inventory
+     * (core/run_inventory) only when sniff() accepted the first bytes. Reads, emits nothing. */
+    int (*sniff_file)(int fd);
     /* A format emits records: its records go to `sink` (the analysis of its kind,
      * analyses/, or the analysis document's), how it read the file to `facts`. label names
      * the file in warnings. */

@@ -23,7 +23,7 @@
 #include "parsers/parser_registry.h"
 
 /* Prints the best-scoring format for one file, as "FILE\tNAME\tSCORE"; 1 when it cannot be read. */
-static int sniff_file(const char *path) {
+static int sniff_head(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) { perror(path); return 1; }
     uint8_t head[SNIFF_BYTES];
@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
     }
     if (argc >= 3 && !strcmp(argv[1], "sniff")) {
         int rc = 0;
-        for (int i = 2; i < argc; i++) rc |= sniff_file(argv[i]);
+        for (int i = 2; i < argc; i++) rc |= sniff_head(argv[i]);
         return rc;
     }
     if (argc == 4 && !strcmp(argv[1], "dispatches")) return dispatches(argv[2], argv[3]);

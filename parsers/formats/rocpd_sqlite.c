@@ -234,9 +234,9 @@ static int rp_sniff(const char *name, const uint8_t *head, size_t n) {
 }
 
 /* rocpd's schema: rocpd_ tables and views (rocprof v1's results.db is SQLite too). */
-static int rp_sniff_file(const char *path) {
+static int rp_sniff_file(int fd) {
     static const char *const VIEWS[] = {"kernels", "rocpd_kernel_dispatch", NULL};
-    int rocpd = 0, views = sqlite_schema_match(path, VIEWS, "rocpd_", &rocpd);
+    int rocpd = 0, views = sqlite_schema_match(fd, VIEWS, "rocpd_", &rocpd);
     return views < 0 ? views : views > 0 || rocpd > 0 ? 95 : 0;
 }
 

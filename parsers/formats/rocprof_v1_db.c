@@ -247,9 +247,9 @@ static int v1_sniff(const char *name, const uint8_t *head, size_t n) {
 }
 
 /* tblextr's tables, and no rocpd_ table or view (rocpd databases are SQLite too). */
-static int v1_sniff_file(const char *path) {
+static int v1_sniff_file(int fd) {
     static const char *const TABLES[] = {"A", "KERN", "OPS", "COPY", "HIP", "HSA", "KFD", "rocTX", NULL};
-    int rocpd = 0, ours = sqlite_schema_match(path, TABLES, "rocpd_", &rocpd);
+    int rocpd = 0, ours = sqlite_schema_match(fd, TABLES, "rocpd_", &rocpd);
     return ours < 0 ? ours : ours > 0 && !rocpd ? 95 : 0;
 }
 

@@ -1,8 +1,6 @@
-/* sqlite_schema: the tables and views of an SQLite file (see sqlite_schema.h). The file is opened
- * once without blocking on a FIFO, checked to be a regular file, and read through that descriptor
- * by parsers/sqlite/sqlite_guard (never by name again, with its bounds). A link is followed as the
- * inventory's own checks allowed it (core/run_inventory confines the daemon's paths to the root
- * first; the reader opens the file again with artefact_open's checks before any row is read). */
+/* sqlite_schema: the tables and views of an SQLite file (see sqlite_schema.h), read through the
+ * descriptor the run inventory opened with artefact_open's checks (confined to the root,
+ * O_NOFOLLOW, no FIFO), by parsers/sqlite/sqlite_guard with its bounds: never by name. */
 #include "parsers/sqlite/sqlite_schema.h"
 
 #include <fcntl.h>
@@ -16,28 +14,16 @@
 #include "parsers/artefact.h"
 #include "parsers/sqlite/sqlite_guard.h"
 
-/* A descriptor of path when it is a regular file (not a FIFO or device); -1 otherwise. */
-static int open_regular(const char *path) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return -1; }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
-}
-
-int sqlite_schema_match(const char *path, const char *const *names, const char *prefix, int *prefixed) {
+int sqlite_schema_match(int fd, const char *const *names, const char *prefix, int *prefixed) {
     *prefixed = 0;
-    int fd = open_regular(path);
-    if (fd < 0) return -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
     sqlg_db g;
     diag_list quiet;                    /* a sniff says nothing: the reader warns when it reads */
     diag_init(&quiet);
-    if (!sqlg_open(&g, fd, NULL, NULL, path, "sniffed", &quiet)) {
+    if (!sqlg_open(&g, fd, NULL, NULL, "sqlite file", "sniffed", &quiet)) {
         bool oom = quiet.out_of_memory;
         diag_free(&quiet);
-        close(fd);
         return oom ? SNIFF_OUT_OF_MEMORY : -1;
     }
     sqlite3_stmt *q = NULL;
@@ -58,6 +44,5 @@ int sqlite_schema_match(const char *path, const char *const *names, const char *
     sqlite3_finalize(q);
     sqlg_close(&g);
     diag_free(&quiet);
-    close(fd);
     return oom ? SNIFF_OUT_OF_MEMORY : rc == SQLITE_DONE ? found : -1;
 }
