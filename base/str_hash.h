@@ -14,11 +14,17 @@ static inline uint64_t str_hash(const char *s) {
     return h;
 }
 
+/* The process's hash key: drawn at random before main (str_hash.c), read-only after. */
+extern uint64_t str_hash_key;
+
 /* A hash of n bytes (kernel and operator names, often 80-200 bytes, looked up once per record
  * by several analyses): 8 bytes a step with a multiply-xorshift mix instead of FNV's byte
- * loop. For in-memory tables only (never stored, never ordering output). */
+ * loop, keyed by the process's random str_hash_key: names are file content, and without a
+ * key an attacker computes names that all collide (a file of them turned every table's probe
+ * into a walk of the whole table). For in-memory tables only (never stored, never ordering
+ * output: it differs from one process to the next). */
 static inline uint64_t str_hash_n(const char *s, size_t n, uint64_t seed) {
-    uint64_t h = (seed ^ 0x9e3779b97f4a7c15ULL) + n * 0xff51afd7ed558ccdULL;
+    uint64_t h = (seed ^ str_hash_key ^ 0x9e3779b97f4a7c15ULL) + n * 0xff51afd7ed558ccdULL;
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, s, 8);

@@ -8,6 +8,7 @@
 #include "parsers/kernel_table.h"
 #include "parsers/formats/torch_values.h"
 #include "base/py_number.h"
+#include "base/str_hash.h"
 #include "base/text_utf8.h"
 
 static char *sanitize(const char *in, size_t n, strbuf *b) {
@@ -305,6 +306,43 @@ START_TEST(kernel_classification) {
 }
 END_TEST
 
+/* str_hash_n's state after the first 8-byte word of a 16-byte name, for key k (the hash's own
+ * steps, written out: the attack the key defeats). */
+static uint64_t state_after_word(uint64_t k, uint64_t w) {
+    uint64_t h = (0 ^ k ^ 0x9e3779b97f4a7c15ULL) + 16 * 0xff51afd7ed558ccdULL;
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 31);
+}
+
+/* Names an attacker computes to collide: without a key, 16-byte names whose second word is
+ * (the state after the first) ^ C all hash alike. Under the process's random key they do not:
+ * the same 4,096 names give (nearly) 4,096 hashes, and the key is not 0. */
+START_TEST(str_hash_is_keyed) {
+    ck_assert(str_hash_key != 0);
+    enum { N = 4096 };
+    uint64_t *h0 = malloc(N * sizeof *h0), *hk = malloc(N * sizeof *hk);
+    ck_assert(h0 && hk);
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t w[2] = {0x6d6d5f6e65746174ULL + i * 0x100000001ULL, 0};
+        w[1] = state_after_word(0, w[0]) ^ 0x1234567890abcdefULL;
+        hk[i] = str_hash_n((const char *)w, 16, 0);
+        uint64_t key = str_hash_key;
+        str_hash_key = 0;                            /* (the unkeyed hash, for the comparison) */
+        h0[i] = str_hash_n((const char *)w, 16, 0);
+        str_hash_key = key;
+    }
+    size_t same0 = 0, samek = 0;
+    for (size_t i = 1; i < N; i++) same0 += h0[i] == h0[0], samek += hk[i] == hk[0];
+    ck_assert_uint_eq(same0, N - 1);                 /* the construction works unkeyed */
+    ck_assert_uint_le(samek, 1);                     /* and not against the key */
+    uint64_t mask = 0xFFFF;                          /* nor in a table's low bits: spread as random */
+    size_t in_slot0 = 0;
+    for (size_t i = 0; i < N; i++) in_slot0 += (hk[i] & mask) == (hk[0] & mask);
+    ck_assert_uint_le(in_slot0, 8);
+    free(h0), free(hk);
+}
+END_TEST
+
 /* text_terminal: what the CLI prints of an untrusted string drives no terminal. */
 START_TEST(text_terminal_is_inert) {
     char b[64];
@@ -352,6 +390,7 @@ Suite *text_suite(void) {
     tcase_add_test(tc, column_pick_whole_tokens);
     tcase_add_test(tc, kernel_classification);
     tcase_add_test(tc, text_terminal_is_inert);
+    tcase_add_test(tc, str_hash_is_keyed);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/str_hash.h"
 #include "analyses/structures/name_agg.h"
 #include "analyses/section.h"
 #include "analyses/section_md.h"
@@ -117,7 +118,13 @@ static void flush_events(alloc_state *s) {
     s->n_ev = 0;
 }
 
-static uint64_t addr_hash(uint64_t a) { return (a * 0x9E3779B97F4A7C15ULL) >> 20; }
+/* Keyed by the process's random str_hash_key: addresses are file content, and a plain
+ * multiply lets a file choose addresses that all share one slot. */
+static uint64_t addr_hash(uint64_t a) {
+    uint64_t h = (a ^ str_hash_key) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    return (h * 0xff51afd7ed558ccdULL) >> 20;
+}
 
 static addr_slot *addr_find(alloc_state *s, uint64_t a, bool for_insert) {
     if (!s->addr) {

@@ -17,6 +17,7 @@
 
 #include "analyses/section.h"
 #include "analyses/section_md.h"
+#include "base/str_hash.h"
 
 #define COUNTERS_MAX_PAIRS 65536u
 #define COUNTERS_MAX_NAME_BYTES ((size_t)32 << 20)   /* their kernel and counter names (65,536 pairs of
@@ -43,14 +44,10 @@ typedef struct counters_state {
     const analysis_config *cfg;             /* run state only (list_rows read at render) */
 } counters_state;
 
-/* FNV-1a over the kernel (or a marker for none) and the counter name. */
+/* The keyed hash (base/str_hash.h) of the kernel (or a marker for none) and the counter name. */
 static uint64_t pair_hash(const char *k, size_t kn, const char *c, size_t cn) {
-    uint64_t h = 1469598103934665603ULL;
-    if (!k) h = (h ^ 0xFFu) * 1099511628211ULL;
-    for (size_t i = 0; k && i < kn; i++) h = (h ^ (unsigned char)k[i]) * 1099511628211ULL;
-    h = (h ^ 0u) * 1099511628211ULL;
-    for (size_t i = 0; i < cn; i++) h = (h ^ (unsigned char)c[i]) * 1099511628211ULL;
-    return h;
+    uint64_t h = k ? str_hash_n(k, kn, 0) : (uint64_t)0xFF;
+    return str_hash_n(c, cn, h);
 }
 
 static bool pair_is(const counter_pair *p, uint64_t h, const char *k, size_t kn, const char *c, size_t cn) {

@@ -57,7 +57,8 @@ static bool index_find(uint32_t **slots, size_t *n_slots, const char *key, char 
         uint32_t *s = calloc(ns, sizeof *s);
         if (!s) return false;
         for (size_t i = 0; i < n_items; i++) {
-            size_t h = (size_t)str_hash(key_at(items, i)) & (ns - 1);
+            const char *k = key_at(items, i);
+            size_t h = (size_t)str_hash_n(k, strlen(k), 0) & (ns - 1);
             while (s[h]) h = (h + 1) & (ns - 1);
             s[h] = (uint32_t)(i + 1);
         }
@@ -65,7 +66,7 @@ static bool index_find(uint32_t **slots, size_t *n_slots, const char *key, char 
         *slots = s;
         *n_slots = ns;
     }
-    size_t h = (size_t)str_hash(key) & (*n_slots - 1);
+    size_t h = (size_t)str_hash_n(key, strlen(key), 0) & (*n_slots - 1);   /* keyed: no chosen collisions */
     while ((*slots)[h]) {
         if (!strcmp(key_at(items, (*slots)[h] - 1), key)) { *pos = (*slots)[h] - 1; *found = true; return true; }
         h = (h + 1) & (*n_slots - 1);
