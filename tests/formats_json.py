@@ -77,6 +77,35 @@ def check_rocprofv3_json():
                    for a in gpus}, "memory_bytes")
 
 
+def check_rocprofv3_json_symbols_out_of_order():
+    """Symbols defined out of id order, some ids twice, each followed at once by a dispatch
+    naming a symbol seen so far (the key repeated, as a hostile file may): every dispatch takes
+    the first symbol of its id in file order (a plain dict, independently), and none is unnamed
+    but those whose id was never defined before it."""
+    import random
+    rnd = random.Random(5)
+    ids = list(range(3000)) + [rnd.randrange(3000) for _ in range(300)]
+    rnd.shuffle(ids)
+    first, parts, want = {}, [], []
+    for i, kid in enumerate(ids):
+        name = f"k{kid}_v{i}"
+        first.setdefault(kid, name)
+        ask = rnd.choice(ids[:i + 1]) if rnd.random() < 0.9 else 10**6 + i
+        want.append(first.get(ask))
+        parts.append('"kernel_symbols":[{"kernel_id":%d,"formatted_kernel_name":"%s"}],'
+                     '"buffer_records":{"kernel_dispatch":[{"kind":4,"operation":2,"start_timestamp":%d,'
+                     '"end_timestamp":%d,"dispatch_info":{"kernel_id":%d}}]}' % (kid, name, 10 * i, 10 * i + 5, ask))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x_results.json")
+        with open(path, "w") as f:
+            f.write('{"rocprofiler-sdk-tool":[{' + ",".join(parts) + "}]}")
+        recs, err = records("rocprofv3-json", path)
+    got = [r.get("name") for r in by_type(recs, "kernel_dispatch")]
+    expect(len(got) == len(want), f"{len(got)} dispatches, {len(want)} written {err[:200]}")
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    expect(not bad, f"{len(bad)} dispatches named otherwise than the first symbol of their id: {bad[:3]}")
+
+
 def check_rocprofv3_json_synthetic():
     """Copies, API calls and allocations (the fixture has only dispatches): a small file
     written as rocprofiler-sdk's JSON writer lays them out."""

@@ -89,20 +89,50 @@ bool rpj_grow(void **arr, size_t *cap, size_t n, size_t size) {
     return true;
 }
 
-static int sym_cmp(const void *a, const void *b) {
-    uint64_t x = ((const symbol *)a)->id, y = ((const symbol *)b)->id;
-    return x < y ? -1 : x > y;
+/* A tail symbol and its place in the file, to sort the tail by (id, place): the earlier of
+ * two symbols with one id stays first whatever qsort does with ties. */
+typedef struct tail_symbol { symbol sym; size_t place; } tail_symbol;
+
+static int tail_cmp(const void *a, const void *b) {
+    const tail_symbol *x = a, *y = b;
+    if (x->sym.id != y->sym.id) return x->sym.id < y->sym.id ? -1 : 1;
+    return (x->place > y->place) - (x->place < y->place);
+}
+
+/* Sorts the tail and merges it into the sorted prefix, from the end (ties: the prefix's first,
+ * it came earlier). O(n) with a tail of sqrt(n): a file whose symbols arrive out of order,
+ * each looked up at once, costs O(sqrt n) per symbol, never a sort of the table per lookup.
+ * false: out of memory (the table stays as it was). */
+static bool merge_tail(state *s) {
+    size_t t = s->n_syms - s->n_sorted_syms;
+    if (!t) return true;
+    tail_symbol *tmp = malloc(t * sizeof *tmp);
+    if (!tmp) return false;
+    for (size_t j = 0; j < t; j++) tmp[j] = (tail_symbol){s->syms[s->n_sorted_syms + j], j};
+    qsort(tmp, t, sizeof *tmp, tail_cmp);
+    size_t i = s->n_sorted_syms, j = t, k = s->n_syms;
+    while (j) {
+        if (i && s->syms[i - 1].id > tmp[j - 1].sym.id) s->syms[--k] = s->syms[--i];
+        else s->syms[--k] = tmp[--j].sym;
+    }
+    free(tmp);
+    s->n_sorted_syms = s->n_syms;
+    return true;
 }
 
 const symbol *rpj_symbol_of(state *s, uint64_t id) {
-    if (!s->syms_sorted) { qsort(s->syms, s->n_syms, sizeof *s->syms, sym_cmp); s->syms_sorted = true; }
-    size_t lo = 0, hi = s->n_syms;
+    size_t tail = s->n_syms - s->n_sorted_syms;
+    if (tail && tail * tail >= s->n_syms && tail >= 64 && !merge_tail(s)) s->oom = true;
+    size_t lo = 0, hi = s->n_sorted_syms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->syms[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
-    return lo < s->n_syms && s->syms[lo].id == id ? &s->syms[lo] : NULL;
+    if (lo < s->n_sorted_syms && s->syms[lo].id == id) return &s->syms[lo];
+    for (size_t i = s->n_sorted_syms; i < s->n_syms; i++)   /* the tail: the first of the id in file order */
+        if (s->syms[i].id == id) return &s->syms[i];
+    return NULL;
 }
 
 bool rpj_agent_index(const state *s, uint64_t handle, int64_t *out) {
@@ -131,7 +161,6 @@ static void tables_free(state *s) {
     s->counters = NULL, s->n_counters = s->cap_counters = 0;
     s->syms = NULL, s->kinds = NULL, s->agents = NULL;
     s->n_syms = s->cap_syms = s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
-    s->syms_sorted = true;
 }
 
 void rpj_emit(state *s, const record *r) {
@@ -157,7 +186,8 @@ static void emit_meta_u64(state *s, int64_t device, const char *key, uint64_t v,
 static void agent_end(state *s) {
     pending *p = &s->p;
     if (!(p->have & P_AGENT)) return;
-    if (!rpj_grow((void **)&s->agents, &s->cap_agents, s->n_agents, sizeof *s->agents)) { s->table_full++; return; }
+    if (s->n_agents >= LOOKUP_TABLE_MAX ||
+        !rpj_grow((void **)&s->agents, &s->cap_agents, s->n_agents, sizeof *s->agents)) { s->table_full++; return; }
     s->agents[s->n_agents++] = (agent){p->agent, (int64_t)p->node_id, (p->have & P_NODE) && p->node_id < INT64_MAX};
     if (!(p->have & P_NODE) || !(p->have & P_TYPE) || p->type != 2) return;
     int64_t d = (int64_t)p->node_id;
@@ -176,9 +206,10 @@ static void symbol_end(state *s) {
     if (!rpj_grow((void **)&s->syms, &s->cap_syms, s->n_syms, sizeof *s->syms)) { s->table_full++; return; }
     char *c = rpj_table_text(s, n->data, n->len);
     if (!c) return;
-    if (s->n_syms && s->syms[s->n_syms - 1].id >= p->kernel_id) s->syms_sorted = false;
+    bool in_order = s->n_sorted_syms == s->n_syms && (!s->n_syms || s->syms[s->n_syms - 1].id < p->kernel_id);
     bool regs = (p->have & (P_VGPR | P_SGPR)) == (P_VGPR | P_SGPR) && p->vgpr <= UINT32_MAX && p->sgpr <= UINT32_MAX;
     s->syms[s->n_syms++] = (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs};
+    if (in_order) s->n_sorted_syms = s->n_syms;   /* (ids counting up, as real files write them) */
 }
 
 /* The operation name's direction, else the operation code's. */
@@ -436,7 +467,6 @@ static void *rj_open(const parse_options *opt, const char *label, const record_s
     s->facts = facts;
     s->diag = diag;
     s->label = label;
-    s->syms_sorted = true;
     if (!jt_init(&s->json, MAX_DEPTH, CAPTURE_CAP, on_token, s)) { jt_free(&s->json); free(s); return NULL; }
     read_facts_column(facts, "kernel name", "kernel_symbols[].formatted_kernel_name");
     read_facts_column(facts, "start", "start_timestamp");
@@ -469,8 +499,9 @@ static void rj_finish(void *st) {
         diag_add(s->diag, "%s: %llu kernel dispatches whose kernel_id is not in kernel_symbols have no name",
                  s->label, (unsigned long long)s->unknown_symbol);
     if (s->table_full)
-        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents, symbols or operation names, or "
-                 "%u MiB of their names)", s->label, (unsigned long long)s->table_full, TABLE_MAX, TABLE_BYTES_MAX >> 20);
+        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents or counter definitions, %u symbols or "
+                 "operation names, or %u MiB of their names)", s->label, (unsigned long long)s->table_full,
+                 LOOKUP_TABLE_MAX, TABLE_MAX, TABLE_BYTES_MAX >> 20);
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "start or end missing, or end < start", s->bad_times);
     read_facts_skip(s->facts, "kernel symbol unknown (emitted without name)", s->unknown_symbol);

@@ -73,7 +73,11 @@ void rpj_counter_token(state *s, const jt_token *t) {
 void rpj_counter_def_end(state *s) {
     pending *p = &s->p;
     if (!(p->have & P_AGENT) || !p->name.len) return;
-    if (!rpj_grow((void **)&s->counters, &s->cap_counters, s->n_counters, sizeof *s->counters)) { s->table_full++; return; }
+    if (s->n_counters >= LOOKUP_TABLE_MAX ||
+        !rpj_grow((void **)&s->counters, &s->cap_counters, s->n_counters, sizeof *s->counters)) {
+        s->table_full++;
+        return;
+    }
     char *c = rpj_table_text(s, p->name.data, p->name.len);
     if (!c) return;
     s->counters[s->n_counters++] = (symbol){.id = p->agent, .name = c};

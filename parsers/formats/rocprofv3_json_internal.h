@@ -15,6 +15,9 @@
 #define KEY_CAP 48
 #define MAX_DEPTH 12
 #define TABLE_MAX (1u << 22)       /* symbols, agents, operation names per file */
+/* Agents and counter definitions are looked up by a scan for every record naming one (real
+ * files: tens and a few hundred), so their tables are bounded far lower. */
+#define LOOKUP_TABLE_MAX 4096
 #define TABLE_BYTES_MAX (64u << 20) /* their names' text per file (a symbol table repeating one
                                      * kernel_id with 64 KiB names grew by each) */
 
@@ -59,7 +62,8 @@ typedef struct state {
     size_t n_agents, cap_agents;
     symbol *syms;
     size_t n_syms, cap_syms;
-    bool syms_sorted;
+    size_t n_sorted_syms;    /* syms[0..n_sorted_syms) in id order; the rest, a short tail in file
+                              * order, merged in when it reaches sqrt(n_syms) (rpj_symbol_of) */
     op_kind *kinds;
     size_t n_kinds, cap_kinds;
     uint64_t used, unknown_symbol, bad_times, unsupported, truncated_names, table_full;
