@@ -7,6 +7,10 @@
  * a format may emit every record type it reads. */
 static bool route(void *user, const record *r) {
     format_pipe *fp = user;
+    /* a closed pipe takes nothing: a passenger whose read failed (a parse limit) is not
+     * reopened by a restart, while the driver that reads the file again still emits into
+     * the sink it was given (that was a NULL state dereferenced: a daemon crash) */
+    if (!fp->an) return true;
     if (!(fp->a->wants & REC_BIT(r->type))) return true;
     return fp->a->consume(fp->an, r);
 }
