@@ -15,6 +15,7 @@
 #define EXPORT_RETRY_S 5
 
 typedef struct export_job {
+    const api *a;
     char *path, *root;
     kexport_format fmt;
     bool host;               /* ?kernels=host: the host trace's kernels */
@@ -36,6 +37,9 @@ static bool produce(body_stream *s, void *arg) {
     run_analysis_options opt;
     run_analysis_defaults(&opt);
     opt.parse.confine_root = j->root;
+    parse_limits lim;                  /* as an ingest's: deadline, size, cancel (client gone, shutdown) */
+    api_export_limits(j->a, s, &lim);
+    opt.parse.limits = &lim;
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
@@ -64,7 +68,7 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
         free(f.path), free(f.root);
         return MHD_NO;
     }
-    j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
+    j->a = a, j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
     j->host = from && !strcmp(from, "host");
     struct MHD_Response *r = body_stream_start(api_export_streams(a), c, produce, j, export_job_free);
     if (!r) {

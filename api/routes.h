@@ -91,7 +91,11 @@ void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
 body_streams *api_streams(api *a);
 /* The set of per-kernel export bodies (api/kernel_export_route.c), bounded apart. */
+struct parse_limits;
 body_streams *api_export_streams(api *a);
+/* The bounds of an export that reads a run's files again (as an ingest's parse: max_parse_mb,
+ * max_parse_s from now) and its cancel: the stream's (the client went, or the daemon stops). */
+void api_export_limits(const api *a, const body_stream *s, struct parse_limits *lim);
 /* Queues a response built by the caller (common headers added) and releases it. */
 enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* Same, with Content-Type content_type. */

@@ -322,7 +322,8 @@ int cmd_serve(int argc, char **argv) {
                       .metrics_labels = s.cfg.metrics_labels, .run_deleted = on_run_deleted, .user = &s,
                       .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
-                      .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file};
+                      .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file,
+                      .max_parse_mb = s.cfg.max_parse_mb, .max_parse_s = s.cfg.max_parse_s};
     uv_loop_init(&s.loop);                     /* the tracker first: DELETEs reach it from the start */
     s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     s.http = api_start(&ao, s.st, &err);

@@ -5,7 +5,7 @@ types, the CSV's per-name totals equal the kernels section's (`goblind analyze`;
 no kernel trace for RunMetrics, so it fails and no document is stored) and an
 independent Python count of the trace's kernel events; 404 for an unknown run; at most two exports
 stream at once (clients that never read hold two; the others get 503 at once), and a reading client
-then gets the whole body.
+then gets the whole body; an export past the ingest's bounds (max_parse_mb) is cut.
 
 usage: e2e_kernel_export.py GOBLIND SHARED_DIR [TEST_NAME...]
 """
@@ -99,6 +99,25 @@ def test_exports_bounded(tmp):
         st, _, body = d.get("/runs/big/kernels.csv")
         return st == 200 and body == cli_export(d.roots[0] / "big", "csv")
     e2e.wait_for(whole, 60, "a whole export once the others are gone")
+    assert d.stop() == 0
+
+
+def test_export_bounded_like_an_ingest(tmp):
+    """A run whose files are past max_parse_mb fails its ingest, and the daemon lives (the
+    driver's second read of the torch profile emitted into the failed RunMetrics passenger's
+    closed pipe: a NULL state, SIGSEGV). An export reads the run's files again under the same
+    bounds: no whole body, not an unbounded read."""
+    d = e2e.Daemon(tmp, extra=["--max-parse-mb", "1"])
+    e2e.gen(d.roots[0] / "big", steps=60, kernels=400)          # ~4 MB of kernel trace
+    d.start()
+    d.wait_status("big", "failed", 90)                           # (the ingest: past max_parse_mb)
+    whole = cli_export(d.roots[0] / "big", "csv")                # goblind export: no bound
+    try:
+        st, _, body = d.get("/runs/big/kernels.csv")
+        cut = st != 200 or len(body) < len(whole)
+    except Exception:  # noqa: BLE001 - an aborted chunked body (IncompleteRead, reset): cut
+        cut = True
+    assert cut, "the export read the whole run past max_parse_mb"
     assert d.stop() == 0
 
 
