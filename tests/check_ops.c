@@ -209,6 +209,51 @@ static char *render_ops(const record *rs, size_t n, size_t cut, bool *exact) {
     return out.data;
 }
 
+/* The innermost frame by the enclosing-frame chain equals a brute force over every frame
+ * (the latest-sorted one on the thread that holds t) on random nested stacks of two threads,
+ * thousands of siblings deep in time; frames that overlap without nesting cost at most
+ * PY_FRAME_WALK_MAX steps a query and still answer with a frame that holds t, or none. */
+START_TEST(innermost_frame_by_the_chain) {
+    uint64_t x = 99;
+    py_frames f = {0};
+    for (int tid = 1; tid <= 2; tid++) {
+        int64_t t = 0;
+        for (int top = 0; top < 3000; top++) {          /* 3,000 sibling top frames, each a random stack */
+            int64_t a = t + 1 + (int64_t)(lcg(&x) % 5), b = a + 50 + (int64_t)(lcg(&x) % 200);
+            ck_assert(ops_frames_add(&f, (py_frame){a, b, 7, tid, (uint32_t)f.n}));
+            int64_t lo = a, hi = b;
+            for (int d = 0; d < 4 && hi - lo > 8; d++) {   /* nested children */
+                int64_t ca = lo + 1 + (int64_t)(lcg(&x) % (uint64_t)((hi - lo) / 4)), cb = hi - 1 - (int64_t)(lcg(&x) % (uint64_t)((hi - lo) / 4));
+                if (cb <= ca) break;
+                ck_assert(ops_frames_add(&f, (py_frame){ca, cb, 7, tid, (uint32_t)f.n}));
+                lo = ca, hi = cb;
+            }
+            t = b;
+        }
+    }
+    for (int q = 0; q < 4000; q++) {
+        int tid = 1 + (int)(lcg(&x) % 2);
+        int64_t t = (int64_t)(lcg(&x) % 800000);
+        uint32_t got = ops_frames_innermost(&f, 7, tid, t);
+        /* brute force: of the frames on the thread that hold t, the latest start (at equal
+         * starts the shorter, inner one) */
+        const py_frame *best = NULL;
+        for (size_t i = 0; i < f.n; i++) {
+            const py_frame *p = &f.v[i];
+            if (p->tid != tid || p->start > t || p->end < t) continue;
+            if (!best || p->start > best->start || (p->start == best->start && p->end < best->end)) best = p;
+        }
+        ck_assert_uint_eq(got, best ? best->name : UINT32_MAX);
+    }
+    ops_frames_free(&f);
+    /* overlapping, not nesting: [i, i + 100000) for i = 0..99,999, a query near the end */
+    for (int64_t i = 0; i < 100000; i++) ck_assert(ops_frames_add(&f, (py_frame){i, i + 100000, 1, 1, (uint32_t)i}));
+    uint32_t got = ops_frames_innermost(&f, 1, 1, 199990);
+    ck_assert(got == UINT32_MAX || (int64_t)got + 100000 >= 199990);   /* a frame holding t, or none */
+    ops_frames_free(&f);
+}
+END_TEST
+
 START_TEST(split_past_bounds_is_exact) {
     static const char *const NAMES[] = {"aten::mm", "aten::add", "aten::conv", "aten::relu", "aten::bmm", "aten::cat"};
     static const char *const SHAPES[] = {"[[1]]", "[[2]]", "[[3]]", "[[4]]", "[[5]]", "[[6]]"};
@@ -413,6 +458,7 @@ Suite *ops_suite(void) {
     tcase_add_test(tc, split_join_is_linear);
     tcase_add_test(tc, split_past_tail_budget_refused);
     tcase_add_test(tc, repeated_ids_keep_one_entry);
+    tcase_add_test(tc, innermost_frame_by_the_chain);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

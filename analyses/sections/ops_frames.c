@@ -47,11 +47,32 @@ static int cmp_frame(const void *x, const void *y) {
     return (a->end < b->end) - (a->end > b->end);  /* outer (longer) first at equal starts */
 }
 
+/* Links each frame (sorted) to its enclosing one: the nearest earlier frame of its thread
+ * still open at its start, kept on a stack (frames that ended before it are popped). */
+static bool link_parents(py_frames *f) {
+    free(f->parent);
+    f->parent = malloc((f->n ? f->n : 1) * sizeof *f->parent);
+    uint32_t *stack = malloc((f->n ? f->n : 1) * sizeof *stack);
+    if (!f->parent || !stack) { free(stack); free(f->parent); f->parent = NULL; return false; }
+    size_t top = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const py_frame *p = &f->v[i];
+        if (i && (f->v[i - 1].pid != p->pid || f->v[i - 1].tid != p->tid)) top = 0;   /* another thread */
+        while (top && f->v[stack[top - 1]].end < p->start) top--;
+        f->parent[i] = top ? stack[top - 1] + 1 : 0;
+        stack[top++] = (uint32_t)i;
+    }
+    free(stack);
+    return true;
+}
+
 uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) {
     if (!f->sorted) {
         if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_frame);
         f->sorted = true;
+        if (!link_parents(f)) f->sorted = false;
     }
+    if (!f->parent) return UINT32_MAX;
     /* the last frame of (pid, tid) starting at or before t */
     size_t lo = 0, hi = f->n;
     py_frame key = {t, INT64_MIN, pid, tid, 0};
@@ -60,10 +81,12 @@ uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t)
         if (cmp_frame(&f->v[mid], &key) <= 0) lo = mid + 1;
         else hi = mid;
     }
-    /* Frames nest: walking back by start, the first one still open at t is the innermost. */
-    for (size_t i = lo, steps = 0; i-- > 0 && steps < 100000; steps++) {
-        const py_frame *p = &f->v[i];
-        if (p->pid != pid || p->tid != tid) break;
+    /* The innermost frame open at t is the latest-starting one that holds t: every frame that
+     * holds t and starts by t was still open at the start of the last frame starting by t
+     * (lo - 1), so it is on that frame's chain of enclosing frames (latest start first). */
+    if (!lo || f->v[lo - 1].pid != pid || f->v[lo - 1].tid != tid) return UINT32_MAX;
+    for (size_t i = lo, steps = 0; i && steps < PY_FRAME_WALK_MAX; i = f->parent[i - 1], steps++) {
+        const py_frame *p = &f->v[i - 1];
         if (p->start <= t && p->end >= t) return p->name;
     }
     return UINT32_MAX;
@@ -71,5 +94,6 @@ uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t)
 
 void ops_frames_free(py_frames *f) {
     free(f->v);
+    free(f->parent);
     memset(f, 0, sizeof *f);
 }

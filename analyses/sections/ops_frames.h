@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #define PY_FRAMES_MAX ((size_t)1 << 18)
+/* Enclosing frames looked through per query: a real Python stack is far shallower; frames
+ * that overlap without nesting (only a hostile file writes them) may chain longer. */
+#define PY_FRAME_WALK_MAX 1024
 
 typedef struct py_frame {
     int64_t start, end, pid, tid;
@@ -22,6 +25,7 @@ typedef struct py_frames {
     py_frame *v;
     size_t n, cap;
     uint64_t dropped;        /* frames beyond PY_FRAMES_MAX */
+    uint32_t *parent;        /* when sorted: index + 1 of each frame's enclosing frame (0: none) */
     bool sorted;
 } py_frames;
 
@@ -30,7 +34,9 @@ bool ops_frame_is_user(const char *name, size_t len);
 /* Keeps one frame. False: out of memory. */
 bool ops_frames_add(py_frames *f, py_frame fr);
 /* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
- * UINT32_MAX when none. Sorts the frames on first use. */
+ * UINT32_MAX when none (also when memory ran out for the enclosing-frame index). Sorts the
+ * frames on first use and links each to its enclosing frame, so a query walks the stack's
+ * depth, not every earlier sibling (at most PY_FRAME_WALK_MAX frames). */
 uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
 /* Frees the kept frames; f is then empty. */
 void ops_frames_free(py_frames *f);
