@@ -363,6 +363,40 @@ static char *gunzip_all(const uint8_t *in, size_t n, size_t step) {
     return out.data ? out.data : strdup("");
 }
 
+static bool take_512(void *user, const uint8_t *b, size_t n) {
+    (void)b;
+    size_t *got = user;
+    *got += n;
+    return *got < 512;
+}
+
+/* Once the sink declines, nothing more is inflated: 64 MiB of zeros (64 KiB compressed) fed
+ * whole to a sink wanting 512 bytes inflates one output chunk (1 MiB), not the 64 MiB. */
+START_TEST(gunzip_stops_when_the_sink_declines) {
+    size_t raw = (size_t)64 << 20;
+    uint8_t *zeros = calloc(1, raw);
+    ck_assert_ptr_nonnull(zeros);
+    uLongf cap = compressBound(raw) + 64;
+    uint8_t *gz = malloc(cap);
+    ck_assert_ptr_nonnull(gz);
+    z_stream z = {0};
+    ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 16 + 15, 9, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = zeros, z.avail_in = (uInt)raw, z.next_out = gz, z.avail_out = (uInt)cap;
+    ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t n = z.total_out;
+    deflateEnd(&z);
+    size_t got = 0;
+    gunzip *g = gunzip_new(take_512, &got);
+    ck_assert(gunzip_feed(g, gz, n));
+    ck_assert(gunzip_finish(g));
+    ck_assert_uint_ge(got, 512);
+    ck_assert_uint_le(gunzip_inflated(g), (uint64_t)1 << 20);
+    gunzip_free(g);
+    free(gz);
+    free(zeros);
+}
+END_TEST
+
 START_TEST(gunzip_members_padding_and_errors) {
     uint8_t buf[4096];
     size_t a = gz("hello ", buf, sizeof buf);
@@ -391,6 +425,7 @@ Suite *gunzip_suite(void) {
     Suite *s = suite_create("gunzip");
     TCase *tc = tcase_create("stream");
     tcase_add_test(tc, gunzip_members_padding_and_errors);
+    tcase_add_test(tc, gunzip_stops_when_the_sink_declines);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@ struct gunzip {
     void *user;
     bool member_open, sink_done, failed, oom;
     uint64_t in_off, err_off;
+    uint64_t inflated;       /* the bytes of the members before this one (z.total_out: this one's) */
     char err[128];
 };
 
@@ -61,9 +62,12 @@ bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n) {
     g->z.avail_in = (uInt)n;
     g->in_off += n;
     for (;;) {
+        if (g->sink_done) return true;   /* the reader wants no more: nothing more is inflated (a
+                                          * sniff's 512 bytes no longer cost its 4 KiB's megabytes) */
         if (!g->member_open) {                         /* between members: NUL padding only */
             while (g->z.avail_in && *g->z.next_in == 0) { g->z.next_in++; g->z.avail_in--; }
             if (!g->z.avail_in) return true;
+            g->inflated += g->z.total_out;
             inflateReset(&g->z);
             g->member_open = true;
         }
@@ -82,6 +86,7 @@ bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n) {
 
 bool gunzip_finish(gunzip *g) {
     if (g->failed) return false;
+    if (g->sink_done) return true;   /* (the reader stopped: the rest is not its business) */
     /* flush what inflate still holds (output larger than one chunk at the very end) */
     while (g->member_open) {
         g->z.next_out = g->out;
@@ -96,5 +101,6 @@ bool gunzip_finish(gunzip *g) {
 }
 
 const char *gunzip_error(const gunzip *g) { return g->err; }
+uint64_t gunzip_inflated(const gunzip *g) { return g->inflated + g->z.total_out; }
 uint64_t gunzip_error_offset(const gunzip *g) { return g->err_off; }
 bool gunzip_out_of_memory(const gunzip *g) { return g->oom; }

@@ -16,10 +16,13 @@ typedef struct gunzip gunzip;
 /* A decompressor sending its output to sink; NULL on OOM. */
 gunzip *gunzip_new(gunzip_sink sink, void *user);
 void gunzip_free(gunzip *g);
-/* false on invalid data (see gunzip_error); the sink declining input is not an error. */
+/* false on invalid data (see gunzip_error); the sink declining input is not an error, and
+ * from then on nothing more is inflated (the rest of the input is neither read nor checked). */
 bool gunzip_feed(gunzip *g, const uint8_t *in, size_t n);
-/* End of input: false when the last member is incomplete. */
+/* End of input: false when the last member is incomplete (true once the sink declined). */
 bool gunzip_finish(gunzip *g);
+/* Bytes inflated so far (all members). */
+uint64_t gunzip_inflated(const gunzip *g);
 /* What was wrong ("" when nothing) and where (compressed byte offset): for the warning
  * that names the file and offset. */
 const char *gunzip_error(const gunzip *g);
