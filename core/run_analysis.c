@@ -1,8 +1,10 @@
 /* run_analysis: the run driver of the analysis document (see run_analysis.h). */
 #include "core/run_analysis.h"
+#include "base/clock.h"
 #include "base/text_utf8.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -25,8 +27,24 @@
 #define ANALYSIS_NAME_MAX 16384
 
 /* The sink: count, then hand the record to every analysis wanting its type. */
+#define LIMITS_EVERY 64   /* records between two checks of the deadline and cancel */
+
+/* Whether the parse's deadline passed or its cancel is set (the size bound is the reader's). */
+static bool limits_passed(const parse_options *opt) {
+    const parse_limits *l = opt ? opt->limits : NULL;
+    if (!l) return false;
+    return (l->cancel && atomic_load(l->cancel)) || (l->deadline_ms && clk_mono_ms() > l->deadline_ms);
+}
+
 static bool fan_out(void *user, const record *r) {
     job *j = user;
+    if (j->records_stopped_at) return true;      /* past the limits: dropped (see job.since_limits) */
+    if (++j->since_limits == LIMITS_EVERY) {
+        j->since_limits = 0;
+        uint64_t seen = 1;
+        for (int t = 0; t < REC_TYPE_COUNT; t++) seen += j->counts[t];
+        if (limits_passed(j->parse)) { j->records_stopped_at = seen; return true; }
+    }
     record cut;
     if (r->name && r->name_len > ANALYSIS_NAME_MAX) {
         cut = *r;
@@ -141,6 +159,18 @@ void *run_analysis_job_read(void *arg) {
 /* Folds the job's source states into the run (driver thread, source order). */
 static bool job_end(job *j, void *const *run) {
     bool ok = true;
+    bool warned = false;             /* the reader stopped at the limits too, and said so */
+    for (size_t i = 0; i < j->diag.count && !warned; i++)
+        warned = strstr(j->diag.items[i], "bounds a parse") || strstr(j->diag.items[i], "cancelled");
+    if (j->records_stopped_at && !warned) {
+        const parse_limits *l = j->parse->limits;
+        if (l->cancel && atomic_load(l->cancel))
+            diag_add(&j->diag, "%s: read cancelled at record %llu (shutting down)", j->ref->path,
+                     (unsigned long long)j->records_stopped_at);
+        else
+            diag_add(&j->diag, "%s: read stopped at record %llu after %d s; max_parse_s bounds a parse", j->ref->path,
+                     (unsigned long long)j->records_stopped_at, l->max_seconds);
+    }
     if (j->ref->rank < 0 && j->meta_rank >= 0) j->ref->rank = j->meta_rank;
     if (j->names_cut)
         diag_add(&j->diag, "%s: %llu names longer than %d bytes were cut to that length for the analyses", j->ref->path,

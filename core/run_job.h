@@ -33,6 +33,12 @@ typedef struct job {
     int meta_rank;                /* distributedInfo rank, -1 when none */
     bool oom;
     bool split;                   /* read in two pieces on two threads and joined */
+    /* The deadline and cancel, checked every LIMITS_EVERY records (not only between 1 MiB
+     * reads: one read's records may cost a section far more than their bytes); once passed,
+     * later records are dropped, the read stops at its next check, and job_end warns if
+     * that check did not (the last read of the file) */
+    uint32_t since_limits;
+    uint64_t records_stopped_at;  /* the record count when the limits stopped delivery (0: not) */
     /* route[t][0..n_route[t]): the analyses (indices into an) wanting record type t, built
      * when the read starts (job_route) so fan_out does not test every analysis per record;
      * routed false when there are more than ROUTE_MAX analyses (fan_out then tests each) */
