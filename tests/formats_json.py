@@ -105,6 +105,27 @@ def check_rocprofv3_json_symbols_out_of_order():
     expect(not bad, f"{len(bad)} dispatches named otherwise than the first symbol of their id: {bad[:3]}")
 
 
+def check_rocprofv3_json_tool_array_elements():
+    """Two elements of the rocprofiler-sdk-tool array (each its own tables): symbols in the
+    first, a dispatch naming one in the second. The tables are the element's: the dispatch has
+    no name, and the read survives it (a crash before: the sorted-prefix count outlived the
+    first element's table); a third element's own symbols name its own dispatches."""
+    doc = ('{"rocprofiler-sdk-tool":['
+           '{"kernel_symbols":[{"kernel_id":1,"formatted_kernel_name":"a"},{"kernel_id":2,"formatted_kernel_name":"b"}]},'
+           '{"buffer_records":{"kernel_dispatch":[{"start_timestamp":1,"end_timestamp":2,"dispatch_info":{"kernel_id":1}}]}},'
+           '{"kernel_symbols":[{"kernel_id":9,"formatted_kernel_name":"z"},{"kernel_id":3,"formatted_kernel_name":"c"},'
+           '{"kernel_id":4,"formatted_kernel_name":"d"}],'
+           '"buffer_records":{"kernel_dispatch":[{"start_timestamp":3,"end_timestamp":5,"dispatch_info":{"kernel_id":3}},'
+           '{"start_timestamp":6,"end_timestamp":8,"dispatch_info":{"kernel_id":9}}]}}]}')
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x_results.json")
+        with open(path, "w") as f:
+            f.write(doc)
+        recs, err = records("rocprofv3-json", path)
+    got = [r.get("name") for r in by_type(recs, "kernel_dispatch")]
+    expect(got == [None, "c", "z"], f"{got} {err}")
+
+
 def check_rocprofv3_json_synthetic():
     """Copies, API calls and allocations (the fixture has only dispatches): a small file
     written as rocprofiler-sdk's JSON writer lays them out."""

@@ -35,6 +35,7 @@
  *   buffer_records.scratch_memory, marker_api, others -> counted as skipped.
  * Times are the file's integer nanoseconds. A record's line is the byte offset of its '{'. */
 #include <errno.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ static bool merge_tail(state *s) {
 }
 
 const symbol *rpj_symbol_of(state *s, uint64_t id) {
+    assert(s->n_sorted_syms <= s->n_syms);
     size_t tail = s->n_syms - s->n_sorted_syms;
     if (tail && tail * tail >= s->n_syms && tail >= 64 && !merge_tail(s)) s->oom = true;
     size_t lo = 0, hi = s->n_sorted_syms;
@@ -160,7 +162,7 @@ static void tables_free(state *s) {
     free(s->counters);
     s->counters = NULL, s->n_counters = s->cap_counters = 0;
     s->syms = NULL, s->kinds = NULL, s->agents = NULL;
-    s->n_syms = s->cap_syms = s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
+    s->n_syms = s->cap_syms = s->n_sorted_syms = s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
 }
 
 void rpj_emit(state *s, const record *r) {
@@ -499,9 +501,9 @@ static void rj_finish(void *st) {
         diag_add(s->diag, "%s: %llu kernel dispatches whose kernel_id is not in kernel_symbols have no name",
                  s->label, (unsigned long long)s->unknown_symbol);
     if (s->table_full)
-        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents or counter definitions, %u symbols or "
-                 "operation names, or %u MiB of their names)", s->label, (unsigned long long)s->table_full,
-                 LOOKUP_TABLE_MAX, TABLE_MAX, TABLE_BYTES_MAX >> 20);
+        diag_add(s->diag, "%s: %llu table entries dropped (more than %u agents, %u counter definitions, %u symbols "
+                 "or operation names, or %u MiB of their names)", s->label, (unsigned long long)s->table_full,
+                 LOOKUP_TABLE_MAX, COUNTER_DEFS_MAX, TABLE_MAX, TABLE_BYTES_MAX >> 20);
     s->facts->rows_used = s->used;
     read_facts_skip(s->facts, "start or end missing, or end < start", s->bad_times);
     read_facts_skip(s->facts, "kernel symbol unknown (emitted without name)", s->unknown_symbol);

@@ -73,7 +73,7 @@ void rpj_counter_token(state *s, const jt_token *t) {
 void rpj_counter_def_end(state *s) {
     pending *p = &s->p;
     if (!(p->have & P_AGENT) || !p->name.len) return;
-    if (s->n_counters >= LOOKUP_TABLE_MAX ||
+    if (s->n_counters >= COUNTER_DEFS_MAX ||
         !rpj_grow((void **)&s->counters, &s->cap_counters, s->n_counters, sizeof *s->counters)) {
         s->table_full++;
         return;

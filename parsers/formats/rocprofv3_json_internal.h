@@ -16,8 +16,10 @@
 #define MAX_DEPTH 12
 #define TABLE_MAX (1u << 22)       /* symbols, agents, operation names per file */
 /* Agents and counter definitions are looked up by a scan for every record naming one (real
- * files: tens and a few hundred), so their tables are bounded far lower. */
+ * files: tens of agents; every supported counter for every GPU agent, a few thousand on an
+ * 8-GPU node), so their tables are bounded lower. */
 #define LOOKUP_TABLE_MAX 4096
+#define COUNTER_DEFS_MAX 65536
 #define TABLE_BYTES_MAX (64u << 20) /* their names' text per file (a symbol table repeating one
                                      * kernel_id with 64 KiB names grew by each) */
 
