@@ -208,7 +208,6 @@ bool artefact_passenger_restart(artefact_passenger *a) {
     if (a->records ? !format_pipe_open_analysis(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)
                    : !format_pipe_open(&a->head, a->o.p, a->kind, a->opt, a->o.label, a->summary, a->diag)) {
         diag_oom(a->diag, "%s: out of memory", a->o.label);
-        memset(&a->head, 0, sizeof a->head);
         fail(a);
         return false;
     }
@@ -230,8 +229,7 @@ const record_reading *artefact_passenger_reading(artefact_passenger *a, int piec
 void artefact_passenger_read_apart(artefact_passenger *a) {
     assert(a->records && !a->o.p->read_fd);
     bool failed = !artefact_passenger_restart(a);   /* (the summary reset, the pieces' warnings dropped) */
-    format_pipe_close(&a->head);
-    memset(&a->head, 0, sizeof a->head);
+    format_pipe_close(&a->head);       /* (its sink stays valid and takes nothing: format_pipe.c) */
     a->apart = true;
     if (!failed) artefact_read(a->o.path, a->kind, a->opt, a->summary, a->diag, a->info);
 }

@@ -15,6 +15,13 @@ static bool route(void *user, const record *r) {
     return fp->a->consume(fp->an, r);
 }
 
+/* An empty pipe whose sink takes nothing (route: no analysis state), never a NULL emit: a
+ * driver may hold &fp->sink while the pipe is closed or failed to open. */
+static void clear(format_pipe *fp) {
+    memset(fp, 0, sizeof *fp);
+    fp->sink = (record_sink){.emit = route, .user = fp};
+}
+
 /* The analysis of the kind, opened, and the sink into it; false when there is none. */
 static bool open_analysis(format_pipe *fp, artefact_kind kind, const parse_options *opt, const char *label,
                           void *summary, diag_list *diag) {
@@ -28,7 +35,7 @@ static bool open_analysis(format_pipe *fp, artefact_kind kind, const parse_optio
 
 bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                       const char *label, void *summary, diag_list *diag) {
-    memset(fp, 0, sizeof *fp);
+    clear(fp);
     fp->p = p;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
     fp->fmt = p->open_records(opt, label, &fp->sink, fp->a->facts(summary), diag);
@@ -38,7 +45,7 @@ bool format_pipe_open(format_pipe *fp, const artefact_parser *p, artefact_kind k
 
 bool format_pipe_open_analysis(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                                const char *label, void *summary, diag_list *diag) {
-    memset(fp, 0, sizeof *fp);
+    clear(fp);
     fp->p = p;
     return open_analysis(fp, kind, opt, label, summary, diag);
 }
@@ -46,7 +53,7 @@ bool format_pipe_open_analysis(format_pipe *fp, const artefact_parser *p, artefa
 bool format_pipe_open_resumed(format_pipe *fp, const artefact_parser *p, artefact_kind kind, const parse_options *opt,
                               const char *label, void *summary, diag_list *diag, uint64_t offset, const uint8_t *head,
                               size_t head_n) {
-    memset(fp, 0, sizeof *fp);
+    clear(fp);
     fp->p = p;
     if (!p->open_records_resumed) return false;
     if (!open_analysis(fp, kind, opt, label, summary, diag)) return false;
