@@ -15,7 +15,7 @@
 #define EXPORT_RETRY_S 5
 
 typedef struct export_job {
-    const api *a;
+    uint64_t max_bytes;      /* the ingest's max_parse_mb when the request came (0: none) */
     char *path, *root;
     kexport_format fmt;
     bool host;               /* ?kernels=host: the host trace's kernels */
@@ -37,15 +37,14 @@ static bool produce(body_stream *s, void *arg) {
     run_analysis_options opt;
     run_analysis_defaults(&opt);
     opt.parse.confine_root = j->root;
-    parse_limits lim;                  /* as an ingest's: deadline, size, cancel (client gone, shutdown) */
-    api_export_limits(j->a, s, &lim);
-    opt.parse.limits = &lim;
+    parse_limits lim = {.max_bytes = j->max_bytes, .cancel = body_stream_cancel_flag(s)};
+    opt.parse.limits = &lim;           /* (the client gone or shutdown: cancelled at once) */
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
-    bool ok = kernel_export(j->path, &opt, j->fmt, j->host, to_stream, s, &res, &diag);
+    bool ok = kernel_export(j->path, &opt, j->fmt, j->host, to_stream, s, &res, &diag) && !route_read_was_cut(&diag);
     diag_free(&diag);
-    return ok;
+    return ok;                         /* false: the transfer is broken off, never a short body that parses */
 }
 
 enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char *id, bool jsonl) {
@@ -68,7 +67,7 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
         free(f.path), free(f.root);
         return MHD_NO;
     }
-    j->a = a, j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
+    j->max_bytes = api_export_max_bytes(a), j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
     j->host = from && !strcmp(from, "host");
     struct MHD_Response *r = body_stream_start(api_export_streams(a), c, produce, j, export_job_free);
     if (!r) {

@@ -29,7 +29,7 @@
 #include "core/npu_reference_export.h"
 
 typedef struct export_job {
-    const api *a;
+    uint64_t max_bytes;      /* the ingest's max_parse_mb when the request came (0: none) */
     char *run_dir, *root;
 } export_job;
 
@@ -153,11 +153,10 @@ static bool produce(body_stream *s, void *arg) {
     snprintf(zip_path, sizeof zip_path, "%s/.archive.zip", dir);
     diag_list diag;
     diag_init(&diag);
-    parse_limits lim;                  /* as an ingest's: deadline, size, cancel (client gone, shutdown) */
-    api_export_limits(j->a, s, &lim);
+    parse_limits lim = {.max_bytes = j->max_bytes, .cancel = body_stream_cancel_flag(s)};
     parse_options parse = {.confine_root = j->root && *j->root ? j->root : NULL, .limits = &lim};
     npu_reference_summary sum;
-    bool ok = npu_reference_export(j->run_dir, NULL, &parse, dir, &sum, &diag);
+    bool ok = npu_reference_export(j->run_dir, NULL, &parse, dir, &sum, &diag) && !route_read_was_cut(&diag);
     diag_free(&diag);
     ok = ok && zip_dir(dir, zip_path);
     int fd = ok ? open(zip_path, O_RDONLY | O_CLOEXEC) : -1;
@@ -188,7 +187,7 @@ enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const 
     }
     export_job *j = calloc(1, sizeof *j);
     if (!j) { free(p.path), free(p.root); return MHD_NO; }
-    j->a = a, j->run_dir = p.path;
+    j->max_bytes = api_export_max_bytes(a), j->run_dir = p.path;
     j->root = p.root;
     struct MHD_Response *r = body_stream_start(api_streams(a), c, produce, j, job_free);
     if (!r) {

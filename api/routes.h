@@ -11,6 +11,7 @@
 #include "api/http_api.h"
 #include "api/metrics_cache.h"
 #include "api/series_cache.h"
+#include "base/diag.h"
 #include "base/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
@@ -91,11 +92,14 @@ void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
 body_streams *api_streams(api *a);
 /* The set of per-kernel export bodies (api/kernel_export_route.c), bounded apart. */
-struct parse_limits;
 body_streams *api_export_streams(api *a);
-/* The bounds of an export that reads a run's files again (as an ingest's parse: max_parse_mb,
- * max_parse_s from now) and its cancel: the stream's (the client went, or the daemon stops). */
-void api_export_limits(const api *a, const body_stream *s, struct parse_limits *lim);
+/* The bound on a file's bytes of an export that reads a run's files again: the ingest's
+ * max_parse_mb, now (0: none). No deadline: a slow client's reading is not parsing; the
+ * export stops when the client goes or the daemon stops (its stream's cancel). */
+uint64_t api_export_max_bytes(api *a);
+/* Whether an export's read stopped at a bound or a cancel (its warnings say "bounds a parse"
+ * or "cancelled"): its body is then not whole, and the transfer is broken off. */
+bool route_read_was_cut(const diag_list *d);
 /* Queues a response built by the caller (common headers added) and releases it. */
 enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* Same, with Content-Type content_type. */
