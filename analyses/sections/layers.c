@@ -47,7 +47,6 @@ typedef struct layers_file {
     kgroups by_ext, by_corr;
     int64_t newest;          /* the latest kernel start seen */
     int64_t retry_after;     /* no compaction before the newest start passes this */
-    uint64_t kernels_until_retry;  /* nor before this many more kernels were added */
     kernel_class_cache classes;
     kgroup *cut;             /* segments cut off a group at its next attention kernel */
     size_t ncut, capcut;
@@ -139,16 +138,12 @@ static bool cut_at_attention(layers_file *f, kgroups *g, uint64_t key) {
 static bool add_kernel(layers_file *f, bool by_ext, uint64_t key, kernel_class c, int64_t a, int64_t end) {
     kgroups *g = by_ext ? &f->by_ext : &f->by_corr;
     if (a > f->newest) f->newest = a;
-    if (f->kernels_until_retry) f->kernels_until_retry--;
-    if (g->n >= g->max_groups && f->newest >= f->retry_after && !f->kernels_until_retry) {
-        bool oom = false;                                        /* drop finished groups too small to be layers */
+    if (g->n >= g->max_groups && f->newest >= f->retry_after) {  /* drop finished groups too small to be layers */
+        bool oom = false;
         size_t removed = kgroups_compact(g, LAYER_MIN_KERNELS, finished_before(f->newest), &oom);
         if (oom) return false;
-        /* little went: wait for time to move on, and for a sixteenth of the table's worth of
-         * kernels, rather than sweep the table on every kernel (kernels 50 ms apart each
-         * passed the time alone: a sweep of 16,384 groups per kernel) */
-        if (removed < g->max_groups / 4)
-            f->retry_after = f->newest + LAYER_FINISHED_NS / 4, f->kernels_until_retry = g->max_groups / 16;
+        /* little went: wait for time to move on rather than sweep the table on every kernel */
+        if (removed < g->max_groups / 4) f->retry_after = f->newest + LAYER_FINISHED_NS / 4;
     }
     if (c == KC_ATTENTION && !cut_at_attention(f, g, key)) return false;
     return kgroups_add(g, key, c, a, end);
