@@ -273,6 +273,7 @@ static bool labels_finish(void *run, const section_results *earlier) {
         if (f->nsteps > 1) qsort(f->steps, f->nsteps, sizeof *f->steps, cmp_step);
         if (f->nlayers > 1) qsort(f->layers, f->nlayers, sizeof *f->layers, cmp_layer);
         ops_frames_innermost(&f->frames, 0, 0, 0);   /* sorts them now: pass 2 only reads */
+        if (f->frames.oom) return false;            /* (out of memory: the export fails) */
     }
     return true;
 }

@@ -375,6 +375,7 @@ static bool resolve_file(ops_run *r, ops_file *f) {
     r->ops_dropped += f->ops_dropped;
     r->time_dropped += f->time_dropped;
     r->frames_dropped += f->frames.dropped;
+    if (f->frames.oom) r->oom = true;            /* frames not named for lack of memory */
     r->any_op |= f->any_op;
     return true;
 }

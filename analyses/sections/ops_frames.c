@@ -35,7 +35,7 @@ bool ops_frames_add(py_frames *f, py_frame fr) {
         f->cap = c;
     }
     f->v[f->n++] = fr;
-    f->sorted = false;
+    f->sorted = f->oom = false;
     return true;
 }
 
@@ -69,8 +69,8 @@ static bool link_parents(py_frames *f) {
 uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t) {
     if (!f->sorted) {
         if (f->n > 1) qsort(f->v, f->n, sizeof *f->v, cmp_frame);
-        f->sorted = true;
-        if (!link_parents(f)) f->sorted = false;
+        f->sorted = true;                /* (even without the index: a sorted set is only read) */
+        if (!link_parents(f)) f->oom = true;
     }
     if (!f->parent) return UINT32_MAX;
     /* the last frame of (pid, tid) starting at or before t */

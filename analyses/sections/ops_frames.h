@@ -27,6 +27,8 @@ typedef struct py_frames {
     uint64_t dropped;        /* frames beyond PY_FRAMES_MAX */
     uint32_t *parent;        /* when sorted: index + 1 of each frame's enclosing frame (0: none) */
     bool sorted;
+    bool oom;                /* the enclosing-frame index could not be made: no frame is named
+                              * (the caller reports it as out of memory) */
 } py_frames;
 
 /* Whether the python_function name (len bytes) is a user frame (see the top comment). */
@@ -34,7 +36,7 @@ bool ops_frame_is_user(const char *name, size_t len);
 /* Keeps one frame. False: out of memory. */
 bool ops_frames_add(py_frames *f, py_frame fr);
 /* The name id of the innermost kept frame on (pid, tid) whose [start, end] holds t, or
- * UINT32_MAX when none (also when memory ran out for the enclosing-frame index). Sorts the
+ * UINT32_MAX when none (also when memory ran out for the enclosing-frame index: f->oom). Sorts the
  * frames on first use and links each to its enclosing frame, so a query walks the stack's
  * depth, not every earlier sibling (at most PY_FRAME_WALK_MAX frames). */
 uint32_t ops_frames_innermost(py_frames *f, int64_t pid, int64_t tid, int64_t t);
