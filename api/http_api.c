@@ -60,7 +60,7 @@ struct api {
     conn_guard *guard;          /* header deadlines and the reserved slots */
     body_streams *streams;      /* large bodies produced on threads of their own */
     body_streams *exports;      /* per-kernel exports (kernels.csv): each re-reads a run's files */
-    atomic_int max_parse_mb;    /* their bound on a file's bytes, as an ingest's (api_options; SIGHUP) */
+    atomic_int max_parse_mb, max_parse_s;   /* their bounds, as an ingest's (api_options; SIGHUP) */
     body_budget bodies;         /* bytes of in-memory bodies held until sent */
     int port;
     log_rate mhd_lines;         /* libmicrohttpd's messages, one per kind per minute */
@@ -85,9 +85,15 @@ series_cache *api_series_cache(api *a) { return a->verdicts; }
 body_streams *api_streams(api *a) { return a->streams; }
 body_streams *api_export_streams(api *a) { return a->exports; }
 
-uint64_t api_export_max_bytes(api *a) { return (uint64_t)atomic_load(&a->max_parse_mb) << 20; }
+void api_export_limits(api *a, struct parse_limits *lim) {
+    *lim = (parse_limits){.max_bytes = (uint64_t)atomic_load(&a->max_parse_mb) << 20,
+                          .max_seconds = atomic_load(&a->max_parse_s)};
+}
 
-void api_set_max_parse_mb(api *a, int mb) { atomic_store(&a->max_parse_mb, mb > 0 ? mb : 0); }
+void api_set_parse_bounds(api *a, int max_parse_mb, int max_parse_s) {
+    atomic_store(&a->max_parse_mb, max_parse_mb > 0 ? max_parse_mb : 0);
+    atomic_store(&a->max_parse_s, max_parse_s > 0 ? max_parse_s : 0);
+}
 
 bool api_prometheus(api *a, bool openmetrics, strbuf *out) {
     prometheus_source src = {a->st, a->counters, a->metrics_max_runs, a->version, a->metrics_labels, a->hooks,
@@ -447,6 +453,7 @@ api *api_start(const api_options *opt, store *st, char **err) {
     a->metrics_max_runs = opt->metrics_max_runs;
     a->version = opt->version;
     atomic_init(&a->max_parse_mb, opt->max_parse_mb > 0 ? opt->max_parse_mb : 0);
+    atomic_init(&a->max_parse_s, opt->max_parse_s > 0 ? opt->max_parse_s : 0);
     a->metrics_labels = opt->metrics_labels;
     a->run_deleted = opt->run_deleted;
     a->user = opt->user;

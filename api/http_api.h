@@ -34,12 +34,12 @@ typedef struct api_options {
     const char *const *webhook_urls;   /* POST every run event here (GET /events has the same JSON) */
     size_t n_webhook_urls;
     const char *tls_cert_file, *tls_key_file, *tls_client_ca_file;   /* NULL: plain HTTP / no client certs */
-    int max_parse_mb;            /* an ingest's bound on a file's bytes, also for the exports that read a
-                                  * run's files again (kernels.csv, npu_reference.zip); 0: none */
+    int max_parse_mb, max_parse_s;   /* an ingest's bounds, also for the exports that read a run's
+                                      * files again (kernels.csv, npu_reference.zip); 0: none */
 } api_options;
 
-/* A new max_parse_mb for the exports (SIGHUP reloaded it). */
-void api_set_max_parse_mb(api *a, int mb);
+/* New parse bounds for the exports (SIGHUP reloaded them). */
+void api_set_parse_bounds(api *a, int max_parse_mb, int max_parse_s);
 
 /* Loopback needs nothing; any other address needs a bearer token or client certificates.
  * false with *err (caller frees) when the combination must not start. */

@@ -15,7 +15,7 @@
 #define EXPORT_RETRY_S 5
 
 typedef struct export_job {
-    uint64_t max_bytes;      /* the ingest's max_parse_mb when the request came (0: none) */
+    parse_limits lim;        /* the ingest's bounds when the request came (api_export_limits) */
     char *path, *root;
     kexport_format fmt;
     bool host;               /* ?kernels=host: the host trace's kernels */
@@ -37,12 +37,13 @@ static bool produce(body_stream *s, void *arg) {
     run_analysis_options opt;
     run_analysis_defaults(&opt);
     opt.parse.confine_root = j->root;
-    parse_limits lim = {.max_bytes = j->max_bytes, .cancel = body_stream_cancel_flag(s)};
-    opt.parse.limits = &lim;           /* (the client gone or shutdown: cancelled at once) */
+    parse_limits lim = j->lim;
+    lim.cancel = body_stream_cancel_flag(s);   /* (the client gone or shutdown: cancelled at once) */
+    opt.parse.limits = &lim;
     diag_list diag;
     diag_init(&diag);
     kexport_result res;
-    bool ok = kernel_export(j->path, &opt, j->fmt, j->host, to_stream, s, &res, &diag) && !route_read_was_cut(&diag);
+    bool ok = kernel_export(j->path, &opt, j->fmt, j->host, to_stream, s, &res, &diag) && !res.cut;
     diag_free(&diag);
     return ok;                         /* false: the transfer is broken off, never a short body that parses */
 }
@@ -67,7 +68,8 @@ enum MHD_Result route_kernel_export(api *a, struct MHD_Connection *c, const char
         free(f.path), free(f.root);
         return MHD_NO;
     }
-    j->max_bytes = api_export_max_bytes(a), j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
+    api_export_limits(a, &j->lim);
+    j->path = f.path, j->root = f.root, j->fmt = jsonl ? KEXPORT_JSONL : KEXPORT_CSV;
     j->host = from && !strcmp(from, "host");
     struct MHD_Response *r = body_stream_start(api_export_streams(a), c, produce, j, export_job_free);
     if (!r) {

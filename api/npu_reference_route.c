@@ -26,10 +26,11 @@
 
 #include "api/deflated_entry.h"
 #include "api/http_send.h"
+#include "base/clock.h"
 #include "core/npu_reference_export.h"
 
 typedef struct export_job {
-    uint64_t max_bytes;      /* the ingest's max_parse_mb when the request came (0: none) */
+    parse_limits lim;        /* the ingest's bounds when the request came (api_export_limits) */
     char *run_dir, *root;
 } export_job;
 
@@ -153,10 +154,12 @@ static bool produce(body_stream *s, void *arg) {
     snprintf(zip_path, sizeof zip_path, "%s/.archive.zip", dir);
     diag_list diag;
     diag_init(&diag);
-    parse_limits lim = {.max_bytes = j->max_bytes, .cancel = body_stream_cancel_flag(s)};
+    parse_limits lim = j->lim;         /* the read's clock starts now; the zip streams after it */
+    lim.cancel = body_stream_cancel_flag(s);
+    if (lim.max_seconds) lim.deadline_ms = clk_mono_ms() + lim.max_seconds * 1000LL;
     parse_options parse = {.confine_root = j->root && *j->root ? j->root : NULL, .limits = &lim};
     npu_reference_summary sum;
-    bool ok = npu_reference_export(j->run_dir, NULL, &parse, dir, &sum, &diag) && !route_read_was_cut(&diag);
+    bool ok = npu_reference_export(j->run_dir, NULL, &parse, dir, &sum, &diag) && !sum.cut;
     diag_free(&diag);
     ok = ok && zip_dir(dir, zip_path);
     int fd = ok ? open(zip_path, O_RDONLY | O_CLOEXEC) : -1;
@@ -187,7 +190,8 @@ enum MHD_Result route_npu_reference_zip(api *a, struct MHD_Connection *c, const 
     }
     export_job *j = calloc(1, sizeof *j);
     if (!j) { free(p.path), free(p.root); return MHD_NO; }
-    j->max_bytes = api_export_max_bytes(a), j->run_dir = p.path;
+    api_export_limits(a, &j->lim);
+    j->run_dir = p.path;
     j->root = p.root;
     struct MHD_Response *r = body_stream_start(api_streams(a), c, produce, j, job_free);
     if (!r) {

@@ -436,9 +436,3 @@ enum MHD_Result routes_dispatch(api *a, api_request *req, struct MHD_Connection 
     }
     return api_send_error(c, MHD_HTTP_NOT_FOUND, "not_found", "no such endpoint; see docs/API.md");
 }
-
-bool route_read_was_cut(const diag_list *d) {
-    for (size_t i = 0; i < d->count; i++)
-        if (strstr(d->items[i], "bounds a parse") || strstr(d->items[i], "cancelled")) return true;
-    return false;
-}

@@ -11,7 +11,6 @@
 #include "api/http_api.h"
 #include "api/metrics_cache.h"
 #include "api/series_cache.h"
-#include "base/diag.h"
 #include "base/text_utf8.h"
 
 /* Per-request state (MHD's con_cls); lives from the first call to completion. */
@@ -92,14 +91,13 @@ void api_close_after_response(void);
 /* The set of streamed bodies (api/body_stream.h). */
 body_streams *api_streams(api *a);
 /* The set of per-kernel export bodies (api/kernel_export_route.c), bounded apart. */
+struct parse_limits;
 body_streams *api_export_streams(api *a);
-/* The bound on a file's bytes of an export that reads a run's files again: the ingest's
- * max_parse_mb, now (0: none). No deadline: a slow client's reading is not parsing; the
- * export stops when the client goes or the daemon stops (its stream's cancel). */
-uint64_t api_export_max_bytes(api *a);
-/* Whether an export's read stopped at a bound or a cancel (its warnings say "bounds a parse"
- * or "cancelled"): its body is then not whole, and the transfer is broken off. */
-bool route_read_was_cut(const diag_list *d);
+/* The bounds of an export that reads a run's files again, as the ingest's are now:
+ * max_parse_mb, and max_parse_s in max_seconds with no deadline set (the export starts its
+ * clock where it reads without writing to the client: a slow client's reading is not
+ * parsing) and no cancel (the caller's stream gives it: the client gone, the daemon stopping). */
+void api_export_limits(api *a, struct parse_limits *lim);
 /* Queues a response built by the caller (common headers added) and releases it. */
 enum MHD_Result api_send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *r);
 /* Same, with Content-Type content_type. */

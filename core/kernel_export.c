@@ -1,6 +1,8 @@
 /* kernel_export: the two reads of the per-kernel export and its CSV / JSON-lines text (see
  * kernel_export.h). */
 #include "core/kernel_export.h"
+#include "base/clock.h"
+#include "core/source_read.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -112,15 +114,24 @@ static bool take_row(void *user, const krow *k) {
 bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport_format fmt, bool host,
                    kexport_write_fn w, void *user, kexport_result *res, diag_list *diag) {
     memset(res, 0, sizeof *res);
+    size_t first = diag->count;
     writer o = {.fmt = fmt, .w = w, .user = user};
     kernel_rows_ctx *ctx = kernel_rows_new(take_row, &o);
     if (!ctx) return false;
     run_analysis_options p = *opt;
     p.cfg.kernel_rows = ctx;
     p.tap = NULL;
-    /* pass 1: the labelling tables (layers first: the labels take its finished layers) */
+    /* pass 1: the labelling tables (layers first: the labels take its finished layers); it
+     * writes nothing to w, so a max_seconds without a deadline starts its clock here (pass 2
+     * writes as it reads: a slow reader of w is not a slow parse, so it has none) */
     const section_analysis *const labels[] = {&layers_analysis, &kernel_labels_analysis, NULL};
     p.sections = labels;
+    parse_limits lim1, lim2;
+    if (opt->parse.limits) {
+        lim1 = lim2 = *opt->parse.limits;
+        if (lim1.max_seconds && !lim1.deadline_ms) lim1.deadline_ms = clk_mono_ms() + lim1.max_seconds * 1000LL;
+        p.parse.limits = &lim1;
+    }
     run_analysis a;
     bool ok = run_analyze(run_dir, &p, &a);
     if (ok) {
@@ -131,12 +142,17 @@ bool kernel_export(const char *run_dir, const run_analysis_options *opt, kexport
     const section_analysis *const rows[] = {host ? &kernel_rows_host_analysis : &kernel_rows_analysis, NULL};
     p.sections = rows;
     p.threads = 1;
+    if (opt->parse.limits) p.parse.limits = &lim2;
     if (ok && fmt == KEXPORT_CSV) put_str(&o.buf, KERNEL_EXPORT_HEADER "\n");
-    if (ok && (ok = run_analyze(run_dir, &p, &a))) run_analysis_free(&a);
+    if (ok && (ok = run_analyze(run_dir, &p, &a))) {
+        diag_append(diag, &a.diag);      /* (a bound or cancel in this pass too: the caller's to see) */
+        run_analysis_free(&a);
+    }
     if (ok) flush(&o);
     res->rows = kernel_rows_written(ctx);
     res->labels_dropped = kernel_rows_dropped(ctx);
     res->write_failed = o.failed || kernel_rows_write_failed(ctx);
+    res->cut = source_read_stop_warned(diag, first);
     if (res->labels_dropped)
         diag_add(diag, "export: %llu entries of the labelling tables were past their bounds; their labels are absent",
                  (unsigned long long)res->labels_dropped);

@@ -33,6 +33,7 @@ typedef struct kexport_result {
     uint64_t rows;           /* rows written */
     uint64_t labels_dropped; /* labelling-table entries past their bounds (labels absent) */
     bool write_failed;       /* the sink refused bytes: the output is cut short */
+    bool cut;                /* a read stopped at a parse bound or a cancel: the rows are not all */
 } kexport_result;
 
 /* Writes the export of run_dir to w in fmt: the kernels of the kernels section, or with host the

@@ -211,6 +211,7 @@ static bool write_all(const npu_ops_run *R, const char *out_dir, npu_reference_s
 bool npu_reference_export(const char *run_dir, const char *reference_dir, const parse_options *parse,
                           const char *out_dir, npu_reference_summary *sum, diag_list *diag) {
     memset(sum, 0, sizeof *sum);
+    size_t first = diag->count;
     struct stat st;
     if (mkdir(out_dir, 0755) != 0 && errno != EEXIST) {
         diag_add(diag, "npu reference export: %s: %s", out_dir, strerror(errno));
@@ -226,6 +227,7 @@ bool npu_reference_export(const char *run_dir, const char *reference_dir, const 
     bool ok = load(run_dir, reference_dir, parse, R, &sum->sources, diag);
     if (!ok) diag_oom(diag, "npu reference export: out of memory reading %s", run_dir);
     ok = ok && write_all(R, out_dir, sum, diag);
+    sum->cut = source_read_stop_warned(diag, first);
     npu_ops_analysis.close(R);
     return ok;
 }

@@ -23,6 +23,7 @@ typedef struct npu_reference_summary {
     size_t rows;             /* signatures written */
     size_t types_skipped;    /* operator types whose name is not a safe file name (warned) */
     size_t sources;          /* msprof files read (operator tables and references) */
+    bool cut;                /* a read stopped at a parse bound or a cancel: the tables are not whole */
 } npu_reference_summary;
 
 /* Reads run_dir's msprof operator tables and references (reference_dir: the configured

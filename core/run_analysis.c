@@ -159,10 +159,7 @@ void *run_analysis_job_read(void *arg) {
 /* Folds the job's source states into the run (driver thread, source order). */
 static bool job_end(job *j, void *const *run) {
     bool ok = true;
-    bool warned = false;             /* the reader stopped at the limits too, and said so */
-    for (size_t i = 0; i < j->diag.count && !warned; i++)
-        warned = strstr(j->diag.items[i], "bounds a parse") || strstr(j->diag.items[i], "cancelled");
-    if (j->records_stopped_at && !warned) {
+    if (j->records_stopped_at && !source_read_stop_warned(&j->diag, 0)) {   /* (the reader did not say it) */
         const parse_limits *l = j->parse->limits;
         if (l->cancel && atomic_load(l->cancel))
             diag_add(&j->diag, "%s: read cancelled at record %llu (shutting down)", j->ref->path,

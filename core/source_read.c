@@ -343,3 +343,15 @@ uint64_t source_read_range_end_claimed(range_end *end) {
     pthread_mutex_unlock(&end->mu);
     return c;
 }
+
+bool source_read_stop_warned(const diag_list *d, size_t from) {
+    static const char *const ENDS[] = {"bounds a parse", "bounds a parse)", "(shutting down)"};
+    for (size_t i = from; i < d->count; i++) {
+        size_t n = strlen(d->items[i]);
+        for (size_t k = 0; k < sizeof ENDS / sizeof *ENDS; k++) {
+            size_t m = strlen(ENDS[k]);
+            if (n >= m && !strcmp(d->items[i] + n - m, ENDS[k])) return true;
+        }
+    }
+    return false;
+}

@@ -56,6 +56,11 @@ typedef struct source_read_stats {
     double parse_ms;
 } source_read_stats;
 
+/* Whether a warning in d from index `from` on says a read stopped at a parse bound or a cancel:
+ * one that ends as such a stop's own words end ("... bounds a parse", "... bounds a parse)",
+ * "(shutting down)"), never one that only quotes them (warnings quote file names and lines). */
+bool source_read_stop_warned(const diag_list *d, size_t from);
+
 /* Reads path (label names it in warnings) with format p into sink, with a passenger on the bytes
  * (tee may be NULL); how it was read goes to facts, warnings to diag. */
 void source_read_tee(const char *path, const char *label, const artefact_parser *p, const parse_options *opt,

@@ -207,7 +207,7 @@ static void reload_config(server *s) {
     LIVE_INT(settle_ms) LIVE_INT(settle_max_ms) LIVE_INT(max_parse_mb) LIVE_INT(max_parse_s) LIVE_INT(quiet_s) LIVE_INT(quiet_ms) LIVE_INT(scan_interval_s) LIVE_INT(fallback_scan_ms)
     LIVE_INT(kernel_wait_threshold_ns) LIVE_INT(short_kernel_ns) LIVE_INT(analysis_list_rows)
 #undef LIVE_INT
-    if (s->http) api_set_max_parse_mb(s->http, s->cfg.max_parse_mb);   /* (the exports' bound too) */
+    if (s->http) api_set_parse_bounds(s->http, s->cfg.max_parse_mb, s->cfg.max_parse_s);   /* (the exports' too) */
     if (n.log_level != s->cfg.log_level) {
         len += (size_t)snprintf(changed + len, len < sizeof changed ? sizeof changed - len : 0, "%slog_level", len ? ", " : "");
         s->cfg.log_level = n.log_level;
@@ -324,7 +324,7 @@ int cmd_serve(int argc, char **argv) {
                       .webhook_urls = (const char *const *)s.cfg.webhook_urls, .n_webhook_urls = s.cfg.n_webhook_urls,
                       .auth_token_file = s.cfg.auth_token_file, .tls_cert_file = s.cfg.tls_cert_file,
                       .tls_key_file = s.cfg.tls_key_file, .tls_client_ca_file = s.cfg.tls_client_ca_file,
-                      .max_parse_mb = s.cfg.max_parse_mb};
+                      .max_parse_mb = s.cfg.max_parse_mb, .max_parse_s = s.cfg.max_parse_s};
     uv_loop_init(&s.loop);                     /* the tracker first: DELETEs reach it from the start */
     s.trk = tracker_new(&s.loop, s.st, &s.cfg, &s.counters, on_run_changed, &s);
     s.http = api_start(&ao, s.st, &err);

@@ -40,6 +40,9 @@ def test_kernels_csv_and_jsonl(tmp):
     run = d.roots[0] / "vllm-run"
     run.mkdir()
     shutil.copy(VLLM, run)
+    # a file whose name and first line carry a stop's words: its warning quotes them, and the
+    # export is still whole (a stop is told by how its own warning ends, not by words in one)
+    (run / "cancelled (shutting down).csv").write_text("x; max_parse_mb bounds a parse\n1\n")
     d.start()
     d.wait_status("vllm-run", "complete", 60)   # a Kineto trace alone is a run
     st, h, body = d.get("/runs/vllm-run/kernels.csv")
