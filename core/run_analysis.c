@@ -135,6 +135,7 @@ void run_analysis_job_reset(job *j, const analysis_config *cfg) {
     j->names_cut = 0;
     j->meta_rank = -1;
     j->oom = false;
+    j->since_limits = 0, j->records_stopped_at = 0;   /* (the read again checks the limits anew) */
     free(j->src);
     j->src = NULL;
 }

@@ -221,7 +221,9 @@ static int split_read(job *a, job *b, int fd, job *const *pre, size_t n_pre) {
         c.p->finish(c.A);
         r = 2;
     } else {
-        bool joined = c.head_fed == c.cut && pieces_exact(a, b) && c.p->join(c.A, c.B);
+        /* (a head whose records the driver dropped past the deadline is no prefix of the file:
+         * joined to the tail it would leave a hole; the one-piece read again stops as well) */
+        bool joined = c.head_fed == c.cut && !a->records_stopped_at && pieces_exact(a, b) && c.p->join(c.A, c.B);
         if (joined) c.p->finish(c.B);
         c.p->close(c.B);
         if (a->tee) join_passenger(&c, joined);
