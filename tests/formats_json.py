@@ -126,6 +126,42 @@ def check_rocprofv3_json_tool_array_elements():
     expect(got == [None, "c", "z"], f"{got} {err}")
 
 
+def check_rocprofv3_json_many_counters():
+    """5,000 counter definitions (every counter of every GPU agent on a large node), handles in
+    shuffled order and one given twice: each counter record is named by the first definition of
+    its handle (a plain dict), none dropped."""
+    import random
+    rnd = random.Random(9)
+    handles = list(range(1000, 6000))
+    rnd.shuffle(handles)
+    counters = [{"id": {"handle": h}, "name": f"C{h}"} for h in handles] + [{"id": {"handle": handles[0]}, "name": "dup"}]
+    first = {}
+    for c in counters:
+        first.setdefault(c["id"]["handle"], c["name"])
+    cc, want = [], []
+    for i in range(300):
+        asked = [rnd.choice(handles) for _ in range(4)]
+        cc.append({"dispatch_data": {"start_timestamp": 10 * i, "end_timestamp": 10 * i + 5,
+                                     "dispatch_info": {"dispatch_id": i, "kernel_id": 7}},
+                   "records": [{"counter_id": {"handle": h}, "value": 1.0} for h in asked]})
+        want += sorted(first[h] for h in set(asked))
+    doc = {"rocprofiler-sdk-tool": [{"counters": counters, "kernel_symbols": [{"kernel_id": 7, "kernel_name": "k"}],
+                                     "callback_records": {"counter_collection": cc}}]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x_results.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        recs, err = records("rocprofv3-json", path)
+    got = []
+    by_dispatch = {}
+    for r in by_type(recs, "counter"):
+        by_dispatch.setdefault(r["fields"]["dispatch_id"], []).append(r["name"])
+    for i in range(300):
+        got += sorted(by_dispatch.get(str(i), []))
+    expect(got == want, f"{len(got)} counter records, {len(want)} wanted; first difference "
+                        f"{next(((a, b) for a, b in zip(got, want) if a != b), None)} {err[:200]}")
+
+
 def check_rocprofv3_json_synthetic():
     """Copies, API calls and allocations (the fixture has only dispatches): a small file
     written as rocprofiler-sdk's JSON writer lays them out."""

@@ -90,52 +90,7 @@ bool rpj_grow(void **arr, size_t *cap, size_t n, size_t size) {
     return true;
 }
 
-/* A tail symbol and its place in the file, to sort the tail by (id, place): the earlier of
- * two symbols with one id stays first whatever qsort does with ties. */
-typedef struct tail_symbol { symbol sym; size_t place; } tail_symbol;
-
-static int tail_cmp(const void *a, const void *b) {
-    const tail_symbol *x = a, *y = b;
-    if (x->sym.id != y->sym.id) return x->sym.id < y->sym.id ? -1 : 1;
-    return (x->place > y->place) - (x->place < y->place);
-}
-
-/* Sorts the tail and merges it into the sorted prefix, from the end (ties: the prefix's first,
- * it came earlier). O(n) with a tail of sqrt(n): a file whose symbols arrive out of order,
- * each looked up at once, costs O(sqrt n) per symbol, never a sort of the table per lookup.
- * false: out of memory (the table stays as it was). */
-static bool merge_tail(state *s) {
-    size_t t = s->n_syms - s->n_sorted_syms;
-    if (!t) return true;
-    tail_symbol *tmp = malloc(t * sizeof *tmp);
-    if (!tmp) return false;
-    for (size_t j = 0; j < t; j++) tmp[j] = (tail_symbol){s->syms[s->n_sorted_syms + j], j};
-    qsort(tmp, t, sizeof *tmp, tail_cmp);
-    size_t i = s->n_sorted_syms, j = t, k = s->n_syms;
-    while (j) {
-        if (i && s->syms[i - 1].id > tmp[j - 1].sym.id) s->syms[--k] = s->syms[--i];
-        else s->syms[--k] = tmp[--j].sym;
-    }
-    free(tmp);
-    s->n_sorted_syms = s->n_syms;
-    return true;
-}
-
-const symbol *rpj_symbol_of(state *s, uint64_t id) {
-    assert(s->n_sorted_syms <= s->n_syms);
-    size_t tail = s->n_syms - s->n_sorted_syms;
-    if (tail && tail * tail >= s->n_syms && tail >= 64 && !merge_tail(s)) s->oom = true;
-    size_t lo = 0, hi = s->n_sorted_syms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->syms[mid].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < s->n_sorted_syms && s->syms[lo].id == id) return &s->syms[lo];
-    for (size_t i = s->n_sorted_syms; i < s->n_syms; i++)   /* the tail: the first of the id in file order */
-        if (s->syms[i].id == id) return &s->syms[i];
-    return NULL;
-}
+const symbol *rpj_symbol_of(state *s, uint64_t id) { return rpj_table_find(&s->syms, id, &s->oom); }
 
 bool rpj_agent_index(const state *s, uint64_t handle, int64_t *out) {
     for (size_t i = 0; i < s->n_agents; i++)
@@ -149,20 +104,17 @@ static const char *op_name(const state *s, uint64_t kind, uint64_t op) {
 }
 
 static void tables_free(state *s) {
-    for (size_t i = 0; i < s->n_syms; i++) free(s->syms[i].name);
     for (size_t i = 0; i < s->n_kinds; i++) {
         for (size_t j = 0; j < s->kinds[i].n_ops; j++) free(s->kinds[i].ops[j]);
         free(s->kinds[i].ops);
         free(s->kinds[i].name);
     }
-    free(s->syms);
     free(s->kinds);
     free(s->agents);
-    for (size_t i = 0; i < s->n_counters; i++) free(s->counters[i].name);
-    free(s->counters);
-    s->counters = NULL, s->n_counters = s->cap_counters = 0;
-    s->syms = NULL, s->kinds = NULL, s->agents = NULL;
-    s->n_syms = s->cap_syms = s->n_sorted_syms = s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
+    rpj_table_free(&s->syms);
+    rpj_table_free(&s->counters);
+    s->kinds = NULL, s->agents = NULL;
+    s->n_kinds = s->cap_kinds = s->n_agents = s->cap_agents = 0;
 }
 
 void rpj_emit(state *s, const record *r) {
@@ -205,13 +157,14 @@ static void symbol_end(state *s) {
     pending *p = &s->p;
     const strbuf *n = p->fname.len ? &p->fname : p->dname.len ? &p->dname : &p->name;
     if (!(p->have & P_KID) || !n->len) return;
-    if (!rpj_grow((void **)&s->syms, &s->cap_syms, s->n_syms, sizeof *s->syms)) { s->table_full++; return; }
+    if (s->syms.n >= TABLE_MAX) { s->table_full++; return; }
     char *c = rpj_table_text(s, n->data, n->len);
     if (!c) return;
-    bool in_order = s->n_sorted_syms == s->n_syms && (!s->n_syms || s->syms[s->n_syms - 1].id < p->kernel_id);
     bool regs = (p->have & (P_VGPR | P_SGPR)) == (P_VGPR | P_SGPR) && p->vgpr <= UINT32_MAX && p->sgpr <= UINT32_MAX;
-    s->syms[s->n_syms++] = (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs};
-    if (in_order) s->n_sorted_syms = s->n_syms;   /* (ids counting up, as real files write them) */
+    if (!rpj_table_push(&s->syms, (symbol){p->kernel_id, c, (uint32_t)p->vgpr, (uint32_t)p->sgpr, regs}, TABLE_MAX)) {
+        free(c);
+        s->oom = true;
+    }
 }
 
 /* The operation name's direction, else the operation code's. */

@@ -20,9 +20,8 @@ static void counter_entry_end(state *s) {
     if (k) f[nf++] = (record_field){"kernel", k->name, strlen(k->name)};
     if (s->has_dispatch_id) f[nf++] = (record_field){"dispatch_id", id, (size_t)idn};
     for (size_t i = 0; i < s->n_cc && !s->oom; i++) {
-        const char *name = NULL;
-        for (size_t c = 0; c < s->n_counters && !name; c++)
-            if (s->counters[c].id == s->cc[i].handle) name = s->counters[c].name;
+        const symbol *def = rpj_table_find(&s->counters, s->cc[i].handle, &s->oom);   /* (the first of the id) */
+        const char *name = def ? def->name : NULL;
         if (!name) { s->counter_unknown++; continue; }
         record r = {.type = REC_COUNTER, .line = p->offset, .has = RF_VALUE, .name = name, .name_len = strlen(name),
                     .number = s->cc[i].sum, .fields = nf ? f : NULL, .n_fields = nf};
@@ -73,13 +72,12 @@ void rpj_counter_token(state *s, const jt_token *t) {
 void rpj_counter_def_end(state *s) {
     pending *p = &s->p;
     if (!(p->have & P_AGENT) || !p->name.len) return;
-    if (s->n_counters >= COUNTER_DEFS_MAX ||
-        !rpj_grow((void **)&s->counters, &s->cap_counters, s->n_counters, sizeof *s->counters)) {
-        s->table_full++;
-        return;
-    }
+    if (s->counters.n >= COUNTER_DEFS_MAX) { s->table_full++; return; }
     char *c = rpj_table_text(s, p->name.data, p->name.len);
     if (!c) return;
-    s->counters[s->n_counters++] = (symbol){.id = p->agent, .name = c};
+    if (!rpj_table_push(&s->counters, (symbol){.id = p->agent, .name = c}, COUNTER_DEFS_MAX)) {
+        free(c);
+        s->oom = true;
+    }
 }
 

@@ -25,6 +25,9 @@
 
 typedef struct agent { uint64_t handle; int64_t node_id; bool has_node; } agent;
 typedef struct symbol { uint64_t id; char *name; uint32_t vgpr, sgpr; bool has_regs; } symbol;
+/* Symbols by id (rocprofv3_json_table.c): v[0..n_sorted) in id order, the rest a tail in file
+ * order of at most ~sqrt(n), merged in when it grows past that. */
+typedef struct rpj_table { symbol *v; size_t n, cap, n_sorted; } rpj_table;
 typedef struct op_kind { char *name; char **ops; size_t n_ops; } op_kind;
 typedef struct counter_sum { uint64_t handle; double sum; } counter_sum;
 #define COUNTERS_PER_DISPATCH 1024
@@ -62,17 +65,13 @@ typedef struct state {
     pending p;
     agent *agents;
     size_t n_agents, cap_agents;
-    symbol *syms;
-    size_t n_syms, cap_syms;
-    size_t n_sorted_syms;    /* syms[0..n_sorted_syms) in id order; the rest, a short tail in file
-                              * order, merged in when it reaches sqrt(n_syms) (rpj_symbol_of) */
+    rpj_table syms;          /* kernel_symbols[]: kernel_id -> name, registers */
     op_kind *kinds;
     size_t n_kinds, cap_kinds;
     uint64_t used, unknown_symbol, bad_times, unsupported, truncated_names, table_full;
     size_t table_bytes;      /* the tables' names so far (TABLE_BYTES_MAX) */
     uint64_t first_bad_times;
-    symbol *counters;            /* counters[]: id.handle -> name (symbol.id = handle) */
-    size_t n_counters, cap_counters;
+    rpj_table counters;          /* counters[]: id.handle -> name (symbol.id = handle) */
     counter_sum cc[COUNTERS_PER_DISPATCH];   /* one counter_collection entry's sums */
     size_t n_cc;
     uint64_t cc_handle, dispatch_id, counters_dropped, counter_unknown;
@@ -104,6 +103,13 @@ char *rpj_table_text(state *s, const char *t, size_t n);
 bool rpj_grow(void **arr, size_t *cap, size_t n, size_t size);
 /* The kernel symbol of an id, NULL when unknown. */
 const symbol *rpj_symbol_of(state *s, uint64_t id);
+/* The first entry of id in t (file order), NULL when none; *oom set when a merge of the tail
+ * found no memory (the entry is still found, by a longer scan). */
+const symbol *rpj_table_find(rpj_table *t, uint64_t id, bool *oom);
+/* Appends sym to t (its name is t's from then on); false past max entries or out of memory. */
+bool rpj_table_push(rpj_table *t, symbol sym, size_t max);
+/* Frees t's names and entries; t is empty after. */
+void rpj_table_free(rpj_table *t);
 /* The absolute index (node_id) of an agent handle. */
 bool rpj_agent_index(const state *s, uint64_t handle, int64_t *out);
 /* Sends a record (counts it; remembers an OOM). */
