@@ -91,9 +91,11 @@ static char *awkward_names_run(void) {
     ck_assert_ptr_nonnull(f);
     fputs("\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Name\",\"Correlation_Id\","
           "\"Start_Timestamp\",\"End_Timestamp\"\n", f);
+#define NAME(lit) {lit, sizeof lit - 1}      /* (the literal's bytes, a NUL inside included) */
     static const struct { const char *s; size_t n; } NAMES[] = {
-        {"gemm_\xff\xfe_bad", 11}, {"tab\there", 8}, {"say \"\"hi\"\"", 12}, {"back\\slash", 10}, {"del\x7f", 4},
-        {"plain_kernel", 12}, {"nul\0inside", 10}};
+        NAME("gemm_\xff\xfe_bad"), NAME("tab\there"), NAME("say \"\"hi\"\""), NAME("back\\slash"), NAME("del\x7f"),
+        NAME("plain_kernel"), NAME("nul\0inside")};
+#undef NAME
     long long t = 4611686018427387904LL;    /* 2^62 */
     int id = 1;
     for (int rep = 0; rep < 3; rep++)

@@ -50,8 +50,9 @@ ALIASES = {
     "analyses/structures/ns_intervals.c": (["nsi_"], "ns_intervals' initials"),
     "analyses/structures/piece_log.c": (["plog_"], "the piece log"),
     # parsers/
-    "parsers/formats/rocprofv3_json.c": (["rpj_"], "rocprofv3_json's internal header, shared by its two files"),
-    "parsers/formats/rocprofv3_json_counters.c": (["rpj_"], "rocprofv3_json's internal header, shared by its two files"),
+    "parsers/formats/rocprofv3_json.c": (["rpj_"], "rocprofv3_json's internal header, shared by its files"),
+    "parsers/formats/rocprofv3_json_counters.c": (["rpj_"], "rocprofv3_json's internal header, shared by its files"),
+    "parsers/formats/rocprofv3_json_table.c": (["rpj_"], "rocprofv3_json's internal header, shared by its files"),
     "parsers/sqlite/sqlite_guard.c": (["sqlg_"], "the SQLite guard (sqlite_ would read as SQLite's own API)"),
     "parsers/tokenizers/json_tokenizer.c": (["jt_"], "json_tokenizer's initials"),
     # core/: tables named after the enums they are indexed by (in the same header)
