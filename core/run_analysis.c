@@ -26,7 +26,6 @@
  * 5,123 bytes): the bound leaves them whole. */
 #define ANALYSIS_NAME_MAX 16384
 
-/* The sink: count, then hand the record to every analysis wanting its type. */
 #define LIMITS_EVERY 64   /* records between two checks of the deadline and cancel */
 
 /* Whether the parse's deadline passed or its cancel is set (the size bound is the reader's). */
@@ -36,6 +35,8 @@ static bool limits_passed(const parse_options *opt) {
     return (l->cancel && atomic_load(l->cancel)) || (l->deadline_ms && clk_mono_ms() > l->deadline_ms);
 }
 
+/* The sink: count, then hand the record to every analysis wanting its type (none once the
+ * deadline or the cancel passed: see job.since_limits). */
 static bool fan_out(void *user, const record *r) {
     job *j = user;
     if (j->records_stopped_at) return true;      /* past the limits: dropped (see job.since_limits) */

@@ -2,6 +2,7 @@
  * (run_headline.h; the rules are docs/ANALYSIS.md "Headline numbers" and docs/API.md "Run
  * states"). Reads the finished analysis's numbers and RunMetrics' summaries, never a file. */
 #include "core/run_headline.h"
+#include "core/source_read.h"
 
 #include <assert.h>
 #include <math.h>
@@ -123,9 +124,11 @@ static const char *rm_step_rule(const char *s) {
 }
 
 /* The verdict: complete when a source was read (or RunMetrics' files parse), empty when
- * nothing was recognised, failed otherwise (and when a parse bound stopped a file). */
+ * nothing was recognised, failed otherwise (and when a parse bound stopped a file, for
+ * RunMetrics or for the analysis document alone: a second rank's trace, a database table). */
 static bool verdict_of(const run_result *res, const run_analysis *an, run_headline *h) {
     run_outcome o = run_result_outcome(res);
+    if (!o.limited) o.limited = source_read_bound_warning(&an->diag, 0);
     h->limited = o.limited;
     /* found: a source, or goblin_runner's kernel trace or torch profile by name (a broken one of
      * those fails the run: its run is goblin's); a telemetry file under goblin's name whose content

@@ -344,14 +344,24 @@ uint64_t source_read_range_end_claimed(range_end *end) {
     return c;
 }
 
-bool source_read_stop_warned(const diag_list *d, size_t from) {
-    static const char *const ENDS[] = {"bounds a parse", "bounds a parse)", "(shutting down)"};
+/* The first warning of d from `from` on ending with one of ends[0..n). */
+static const char *warning_ending(const diag_list *d, size_t from, const char *const *ends, size_t n_ends) {
     for (size_t i = from; i < d->count; i++) {
         size_t n = strlen(d->items[i]);
-        for (size_t k = 0; k < sizeof ENDS / sizeof *ENDS; k++) {
-            size_t m = strlen(ENDS[k]);
-            if (n >= m && !strcmp(d->items[i] + n - m, ENDS[k])) return true;
+        for (size_t k = 0; k < n_ends; k++) {
+            size_t m = strlen(ends[k]);
+            if (n >= m && !strcmp(d->items[i] + n - m, ends[k])) return d->items[i];
         }
     }
-    return false;
+    return NULL;
+}
+
+bool source_read_stop_warned(const diag_list *d, size_t from) {
+    static const char *const ENDS[] = {"bounds a parse", "bounds a parse)", "(shutting down)"};
+    return warning_ending(d, from, ENDS, sizeof ENDS / sizeof *ENDS) != NULL;
+}
+
+const char *source_read_bound_warning(const diag_list *d, size_t from) {
+    static const char *const ENDS[] = {"bounds a parse", "bounds a parse)"};
+    return warning_ending(d, from, ENDS, sizeof ENDS / sizeof *ENDS);
 }

@@ -60,6 +60,9 @@ typedef struct source_read_stats {
  * one that ends as such a stop's own words end ("... bounds a parse", "... bounds a parse)",
  * "(shutting down)"), never one that only quotes them (warnings quote file names and lines). */
 bool source_read_stop_warned(const diag_list *d, size_t from);
+/* The first warning in d from index `from` on that says a read stopped at a parse bound (ends
+ * "... bounds a parse" or "... bounds a parse)"; not a cancel), NULL when none. */
+const char *source_read_bound_warning(const diag_list *d, size_t from);
 
 /* Reads path (label names it in warnings) with format p into sink, with a passenger on the bytes
  * (tee may be NULL); how it was read goes to facts, warnings to diag. */

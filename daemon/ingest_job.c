@@ -80,7 +80,8 @@ static void parse_work(uv_work_t *req) {
     j->outcome = !h_ok ? RUN_FAILED : h.verdict == RUN_VERDICT_COMPLETE ? RUN_COMPLETE
                : h.verdict == RUN_VERDICT_EMPTY ? RUN_EMPTY : RUN_FAILED;
     j->ok = j->outcome == RUN_COMPLETE;
-    if (o.limited) log_warn("run %s: %s", j->id, o.limited);
+    const char *limited = h_ok ? h.limited : o.limited;   /* (RunMetrics' files, or the document's) */
+    if (limited) log_warn("run %s: %s", j->id, limited);
     j->error = h_ok ? h.error : strdup("out of memory");
     h.error = NULL;                               /* the job owns it now */
     const char *error = j->error;

@@ -385,6 +385,28 @@ def test_deadline_stops_costly_records_within_a_read(tmp):
     assert d.stop() == 0
 
 
+def test_bound_on_an_analysis_only_file_fails_the_run(tmp):
+    """A parse bound that stops a file only the analysis document reads (a 2 MiB HIP API trace
+    beside a small kernel trace, max_parse_mb 1) fails the run as a bound on RunMetrics' files
+    does (docs/API.md): it was complete with a warning."""
+    stage = Path(tmp) / "stage" / "api-big"
+    stage.mkdir(parents=True)
+    head = '"Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Name","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+    (stage / "1_kernel_trace.csv").write_text(head + "".join(
+        '"KERNEL_DISPATCH","1","1","7","%d","k","%d","%d","%d"\n' % (i + 1, i + 1, 1000 * i, 1000 * i + 10)
+        for i in range(10)))
+    with open(stage / "1_hip_api_trace.csv", "w") as f:
+        f.write('"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Beginning_Timestamp","Ending_Timestamp"\n')
+        for i in range(40000):
+            f.write('"HIP_RUNTIME_API","hipLaunchKernel","1","1","%d","%d","%d"\n' % (i + 1, 100 * i, 100 * i + 50))
+    d = Daemon(tmp, extra=["--max-parse-mb", "1"]).start()
+    os.rename(stage, d.roots[0] / "api-big")
+    d.wait_status("api-big", "failed", timeout=60)
+    det = d.json("/runs/api-big")[2]
+    assert "1_hip_api_trace.csv" in det["error"] and "max_parse_mb bounds a parse" in det["error"], det["error"]
+    assert d.stop() == 0
+
+
 def test_shutdown_cancels_busy_parses(tmp):
     stage = Path(tmp) / "stage"
     gzip_bomb(stage / "bomb-1", 8)
