@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import formats_json as fj  # noqa: E402  (records, by_type, expect; TOOL and SHARED set in main)
+import formats_json as fj  # noqa: E402  (records, by_type, expect; TOOL and SHARED set by fj.main)
 from formats_json import by_type, expect, records, section_doc  # noqa: E402,F401
 
 
@@ -296,18 +296,5 @@ def check_rocprof_v1_db():
 CHECKS = {name[6:]: f for name, f in dict(globals()).items() if name.startswith("check_")}
 
 
-def main():
-    fj.TOOL, fj.SHARED = sys.argv[1], sys.argv[2]
-    failed = []
-    for n in sys.argv[3:] or list(CHECKS):
-        try:
-            CHECKS[n]()
-            print(f"ok   {n}")
-        except Exception as e:  # noqa: BLE001 - report every check, then fail
-            failed.append(n)
-            print(f"FAIL {n}: {type(e).__name__}: {e}")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fj.main(CHECKS))   # (formats_json's runner: it sets TOOL and SHARED for the helpers)
